@@ -1,0 +1,69 @@
+# Entry points (docs, CI and tools rely on these names):
+#   make deps    install Debian build dependencies (idempotent)
+#   make         build build/csched (Release)
+#   make test    unit + integration tests, then the unit tests under ASan+UBSan, TSan and valgrind
+#   make demo    the main job on an embedded default: local control plane, simulated nodes, a workload
+#   make bench   benchmarks side by side with the upstream kube-scheduler (not part of make test)
+SHELL := /bin/bash
+JOBS ?= $(shell nproc)
+BUILD ?= build
+DEPS := cmake make gcc pkg-config libcurl4-openssl-dev libyajl-dev libyaml-dev libmicrohttpd-dev \
+	libcmocka-dev valgrind openssl curl ca-certificates util-linux procps python3 iproute2
+
+.PHONY: all deps build test test-unit test-integration test-asan test-tsan test-valgrind cluster demo bench clean
+
+all: build
+
+deps:
+	@missing=$$(for p in $(DEPS); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "make deps: installing $$missing"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
+	else echo "make deps: all present"; fi
+
+build:
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release >/dev/null
+	@cmake --build $(BUILD) -j $(JOBS)
+
+cluster:
+	tests/cluster/build
+
+test-unit: build
+	cd $(BUILD) && ctest -L unit --output-on-failure -j $(JOBS)
+
+test-integration: build cluster
+	cd $(BUILD) && ctest -L integration --output-on-failure
+
+test-asan:
+	@cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DCSCHED_SANITIZE=address >/dev/null
+	@cmake --build build-asan -j $(JOBS)
+	cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		ctest -L unit --output-on-failure -j $(JOBS)
+
+test-tsan:
+	@cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=Debug -DCSCHED_SANITIZE=thread >/dev/null
+	@cmake --build build-tsan -j $(JOBS)
+	cd build-tsan && TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 ctest -L unit --output-on-failure -j $(JOBS)
+
+test-valgrind: build
+	cd $(BUILD) && ctest -L unit --output-on-failure -T memcheck \
+		--overwrite MemoryCheckCommandOptions="--leak-check=full --show-leak-kinds=definite,indirect,possible --errors-for-leak-kinds=definite,indirect,possible --error-exitcode=99 --track-fds=no" \
+		&& ! grep -l "definitely lost\|indirectly lost\|possibly lost: [1-9]\|ERROR SUMMARY: [1-9]" Testing/Temporary/MemoryChecker.*.log 2>/dev/null | grep -q .
+
+# The README's test command; .ci/run runs exactly this.
+test: deps
+	$(MAKE) test-unit
+	$(MAKE) test-integration
+	$(MAKE) test-asan
+	$(MAKE) test-tsan
+	$(MAKE) test-valgrind
+	@echo "make test: all suites passed"
+
+demo: deps build cluster
+	tests/demo/run
+
+bench: deps build cluster
+	tests/bench/run
+
+clean:
+	rm -rf $(BUILD) build-asan build-tsan

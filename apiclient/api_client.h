@@ -1,0 +1,157 @@
+/* Talking to the kube-apiserver: configuration, transport and the writes the scheduler makes.
+ *
+ * THREADS: a struct api_client is shared by all threads and is immutable after creation except
+ * for its rate limiter and credential cache, which lock internally. Each thread that makes
+ * requests uses its own struct api_conn (one long-lived libcurl easy handle: connection reuse,
+ * HTTP/2 when the server offers it). curl_global_init is called once by api_global_init before
+ * any thread starts. */
+#ifndef CSCHED_API_CLIENT_H
+#define CSCHED_API_CLIENT_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "apiclient/api_types.h"
+#include "common/err.h"
+
+#define CSCHED_VERSION "0.1.0"
+
+/* ---------- Configuration ---------- */
+
+struct api_exec_config {
+	char *command;
+	char **args; /* NULL-terminated */
+	char **env;  /* NULL-terminated "NAME=value" pairs added to the environment */
+	char *api_version;
+};
+
+/* Where and how to connect. Every string is malloc'd and owned by the struct. */
+struct api_config {
+	char *server;            /* https://127.0.0.1:6443 */
+	char *ca_file;           /* PEM file, or NULL */
+	char *ca_data;           /* PEM bytes (decoded from base64), or NULL */
+	size_t ca_data_len;
+	char *cert_file, *key_file; /* client certificate, or NULL */
+	char *cert_data, *key_data; /* PEM bytes, or NULL */
+	size_t cert_data_len, key_data_len;
+	char *token;      /* bearer token, or NULL */
+	char *token_file; /* re-read as it rotates (in-cluster), or NULL */
+	struct api_exec_config *exec; /* client.authentication.k8s.io exec plugin, or NULL */
+	bool insecure_skip_tls_verify;
+	char *namespace;  /* in-cluster namespace or the context's namespace, or NULL */
+	double qps;       /* client-side limit; <= 0 means no limit */
+	int burst;
+	long connect_timeout_ms; /* default 10000 */
+	long request_timeout_ms; /* for non-watch requests; default 60000 */
+	char *user_agent;        /* default "csched/" CSCHED_VERSION */
+};
+
+void api_config_release(struct api_config *c);
+
+/* Loads a kubeconfig file. context NULL = current-context. Errors name the file and the field
+ * ("/root/.kube/config: users[0].user.client-certificate-data: invalid base64"). */
+int api_config_load_kubeconfig(struct api_config *out, const char *path, const char *context, struct err *e);
+/* In-cluster: KUBERNETES_SERVICE_HOST/PORT, the service-account token (re-read as it rotates),
+ * CA and namespace from dir (NULL = /var/run/secrets/kubernetes.io/serviceaccount). */
+int api_config_in_cluster(struct api_config *out, const char *dir, struct err *e);
+/* kubeconfig path if given, else $KUBECONFIG, else in-cluster, else ~/.kube/config. */
+int api_config_load_default(struct api_config *out, const char *kubeconfig, const char *context, struct err *e);
+
+/* ---------- Client and per-thread connections ---------- */
+
+struct api_client;
+struct api_conn;
+
+int api_global_init(struct err *e); /* once, before threads */
+void api_global_cleanup(void);
+
+/* Takes ownership of *cfg (cfg is zeroed). NULL on error. */
+struct api_client *api_client_new(struct api_config *cfg, struct err *e);
+void api_client_free(struct api_client *c);
+const char *api_client_server(const struct api_client *c);
+const char *api_client_namespace(const struct api_client *c); /* may be NULL */
+
+/* One per thread. */
+struct api_conn *api_conn_new(struct api_client *c, struct err *e);
+void api_conn_free(struct api_conn *conn);
+
+/* The response of one request. body is malloc'd and NUL-terminated; api_response_release frees. */
+struct api_response {
+	long status;
+	char *body;
+	size_t len;
+};
+void api_response_release(struct api_response *r);
+
+/* A raw request (method "GET", "POST", "PUT", "PATCH", "DELETE"). path is absolute
+ * ("/api/v1/nodes?limit=500"). content_type may be NULL (JSON). On HTTP >= 400, returns the
+ * matching ERR_* (ERR_NOT_FOUND, ERR_CONFLICT, ERR_GONE, ERR_FORBIDDEN, ERR_HTTP), sets
+ * e->http_status and puts the server's Status message in e->msg; resp (if not NULL) still holds
+ * the body. Transport failures return ERR_TRANSPORT with curl's message. Waits on the rate
+ * limiter first. */
+int api_request(struct api_conn *conn, const char *method, const char *path, const char *content_type,
+		const char *body, size_t body_len, struct api_response *resp, struct err *e);
+
+/* Streams a GET (a watch): calls on_line for every complete newline-terminated line of the
+ * body (line is NUL-terminated in place, without the newline) until the server ends the
+ * response (returns 0), on_line returns non-zero (that value is returned), or *stop becomes true
+ * (ERR_STOPPED, checked at least every 200 ms through curl's progress callback). No overall
+ * timeout applies; a low-speed limit (no byte for 60 s) ends dead connections with
+ * ERR_TRANSPORT. HTTP errors are returned as by api_request, with the body's Status message. */
+int api_stream(struct api_conn *conn, const char *path, int (*on_line)(void *ctx, char *line, size_t len),
+	       void *ctx, const atomic_bool *stop, struct err *e);
+
+/* ---------- Writes the scheduler makes ---------- */
+
+/* POST /api/v1/namespaces/NS/pods/NAME/binding. ERR_CONFLICT when already bound. */
+int api_bind_pod(struct api_conn *conn, const char *ns, const char *name, const char *uid, const char *node,
+		 struct err *e);
+
+struct api_event {
+	const char *namespace;       /* of the regarding object */
+	const char *regarding_kind;  /* "Pod" */
+	const char *regarding_name, *regarding_uid, *regarding_api_version;
+	const char *type;            /* "Normal" or "Warning" */
+	const char *reason;          /* "Scheduled", "FailedScheduling" */
+	const char *action;          /* "Binding", "Scheduling" */
+	const char *note;            /* the message */
+	const char *reporting_controller; /* "csched" (or the profile's scheduler name) */
+	const char *reporting_instance;
+	int32_t count;        /* > 1 for an aggregated series */
+	int64_t first_us, last_us; /* event time and, for a series, last observed time */
+};
+/* POST events.k8s.io/v1 Event. */
+int api_create_event(struct api_conn *conn, const struct api_event *ev, struct err *e);
+
+/* Strategic-merge patch of status: condition PodScheduled (status "False"/"True", reason, message)
+ * and nominatedNodeName (NULL = leave as is, "" = clear). */
+int api_patch_pod_status(struct api_conn *conn, const char *ns, const char *name, const char *cond_status,
+			 const char *reason, const char *message, const char *nominated_node, struct err *e);
+
+/* coordination.k8s.io/v1 Lease. get: ERR_NOT_FOUND when absent. update uses resourceVersion
+ * (ERR_CONFLICT when someone else wrote first). */
+int api_lease_get(struct api_conn *conn, const char *ns, const char *name, struct api_lease *out, struct err *e);
+int api_lease_create(struct api_conn *conn, const struct api_lease *l, struct api_lease *out, struct err *e);
+int api_lease_update(struct api_conn *conn, const struct api_lease *l, struct api_lease *out, struct err *e);
+
+/* ---------- Rate limiter (token bucket), exposed for tests ---------- */
+
+struct api_limiter;
+struct api_limiter *api_limiter_new(double qps, int burst); /* qps <= 0: unlimited */
+void api_limiter_free(struct api_limiter *l);
+/* Takes one token at now_ns; returns how long the caller must wait (ns) before proceeding. */
+int64_t api_limiter_reserve(struct api_limiter *l, int64_t now_ns);
+void api_limiter_wait(struct api_limiter *l); /* reserve + sleep */
+
+/* ---------- Small utilities ---------- */
+
+int64_t api_now_ns(void); /* CLOCK_MONOTONIC */
+int64_t api_wall_us(void); /* CLOCK_REALTIME, microseconds */
+/* RFC 3339 ("2026-11-23T06:49:36Z" or with fraction) -> Unix microseconds. */
+int api_parse_time(const char *s, int64_t *us);
+/* Unix microseconds -> "2026-11-23T06:49:36.123456Z" (MicroTime) into buf of >= 32 bytes. */
+void api_format_time(int64_t us, char *buf, size_t size);
+
+#endif

@@ -1,0 +1,374 @@
+/* The object model: Pods and Nodes as the scheduler sees them.
+ *
+ * Decoding produces immutable, reference-counted values. Every pointer inside an object points
+ * into the object's own arena or to an interned string (label keys and values, namespaces,
+ * names, resource names, images, topology keys): compare those by pointer. The cache, queue and
+ * snapshot share one object; an update replaces the pointer, never the contents.
+ *
+ * Ownership: api_*_decode returns an object with one reference owned by the caller; each holder
+ * takes its own with api_*_ref and drops it with api_*_unref (the last one frees the arena).
+ * ref/unref are atomic, so any thread may drop a reference. */
+#ifndef CSCHED_API_TYPES_H
+#define CSCHED_API_TYPES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/err.h"
+
+struct arena;
+
+/* ---------- Resources ---------- */
+
+/* One named quantity. name is interned. value: millicores for "cpu", base units (bytes, count)
+ * for everything else, rounded up as resource.Quantity's Value()/MilliValue() do. */
+struct api_resource {
+	const char *name;
+	int64_t value;
+};
+
+/* A ResourceList with the well-known names split out for the hot path. has_* tells whether the
+ * key was present (an explicit 0 differs from absent when defaults apply). scalar holds every
+ * other name, in the order seen. */
+struct api_resources {
+	int64_t cpu;    /* millicores */
+	int64_t memory; /* bytes */
+	int64_t ephemeral_storage; /* bytes */
+	int64_t pods;   /* count */
+	bool has_cpu, has_memory, has_ephemeral_storage, has_pods;
+	uint32_t n_scalar;
+	struct api_resource *scalar;
+};
+
+/* Value of a scalar resource by interned name, 0 when absent. */
+int64_t api_resources_scalar(const struct api_resources *r, const char *interned_name);
+
+/* ---------- Labels and selectors ---------- */
+
+struct api_kv {
+	const char *key;   /* interned */
+	const char *value; /* interned */
+};
+
+struct api_labels {
+	uint32_t n;
+	struct api_kv *items;
+};
+
+/* Interned value for interned key, or NULL when the key is absent. */
+const char *api_labels_get(const struct api_labels *l, const char *interned_key);
+
+enum api_op {
+	API_OP_IN,
+	API_OP_NOT_IN,
+	API_OP_EXISTS,
+	API_OP_DOES_NOT_EXIST,
+	API_OP_GT,
+	API_OP_LT,
+	API_OP_UNKNOWN, /* an operator this version does not know: never matches */
+};
+
+/* A label/field requirement: matchExpressions entry of a LabelSelector or NodeSelectorTerm. */
+struct api_requirement {
+	const char *key; /* interned */
+	enum api_op op;
+	uint32_t n_values;
+	const char **values; /* interned */
+};
+
+/* metav1.LabelSelector. A NULL pointer to one means "no selector" (matches nothing in affinity
+ * terms); an empty one matches everything. */
+struct api_label_selector {
+	struct api_labels match_labels;
+	uint32_t n_exprs;
+	struct api_requirement *exprs;
+};
+
+bool api_label_selector_matches(const struct api_label_selector *s, const struct api_labels *labels);
+
+/* ---------- Node affinity ---------- */
+
+struct api_node_selector_term {
+	uint32_t n_exprs;
+	struct api_requirement *exprs; /* against node labels */
+	uint32_t n_fields;
+	struct api_requirement *fields; /* against node fields: only metadata.name is defined */
+};
+
+struct api_preferred_node_term {
+	int32_t weight;
+	struct api_node_selector_term term;
+};
+
+struct api_node_affinity {
+	bool has_required; /* requiredDuringSchedulingIgnoredDuringExecution present */
+	uint32_t n_required;
+	struct api_node_selector_term *required; /* ORed */
+	uint32_t n_preferred;
+	struct api_preferred_node_term *preferred;
+};
+
+/* ---------- Pod (anti-)affinity ---------- */
+
+struct api_pod_affinity_term {
+	struct api_label_selector *label_selector; /* NULL = none */
+	uint32_t n_namespaces;
+	const char **namespaces; /* interned */
+	struct api_label_selector *namespace_selector; /* NULL = none */
+	const char *topology_key; /* interned */
+	uint32_t n_match_label_keys;
+	const char **match_label_keys;
+	uint32_t n_mismatch_label_keys;
+	const char **mismatch_label_keys;
+};
+
+struct api_weighted_pod_affinity_term {
+	int32_t weight;
+	struct api_pod_affinity_term term;
+};
+
+struct api_pod_affinity {
+	uint32_t n_required;
+	struct api_pod_affinity_term *required;
+	uint32_t n_preferred;
+	struct api_weighted_pod_affinity_term *preferred;
+};
+
+struct api_affinity {
+	struct api_node_affinity *node_affinity;     /* NULL = none */
+	struct api_pod_affinity *pod_affinity;       /* NULL = none */
+	struct api_pod_affinity *pod_anti_affinity;  /* NULL = none */
+};
+
+/* ---------- Taints and tolerations ---------- */
+
+enum api_taint_effect {
+	API_EFFECT_NONE, /* "" (tolerations only: matches every effect) */
+	API_EFFECT_NO_SCHEDULE,
+	API_EFFECT_PREFER_NO_SCHEDULE,
+	API_EFFECT_NO_EXECUTE,
+	API_EFFECT_UNKNOWN,
+};
+
+struct api_taint {
+	const char *key;   /* interned */
+	const char *value; /* interned, "" when absent */
+	enum api_taint_effect effect;
+};
+
+enum api_toleration_op {
+	API_TOLERATION_EQUAL, /* "" or "Equal" */
+	API_TOLERATION_EXISTS,
+	API_TOLERATION_UNKNOWN,
+};
+
+struct api_toleration {
+	const char *key;   /* interned, "" = every key */
+	enum api_toleration_op op;
+	const char *value; /* interned, "" when absent */
+	enum api_taint_effect effect;
+	bool has_toleration_seconds;
+	int64_t toleration_seconds;
+};
+
+/* Upstream's Toleration.ToleratesTaint. */
+bool api_toleration_tolerates(const struct api_toleration *t, const struct api_taint *taint);
+
+/* ---------- Topology spread ---------- */
+
+enum api_unsatisfiable { API_DO_NOT_SCHEDULE, API_SCHEDULE_ANYWAY };
+enum api_inclusion_policy { API_POLICY_UNSET, API_POLICY_HONOR, API_POLICY_IGNORE };
+
+struct api_topology_spread_constraint {
+	int32_t max_skew;
+	const char *topology_key; /* interned */
+	enum api_unsatisfiable when_unsatisfiable;
+	struct api_label_selector *label_selector; /* NULL = none */
+	bool has_min_domains;
+	int32_t min_domains;
+	enum api_inclusion_policy node_affinity_policy;
+	enum api_inclusion_policy node_taints_policy;
+	uint32_t n_match_label_keys;
+	const char **match_label_keys;
+};
+
+/* ---------- Containers and volumes ---------- */
+
+struct api_container_port {
+	int32_t container_port;
+	int32_t host_port;    /* 0 = none */
+	const char *protocol; /* interned, "TCP" when absent */
+	const char *host_ip;  /* interned, "" when absent */
+};
+
+struct api_container {
+	const char *name;  /* interned */
+	const char *image; /* interned, as written in the spec */
+	uint32_t n_ports;
+	struct api_container_port *ports;
+	struct api_resources requests;
+	struct api_resources limits;
+	bool restart_policy_always; /* init containers: restartPolicy Always (a sidecar) */
+};
+
+enum api_volume_kind {
+	API_VOLUME_OTHER,
+	API_VOLUME_PVC,
+	API_VOLUME_GCE_PD,
+	API_VOLUME_AWS_EBS,
+	API_VOLUME_RBD,
+	API_VOLUME_ISCSI,
+};
+
+struct api_volume {
+	const char *name;
+	enum api_volume_kind kind;
+	bool read_only;
+	const char *claim_name;  /* PVC */
+	const char *pd_name;     /* GCE PD */
+	const char *volume_id;   /* AWS EBS */
+	uint32_t n_monitors;     /* RBD */
+	const char **monitors;
+	const char *pool, *image;
+	const char *target_portal, *iqn; /* iSCSI */
+	int32_t lun;
+};
+
+/* ---------- Metadata ---------- */
+
+struct api_owner_ref {
+	const char *api_version, *kind, *name, *uid;
+	bool controller;
+};
+
+struct api_condition {
+	const char *type;   /* interned */
+	const char *status; /* interned: "True", "False", "Unknown" */
+	const char *reason;
+	const char *message;
+};
+
+struct api_meta {
+	const char *name;      /* interned */
+	const char *namespace; /* interned, "" for cluster-scoped objects */
+	const char *uid;       /* interned */
+	const char *resource_version;
+	struct api_labels labels;
+	struct api_labels annotations;
+	uint32_t n_owner_refs;
+	struct api_owner_ref *owner_refs;
+	int64_t creation_timestamp; /* Unix seconds */
+	bool being_deleted;         /* deletionTimestamp set */
+	int64_t deletion_timestamp;
+};
+
+/* ---------- Pod ---------- */
+
+enum api_preemption_policy { API_PREEMPT_LOWER_PRIORITY, API_PREEMPT_NEVER };
+
+struct api_pod {
+	int refs; /* atomic; use api_pod_ref/unref */
+	struct arena *arena;
+	struct api_meta meta;
+
+	/* spec */
+	const char *node_name;      /* interned, "" when unassigned */
+	const char *scheduler_name; /* interned, "default-scheduler" when absent */
+	int32_t priority;           /* 0 when absent */
+	bool has_priority;
+	enum api_preemption_policy preemption_policy;
+	struct api_labels node_selector;
+	struct api_affinity affinity;
+	uint32_t n_tolerations;
+	struct api_toleration *tolerations;
+	uint32_t n_spread_constraints;
+	struct api_topology_spread_constraint *spread_constraints;
+	uint32_t n_containers;
+	struct api_container *containers;
+	uint32_t n_init_containers;
+	struct api_container *init_containers;
+	struct api_resources overhead;
+	struct api_resources pod_requests; /* spec.resources.requests (pod-level resources) */
+	uint32_t n_volumes;
+	struct api_volume *volumes;
+	uint32_t n_scheduling_gates;
+	const char **scheduling_gates;
+	bool host_network;
+
+	/* status */
+	const char *phase; /* interned, "" when absent */
+	uint32_t n_conditions;
+	struct api_condition *conditions;
+	const char *nominated_node_name; /* interned, "" when absent */
+};
+
+/* ---------- Node ---------- */
+
+struct api_node_image {
+	uint32_t n_names;
+	const char **names; /* interned */
+	int64_t size_bytes;
+};
+
+struct api_node {
+	int refs;
+	struct arena *arena;
+	struct api_meta meta;
+	bool unschedulable;
+	uint32_t n_taints;
+	struct api_taint *taints;
+	struct api_resources capacity;
+	struct api_resources allocatable;
+	uint32_t n_conditions;
+	struct api_condition *conditions;
+	uint32_t n_images;
+	struct api_node_image *images;
+};
+
+/* ---------- Lease (leader election) ---------- */
+
+struct api_lease {
+	char *name, *namespace, *resource_version; /* malloc'd; api_lease_release frees */
+	char *holder_identity;                     /* NULL when absent */
+	int32_t lease_duration_seconds;
+	int64_t acquire_time_us, renew_time_us; /* Unix microseconds, 0 when absent */
+	int32_t lease_transitions;
+};
+void api_lease_release(struct api_lease *l);
+
+/* ---------- Reference counting ---------- */
+
+struct api_pod *api_pod_ref(struct api_pod *p);       /* returns p; NULL is a no-op */
+void api_pod_unref(struct api_pod *p);                /* NULL is a no-op */
+struct api_node *api_node_ref(struct api_node *n);
+void api_node_unref(struct api_node *n);
+
+/* ---------- Decoding ---------- */
+
+struct yajl_val_s;
+
+/* Decode a v1 Pod / Node from a parsed JSON tree. On error returns NULL and e names the object
+ * (namespace/name when known) and the field path ("spec.containers[0].resources.requests.cpu:
+ * invalid quantity \"1.2.3\""). The tree is not kept. */
+struct api_pod *api_pod_decode(const struct yajl_val_s *obj, struct err *e);
+struct api_node *api_node_decode(const struct yajl_val_s *obj, struct err *e);
+/* Decode from JSON text (tests, fixtures). */
+struct api_pod *api_pod_decode_json(const char *json, size_t len, struct err *e);
+struct api_node *api_node_decode_json(const char *json, size_t len, struct err *e);
+int api_lease_decode(const struct yajl_val_s *obj, struct api_lease *out, struct err *e);
+
+/* ---------- Quantities ---------- */
+
+/* Parses a resource.Quantity string ("100m", "1.5Gi", "2e3", "129M") exactly as upstream.
+ * *milli receives MilliValue() and *value Value() (both rounded up, saturating at INT64_MAX/MIN
+ * as upstream does). Returns 0 or ERR_INVALID with a message naming the problem. */
+int api_quantity_parse(const char *s, int64_t *value, int64_t *milli, struct err *e);
+
+/* ---------- Small helpers used by several modules ---------- */
+
+/* "namespace/name" into buf (truncated to size); returns buf. */
+const char *api_pod_key(const struct api_pod *p, char *buf, unsigned size);
+bool api_pod_is_assigned(const struct api_pod *p); /* node_name != "" */
+const struct api_condition *api_node_condition(const struct api_node *n, const char *interned_type);
+
+#endif

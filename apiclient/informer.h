@@ -1,0 +1,65 @@
+/* List + watch of one resource kind, delivering typed objects to handlers.
+ *
+ * THREADS: each informer runs one thread with its own connection. It LISTs page by page
+ * (limit/continue), then WATCHes from the list's resourceVersion with allowWatchBookmarks and a
+ * randomized timeoutSeconds, and resumes from the last resourceVersion after a broken stream
+ * (jittered backoff). On 410 Gone it relists and delivers the difference against its store:
+ * adds, updates and the deletes that happened in the gap. Handlers run on the informer thread,
+ * one at a time, in event order; they must not block for long and must take their own
+ * references to objects they keep. An object that fails to decode is logged and skipped. */
+#ifndef CSCHED_INFORMER_H
+#define CSCHED_INFORMER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "apiclient/api_client.h"
+
+enum api_kind { API_KIND_POD, API_KIND_NODE };
+
+/* obj is a struct api_pod * or struct api_node * depending on the kind; borrowed for the call. */
+struct api_informer_handlers {
+	void (*on_add)(void *ctx, void *obj);
+	void (*on_update)(void *ctx, void *old_obj, void *new_obj);
+	void (*on_delete)(void *ctx, void *obj);
+	/* Called once, after the first LIST has been delivered. May be NULL. */
+	void (*on_synced)(void *ctx);
+	void *ctx;
+};
+
+struct api_informer_options {
+	const char *field_selector; /* e.g. "status.phase!=Succeeded,status.phase!=Failed"; NULL = none */
+	const char *label_selector; /* NULL = none */
+	int page_size;              /* LIST limit; 0 = 500 */
+	int min_watch_timeout_s;    /* watch timeoutSeconds drawn from [min, 2*min); 0 = 300 */
+};
+
+struct api_informer;
+
+struct api_informer *api_informer_new(struct api_client *c, enum api_kind kind,
+				      const struct api_informer_options *opt,
+				      const struct api_informer_handlers *h, struct err *e);
+int api_informer_start(struct api_informer *inf, struct err *e); /* starts the thread */
+void api_informer_stop(struct api_informer *inf); /* stops the thread and waits for it */
+void api_informer_free(struct api_informer *inf); /* stops if running */
+
+bool api_informer_synced(const struct api_informer *inf);
+/* Blocks until synced or timeout_ms passes; true when synced. */
+bool api_informer_wait_synced(struct api_informer *inf, long timeout_ms);
+
+/* The store: the latest object by "namespace/name" (or "name"), with a new reference the caller
+ * drops (api_pod_unref / api_node_unref), or NULL. */
+void *api_informer_get(struct api_informer *inf, const char *ns, const char *name);
+size_t api_informer_len(struct api_informer *inf);
+/* Calls fn for each stored object (under the store lock: fn must not call back into it). */
+void api_informer_foreach(struct api_informer *inf, void (*fn)(void *ctx, void *obj), void *ctx);
+
+/* Counters for tests and metrics. */
+struct api_informer_stats {
+	unsigned long lists, relists, watches, watch_errors, gone, bookmarks, decode_errors;
+	unsigned long added, updated, deleted;
+	const char *last_resource_version; /* valid until the next event; for logs only */
+};
+void api_informer_stats(struct api_informer *inf, struct api_informer_stats *out);
+
+#endif

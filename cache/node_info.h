@@ -1,0 +1,78 @@
+/* NodeInfo: one node with the pods counted on it, as filter and score plugins read it.
+ *
+ * A node_info in a snapshot is read-only for the whole scheduling cycle and may be read by
+ * several worker threads at once. The cache owns the live copies; the snapshot owns clones.
+ * Pods and nodes referenced here are held with a reference (api_pod_ref / api_node_ref). */
+#ifndef CSCHED_NODE_INFO_H
+#define CSCHED_NODE_INFO_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "apiclient/api_types.h"
+
+/* Requested resources of a pod, computed once as upstream's PodRequests does (init containers,
+ * sidecars, overhead, pod-level resources). */
+struct node_res {
+	int64_t cpu;    /* millicores */
+	int64_t memory; /* bytes */
+	int64_t ephemeral_storage;
+	uint32_t n_scalar;
+	struct api_resource *scalar; /* malloc'd; names interned */
+};
+
+/* A pod as counted on a node. */
+struct node_pod {
+	struct api_pod *pod;     /* referenced */
+	struct node_res req;     /* PodRequests without defaults */
+	int64_t nonzero_cpu;     /* PodRequests with defaults (100m / 200Mi per container without) */
+	int64_t nonzero_memory;
+};
+
+/* A host port in use: (ip or "0.0.0.0", protocol, port); strings interned. */
+struct node_port {
+	const char *ip;
+	const char *protocol;
+	int32_t port;
+};
+
+/* An image present on the node, with how many nodes in the cluster have it (snapshot-wide). */
+struct node_image {
+	const char *name; /* interned, normalised with ":latest" where the name has no tag */
+	int64_t size_bytes;
+	uint32_t num_nodes;
+};
+
+struct node_info {
+	const char *name;      /* interned */
+	struct api_node *node; /* referenced; NULL for a "ghost" (pods assumed onto an unknown node) */
+
+	uint32_t n_pods, cap_pods;
+	struct node_pod *pods;
+	uint32_t n_pods_with_affinity;              /* pods with any pod (anti-)affinity */
+	uint32_t n_pods_with_required_anti_affinity;
+
+	struct node_res requested; /* sum of node_pod.req */
+	int64_t nonzero_cpu, nonzero_memory;
+
+	uint32_t n_ports, cap_ports;
+	struct node_port *ports;
+
+	uint32_t n_images;
+	struct node_image *images; /* sorted by name pointer for bsearch */
+
+	uint64_t generation; /* cache generation of the last change */
+};
+
+/* Upstream's PodRequests; defaults applies 100m CPU / 200Mi memory to containers without them.
+ * out->scalar is malloc'd (node_res_release frees it). */
+int node_res_of_pod(const struct api_pod *p, bool defaults, struct node_res *out);
+void node_res_release(struct node_res *r);
+int64_t node_res_scalar(const struct node_res *r, const char *interned_name);
+
+/* Whether the node has the image (interned, normalised name); NULL when absent. */
+const struct node_image *node_info_image(const struct node_info *ni, const char *interned_name);
+/* Allocatable of the node (zeroes for a ghost). */
+const struct api_resources *node_info_allocatable(const struct node_info *ni);
+
+#endif

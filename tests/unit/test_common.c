@@ -1,0 +1,158 @@
+/* Unit tests for common/: err, arena, intern, map. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/arena.h"
+#include "common/err.h"
+#include "common/intern.h"
+#include "common/map.h"
+
+static void test_err_set_and_prefix(void **state)
+{
+	(void)state;
+	struct err e = {0};
+	assert_int_equal(err_set(&e, ERR_INVALID, "weight: must be %d..%d", 1, 100), ERR_INVALID);
+	assert_string_equal(e.msg, "weight: must be 1..100");
+	assert_int_equal(err_prefix(&e, "%s:%d:%d", "c.yaml", 12, 5), ERR_INVALID);
+	assert_string_equal(e.msg, "c.yaml:12:5: weight: must be 1..100");
+	assert_int_equal(err_set(NULL, ERR_GONE, "dropped"), ERR_GONE);
+	/* A long prefix is cut to the buffer, never overflowing it. */
+	char longp[2000];
+	memset(longp, 'x', sizeof(longp) - 1);
+	longp[sizeof(longp) - 1] = '\0';
+	err_prefix(&e, "%s", longp);
+	assert_int_equal(strlen(e.msg), ERR_MSG_MAX - 1);
+	err_clear(&e);
+	assert_int_equal(e.code, 0);
+	assert_string_equal(e.msg, "");
+	assert_string_equal(err_code_str(ERR_CONFLICT), "conflict");
+}
+
+static void test_arena(void **state)
+{
+	(void)state;
+	struct arena *a = arena_new(64);
+	assert_non_null(a);
+	char *s = arena_strdup(a, "hello");
+	assert_string_equal(s, "hello");
+	/* Allocations larger than a block still succeed and are zeroed and aligned. */
+	for (size_t n = 1; n < 5000; n = n * 3 + 1) {
+		unsigned char *p = arena_alloc(a, n);
+		assert_non_null(p);
+		assert_int_equal((uintptr_t)p % 16, 0);
+		for (size_t i = 0; i < n; i++)
+			assert_int_equal(p[i], 0);
+		memset(p, 0xab, n);
+	}
+	assert_string_equal(s, "hello"); /* earlier allocations survive growth */
+	assert_int_equal(arena_used(a), 6 + 1 + 4 + 13 + 40 + 121 + 364 + 1093 + 3280);
+	arena_reset(a);
+	assert_int_equal(arena_used(a), 0);
+	assert_non_null(arena_alloc(a, 10));
+	arena_free(a);
+	arena_free(NULL);
+}
+
+static void test_intern_identity(void **state)
+{
+	(void)state;
+	char buf[32];
+	strcpy(buf, "topology.kubernetes.io/zone");
+	const char *a = intern_str(buf);
+	const char *b = intern_str("topology.kubernetes.io/zone");
+	assert_ptr_equal(a, b);
+	assert_ptr_not_equal(a, buf);
+	assert_ptr_equal(intern_strn("zone-a-long", 6), intern_str("zone-a"));
+	assert_ptr_not_equal(intern_str("a"), intern_str("b"));
+	assert_int_equal(intern_hash(a), intern_hash_bytes(buf, strlen(buf)));
+	assert_null(intern_str(NULL));
+	assert_string_equal(intern_str(""), "");
+	/* Many strings force table growth; identity holds across it. */
+	const char *first = intern_str("k0");
+	for (int i = 0; i < 20000; i++) {
+		snprintf(buf, sizeof(buf), "k%d", i);
+		assert_string_equal(intern_str(buf), buf);
+	}
+	assert_ptr_equal(intern_str("k0"), first);
+	assert_true(intern_count() >= 20000);
+}
+
+static void *intern_worker(void *arg)
+{
+	const char **out = arg;
+	char buf[16];
+	for (int i = 0; i < 2000; i++) {
+		snprintf(buf, sizeof(buf), "t%d", i);
+		out[i] = intern_str(buf);
+	}
+	return NULL;
+}
+
+static void test_intern_threads(void **state)
+{
+	(void)state;
+	static const char *r[4][2000];
+	pthread_t th[4];
+	for (int t = 0; t < 4; t++)
+		assert_int_equal(pthread_create(&th[t], NULL, intern_worker, r[t]), 0);
+	for (int t = 0; t < 4; t++)
+		pthread_join(th[t], NULL);
+	for (int i = 0; i < 2000; i++)
+		for (int t = 1; t < 4; t++)
+			assert_ptr_equal(r[0][i], r[t][i]);
+}
+
+static void test_map(void **state)
+{
+	(void)state;
+	struct map m;
+	map_init(&m);
+	assert_null(map_get(&m, "x"));
+	assert_null(map_del(&m, "x"));
+	static char keys[3000][8];
+	for (int i = 0; i < 3000; i++) {
+		snprintf(keys[i], sizeof(keys[i]), "n%d", i);
+		assert_int_equal(map_put(&m, keys[i], (void *)(intptr_t)(i + 1), NULL), 0);
+	}
+	assert_int_equal(map_len(&m), 3000);
+	void *old;
+	assert_int_equal(map_put(&m, "n7", (void *)(intptr_t)70, &old), 0);
+	assert_int_equal((intptr_t)old, 8);
+	assert_int_equal(map_len(&m), 3000);
+	for (int i = 0; i < 3000; i += 2)
+		assert_int_equal((intptr_t)map_del(&m, keys[i]), i == 6 ? 7 : i + 1);
+	assert_int_equal(map_len(&m), 1500);
+	for (int i = 0; i < 3000; i++) {
+		intptr_t want = i % 2 ? (i == 7 ? 70 : i + 1) : 0;
+		assert_int_equal((intptr_t)map_get(&m, keys[i]), want);
+	}
+	/* Re-inserting deleted keys reuses tombstones; iteration sees each live key once. */
+	for (int i = 0; i < 3000; i += 2)
+		map_put(&m, keys[i], (void *)(intptr_t)1, NULL);
+	size_t it = 0, seen = 0;
+	const char *k;
+	void *v;
+	while (map_next(&m, &it, &k, &v))
+		seen++;
+	assert_int_equal(seen, 3000);
+	map_release(&m);
+	assert_int_equal(map_len(&m), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_err_set_and_prefix),
+		cmocka_unit_test(test_arena),
+		cmocka_unit_test(test_intern_identity),
+		cmocka_unit_test(test_intern_threads),
+		cmocka_unit_test(test_map),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
