@@ -98,8 +98,9 @@ int api_request(struct api_conn *conn, const char *method, const char *path, con
  * body (line is NUL-terminated in place, without the newline) until the server ends the
  * response (returns 0), on_line returns non-zero (that value is returned), or *stop becomes true
  * (ERR_STOPPED, checked at least every 200 ms through curl's progress callback). No overall
- * timeout applies; a low-speed limit (no byte for 60 s) ends dead connections with
- * ERR_TRANSPORT. HTTP errors are returned as by api_request, with the body's Status message. */
+ * timeout applies; a low-speed limit (no byte for 90 s: longer than the apiserver's ~60 s
+ * bookmark period, so a quiet watch with allowWatchBookmarks is not cut) ends dead connections
+ * with ERR_TRANSPORT. HTTP errors are returned as by api_request, with the body's Status message. */
 int api_stream(struct api_conn *conn, const char *path, int (*on_line)(void *ctx, char *line, size_t len),
 	       void *ctx, const atomic_bool *stop, struct err *e);
 

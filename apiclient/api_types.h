@@ -12,6 +12,7 @@
 #define CSCHED_API_TYPES_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "common/err.h"
@@ -117,9 +118,9 @@ struct api_pod_affinity_term {
 	struct api_label_selector *namespace_selector; /* NULL = none */
 	const char *topology_key; /* interned */
 	uint32_t n_match_label_keys;
-	const char **match_label_keys;
+	const char **match_label_keys; /* interned */
 	uint32_t n_mismatch_label_keys;
-	const char **mismatch_label_keys;
+	const char **mismatch_label_keys; /* interned */
 };
 
 struct api_weighted_pod_affinity_term {
@@ -189,7 +190,7 @@ struct api_topology_spread_constraint {
 	enum api_inclusion_policy node_affinity_policy;
 	enum api_inclusion_policy node_taints_policy;
 	uint32_t n_match_label_keys;
-	const char **match_label_keys;
+	const char **match_label_keys; /* interned */
 };
 
 /* ---------- Containers and volumes ---------- */
@@ -254,7 +255,7 @@ struct api_meta {
 	const char *uid;       /* interned */
 	const char *resource_version;
 	struct api_labels labels;
-	struct api_labels annotations;
+	struct api_labels annotations; /* interned too (compared by pointer on updates) */
 	uint32_t n_owner_refs;
 	struct api_owner_ref *owner_refs;
 	int64_t creation_timestamp; /* Unix seconds */
@@ -292,7 +293,7 @@ struct api_pod {
 	uint32_t n_volumes;
 	struct api_volume *volumes;
 	uint32_t n_scheduling_gates;
-	const char **scheduling_gates;
+	const char **scheduling_gates; /* gate names, in the arena */
 	bool host_network;
 
 	/* status */
@@ -359,9 +360,13 @@ int api_lease_decode(const struct yajl_val_s *obj, struct api_lease *out, struct
 
 /* ---------- Quantities ---------- */
 
-/* Parses a resource.Quantity string ("100m", "1.5Gi", "2e3", "129M") exactly as upstream.
- * *milli receives MilliValue() and *value Value() (both rounded up, saturating at INT64_MAX/MIN
- * as upstream does). Returns 0 or ERR_INVALID with a message naming the problem. */
+/* Parses a resource.Quantity string ("100m", "1.5Gi", "2e3", "129M") exactly as upstream's
+ * ParseQuantity (apimachinery v0.37), including what it accepts that looks odd ("+", "-", ".",
+ * "Gi" and "1." parse as 0 or 1). *milli receives MilliValue() and *value Value(), bit for bit as
+ * upstream computes them: fractions round away from zero, binary-suffixed amounts cap at
+ * 2^63-1, and beyond int64 the results wrap or read 0 where upstream's do. Returns 0 or
+ * ERR_INVALID with "invalid quantity \"S\": why". Decoders additionally accept JSON numbers,
+ * null (0) and surrounding spaces, as Quantity.UnmarshalJSON does. */
 int api_quantity_parse(const char *s, int64_t *value, int64_t *milli, struct err *e);
 
 /* ---------- Small helpers used by several modules ---------- */

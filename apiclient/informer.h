@@ -39,7 +39,9 @@ struct api_informer;
 struct api_informer *api_informer_new(struct api_client *c, enum api_kind kind,
 				      const struct api_informer_options *opt,
 				      const struct api_informer_handlers *h, struct err *e);
-int api_informer_start(struct api_informer *inf, struct err *e); /* starts the thread */
+/* Starts the thread. After api_informer_stop, starting again keeps the store and resumes the
+ * watch from the last resourceVersion (relisting only if the server answers 410). */
+int api_informer_start(struct api_informer *inf, struct err *e);
 void api_informer_stop(struct api_informer *inf); /* stops the thread and waits for it */
 void api_informer_free(struct api_informer *inf); /* stops if running */
 

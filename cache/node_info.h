@@ -7,6 +7,7 @@
 #define CSCHED_NODE_INFO_H
 
 #include <stdbool.h>
+#include <stddef.h> /* api_types.h uses size_t without including it */
 #include <stdint.h>
 
 #include "apiclient/api_types.h"
@@ -36,7 +37,9 @@ struct node_port {
 	int32_t port;
 };
 
-/* An image present on the node, with how many nodes in the cluster have it (snapshot-wide). */
+/* An image present on the node, with how many nodes in the cluster have it (snapshot-wide: in a
+ * snapshot, the number of the snapshot's nodes listing the name; the cache's live node_infos
+ * leave it 0). size_bytes is the size reported by the first node seen with the name. */
 struct node_image {
 	const char *name; /* interned, normalised with ":latest" where the name has no tag */
 	int64_t size_bytes;
@@ -59,7 +62,7 @@ struct node_info {
 	struct node_port *ports;
 
 	uint32_t n_images;
-	struct node_image *images; /* sorted by name pointer for bsearch */
+	struct node_image *images; /* sorted by name pointer for bsearch; one entry per distinct name */
 
 	uint64_t generation; /* cache generation of the last change */
 };
@@ -69,6 +72,39 @@ struct node_info {
 int node_res_of_pod(const struct api_pod *p, bool defaults, struct node_res *out);
 void node_res_release(struct node_res *r);
 int64_t node_res_scalar(const struct node_res *r, const char *interned_name);
+
+/* Whether a resource name counts as a scalar resource (upstream IsScalarResourceName): extended
+ * ("example.com/foo": contains "/", not "kubernetes.io/", no "requests." prefix), hugepages-*,
+ * names containing "kubernetes.io/", attachable-volumes-*. */
+bool node_res_is_scalar_name(const char *name);
+
+/* Whether new's PodRequests (no defaults) lowered or removed any of old's (upstream
+ * extractPodScaleDown: the UpdatePodScaleDown cluster event). Out of memory counts as true. */
+bool node_res_scaled_down(const struct api_pod *old_pod, const struct api_pod *new_pod);
+
+/* ---------- Building and copying node_infos ----------
+ *
+ * The cache builds its node_infos with these; plugins use them on private copies (nominated pods
+ * added for Filter, victims removed during preemption). A node_info starts zeroed
+ * (`struct node_info ni = {0}` or node_info_init) and ends with node_info_release. None of these
+ * is thread-safe on one node_info; generation is left to the caller (the cache sets it). */
+
+void node_info_init(struct node_info *ni, const char *interned_name);
+/* Frees the arrays and drops every reference; ni is zeroed afterwards. */
+void node_info_release(struct node_info *ni);
+
+/* Counts pod on the node: requests, non-zero requests, host ports, (anti-)affinity counters.
+ * Takes a reference on pod. ERR_NOMEM leaves every count unchanged (arrays may have grown). */
+int node_info_add_pod(struct node_info *ni, struct api_pod *pod, struct err *e);
+/* Removes the pod with pod's UID (the last pod takes its slot, as upstream); ERR_NOT_FOUND when
+ * absent. Host ports of the pod are released. */
+int node_info_remove_pod(struct node_info *ni, const struct api_pod *pod, struct err *e);
+/* Index of the pod with this (interned) UID in ni->pods, or -1. */
+int32_t node_info_pod_index(const struct node_info *ni, const char *uid);
+
+/* Makes dst a deep copy of src (own references, own arrays), reusing dst's arrays where they are
+ * large enough. dst must be zeroed or a node_info previously filled by these functions. */
+int node_info_copy(struct node_info *dst, const struct node_info *src, struct err *e);
 
 /* Whether the node has the image (interned, normalised name); NULL when absent. */
 const struct node_image *node_info_image(const struct node_info *ni, const char *interned_name);

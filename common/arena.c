@@ -110,6 +110,8 @@ void arena_reset(struct arena *a)
 	a->head = a->first;
 	a->first->used = 0;
 	a->used = 0;
+	/* Restart growth so that an arena reset every cycle does not double its blocks forever. */
+	a->next_size = a->first->size * 2;
 }
 
 size_t arena_used(const struct arena *a)

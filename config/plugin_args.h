@@ -57,7 +57,9 @@ struct cfg_inter_pod_affinity_args {
 
 enum cfg_defaulting_type { CFG_DEFAULTING_SYSTEM, CFG_DEFAULTING_LIST };
 
-/* PodTopologySpreadArgs */
+/* PodTopologySpreadArgs. With CFG_DEFAULTING_SYSTEM, default_constraints is empty and the
+ * plugin applies upstream's system defaults (hostname maxSkew 3 + zone maxSkew 5, both
+ * ScheduleAnyway); label_selector is always NULL (validation forbids it). */
 struct cfg_topology_spread_args {
 	uint32_t n_default_constraints;
 	struct api_topology_spread_constraint *default_constraints;
@@ -70,9 +72,33 @@ struct cfg_preemption_args {
 	int32_t min_candidate_nodes_absolute;   /* default 100 */
 };
 
-/* VolumeBindingArgs */
+/* VolumeBindingArgs (shape is rejected: StorageCapacityScoring is off, as upstream's default) */
 struct cfg_volume_binding_args {
 	int64_t bind_timeout_seconds; /* default 600 */
+};
+
+/* Which args struct a plugin takes (config/config.h's registry maps names to kinds). */
+enum cfg_args_kind {
+	CFG_ARGS_NONE = -1,
+	CFG_ARGS_FIT,                /* NodeResourcesFit */
+	CFG_ARGS_BALANCED,           /* NodeResourcesBalancedAllocation */
+	CFG_ARGS_NODE_AFFINITY,      /* NodeAffinity */
+	CFG_ARGS_INTER_POD_AFFINITY, /* InterPodAffinity */
+	CFG_ARGS_TOPOLOGY_SPREAD,    /* PodTopologySpread */
+	CFG_ARGS_PREEMPTION,         /* DefaultPreemption */
+	CFG_ARGS_VOLUME_BINDING,     /* VolumeBinding */
+	CFG_ARGS_COUNT,
+};
+
+/* Every args struct of one profile, always defaulted (a plugin reads its member). */
+struct cfg_plugin_args {
+	struct cfg_fit_args fit;
+	struct cfg_balanced_args balanced;
+	struct cfg_node_affinity_args node_affinity;
+	struct cfg_inter_pod_affinity_args inter_pod_affinity;
+	struct cfg_topology_spread_args topology_spread;
+	struct cfg_preemption_args preemption;
+	struct cfg_volume_binding_args volume_binding;
 };
 
 #endif

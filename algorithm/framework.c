@@ -1,0 +1,682 @@
+/* Statuses, profiles, the cycle state and the extension-point runners outside the scheduling
+ * algorithm proper (which is in cycle.c).
+ *
+ * DESIGN: a profile is immutable after fw_profile_new except the few fields the scheduling
+ * algorithm mutates (next start index, RNG, scratch buffers), which only the scheduler thread
+ * touches. A cycle state belongs to one thread at a time: the scheduler thread until the pod is
+ * handed to a binder, then that binder thread. No locks here. */
+#include "algorithm/framework_internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/arena.h"
+#include "common/intern.h"
+#include "common/log.h"
+
+/* ---------- Status ---------- */
+
+static const char *const code_names[] = {
+	[FW_SUCCESS] = "Success",
+	[FW_ERROR] = "Error",
+	[FW_UNSCHEDULABLE] = "Unschedulable",
+	[FW_UNSCHEDULABLE_AND_UNRESOLVABLE] = "UnschedulableAndUnresolvable",
+	[FW_WAIT] = "Wait",
+	[FW_SKIP] = "Skip",
+	[FW_PENDING] = "Pending",
+};
+
+const char *fw_code_str(enum fw_code c)
+{
+	if ((unsigned)c >= sizeof(code_names) / sizeof(code_names[0]))
+		return "Unknown";
+	return code_names[c];
+}
+
+void fw_status_reset(struct fw_status *st)
+{
+	st->code = FW_SUCCESS;
+	st->n_reasons = 0;
+	st->len = 0;
+	st->plugin = NULL;
+	st->text[0] = '\0';
+}
+
+/* Appends len bytes of reason; a reason that does not fit is cut and marked with "...". */
+static void status_append(struct fw_status *st, const char *reason, size_t len)
+{
+	size_t room = FW_STATUS_TEXT_MAX - st->len; /* includes the NUL */
+	if (room < 4)
+		return; /* not even "..." fits: the status is full */
+	char *dst = st->text + st->len;
+	if (len + 1 <= room) {
+		memcpy(dst, reason, len);
+		dst[len] = '\0';
+		st->len += (uint16_t)(len + 1);
+	} else {
+		size_t keep = room - 4;
+		memcpy(dst, reason, keep);
+		memcpy(dst + keep, "...", 4);
+		st->len = FW_STATUS_TEXT_MAX;
+	}
+	st->n_reasons++;
+}
+
+void fw_status_add_reason(struct fw_status *st, const char *reason)
+{
+	if (reason)
+		status_append(st, reason, strlen(reason));
+}
+
+void fw_status_add_reasonf(struct fw_status *st, const char *fmt, ...)
+{
+	char buf[FW_STATUS_TEXT_MAX];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	status_append(st, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
+}
+
+enum fw_code fw_status_set(struct fw_status *st, enum fw_code code, const char *reason)
+{
+	fw_status_reset(st);
+	st->code = code;
+	fw_status_add_reason(st, reason);
+	return code;
+}
+
+enum fw_code fw_status_setf(struct fw_status *st, enum fw_code code, const char *fmt, ...)
+{
+	char buf[FW_STATUS_TEXT_MAX];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	fw_status_reset(st);
+	st->code = code;
+	if (n >= 0)
+		status_append(st, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
+	return code;
+}
+
+const char *fw_status_reason_next(const struct fw_status *st, const char *prev)
+{
+	if (!st->n_reasons)
+		return NULL;
+	if (!prev)
+		return st->text;
+	const char *next = prev + strlen(prev) + 1;
+	if (next >= st->text + st->len)
+		return NULL;
+	return next;
+}
+
+const char *fw_status_message(const struct fw_status *st, char *buf, size_t size)
+{
+	if (!size)
+		return buf;
+	size_t off = 0;
+	buf[0] = '\0';
+	for (const char *r = fw_status_reason_next(st, NULL); r; r = fw_status_reason_next(st, r)) {
+		int n = snprintf(buf + off, size - off, "%s%s", off ? ", " : "", r);
+		if (n < 0 || (size_t)n >= size - off)
+			break; /* truncated: buf is NUL-terminated by snprintf */
+		off += (size_t)n;
+	}
+	return buf;
+}
+
+/* ---------- Events ---------- */
+
+bool fw_event_matches(struct fw_cluster_event reg, struct fw_cluster_event in)
+{
+	if (reg.resource == FW_EV_WILDCARD && (reg.actions & FW_ACT_ALL) == FW_ACT_ALL)
+		return true;
+	bool same = reg.resource == in.resource || reg.resource == FW_EV_WILDCARD ||
+		    (reg.resource == FW_EV_POD &&
+		     (in.resource == FW_EV_ASSIGNED_POD || in.resource == FW_EV_UNSCHEDULED_POD));
+	return same && (reg.actions & in.actions) == in.actions;
+}
+
+/* ---------- Profiles ---------- */
+
+static const void *args_member(const struct cfg_plugin_args *a, enum cfg_args_kind k)
+{
+	if (!a)
+		return NULL;
+	switch (k) {
+	case CFG_ARGS_FIT:
+		return &a->fit;
+	case CFG_ARGS_BALANCED:
+		return &a->balanced;
+	case CFG_ARGS_NODE_AFFINITY:
+		return &a->node_affinity;
+	case CFG_ARGS_INTER_POD_AFFINITY:
+		return &a->inter_pod_affinity;
+	case CFG_ARGS_TOPOLOGY_SPREAD:
+		return &a->topology_spread;
+	case CFG_ARGS_PREEMPTION:
+		return &a->preemption;
+	case CFG_ARGS_VOLUME_BINDING:
+		return &a->volume_binding;
+	default:
+		return NULL;
+	}
+}
+
+static const char *ep_name(enum cfg_ext_point ep)
+{
+	static const char *const names[CFG_EP_COUNT] = {
+		"preEnqueue", "queueSort", "preFilter", "filter", "postFilter", "preScore",
+		"score", "reserve", "permit", "preBind", "bind", "postBind",
+	};
+	return (unsigned)ep < CFG_EP_COUNT ? names[ep] : "?";
+}
+
+/* The instance for plugin, created on first use. */
+static struct fw_pl *profile_instance(struct fw_profile *p, const struct fw_plugin *plugin,
+				      const struct cfg_plugin_args *args, struct err *e)
+{
+	for (uint32_t i = 0; i < p->n_pl; i++)
+		if (p->pls[i].plugin == plugin)
+			return &p->pls[i];
+	if (p->n_pl == FW_MAX_PLUGINS) {
+		err_set(e, ERR_INVALID, "profile %s: more than %d plugins", p->name, FW_MAX_PLUGINS);
+		return NULL;
+	}
+	struct fw_pl *pl = &p->pls[p->n_pl];
+	pl->plugin = plugin;
+	pl->index = p->n_pl;
+	pl->args = args_member(args, plugin->args_kind);
+	pl->priv = NULL;
+	pl->profile = p;
+	p->weights[pl->index] = 1;
+	if (plugin->init && plugin->init(pl, e) < 0) {
+		if (plugin->release)
+			plugin->release(pl);
+		err_prefix(e, "profile %s: plugin %s", p->name, plugin->name);
+		return NULL;
+	}
+	p->n_pl++;
+	return pl;
+}
+
+struct fw_profile *fw_profile_new(const struct fw_profile_config *pc, const struct fw_profile_options *o,
+				  struct err *e)
+{
+	struct fw_profile *p = NULL;
+	if (!pc || !pc->scheduler_name || !pc->scheduler_name[0]) {
+		err_set(e, ERR_INVALID, "fw_profile_new: profile without a schedulerName");
+		goto fail;
+	}
+	p = calloc(1, sizeof(*p));
+	if (!p) {
+		err_set(e, ERR_NOMEM, "profile %s: out of memory", pc->scheduler_name);
+		goto fail;
+	}
+	const struct fw_names *nm = fw_names();
+	p->name = intern_str(pc->scheduler_name);
+	if (!p->name || !nm->cpu || !nm->memory || !nm->ephemeral_storage || !nm->pods || !nm->any_ip ||
+	    !nm->tcp || !nm->empty || !nm->metadata_name || !nm->taint_unschedulable) {
+		err_set(e, ERR_NOMEM, "profile %s: out of memory", pc->scheduler_name);
+		goto fail;
+	}
+	p->has_pct = pc->has_percentage_of_nodes_to_score;
+	p->pct = pc->percentage_of_nodes_to_score;
+	if (p->has_pct && (p->pct < 0 || p->pct > 100)) {
+		err_set(e, ERR_INVALID, "profile %s: percentageOfNodesToScore: must be in the range 0..100, got %d",
+			p->name, p->pct);
+		goto fail;
+	}
+	if (o) {
+		p->global_pct = o->percentage_of_nodes_to_score;
+		p->pool = o->pool;
+		p->bind = o->bind;
+		p->bind_ctx = o->bind_ctx;
+		p->rng = o->seed;
+	}
+	if (!p->rng)
+		p->rng = (uint64_t)time(NULL) * 0x9E3779B97F4A7C15ull ^ (uint64_t)(uintptr_t)p;
+	if (!p->rng)
+		p->rng = 1;
+
+	for (int ep = 0; ep < CFG_EP_COUNT; ep++) {
+		const struct cfg_plugin_list *l = &pc->points[ep];
+		for (uint32_t i = 0; i < l->n; i++) {
+			const char *name = l->items[i].name;
+			int32_t w = l->items[i].weight;
+			const struct fw_plugin *plugin = name ? fw_registry_lookup(name) : NULL;
+			if (!plugin) {
+				err_set(e, ERR_INVALID, "profile %s: plugins.%s.enabled[%u]: plugin \"%s\" does not exist",
+					p->name, ep_name(ep), i, name ? name : "");
+				goto fail;
+			}
+			if (!fw_plugin_implements(plugin, ep)) {
+				err_set(e, ERR_INVALID, "profile %s: plugins.%s.enabled[%u]: plugin \"%s\" does not extend %s",
+					p->name, ep_name(ep), i, name, ep_name(ep));
+				goto fail;
+			}
+			if (ep == CFG_EP_SCORE && (w < 0 || w > CFG_MAX_PLUGIN_WEIGHT)) {
+				err_set(e, ERR_INVALID, "profile %s: plugins.score.enabled[%u]: weight of %s must be in the range 1..100, got %d",
+					p->name, i, name, w);
+				goto fail;
+			}
+			for (uint32_t j = 0; j < p->n_points[ep]; j++)
+				if (p->points[ep][j]->plugin == plugin) {
+					err_set(e, ERR_INVALID, "profile %s: plugins.%s: plugin %s enabled twice",
+						p->name, ep_name(ep), name);
+					goto fail;
+				}
+			struct fw_pl *pl = profile_instance(p, plugin, pc->args, e);
+			if (!pl)
+				goto fail;
+			if (ep == CFG_EP_SCORE)
+				p->weights[pl->index] = w ? w : 1;
+			p->points[ep][p->n_points[ep]++] = pl;
+		}
+	}
+	if (fw_profile_build_events(p) < 0) {
+		err_set(e, ERR_NOMEM, "profile %s: out of memory", p->name);
+		goto fail;
+	}
+	if (p->n_points[CFG_EP_QUEUE_SORT] != 1) {
+		err_set(e, ERR_INVALID, "profile %s: one queue sort plugin required for profile, got %u",
+			p->name, p->n_points[CFG_EP_QUEUE_SORT]);
+		goto fail;
+	}
+	if (!p->n_points[CFG_EP_BIND]) {
+		err_set(e, ERR_INVALID, "profile %s: at least one bind plugin is needed for profile", p->name);
+		goto fail;
+	}
+	return p;
+fail:
+	fw_profile_free(p);
+	return NULL;
+}
+
+void fw_profile_free(struct fw_profile *p)
+{
+	if (!p)
+		return;
+	for (uint32_t i = 0; i < p->n_pl; i++)
+		if (p->pls[i].plugin->release)
+			p->pls[i].plugin->release(&p->pls[i]);
+	free(p->events);
+	free(p->queue_regs);
+	free(p->scratch_status);
+	free(p->scratch_state);
+	free(p->scratch_feasible);
+	free(p->scratch_nodes);
+	free(p);
+}
+
+const char *fw_profile_name(const struct fw_profile *p)
+{
+	return p->name;
+}
+
+const struct fw_pl *const *fw_profile_plugins(const struct fw_profile *p, enum cfg_ext_point ep, uint32_t *n)
+{
+	if ((unsigned)ep >= CFG_EP_COUNT) {
+		*n = 0;
+		return NULL;
+	}
+	*n = p->n_points[ep];
+	return p->points[ep];
+}
+
+int32_t fw_profile_weight(const struct fw_profile *p, const struct fw_pl *pl)
+{
+	return p->weights[pl->index];
+}
+
+bool fw_profile_has_post_filter(const struct fw_profile *p)
+{
+	return p->n_points[CFG_EP_POST_FILTER] > 0;
+}
+
+fw_less_fn fw_profile_less(const struct fw_profile *p)
+{
+	return p->points[CFG_EP_QUEUE_SORT][0]->plugin->less;
+}
+
+int fw_profile_call_bind(const struct fw_profile *p, const struct api_pod *pod, const char *node_name,
+			 struct err *e)
+{
+	if (!p->bind)
+		return err_set(e, ERR_UNSUPPORTED, "profile %s: no bind callback configured", p->name);
+	return p->bind(p->bind_ctx, pod, node_name, e);
+}
+
+static bool plugin_can_reject(const struct fw_plugin *pl)
+{
+	return pl->pre_enqueue || pl->pre_filter || pl->filter || pl->reserve || pl->permit;
+}
+
+size_t fw_profile_events(const struct fw_profile *p, struct fw_profile_event *out, size_t max)
+{
+	size_t n = 0;
+#define EMIT(pl_, res_, act_, hint_)                                                  \
+	do {                                                                          \
+		if (n < max)                                                          \
+			out[n] = (struct fw_profile_event){ (pl_)->plugin->name, (pl_),     \
+							    { (res_), (act_) }, (hint_) }; \
+		n++;                                                                  \
+	} while (0)
+	for (uint32_t i = 0; i < p->n_pl; i++) {
+		const struct fw_pl *pl = &p->pls[i];
+		const struct fw_plugin *plugin = pl->plugin;
+		if (!plugin->n_events) {
+			/* upstream registers every event for a plugin without EnqueueExtensions; only
+			 * plugins that can reject a pod ever appear in a rejector set */
+			if (plugin_can_reject(plugin))
+				EMIT(pl, FW_EV_WILDCARD, FW_ACT_ALL, NULL);
+			continue;
+		}
+		bool node_add = false, node_taint = false;
+		for (uint32_t j = 0; j < plugin->n_events; j++) {
+			const struct fw_event_reg *r = &plugin->events[j];
+			EMIT(pl, r->event.resource, r->event.actions, r->hint);
+			if (r->event.resource == FW_EV_NODE) {
+				node_add |= (r->event.actions & FW_ACT_ADD) != 0;
+				node_taint |= (r->event.actions & FW_ACT_UPDATE_NODE_TAINT) != 0;
+			}
+		}
+		/* a node that becomes schedulable by losing a taint looks like an add to the plugin */
+		if (node_add && !node_taint)
+			EMIT(pl, FW_EV_NODE, FW_ACT_UPDATE_NODE_TAINT, NULL);
+	}
+#undef EMIT
+	return n;
+}
+
+enum fw_hint fw_profile_event_hint(const struct fw_profile_event *ev, const struct api_pod *pod,
+				   const void *old_obj, const void *new_obj)
+{
+	if (!ev->hint)
+		return FW_HINT_QUEUE;
+	return ev->hint(ev->pl, pod, old_obj, new_obj);
+}
+
+/* ---------- Cycle state ---------- */
+
+struct fw_cleanup {
+	struct fw_cleanup *next;
+	void (*fn)(void *);
+	void *arg;
+};
+
+/* First block of a cycle arena: a cycle over a few thousand nodes fits in it. */
+#define CYCLE_ARENA_BLOCK (64 * 1024)
+
+struct fw_cycle *fw_cycle_new(const struct fw_profile *p)
+{
+	struct fw_cycle *c = calloc(1, sizeof(*c));
+	if (!c)
+		return NULL;
+	c->profile = p;
+	c->arena = arena_new(CYCLE_ARENA_BLOCK);
+	if (!c->arena) {
+		free(c);
+		return NULL;
+	}
+	return c;
+}
+
+static void run_cleanups(struct fw_cycle *c)
+{
+	for (struct fw_cleanup *cl = c->cleanups; cl; cl = cl->next)
+		cl->fn(cl->arg);
+	c->cleanups = NULL;
+}
+
+void fw_cycle_reset(struct fw_cycle *c)
+{
+	run_cleanups(c);
+	/* arena_reset keeps doubling the size of the next block it will add (common/arena.c does
+	 * not reset next_size), so an arena that grew past its first block is replaced instead
+	 * of reset: otherwise each cycle's extra block doubles until malloc fails. */
+	struct arena *fresh = arena_used(c->arena) > 0 ? arena_new(CYCLE_ARENA_BLOCK) : NULL;
+	if (fresh) {
+		arena_free(c->arena);
+		c->arena = fresh;
+	} else {
+		arena_reset(c->arena);
+	}
+	memset(c->slots, 0, sizeof(c->slots));
+	memset(c->skip_filter, 0, sizeof(c->skip_filter));
+	memset(c->skip_score, 0, sizeof(c->skip_score));
+	c->nodes = NULL;
+	c->nominated = NULL;
+	c->used = false;
+}
+
+void fw_cycle_free(struct fw_cycle *c)
+{
+	if (!c)
+		return;
+	run_cleanups(c);
+	arena_free(c->arena);
+	free(c);
+}
+
+void *fw_cycle_alloc(struct fw_cycle *c, size_t n)
+{
+	return arena_alloc(c->arena, n ? n : 1);
+}
+
+void fw_cycle_set_state(struct fw_cycle *c, const struct fw_pl *pl, void *data)
+{
+	c->slots[pl->index] = data;
+}
+
+void *fw_cycle_state(const struct fw_cycle *c, const struct fw_pl *pl)
+{
+	return c->slots[pl->index];
+}
+
+int fw_cycle_on_release(struct fw_cycle *c, void (*fn)(void *), void *arg)
+{
+	struct fw_cleanup *cl = arena_alloc(c->arena, sizeof(*cl));
+	if (!cl)
+		return ERR_NOMEM;
+	cl->fn = fn;
+	cl->arg = arg;
+	cl->next = c->cleanups;
+	c->cleanups = cl;
+	return 0;
+}
+
+const struct fw_node_list *fw_cycle_nodes(const struct fw_cycle *c)
+{
+	return c->nodes;
+}
+
+/* ---------- Extension-point runners ---------- */
+
+enum fw_code fw_run_pre_enqueue(const struct fw_profile *p, const struct api_pod *pod, struct fw_status *st)
+{
+	for (uint32_t i = 0; i < p->n_points[CFG_EP_PRE_ENQUEUE]; i++) {
+		const struct fw_pl *pl = p->points[CFG_EP_PRE_ENQUEUE][i];
+		fw_status_reset(st);
+		enum fw_code code = pl->plugin->pre_enqueue(pl, pod, st);
+		if (code != FW_SUCCESS) {
+			st->code = code;
+			st->plugin = pl->plugin->name;
+			return code;
+		}
+	}
+	fw_status_reset(st);
+	return FW_SUCCESS;
+}
+
+/* A non-rejection failure becomes an Error status naming the point and plugin. */
+static enum fw_code as_error(struct fw_status *st, const char *what, const char *plugin)
+{
+	char msg[FW_STATUS_TEXT_MAX];
+	fw_status_message(st, msg, sizeof(msg));
+	fw_status_setf(st, FW_ERROR, "running %s plugin \"%s\": %s", what, plugin, msg);
+	st->plugin = plugin;
+	return FW_ERROR;
+}
+
+enum fw_code fw_run_post_filter(struct fw_profile *p, struct fw_cycle *c, const struct api_pod *pod,
+				struct fw_diagnosis *d, struct fw_post_filter_result *out, struct fw_status *st)
+{
+	char msg[FW_STATUS_TEXT_MAX];
+	struct fw_status acc;
+	const char *rejector = NULL;
+	fw_status_reset(&acc);
+	acc.code = FW_UNSCHEDULABLE;
+	out->nominated_node_name = "";
+	for (uint32_t i = 0; i < p->n_points[CFG_EP_POST_FILTER]; i++) {
+		const struct fw_pl *pl = p->points[CFG_EP_POST_FILTER][i];
+		struct fw_post_filter_result r = { "" };
+		fw_status_reset(st);
+		enum fw_code code = pl->plugin->post_filter(pl, c, pod, d, &r, st);
+		st->code = code;
+		if (code == FW_SUCCESS) {
+			*out = r;
+			return FW_SUCCESS;
+		}
+		if (code == FW_UNSCHEDULABLE_AND_UNRESOLVABLE) {
+			st->plugin = pl->plugin->name;
+			snprintf(d->post_filter_msg, sizeof(d->post_filter_msg), "%s",
+				 fw_status_message(st, msg, sizeof(msg)));
+			*out = r;
+			return code;
+		}
+		if (code != FW_UNSCHEDULABLE)
+			return as_error(st, "PostFilter", pl->plugin->name);
+		if (r.nominated_node_name && r.nominated_node_name[0])
+			*out = r;
+		for (const char *s = fw_status_reason_next(st, NULL); s; s = fw_status_reason_next(st, s))
+			fw_status_add_reason(&acc, s);
+		if (!rejector)
+			rejector = pl->plugin->name;
+	}
+	*st = acc;
+	st->plugin = rejector;
+	if (rejector)
+		snprintf(d->post_filter_msg, sizeof(d->post_filter_msg), "%s", fw_status_message(st, msg, sizeof(msg)));
+	return FW_UNSCHEDULABLE;
+}
+
+enum fw_code fw_run_reserve(const struct fw_profile *p, struct fw_cycle *c, const struct api_pod *pod,
+			    const char *node_name, struct fw_status *st)
+{
+	for (uint32_t i = 0; i < p->n_points[CFG_EP_RESERVE]; i++) {
+		const struct fw_pl *pl = p->points[CFG_EP_RESERVE][i];
+		fw_status_reset(st);
+		enum fw_code code = pl->plugin->reserve(pl, c, pod, node_name, st);
+		st->code = code;
+		if (code == FW_SUCCESS)
+			continue;
+		st->plugin = pl->plugin->name;
+		if (fw_code_is_rejected(code))
+			return code;
+		return as_error(st, "Reserve", pl->plugin->name);
+	}
+	fw_status_reset(st);
+	return FW_SUCCESS;
+}
+
+void fw_run_unreserve(const struct fw_profile *p, struct fw_cycle *c, const struct api_pod *pod,
+		      const char *node_name)
+{
+	for (uint32_t i = p->n_points[CFG_EP_RESERVE]; i-- > 0;) {
+		const struct fw_pl *pl = p->points[CFG_EP_RESERVE][i];
+		if (pl->plugin->unreserve)
+			pl->plugin->unreserve(pl, c, pod, node_name);
+	}
+}
+
+enum fw_code fw_run_permit(const struct fw_profile *p, struct fw_cycle *c, const struct api_pod *pod,
+			   const char *node_name, int64_t *timeout_ms, struct fw_status *st)
+{
+	bool wait = false;
+	int64_t min_timeout = INT64_MAX;
+	for (uint32_t i = 0; i < p->n_points[CFG_EP_PERMIT]; i++) {
+		const struct fw_pl *pl = p->points[CFG_EP_PERMIT][i];
+		int64_t t = 0;
+		fw_status_reset(st);
+		enum fw_code code = pl->plugin->permit(pl, c, pod, node_name, &t, st);
+		st->code = code;
+		if (code == FW_SUCCESS)
+			continue;
+		st->plugin = pl->plugin->name;
+		if (fw_code_is_rejected(code))
+			return code;
+		if (code == FW_WAIT) {
+			wait = true;
+			if (t < min_timeout)
+				min_timeout = t;
+			continue;
+		}
+		return as_error(st, "Permit", pl->plugin->name);
+	}
+	fw_status_reset(st);
+	if (wait) {
+		st->code = FW_WAIT;
+		*timeout_ms = min_timeout;
+		return FW_WAIT;
+	}
+	*timeout_ms = 0;
+	return FW_SUCCESS;
+}
+
+enum fw_code fw_run_pre_bind(const struct fw_profile *p, struct fw_cycle *c, const struct api_pod *pod,
+			     const char *node_name, struct fw_status *st)
+{
+	for (uint32_t i = 0; i < p->n_points[CFG_EP_PRE_BIND]; i++) {
+		const struct fw_pl *pl = p->points[CFG_EP_PRE_BIND][i];
+		fw_status_reset(st);
+		enum fw_code code = pl->plugin->pre_bind(pl, c, pod, node_name, st);
+		st->code = code;
+		if (code == FW_SUCCESS || code == FW_SKIP)
+			continue;
+		st->plugin = pl->plugin->name;
+		if (fw_code_is_rejected(code))
+			return code;
+		return as_error(st, "PreBind", pl->plugin->name);
+	}
+	fw_status_reset(st);
+	return FW_SUCCESS;
+}
+
+enum fw_code fw_run_bind(const struct fw_profile *p, struct fw_cycle *c, const struct api_pod *pod,
+			 const char *node_name, struct fw_status *st)
+{
+	for (uint32_t i = 0; i < p->n_points[CFG_EP_BIND]; i++) {
+		const struct fw_pl *pl = p->points[CFG_EP_BIND][i];
+		fw_status_reset(st);
+		enum fw_code code = pl->plugin->bind(pl, c, pod, node_name, st);
+		st->code = code;
+		if (code == FW_SKIP)
+			continue;
+		st->plugin = pl->plugin->name;
+		if (code == FW_SUCCESS || fw_code_is_rejected(code))
+			return code;
+		return as_error(st, "Bind", pl->plugin->name);
+	}
+	/* every bind plugin skipped: upstream reports this as Skip */
+	fw_status_set(st, FW_SKIP, NULL);
+	return FW_SKIP;
+}
+
+void fw_run_post_bind(const struct fw_profile *p, struct fw_cycle *c, const struct api_pod *pod,
+		      const char *node_name)
+{
+	struct fw_status st;
+	for (uint32_t i = 0; i < p->n_points[CFG_EP_POST_BIND]; i++) {
+		const struct fw_pl *pl = p->points[CFG_EP_POST_BIND][i];
+		fw_status_reset(&st);
+		pl->plugin->post_bind(pl, c, pod, node_name, &st);
+	}
+}

@@ -1,0 +1,464 @@
+/* The scheduling framework: plugins, profiles, the per-pod cycle state and the generic
+ * scheduling algorithm (PreFilter -> Filter -> PostFilter -> PreScore -> Score ->
+ * NormalizeScore -> weighted sum -> select host), plus the Reserve/Permit/Bind helpers the
+ * scheduler's loop and binder call.
+ *
+ * A plugin is one `const struct fw_plugin` (algorithm/plugins/<name>.c) with a function pointer
+ * per extension point it implements (NULL otherwise) and its queueing-hint registrations. A
+ * static registry maps names to plugins. A profile (struct fw_profile, opaque) is built from a
+ * struct fw_profile_config: the ordered plugins of each extension point with score weights and
+ * the plugins' parsed args; each enabled plugin gets one instance (struct fw_pl) and one slot in
+ * the cycle state.
+ *
+ * Threads: a profile is used by one scheduler thread (fw_schedule_pod, fw_run_*). During
+ * fw_schedule_pod, Filter and Score callbacks run on the worker pool (struct fw_pool) and may only
+ * read the pod, the node_info and the cycle state (their const arguments); everything they need to
+ * allocate they allocate during PreFilter / PreScore, which run on the scheduler thread.
+ * The Reserve..PostBind helpers may run on a binder thread, one thread per cycle state at a time.
+ *
+ * Statuses follow upstream: a scheduling outcome is a code plus reason strings, never an error
+ * (struct err is for broken input and resource exhaustion). */
+#ifndef CSCHED_FRAMEWORK_H
+#define CSCHED_FRAMEWORK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "apiclient/api_types.h"
+#include "cache/node_info.h"
+#include "common/err.h"
+#include "config/config.h"
+#include "config/plugin_args.h"
+#include "queue/queue.h"
+
+#define FW_MAX_NODE_SCORE 100
+#define FW_MIN_NODE_SCORE 0
+#define FW_MAX_PLUGINS 32          /* distinct plugins in one profile */
+#define FW_STATUS_TEXT_MAX 480     /* bytes of reason text one status holds */
+#define FW_DEFAULT_PARALLELISM 16
+
+/* ---------- Status ---------- */
+
+/* Upstream's status codes, same order. */
+enum fw_code {
+	FW_SUCCESS,
+	FW_ERROR,
+	FW_UNSCHEDULABLE,
+	FW_UNSCHEDULABLE_AND_UNRESOLVABLE,
+	FW_WAIT,
+	FW_SKIP,
+	FW_PENDING,
+};
+
+/* "Success", "Error", "Unschedulable", "UnschedulableAndUnresolvable", "Wait", "Skip", "Pending". */
+const char *fw_code_str(enum fw_code c);
+
+/* A code, reasons and the plugin that produced it. Reasons are copied into text (each
+ * NUL-terminated, back to back), so a status is a self-contained value that may be copied with
+ * `=`. A reason that does not fit is truncated, never dropped silently (it ends in "..."). */
+struct fw_status {
+	enum fw_code code;
+	uint16_t n_reasons;
+	uint16_t len;       /* bytes of text in use */
+	const char *plugin; /* static plugin name; NULL when not from a plugin */
+	char text[FW_STATUS_TEXT_MAX];
+};
+
+/* Code Success, no reasons, no plugin. */
+void fw_status_reset(struct fw_status *st);
+/* Resets st to code with one reason (NULL = none) and returns code, so a plugin can write
+ * `return fw_status_set(st, FW_UNSCHEDULABLE, "node(s) were unschedulable");`. */
+enum fw_code fw_status_set(struct fw_status *st, enum fw_code code, const char *reason);
+enum fw_code fw_status_setf(struct fw_status *st, enum fw_code code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Appends a reason (code unchanged). */
+void fw_status_add_reason(struct fw_status *st, const char *reason);
+void fw_status_add_reasonf(struct fw_status *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Iteration: for (const char *r = fw_status_reason_next(st, NULL); r; r = fw_status_reason_next(st, r)) */
+const char *fw_status_reason_next(const struct fw_status *st, const char *prev);
+/* Upstream's Status.Message(): reasons joined with ", ". Returns buf (truncated to size). */
+const char *fw_status_message(const struct fw_status *st, char *buf, size_t size);
+static inline bool fw_status_is_success(const struct fw_status *st) { return st->code == FW_SUCCESS; }
+/* Unschedulable or UnschedulableAndUnresolvable. */
+static inline bool fw_code_is_rejected(enum fw_code c)
+{
+	return c == FW_UNSCHEDULABLE || c == FW_UNSCHEDULABLE_AND_UNRESOLVABLE;
+}
+
+/* ---------- Cluster events and queueing hints ---------- */
+
+/* What kind of object an event is about (upstream's EventResource, restricted to what the
+ * default plugins register). FW_EV_POD matches assigned and unscheduled pods alike. */
+enum fw_event_resource {
+	FW_EV_POD,
+	FW_EV_ASSIGNED_POD,
+	FW_EV_UNSCHEDULED_POD,
+	FW_EV_NODE,
+	FW_EV_WILDCARD, /* {*, All}: matches every event */
+};
+
+/* Action bits, upstream 1.34 values. */
+enum fw_action {
+	FW_ACT_ADD = 1,
+	FW_ACT_DELETE = 2,
+	FW_ACT_UPDATE_NODE_ALLOCATABLE = 4,
+	FW_ACT_UPDATE_NODE_LABEL = 8,
+	FW_ACT_UPDATE_NODE_TAINT = 16,
+	FW_ACT_UPDATE_NODE_CONDITION = 32,
+	FW_ACT_UPDATE_NODE_ANNOTATION = 64,
+	FW_ACT_UPDATE_POD_LABEL = 128,
+	FW_ACT_UPDATE_POD_SCALE_DOWN = 256,
+	FW_ACT_UPDATE_POD_TOLERATION = 512,
+	FW_ACT_UPDATE_POD_SCHEDULING_GATES_ELIMINATED = 1024,
+	FW_ACT_ALL = 2047,
+};
+
+struct fw_cluster_event {
+	enum fw_event_resource resource;
+	unsigned actions; /* enum fw_action bits */
+};
+
+enum fw_hint { FW_HINT_QUEUE_SKIP, FW_HINT_QUEUE };
+
+struct fw_pl;
+
+/* A queueing hint: may the event (old_obj -> new_obj) make pod schedulable for this plugin?
+ * Objects are `const struct api_node *` for FW_EV_NODE events and `const struct api_pod *` for
+ * pod events; old_obj is NULL for an add, new_obj NULL for a delete. Runs on whatever thread
+ * delivers the event; must only read its arguments. */
+typedef enum fw_hint (*fw_hint_fn)(const struct fw_pl *pl, const struct api_pod *pod,
+				   const void *old_obj, const void *new_obj);
+
+/* One registration of a plugin (upstream's ClusterEventWithHint). hint NULL = always Queue. */
+struct fw_event_reg {
+	struct fw_cluster_event event;
+	fw_hint_fn hint;
+};
+
+/* Whether a registered event covers an incoming one (queue-cache.md "Event match"). */
+bool fw_event_matches(struct fw_cluster_event registered, struct fw_cluster_event incoming);
+
+/* ---------- Plugins ---------- */
+
+struct fw_cycle;
+struct fw_profile;
+
+/* A node-name set returned by PreFilter (upstream's PreFilterResult). all = every node;
+ * otherwise names[0..n) (interned; allocated from the cycle arena) is the only candidates. */
+struct fw_node_names {
+	bool all;
+	uint32_t n;
+	const char **names;
+};
+
+/* A node and its score, for NormalizeScore. */
+struct fw_node_score {
+	const struct node_info *ni;
+	int64_t score;
+};
+
+/* PostFilter output (preemption): the node nominated for the pod, "" for none. */
+struct fw_post_filter_result {
+	const char *nominated_node_name;
+};
+
+struct fw_diagnosis;
+
+/* An enabled plugin in a profile. Read-only after fw_profile_new. */
+struct fw_pl {
+	const struct fw_plugin *plugin;
+	uint32_t index;    /* its slot in the cycle state */
+	const void *args;  /* the plugin's member of struct cfg_plugin_args, NULL = defaults */
+	void *priv;        /* what plugin->init stored (parsed args, tables) */
+	const struct fw_profile *profile;
+};
+
+/* Extension point callbacks. Every callback that returns enum fw_code also fills st (reset to
+ * Success by the framework before the call) with its reasons, usually via fw_status_set. */
+typedef enum fw_code (*fw_pre_enqueue_fn)(const struct fw_pl *pl, const struct api_pod *pod,
+					  struct fw_status *st);
+/* QueueSort: whether a sorts before b (timestamps are when each pod was added to the queue). */
+typedef bool (*fw_less_fn)(const struct api_pod *a, int64_t a_timestamp, const struct api_pod *b,
+			   int64_t b_timestamp);
+/* PreFilter: out starts as {all = true}; a plugin narrowing the candidates sets all = false and
+ * names (allocated with fw_cycle_alloc). Skip disables the plugin's Filter for this cycle. */
+typedef enum fw_code (*fw_pre_filter_fn)(const struct fw_pl *pl, struct fw_cycle *c,
+					 const struct api_pod *pod, struct fw_node_names *out,
+					 struct fw_status *st);
+/* Filter: runs on worker threads; the cycle state is read-only. */
+typedef enum fw_code (*fw_filter_fn)(const struct fw_pl *pl, const struct fw_cycle *c,
+				     const struct api_pod *pod, const struct node_info *ni,
+				     struct fw_status *st);
+typedef enum fw_code (*fw_post_filter_fn)(const struct fw_pl *pl, struct fw_cycle *c,
+					  const struct api_pod *pod, const struct fw_diagnosis *d,
+					  struct fw_post_filter_result *out, struct fw_status *st);
+/* PreScore: Skip drops the plugin's Score for this cycle. */
+typedef enum fw_code (*fw_pre_score_fn)(const struct fw_pl *pl, struct fw_cycle *c,
+					const struct api_pod *pod, const struct node_info *const *nodes,
+					uint32_t n, struct fw_status *st);
+/* Score: runs on worker threads; the cycle state is read-only. */
+typedef enum fw_code (*fw_score_fn)(const struct fw_pl *pl, const struct fw_cycle *c,
+				    const struct api_pod *pod, const struct node_info *ni,
+				    int64_t *score, struct fw_status *st);
+typedef enum fw_code (*fw_normalize_fn)(const struct fw_pl *pl, const struct fw_cycle *c,
+					const struct api_pod *pod, struct fw_node_score *scores,
+					uint32_t n, struct fw_status *st);
+/* Reserve, PreBind, Bind, PostBind (PostBind's status is ignored). */
+typedef enum fw_code (*fw_node_op_fn)(const struct fw_pl *pl, struct fw_cycle *c,
+				      const struct api_pod *pod, const char *node_name,
+				      struct fw_status *st);
+typedef void (*fw_unreserve_fn)(const struct fw_pl *pl, struct fw_cycle *c, const struct api_pod *pod,
+				const char *node_name);
+/* Permit: Wait with *timeout_ms set asks the scheduler to hold the pod. */
+typedef enum fw_code (*fw_permit_fn)(const struct fw_pl *pl, struct fw_cycle *c,
+				     const struct api_pod *pod, const char *node_name,
+				     int64_t *timeout_ms, struct fw_status *st);
+
+struct fw_plugin {
+	const char *name;
+	enum cfg_args_kind args_kind; /* CFG_ARGS_NONE when the plugin takes no args */
+	/* Optional: validates pl->args (NULL = defaults) and stores derived data in pl->priv. */
+	int (*init)(struct fw_pl *pl, struct err *e);
+	void (*release)(struct fw_pl *pl);
+
+	fw_pre_enqueue_fn pre_enqueue;
+	fw_less_fn less;
+	fw_pre_filter_fn pre_filter;
+	fw_filter_fn filter;
+	fw_post_filter_fn post_filter;
+	fw_pre_score_fn pre_score;
+	fw_score_fn score;
+	fw_normalize_fn normalize_score;
+	fw_node_op_fn reserve;
+	fw_unreserve_fn unreserve;
+	fw_permit_fn permit;
+	fw_node_op_fn pre_bind;
+	fw_node_op_fn bind;
+	fw_node_op_fn post_bind;
+
+	uint32_t n_events;
+	const struct fw_event_reg *events;
+};
+
+/* The registry: every plugin csched implements. NULL when unknown. */
+const struct fw_plugin *fw_registry_lookup(const char *name);
+/* The whole table; *n receives its length. */
+const struct fw_plugin *const *fw_registry_all(size_t *n);
+/* Whether plugin implements point ep. */
+bool fw_plugin_implements(const struct fw_plugin *plugin, enum cfg_ext_point ep);
+
+/* ---------- Profiles ---------- */
+
+/* What a profile runs. points[ep] lists (name, weight) in order; weight matters only at
+ * CFG_EP_SCORE (0 = 1). args NULL = every plugin's defaults. All pointers are borrowed for the
+ * duration of fw_profile_new except args, which must outlive the profile. */
+struct fw_profile_config {
+	const char *scheduler_name;
+	bool has_percentage_of_nodes_to_score;
+	int32_t percentage_of_nodes_to_score;
+	struct cfg_plugin_list points[CFG_EP_COUNT];
+	const struct cfg_plugin_args *args;
+};
+
+/* Upstream's default plugin set and weights restricted to the plugins csched implements. The
+ * lists point to static storage. */
+void fw_default_profile_config(const char *scheduler_name, struct fw_profile_config *out);
+/* The framework's view of a loaded config profile (effective lists, args); no allocation. */
+void fw_profile_config_from_cfg(const struct cfg_profile *p, struct fw_profile_config *out);
+
+/* Binds pod to node through the API server (the scheduler supplies it; algorithm/ does not know
+ * HTTP). Returns 0 or a negative ERR_* code with e filled. Called from binder threads. */
+typedef int (*fw_bind_fn)(void *ctx, const struct api_pod *pod, const char *node_name, struct err *e);
+
+struct fw_pool;
+
+struct fw_profile_options {
+	int32_t percentage_of_nodes_to_score; /* the global value, used when the profile has none */
+	struct fw_pool *pool;                 /* borrowed; NULL = run filters and scores inline */
+	fw_bind_fn bind;                      /* used by DefaultBinder */
+	void *bind_ctx;
+	uint64_t seed;                        /* tie-break RNG seed; 0 = from the clock */
+};
+
+/* Builds a profile. Errors (unknown plugin, plugin without the point it is listed at, weight
+ * out of range, duplicate QueueSort/Bind-less profile, args rejected by a plugin) name the
+ * profile, the point and the plugin. */
+struct fw_profile *fw_profile_new(const struct fw_profile_config *pc, const struct fw_profile_options *o,
+				  struct err *e);
+void fw_profile_free(struct fw_profile *p);
+
+const char *fw_profile_name(const struct fw_profile *p);
+/* The instances enabled at ep, in order; *n receives the count. */
+const struct fw_pl *const *fw_profile_plugins(const struct fw_profile *p, enum cfg_ext_point ep, uint32_t *n);
+/* Score weight of a score plugin instance (1..100). */
+int32_t fw_profile_weight(const struct fw_profile *p, const struct fw_pl *pl);
+bool fw_profile_has_post_filter(const struct fw_profile *p);
+
+/* The profile's QueueSort less function (PrioritySort unless configured otherwise). */
+fw_less_fn fw_profile_less(const struct fw_profile *p);
+
+/* One queueing-hint registration of an enabled plugin. */
+struct fw_profile_event {
+	const char *plugin;            /* plugin name, as rejector sets hold it */
+	const struct fw_pl *pl;        /* pass to the hint */
+	struct fw_cluster_event event;
+	fw_hint_fn hint;               /* NULL = Queue */
+};
+/* The registrations of every plugin enabled at any point, upstream's way: a plugin registering
+ * Node Add without UpdateNodeTaint also gets Node UpdateNodeTaint with no hint. Writes at most
+ * max entries and returns how many there are in total. */
+size_t fw_profile_events(const struct fw_profile *p, struct fw_profile_event *out, size_t max);
+/* Calls ev's hint (Queue when it has none). */
+enum fw_hint fw_profile_event_hint(const struct fw_profile_event *ev, const struct api_pod *pod,
+				   const void *old_obj, const void *new_obj);
+
+/* The queue's view of the profile (queue/queue.h): every hint registration of fw_profile_events
+ * (ctx points into the profile, which must outlive the queue) and PreEnqueue. */
+void fw_profile_queue_profile(const struct fw_profile *p, struct queue_profile *out);
+
+/* PreEnqueue plugins in order; the first non-Success is returned in st (plugin name set). */
+enum fw_code fw_run_pre_enqueue(const struct fw_profile *p, const struct api_pod *pod, struct fw_status *st);
+
+/* ---------- Nodes and nominated pods ---------- */
+
+/* The nodes of one scheduling cycle: a snapshot's node list in zone-interleaved order. get
+ * (optional) finds a node by interned name; without it the list is searched. */
+struct fw_node_list {
+	uint32_t n;
+	const struct node_info *const *nodes;
+	const struct node_info *(*get)(const void *ctx, const char *interned_name);
+	const void *get_ctx;
+};
+
+struct snapshot;
+/* A node list over a cache snapshot (snapshot_nodes, snapshot_get); valid while the snapshot is
+ * not updated. */
+void fw_node_list_from_snapshot(const struct snapshot *s, struct fw_node_list *out);
+
+/* A pod nominated to a node (status.nominatedNodeName or preemption). */
+struct fw_nominated_pod {
+	const char *node_name; /* interned */
+	const struct api_pod *pod;
+};
+/* Every nominated pod known to the queue, borrowed for the duration of fw_schedule_pod. The
+ * framework adds, on each node, those of priority >= the pod's (other than the pod itself). */
+struct fw_nominated {
+	uint32_t n;
+	const struct fw_nominated_pod *pods;
+};
+
+/* ---------- Cycle state ---------- */
+
+/* Per-pod scheduling state: one slot per plugin instance plus an arena, from PreFilter until
+ * PostBind. Owned by one thread at a time (scheduler, then binder). */
+struct fw_cycle *fw_cycle_new(const struct fw_profile *p);
+void fw_cycle_free(struct fw_cycle *c);
+/* Clears slots and the arena for another attempt. */
+void fw_cycle_reset(struct fw_cycle *c);
+
+/* Zeroed memory from the cycle arena (scheduler thread, PreFilter/PreScore/PostFilter/Reserve..).
+ * NULL on out of memory. */
+void *fw_cycle_alloc(struct fw_cycle *c, size_t n);
+void fw_cycle_set_state(struct fw_cycle *c, const struct fw_pl *pl, void *data);
+void *fw_cycle_state(const struct fw_cycle *c, const struct fw_pl *pl);
+/* Registers a cleanup run when the cycle is reset or freed (for malloc'd plugin state). */
+int fw_cycle_on_release(struct fw_cycle *c, void (*fn)(void *), void *arg);
+/* The node list of the current fw_schedule_pod call (valid only during it). */
+const struct fw_node_list *fw_cycle_nodes(const struct fw_cycle *c);
+
+/* ---------- The generic scheduling algorithm ---------- */
+
+/* A node's filter failure. */
+struct fw_node_status {
+	const char *node_name;
+	const struct fw_status *status;
+};
+
+/* Why a pod did not fit (upstream's Diagnosis + FitError). Statuses live in the profile and stay
+ * valid until the next fw_schedule_pod on the same profile; plugin name strings are static. */
+struct fw_diagnosis {
+	uint32_t num_all_nodes;           /* nodes in the snapshot */
+	uint32_t n_node_status;           /* nodes that failed Filter, with their status */
+	const struct fw_node_status *node_status;
+	bool has_absent_status;           /* status of every node not in node_status */
+	struct fw_status absent_status;
+	char pre_filter_msg[FW_STATUS_TEXT_MAX];  /* "" unless PreFilter rejected the pod */
+	char post_filter_msg[FW_STATUS_TEXT_MAX]; /* "" unless PostFilter ran and failed */
+	uint32_t n_unschedulable_plugins; /* rejector plugins (Unschedulable/UUR) */
+	const char *unschedulable_plugins[FW_MAX_PLUGINS];
+	uint32_t n_pending_plugins;
+	const char *pending_plugins[FW_MAX_PLUGINS];
+};
+
+struct fw_schedule_result {
+	/* FW_SUCCESS: suggested_host set. FW_UNSCHEDULABLE: a fit error (diag; fw_fit_error_message,
+	 * then PostFilter). FW_UNSCHEDULABLE_AND_UNRESOLVABLE: the snapshot has no nodes (upstream
+	 * ErrNoNodesAvailable: no PostFilter, empty rejector sets). FW_ERROR: a plugin failed;
+	 * status says which and why. */
+	enum fw_code code;
+	const char *suggested_host; /* interned node name */
+	uint32_t evaluated_nodes;
+	uint32_t feasible_nodes;
+	struct fw_status status;
+	struct fw_diagnosis diag;
+};
+
+/* upstream's DefaultNormalizeScore: scales scores to 0..max_priority by the highest score
+ * (reverse: max_priority - scaled); all 0 -> 0, or max_priority when reverse. */
+void fw_default_normalize_score(int64_t max_priority, bool reverse, struct fw_node_score *scores, uint32_t n);
+
+/* upstream numFeasibleNodesToFind: n < 100 -> n; pct 0 = adaptive (50 - n/125, at least 5);
+ * at least 100. */
+uint32_t fw_num_feasible_nodes_to_find(int32_t percentage, uint32_t num_all_nodes);
+
+/* Schedules pod on nodes (plugins.md section 7). c must be fresh (fw_cycle_new or _reset).
+ * nominated may be NULL. Returns 0 with res filled (the outcome is res->code), or a negative
+ * ERR_* code (out of memory, bad arguments) with e filled. */
+int fw_schedule_pod(struct fw_profile *p, struct fw_cycle *c, const struct fw_node_list *nodes,
+		    const struct api_pod *pod, const struct fw_nominated *nominated,
+		    struct fw_schedule_result *res, struct err *e);
+
+/* Upstream's FitError.Error(): "0/N nodes are available: ...". Returns buf. */
+const char *fw_fit_error_message(const struct fw_diagnosis *d, char *buf, size_t size);
+
+/* PostFilter plugins after a fit error (upstream RunPostFilterPlugins); on rejection its message
+ * goes into d->post_filter_msg. Skipped (Unschedulable, no message) when none is enabled. */
+enum fw_code fw_run_post_filter(struct fw_profile *p, struct fw_cycle *c, const struct api_pod *pod,
+				struct fw_diagnosis *d, struct fw_post_filter_result *out, struct fw_status *st);
+
+/* The binding-side extension points, run in order; each returns the first non-Success status
+ * (plugin name set). fw_run_unreserve runs every Reserve plugin's Unreserve in reverse order. */
+enum fw_code fw_run_reserve(const struct fw_profile *p, struct fw_cycle *c, const struct api_pod *pod,
+			    const char *node_name, struct fw_status *st);
+void fw_run_unreserve(const struct fw_profile *p, struct fw_cycle *c, const struct api_pod *pod,
+		      const char *node_name);
+/* Permit: Success, a rejection, or Wait with *timeout_ms the shortest requested wait. */
+enum fw_code fw_run_permit(const struct fw_profile *p, struct fw_cycle *c, const struct api_pod *pod,
+			   const char *node_name, int64_t *timeout_ms, struct fw_status *st);
+enum fw_code fw_run_pre_bind(const struct fw_profile *p, struct fw_cycle *c, const struct api_pod *pod,
+			     const char *node_name, struct fw_status *st);
+/* Bind plugins until one does not Skip. */
+enum fw_code fw_run_bind(const struct fw_profile *p, struct fw_cycle *c, const struct api_pod *pod,
+			 const char *node_name, struct fw_status *st);
+void fw_run_post_bind(const struct fw_profile *p, struct fw_cycle *c, const struct api_pod *pod,
+		      const char *node_name);
+
+/* The scheduler's bind callback as configured (DefaultBinder uses it). */
+int fw_profile_call_bind(const struct fw_profile *p, const struct api_pod *pod, const char *node_name,
+			 struct err *e);
+
+/* ---------- Worker pool ---------- */
+
+/* A fixed pool of threads running parallel loops (upstream's Parallelizer.Until). The caller of
+ * fw_pool_run takes part, so a pool of parallelism P starts P-1 threads. One fw_pool_run at a
+ * time (it is called by the scheduler thread only). */
+struct fw_pool *fw_pool_new(int parallelism, struct err *e);
+void fw_pool_free(struct fw_pool *p);
+int fw_pool_parallelism(const struct fw_pool *p);
+/* Calls fn(ctx, i) for every i in [0, n) across the pool, in chunks of upstream's size
+ * (min(sqrt(n), n/P + 1), at least 1). Once *stop is true (fn may set it) no further piece
+ * starts. Returns when every started piece finished. p NULL runs inline. */
+void fw_pool_run(struct fw_pool *p, size_t n, void (*fn)(void *ctx, size_t i), void *ctx, _Atomic bool *stop);
+
+#endif

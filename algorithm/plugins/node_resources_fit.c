@@ -1,0 +1,390 @@
+/* NodeResourcesFit (PreFilter, Filter, PreScore, Score): the pod's requests must fit the
+ * node's allocatable minus what its pods request; scoring by LeastAllocated (default),
+ * MostAllocated or RequestedToCapacityRatio (NodeResourcesFitArgs). */
+#include "algorithm/framework_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/intern.h"
+
+#define MAX_UTILIZATION 100
+#define MAX_CUSTOM_PRIORITY_SCORE 10
+
+struct fit_priv {
+	enum cfg_scoring_type type;
+	uint32_t n_res;
+	struct cfg_resource_weight *res; /* names interned */
+	uint32_t n_shape;
+	struct { int64_t utilization, score; } *shape; /* score scaled to 0..100 */
+	uint32_t n_ignored, n_ignored_groups;
+	const char **ignored, **ignored_groups; /* borrowed from the args */
+};
+
+static int init(struct fw_pl *pl, struct err *e)
+{
+	const struct cfg_fit_args *a = pl->args;
+	struct fit_priv *p = calloc(1, sizeof(*p));
+	if (!p)
+		return err_set(e, ERR_NOMEM, "out of memory");
+	pl->priv = p;
+	const struct fw_names *nm = fw_names();
+	p->type = a ? a->scoring_type : CFG_SCORING_LEAST_ALLOCATED;
+	uint32_t n = a && a->n_resources ? a->n_resources : 2;
+	p->res = calloc(n, sizeof(*p->res));
+	if (!p->res)
+		return err_set(e, ERR_NOMEM, "out of memory");
+	if (a && a->n_resources) {
+		for (uint32_t i = 0; i < n; i++) {
+			p->res[i].name = intern_str(a->resources[i].name);
+			p->res[i].weight = a->resources[i].weight;
+			if (!p->res[i].name)
+				return err_set(e, ERR_NOMEM, "out of memory");
+			if (p->res[i].weight < 1 || p->res[i].weight > 100)
+				return err_set(e, ERR_INVALID, "scoringStrategy.resources[%u].weight: must be in the range 1..100, got %lld",
+					       i, (long long)p->res[i].weight);
+		}
+	} else {
+		p->res[0] = (struct cfg_resource_weight){ nm->cpu, 1 };
+		p->res[1] = (struct cfg_resource_weight){ nm->memory, 1 };
+	}
+	p->n_res = n;
+	if (p->type == CFG_SCORING_REQUESTED_TO_CAPACITY_RATIO) {
+		if (!a || !a->n_shape)
+			return err_set(e, ERR_INVALID, "scoringStrategy.requestedToCapacityRatio.shape: required");
+		p->shape = calloc(a->n_shape, sizeof(*p->shape));
+		if (!p->shape)
+			return err_set(e, ERR_NOMEM, "out of memory");
+		for (uint32_t i = 0; i < a->n_shape; i++) {
+			const struct cfg_shape_point *sp = &a->shape[i];
+			if (sp->utilization < 0 || sp->utilization > MAX_UTILIZATION ||
+			    (i && sp->utilization <= a->shape[i - 1].utilization))
+				return err_set(e, ERR_INVALID,
+					       "scoringStrategy.requestedToCapacityRatio.shape[%u].utilization: must be increasing in 0..100", i);
+			if (sp->score < 0 || sp->score > MAX_CUSTOM_PRIORITY_SCORE)
+				return err_set(e, ERR_INVALID,
+					       "scoringStrategy.requestedToCapacityRatio.shape[%u].score: must be in the range 0..10", i);
+			p->shape[i].utilization = sp->utilization;
+			p->shape[i].score = (int64_t)sp->score * (FW_MAX_NODE_SCORE / MAX_CUSTOM_PRIORITY_SCORE);
+		}
+		p->n_shape = a->n_shape;
+	}
+	if (a) {
+		p->n_ignored = a->n_ignored_resources;
+		p->ignored = a->ignored_resources;
+		p->n_ignored_groups = a->n_ignored_resource_groups;
+		p->ignored_groups = a->ignored_resource_groups;
+	}
+	return 0;
+}
+
+static void release(struct fw_pl *pl)
+{
+	struct fit_priv *p = pl->priv;
+	if (!p)
+		return;
+	free(p->res);
+	free(p->shape);
+	free(p);
+	pl->priv = NULL;
+}
+
+/* ---------- Filter ---------- */
+
+static bool ignored(const struct fit_priv *p, const char *name)
+{
+	if (!p || !fw_is_extended_resource(name))
+		return false;
+	for (uint32_t i = 0; i < p->n_ignored; i++)
+		if (strcmp(p->ignored[i], name) == 0)
+			return true;
+	if (p->n_ignored_groups) {
+		size_t glen = strcspn(name, "/");
+		for (uint32_t i = 0; i < p->n_ignored_groups; i++)
+			if (strlen(p->ignored_groups[i]) == glen && strncmp(p->ignored_groups[i], name, glen) == 0)
+				return true;
+	}
+	return false;
+}
+
+/* upstream fitsRequest. Returns Success or the rejection with every reason in st. */
+static enum fw_code fits_request(const struct fit_priv *p, const struct node_res *r, const struct api_resources *alloc,
+				 const struct node_res *used, uint32_t n_pods, struct fw_status *st)
+{
+	bool fail = false, unresolvable = false;
+	fw_status_reset(st);
+	if ((int64_t)n_pods + 1 > alloc->pods) {
+		fw_status_add_reason(st, "Too many pods");
+		fail = true;
+	}
+	if (!r->cpu && !r->memory && !r->ephemeral_storage && !r->n_scalar)
+		goto out;
+	if (r->cpu > 0 && r->cpu > alloc->cpu - used->cpu) {
+		fw_status_add_reason(st, "Insufficient cpu");
+		fail = true;
+		unresolvable |= r->cpu > alloc->cpu;
+	}
+	if (r->memory > 0 && r->memory > alloc->memory - used->memory) {
+		fw_status_add_reason(st, "Insufficient memory");
+		fail = true;
+		unresolvable |= r->memory > alloc->memory;
+	}
+	if (r->ephemeral_storage > 0 && r->ephemeral_storage > alloc->ephemeral_storage - used->ephemeral_storage) {
+		fw_status_add_reason(st, "Insufficient ephemeral-storage");
+		fail = true;
+		unresolvable |= r->ephemeral_storage > alloc->ephemeral_storage;
+	}
+	for (uint32_t i = 0; i < r->n_scalar; i++) {
+		const struct api_resource *q = &r->scalar[i];
+		if (q->value == 0 || ignored(p, q->name))
+			continue;
+		int64_t a = api_resources_scalar(alloc, q->name);
+		if (q->value > a - node_res_scalar(used, q->name)) {
+			fw_status_add_reasonf(st, "Insufficient %s", q->name);
+			fail = true;
+			unresolvable |= q->value > a;
+		}
+	}
+out:
+	if (!fail)
+		return FW_SUCCESS;
+	/* a request above the node's whole allocatable cannot be fixed by preemption */
+	st->code = unresolvable ? FW_UNSCHEDULABLE_AND_UNRESOLVABLE : FW_UNSCHEDULABLE;
+	return st->code;
+}
+
+static void release_res(void *arg)
+{
+	node_res_release(arg);
+}
+
+static enum fw_code pre_filter(const struct fw_pl *pl, struct fw_cycle *c, const struct api_pod *pod,
+			       struct fw_node_names *out, struct fw_status *st)
+{
+	(void)out;
+	struct node_res *r = fw_cycle_alloc(c, sizeof(*r));
+	if (!r)
+		return fw_status_set(st, FW_ERROR, "NodeResourcesFit: out of memory");
+	if (node_res_of_pod(pod, false, r) < 0)
+		return fw_status_set(st, FW_ERROR, "NodeResourcesFit: computing pod requests failed");
+	if (fw_cycle_on_release(c, release_res, r) < 0) {
+		node_res_release(r);
+		return fw_status_set(st, FW_ERROR, "NodeResourcesFit: out of memory");
+	}
+	fw_cycle_set_state(c, pl, r);
+	return FW_SUCCESS;
+}
+
+static enum fw_code filter(const struct fw_pl *pl, const struct fw_cycle *c, const struct api_pod *pod,
+			   const struct node_info *ni, struct fw_status *st)
+{
+	(void)pod;
+	const struct node_res *r = fw_cycle_state(c, pl);
+	if (!r)
+		return fw_status_set(st, FW_ERROR, "reading \"PreFilterNodeResourcesFit\" from cycleState: not found");
+	return fits_request(pl->priv, r, node_info_allocatable(ni), &ni->requested, ni->n_pods, st);
+}
+
+/* ---------- Score ---------- */
+
+struct score_state {
+	int64_t *pod_requests; /* per configured resource, with the 100m/200Mi defaults */
+};
+
+static enum fw_code pre_score(const struct fw_pl *pl, struct fw_cycle *c, const struct api_pod *pod,
+			      const struct node_info *const *nodes, uint32_t n, struct fw_status *st)
+{
+	(void)nodes;
+	(void)n;
+	const struct fit_priv *p = pl->priv;
+	struct score_state *s = fw_cycle_alloc(c, sizeof(*s));
+	struct node_res r;
+	if (!s || !(s->pod_requests = fw_cycle_alloc(c, p->n_res * sizeof(int64_t))))
+		return fw_status_set(st, FW_ERROR, "NodeResourcesFit: out of memory");
+	if (node_res_of_pod(pod, true, &r) < 0)
+		return fw_status_set(st, FW_ERROR, "NodeResourcesFit: computing pod requests failed");
+	for (uint32_t i = 0; i < p->n_res; i++)
+		s->pod_requests[i] = fw_res_get(&r, p->res[i].name);
+	node_res_release(&r);
+	fw_cycle_set_state(c, pl, s);
+	return FW_SUCCESS;
+}
+
+static int64_t broken_linear(const struct fit_priv *p, int64_t u)
+{
+	for (uint32_t i = 0; i < p->n_shape; i++) {
+		if (u <= p->shape[i].utilization) {
+			if (i == 0)
+				return p->shape[0].score;
+			return p->shape[i - 1].score + (p->shape[i].score - p->shape[i - 1].score) *
+							       (u - p->shape[i - 1].utilization) /
+							       (p->shape[i].utilization - p->shape[i - 1].utilization);
+		}
+	}
+	return p->shape[p->n_shape - 1].score;
+}
+
+static enum fw_code score(const struct fw_pl *pl, const struct fw_cycle *c, const struct api_pod *pod,
+			  const struct node_info *ni, int64_t *out, struct fw_status *st)
+{
+	(void)pod;
+	const struct fit_priv *p = pl->priv;
+	const struct score_state *s = fw_cycle_state(c, pl);
+	if (!s)
+		return fw_status_set(st, FW_ERROR, "reading \"PreScoreNodeResourcesFit\" from cycleState: not found");
+	int64_t num = 0, den = 0;
+	for (uint32_t i = 0; i < p->n_res; i++) {
+		int64_t alloc, req, rs;
+		fw_resource_alloc_req(ni, p->res[i].name, s->pod_requests[i], false, &alloc, &req);
+		if (alloc == 0)
+			continue;
+		int64_t w = p->res[i].weight;
+		switch (p->type) {
+		case CFG_SCORING_MOST_ALLOCATED:
+			if (req > alloc)
+				req = alloc;
+			num += req * FW_MAX_NODE_SCORE / alloc * w;
+			den += w;
+			break;
+		case CFG_SCORING_REQUESTED_TO_CAPACITY_RATIO:
+			rs = req > alloc ? broken_linear(p, MAX_UTILIZATION) : broken_linear(p, req * MAX_UTILIZATION / alloc);
+			if (rs > 0) {
+				num += rs * w;
+				den += w;
+			}
+			break;
+		default: /* LeastAllocated */
+			num += (req > alloc ? 0 : (alloc - req) * FW_MAX_NODE_SCORE / alloc) * w;
+			den += w;
+			break;
+		}
+	}
+	if (!den)
+		*out = 0;
+	else if (p->type == CFG_SCORING_REQUESTED_TO_CAPACITY_RATIO)
+		*out = (int64_t)round((double)num / (double)den); /* Go math.Round: halves away from 0 */
+	else
+		*out = num / den;
+	return FW_SUCCESS;
+}
+
+/* ---------- Queueing hints ---------- */
+
+/* Whether pod fits an empty node (upstream isFit: no ignored resources). */
+static bool fits_empty_node(const struct api_pod *pod, const struct api_node *node)
+{
+	struct node_res r, used = { 0 };
+	struct fw_status st;
+	if (node_res_of_pod(pod, false, &r) < 0)
+		return true; /* an error counts as Queue */
+	bool ok = fits_request(NULL, &r, &node->allocatable, &used, 0, &st) == FW_SUCCESS;
+	node_res_release(&r);
+	return ok;
+}
+
+static bool requested_increased(const struct api_pod *pod, const struct api_node *on, const struct api_node *nn)
+{
+	const struct api_resources *o = &on->allocatable, *n = &nn->allocatable;
+	if (n->pods > o->pods)
+		return true;
+	struct node_res r;
+	if (node_res_of_pod(pod, false, &r) < 0)
+		return true;
+	bool inc = false;
+	if (!r.cpu && !r.memory && !r.ephemeral_storage && !r.n_scalar)
+		goto out;
+	if ((r.cpu > 0 && n->cpu > o->cpu) || (r.memory > 0 && n->memory > o->memory) ||
+	    (r.ephemeral_storage > 0 && n->ephemeral_storage > o->ephemeral_storage)) {
+		inc = true;
+		goto out;
+	}
+	for (uint32_t i = 0; i < r.n_scalar; i++)
+		if (r.scalar[i].value && api_resources_scalar(n, r.scalar[i].name) > api_resources_scalar(o, r.scalar[i].name))
+			inc = true;
+out:
+	node_res_release(&r);
+	return inc;
+}
+
+static enum fw_hint node_change(const struct fw_pl *pl, const struct api_pod *pod, const void *old_obj,
+				const void *new_obj)
+{
+	(void)pl;
+	const struct api_node *on = old_obj, *nn = new_obj;
+	if (!nn)
+		return FW_HINT_QUEUE_SKIP;
+	if (!fits_empty_node(pod, nn))
+		return FW_HINT_QUEUE_SKIP;
+	if (!on)
+		return FW_HINT_QUEUE;
+	return requested_increased(pod, on, nn) ? FW_HINT_QUEUE : FW_HINT_QUEUE_SKIP;
+}
+
+/* Whether a request of pod (non-zero) shrank from old to new (upstream isResourceScaleDown). */
+static bool scaled_down(const struct api_pod *pod, const struct api_pod *op, const struct api_pod *np)
+{
+	struct node_res t, o, n;
+	bool down = false;
+	if (node_res_of_pod(pod, false, &t) < 0)
+		return true;
+	if (node_res_of_pod(op, false, &o) < 0) {
+		node_res_release(&t);
+		return true;
+	}
+	if (node_res_of_pod(np, false, &n) < 0) {
+		node_res_release(&t);
+		node_res_release(&o);
+		return true;
+	}
+	if ((t.cpu && o.cpu > n.cpu) || (t.memory && o.memory > n.memory) ||
+	    (t.ephemeral_storage && o.ephemeral_storage > n.ephemeral_storage))
+		down = true;
+	for (uint32_t i = 0; i < t.n_scalar && !down; i++) {
+		const char *name = t.scalar[i].name;
+		if (t.scalar[i].value && node_res_scalar(&o, name) > node_res_scalar(&n, name))
+			down = true;
+	}
+	node_res_release(&t);
+	node_res_release(&o);
+	node_res_release(&n);
+	return down;
+}
+
+static enum fw_hint pod_event(const struct fw_pl *pl, const struct api_pod *pod, const void *old_obj,
+			      const void *new_obj)
+{
+	(void)pl;
+	const struct api_pod *op = old_obj, *np = new_obj;
+	if (!np) { /* deleted */
+		if (!op)
+			return FW_HINT_QUEUE_SKIP;
+		bool placed = (op->node_name && op->node_name[0]) ||
+			      (op->nominated_node_name && op->nominated_node_name[0]);
+		return placed ? FW_HINT_QUEUE : FW_HINT_QUEUE_SKIP;
+	}
+	if (!np->node_name || !np->node_name[0] || !op)
+		return FW_HINT_QUEUE_SKIP; /* an unscheduled pod's update frees nothing */
+	if (op->meta.uid != np->meta.uid)
+		return FW_HINT_QUEUE_SKIP;
+	return scaled_down(pod, op, np) ? FW_HINT_QUEUE : FW_HINT_QUEUE_SKIP;
+}
+
+static const struct fw_event_reg events[] = {
+	{ { FW_EV_POD, FW_ACT_DELETE | FW_ACT_UPDATE_POD_SCALE_DOWN }, pod_event },
+	{ { FW_EV_NODE, FW_ACT_ADD | FW_ACT_UPDATE_NODE_ALLOCATABLE }, node_change },
+};
+
+const struct fw_plugin fw_plugin_node_resources_fit = {
+	.name = "NodeResourcesFit",
+	.args_kind = CFG_ARGS_FIT,
+	.init = init,
+	.release = release,
+	.pre_filter = pre_filter,
+	.filter = filter,
+	.pre_score = pre_score,
+	.score = score,
+	.normalize_score = NULL,
+	.n_events = 2,
+	.events = events,
+};

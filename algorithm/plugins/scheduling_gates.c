@@ -1,0 +1,47 @@
+/* SchedulingGates (PreEnqueue): a pod with spec.schedulingGates waits until they are removed. */
+#include "algorithm/framework_internal.h"
+
+#include <stdio.h>
+
+static enum fw_code pre_enqueue(const struct fw_pl *pl, const struct api_pod *pod, struct fw_status *st)
+{
+	(void)pl;
+	if (!pod->n_scheduling_gates)
+		return FW_SUCCESS;
+	/* "waiting for scheduling gates: [a b]" as Go prints a []string */
+	char buf[FW_STATUS_TEXT_MAX];
+	size_t off = 0;
+	int w = snprintf(buf, sizeof(buf), "waiting for scheduling gates: [");
+	off = w > 0 ? (size_t)w : 0;
+	for (uint32_t i = 0; i < pod->n_scheduling_gates && off < sizeof(buf); i++) {
+		w = snprintf(buf + off, sizeof(buf) - off, "%s%s", i ? " " : "", pod->scheduling_gates[i]);
+		off += w > 0 ? (size_t)w : 0;
+	}
+	if (off < sizeof(buf))
+		snprintf(buf + off, sizeof(buf) - off, "]");
+	return fw_status_set(st, FW_UNSCHEDULABLE_AND_UNRESOLVABLE, buf);
+}
+
+/* Queue when the pod itself lost its last gate. */
+static enum fw_hint gates_eliminated(const struct fw_pl *pl, const struct api_pod *pod, const void *old_obj,
+				     const void *new_obj)
+{
+	(void)pl;
+	(void)old_obj;
+	const struct api_pod *np = new_obj;
+	if (!np || np->meta.uid != pod->meta.uid)
+		return FW_HINT_QUEUE_SKIP;
+	return np->n_scheduling_gates ? FW_HINT_QUEUE_SKIP : FW_HINT_QUEUE;
+}
+
+static const struct fw_event_reg events[] = {
+	{ { FW_EV_POD, FW_ACT_UPDATE_POD_SCHEDULING_GATES_ELIMINATED }, gates_eliminated },
+};
+
+const struct fw_plugin fw_plugin_scheduling_gates = {
+	.name = "SchedulingGates",
+	.args_kind = CFG_ARGS_NONE,
+	.pre_enqueue = pre_enqueue,
+	.n_events = 1,
+	.events = events,
+};

@@ -1,0 +1,117 @@
+/* TaintToleration (Filter, PreScore, Score): NoSchedule/NoExecute taints must be tolerated;
+ * untolerated PreferNoSchedule taints lower the score. */
+#include "algorithm/framework_internal.h"
+
+/* The first NoSchedule/NoExecute taint of node the tolerations do not tolerate, or NULL. */
+static const struct api_taint *untolerated(const struct api_node *node, const struct api_toleration *t, uint32_t n)
+{
+	for (uint32_t i = 0; i < node->n_taints; i++) {
+		const struct api_taint *taint = &node->taints[i];
+		if (taint->effect != API_EFFECT_NO_SCHEDULE && taint->effect != API_EFFECT_NO_EXECUTE)
+			continue;
+		if (!fw_tolerations_tolerate(t, n, taint))
+			return taint;
+	}
+	return NULL;
+}
+
+static enum fw_code filter(const struct fw_pl *pl, const struct fw_cycle *c, const struct api_pod *pod,
+			   const struct node_info *ni, struct fw_status *st)
+{
+	(void)pl;
+	(void)c;
+	const struct api_taint *t = untolerated(ni->node, pod->tolerations, pod->n_tolerations);
+	if (!t)
+		return FW_SUCCESS;
+	return fw_status_setf(st, FW_UNSCHEDULABLE_AND_UNRESOLVABLE, "node(s) had untolerated taint {%s: %s}",
+			      t->key, t->value ? t->value : "");
+}
+
+/* Tolerations that matter for scoring: effect "" or PreferNoSchedule. */
+struct score_state {
+	uint32_t n;
+	struct api_toleration *tolerations;
+};
+
+static enum fw_code pre_score(const struct fw_pl *pl, struct fw_cycle *c, const struct api_pod *pod,
+			      const struct node_info *const *nodes, uint32_t n, struct fw_status *st)
+{
+	(void)nodes;
+	(void)n;
+	struct score_state *s = fw_cycle_alloc(c, sizeof(*s));
+	if (!s || !(s->tolerations = fw_cycle_alloc(c, (pod->n_tolerations + 1) * sizeof(*s->tolerations))))
+		return fw_status_set(st, FW_ERROR, "TaintToleration: out of memory");
+	for (uint32_t i = 0; i < pod->n_tolerations; i++) {
+		const struct api_toleration *t = &pod->tolerations[i];
+		if (t->effect == API_EFFECT_NONE || t->effect == API_EFFECT_PREFER_NO_SCHEDULE)
+			s->tolerations[s->n++] = *t;
+	}
+	fw_cycle_set_state(c, pl, s);
+	return FW_SUCCESS;
+}
+
+static enum fw_code score(const struct fw_pl *pl, const struct fw_cycle *c, const struct api_pod *pod,
+			  const struct node_info *ni, int64_t *out, struct fw_status *st)
+{
+	(void)pod;
+	const struct score_state *s = fw_cycle_state(c, pl);
+	if (!s)
+		return fw_status_set(st, FW_ERROR, "reading \"PreScoreTaintToleration\" from cycleState: not found");
+	int64_t count = 0;
+	for (uint32_t i = 0; i < ni->node->n_taints; i++) {
+		const struct api_taint *taint = &ni->node->taints[i];
+		if (taint->effect == API_EFFECT_PREFER_NO_SCHEDULE && !fw_tolerations_tolerate(s->tolerations, s->n, taint))
+			count++;
+	}
+	*out = count;
+	return FW_SUCCESS;
+}
+
+static enum fw_code normalize(const struct fw_pl *pl, const struct fw_cycle *c, const struct api_pod *pod,
+			      struct fw_node_score *scores, uint32_t n, struct fw_status *st)
+{
+	(void)pl;
+	(void)c;
+	(void)pod;
+	(void)st;
+	fw_default_normalize_score(FW_MAX_NODE_SCORE, true, scores, n);
+	return FW_SUCCESS;
+}
+
+/* Queue when the node's NoSchedule/NoExecute taints went from untolerated to tolerated. */
+static enum fw_hint node_change(const struct fw_pl *pl, const struct api_pod *pod, const void *old_obj,
+				const void *new_obj)
+{
+	(void)pl;
+	const struct api_node *on = old_obj, *nn = new_obj;
+	if (!nn)
+		return FW_HINT_QUEUE_SKIP;
+	bool was = on ? untolerated(on, pod->tolerations, pod->n_tolerations) != NULL : true;
+	bool is = untolerated(nn, pod->tolerations, pod->n_tolerations) != NULL;
+	return was && !is ? FW_HINT_QUEUE : FW_HINT_QUEUE_SKIP;
+}
+
+static enum fw_hint toleration_change(const struct fw_pl *pl, const struct api_pod *pod, const void *old_obj,
+				      const void *new_obj)
+{
+	(void)pl;
+	(void)old_obj;
+	const struct api_pod *np = new_obj;
+	return np && np->meta.uid == pod->meta.uid ? FW_HINT_QUEUE : FW_HINT_QUEUE_SKIP;
+}
+
+static const struct fw_event_reg events[] = {
+	{ { FW_EV_NODE, FW_ACT_ADD | FW_ACT_UPDATE_NODE_TAINT }, node_change },
+	{ { FW_EV_UNSCHEDULED_POD, FW_ACT_UPDATE_POD_TOLERATION }, toleration_change },
+};
+
+const struct fw_plugin fw_plugin_taint_toleration = {
+	.name = "TaintToleration",
+	.args_kind = CFG_ARGS_NONE,
+	.filter = filter,
+	.pre_score = pre_score,
+	.score = score,
+	.normalize_score = normalize,
+	.n_events = 2,
+	.events = events,
+};

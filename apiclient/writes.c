@@ -1,0 +1,452 @@
+/* The writes the scheduler makes: Binding, events.k8s.io/v1 Event, PodScheduled condition and
+ * nominatedNodeName (strategic-merge patch of pods/status), and the leader-election Lease.
+ * Every body is built with yajl_gen, which escapes strings and (with validation on) refuses
+ * text that is not UTF-8. */
+#include <inttypes.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yajl/yajl_gen.h>
+#include <yajl/yajl_tree.h>
+
+#include "apiclient/api_internal.h"
+
+#define EVENT_NOTE_MAX 1024 /* events.k8s.io/v1 validation: note must be at most 1 kB */
+
+int api__gen_finish(yajl_gen g, const char *what, char **out, size_t *len, struct err *e)
+{
+	const unsigned char *buf = NULL;
+	size_t n = 0;
+	*out = NULL;
+	if (yajl_gen_get_buf(g, &buf, &n) != yajl_gen_status_ok)
+		return err_set(e, ERR_INVALID, "%s: incomplete JSON document", what);
+	if (!(*out = malloc(n + 1)))
+		return err_set(e, ERR_NOMEM, "%s: out of memory", what);
+	memcpy(*out, buf, n);
+	(*out)[n] = '\0';
+	*len = n;
+	return 0;
+}
+
+/* A small builder over yajl_gen that remembers the first failure, so a body is written as a
+ * straight sequence of calls and checked once. */
+struct jb {
+	yajl_gen g;
+	yajl_gen_status st;
+	const char *bad_key; /* the key whose value failed (not UTF-8) */
+	const char *key;
+};
+
+static bool jb_init(struct jb *b)
+{
+	memset(b, 0, sizeof(*b));
+	b->g = yajl_gen_alloc(NULL);
+	if (!b->g)
+		return false;
+	yajl_gen_config(b->g, yajl_gen_validate_utf8, 1);
+	return true;
+}
+
+static void jb_check(struct jb *b, yajl_gen_status st)
+{
+	if (st != yajl_gen_status_ok && b->st == yajl_gen_status_ok) {
+		b->st = st;
+		b->bad_key = b->key;
+	}
+}
+
+static void jb_key(struct jb *b, const char *k)
+{
+	b->key = k;
+	jb_check(b, yajl_gen_string(b->g, (const unsigned char *)k, strlen(k)));
+}
+
+static void jb_strn(struct jb *b, const char *k, const char *v, size_t n)
+{
+	jb_key(b, k);
+	jb_check(b, yajl_gen_string(b->g, (const unsigned char *)v, n));
+}
+
+static void jb_str(struct jb *b, const char *k, const char *v)
+{
+	jb_strn(b, k, v ? v : "", v ? strlen(v) : 0);
+}
+
+/* Only when v is set and not empty (omitempty). */
+static void jb_opt(struct jb *b, const char *k, const char *v)
+{
+	if (v && *v)
+		jb_str(b, k, v);
+}
+
+static void jb_int(struct jb *b, const char *k, long long v)
+{
+	jb_key(b, k);
+	jb_check(b, yajl_gen_integer(b->g, v));
+}
+
+static void jb_null(struct jb *b, const char *k)
+{
+	jb_key(b, k);
+	jb_check(b, yajl_gen_null(b->g));
+}
+
+static void jb_open(struct jb *b, const char *k)
+{
+	if (k)
+		jb_key(b, k);
+	jb_check(b, yajl_gen_map_open(b->g));
+}
+
+static void jb_close(struct jb *b)
+{
+	jb_check(b, yajl_gen_map_close(b->g));
+}
+
+static void jb_time(struct jb *b, const char *k, int64_t us)
+{
+	char t[40];
+	api_format_time(us, t, sizeof(t));
+	jb_str(b, k, t);
+}
+
+/* metav1.Time: RFC 3339 with whole seconds. */
+static void jb_time_s(struct jb *b, const char *k, int64_t us)
+{
+	char t[40];
+	api_format_time(us, t, sizeof(t));
+	char *dot = strchr(t, '.');
+	if (dot)
+		strcpy(dot, "Z");
+	jb_str(b, k, t);
+}
+
+static int jb_finish(struct jb *b, const char *what, char **out, size_t *len, struct err *e)
+{
+	int rc;
+	if (b->st == yajl_gen_invalid_string)
+		rc = err_set(e, ERR_INVALID, "%s: %s: not valid UTF-8", what, b->bad_key ? b->bad_key : "value");
+	else if (b->st != yajl_gen_status_ok)
+		rc = err_set(e, ERR_INVALID, "%s: cannot build the JSON body (yajl status %d)", what, (int)b->st);
+	else
+		rc = api__gen_finish(b->g, what, out, len, e);
+	yajl_gen_free(b->g);
+	b->g = NULL;
+	return rc;
+}
+
+/* Path segments come from object names (DNS labels/subdomains), but a name with '/', '?', '#'
+ * or '%' would change the request: refuse it rather than address another object. */
+static int check_segment(const char *what, const char *field, const char *s, struct err *e)
+{
+	if (!s || !*s)
+		return err_set(e, ERR_INVALID, "%s: %s: required", what, field);
+	if (strpbrk(s, "/?#% \t\r\n"))
+		return err_set(e, ERR_INVALID, "%s: %s \"%s\": not a valid object name", what, field, s);
+	return 0;
+}
+
+/* ---------- Binding ---------- */
+
+int api_bind_pod(struct api_conn *conn, const char *ns, const char *name, const char *uid, const char *node,
+		 struct err *e)
+{
+	int rc;
+	char *body = NULL, *path = NULL;
+	size_t len = 0;
+	struct jb b;
+	if ((rc = check_segment("bind", "namespace", ns, e)) || (rc = check_segment("bind", "pod name", name, e)))
+		return rc;
+	if (!node || !*node)
+		return err_set(e, ERR_INVALID, "bind %s/%s: node: required", ns, name);
+	if (!jb_init(&b))
+		return err_set(e, ERR_NOMEM, "bind %s/%s: out of memory", ns, name);
+	/* As upstream's DefaultBinder: metadata {namespace, name, uid} (the uid is a precondition: a
+	 * pod deleted and re-created under the same name is not bound), target a Node. */
+	jb_open(&b, NULL);
+	jb_str(&b, "apiVersion", "v1");
+	jb_str(&b, "kind", "Binding");
+	jb_open(&b, "metadata");
+	jb_str(&b, "name", name);
+	jb_str(&b, "namespace", ns);
+	jb_opt(&b, "uid", uid);
+	jb_close(&b);
+	jb_open(&b, "target");
+	jb_str(&b, "apiVersion", "v1");
+	jb_str(&b, "kind", "Node");
+	jb_str(&b, "name", node);
+	jb_close(&b);
+	jb_close(&b);
+	if ((rc = jb_finish(&b, "bind", &body, &len, e)))
+		goto out;
+	size_t n = strlen(ns) + strlen(name) + 64;
+	if (!(path = malloc(n))) {
+		rc = err_set(e, ERR_NOMEM, "bind %s/%s: out of memory", ns, name);
+		goto out;
+	}
+	snprintf(path, n, "/api/v1/namespaces/%s/pods/%s/binding", ns, name);
+	rc = api_request(conn, "POST", path, NULL, body, len, NULL, e);
+out:
+	free(body);
+	free(path);
+	return rc;
+}
+
+/* ---------- Event ---------- */
+
+/* The longest prefix of s of at most max bytes that does not split a UTF-8 sequence. */
+static size_t utf8_prefix(const char *s, size_t max)
+{
+	size_t n = strlen(s);
+	if (n <= max)
+		return n;
+	n = max;
+	while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)
+		n--;
+	return n;
+}
+
+/* Event names must be unique per namespace: "<regarding>.<hex nanoseconds>" as upstream's
+ * recorder, made strictly increasing so that two events in the same nanosecond differ. */
+static uint64_t event_name_ns(void)
+{
+	static _Atomic uint64_t last;
+	uint64_t now = (uint64_t)api_wall_us() * 1000u, prev = atomic_load(&last), next;
+	do {
+		next = now > prev ? now : prev + 1;
+	} while (!atomic_compare_exchange_weak(&last, &prev, next));
+	return next;
+}
+
+int api_create_event(struct api_conn *conn, const struct api_event *ev, struct err *e)
+{
+	int rc;
+	char *body = NULL, *path = NULL, *name = NULL;
+	size_t len = 0;
+	struct jb b;
+	if (!ev)
+		return err_set(e, ERR_INVALID, "event: missing");
+	if ((rc = check_segment("event", "namespace", ev->namespace, e)) ||
+	    (rc = check_segment("event", "regarding name", ev->regarding_name, e)))
+		return rc;
+	if (!ev->reason || !*ev->reason || !ev->action || !*ev->action || !ev->reporting_controller ||
+	    !*ev->reporting_controller || !ev->reporting_instance || !*ev->reporting_instance)
+		return err_set(e, ERR_INVALID,
+			       "event for %s/%s: reason, action, reportingController and reportingInstance are required",
+			       ev->namespace, ev->regarding_name);
+	size_t nn = strlen(ev->regarding_name) + 24;
+	if (!(name = malloc(nn)) || !jb_init(&b)) {
+		free(name);
+		return err_set(e, ERR_NOMEM, "event for %s/%s: out of memory", ev->namespace, ev->regarding_name);
+	}
+	snprintf(name, nn, "%s.%016" PRIx64, ev->regarding_name, event_name_ns());
+	int64_t first = ev->first_us ? ev->first_us : api_wall_us();
+	jb_open(&b, NULL);
+	jb_str(&b, "apiVersion", "events.k8s.io/v1");
+	jb_str(&b, "kind", "Event");
+	jb_open(&b, "metadata");
+	jb_str(&b, "name", name);
+	jb_str(&b, "namespace", ev->namespace);
+	jb_close(&b);
+	jb_time(&b, "eventTime", first);
+	if (ev->count > 1) {
+		jb_open(&b, "series");
+		jb_int(&b, "count", ev->count);
+		jb_time(&b, "lastObservedTime", ev->last_us ? ev->last_us : first);
+		jb_close(&b);
+	}
+	jb_str(&b, "reportingController", ev->reporting_controller);
+	jb_str(&b, "reportingInstance", ev->reporting_instance);
+	jb_str(&b, "action", ev->action);
+	jb_str(&b, "reason", ev->reason);
+	if (ev->note)
+		jb_strn(&b, "note", ev->note, utf8_prefix(ev->note, EVENT_NOTE_MAX));
+	jb_str(&b, "type", ev->type && *ev->type ? ev->type : "Normal");
+	jb_open(&b, "regarding");
+	jb_str(&b, "kind", ev->regarding_kind && *ev->regarding_kind ? ev->regarding_kind : "Pod");
+	jb_str(&b, "namespace", ev->namespace);
+	jb_str(&b, "name", ev->regarding_name);
+	jb_opt(&b, "uid", ev->regarding_uid);
+	jb_str(&b, "apiVersion", ev->regarding_api_version && *ev->regarding_api_version ? ev->regarding_api_version : "v1");
+	jb_close(&b);
+	jb_close(&b);
+	if ((rc = jb_finish(&b, "event", &body, &len, e)))
+		goto out;
+	size_t n = strlen(ev->namespace) + 64;
+	if (!(path = malloc(n))) {
+		rc = err_set(e, ERR_NOMEM, "event: out of memory");
+		goto out;
+	}
+	snprintf(path, n, "/apis/events.k8s.io/v1/namespaces/%s/events", ev->namespace);
+	rc = api_request(conn, "POST", path, NULL, body, len, NULL, e);
+out:
+	free(name);
+	free(body);
+	free(path);
+	return rc;
+}
+
+/* ---------- pods/status ---------- */
+
+int api_patch_pod_status(struct api_conn *conn, const char *ns, const char *name, const char *cond_status,
+			 const char *reason, const char *message, const char *nominated_node, struct err *e)
+{
+	int rc;
+	char *body = NULL, *path = NULL;
+	size_t len = 0;
+	struct jb b;
+	if ((rc = check_segment("patch pod status", "namespace", ns, e)) ||
+	    (rc = check_segment("patch pod status", "pod name", name, e)))
+		return rc;
+	if (!cond_status && !nominated_node)
+		return err_set(e, ERR_INVALID, "patch pod status %s/%s: nothing to patch", ns, name);
+	if (!jb_init(&b))
+		return err_set(e, ERR_NOMEM, "patch pod status %s/%s: out of memory", ns, name);
+	jb_open(&b, NULL);
+	jb_open(&b, "status");
+	if (cond_status) {
+		/* conditions merge by "type": the other conditions are left as they are. */
+		jb_key(&b, "conditions");
+		jb_check(&b, yajl_gen_array_open(b.g));
+		jb_open(&b, NULL);
+		jb_str(&b, "type", "PodScheduled");
+		jb_str(&b, "status", cond_status);
+		jb_opt(&b, "reason", reason);
+		jb_opt(&b, "message", message);
+		jb_null(&b, "lastProbeTime");
+		jb_time_s(&b, "lastTransitionTime", api_wall_us());
+		jb_close(&b);
+		jb_check(&b, yajl_gen_array_close(b.g));
+	}
+	if (nominated_node) {
+		if (*nominated_node)
+			jb_str(&b, "nominatedNodeName", nominated_node);
+		else
+			jb_null(&b, "nominatedNodeName"); /* null deletes the field in a merge patch */
+	}
+	jb_close(&b);
+	jb_close(&b);
+	if ((rc = jb_finish(&b, "patch pod status", &body, &len, e)))
+		goto out;
+	size_t n = strlen(ns) + strlen(name) + 64;
+	if (!(path = malloc(n))) {
+		rc = err_set(e, ERR_NOMEM, "patch pod status %s/%s: out of memory", ns, name);
+		goto out;
+	}
+	snprintf(path, n, "/api/v1/namespaces/%s/pods/%s/status", ns, name);
+	rc = api_request(conn, "PATCH", path, "application/strategic-merge-patch+json", body, len, NULL, e);
+out:
+	free(body);
+	free(path);
+	return rc;
+}
+
+/* ---------- Lease ---------- */
+
+static int lease_body(const struct api_lease *l, bool with_rv, char **body, size_t *len, struct err *e)
+{
+	struct jb b;
+	if (!jb_init(&b))
+		return err_set(e, ERR_NOMEM, "lease %s/%s: out of memory", l->namespace, l->name);
+	jb_open(&b, NULL);
+	jb_str(&b, "apiVersion", "coordination.k8s.io/v1");
+	jb_str(&b, "kind", "Lease");
+	jb_open(&b, "metadata");
+	jb_str(&b, "name", l->name);
+	jb_str(&b, "namespace", l->namespace);
+	if (with_rv)
+		jb_str(&b, "resourceVersion", l->resource_version);
+	jb_close(&b);
+	jb_open(&b, "spec");
+	jb_opt(&b, "holderIdentity", l->holder_identity);
+	if (l->lease_duration_seconds > 0)
+		jb_int(&b, "leaseDurationSeconds", l->lease_duration_seconds);
+	if (l->acquire_time_us)
+		jb_time(&b, "acquireTime", l->acquire_time_us);
+	if (l->renew_time_us)
+		jb_time(&b, "renewTime", l->renew_time_us);
+	if (l->lease_transitions > 0)
+		jb_int(&b, "leaseTransitions", l->lease_transitions);
+	jb_close(&b);
+	jb_close(&b);
+	return jb_finish(&b, "lease", body, len, e);
+}
+
+/* Decodes a Lease response body into out (api_lease_decode does the fields). */
+static int lease_decode_body(const struct api_response *r, const char *what, struct api_lease *out, struct err *e)
+{
+	char ebuf[256];
+	yajl_val root = yajl_tree_parse(r->body ? r->body : "", ebuf, sizeof(ebuf));
+	if (!root)
+		return err_set(e, ERR_INVALID, "%s: response is not JSON: %s", what, ebuf);
+	int rc = api_lease_decode(root, out, e);
+	yajl_tree_free(root);
+	if (rc)
+		err_prefix(e, "%s", what);
+	return rc;
+}
+
+static int lease_call(struct api_conn *conn, const char *method, const char *ns, const char *name, const char *body,
+		      size_t len, struct api_lease *out, struct err *e)
+{
+	int rc;
+	struct api_response r = {0};
+	char *path = NULL, what[320];
+	size_t n = strlen(ns) + (name ? strlen(name) : 0) + 64;
+	snprintf(what, sizeof(what), "%s lease %s/%s", method, ns, name ? name : "");
+	if (!(path = malloc(n)))
+		return err_set(e, ERR_NOMEM, "%s: out of memory", what);
+	snprintf(path, n, "/apis/coordination.k8s.io/v1/namespaces/%s/leases%s%s", ns, name ? "/" : "", name ? name : "");
+	rc = api_request(conn, method, path, NULL, body, len, &r, e);
+	if (rc == 0 && out)
+		rc = lease_decode_body(&r, what, out, e);
+	api_response_release(&r);
+	free(path);
+	return rc;
+}
+
+int api_lease_get(struct api_conn *conn, const char *ns, const char *name, struct api_lease *out, struct err *e)
+{
+	int rc;
+	if ((rc = check_segment("get lease", "namespace", ns, e)) || (rc = check_segment("get lease", "name", name, e)))
+		return rc;
+	return lease_call(conn, "GET", ns, name, NULL, 0, out, e);
+}
+
+int api_lease_create(struct api_conn *conn, const struct api_lease *l, struct api_lease *out, struct err *e)
+{
+	int rc;
+	char *body = NULL;
+	size_t len = 0;
+	if (!l)
+		return err_set(e, ERR_INVALID, "create lease: missing");
+	if ((rc = check_segment("create lease", "namespace", l->namespace, e)) ||
+	    (rc = check_segment("create lease", "name", l->name, e)))
+		return rc;
+	if ((rc = lease_body(l, false, &body, &len, e)))
+		return rc;
+	rc = lease_call(conn, "POST", l->namespace, NULL, body, len, out, e);
+	free(body);
+	return rc;
+}
+
+int api_lease_update(struct api_conn *conn, const struct api_lease *l, struct api_lease *out, struct err *e)
+{
+	int rc;
+	char *body = NULL;
+	size_t len = 0;
+	if (!l)
+		return err_set(e, ERR_INVALID, "update lease: missing");
+	if ((rc = check_segment("update lease", "namespace", l->namespace, e)) ||
+	    (rc = check_segment("update lease", "name", l->name, e)))
+		return rc;
+	/* Without a resourceVersion a PUT overwrites whoever wrote last: refuse it. */
+	if (!l->resource_version || !*l->resource_version)
+		return err_set(e, ERR_INVALID, "update lease %s/%s: resourceVersion: required", l->namespace, l->name);
+	if ((rc = lease_body(l, true, &body, &len, e)))
+		return rc;
+	rc = lease_call(conn, "PUT", l->namespace, l->name, body, len, out, e);
+	free(body);
+	return rc;
+}

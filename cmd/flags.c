@@ -1,0 +1,276 @@
+/* Command-line flags (contract in flags.h): one table drives parsing and --help. */
+#include "cmd/flags.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config/config.h"
+#include "scheduler/health.h"
+#include "scheduler/leader.h"
+
+enum flag_type { F_STRING, F_BOOL, F_INT, F_PORT, F_DOUBLE, F_DURATION, F_LEVEL };
+
+struct flag_def {
+	const char *name;
+	char shorthand; /* 0 = none */
+	enum flag_type type;
+	const char *group;
+	const char *def; /* default, as --help shows it ("" = none) */
+	const char *help;
+	size_t off;     /* of the value in struct cmd_flags */
+	ptrdiff_t set;  /* of the "set" bool, -1 = none */
+};
+
+#define OFF(m) offsetof(struct cmd_flags, m)
+#define NOSET (-1)
+
+static const char G_MISC[] = "Misc flags", G_SERVE[] = "Serving flags (health and metrics)",
+		  G_LE[] = "Leader election flags", G_DEP[] = "Deprecated flags", G_LOG[] = "Logs flags",
+		  G_GLOBAL[] = "Global flags";
+
+static const struct flag_def flags[] = {
+	{ "config", 0, F_STRING, G_MISC, "", "The path to the configuration file (KubeSchedulerConfiguration).",
+	  OFF(config), NOSET },
+	{ "master", 0, F_STRING, G_MISC, "",
+	  "The address of the Kubernetes API server (overrides any value in kubeconfig).", OFF(master), NOSET },
+	{ "write-config-to", 0, F_STRING, G_MISC, "",
+	  "If set, write the configuration values to this file and exit.", OFF(write_config_to), NOSET },
+	{ "policy-config-file", 0, F_STRING, G_MISC, "",
+	  "File with a legacy scheduler Policy (kind: Policy, removed upstream in v1.23); csched maps its predicates "
+	  "and priorities to plugins. Cannot be combined with --config.",
+	  OFF(policy_config_file), NOSET },
+	{ "bind-address", 0, F_STRING, G_SERVE, SCHED_HEALTH_DEFAULT_BIND_ADDRESS,
+	  "The IP address on which to serve /healthz, /livez, /readyz and /metrics.", OFF(bind_address), NOSET },
+	{ "port", 0, F_PORT, G_SERVE, "10251",
+	  "The port on which to serve /healthz, /livez, /readyz and /metrics. 0 disables the server.", OFF(port),
+	  NOSET },
+	{ "leader-elect", 0, F_BOOL, G_LE, "true",
+	  "Start a leader election client and gain leadership before executing the main loop. Enable this when "
+	  "running replicated components for high availability.",
+	  OFF(leader_elect), OFF(set_leader_elect) },
+	{ "leader-elect-lease-duration", 0, F_DURATION, G_LE, "15s",
+	  "The duration that non-leader candidates will wait after observing a leadership renewal until attempting "
+	  "to acquire leadership of a led but unrenewed leader slot.",
+	  OFF(lease_duration_ns), OFF(set_lease_duration) },
+	{ "leader-elect-renew-deadline", 0, F_DURATION, G_LE, "10s",
+	  "The interval between attempts by the acting master to renew a leadership slot before it stops leading. "
+	  "This must be less than the lease duration.",
+	  OFF(renew_deadline_ns), OFF(set_renew_deadline) },
+	{ "leader-elect-resource-lock", 0, F_STRING, G_LE, "leases",
+	  "The type of resource object that is used for locking during leader election. Supported option is "
+	  "'leases'.",
+	  OFF(resource_lock), OFF(set_resource_lock) },
+	{ "leader-elect-resource-name", 0, F_STRING, G_LE, CFG_DEFAULT_LEASE_NAME,
+	  "The name of resource object that is used for locking during leader election.", OFF(resource_name),
+	  OFF(set_resource_name) },
+	{ "leader-elect-resource-namespace", 0, F_STRING, G_LE, "kube-system",
+	  "The namespace of resource object that is used for locking during leader election.",
+	  OFF(resource_namespace), OFF(set_resource_namespace) },
+	{ "leader-elect-retry-period", 0, F_DURATION, G_LE, "2s",
+	  "The duration the clients should wait between attempting acquisition and renewal of a leadership.",
+	  OFF(retry_period_ns), OFF(set_retry_period) },
+	{ "kube-api-burst", 0, F_INT, G_DEP, "100",
+	  "DEPRECATED: burst to use while talking with kubernetes apiserver. This parameter is ignored if a config "
+	  "file is specified in --config.",
+	  OFF(kube_api_burst), OFF(set_kube_api_burst) },
+	{ "kube-api-qps", 0, F_DOUBLE, G_DEP, "50",
+	  "DEPRECATED: QPS to use while talking with kubernetes apiserver. This parameter is ignored if a config "
+	  "file is specified in --config.",
+	  OFF(kube_api_qps), OFF(set_kube_api_qps) },
+	{ "kubeconfig", 0, F_STRING, G_DEP, "",
+	  "DEPRECATED: path to kubeconfig file with authorization and master location information. This parameter "
+	  "is ignored if a config file is specified in --config.",
+	  OFF(kubeconfig), OFF(set_kubeconfig) },
+	{ "v", 'v', F_LEVEL, G_LOG, "0", "number for the log level verbosity", OFF(verbosity), NOSET },
+	{ "help", 'h', F_BOOL, G_GLOBAL, "", "help for csched", OFF(help), NOSET },
+	{ "version", 0, F_BOOL, G_GLOBAL, "", "Print version information and quit.", OFF(version), NOSET },
+};
+#define N_FLAGS (sizeof(flags) / sizeof(flags[0]))
+
+static const struct flag_def *find_long(const char *name, size_t len)
+{
+	for (size_t i = 0; i < N_FLAGS; i++)
+		if (strlen(flags[i].name) == len && strncmp(flags[i].name, name, len) == 0)
+			return &flags[i];
+	return NULL;
+}
+
+static const struct flag_def *find_short(char c)
+{
+	for (size_t i = 0; i < N_FLAGS; i++)
+		if (flags[i].shorthand == c)
+			return &flags[i];
+	return NULL;
+}
+
+static int parse_bool(const char *v, bool *out)
+{
+	/* Go's strconv.ParseBool */
+	static const char *const t[] = { "1", "t", "T", "true", "TRUE", "True" };
+	static const char *const f[] = { "0", "f", "F", "false", "FALSE", "False" };
+	for (size_t i = 0; i < 6; i++) {
+		if (strcmp(v, t[i]) == 0)
+			return *out = true, 0;
+		if (strcmp(v, f[i]) == 0)
+			return *out = false, 0;
+	}
+	return -1;
+}
+
+static int parse_long(const char *v, long lo, long hi, long *out)
+{
+	char *end;
+	errno = 0;
+	long x = strtol(v, &end, 10);
+	if (!*v || *end || errno || x < lo || x > hi)
+		return -1;
+	*out = x;
+	return 0;
+}
+
+static int set_value(struct cmd_flags *f, const struct flag_def *d, const char *dash, const char *v, struct err *e)
+{
+	char *base = (char *)f;
+	long l;
+	const char *why = NULL;
+	switch (d->type) {
+	case F_STRING:
+		*(const char **)(base + d->off) = v;
+		break;
+	case F_BOOL:
+		if (parse_bool(v, (bool *)(base + d->off)) < 0)
+			why = "strconv.ParseBool: parsing: invalid syntax";
+		break;
+	case F_INT:
+		if (parse_long(v, INT_MIN, INT_MAX, &l) < 0)
+			why = "must be an integer";
+		else
+			*(int *)(base + d->off) = (int)l;
+		break;
+	case F_LEVEL:
+		if (parse_long(v, 0, 100, &l) < 0)
+			why = "must be an integer in 0..100";
+		else
+			*(int *)(base + d->off) = (int)l;
+		break;
+	case F_PORT:
+		if (parse_long(v, 0, 65535, &l) < 0)
+			why = "must be a port number in 0..65535";
+		else
+			*(int *)(base + d->off) = (int)l;
+		break;
+	case F_DOUBLE: {
+		char *end;
+		errno = 0;
+		double x = strtod(v, &end);
+		if (!*v || *end || errno || !isfinite(x))
+			why = "must be a number";
+		else
+			*(double *)(base + d->off) = x;
+		break;
+	}
+	case F_DURATION:
+		if (cfg_duration_parse(v, (int64_t *)(base + d->off)) < 0)
+			why = "must be a duration such as 15s, 1m30s or 500ms";
+		break;
+	}
+	if (why)
+		return err_set(e, ERR_INVALID, "invalid argument \"%s\" for \"%s%s\" flag: %s", v, dash, d->name, why);
+	if (d->set >= 0)
+		*(bool *)(base + d->set) = true;
+	return 0;
+}
+
+int cmd_flags_parse(struct cmd_flags *f, int argc, char **argv, struct err *e)
+{
+	memset(f, 0, sizeof(*f));
+	f->bind_address = SCHED_HEALTH_DEFAULT_BIND_ADDRESS;
+	f->port = SCHED_HEALTH_DEFAULT_PORT;
+	f->leader_elect = true;
+	f->lease_duration_ns = SCHED_LEADER_DEFAULT_LEASE_DURATION_MS * 1000000LL;
+	f->renew_deadline_ns = SCHED_LEADER_DEFAULT_RENEW_DEADLINE_MS * 1000000LL;
+	f->retry_period_ns = SCHED_LEADER_DEFAULT_RETRY_PERIOD_MS * 1000000LL;
+	f->resource_lock = "leases";
+	f->resource_name = CFG_DEFAULT_LEASE_NAME;
+	f->resource_namespace = "kube-system";
+	f->kube_api_qps = 50;
+	f->kube_api_burst = 100;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const struct flag_def *d;
+		const char *val = NULL, *dash;
+		if (strcmp(a, "--") == 0) {
+			if (i + 1 < argc)
+				return err_set(e, ERR_INVALID, "unexpected argument \"%s\" (csched takes no arguments)",
+					       argv[i + 1]);
+			break;
+		}
+		if (a[0] != '-' || a[1] == '\0')
+			return err_set(e, ERR_INVALID, "unexpected argument \"%s\" (csched takes no arguments)", a);
+		if (a[1] == '-') { /* --name[=value] */
+			const char *name = a + 2, *eq = strchr(name, '=');
+			size_t len = eq ? (size_t)(eq - name) : strlen(name);
+			dash = "--";
+			if (!(d = find_long(name, len)))
+				return err_set(e, ERR_INVALID, "unknown flag: --%.*s", (int)len, name);
+			if (eq)
+				val = eq + 1;
+		} else { /* -c[value] or -c=value or -c value */
+			dash = "-";
+			if (!(d = find_short(a[1])))
+				return err_set(e, ERR_INVALID, "unknown shorthand flag: '%c' in %s", a[1], a);
+			if (a[2] == '=')
+				val = a + 3;
+			else if (a[2])
+				val = a + 2;
+		}
+		if (!val) {
+			if (d->type == F_BOOL) {
+				val = "true";
+			} else {
+				if (i + 1 >= argc)
+					return err_set(e, ERR_INVALID, "flag needs an argument: %s%s", dash,
+						       dash[1] ? d->name : (char[]){ d->shorthand, 0 });
+				val = argv[++i];
+			}
+		}
+		if (set_value(f, d, dash, val, e) < 0)
+			return e ? e->code : ERR_INVALID;
+	}
+	return 0;
+}
+
+void cmd_flags_usage(FILE *out, const char *prog)
+{
+	static const char *const groups[] = { G_MISC, G_SERVE, G_LE, G_DEP, G_LOG, G_GLOBAL };
+	static const char *const type_names[] = { [F_STRING] = "string", [F_BOOL] = "", [F_INT] = "int",
+						  [F_PORT] = "int", [F_DOUBLE] = "float", [F_DURATION] = "duration",
+						  [F_LEVEL] = "Level" };
+	fprintf(out,
+		"csched is a Kubernetes scheduler compatible with kube-scheduler: it schedules the pods whose\n"
+		"spec.schedulerName names one of its profiles (default \"%s\") onto nodes.\n\n"
+		"Usage:\n  %s [flags]\n",
+		CFG_DEFAULT_SCHEDULER_NAME, prog);
+	for (size_t g = 0; g < sizeof(groups) / sizeof(groups[0]); g++) {
+		fprintf(out, "\n%s:\n\n", groups[g]);
+		for (size_t i = 0; i < N_FLAGS; i++) {
+			const struct flag_def *d = &flags[i];
+			char left[96];
+			if (d->group != groups[g])
+				continue;
+			if (d->shorthand)
+				snprintf(left, sizeof(left), "-%c, --%s %s", d->shorthand, d->name, type_names[d->type]);
+			else
+				snprintf(left, sizeof(left), "    --%s %s", d->name, type_names[d->type]);
+			fprintf(out, "  %-44s %s", left, d->help);
+			if (d->def[0])
+				fprintf(out, d->type == F_STRING ? " (default \"%s\")" : " (default %s)", d->def);
+			fputc('\n', out);
+		}
+	}
+}

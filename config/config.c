@@ -1,0 +1,868 @@
+/* KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1): decoding, upstream's defaults
+ * (apis/config/v1/defaults.go), validation (apis/config/validation/validation.go plus the
+ * framework's and client-go's own checks) and the public entry points. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/arena.h"
+#include "common/intern.h"
+#include "config/cfg_internal.h"
+
+#define NS_PER_SEC 1000000000LL
+/* client-go's leaderelection.JitterFactor: RenewDeadline must exceed RetryPeriod * 1.2. */
+#define LEADER_JITTER_FACTOR 1.2
+
+static int nomem(struct err *e)
+{
+	return err_set(e, ERR_NOMEM, "out of memory");
+}
+
+/* ---------- defaults ---------- */
+
+/* Defaults of fields upstream declares as pointers (an explicit zero stays zero). Fields whose
+ * zero value upstream replaces (durations, lock names, qps, burst, contentType) are filled
+ * after decoding by fill_zero_defaults. */
+void cfg_set_defaults(struct config *cfg)
+{
+	cfg->parallelism = 16;
+	cfg->percentage_of_nodes_to_score = 0;
+	cfg->pod_initial_backoff_seconds = 1;
+	cfg->pod_max_backoff_seconds = 10;
+	cfg->delay_cache_until_active = false;
+	cfg->enable_profiling = true;
+	cfg->enable_contention_profiling = true;
+	cfg->leader_election.leader_elect = true;
+	cfg->leader_election.resource_lock = "";
+	cfg->leader_election.resource_name = "";
+	cfg->leader_election.resource_namespace = "";
+	cfg->client_connection.kubeconfig = "";
+	cfg->client_connection.accept_content_types = "";
+	cfg->client_connection.content_type = "";
+}
+
+static void fill_zero_defaults(struct config *cfg)
+{
+	struct cfg_leader_election *le = &cfg->leader_election;
+	if (le->lease_duration_ns == 0)
+		le->lease_duration_ns = 15 * NS_PER_SEC;
+	if (le->renew_deadline_ns == 0)
+		le->renew_deadline_ns = 10 * NS_PER_SEC;
+	if (le->retry_period_ns == 0)
+		le->retry_period_ns = 2 * NS_PER_SEC;
+	if (!le->resource_lock[0])
+		le->resource_lock = "leases";
+	if (!le->resource_name[0])
+		le->resource_name = CFG_DEFAULT_LEASE_NAME;
+	if (!le->resource_namespace[0])
+		le->resource_namespace = "kube-system";
+	struct cfg_client_connection *cc = &cfg->client_connection;
+	/* Upstream defaults to protobuf; csched's client speaks JSON only. */
+	if (!cc->content_type[0])
+		cc->content_type = "application/json";
+	if (cc->qps == 0)
+		cc->qps = 50;
+	if (cc->burst == 0)
+		cc->burst = 100;
+	for (uint32_t i = 0; i < cfg->n_extenders; i++)
+		if (cfg->extenders[i].http_timeout_ns == 0)
+			cfg->extenders[i].http_timeout_ns = 5 * NS_PER_SEC; /* extender.go DefaultExtenderTimeout */
+}
+
+static void profile_init(struct cfg_profile *p)
+{
+	memset(p, 0, sizeof(*p));
+	cfg_args_set_defaults(&p->args);
+}
+
+/* ---------- decoding: plugins ---------- */
+
+struct set_ctx {
+	struct cfg_plugin_set *set;
+	bool enabled;
+};
+
+static int plugin_field(struct cfg_dec *d, const char *key, yaml_node_t *v, void *ctx)
+{
+	struct cfg_plugin *p = ctx;
+	if (dec_key_is(d, key, "name"))
+		return dec_istr(d, v, &p->name);
+	if (dec_key_is(d, key, "weight")) {
+		int32_t w;
+		int rc = dec_i32(d, v, &w);
+		if (rc)
+			return rc;
+		if (w < 1 || w > CFG_MAX_PLUGIN_WEIGHT)
+			return dec_err(d, v, "must be in the range 1..%d, got %d", CFG_MAX_PLUGIN_WEIGHT, w);
+		p->weight = w;
+		return 0;
+	}
+	return dec_unknown(d, key, v);
+}
+
+static int plugin_item(struct cfg_dec *d, size_t i, yaml_node_t *item, void *ctx)
+{
+	struct set_ctx *c = ctx;
+	struct cfg_plugin p = { .name = intern_str("") };
+	int rc = dec_map(d, item, plugin_field, &p);
+	if (rc)
+		return rc;
+	if (!p.name[0])
+		return dec_err(d, item, "name: Required value");
+	if (c->enabled)
+		c->set->enabled[i] = p;
+	else
+		c->set->disabled[i] = p.name;
+	return 0;
+}
+
+static int set_field(struct cfg_dec *d, const char *key, yaml_node_t *v, void *ctx)
+{
+	struct cfg_plugin_set *s = ctx;
+	bool enabled = dec_key_is(d, key, "enabled");
+	if (!enabled && !dec_key_is(d, key, "disabled"))
+		return dec_unknown(d, key, v);
+	size_t len;
+	int rc = dec_seq_len(d, v, &len);
+	if (rc)
+		return rc;
+	if (enabled) {
+		s->enabled = len ? arena_alloc(d->arena, len * sizeof(*s->enabled)) : NULL;
+		s->n_enabled = (uint32_t)len;
+		if (len && !s->enabled)
+			return nomem(d->e);
+	} else {
+		s->disabled = len ? arena_alloc(d->arena, len * sizeof(*s->disabled)) : NULL;
+		s->n_disabled = (uint32_t)len;
+		if (len && !s->disabled)
+			return nomem(d->e);
+	}
+	struct set_ctx c = { .set = s, .enabled = enabled };
+	return dec_seq(d, v, plugin_item, &c);
+}
+
+static int plugins_field(struct cfg_dec *d, const char *key, yaml_node_t *v, void *ctx)
+{
+	struct cfg_plugins *p = ctx;
+	for (int ep = 0; ep <= CFG_EP_COUNT; ep++)
+		if (dec_key_is(d, key, cfg_ext_point_key((enum cfg_ext_point)ep)))
+			return dec_map(d, v, set_field, &p->sets[ep]);
+	return dec_unknown(d, key, v);
+}
+
+/* ---------- decoding: pluginConfig ---------- */
+
+struct pc_item {
+	const char *name;
+	yaml_node_t *name_node, *args;
+};
+
+static int pc_field(struct cfg_dec *d, const char *key, yaml_node_t *v, void *ctx)
+{
+	struct pc_item *it = ctx;
+	if (dec_key_is(d, key, "name")) {
+		it->name_node = v;
+		return dec_istr(d, v, &it->name);
+	}
+	if (dec_key_is(d, key, "args")) {
+		it->args = v;
+		return 0;
+	}
+	return dec_unknown(d, key, v);
+}
+
+struct pc_ctx {
+	struct cfg_profile *prof;
+	const char **seen;
+};
+
+static int pc_item_fn(struct cfg_dec *d, size_t i, yaml_node_t *item, void *ctx)
+{
+	struct pc_ctx *c = ctx;
+	struct pc_item it = { .name = NULL };
+	int rc = dec_map(d, item, pc_field, &it);
+	if (rc)
+		return rc;
+	if (!it.name || !it.name[0])
+		return dec_err(d, item, "name: Required value");
+	for (size_t j = 0; j < i; j++)
+		if (c->seen[j] == it.name)
+			return dec_err(d, item, "Duplicate value: \"%s\"", it.name);
+	c->seen[i] = it.name;
+	const struct cfg_plugin_info *info = cfg_plugin_lookup(it.name);
+	if (!info) {
+		if (!strcmp(it.name, "AzureDiskLimits") || !strcmp(it.name, "CinderLimits") ||
+		    !strcmp(it.name, "EBSLimits") || !strcmp(it.name, "GCEPDLimits"))
+			return dec_err(d, item, "Invalid value: \"%s\": was invalid in version \"%s\" (KubeSchedulerConfiguration is version \"%s\")",
+				       it.name, CFG_API_VERSION, CFG_API_VERSION);
+		return dec_err(d, it.name_node, "unknown plugin \"%s\"", it.name);
+	}
+	if (info->args_kind == CFG_ARGS_NONE) {
+		/* The plugin has no args type: accept nothing or an empty mapping only. */
+		if (it.args && !dec_is_null(it.args) &&
+		    !(it.args->type == YAML_MAPPING_NODE && it.args->data.mapping.pairs.top == it.args->data.mapping.pairs.start)) {
+			size_t saved = dec_push_key(d, "args");
+			rc = dec_err(d, it.args, "plugin %s takes no args", it.name);
+			dec_pop(d, saved);
+			return rc;
+		}
+		return 0;
+	}
+	size_t saved = dec_push_key(d, "args");
+	rc = cfg_args_decode(d, it.args, info->args_kind, &c->prof->args);
+	if (!rc) {
+		struct cfg_vctx v = { .file = d->file, .marks = d->marks, .e = d->e };
+		rc = cfg_args_validate(&v, d->path, info->args_kind, &c->prof->args);
+	}
+	dec_pop(d, saved);
+	if (!rc)
+		c->prof->plugin_config[c->prof->n_plugin_config++] = info->args_kind;
+	return rc;
+}
+
+/* ---------- decoding: profiles ---------- */
+
+static int profile_field(struct cfg_dec *d, const char *key, yaml_node_t *v, void *ctx)
+{
+	struct cfg_profile *p = ctx;
+	if (dec_key_is(d, key, "schedulerName"))
+		return dec_str(d, v, &p->scheduler_name);
+	if (dec_key_is(d, key, "percentageOfNodesToScore")) {
+		p->has_percentage_of_nodes_to_score = true;
+		return dec_i32(d, v, &p->percentage_of_nodes_to_score);
+	}
+	if (dec_key_is(d, key, "plugins"))
+		return dec_map(d, v, plugins_field, &p->plugins);
+	if (dec_key_is(d, key, "pluginConfig")) {
+		size_t len;
+		int rc = dec_seq_len(d, v, &len);
+		if (rc)
+			return rc;
+		struct pc_ctx c = { .prof = p, .seen = len ? arena_alloc(d->arena, len * sizeof(char *)) : NULL };
+		if (len && !c.seen)
+			return nomem(d->e);
+		return dec_seq(d, v, pc_item_fn, &c);
+	}
+	return dec_unknown(d, key, v);
+}
+
+static int profile_item(struct cfg_dec *d, size_t i, yaml_node_t *item, void *ctx)
+{
+	struct cfg_profile *profiles = ctx;
+	profile_init(&profiles[i]);
+	return dec_map(d, item, profile_field, &profiles[i]);
+}
+
+/* ---------- decoding: extenders (shared with the Policy decoder) ---------- */
+
+struct ext_ctx {
+	struct cfg_extender *x;
+	bool legacy;
+};
+
+static int tls_field(struct cfg_dec *d, const char *key, yaml_node_t *v, void *ctx)
+{
+	struct cfg_extender_tls *t = ctx;
+	if (dec_key_is(d, key, "insecure"))
+		return dec_bool(d, v, &t->insecure);
+	if (dec_key_is(d, key, "serverName"))
+		return dec_str(d, v, &t->server_name);
+	if (dec_key_is(d, key, "certFile"))
+		return dec_str(d, v, &t->cert_file);
+	if (dec_key_is(d, key, "keyFile"))
+		return dec_str(d, v, &t->key_file);
+	if (dec_key_is(d, key, "caFile"))
+		return dec_str(d, v, &t->ca_file);
+	if (dec_key_is(d, key, "certData"))
+		return dec_base64(d, v, &t->cert_data, &t->cert_data_len);
+	if (dec_key_is(d, key, "keyData"))
+		return dec_base64(d, v, &t->key_data, &t->key_data_len);
+	if (dec_key_is(d, key, "caData"))
+		return dec_base64(d, v, &t->ca_data, &t->ca_data_len);
+	return dec_unknown(d, key, v);
+}
+
+static int mr_field(struct cfg_dec *d, const char *key, yaml_node_t *v, void *ctx)
+{
+	struct cfg_managed_resource *m = ctx;
+	if (dec_key_is(d, key, "name"))
+		return dec_istr(d, v, &m->name);
+	if (dec_key_is(d, key, "ignoredByScheduler"))
+		return dec_bool(d, v, &m->ignored_by_scheduler);
+	return dec_unknown(d, key, v);
+}
+
+static int mr_item(struct cfg_dec *d, size_t i, yaml_node_t *item, void *ctx)
+{
+	struct cfg_managed_resource *m = ctx;
+	m[i].name = intern_str("");
+	return dec_map(d, item, mr_field, &m[i]);
+}
+
+static int ext_field(struct cfg_dec *d, const char *key, yaml_node_t *v, void *ctx)
+{
+	struct ext_ctx *c = ctx;
+	struct cfg_extender *x = c->x;
+	if (dec_key_is(d, key, "urlPrefix"))
+		return dec_str(d, v, &x->url_prefix);
+	if (dec_key_is(d, key, "filterVerb"))
+		return dec_str(d, v, &x->filter_verb);
+	if (dec_key_is(d, key, "preemptVerb"))
+		return dec_str(d, v, &x->preempt_verb);
+	if (dec_key_is(d, key, "prioritizeVerb"))
+		return dec_str(d, v, &x->prioritize_verb);
+	if (dec_key_is(d, key, "bindVerb"))
+		return dec_str(d, v, &x->bind_verb);
+	if (dec_key_is(d, key, "weight"))
+		return dec_int(d, v, INT64_MIN, INT64_MAX, &x->weight);
+	/* v1 spells enableHTTPS, the legacy Policy enableHttps (matched case-insensitively). */
+	if (dec_key_is(d, key, c->legacy ? "enableHttps" : "enableHTTPS"))
+		return dec_bool(d, v, &x->enable_https);
+	if (dec_key_is(d, key, "tlsConfig")) {
+		x->has_tls = true;
+		return dec_map(d, v, tls_field, &x->tls);
+	}
+	if (dec_key_is(d, key, "httpTimeout")) {
+		if (c->legacy) /* time.Duration: integer nanoseconds */
+			return dec_int(d, v, 0, INT64_MAX, &x->http_timeout_ns);
+		return dec_duration(d, v, &x->http_timeout_ns);
+	}
+	if (dec_key_is(d, key, "nodeCacheCapable"))
+		return dec_bool(d, v, &x->node_cache_capable);
+	if (dec_key_is(d, key, "managedResources")) {
+		size_t len;
+		int rc = dec_seq_len(d, v, &len);
+		if (rc)
+			return rc;
+		x->managed_resources = len ? arena_alloc(d->arena, len * sizeof(*x->managed_resources)) : NULL;
+		if (len && !x->managed_resources)
+			return nomem(d->e);
+		x->n_managed_resources = (uint32_t)len;
+		return dec_seq(d, v, mr_item, x->managed_resources);
+	}
+	if (dec_key_is(d, key, "ignorable"))
+		return dec_bool(d, v, &x->ignorable);
+	return dec_unknown(d, key, v);
+}
+
+struct exts_ctx {
+	struct cfg_extender *items;
+	bool legacy;
+};
+
+static int ext_item(struct cfg_dec *d, size_t i, yaml_node_t *item, void *ctx)
+{
+	struct exts_ctx *c = ctx;
+	struct cfg_extender *x = &c->items[i];
+	x->url_prefix = x->filter_verb = x->preempt_verb = x->prioritize_verb = x->bind_verb = "";
+	x->tls.server_name = x->tls.cert_file = x->tls.key_file = x->tls.ca_file = "";
+	struct ext_ctx ec = { .x = x, .legacy = c->legacy };
+	return dec_map(d, item, ext_field, &ec);
+}
+
+int cfg_decode_extenders(struct cfg_dec *d, yaml_node_t *n, bool legacy, struct config *cfg)
+{
+	size_t len;
+	int rc = dec_seq_len(d, n, &len);
+	if (rc)
+		return rc;
+	struct exts_ctx c = { .items = len ? arena_alloc(d->arena, len * sizeof(*c.items)) : NULL, .legacy = legacy };
+	if (len && !c.items)
+		return nomem(d->e);
+	cfg->extenders = c.items;
+	cfg->n_extenders = (uint32_t)len;
+	return dec_seq(d, n, ext_item, &c);
+}
+
+/* ---------- decoding: top level ---------- */
+
+static int le_field(struct cfg_dec *d, const char *key, yaml_node_t *v, void *ctx)
+{
+	struct cfg_leader_election *le = ctx;
+	if (dec_key_is(d, key, "leaderElect"))
+		return dec_bool(d, v, &le->leader_elect);
+	if (dec_key_is(d, key, "leaseDuration"))
+		return dec_duration(d, v, &le->lease_duration_ns);
+	if (dec_key_is(d, key, "renewDeadline"))
+		return dec_duration(d, v, &le->renew_deadline_ns);
+	if (dec_key_is(d, key, "retryPeriod"))
+		return dec_duration(d, v, &le->retry_period_ns);
+	if (dec_key_is(d, key, "resourceLock"))
+		return dec_str(d, v, &le->resource_lock);
+	if (dec_key_is(d, key, "resourceName"))
+		return dec_str(d, v, &le->resource_name);
+	if (dec_key_is(d, key, "resourceNamespace"))
+		return dec_str(d, v, &le->resource_namespace);
+	return dec_unknown(d, key, v);
+}
+
+static int cc_field(struct cfg_dec *d, const char *key, yaml_node_t *v, void *ctx)
+{
+	struct cfg_client_connection *cc = ctx;
+	if (dec_key_is(d, key, "kubeconfig"))
+		return dec_str(d, v, &cc->kubeconfig);
+	if (dec_key_is(d, key, "acceptContentTypes"))
+		return dec_str(d, v, &cc->accept_content_types);
+	if (dec_key_is(d, key, "contentType"))
+		return dec_str(d, v, &cc->content_type);
+	if (dec_key_is(d, key, "qps")) {
+		double q;
+		int rc = dec_float(d, v, &q);
+		if (!rc)
+			cc->qps = (float)q;
+		return rc;
+	}
+	if (dec_key_is(d, key, "burst"))
+		return dec_i32(d, v, &cc->burst);
+	return dec_unknown(d, key, v);
+}
+
+struct top_ctx {
+	struct config *cfg;
+	bool has_api_version, has_kind;
+};
+
+static int top_field(struct cfg_dec *d, const char *key, yaml_node_t *v, void *ctx)
+{
+	struct top_ctx *t = ctx;
+	struct config *cfg = t->cfg;
+	const char *s = NULL;
+	int rc;
+	if (dec_key_is(d, key, "apiVersion")) {
+		if ((rc = dec_str(d, v, &s)))
+			return rc;
+		t->has_api_version = true;
+		if (strcmp(s, CFG_API_VERSION) != 0)
+			return dec_err(d, v, "unsupported apiVersion \"%s\": csched reads %s only", s, CFG_API_VERSION);
+		return 0;
+	}
+	if (dec_key_is(d, key, "kind")) {
+		if ((rc = dec_str(d, v, &s)))
+			return rc;
+		t->has_kind = true;
+		if (strcmp(s, CFG_KIND) != 0)
+			return dec_err(d, v, "unsupported kind \"%s\": want %s", s, CFG_KIND);
+		return 0;
+	}
+	if (dec_key_is(d, key, "parallelism"))
+		return dec_i32(d, v, &cfg->parallelism);
+	if (dec_key_is(d, key, "leaderElection"))
+		return dec_map(d, v, le_field, &cfg->leader_election);
+	if (dec_key_is(d, key, "clientConnection"))
+		return dec_map(d, v, cc_field, &cfg->client_connection);
+	if (dec_key_is(d, key, "enableProfiling"))
+		return dec_bool(d, v, &cfg->enable_profiling);
+	if (dec_key_is(d, key, "enableContentionProfiling"))
+		return dec_bool(d, v, &cfg->enable_contention_profiling);
+	if (dec_key_is(d, key, "percentageOfNodesToScore"))
+		return dec_i32(d, v, &cfg->percentage_of_nodes_to_score);
+	if (dec_key_is(d, key, "podInitialBackoffSeconds"))
+		return dec_int(d, v, INT64_MIN, INT64_MAX, &cfg->pod_initial_backoff_seconds);
+	if (dec_key_is(d, key, "podMaxBackoffSeconds"))
+		return dec_int(d, v, INT64_MIN, INT64_MAX, &cfg->pod_max_backoff_seconds);
+	if (dec_key_is(d, key, "delayCacheUntilActive"))
+		return dec_bool(d, v, &cfg->delay_cache_until_active);
+	if (dec_key_is(d, key, "profiles")) {
+		size_t len;
+		if ((rc = dec_seq_len(d, v, &len)))
+			return rc;
+		cfg->profiles = len ? arena_alloc(d->arena, len * sizeof(*cfg->profiles)) : NULL;
+		if (len && !cfg->profiles)
+			return nomem(d->e);
+		cfg->n_profiles = (uint32_t)len;
+		return dec_seq(d, v, profile_item, cfg->profiles);
+	}
+	if (dec_key_is(d, key, "extenders"))
+		return cfg_decode_extenders(d, v, false, cfg);
+	return dec_unknown(d, key, v);
+}
+
+static int decode_config(struct cfg_dec *d, yaml_node_t *root, struct config *cfg)
+{
+	struct top_ctx t = { .cfg = cfg };
+	if (root && root->type != YAML_MAPPING_NODE && !dec_is_null(root))
+		return dec_err(d, root, "expected a mapping at the top level, got a %s",
+			       root->type == YAML_SEQUENCE_NODE ? "sequence" : "scalar");
+	int rc = root ? dec_map(d, root, top_field, &t) : 0;
+	if (rc)
+		return rc;
+	if (!t.has_api_version)
+		return dec_err(d, root, "apiVersion: Required value: want %s", CFG_API_VERSION);
+	if (!t.has_kind)
+		return dec_err(d, root, "kind: Required value: want %s", CFG_KIND);
+	return 0;
+}
+
+/* ---------- validation ---------- */
+
+static bool sets_equal(const struct cfg_plugin_set *a, const struct cfg_plugin_set *b)
+{
+	if (a->n_enabled != b->n_enabled || a->n_disabled != b->n_disabled)
+		return false;
+	for (uint32_t i = 0; i < a->n_enabled; i++)
+		if (strcmp(a->enabled[i].name, b->enabled[i].name) || a->enabled[i].weight != b->enabled[i].weight)
+			return false;
+	for (uint32_t i = 0; i < a->n_disabled; i++)
+		if (strcmp(a->disabled[i], b->disabled[i]))
+			return false;
+	return true;
+}
+
+static bool is_extended_resource_name(const char *name)
+{
+	/* v1helper.IsExtendedResourceName: not native (has a '/' and no "kubernetes.io/"), not
+	 * "requests."-prefixed, and "requests.<name>" must be a qualified name. */
+	if (!strchr(name, '/') || strstr(name, "kubernetes.io/"))
+		return false;
+	if (strncmp(name, "requests.", 9) == 0)
+		return false;
+	char buf[320];
+	cfg_pathf(buf, sizeof(buf), "requests.%s", name);
+	return cfg_check_qualified_name(buf) == NULL;
+}
+
+static int validate_extenders(const struct cfg_vctx *v, const struct config *cfg)
+{
+	char p[CFG_PATH_MAX];
+	uint32_t binders = 0;
+	for (uint32_t i = 0; i < cfg->n_extenders; i++) {
+		const struct cfg_extender *x = &cfg->extenders[i];
+		if (!x->url_prefix[0]) {
+			cfg_pathf(p, sizeof(p), "extenders[%u].urlPrefix", i);
+			return cfg_verr(v, p, "Required value");
+		}
+		if (x->prioritize_verb[0] && x->weight <= 0) {
+			cfg_pathf(p, sizeof(p), "extenders[%u].weight", i);
+			return cfg_verr(v, p, "Invalid value: %" PRId64 ": must have a positive weight applied to it", x->weight);
+		}
+		if (x->bind_verb[0])
+			binders++;
+		if (x->http_timeout_ns < 0) {
+			cfg_pathf(p, sizeof(p), "extenders[%u].httpTimeout", i);
+			return cfg_verr(v, p, "Invalid value: must not be negative");
+		}
+		for (uint32_t j = 0; j < x->n_managed_resources; j++) {
+			const char *name = x->managed_resources[j].name;
+			cfg_pathf(p, sizeof(p), "extenders[%u].managedResources[%u].name", i, j);
+			const char *m = cfg_check_qualified_name(name);
+			if (m)
+				return cfg_verr(v, p, "Invalid value: \"%s\": %s", name, m);
+			if (!is_extended_resource_name(name))
+				return cfg_verr(v, p, "Invalid value: \"%s\": is an invalid extended resource name", name);
+			for (uint32_t k = 0; k < i; k++)
+				for (uint32_t l = 0; l < cfg->extenders[k].n_managed_resources; l++)
+					if (cfg->extenders[k].managed_resources[l].name == name)
+						return cfg_verr(v, p, "Invalid value: \"%s\": duplicate extender managed resource name", name);
+			for (uint32_t l = 0; l < j; l++)
+				if (x->managed_resources[l].name == name)
+					return cfg_verr(v, p, "Invalid value: \"%s\": duplicate extender managed resource name", name);
+		}
+	}
+	if (binders > 1)
+		return cfg_verr(v, "extenders", "Invalid value: \"found %u extenders implementing bind\": only one extender can implement bind",
+				binders);
+	return 0;
+}
+
+static int validate_config(const struct cfg_vctx *v, const struct config *cfg)
+{
+	char p[CFG_PATH_MAX], b1[32], b2[32], b3[32];
+	const struct cfg_client_connection *cc = &cfg->client_connection;
+	if (cc->burst < 0)
+		return cfg_verr(v, "clientConnection.burst", "Invalid value: %d: must be non-negative", cc->burst);
+	if (cc->qps > 0 && cc->burst == 0)
+		return cfg_verr(v, "clientConnection.burst", "Invalid value: 0: must be positive when qps is positive");
+
+	const struct cfg_leader_election *le = &cfg->leader_election;
+	if (le->leader_elect) {
+		if (le->lease_duration_ns <= 0)
+			return cfg_verr(v, "leaderElection.leaseDuration", "Invalid value: \"%s\": must be greater than zero",
+					cfg_duration_format(le->lease_duration_ns, b1, sizeof(b1)));
+		if (le->renew_deadline_ns <= 0)
+			return cfg_verr(v, "leaderElection.renewDeadline", "Invalid value: \"%s\": must be greater than zero",
+					cfg_duration_format(le->renew_deadline_ns, b1, sizeof(b1)));
+		if (le->retry_period_ns <= 0)
+			return cfg_verr(v, "leaderElection.retryPeriod", "Invalid value: \"%s\": must be greater than zero",
+					cfg_duration_format(le->retry_period_ns, b1, sizeof(b1)));
+		if (le->lease_duration_ns <= le->renew_deadline_ns)
+			return cfg_verr(v, "leaderElection.leaseDuration",
+					"Invalid value: \"%s\": LeaseDuration must be greater than RenewDeadline (%s)",
+					cfg_duration_format(le->lease_duration_ns, b1, sizeof(b1)),
+					cfg_duration_format(le->renew_deadline_ns, b2, sizeof(b2)));
+		if ((double)le->renew_deadline_ns <= LEADER_JITTER_FACTOR * (double)le->retry_period_ns)
+			return cfg_verr(v, "leaderElection.renewDeadline",
+					"Invalid value: \"%s\": renewDeadline must be greater than retryPeriod*JitterFactor (%s*1.2 = %s)",
+					cfg_duration_format(le->renew_deadline_ns, b1, sizeof(b1)),
+					cfg_duration_format(le->retry_period_ns, b2, sizeof(b2)),
+					cfg_duration_format((int64_t)(LEADER_JITTER_FACTOR * (double)le->retry_period_ns), b3, sizeof(b3)));
+		if (strcmp(le->resource_lock, "leases") != 0)
+			return cfg_verr(v, "leaderElection.resourceLock", "Invalid value: \"%s\": resourceLock value must be \"leases\"",
+					le->resource_lock);
+	}
+
+	if (cfg->parallelism <= 0)
+		return cfg_verr(v, "parallelism", "Invalid value: %d: should be an integer value greater than zero",
+				cfg->parallelism);
+	if (cfg->n_profiles == 0)
+		return cfg_verr(v, "profiles", "Required value");
+	for (uint32_t i = 0; i < cfg->n_profiles; i++) {
+		const struct cfg_profile *prof = &cfg->profiles[i];
+		if (!prof->scheduler_name || !prof->scheduler_name[0]) {
+			cfg_pathf(p, sizeof(p), "profiles[%u].schedulerName", i);
+			return cfg_verr(v, p, "Required value");
+		}
+		if (prof->has_percentage_of_nodes_to_score &&
+		    (prof->percentage_of_nodes_to_score < 0 || prof->percentage_of_nodes_to_score > 100)) {
+			cfg_pathf(p, sizeof(p), "profiles[%u].percentageOfNodesToScore", i);
+			return cfg_verr(v, p, "Invalid value: %d: not in valid range [0-100]", prof->percentage_of_nodes_to_score);
+		}
+		for (uint32_t j = 0; j < i; j++) {
+			if (strcmp(cfg->profiles[j].scheduler_name, prof->scheduler_name) == 0) {
+				cfg_pathf(p, sizeof(p), "profiles[%u].schedulerName", i);
+				return cfg_verr(v, p, "Duplicate value: \"%s\" (also profiles[%u].schedulerName)",
+						prof->scheduler_name, j);
+			}
+		}
+		if (i > 0 && !sets_equal(&cfg->profiles[0].plugins.sets[CFG_EP_QUEUE_SORT],
+					 &prof->plugins.sets[CFG_EP_QUEUE_SORT])) {
+			cfg_pathf(p, sizeof(p), "profiles[%u].plugins.queueSort", i);
+			return cfg_verr(v, p, "Invalid value: must be the same for all profiles");
+		}
+	}
+	if (cfg->percentage_of_nodes_to_score < 0 || cfg->percentage_of_nodes_to_score > 100)
+		return cfg_verr(v, "percentageOfNodesToScore", "Invalid value: %d: not in valid range [0-100]",
+				cfg->percentage_of_nodes_to_score);
+	if (cfg->pod_initial_backoff_seconds <= 0)
+		return cfg_verr(v, "podInitialBackoffSeconds", "Invalid value: %" PRId64 ": must be greater than 0",
+				cfg->pod_initial_backoff_seconds);
+	if (cfg->pod_max_backoff_seconds < cfg->pod_initial_backoff_seconds)
+		return cfg_verr(v, "podMaxBackoffSeconds",
+				"Invalid value: %" PRId64 ": must be greater than or equal to PodInitialBackoffSeconds (%" PRId64 ")",
+				cfg->pod_max_backoff_seconds, cfg->pod_initial_backoff_seconds);
+	return validate_extenders(v, cfg);
+}
+
+/* Extenders' ignoredByScheduler resources become NodeResourcesFit's ignoredResources in every
+ * profile, replacing the configured list, as upstream's buildExtenders does at start-up. */
+static int apply_extender_ignored_resources(struct config *cfg)
+{
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < cfg->n_extenders; i++)
+		for (uint32_t j = 0; j < cfg->extenders[i].n_managed_resources; j++)
+			n += cfg->extenders[i].managed_resources[j].ignored_by_scheduler;
+	if (n == 0)
+		return 0;
+	const char **names = arena_alloc(cfg->arena, n * sizeof(char *));
+	if (!names)
+		return ERR_NOMEM;
+	uint32_t k = 0;
+	for (uint32_t i = 0; i < cfg->n_extenders; i++)
+		for (uint32_t j = 0; j < cfg->extenders[i].n_managed_resources; j++)
+			if (cfg->extenders[i].managed_resources[j].ignored_by_scheduler)
+				names[k++] = cfg->extenders[i].managed_resources[j].name;
+	for (uint32_t i = 0; i < cfg->n_profiles; i++) {
+		cfg->profiles[i].args.fit.ignored_resources = names;
+		cfg->profiles[i].args.fit.n_ignored_resources = n;
+	}
+	return 0;
+}
+
+/* Checks the profiles' own plugin sets, applies every default, validates and expands.
+ * raw: the sets are as written in the file (loading), so they are checked before the merge
+ * with the defaults and their messages point into the file. */
+static int complete(struct config *cfg, const struct cfg_vctx *v, bool raw)
+{
+	char p[CFG_PATH_MAX];
+	int rc;
+	if (raw) {
+		for (uint32_t i = 0; i < cfg->n_profiles; i++) {
+			cfg_pathf(p, sizeof(p), "profiles[%u]", i);
+			if ((rc = cfg_plugins_check_sets(v, p, &cfg->profiles[i].plugins)))
+				return rc;
+		}
+		if (cfg->n_profiles == 0) {
+			cfg->profiles = arena_alloc(cfg->arena, sizeof(*cfg->profiles));
+			if (!cfg->profiles)
+				return nomem(v->e);
+			profile_init(&cfg->profiles[0]);
+			cfg->n_profiles = 1;
+		}
+		/* Only a single profile gets the default name; several must all be named. */
+		if (cfg->n_profiles == 1 && !cfg->profiles[0].scheduler_name)
+			cfg->profiles[0].scheduler_name = CFG_DEFAULT_SCHEDULER_NAME;
+		for (uint32_t i = 0; i < cfg->n_profiles; i++) {
+			if (cfg_plugins_merge_defaults(cfg->arena, &cfg->profiles[i].plugins))
+				return nomem(v->e);
+			cfg_profile_default_plugin_config(&cfg->profiles[i]);
+		}
+		fill_zero_defaults(cfg);
+		if (apply_extender_ignored_resources(cfg))
+			return nomem(v->e);
+	} else {
+		for (uint32_t i = 0; i < cfg->n_profiles; i++) {
+			struct cfg_profile *prof = &cfg->profiles[i];
+			cfg_pathf(p, sizeof(p), "profiles[%u]", i);
+			if ((rc = cfg_plugins_check_sets(v, p, &prof->plugins)))
+				return rc;
+			for (uint32_t j = 0; j < prof->n_plugin_config; j++) {
+				cfg_pathf(p, sizeof(p), "profiles[%u].pluginConfig[%u].args", i, j);
+				if ((rc = cfg_args_validate(v, p, prof->plugin_config[j], &prof->args)))
+					return rc;
+			}
+		}
+	}
+	if ((rc = validate_config(v, cfg)))
+		return rc;
+	for (uint32_t i = 0; i < cfg->n_profiles; i++) {
+		cfg_pathf(p, sizeof(p), "profiles[%u]", i);
+		if ((rc = cfg_profile_expand(cfg->arena, v, p, &cfg->profiles[i])))
+			return rc;
+		/* profile.go's cfgValidator: every profile must run the same queue sort plugin. */
+		const struct cfg_plugin_list *q0 = &cfg->profiles[0].effective[CFG_EP_QUEUE_SORT];
+		const struct cfg_plugin_list *qi = &cfg->profiles[i].effective[CFG_EP_QUEUE_SORT];
+		if (i > 0 && strcmp(q0->items[0].name, qi->items[0].name) != 0) {
+			cfg_pathf(p, sizeof(p), "profiles[%u].plugins", i);
+			return cfg_verr(v, p, "different queue sort plugins for profile \"%s\": \"%s\", first: \"%s\"",
+					cfg->profiles[i].scheduler_name, qi->items[0].name, q0->items[0].name);
+		}
+	}
+	return 0;
+}
+
+int cfg_finish(struct config *cfg, const struct cfg_vctx *v)
+{
+	return complete(cfg, v, true);
+}
+
+/* ---------- entry points ---------- */
+
+static int load(struct config *cfg, const char *name, const char *buf, size_t len, bool policy, struct err *e)
+{
+	yaml_document_t doc;
+	struct cfg_marks marks = { 0 };
+	bool have_doc = false;
+	int rc;
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->arena = arena_new(16384);
+	if (!cfg->arena)
+		return nomem(e);
+	cfg_set_defaults(cfg);
+	if ((rc = cfg_yaml_parse(name, buf, len, &doc, e)))
+		goto out;
+	have_doc = true;
+	struct cfg_dec d = { .file = name, .doc = &doc, .arena = cfg->arena, .e = e, .marks = &marks, .icase = policy };
+	yaml_node_t *root = yaml_document_get_root_node(&doc);
+	if (root && (rc = dec_mark(&d, root)))
+		goto out;
+	rc = policy ? cfg_policy_decode(&d, root, cfg) : decode_config(&d, root, cfg);
+	if (rc)
+		goto out;
+	struct cfg_vctx v = { .file = name, .marks = &marks, .e = e };
+	rc = cfg_finish(cfg, &v);
+out:
+	if (have_doc)
+		yaml_document_delete(&doc);
+	cfg_marks_release(&marks);
+	if (rc)
+		config_free(cfg);
+	return rc;
+}
+
+static int load_file(struct config *cfg, const char *path, bool policy, struct err *e)
+{
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+	int rc = 0;
+	memset(cfg, 0, sizeof(*cfg));
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return err_set(e, ERR_IO, "%s: %s", path, strerror(errno));
+	for (;;) {
+		if (len == cap) {
+			size_t ncap = cap ? cap * 2 : 8192;
+			if (ncap > (64u << 20)) {
+				rc = err_set(e, ERR_INVALID, "%s: file larger than 64 MiB", path);
+				goto out;
+			}
+			char *nb = realloc(buf, ncap);
+			if (!nb) {
+				rc = nomem(e);
+				goto out;
+			}
+			buf = nb;
+			cap = ncap;
+		}
+		size_t n = fread(buf + len, 1, cap - len, f);
+		len += n;
+		if (n == 0) {
+			if (ferror(f))
+				rc = err_set(e, ERR_IO, "%s: read error", path);
+			break;
+		}
+	}
+	if (!rc)
+		rc = load(cfg, path, buf, len, policy, e);
+out:
+	fclose(f);
+	free(buf);
+	return rc;
+}
+
+int config_load_buffer(struct config *cfg, const char *name, const char *buf, size_t len, struct err *e)
+{
+	return load(cfg, name, buf, len, false, e);
+}
+
+int config_load_file(struct config *cfg, const char *path, struct err *e)
+{
+	return load_file(cfg, path, false, e);
+}
+
+int config_load_policy_buffer(struct config *cfg, const char *name, const char *buf, size_t len, struct err *e)
+{
+	return load(cfg, name, buf, len, true, e);
+}
+
+int config_load_policy_file(struct config *cfg, const char *path, struct err *e)
+{
+	return load_file(cfg, path, true, e);
+}
+
+int config_init_default(struct config *cfg, struct err *e)
+{
+	static const char doc[] = "apiVersion: " CFG_API_VERSION "\nkind: " CFG_KIND "\n";
+	return load(cfg, "<defaults>", doc, sizeof(doc) - 1, false, e);
+}
+
+int config_validate(struct config *cfg, struct err *e)
+{
+	struct cfg_vctx v = { .file = NULL, .marks = NULL, .e = e };
+	if (!cfg || !cfg->arena)
+		return err_set(e, ERR_INVALID, "configuration not loaded");
+	return complete(cfg, &v, false);
+}
+
+char *config_strdup(struct config *cfg, const char *s)
+{
+	return cfg && cfg->arena && s ? arena_strdup(cfg->arena, s) : NULL;
+}
+
+const struct cfg_profile *config_profile(const struct config *cfg, const char *scheduler_name)
+{
+	if (!cfg || !scheduler_name)
+		return NULL;
+	for (uint32_t i = 0; i < cfg->n_profiles; i++)
+		if (strcmp(cfg->profiles[i].scheduler_name, scheduler_name) == 0)
+			return &cfg->profiles[i];
+	return NULL;
+}
+
+void config_free(struct config *cfg)
+{
+	if (!cfg)
+		return;
+	arena_free(cfg->arena);
+	memset(cfg, 0, sizeof(*cfg));
+}

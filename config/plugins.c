@@ -1,0 +1,366 @@
+/* The plugin registry, upstream's mergePlugins (v1 default_plugins.go) and the framework's
+ * MultiPoint expansion and score weights (framework/runtime/framework.go), as pure functions
+ * over struct cfg_plugins. */
+#include <stdio.h>
+#include <string.h>
+
+#include "common/arena.h"
+#include "common/intern.h"
+#include "config/cfg_internal.h"
+
+#define PE CFG_EP_BIT(CFG_EP_PRE_ENQUEUE)
+#define QS CFG_EP_BIT(CFG_EP_QUEUE_SORT)
+#define PF CFG_EP_BIT(CFG_EP_PRE_FILTER)
+#define F CFG_EP_BIT(CFG_EP_FILTER)
+#define PoF CFG_EP_BIT(CFG_EP_POST_FILTER)
+#define PS CFG_EP_BIT(CFG_EP_PRE_SCORE)
+#define S CFG_EP_BIT(CFG_EP_SCORE)
+#define R CFG_EP_BIT(CFG_EP_RESERVE)
+#define PB CFG_EP_BIT(CFG_EP_PRE_BIND)
+#define B CFG_EP_BIT(CFG_EP_BIND)
+
+/* Upstream's default MultiPoint list (v1.34 default_plugins.go, DynamicResourceAllocation GA
+ * so DynamicResources sits before DefaultPreemption), in order, with default score weights.
+ *
+ * Deliberate difference: entries with implemented == false are upstream defaults csched does
+ * not implement yet. They stay out of csched's default profile (running a profile that claims
+ * PodTopologySpread but silently skips it would place pods differently from upstream without
+ * saying so); a configuration that enables one explicitly is rejected with "plugin X is not
+ * implemented by csched yet". Flip the flag when algorithm/plugins gains the plugin: it then
+ * joins the defaults at upstream's position and weight. The points mask must match what the
+ * plugin in algorithm/plugins implements. */
+static const struct cfg_plugin_info registry[] = {
+	{ "SchedulingGates", PE, true, true, 0, CFG_ARGS_NONE },
+	{ "PrioritySort", QS, true, true, 0, CFG_ARGS_NONE },
+	{ "NodeUnschedulable", F, true, true, 0, CFG_ARGS_NONE },
+	{ "NodeName", F, true, true, 0, CFG_ARGS_NONE },
+	{ "TaintToleration", F | PS | S, true, true, 3, CFG_ARGS_NONE },
+	{ "NodeAffinity", PF | F | PS | S, true, true, 2, CFG_ARGS_NODE_AFFINITY },
+	{ "NodePorts", PF | F, true, true, 0, CFG_ARGS_NONE },
+	{ "NodeResourcesFit", PF | F | PS | S, true, true, 1, CFG_ARGS_FIT },
+	{ "VolumeRestrictions", PF | F, true, true, 0, CFG_ARGS_NONE },
+	{ "NodeVolumeLimits", PF | F, false, true, 0, CFG_ARGS_NONE },
+	{ "VolumeBinding", PF | F | PS | S | R | PB, false, true, 0, CFG_ARGS_VOLUME_BINDING },
+	{ "VolumeZone", PF | F, false, true, 0, CFG_ARGS_NONE },
+	{ "PodTopologySpread", PF | F | PS | S, false, true, 2, CFG_ARGS_TOPOLOGY_SPREAD },
+	{ "InterPodAffinity", PF | F | PS | S, false, true, 2, CFG_ARGS_INTER_POD_AFFINITY },
+	{ "DynamicResources", PE | PF | F | PoF | R | PB, false, true, 0, CFG_ARGS_NONE },
+	{ "DefaultPreemption", PoF, false, true, 0, CFG_ARGS_PREEMPTION },
+	{ "NodeResourcesBalancedAllocation", PS | S, true, true, 1, CFG_ARGS_BALANCED },
+	{ "ImageLocality", S, true, true, 1, CFG_ARGS_NONE },
+	{ "DefaultBinder", B, true, true, 0, CFG_ARGS_NONE },
+};
+#define N_REGISTRY (sizeof(registry) / sizeof(registry[0]))
+
+/* Plugins upstream removed from kubescheduler.config.k8s.io/v1 (validation.go's
+ * invalidPluginsByVersion): naming one gets upstream's message. */
+static const char *const removed_plugins[] = { "AzureDiskLimits", "CinderLimits", "EBSLimits", "GCEPDLimits" };
+
+static const char *const ep_keys[CFG_EP_COUNT + 1] = {
+	"preEnqueue", "queueSort", "preFilter", "filter", "postFilter", "preScore", "score",
+	"reserve", "permit", "preBind", "bind", "postBind", "multiPoint",
+};
+static const char *const ep_types[CFG_EP_COUNT + 1] = {
+	"PreEnqueuePlugin", "QueueSortPlugin", "PreFilterPlugin", "FilterPlugin", "PostFilterPlugin",
+	"PreScorePlugin", "ScorePlugin", "ReservePlugin", "PermitPlugin", "PreBindPlugin", "BindPlugin",
+	"PostBindPlugin", "MultiPoint",
+};
+
+const char *cfg_ext_point_key(enum cfg_ext_point ep)
+{
+	return (unsigned)ep <= CFG_EP_COUNT ? ep_keys[ep] : NULL;
+}
+
+const char *cfg_ext_point_type(enum cfg_ext_point ep)
+{
+	return (unsigned)ep <= CFG_EP_COUNT ? ep_types[ep] : NULL;
+}
+
+const struct cfg_plugin_info *cfg_plugin_lookup(const char *name)
+{
+	if (!name)
+		return NULL;
+	for (size_t i = 0; i < N_REGISTRY; i++)
+		if (strcmp(registry[i].name, name) == 0)
+			return &registry[i];
+	return NULL;
+}
+
+const struct cfg_plugin_info *cfg_plugin_registry(size_t *n)
+{
+	*n = N_REGISTRY;
+	return registry;
+}
+
+static bool removed_plugin(const char *name)
+{
+	for (size_t i = 0; i < sizeof(removed_plugins) / sizeof(removed_plugins[0]); i++)
+		if (strcmp(removed_plugins[i], name) == 0)
+			return true;
+	return false;
+}
+
+/* ---------- mergePlugins ---------- */
+
+static bool set_disables(const struct cfg_plugin_set *s, const char *name)
+{
+	for (uint32_t i = 0; i < s->n_disabled; i++)
+		if (strcmp(s->disabled[i], name) == 0)
+			return true;
+	return false;
+}
+
+/* mergePluginSet(defaults, custom) with custom = *set; the result replaces *set. */
+static int merge_set(struct arena *a, const struct cfg_plugin *defs, uint32_t n_defs, struct cfg_plugin_set *set)
+{
+	uint32_t cap = n_defs + set->n_enabled;
+	struct cfg_plugin *out = cap ? arena_alloc(a, cap * sizeof(*out)) : NULL;
+	bool *replaced = set->n_enabled ? arena_alloc(a, set->n_enabled * sizeof(bool)) : NULL;
+	if ((cap && !out) || (set->n_enabled && !replaced))
+		return ERR_NOMEM;
+	uint32_t n = 0;
+	if (!set_disables(set, "*")) {
+		for (uint32_t i = 0; i < n_defs; i++) {
+			if (set_disables(set, defs[i].name))
+				continue;
+			struct cfg_plugin p = defs[i];
+			/* Upstream keeps a name -> last index map: the last custom entry wins. */
+			for (uint32_t j = set->n_enabled; j-- > 0;) {
+				if (strcmp(set->enabled[j].name, p.name) == 0) {
+					p = set->enabled[j];
+					replaced[j] = true;
+					break;
+				}
+			}
+			out[n++] = p;
+		}
+	}
+	for (uint32_t j = 0; j < set->n_enabled; j++)
+		if (!replaced[j])
+			out[n++] = set->enabled[j];
+	set->enabled = out;
+	set->n_enabled = n;
+	return 0;
+}
+
+int cfg_plugins_merge_defaults(struct arena *a, struct cfg_plugins *p)
+{
+	struct cfg_plugin defs[N_REGISTRY];
+	uint32_t n = 0;
+	for (size_t i = 0; i < N_REGISTRY; i++) {
+		if (registry[i].upstream_default && registry[i].implemented) {
+			defs[n].name = intern_str(registry[i].name);
+			if (!defs[n].name)
+				return ERR_NOMEM;
+			defs[n++].weight = registry[i].default_weight;
+		}
+	}
+	for (int ep = 0; ep <= CFG_EP_COUNT; ep++) {
+		int rc = ep == CFG_EP_MULTI_POINT ? merge_set(a, defs, n, &p->sets[ep]) : merge_set(a, NULL, 0, &p->sets[ep]);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* ---------- checks on one profile's sets ---------- */
+
+int cfg_plugins_check_sets(const struct cfg_vctx *v, const char *ppath, const struct cfg_plugins *p)
+{
+	char path[CFG_PATH_MAX];
+	for (int ep = 0; ep <= CFG_EP_COUNT; ep++) {
+		const struct cfg_plugin_set *s = &p->sets[ep];
+		for (uint32_t i = 0; i < s->n_enabled; i++) {
+			const struct cfg_plugin *pl = &s->enabled[i];
+			cfg_pathf(path, sizeof(path), "%s.plugins.%s.enabled[%u]", ppath, ep_keys[ep], i);
+			if (!pl->name || !pl->name[0])
+				return cfg_verr(v, path, "name: required");
+			if (removed_plugin(pl->name))
+				return cfg_verr(v, path, "\"%s\": was invalid in version \"%s\" (KubeSchedulerConfiguration is version \"%s\")",
+						pl->name, CFG_API_VERSION, CFG_API_VERSION);
+			const struct cfg_plugin_info *info = cfg_plugin_lookup(pl->name);
+			if (!info)
+				return cfg_verr(v, path, "unknown plugin \"%s\"", pl->name);
+			if (!info->implemented)
+				return cfg_verr(v, path, "plugin %s is not implemented by csched yet", pl->name);
+			if (ep != CFG_EP_MULTI_POINT && !(info->points & CFG_EP_BIT(ep)))
+				return cfg_verr(v, path, "plugin \"%s\" does not extend %s plugin", pl->name, ep_types[ep]);
+			if (pl->weight < 0 || pl->weight > CFG_MAX_PLUGIN_WEIGHT) {
+				cfg_pathf(path, sizeof(path), "%s.plugins.%s.enabled[%u].weight", ppath, ep_keys[ep], i);
+				return cfg_verr(v, path, "must be in the range 1..%d, got %d", CFG_MAX_PLUGIN_WEIGHT, pl->weight);
+			}
+			for (uint32_t j = 0; j < i; j++) {
+				if (strcmp(s->enabled[j].name, pl->name) != 0)
+					continue;
+				if (ep == CFG_EP_MULTI_POINT)
+					return cfg_verr(v, path, "plugin \"%s\" is enabled more than once (first at enabled[%u])",
+							pl->name, j);
+				return cfg_verr(v, path, "plugin \"%s\" already registered as \"%s\"", pl->name, ep_types[ep]);
+			}
+		}
+		for (uint32_t i = 0; i < s->n_disabled; i++) {
+			const char *name = s->disabled[i];
+			cfg_pathf(path, sizeof(path), "%s.plugins.%s.disabled[%u]", ppath, ep_keys[ep], i);
+			if (!name || !name[0])
+				return cfg_verr(v, path, "name: required");
+			/* Upstream ignores unknown names here; csched rejects them so that a typo does
+			 * not leave a plugin silently enabled. */
+			if (strcmp(name, "*") != 0 && !cfg_plugin_lookup(name) && !removed_plugin(name))
+				return cfg_verr(v, path, "unknown plugin \"%s\"", name);
+		}
+	}
+	return 0;
+}
+
+/* ---------- expandMultiPointPlugins + getScoreWeights ---------- */
+
+static bool names_has(const char *const *names, uint32_t n, const char *name)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (strcmp(names[i], name) == 0)
+			return true;
+	return false;
+}
+
+static int32_t score_weight(const struct cfg_plugins *p, const char *name)
+{
+	/* Upstream walks Score.Enabled then MultiPoint.Enabled; the first entry wins and an
+	 * unset weight counts as 1. */
+	const struct cfg_plugin_set *sets[2] = { &p->sets[CFG_EP_SCORE], &p->sets[CFG_EP_MULTI_POINT] };
+	for (int k = 0; k < 2; k++)
+		for (uint32_t i = 0; i < sets[k]->n_enabled; i++)
+			if (strcmp(sets[k]->enabled[i].name, name) == 0)
+				return sets[k]->enabled[i].weight ? sets[k]->enabled[i].weight : 1;
+	return 1;
+}
+
+int cfg_profile_expand(struct arena *a, const struct cfg_vctx *v, const char *ppath, struct cfg_profile *prof)
+{
+	const struct cfg_plugins *p = &prof->plugins;
+	const struct cfg_plugin_set *mp = &p->sets[CFG_EP_MULTI_POINT];
+	char path[CFG_PATH_MAX];
+	for (int ep = 0; ep < CFG_EP_COUNT; ep++) {
+		const struct cfg_plugin_set *s = &p->sets[ep];
+		uint32_t cap = s->n_enabled + mp->n_enabled;
+		const char **enabled = cap ? arena_alloc(a, cap * sizeof(char *)) : NULL;
+		const char **mpe = cap ? arena_alloc(a, cap * sizeof(char *)) : NULL;
+		const char **over = cap ? arena_alloc(a, cap * sizeof(char *)) : NULL;
+		struct cfg_plugin *out = cap ? arena_alloc(a, cap * sizeof(*out)) : NULL;
+		if (cap && (!enabled || !mpe || !over || !out))
+			return err_set(v->e, ERR_NOMEM, "out of memory");
+		uint32_t n_en = 0, n_mp = 0, n_over = 0, n = 0;
+		for (uint32_t i = 0; i < s->n_enabled; i++)
+			if (!names_has(enabled, n_en, s->enabled[i].name))
+				enabled[n_en++] = s->enabled[i].name;
+		if (!set_disables(s, "*")) {
+			for (uint32_t i = 0; i < mp->n_enabled; i++) {
+				const char *name = mp->enabled[i].name;
+				const struct cfg_plugin_info *info = cfg_plugin_lookup(name);
+				if (!info || !(info->points & CFG_EP_BIT(ep)))
+					continue;
+				if (set_disables(s, name))
+					continue;
+				if (names_has(enabled, n_en, name)) {
+					if (!names_has(over, n_over, name))
+						over[n_over++] = name;
+					continue;
+				}
+				if (names_has(mpe, n_mp, name)) {
+					cfg_pathf(path, sizeof(path), "%s.plugins.multiPoint.enabled[%u]", ppath, i);
+					return cfg_verr(v, path, "plugin \"%s\" already registered as \"%s\"", name, ep_types[ep]);
+				}
+				mpe[n_mp++] = name;
+			}
+		}
+		/* Order: explicit overrides of MultiPoint plugins (in their point's order), then
+		 * MultiPoint plugins, then the point's other plugins. */
+		for (uint32_t i = 0; i < n_en; i++)
+			if (names_has(over, n_over, enabled[i]))
+				out[n++] = (struct cfg_plugin){ .name = enabled[i] };
+		for (uint32_t i = 0; i < n_mp; i++)
+			out[n++] = (struct cfg_plugin){ .name = mpe[i] };
+		for (uint32_t i = 0; i < n_en; i++)
+			if (!names_has(over, n_over, enabled[i]))
+				out[n++] = (struct cfg_plugin){ .name = enabled[i] };
+		prof->effective[ep] = (struct cfg_plugin_list){ .n = n, .items = out };
+	}
+
+	/* Score weights, with upstream's overflow guard (sum of weight * MaxNodeScore must fit in
+	 * int64). With weights capped at 100 the guard cannot trip; it stays as the invariant the
+	 * score summation relies on. */
+	int64_t total = 0;
+	struct cfg_plugin_list *sl = &prof->effective[CFG_EP_SCORE];
+	for (uint32_t i = 0; i < sl->n; i++) {
+		sl->items[i].weight = score_weight(p, sl->items[i].name);
+		int64_t w = (int64_t)sl->items[i].weight * CFG_MAX_NODE_SCORE;
+		if (w > INT64_MAX - total) {
+			cfg_pathf(path, sizeof(path), "%s.plugins.score", ppath);
+			return cfg_verr(v, path, "total score of Score plugins could overflow");
+		}
+		total += w;
+	}
+
+	cfg_pathf(path, sizeof(path), "%s.plugins", ppath);
+	if (prof->effective[CFG_EP_QUEUE_SORT].n != 1)
+		return cfg_verr(v, path, "only one queue sort plugin required for profile with scheduler name \"%s\", but got %u",
+				prof->scheduler_name, prof->effective[CFG_EP_QUEUE_SORT].n);
+	if (prof->effective[CFG_EP_BIND].n == 0)
+		return cfg_verr(v, path, "at least one bind plugin is needed for profile with scheduler name \"%s\"",
+				prof->scheduler_name);
+	return 0;
+}
+
+/* ---------- default pluginConfig ---------- */
+
+static bool profile_names_plugin(const struct cfg_plugins *p, const char *name)
+{
+	for (int ep = 0; ep <= CFG_EP_COUNT; ep++)
+		for (uint32_t i = 0; i < p->sets[ep].n_enabled; i++)
+			if (strcmp(p->sets[ep].enabled[i].name, name) == 0)
+				return true;
+	return false;
+}
+
+void cfg_profile_default_plugin_config(struct cfg_profile *prof)
+{
+	/* Kinds in the order of their plugin names, as upstream's sorted pluginsNames. */
+	enum cfg_args_kind sorted[CFG_ARGS_COUNT];
+	int n = 0;
+	for (int k = 0; k < CFG_ARGS_COUNT; k++) {
+		int j = n++;
+		while (j > 0 && strcmp(cfg_args_kind_plugin(sorted[j - 1]), cfg_args_kind_plugin((enum cfg_args_kind)k)) > 0) {
+			sorted[j] = sorted[j - 1];
+			j--;
+		}
+		sorted[j] = (enum cfg_args_kind)k;
+	}
+	for (int i = 0; i < n; i++) {
+		enum cfg_args_kind k = sorted[i];
+		bool present = false;
+		for (uint32_t j = 0; j < prof->n_plugin_config; j++)
+			present = present || prof->plugin_config[j] == k;
+		if (!present && profile_names_plugin(&prof->plugins, cfg_args_kind_plugin(k)))
+			prof->plugin_config[prof->n_plugin_config++] = k;
+	}
+}
+
+const struct cfg_plugin_list *config_effective_plugins(const struct cfg_profile *p, enum cfg_ext_point ep)
+{
+	static const struct cfg_plugin_list empty;
+	if (!p || (unsigned)ep >= CFG_EP_COUNT)
+		return &empty;
+	return &p->effective[ep];
+}
+
+bool config_profile_runs(const struct cfg_profile *p, enum cfg_ext_point ep, const char *name, int32_t *weight)
+{
+	const struct cfg_plugin_list *l = config_effective_plugins(p, ep);
+	for (uint32_t i = 0; i < l->n; i++) {
+		if (strcmp(l->items[i].name, name) == 0) {
+			if (weight)
+				*weight = l->items[i].weight;
+			return true;
+		}
+	}
+	return false;
+}

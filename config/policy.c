@@ -1,0 +1,579 @@
+/* The legacy Policy file (kind: Policy, apiVersion: v1; removed upstream in v1.23), mapped to
+ * one profile the way upstream's legacy registry (framework/plugins/legacy_registry.go, v1.22)
+ * did, onto today's plugin names. docs/config.md holds the table and the differences.
+ *
+ * Keys are matched case-insensitively (the Policy was decoded by encoding/json, which does). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/arena.h"
+#include "common/intern.h"
+#include "config/cfg_internal.h"
+
+#define MAX_PLUGINS 4
+
+enum legacy_fit { FIT_NONE, FIT_LEAST, FIT_MOST, FIT_RTCR };
+
+struct legacy {
+	const char *name;
+	const char *plugins[MAX_PLUGINS]; /* NULL-terminated; none = maps to nothing */
+	const char *unsupported;          /* why csched refuses it, or NULL */
+	enum legacy_fit fit;              /* priorities served by NodeResourcesFit's scoringStrategy */
+};
+
+/* Upstream's predicateOrdering: filters run in this order whatever the file's order. */
+static const struct legacy predicates[] = {
+	{ "CheckNodeUnschedulable", { "NodeUnschedulable" }, NULL, FIT_NONE },
+	{ "GeneralPredicates", { "NodeResourcesFit", "NodeName", "NodePorts", "NodeAffinity" }, NULL, FIT_NONE },
+	{ "HostName", { "NodeName" }, NULL, FIT_NONE },
+	{ "PodFitsHostPorts", { "NodePorts" }, NULL, FIT_NONE },
+	{ "MatchNodeSelector", { "NodeAffinity" }, NULL, FIT_NONE },
+	{ "PodFitsResources", { "NodeResourcesFit" }, NULL, FIT_NONE },
+	{ "NoDiskConflict", { "VolumeRestrictions" }, NULL, FIT_NONE },
+	{ "PodToleratesNodeTaints", { "TaintToleration" }, NULL, FIT_NONE },
+	{ "CheckNodeLabelPresence", { NULL }, "its NodeLabel plugin was removed upstream in v1.23", FIT_NONE },
+	{ "CheckServiceAffinity", { NULL }, "its ServiceAffinity plugin was removed upstream in v1.23", FIT_NONE },
+	{ "MaxEBSVolumeCount", { NULL }, "its EBSLimits plugin was removed upstream in v1.32 (use MaxCSIVolumeCountPred)", FIT_NONE },
+	{ "MaxGCEPDVolumeCount", { NULL }, "its GCEPDLimits plugin was removed upstream in v1.32 (use MaxCSIVolumeCountPred)", FIT_NONE },
+	{ "MaxCSIVolumeCountPred", { "NodeVolumeLimits" }, NULL, FIT_NONE },
+	{ "MaxAzureDiskVolumeCount", { NULL }, "its AzureDiskLimits plugin was removed upstream in v1.32 (use MaxCSIVolumeCountPred)", FIT_NONE },
+	{ "MaxCinderVolumeCount", { NULL }, "its CinderLimits plugin was removed upstream in v1.32 (use MaxCSIVolumeCountPred)", FIT_NONE },
+	{ "CheckVolumeBinding", { "VolumeBinding" }, NULL, FIT_NONE },
+	{ "NoVolumeZoneConflict", { "VolumeZone" }, NULL, FIT_NONE },
+	{ "EvenPodsSpread", { "PodTopologySpread" }, NULL, FIT_NONE },
+	{ "MatchInterPodAffinity", { "InterPodAffinity" }, NULL, FIT_NONE },
+};
+#define N_PRED (sizeof(predicates) / sizeof(predicates[0]))
+
+/* Keys as upstream's registry; a priority with requestedToCapacityRatioArguments is keyed
+ * "RequestedToCapacityRatio" whatever its name. Processed in key order (upstream sorts). */
+static const struct legacy priorities[] = {
+	{ "BalancedResourceAllocation", { "NodeResourcesBalancedAllocation" }, NULL, FIT_NONE },
+	{ "EvenPodsSpreadPriority", { "PodTopologySpread" }, NULL, FIT_NONE },
+	{ "ImageLocalityPriority", { "ImageLocality" }, NULL, FIT_NONE },
+	{ "InterPodAffinityPriority", { "InterPodAffinity" }, NULL, FIT_NONE },
+	{ "LeastRequestedPriority", { "NodeResourcesFit" }, NULL, FIT_LEAST },
+	{ "MostRequestedPriority", { "NodeResourcesFit" }, NULL, FIT_MOST },
+	{ "NodeAffinityPriority", { "NodeAffinity" }, NULL, FIT_NONE },
+	{ "NodePreferAvoidPodsPriority", { NULL }, "its NodePreferAvoidPods plugin was removed upstream in v1.24", FIT_NONE },
+	{ "RequestedToCapacityRatio", { "NodeResourcesFit" }, NULL, FIT_RTCR },
+	{ "SelectorSpreadPriority", { "PodTopologySpread" }, NULL, FIT_NONE },
+	{ "TaintTolerationPriority", { "TaintToleration" }, NULL, FIT_NONE },
+};
+#define N_PRIO (sizeof(priorities) / sizeof(priorities[0]))
+
+/* Used when the file has no "predicates" / "priorities" key at all (an empty list is not
+ * absent): upstream's DefaultPredicates / DefaultPriorities. csched skips the entries whose
+ * plugin it does not implement yet, as it does for its default profile. */
+static const char *const default_predicates[] = {
+	"NoVolumeZoneConflict", "MaxCSIVolumeCountPred", "MatchInterPodAffinity", "NoDiskConflict", "GeneralPredicates",
+	"PodToleratesNodeTaints", "CheckVolumeBinding", "CheckNodeUnschedulable", "EvenPodsSpread",
+};
+static const struct {
+	const char *name;
+	int64_t weight;
+} default_priorities[] = {
+	{ "InterPodAffinityPriority", 1 }, { "LeastRequestedPriority", 1 }, { "BalancedResourceAllocation", 1 },
+	{ "NodeAffinityPriority", 1 }, { "TaintTolerationPriority", 1 }, { "ImageLocalityPriority", 1 },
+	{ "EvenPodsSpreadPriority", 2 }, /* SelectorSpreadPriority and NodePreferAvoidPodsPriority also, see docs */
+};
+
+/* ---------- decoded file ---------- */
+
+struct pol_pred {
+	const char *name;
+	yaml_node_t *node;
+};
+
+struct pol_prio {
+	const char *name;
+	int64_t weight;
+	bool has_weight;
+	yaml_node_t *node, *name_node;
+	bool rtcr;
+	uint32_t n_shape, n_resources;
+	struct cfg_shape_point *shape;
+	struct cfg_resource_weight *resources;
+	yaml_node_t *rtcr_node;
+};
+
+struct pol {
+	struct config *cfg;
+	bool has_api_version, has_kind, has_predicates, has_priorities;
+	size_t n_preds, n_prios;
+	struct pol_pred *preds;
+	struct pol_prio *prios;
+	int32_t hard_weight;
+	yaml_node_t *hard_node;
+};
+
+static int nomem(struct cfg_dec *d)
+{
+	return err_set(d->e, ERR_NOMEM, "%s: out of memory", d->file);
+}
+
+static int unsupported_arg(struct cfg_dec *d, yaml_node_t *v, const char *what)
+{
+	return dec_err(d, v, "%s is not supported by csched (its plugin was removed upstream in v1.23)", what);
+}
+
+static int pred_arg_field(struct cfg_dec *d, const char *key, yaml_node_t *v, void *ctx)
+{
+	(void)ctx;
+	if (dec_key_is(d, key, "serviceAffinity"))
+		return unsupported_arg(d, v, "the serviceAffinity argument (ServiceAffinity)");
+	if (dec_key_is(d, key, "labelsPresence"))
+		return unsupported_arg(d, v, "the labelsPresence argument (NodeLabel)");
+	return dec_unknown(d, key, v);
+}
+
+static int pred_field(struct cfg_dec *d, const char *key, yaml_node_t *v, void *ctx)
+{
+	struct pol_pred *p = ctx;
+	if (dec_key_is(d, key, "name")) {
+		p->node = v;
+		return dec_str(d, v, &p->name);
+	}
+	if (dec_key_is(d, key, "argument"))
+		return dec_map(d, v, pred_arg_field, p);
+	return dec_unknown(d, key, v);
+}
+
+static int pred_item(struct cfg_dec *d, size_t i, yaml_node_t *item, void *ctx)
+{
+	struct pol *pol = ctx;
+	struct pol_pred *p = &pol->preds[i];
+	p->node = item;
+	int rc = dec_map(d, item, pred_field, p);
+	if (!rc && (!p->name || !p->name[0]))
+		rc = dec_err(d, item, "name: Required value");
+	return rc;
+}
+
+static int legacy_res_field(struct cfg_dec *d, const char *key, yaml_node_t *v, void *ctx)
+{
+	struct cfg_resource_weight *r = ctx;
+	if (dec_key_is(d, key, "name"))
+		return dec_istr(d, v, &r->name);
+	if (dec_key_is(d, key, "weight"))
+		return dec_int(d, v, INT64_MIN, INT64_MAX, &r->weight);
+	return dec_unknown(d, key, v);
+}
+
+static int legacy_res_item(struct cfg_dec *d, size_t i, yaml_node_t *item, void *ctx)
+{
+	struct cfg_resource_weight *r = ctx;
+	r[i].name = intern_str("");
+	int rc = dec_map(d, item, legacy_res_field, &r[i]);
+	if (!rc && r[i].weight == 0)
+		r[i].weight = 1; /* v1 defaulting of ResourceSpec */
+	return rc;
+}
+
+static int legacy_shape_field(struct cfg_dec *d, const char *key, yaml_node_t *v, void *ctx)
+{
+	struct cfg_shape_point *p = ctx;
+	if (dec_key_is(d, key, "utilization"))
+		return dec_i32(d, v, &p->utilization);
+	if (dec_key_is(d, key, "score"))
+		return dec_i32(d, v, &p->score);
+	return dec_unknown(d, key, v);
+}
+
+static int legacy_shape_item(struct cfg_dec *d, size_t i, yaml_node_t *item, void *ctx)
+{
+	struct cfg_shape_point *p = ctx;
+	return dec_map(d, item, legacy_shape_field, &p[i]);
+}
+
+static int rtcr_field(struct cfg_dec *d, const char *key, yaml_node_t *v, void *ctx)
+{
+	struct pol_prio *p = ctx;
+	size_t len;
+	int rc;
+	if (dec_key_is(d, key, "shape")) {
+		if ((rc = dec_seq_len(d, v, &len)))
+			return rc;
+		p->shape = len ? arena_alloc(d->arena, len * sizeof(*p->shape)) : NULL;
+		if (len && !p->shape)
+			return nomem(d);
+		p->n_shape = (uint32_t)len;
+		return dec_seq(d, v, legacy_shape_item, p->shape);
+	}
+	if (dec_key_is(d, key, "resources")) {
+		if ((rc = dec_seq_len(d, v, &len)))
+			return rc;
+		p->resources = len ? arena_alloc(d->arena, len * sizeof(*p->resources)) : NULL;
+		if (len && !p->resources)
+			return nomem(d);
+		p->n_resources = (uint32_t)len;
+		return dec_seq(d, v, legacy_res_item, p->resources);
+	}
+	return dec_unknown(d, key, v);
+}
+
+static int prio_arg_field(struct cfg_dec *d, const char *key, yaml_node_t *v, void *ctx)
+{
+	struct pol_prio *p = ctx;
+	if (dec_key_is(d, key, "serviceAntiAffinity"))
+		return unsupported_arg(d, v, "the serviceAntiAffinity argument (ServiceAffinity)");
+	if (dec_key_is(d, key, "labelPreference"))
+		return unsupported_arg(d, v, "the labelPreference argument (NodeLabel)");
+	if (dec_key_is(d, key, "requestedToCapacityRatioArguments")) {
+		p->rtcr = true;
+		p->rtcr_node = v;
+		return dec_map(d, v, rtcr_field, p);
+	}
+	return dec_unknown(d, key, v);
+}
+
+static int prio_field(struct cfg_dec *d, const char *key, yaml_node_t *v, void *ctx)
+{
+	struct pol_prio *p = ctx;
+	if (dec_key_is(d, key, "name")) {
+		p->name_node = v;
+		return dec_str(d, v, &p->name);
+	}
+	if (dec_key_is(d, key, "weight")) {
+		p->has_weight = true;
+		int rc = dec_int(d, v, INT64_MIN, INT64_MAX, &p->weight);
+		/* Upstream requires a positive weight; csched's score weights are 1..100. */
+		if (!rc && (p->weight < 1 || p->weight > CFG_MAX_PLUGIN_WEIGHT))
+			rc = dec_err(d, v, "must be in the range 1..%d, got %lld", CFG_MAX_PLUGIN_WEIGHT, (long long)p->weight);
+		return rc;
+	}
+	if (dec_key_is(d, key, "argument"))
+		return dec_map(d, v, prio_arg_field, p);
+	return dec_unknown(d, key, v);
+}
+
+static int prio_item(struct cfg_dec *d, size_t i, yaml_node_t *item, void *ctx)
+{
+	struct pol *pol = ctx;
+	struct pol_prio *p = &pol->prios[i];
+	p->node = item;
+	int rc = dec_map(d, item, prio_field, p);
+	if (rc)
+		return rc;
+	if (!p->name || !p->name[0])
+		return dec_err(d, item, "name: Required value");
+	if (!p->has_weight)
+		return dec_err(d, item, "weight: priority %s should have a positive weight applied to it", p->name);
+	return 0;
+}
+
+static int top_field(struct cfg_dec *d, const char *key, yaml_node_t *v, void *ctx)
+{
+	struct pol *pol = ctx;
+	const char *s = NULL;
+	size_t len;
+	int rc;
+	if (dec_key_is(d, key, "kind")) {
+		if ((rc = dec_str(d, v, &s)))
+			return rc;
+		pol->has_kind = true;
+		return strcmp(s, "Policy") ? dec_err(d, v, "unsupported kind \"%s\": want Policy", s) : 0;
+	}
+	if (dec_key_is(d, key, "apiVersion")) {
+		if ((rc = dec_str(d, v, &s)))
+			return rc;
+		pol->has_api_version = true;
+		return strcmp(s, "v1") ? dec_err(d, v, "unsupported apiVersion \"%s\": want v1", s) : 0;
+	}
+	if (dec_key_is(d, key, "predicates")) {
+		pol->has_predicates = true;
+		if ((rc = dec_seq_len(d, v, &len)))
+			return rc;
+		pol->preds = len ? arena_alloc(d->arena, len * sizeof(*pol->preds)) : NULL;
+		if (len && !pol->preds)
+			return nomem(d);
+		pol->n_preds = len;
+		return dec_seq(d, v, pred_item, pol);
+	}
+	if (dec_key_is(d, key, "priorities")) {
+		pol->has_priorities = true;
+		if ((rc = dec_seq_len(d, v, &len)))
+			return rc;
+		pol->prios = len ? arena_alloc(d->arena, len * sizeof(*pol->prios)) : NULL;
+		if (len && !pol->prios)
+			return nomem(d);
+		pol->n_prios = len;
+		return dec_seq(d, v, prio_item, pol);
+	}
+	if (dec_key_is(d, key, "extenders") || dec_key_is(d, key, "extenderConfigs"))
+		return cfg_decode_extenders(d, v, true, pol->cfg);
+	if (dec_key_is(d, key, "hardPodAffinitySymmetricWeight")) {
+		pol->hard_node = v;
+		if ((rc = dec_i32(d, v, &pol->hard_weight)))
+			return rc;
+		if (pol->hard_weight < 0 || pol->hard_weight > 100)
+			return dec_err(d, v, "Invalid value: %d: not in valid range [0-100]", pol->hard_weight);
+		return 0;
+	}
+	if (dec_key_is(d, key, "alwaysCheckAllPredicates")) {
+		bool b;
+		if ((rc = dec_bool(d, v, &b)))
+			return rc;
+		/* Upstream ran every filter even after a failure; KubeSchedulerConfiguration has no
+		 * equivalent and csched stops at a node's first failing filter. */
+		if (b)
+			return dec_err(d, v, "alwaysCheckAllPredicates: true is not supported by csched (filters stop at a node's first failure, as in KubeSchedulerConfiguration)");
+		return 0;
+	}
+	return dec_unknown(d, key, v);
+}
+
+/* ---------- mapping ---------- */
+
+struct builder {
+	struct arena *a;
+	struct cfg_plugin *items[CFG_EP_COUNT];
+	uint32_t n[CFG_EP_COUNT];
+};
+
+static int add(struct builder *b, int ep, const char *name, int32_t weight)
+{
+	for (uint32_t i = 0; i < b->n[ep]; i++)
+		if (strcmp(b->items[ep][i].name, name) == 0)
+			return 0; /* upstream's appendToPluginSet keeps the first entry */
+	if (!b->items[ep]) {
+		b->items[ep] = arena_alloc(b->a, 32 * sizeof(struct cfg_plugin));
+		if (!b->items[ep])
+			return ERR_NOMEM;
+	}
+	if (b->n[ep] == 32)
+		return ERR_INVALID;
+	const char *in = intern_str(name);
+	if (!in)
+		return ERR_NOMEM;
+	b->items[ep][b->n[ep]++] = (struct cfg_plugin){ .name = in, .weight = weight };
+	return 0;
+}
+
+/* Enables plugin at the points it implements among mask (predicates: everything but
+ * PreScore/Score; priorities: PreScore and Score). */
+static int add_plugin(struct builder *b, const char *plugin, unsigned mask, int32_t weight)
+{
+	const struct cfg_plugin_info *info = cfg_plugin_lookup(plugin);
+	for (int ep = 0; ep < CFG_EP_COUNT; ep++) {
+		if (!(info->points & mask & CFG_EP_BIT(ep)))
+			continue;
+		int rc = add(b, ep, plugin, ep == CFG_EP_SCORE ? weight : 0);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static const struct legacy *find(const struct legacy *t, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(t[i].name, name) == 0)
+			return &t[i];
+	return NULL;
+}
+
+static bool all_implemented(const struct legacy *l)
+{
+	for (int i = 0; i < MAX_PLUGINS && l->plugins[i]; i++)
+		if (!cfg_plugin_lookup(l->plugins[i])->implemented)
+			return false;
+	return true;
+}
+
+/* Error for a legacy name csched cannot honour, or 0. */
+static int check_supported(struct cfg_dec *d, yaml_node_t *n, const char *kind, const char *name, const struct legacy *l)
+{
+	if (l->unsupported)
+		return dec_err(d, n, "%s \"%s\" is not supported by csched: %s", kind, name, l->unsupported);
+	for (int i = 0; i < MAX_PLUGINS && l->plugins[i]; i++)
+		if (!cfg_plugin_lookup(l->plugins[i])->implemented)
+			return dec_err(d, n, "%s \"%s\" maps to plugin %s: plugin %s is not implemented by csched yet", kind, name,
+				       l->plugins[i], l->plugins[i]);
+	return 0;
+}
+
+static int map_policy(struct cfg_dec *d, struct pol *pol, struct config *cfg)
+{
+	struct builder b = { .a = d->arena };
+	bool want_pred[N_PRED] = { false };
+	int64_t prio_weight[N_PRIO] = { 0 };
+	const struct pol_prio *rtcr = NULL;
+	const struct legacy *fit_prio = NULL;
+	int rc;
+
+	/* Predicates. */
+	if (!pol->has_predicates) {
+		for (size_t i = 0; i < sizeof(default_predicates) / sizeof(default_predicates[0]); i++) {
+			const struct legacy *l = find(predicates, N_PRED, default_predicates[i]);
+			if (all_implemented(l))
+				want_pred[l - predicates] = true;
+		}
+	}
+	for (size_t i = 0; i < pol->n_preds; i++) {
+		const char *name = pol->preds[i].name;
+		const char *key = strcmp(name, "PodFitsPorts") == 0 ? "PodFitsHostPorts" : name; /* legacy alias */
+		const struct legacy *l = find(predicates, N_PRED, key);
+		size_t saved = dec_push_key(d, "predicates");
+		dec_push_index(d, i);
+		dec_push_key(d, "name");
+		rc = 0;
+		for (size_t j = 0; j < i && !rc; j++)
+			if (strcmp(pol->preds[j].name, name) == 0)
+				rc = dec_err(d, pol->preds[i].node, "duplicate predicate name %s", name);
+		if (!rc)
+			rc = l ? check_supported(d, pol->preds[i].node, "predicate", name, l)
+			       : dec_err(d, pol->preds[i].node, "predicate type not found for \"%s\"", name);
+		dec_pop(d, saved);
+		if (rc)
+			return rc;
+		want_pred[l - predicates] = true;
+	}
+	/* Mandatory since TaintNodesByCondition: configured whatever the file says. */
+	want_pred[find(predicates, N_PRED, "PodToleratesNodeTaints") - predicates] = true;
+	want_pred[find(predicates, N_PRED, "CheckNodeUnschedulable") - predicates] = true;
+	for (size_t i = 0; i < N_PRED; i++) {
+		if (!want_pred[i])
+			continue;
+		for (int k = 0; k < MAX_PLUGINS && predicates[i].plugins[k]; k++)
+			if (add_plugin(&b, predicates[i].plugins[k], ~(CFG_EP_BIT(CFG_EP_PRE_SCORE) | CFG_EP_BIT(CFG_EP_SCORE)), 0))
+				return nomem(d);
+	}
+
+	/* Priorities. */
+	if (!pol->has_priorities) {
+		for (size_t i = 0; i < sizeof(default_priorities) / sizeof(default_priorities[0]); i++) {
+			const struct legacy *l = find(priorities, N_PRIO, default_priorities[i].name);
+			if (all_implemented(l))
+				prio_weight[l - priorities] = default_priorities[i].weight;
+		}
+	}
+	for (size_t i = 0; i < pol->n_prios; i++) {
+		const struct pol_prio *p = &pol->prios[i];
+		for (size_t j = 0; j < i; j++) {
+			if (strcmp(pol->prios[j].name, p->name) == 0) {
+				size_t saved = dec_push_key(d, "priorities");
+				dec_push_index(d, i);
+				dec_push_key(d, "name");
+				rc = dec_err(d, p->name_node, "duplicate priority name %s", p->name);
+				dec_pop(d, saved);
+				return rc;
+			}
+		}
+		if (strcmp(p->name, "EqualPriority") == 0)
+			continue; /* every node scores the same: no plugin, as upstream skipped it */
+		const char *key = p->rtcr ? "RequestedToCapacityRatio"
+			: strcmp(p->name, "ServiceSpreadingPriority") == 0 ? "SelectorSpreadPriority" : p->name;
+		const struct legacy *l = find(priorities, N_PRIO, key);
+		size_t saved = dec_push_key(d, "priorities");
+		dec_push_index(d, i);
+		dec_push_key(d, "name");
+		if (!l)
+			rc = dec_err(d, p->name_node, "priority type not found for \"%s\"%s", p->name,
+				     strcmp(p->name, "RequestedToCapacityRatioPriority") == 0
+					     ? " (it needs argument.requestedToCapacityRatioArguments)" : "");
+		else
+			rc = check_supported(d, p->name_node, "priority", p->name, l);
+		if (!rc && l->fit != FIT_NONE) {
+			if (fit_prio && fit_prio != l)
+				rc = dec_err(d, p->name_node, "priority \"%s\" cannot be combined with %s: both map to NodeResourcesFit's single scoringStrategy",
+					     p->name, fit_prio->name);
+			fit_prio = l;
+		}
+		dec_pop(d, saved);
+		if (rc)
+			return rc;
+		if (p->rtcr)
+			rtcr = p;
+		prio_weight[l - priorities] = p->weight;
+	}
+	for (size_t i = 0; i < N_PRIO; i++) {
+		if (!prio_weight[i])
+			continue;
+		for (int k = 0; k < MAX_PLUGINS && priorities[i].plugins[k]; k++)
+			if (add_plugin(&b, priorities[i].plugins[k], CFG_EP_BIT(CFG_EP_PRE_SCORE) | CFG_EP_BIT(CFG_EP_SCORE),
+				       (int32_t)prio_weight[i]))
+				return nomem(d);
+		if (!pol->has_priorities && priorities[i].fit != FIT_NONE)
+			fit_prio = &priorities[i];
+	}
+
+	/* PrioritySort and DefaultBinder were neither predicates nor priorities: upstream added
+	 * them. csched also adds SchedulingGates (PreEnqueue) so that gated pods keep waiting. */
+	if (add(&b, CFG_EP_PRE_ENQUEUE, "SchedulingGates", 0) || add(&b, CFG_EP_QUEUE_SORT, "PrioritySort", 0) ||
+	    add(&b, CFG_EP_BIND, "DefaultBinder", 0))
+		return nomem(d);
+
+	cfg->profiles = arena_alloc(d->arena, sizeof(*cfg->profiles));
+	if (!cfg->profiles)
+		return nomem(d);
+	cfg->n_profiles = 1;
+	struct cfg_profile *prof = &cfg->profiles[0];
+	memset(prof, 0, sizeof(*prof));
+	cfg_args_set_defaults(&prof->args);
+	prof->scheduler_name = CFG_DEFAULT_SCHEDULER_NAME;
+	for (int ep = 0; ep < CFG_EP_COUNT; ep++) {
+		prof->plugins.sets[ep].enabled = b.items[ep];
+		prof->plugins.sets[ep].n_enabled = b.n[ep];
+	}
+	/* No default plugin joins a Policy profile. */
+	const char **star = arena_alloc(d->arena, sizeof(char *));
+	if (!star || !(star[0] = intern_str("*")))
+		return nomem(d);
+	prof->plugins.sets[CFG_EP_MULTI_POINT].disabled = star;
+	prof->plugins.sets[CFG_EP_MULTI_POINT].n_disabled = 1;
+
+	if (fit_prio) {
+		struct cfg_fit_args *f = &prof->args.fit;
+		f->scoring_type = fit_prio->fit == FIT_MOST ? CFG_SCORING_MOST_ALLOCATED
+				: fit_prio->fit == FIT_RTCR ? CFG_SCORING_REQUESTED_TO_CAPACITY_RATIO
+							    : CFG_SCORING_LEAST_ALLOCATED;
+		if (rtcr) {
+			char path[CFG_PATH_MAX];
+			struct cfg_vctx v = { .file = d->file, .marks = d->marks, .e = d->e };
+			size_t idx = (size_t)(rtcr - pol->prios);
+			cfg_pathf(path, sizeof(path), "priorities[%zu].argument.requestedToCapacityRatioArguments.shape", idx);
+			if ((rc = cfg_check_shape(&v, path, rtcr->shape, rtcr->n_shape)))
+				return rc;
+			for (uint32_t i = 0; i < rtcr->n_resources; i++) {
+				if (rtcr->resources[i].weight < 1 || rtcr->resources[i].weight > 100) {
+					cfg_pathf(path, sizeof(path), "priorities[%zu].argument.requestedToCapacityRatioArguments.resources[%u].weight",
+						 idx, i);
+					return cfg_verr(&v, path, "Invalid value: %lld: resource weight of %s not in valid range (0, 100]",
+							(long long)rtcr->resources[i].weight, rtcr->resources[i].name);
+				}
+			}
+			f->shape = rtcr->shape;
+			f->n_shape = rtcr->n_shape;
+			if (rtcr->n_resources) {
+				f->resources = rtcr->resources;
+				f->n_resources = rtcr->n_resources;
+			}
+		}
+		prof->plugin_config[prof->n_plugin_config++] = CFG_ARGS_FIT;
+	}
+	if (pol->hard_weight != 0) {
+		prof->args.inter_pod_affinity.hard_pod_affinity_weight = pol->hard_weight;
+		prof->plugin_config[prof->n_plugin_config++] = CFG_ARGS_INTER_POD_AFFINITY;
+	}
+	return 0;
+}
+
+int cfg_policy_decode(struct cfg_dec *d, yaml_node_t *root, struct config *cfg)
+{
+	struct pol pol = { .cfg = cfg };
+	if (root && root->type != YAML_MAPPING_NODE && !dec_is_null(root))
+		return dec_err(d, root, "expected a mapping at the top level");
+	int rc = root ? dec_map(d, root, top_field, &pol) : 0;
+	if (rc)
+		return rc;
+	if (!pol.has_kind)
+		return dec_err(d, root, "kind: Required value: want Policy");
+	if (!pol.has_api_version)
+		return dec_err(d, root, "apiVersion: Required value: want v1");
+	if ((rc = map_policy(d, &pol, cfg)))
+		return rc;
+	cfg->from_policy = true;
+	return 0;
+}

@@ -1,0 +1,322 @@
+/* Binder workers: the binding cycle of each scheduled pod (WaitOnPermit, PreBind, Bind, PostBind)
+ * and the PodScheduled status patches, off the scheduling loop.
+ *
+ * DESIGN
+ * A FIFO of jobs (binds and patches) guarded by one mutex and a condition variable; N worker
+ * threads, each with its own api_conn (connection reuse, and the bind callback finds it through a
+ * thread-local pointer because DefaultBinder calls back through the framework). A worker takes a
+ * job under the lock and runs it unlocked. Binds are never dropped (an assumed pod must end in a
+ * bind or a forget); at stop the workers finish every queued job first, so the cache and the
+ * queue stay consistent.
+ *
+ * Failure (upstream handleBindingCycleError): Unreserve, ForgetPod, then if the forget succeeded
+ * an AssignedPodDelete move for every other pod (the assumed pod freed room), then the common
+ * failure handler (requeue with backoff, FailedScheduling, PodScheduled=False). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/log.h"
+#include "scheduler/sched_internal.h"
+
+enum job_kind { JOB_BIND, JOB_PATCH };
+
+struct job {
+	enum job_kind kind;
+	struct job *next;
+	union {
+		struct sched_bind_job *bind;
+		struct sched_patch_job *patch;
+	} u;
+};
+
+struct sched_binder {
+	struct scheduler *s;
+	int n_threads;
+	pthread_t *threads;
+	int n_started;
+
+	/* lock guards head/tail/n_jobs/running/stopping; a leaf lock (jobs run unlocked). */
+	pthread_mutex_t lock;
+	pthread_cond_t cond; /* a job arrived or stopping */
+	struct job *head, *tail;
+	uint32_t n_jobs;  /* queued */
+	uint32_t running; /* being run */
+	bool stopping;
+};
+
+/* The connection of the binder thread running the current job (NULL on other threads). */
+static _Thread_local struct api_conn *tl_conn;
+
+int sched_bind_cb(void *ctx, const struct api_pod *pod, const char *node_name, struct err *e)
+{
+	(void)ctx;
+	if (!tl_conn)
+		return err_set(e, ERR_INVALID, "bind of %s/%s: not on a binder thread", pod->meta.namespace,
+			       pod->meta.name);
+	return api_bind_pod(tl_conn, pod->meta.namespace, pod->meta.name, pod->meta.uid, node_name, e);
+}
+
+void sched_patch_job_free(struct sched_patch_job *j)
+{
+	if (!j)
+		return;
+	free(j->ns);
+	free(j->name);
+	free(j->reason);
+	free(j->message);
+	free(j->nominated);
+	free(j);
+}
+
+static bool other_pod(void *ctx, const struct api_pod *pod)
+{
+	return pod->meta.uid != (const char *)ctx;
+}
+
+static void run_patch(struct scheduler *s, struct sched_patch_job *j)
+{
+	struct err e = { 0 };
+	int rc = tl_conn ? api_patch_pod_status(tl_conn, j->ns, j->name, "False", j->reason, j->message, j->nominated, &e)
+			 : err_set(&e, ERR_TRANSPORT, "no connection");
+	if (rc < 0) {
+		/* A pod deleted meanwhile is not worth a log line above V(2). */
+		if (rc == ERR_NOT_FOUND)
+			LOG_V(2, "status of pod %s/%s not updated: pod is gone", j->ns, j->name);
+		else
+			LOG_ERROR("Error updating pod %s/%s: %s", j->ns, j->name, e.msg);
+	} else {
+		atomic_fetch_add(&s->n_status_patches, 1);
+	}
+	sched_patch_job_free(j);
+}
+
+/* Upstream bindingCycle + handleBindingCycleError. */
+static void run_bind(struct scheduler *s, struct sched_bind_job *j)
+{
+	struct sched_profile *prof = j->prof;
+	struct api_pod *pod = j->qpi->pod;
+	const char *node = j->node_name;
+	struct fw_status st;
+	enum fw_code code = FW_SUCCESS;
+	int64_t t;
+
+	fw_status_reset(&st);
+	if (j->permit_wait) {
+		/* No csched plugin allows a waiting pod early, so WaitOnPermit ends at the timeout. */
+		struct timespec ts = { j->permit_timeout_ms / 1000, (j->permit_timeout_ms % 1000) * 1000000L };
+		while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+			;
+		code = fw_status_setf(&st, FW_UNSCHEDULABLE, "rejected due to timeout after waiting %" PRId64 "ms at plugin %s",
+				      j->permit_timeout_ms, j->permit_plugin ? j->permit_plugin : "");
+		st.plugin = j->permit_plugin;
+	}
+	if (code == FW_SUCCESS) {
+		/* Events from here on cannot make the pod schedulable (upstream: Done before PreBind). */
+		queue_done(s->queue, pod->meta.uid);
+		t = api_now_ns();
+		code = fw_run_pre_bind(prof->fw, j->cycle, pod, node, &st);
+		sched_metrics_extension_point_duration(s->metrics, "PreBind", fw_code_str(code), prof->name, sched_since_s(t));
+		if (code == FW_SUCCESS && s->o.may_bind && !s->o.may_bind(s->o.may_bind_ctx))
+			code = fw_status_set(&st, FW_ERROR, "not binding: this replica is no longer the leader");
+		if (code == FW_SUCCESS) {
+			if (s->o.hooks.before_bind)
+				s->o.hooks.before_bind(s->o.hooks.ctx, pod, node);
+			t = api_now_ns();
+			code = fw_run_bind(prof->fw, j->cycle, pod, node, &st);
+			sched_metrics_extension_point_duration(s->metrics, "Bind", fw_code_str(code), prof->name,
+							       sched_since_s(t));
+			if (code == FW_SKIP) /* no bind plugin bound it */
+				code = fw_status_set(&st, FW_ERROR, "no Bind plugin bound the pod");
+		}
+		struct err e = { 0 };
+		if (cache_finish_binding(s->cache, pod, &e) < 0)
+			LOG_V(2, "scheduler cache FinishBinding failed for %s/%s: %s", pod->meta.namespace, pod->meta.name,
+			      e.msg);
+	}
+
+	if (code == FW_SUCCESS) {
+		LOG_V(2, "Successfully bound pod to node pod=\"%s/%s\" node=\"%s\"", pod->meta.namespace, pod->meta.name,
+		      node);
+		sched_events_record(s->events, pod, "Normal", "Scheduled", "Binding", prof->name,
+				    "Successfully assigned %s/%s to %s", pod->meta.namespace, pod->meta.name, node);
+		sched_metrics_schedule_attempt(s->metrics, SCHED_METRICS_SCHEDULED, prof->name, sched_since_s(j->start_ns));
+		double sli = j->qpi->initial_attempt_timestamp ? sched_since_s(j->qpi->initial_attempt_timestamp) : 0;
+		sched_metrics_pod_scheduled(s->metrics, (int)j->qpi->attempts, sli);
+		fw_run_post_bind(prof->fw, j->cycle, pod, node);
+		atomic_fetch_add(&s->n_scheduled, 1);
+		queue_pod_info_free(j->qpi);
+		goto out;
+	}
+
+	atomic_fetch_add(&s->n_bind_failures, 1);
+	fw_run_unreserve(prof->fw, j->cycle, pod, node);
+	struct err e = { 0 };
+	if (cache_forget_pod(s->cache, pod, node, &e) < 0) {
+		LOG_ERROR("scheduler cache ForgetPod failed for %s/%s: %s", pod->meta.namespace, pod->meta.name, e.msg);
+	} else {
+		/* The assumed pod occupied room on the node: as if an assigned pod was deleted. */
+		struct queue_event ev = { QUEUE_RES_ASSIGNED_POD, QUEUE_ACT_DELETE, NULL };
+		queue_move_on_event(s->queue, &ev, pod, NULL, other_pod, (void *)pod->meta.uid);
+	}
+	char msg[FW_STATUS_TEXT_MAX + 64];
+	bool rejected = fw_code_is_rejected(code);
+	struct queue_failure f = { 0 };
+	const char *plugin = NULL;
+	if (rejected)
+		sched_reject_on_node(node, &st, msg, sizeof(msg), &f, &plugin);
+	else
+		fw_status_message(&st, msg, sizeof(msg));
+	/* upstream clears a nomination after a binding failure (clearNominatedNode) */
+	sched_handle_failure(s, prof, j->qpi, rejected, msg, &f, "", j->start_ns);
+out:
+	sched_cycle_put(prof, j->cycle);
+	free(j);
+}
+
+static void *worker_main(void *arg)
+{
+	struct sched_binder *b = arg;
+	struct err e = { 0 };
+	if (!(tl_conn = api_conn_new(b->s->client, &e)))
+		LOG_ERROR("binder: no connection (%s): binds will fail and be retried", e.msg);
+	pthread_mutex_lock(&b->lock);
+	for (;;) {
+		while (!b->head && !b->stopping)
+			pthread_cond_wait(&b->cond, &b->lock);
+		if (!b->head) /* stopping and drained */
+			break;
+		struct job *j = b->head;
+		b->head = j->next;
+		if (!b->head)
+			b->tail = NULL;
+		b->n_jobs--;
+		b->running++;
+		pthread_mutex_unlock(&b->lock);
+		if (j->kind == JOB_BIND)
+			run_bind(b->s, j->u.bind);
+		else
+			run_patch(b->s, j->u.patch);
+		free(j);
+		pthread_mutex_lock(&b->lock);
+		b->running--;
+	}
+	pthread_mutex_unlock(&b->lock);
+	api_conn_free(tl_conn);
+	tl_conn = NULL;
+	return NULL;
+}
+
+struct sched_binder *sched_binder_new(struct scheduler *s, int threads, struct err *e)
+{
+	struct sched_binder *b = calloc(1, sizeof(*b));
+	if (!b || !(b->threads = calloc((size_t)threads, sizeof(*b->threads)))) {
+		free(b);
+		err_set(e, ERR_NOMEM, "binder: out of memory");
+		return NULL;
+	}
+	b->s = s;
+	b->n_threads = threads;
+	pthread_mutex_init(&b->lock, NULL);
+	pthread_cond_init(&b->cond, NULL);
+	return b;
+}
+
+int sched_binder_start(struct sched_binder *b, struct err *e)
+{
+	while (b->n_started < b->n_threads) {
+		int rc = pthread_create(&b->threads[b->n_started], NULL, worker_main, b);
+		if (rc)
+			return err_set(e, ERR_NOMEM, "binder: pthread_create: %s", strerror(rc));
+		b->n_started++;
+	}
+	return 0;
+}
+
+/* Appends a job; when it cannot even allocate the list node it runs the job on the caller's
+ * thread rather than lose an assumed pod (the loop then waits for the server once). */
+static void push(struct sched_binder *b, struct job *j, enum job_kind kind, void *payload)
+{
+	if (!j) {
+		LOG_ERROR("binder: out of memory queueing a job: running it inline");
+		if (kind == JOB_BIND)
+			run_bind(b->s, payload);
+		else
+			run_patch(b->s, payload);
+		return;
+	}
+	j->kind = kind;
+	j->next = NULL;
+	if (kind == JOB_BIND)
+		j->u.bind = payload;
+	else
+		j->u.patch = payload;
+	pthread_mutex_lock(&b->lock);
+	if (b->tail)
+		b->tail->next = j;
+	else
+		b->head = j;
+	b->tail = j;
+	b->n_jobs++;
+	pthread_cond_signal(&b->cond);
+	pthread_mutex_unlock(&b->lock);
+}
+
+void sched_binder_bind(struct sched_binder *b, struct sched_bind_job *job)
+{
+	push(b, malloc(sizeof(struct job)), JOB_BIND, job);
+}
+
+void sched_binder_patch(struct sched_binder *b, struct sched_patch_job *job)
+{
+	push(b, malloc(sizeof(struct job)), JOB_PATCH, job);
+}
+
+uint32_t sched_binder_pending(struct sched_binder *b)
+{
+	pthread_mutex_lock(&b->lock);
+	uint32_t n = b->n_jobs + b->running;
+	pthread_mutex_unlock(&b->lock);
+	return n;
+}
+
+void sched_binder_stop(struct sched_binder *b)
+{
+	if (!b)
+		return;
+	pthread_mutex_lock(&b->lock);
+	b->stopping = true;
+	pthread_cond_broadcast(&b->cond);
+	pthread_mutex_unlock(&b->lock);
+	for (int i = 0; i < b->n_started; i++)
+		pthread_join(b->threads[i], NULL);
+	b->n_started = 0;
+	/* Workers that never started leave jobs behind: run them here (no connection: binds fail
+	 * and the pods are forgotten and requeued, keeping the cache consistent). */
+	while (b->head) {
+		struct job *j = b->head;
+		b->head = j->next;
+		b->n_jobs--;
+		if (j->kind == JOB_BIND)
+			run_bind(b->s, j->u.bind);
+		else
+			run_patch(b->s, j->u.patch);
+		free(j);
+	}
+	b->tail = NULL;
+	b->stopping = false;
+}
+
+void sched_binder_free(struct sched_binder *b)
+{
+	if (!b)
+		return;
+	sched_binder_stop(b);
+	pthread_cond_destroy(&b->cond);
+	pthread_mutex_destroy(&b->lock);
+	free(b->threads);
+	free(b);
+}

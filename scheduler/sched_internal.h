@@ -1,0 +1,130 @@
+/* Internals shared by scheduler.c (setup, handlers, the loop) and binder.c (binding cycle). */
+#ifndef CSCHED_SCHED_INTERNAL_H
+#define CSCHED_SCHED_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "algorithm/framework.h"
+#include "apiclient/informer.h"
+#include "cache/cache.h"
+#include "cache/snapshot.h"
+#include "config/config.h"
+#include "queue/queue.h"
+#include "scheduler/events.h"
+#include "scheduler/metrics.h"
+#include "scheduler/scheduler.h"
+
+/* One profile: its framework instance and a stack of spare cycle states (one is in use per pod
+ * between the loop and the end of its binding, so several exist at once). */
+struct sched_profile {
+	const char *name; /* interned scheduler name */
+	struct fw_profile *fw;
+	/* cycles_lock guards spare/n_spare/cap_spare; a leaf lock. */
+	pthread_mutex_t cycles_lock;
+	struct fw_cycle **spare;
+	uint32_t n_spare, cap_spare;
+};
+
+/* A pod between the end of its scheduling cycle and the end of its binding cycle (owned by the
+ * binder job that carries it). */
+struct sched_bind_job {
+	struct sched_profile *prof;
+	struct fw_cycle *cycle;
+	struct queue_pod_info *qpi; /* the pod as scheduled (unassigned) */
+	const char *node_name;      /* interned */
+	bool permit_wait;           /* Permit said Wait */
+	int64_t permit_timeout_ms;
+	const char *permit_plugin;  /* static */
+	int64_t start_ns;           /* the attempt's start (metrics) */
+};
+
+/* A status patch (PodScheduled=False) to send off the loop. Strings are copies. */
+struct sched_patch_job {
+	char *ns, *name;
+	char *reason, *message;
+	char *nominated; /* NULL = leave as is, "" = clear */
+};
+
+struct sched_binder;
+
+struct scheduler {
+	struct sched_options o;
+	struct config own_cfg; /* when o.cfg was NULL */
+	const struct config *cfg;
+	struct api_client *client, *event_client;
+	struct sched_metrics *metrics;
+
+	struct cache *cache;
+	struct queue *queue;
+	struct fw_pool *pool;
+	uint32_t n_profiles;
+	struct sched_profile *profiles;
+	struct api_informer *pod_inf, *node_inf;
+	struct sched_events *events;
+	struct sched_binder *binder;
+
+	struct snapshot *snap; /* scheduler thread only */
+
+	/* start_lock guards the started flags and the thread handles (owner calls). */
+	pthread_mutex_t start_lock;
+	bool informers_started, scheduling_started, stopped;
+	pthread_t loop_thread, house_thread;
+	atomic_bool stop;
+	/* house_lock guards house_cond's predicate (stop); leaf lock. */
+	pthread_mutex_t house_lock;
+	pthread_cond_t house_cond;
+
+	atomic_int_fast64_t busy_since_ns; /* 0 while the loop waits for a pod */
+	atomic_int_fast64_t heartbeat_ns;
+
+	atomic_uint_fast64_t n_attempts, n_scheduled, n_unschedulable, n_errors, n_bind_failures, n_skipped,
+		n_dropped, n_status_patches;
+};
+
+/* The profile serving pod (by spec.schedulerName), or NULL. */
+struct sched_profile *sched_profile_for(struct scheduler *s, const struct api_pod *pod);
+
+/* A fresh cycle state of prof (recycled), or NULL on out of memory. */
+struct fw_cycle *sched_cycle_get(struct sched_profile *prof);
+void sched_cycle_put(struct sched_profile *prof, struct fw_cycle *c);
+
+/* Failure of a scheduling or binding attempt (upstream handleSchedulingFailure): requeue unless the
+ * pod is gone or bound, record FailedScheduling, queue the PodScheduled=False patch. Takes qpi.
+ * rejected: a fit error (reason Unschedulable) vs an error (SchedulerError). f: rejector sets
+ * (NULL = none). nominated: as sched_patch_job.nominated. */
+void sched_handle_failure(struct scheduler *s, struct sched_profile *prof, struct queue_pod_info *qpi,
+			  bool rejected, const char *message, const struct queue_failure *f, const char *nominated,
+			  int64_t start_ns);
+
+/* A Reserve, Permit or binding-cycle rejection on node: upstream wraps it in a FitError over that
+ * one node ("0/1 nodes are available: 1 <reason>."). Writes the message into msg and the rejector
+ * set (the status's plugin, stored in *plugin) into f. */
+void sched_reject_on_node(const char *node, const struct fw_status *st, char *msg, size_t size,
+			  struct queue_failure *f, const char **plugin);
+
+/* ---------- binder.c ---------- */
+
+struct sched_binder *sched_binder_new(struct scheduler *s, int threads, struct err *e);
+int sched_binder_start(struct sched_binder *b, struct err *e);
+/* Hands a pod to the binders (takes job; never blocks on I/O). */
+void sched_binder_bind(struct sched_binder *b, struct sched_bind_job *job);
+/* Queues a status patch (takes job). */
+void sched_binder_patch(struct sched_binder *b, struct sched_patch_job *job);
+/* Finishes the jobs already queued, then stops and joins the workers. */
+void sched_binder_stop(struct sched_binder *b);
+void sched_binder_free(struct sched_binder *b);
+/* Jobs queued or running. */
+uint32_t sched_binder_pending(struct sched_binder *b);
+void sched_patch_job_free(struct sched_patch_job *j);
+
+/* The profiles' bind callback (fw_profile_options.bind): api_bind_pod on the calling binder
+ * thread's connection. */
+int sched_bind_cb(void *ctx, const struct api_pod *pod, const char *node_name, struct err *e);
+
+/* Seconds since start_ns (api_now_ns clock), for the metrics. */
+double sched_since_s(int64_t start_ns);
+
+#endif

@@ -1,0 +1,997 @@
+/* The scheduler: setup, informer event handlers, the scheduling loop (contract in scheduler.h).
+ *
+ * DESIGN
+ * Threads: the pod and node informers call the handlers below (one event at a time per kind):
+ * assigned pods and nodes go to the cache, unassigned pods of our profiles to the queue, and
+ * every cluster event that may help a waiting pod asks the queue to move pods
+ * (queue_move_on_event). The loop thread (one) pops a pod, refreshes its private snapshot,
+ * runs the framework cycle (Filter/Score fan out to the fw_pool workers), assumes the pod in the
+ * cache, runs Reserve and Permit, and hands the pod to the binder workers (binder.c): it never
+ * waits for the server. Failures go through sched_handle_failure (requeue, event, status patch
+ * queued for a binder). Events go to the recorder thread (events.c). The housekeeping thread
+ * copies the queue's incoming-pod counters into the metrics once a second. The queue's own timer
+ * thread flushes backoff (1 s) and unschedulable leftovers (30 s).
+ *
+ * Locks: this file holds none across calls into other modules. start_lock only orders the
+ * owner's start/stop calls; house_lock only guards the housekeeping wait. The cache and the
+ * queue lock internally; handlers call the cache before the queue, as upstream does.
+ *
+ * Ownership: the informers own the objects they pass to handlers; the cache and the queue take
+ * their own references. A popped queue_pod_info is owned by the loop, then by the bind job, and
+ * is given back to the queue (requeue) or freed. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/intern.h"
+#include "common/log.h"
+#include "common/map.h"
+#include "scheduler/sched_internal.h"
+
+#define POD_FIELD_SELECTOR "status.phase!=Succeeded,status.phase!=Failed"
+
+double sched_since_s(int64_t start_ns)
+{
+	return (double)(api_now_ns() - start_ns) / 1e9;
+}
+
+/* ---------- Profiles and cycle states ---------- */
+
+struct sched_profile *sched_profile_for(struct scheduler *s, const struct api_pod *pod)
+{
+	/* scheduler names are interned on both sides */
+	for (uint32_t i = 0; i < s->n_profiles; i++)
+		if (s->profiles[i].name == pod->scheduler_name)
+			return &s->profiles[i];
+	return NULL;
+}
+
+struct fw_cycle *sched_cycle_get(struct sched_profile *prof)
+{
+	struct fw_cycle *c = NULL;
+	pthread_mutex_lock(&prof->cycles_lock);
+	if (prof->n_spare)
+		c = prof->spare[--prof->n_spare];
+	pthread_mutex_unlock(&prof->cycles_lock);
+	return c ? c : fw_cycle_new(prof->fw); /* spares were reset by sched_cycle_put */
+}
+
+void sched_cycle_put(struct sched_profile *prof, struct fw_cycle *c)
+{
+	if (!c)
+		return;
+	fw_cycle_reset(c); /* drop plugin state now rather than when reused */
+	pthread_mutex_lock(&prof->cycles_lock);
+	if (prof->n_spare == prof->cap_spare) {
+		uint32_t nc = prof->cap_spare ? prof->cap_spare * 2 : 32;
+		struct fw_cycle **ns = realloc(prof->spare, nc * sizeof(*ns));
+		if (ns) {
+			prof->spare = ns;
+			prof->cap_spare = nc;
+		}
+	}
+	if (prof->n_spare < prof->cap_spare) {
+		prof->spare[prof->n_spare++] = c;
+		c = NULL;
+	}
+	pthread_mutex_unlock(&prof->cycles_lock);
+	fw_cycle_free(c);
+}
+
+/* ---------- Event handlers (informer threads) ---------- */
+
+static bool responsible_for(struct scheduler *s, const struct api_pod *pod)
+{
+	return sched_profile_for(s, pod) != NULL;
+}
+
+static void move(struct scheduler *s, uint32_t resource, uint32_t actions, const void *old_obj, const void *new_obj)
+{
+	struct queue_event ev = { resource, actions, NULL };
+	queue_move_on_event(s->queue, &ev, old_obj, new_obj, NULL, NULL);
+}
+
+static void cache_err(const char *what, const struct api_pod *pod, const struct err *e)
+{
+	LOG_ERROR("scheduler cache %s failed for pod %s/%s: %s", what, pod->meta.namespace, pod->meta.name, e->msg);
+}
+
+/* upstream addPodToCache */
+static void assigned_pod_added(struct scheduler *s, struct api_pod *pod)
+{
+	struct err e = { 0 };
+	LOG_V(3, "Add event for scheduled pod %s/%s", pod->meta.namespace, pod->meta.name);
+	if (cache_add_pod(s->cache, pod, &e) < 0)
+		cache_err("AddPod", pod, &e);
+	move(s, QUEUE_RES_ASSIGNED_POD, QUEUE_ACT_ADD, NULL, pod);
+}
+
+/* upstream deletePodFromCache */
+static void assigned_pod_deleted(struct scheduler *s, struct api_pod *pod)
+{
+	struct err e = { 0 };
+	LOG_V(3, "Delete event for scheduled pod %s/%s", pod->meta.namespace, pod->meta.name);
+	if (cache_remove_pod(s->cache, pod, &e) < 0)
+		cache_err("RemovePod", pod, &e);
+	move(s, QUEUE_RES_ASSIGNED_POD, QUEUE_ACT_DELETE, pod, NULL);
+}
+
+static void queue_pod_added(struct scheduler *s, struct api_pod *pod)
+{
+	struct err e = { 0 };
+	LOG_V(3, "Add event for unscheduled pod %s/%s", pod->meta.namespace, pod->meta.name);
+	if (queue_add(s->queue, pod, &e) < 0)
+		LOG_ERROR("queue: adding pod %s/%s: %s", pod->meta.namespace, pod->meta.name, e.msg);
+}
+
+static void on_pod_add(void *ctx, void *obj)
+{
+	struct scheduler *s = ctx;
+	struct api_pod *pod = obj;
+	if (api_pod_is_assigned(pod))
+		assigned_pod_added(s, pod);
+	else if (responsible_for(s, pod))
+		queue_pod_added(s, pod);
+}
+
+static void on_pod_update(void *ctx, void *old_obj, void *new_obj)
+{
+	struct scheduler *s = ctx;
+	struct api_pod *old_pod = old_obj, *new_pod = new_obj;
+	bool old_a = api_pod_is_assigned(old_pod), new_a = api_pod_is_assigned(new_pod);
+	struct err e = { 0 };
+
+	/* Cache side (filter: assigned), as client-go's FilteringResourceEventHandler. */
+	if (old_a && new_a) {
+		LOG_V(4, "Update event for scheduled pod %s/%s", new_pod->meta.namespace, new_pod->meta.name);
+		if (cache_update_pod(s->cache, old_pod, new_pod, &e) < 0)
+			cache_err("UpdatePod", new_pod, &e);
+		struct queue_event evs[4];
+		uint32_t n = queue_pod_update_events(old_pod, new_pod, node_res_scaled_down(old_pod, new_pod), evs);
+		for (uint32_t i = 0; i < n; i++)
+			queue_move_on_event(s->queue, &evs[i], old_pod, new_pod, NULL, NULL);
+	} else if (new_a) {
+		assigned_pod_added(s, new_pod);
+	} else if (old_a) {
+		assigned_pod_deleted(s, old_pod);
+	}
+
+	/* Queue side (filter: unassigned and ours). A bind shows up here as a delete. */
+	bool old_q = !old_a && responsible_for(s, old_pod), new_q = !new_a && responsible_for(s, new_pod);
+	if (old_q && new_q) {
+		/* identical objects (a resync) carry nothing new; an assumed pod is being bound */
+		if (old_pod->meta.resource_version && new_pod->meta.resource_version &&
+		    strcmp(old_pod->meta.resource_version, new_pod->meta.resource_version) == 0)
+			return;
+		if (cache_is_assumed(s->cache, new_pod->meta.uid))
+			return;
+		LOG_V(4, "Update event for unscheduled pod %s/%s", new_pod->meta.namespace, new_pod->meta.name);
+		if (queue_update(s->queue, old_pod, new_pod, &e) < 0)
+			LOG_ERROR("queue: updating pod %s/%s: %s", new_pod->meta.namespace, new_pod->meta.name, e.msg);
+	} else if (new_q) {
+		queue_pod_added(s, new_pod);
+	} else if (old_q) {
+		LOG_V(3, "Delete event for unscheduled pod %s/%s", old_pod->meta.namespace, old_pod->meta.name);
+		queue_delete(s->queue, old_pod);
+	}
+}
+
+static void on_pod_delete(void *ctx, void *obj)
+{
+	struct scheduler *s = ctx;
+	struct api_pod *pod = obj;
+	if (api_pod_is_assigned(pod)) {
+		assigned_pod_deleted(s, pod);
+	} else if (responsible_for(s, pod)) {
+		LOG_V(3, "Delete event for unscheduled pod %s/%s", pod->meta.namespace, pod->meta.name);
+		queue_delete(s->queue, pod);
+	}
+}
+
+static void on_node_add(void *ctx, void *obj)
+{
+	struct scheduler *s = ctx;
+	struct api_node *node = obj;
+	struct err e = { 0 };
+	LOG_V(3, "Add event for node %s", node->meta.name);
+	if (cache_add_node(s->cache, node, &e) < 0)
+		LOG_ERROR("scheduler cache AddNode failed for node %s: %s", node->meta.name, e.msg);
+	move(s, QUEUE_RES_NODE, QUEUE_ACT_ADD, NULL, node);
+}
+
+static void on_node_update(void *ctx, void *old_obj, void *new_obj)
+{
+	struct scheduler *s = ctx;
+	struct api_node *old_node = old_obj, *new_node = new_obj;
+	struct err e = { 0 };
+	LOG_V(4, "Update event for node %s", new_node->meta.name);
+	if (cache_update_node(s->cache, old_node, new_node, &e) < 0)
+		LOG_ERROR("scheduler cache UpdateNode failed for node %s: %s", new_node->meta.name, e.msg);
+	/* one move per kind of change, in upstream's order; none when nothing relevant changed */
+	struct queue_event evs[6];
+	uint32_t n = queue_node_update_events(old_node, new_node, evs);
+	for (uint32_t i = 0; i < n; i++)
+		queue_move_on_event(s->queue, &evs[i], old_node, new_node, NULL, NULL);
+}
+
+static void on_node_delete(void *ctx, void *obj)
+{
+	struct scheduler *s = ctx;
+	struct api_node *node = obj;
+	struct err e = { 0 };
+	LOG_V(3, "Delete event for node %s", node->meta.name);
+	move(s, QUEUE_RES_NODE, QUEUE_ACT_DELETE, node, NULL);
+	if (cache_remove_node(s->cache, node, &e) < 0)
+		LOG_ERROR("scheduler cache RemoveNode failed for node %s: %s", node->meta.name, e.msg);
+}
+
+/* ---------- Failure handling (loop and binder threads) ---------- */
+
+/* Whether pod's PodScheduled condition already says False/reason/message. */
+static bool condition_unchanged(const struct api_pod *pod, const char *reason, const char *message)
+{
+	for (uint32_t i = 0; i < pod->n_conditions; i++) {
+		const struct api_condition *c = &pod->conditions[i];
+		if (!c->type || strcmp(c->type, "PodScheduled") != 0)
+			continue;
+		return c->status && strcmp(c->status, "False") == 0 && c->reason && strcmp(c->reason, reason) == 0 &&
+		       c->message && strcmp(c->message, message) == 0;
+	}
+	return false;
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+void sched_handle_failure(struct scheduler *s, struct sched_profile *prof, struct queue_pod_info *qpi,
+			  bool rejected, const char *message, const struct queue_failure *f, const char *nominated,
+			  int64_t start_ns)
+{
+	struct api_pod *pod = api_pod_ref(qpi->pod);
+	struct api_pod *cur = NULL;
+	const char *reason = rejected ? "Unschedulable" : "SchedulerError";
+	struct err e = { 0 };
+	bool keep = false;
+
+	sched_metrics_schedule_attempt(s->metrics, rejected ? SCHED_METRICS_UNSCHEDULABLE : SCHED_METRICS_ERROR,
+				       prof->name, sched_since_s(start_ns));
+	atomic_fetch_add(rejected ? &s->n_unschedulable : &s->n_errors, 1);
+	if (rejected)
+		LOG_V(2, "Unable to schedule pod; no fit; waiting pod=\"%s/%s\" err=\"%s\"", pod->meta.namespace,
+		      pod->meta.name, message);
+	else
+		LOG_ERROR("Error scheduling pod; retrying pod=\"%s/%s\" err=\"%s\"", pod->meta.namespace, pod->meta.name,
+			  message);
+
+	/* Re-read the pod: requeue the informer's latest copy, unless it is gone or bound. */
+	cur = api_informer_get(s->pod_inf, pod->meta.namespace, pod->meta.name);
+	if (!cur || cur->meta.uid != pod->meta.uid) {
+		LOG_V(2, "Pod %s/%s doesn't exist in informer cache: not requeued", pod->meta.namespace, pod->meta.name);
+		queue_done(s->queue, pod->meta.uid);
+		queue_pod_info_free(qpi);
+		atomic_fetch_add(&s->n_dropped, 1);
+	} else if (api_pod_is_assigned(cur)) {
+		LOG_V(2, "Pod %s/%s has been assigned to node %s. Abort adding it back to queue.", pod->meta.namespace,
+		      pod->meta.name, cur->node_name);
+		queue_done(s->queue, pod->meta.uid);
+		queue_pod_info_free(qpi);
+		atomic_fetch_add(&s->n_dropped, 1);
+	} else {
+		keep = true;
+		queue_pod_info_set_pod(qpi, cur);
+		if (queue_add_unschedulable_if_not_present(s->queue, qpi, f, &e) < 0)
+			LOG_ERROR("requeueing pod %s/%s: %s", pod->meta.namespace, pod->meta.name, e.msg);
+	}
+	qpi = NULL;
+
+	/* Nomination (preemption) before the next cycle can see the pod again. */
+	if (nominated && nominated[0]) {
+		if (keep && queue_add_nominated_pod(s->queue, cur, nominated, &e) < 0)
+			LOG_ERROR("nominating pod %s/%s: %s", pod->meta.namespace, pod->meta.name, e.msg);
+	} else if (nominated) {
+		queue_delete_nominated_pod(s->queue, pod->meta.uid);
+	}
+
+	sched_events_record(s->events, pod, "Warning", "FailedScheduling", "Scheduling", prof->name, "%s", message);
+
+	/* PodScheduled=False (skipped when the condition already says so, as upstream's updatePod),
+	 * sent by a binder thread. Not for a pod that is gone or bound meanwhile. */
+	if (keep) {
+		const char *cur_nnn = cur->nominated_node_name ? cur->nominated_node_name : "";
+		bool nnn_update = nominated && strcmp(cur_nnn, nominated) != 0;
+		if (!condition_unchanged(cur, reason, message) || nnn_update) {
+			struct sched_patch_job *pj = calloc(1, sizeof(*pj));
+			if (pj) {
+				pj->ns = strdup(pod->meta.namespace);
+				pj->name = strdup(pod->meta.name);
+				pj->reason = strdup(reason);
+				pj->message = strdup(message);
+				pj->nominated = nnn_update ? dup_or_null(nominated) : NULL;
+			}
+			if (!pj || !pj->ns || !pj->name || !pj->reason || !pj->message ||
+			    (nnn_update && !pj->nominated)) {
+				LOG_ERROR("out of memory queueing the status of pod %s/%s", pod->meta.namespace,
+					  pod->meta.name);
+				sched_patch_job_free(pj);
+			} else {
+				sched_binder_patch(s->binder, pj);
+			}
+		}
+	}
+	api_pod_unref(cur);
+	api_pod_unref(pod);
+}
+
+/* ---------- The scheduling loop ---------- */
+
+/* Scratch of the loop thread, reused across cycles. */
+struct loop_scratch {
+	struct fw_schedule_result res;
+	struct fw_nominated_pod *noms;
+	uint32_t cap_noms;
+	char msg[FW_STATUS_TEXT_MAX * 3];
+};
+
+static void fail_in_cycle(struct scheduler *s, struct sched_profile *prof, struct fw_cycle *c,
+			  struct queue_pod_info *qpi, bool rejected, const char *msg, const struct queue_failure *f,
+			  const char *nominated, int64_t start)
+{
+	sched_cycle_put(prof, c);
+	sched_handle_failure(s, prof, qpi, rejected, msg, f, nominated, start);
+}
+
+void sched_reject_on_node(const char *node, const struct fw_status *st, char *msg, size_t size,
+			  struct queue_failure *f, const char **plugin)
+{
+	struct fw_node_status ns = { node, st };
+	struct fw_diagnosis d;
+	memset(&d, 0, sizeof(d));
+	d.num_all_nodes = 1;
+	d.n_node_status = 1;
+	d.node_status = &ns;
+	fw_fit_error_message(&d, msg, size);
+	memset(f, 0, sizeof(*f));
+	if (st->plugin) {
+		*plugin = st->plugin;
+		f->unschedulable_plugins = plugin;
+		f->n_unschedulable_plugins = 1;
+	}
+}
+
+/* upstream ScheduleOne: the scheduling cycle; the binding cycle goes to the binders. */
+static void schedule_one(struct scheduler *s, struct loop_scratch *ls, struct queue_pod_info *qpi)
+{
+	struct api_pod *pod = qpi->pod;
+	struct sched_profile *prof = sched_profile_for(s, pod);
+	struct fw_cycle *c = NULL;
+	struct err e = { 0 };
+	struct queue_failure f = { 0 };
+	const char *plugin = NULL;
+
+	if (!prof) { /* cannot happen: the handlers only queue our pods */
+		LOG_ERROR("no profile for pod %s/%s (schedulerName %s)", pod->meta.namespace, pod->meta.name,
+			  pod->scheduler_name);
+		goto skip;
+	}
+	if (pod->meta.being_deleted) {
+		sched_events_record(s->events, pod, "Warning", "FailedScheduling", "Scheduling",
+				    prof->name, "skip schedule deleting pod: %s/%s", pod->meta.namespace,
+				    pod->meta.name);
+		goto skip;
+	}
+	if (cache_is_assumed(s->cache, pod->meta.uid))
+		goto skip;
+
+	atomic_fetch_add(&s->n_attempts, 1);
+	int64_t start = api_now_ns();
+	LOG_V(3, "Attempting to schedule pod %s/%s", pod->meta.namespace, pod->meta.name);
+	if (!(c = sched_cycle_get(prof))) {
+		sched_handle_failure(s, prof, qpi, false, "out of memory creating the cycle state", NULL, NULL, start);
+		return;
+	}
+	if (cache_update_snapshot(s->cache, s->snap, &e) < 0) {
+		fail_in_cycle(s, prof, c, qpi, false, e.msg, NULL, NULL, start);
+		return;
+	}
+	struct fw_node_list list;
+	fw_node_list_from_snapshot(s->snap, &list);
+
+	/* Nominated pods of the other pods (preemption), borrowed for the cycle. */
+	struct queue_nominated *qn = NULL;
+	uint32_t n_qn = 0;
+	struct fw_nominated nom = { 0, NULL };
+	if (queue_nominated_pods(s->queue, NULL, INT32_MIN, pod->meta.uid, &qn, &n_qn, &e) == 0 && n_qn) {
+		if (n_qn > ls->cap_noms) {
+			struct fw_nominated_pod *np = realloc(ls->noms, n_qn * sizeof(*np));
+			if (np) {
+				ls->noms = np;
+				ls->cap_noms = n_qn;
+			}
+		}
+		if (n_qn <= ls->cap_noms) {
+			for (uint32_t i = 0; i < n_qn; i++)
+				ls->noms[i] = (struct fw_nominated_pod){ qn[i].node_name, qn[i].pod };
+			nom = (struct fw_nominated){ n_qn, ls->noms };
+		}
+	}
+
+	int64_t t0 = api_now_ns();
+	int rc = fw_schedule_pod(prof->fw, c, &list, pod, &nom, &ls->res, &e);
+	queue_nominated_release(qn, n_qn);
+	if (rc < 0) {
+		fail_in_cycle(s, prof, c, qpi, false, e.msg, NULL, NULL, start);
+		return;
+	}
+	struct fw_schedule_result *res = &ls->res;
+	switch (res->code) {
+	case FW_SUCCESS:
+		break;
+	case FW_UNSCHEDULABLE_AND_UNRESOLVABLE: /* ErrNoNodesAvailable: rejected, no rejector plugin */
+		fail_in_cycle(s, prof, c, qpi, true, "no nodes available to schedule pods", NULL, NULL, start);
+		return;
+	case FW_UNSCHEDULABLE: {
+		const char *nominated = NULL;
+		if (fw_profile_has_post_filter(prof->fw)) {
+			struct fw_post_filter_result pfr = { "" };
+			struct fw_status st;
+			int64_t tp = api_now_ns();
+			enum fw_code pc = fw_run_post_filter(prof->fw, c, pod, &res->diag, &pfr, &st);
+			sched_metrics_extension_point_duration(s->metrics, "PostFilter", fw_code_str(pc), prof->name,
+							       sched_since_s(tp));
+			if (pc == FW_ERROR)
+				LOG_ERROR("Status after running PostFilter plugins for pod %s/%s: %s", pod->meta.namespace,
+					  pod->meta.name, fw_status_message(&st, ls->msg, sizeof(ls->msg)));
+			if (pfr.nominated_node_name && pfr.nominated_node_name[0])
+				nominated = pfr.nominated_node_name;
+		}
+		fw_fit_error_message(&res->diag, ls->msg, sizeof(ls->msg));
+		f.unschedulable_plugins = res->diag.unschedulable_plugins;
+		f.n_unschedulable_plugins = res->diag.n_unschedulable_plugins;
+		f.pending_plugins = res->diag.pending_plugins;
+		f.n_pending_plugins = res->diag.n_pending_plugins;
+		fail_in_cycle(s, prof, c, qpi, true, ls->msg, &f, nominated, start);
+		return;
+	}
+	default:
+		fw_status_message(&res->status, ls->msg, sizeof(ls->msg));
+		fail_in_cycle(s, prof, c, qpi, false, ls->msg, NULL, NULL, start);
+		return;
+	}
+	sched_metrics_algorithm_duration(s->metrics, sched_since_s(t0));
+	const char *host = res->suggested_host;
+
+	/* Assume: the cache counts the pod on host from now on, so the next cycle sees it. */
+	if (cache_assume_pod(s->cache, pod, host, &e) < 0) {
+		fail_in_cycle(s, prof, c, qpi, false, e.msg, NULL, NULL, start);
+		return;
+	}
+	queue_delete_nominated_pod(s->queue, pod->meta.uid);
+
+	struct fw_status st;
+	int64_t t = api_now_ns();
+	enum fw_code code = fw_run_reserve(prof->fw, c, pod, host, &st);
+	sched_metrics_extension_point_duration(s->metrics, "Reserve", fw_code_str(code), prof->name, sched_since_s(t));
+	int64_t permit_timeout = 0;
+	if (code == FW_SUCCESS) {
+		t = api_now_ns();
+		code = fw_run_permit(prof->fw, c, pod, host, &permit_timeout, &st);
+		sched_metrics_extension_point_duration(s->metrics, "Permit", fw_code_str(code), prof->name,
+						       sched_since_s(t));
+	}
+	if (code != FW_SUCCESS && code != FW_WAIT) {
+		fw_run_unreserve(prof->fw, c, pod, host);
+		if (cache_forget_pod(s->cache, pod, host, &e) < 0)
+			LOG_ERROR("scheduler cache ForgetPod failed for %s/%s: %s", pod->meta.namespace, pod->meta.name,
+				  e.msg);
+		bool rejected = fw_code_is_rejected(code);
+		if (rejected)
+			sched_reject_on_node(host, &st, ls->msg, sizeof(ls->msg), &f, &plugin);
+		else
+			fw_status_message(&st, ls->msg, sizeof(ls->msg));
+		fail_in_cycle(s, prof, c, qpi, rejected, ls->msg, rejected ? &f : NULL, NULL, start);
+		return;
+	}
+
+	struct sched_bind_job *job = calloc(1, sizeof(*job));
+	if (!job) {
+		fw_run_unreserve(prof->fw, c, pod, host);
+		cache_forget_pod(s->cache, pod, host, &e);
+		fail_in_cycle(s, prof, c, qpi, false, "out of memory queueing the binding", NULL, NULL, start);
+		return;
+	}
+	*job = (struct sched_bind_job){
+		.prof = prof,
+		.cycle = c,
+		.qpi = qpi,
+		.node_name = host,
+		.permit_wait = code == FW_WAIT,
+		.permit_timeout_ms = permit_timeout,
+		.permit_plugin = code == FW_WAIT ? st.plugin : NULL,
+		.start_ns = start,
+	};
+	sched_binder_bind(s->binder, job);
+	return;
+skip:
+	atomic_fetch_add(&s->n_skipped, 1);
+	queue_done(s->queue, pod->meta.uid);
+	queue_pod_info_free(qpi);
+}
+
+static void *loop_main(void *arg)
+{
+	struct scheduler *s = arg;
+	struct loop_scratch *ls = calloc(1, sizeof(*ls));
+	if (!ls) {
+		LOG_ERROR("scheduling loop: out of memory");
+		return NULL;
+	}
+	/* upstream WaitForCacheSync: never schedule against a partial view of the cluster */
+	while (!atomic_load(&s->stop) && !sched_caches_synced(s)) {
+		api_informer_wait_synced(s->node_inf, 100);
+		api_informer_wait_synced(s->pod_inf, 100);
+		atomic_store(&s->heartbeat_ns, api_now_ns());
+	}
+	if (!atomic_load(&s->stop))
+		LOG_INFO("caches synced: %zu nodes, %zu pods; scheduling", api_informer_len(s->node_inf),
+			 api_informer_len(s->pod_inf));
+	while (!atomic_load(&s->stop)) {
+		struct queue_pod_info *qpi = NULL;
+		atomic_store(&s->busy_since_ns, 0);
+		atomic_store(&s->heartbeat_ns, api_now_ns());
+		if (queue_pop(s->queue, &qpi) < 0)
+			break; /* closed */
+		atomic_store(&s->busy_since_ns, api_now_ns());
+		schedule_one(s, ls, qpi);
+	}
+	atomic_store(&s->busy_since_ns, 0);
+	free(ls->noms);
+	free(ls);
+	return NULL;
+}
+
+/* ---------- Housekeeping: queue counters -> metrics ---------- */
+
+struct incoming_row {
+	char key[96]; /* "queue\x1fevent" */
+	const char *queue, *event; /* into key */
+	uint64_t seen;
+};
+
+struct incoming_batch {
+	struct incoming_row *rows;
+	size_t n, cap;
+	struct incoming_row *now; /* this pass: (key, count) */
+	size_t n_now, cap_now;
+};
+
+static void incoming_cb(void *ctx, const char *queue, const char *event, uint64_t count)
+{
+	struct incoming_batch *b = ctx;
+	if (b->n_now == b->cap_now) {
+		size_t nc = b->cap_now ? b->cap_now * 2 : 32;
+		struct incoming_row *nr = realloc(b->now, nc * sizeof(*nr));
+		if (!nr)
+			return; /* counted next pass */
+		b->now = nr;
+		b->cap_now = nc;
+	}
+	struct incoming_row *r = &b->now[b->n_now++];
+	int n = snprintf(r->key, sizeof(r->key), "%s%c%s", queue, 0x1f, event);
+	if (n < 0 || (size_t)n >= sizeof(r->key)) {
+		b->n_now--;
+		return;
+	}
+	r->key[strlen(queue)] = '\0';
+	r->queue = r->key;
+	r->event = r->key + strlen(queue) + 1;
+	r->seen = count;
+}
+
+static void bridge_incoming(struct scheduler *s, struct incoming_batch *b)
+{
+	b->n_now = 0;
+	queue_incoming_foreach(s->queue, incoming_cb, b);
+	for (size_t i = 0; i < b->n_now; i++) {
+		struct incoming_row *r = &b->now[i], *prev = NULL;
+		for (size_t j = 0; j < b->n; j++)
+			if (strcmp(b->rows[j].queue, r->queue) == 0 && strcmp(b->rows[j].event, r->event) == 0)
+				prev = &b->rows[j];
+		if (!prev) {
+			if (b->n == b->cap) {
+				size_t nc = b->cap ? b->cap * 2 : 32;
+				struct incoming_row *nr = realloc(b->rows, nc * sizeof(*nr));
+				if (!nr)
+					continue;
+				b->rows = nr;
+				b->cap = nc;
+			}
+			prev = &b->rows[b->n++];
+			memcpy(prev->key, r->key, sizeof(prev->key));
+			prev->queue = prev->key;
+			prev->event = prev->key + strlen(prev->key) + 1;
+			prev->seen = 0;
+		}
+		/* the metrics API counts one at a time */
+		for (; prev->seen < r->seen; prev->seen++)
+			sched_metrics_queue_incoming(s->metrics, prev->queue, prev->event);
+	}
+}
+
+static void *house_main(void *arg)
+{
+	struct scheduler *s = arg;
+	struct incoming_batch b = { 0 };
+	pthread_mutex_lock(&s->house_lock);
+	while (!atomic_load(&s->stop)) {
+		pthread_mutex_unlock(&s->house_lock);
+		bridge_incoming(s, &b);
+		pthread_mutex_lock(&s->house_lock);
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_sec += 1;
+		if (!atomic_load(&s->stop))
+			pthread_cond_timedwait(&s->house_cond, &s->house_lock, &ts);
+	}
+	pthread_mutex_unlock(&s->house_lock);
+	free(b.rows);
+	free(b.now);
+	return NULL;
+}
+
+/* ---------- Metrics sources (HTTP thread) ---------- */
+
+static void src_pending(void *ctx, struct sched_metrics_pending *out)
+{
+	struct scheduler *s = ctx;
+	struct queue_counts qc;
+	queue_counts(s->queue, &qc);
+	out->active = qc.active;
+	out->backoff = qc.backoff;
+	out->unschedulable = qc.unschedulable;
+	out->gated = qc.gated;
+}
+
+static void src_cache(void *ctx, struct sched_metrics_cache_size *out)
+{
+	struct scheduler *s = ctx;
+	struct cache_counts cc;
+	cache_counts(s->cache, &cc);
+	out->nodes = cc.nodes;
+	out->pods = cc.pods;
+	out->assumed_pods = cc.assumed_pods;
+}
+
+/* ---------- Construction ---------- */
+
+static bool less_adapter(void *ctx, const struct queue_pod_info *a, const struct queue_pod_info *b)
+{
+	const struct fw_profile *p = ctx;
+	return fw_profile_less(p)(a->pod, a->timestamp, b->pod, b->timestamp);
+}
+
+struct scheduler *sched_new(const struct sched_options *o, struct err *e)
+{
+	struct scheduler *s = NULL;
+	struct queue_profile *qprofs = NULL;
+
+	if (!o || !o->client) {
+		err_set(e, ERR_INVALID, "sched_new: a client is required");
+		return NULL;
+	}
+	if (!(s = calloc(1, sizeof(*s)))) {
+		err_set(e, ERR_NOMEM, "sched_new: out of memory");
+		return NULL;
+	}
+	s->o = *o;
+	pthread_mutex_init(&s->start_lock, NULL);
+	pthread_mutex_init(&s->house_lock, NULL);
+	pthread_cond_init(&s->house_cond, NULL);
+	s->client = o->client;
+	s->event_client = o->event_client ? o->event_client : o->client;
+	s->metrics = o->metrics;
+	if (o->cfg) {
+		s->cfg = o->cfg;
+	} else {
+		if (config_init_default(&s->own_cfg, e) < 0)
+			goto fail;
+		s->cfg = &s->own_cfg;
+	}
+	const struct config *cfg = s->cfg;
+	if (cfg->n_profiles == 0) {
+		err_set(e, ERR_INVALID, "sched_new: the configuration has no profile");
+		goto fail;
+	}
+	if (cfg->n_extenders) {
+		err_set(e, ERR_UNSUPPORTED, "extenders[0] (%s): extenders are not implemented by csched yet",
+			cfg->extenders[0].url_prefix);
+		goto fail;
+	}
+
+	if (!(s->cache = cache_new()) || !(s->snap = snapshot_new())) {
+		err_set(e, ERR_NOMEM, "sched_new: out of memory");
+		goto fail;
+	}
+	if (cfg->parallelism > 1 && !(s->pool = fw_pool_new(cfg->parallelism, e)))
+		goto fail;
+
+	if (!(s->profiles = calloc(cfg->n_profiles, sizeof(*s->profiles))) ||
+	    !(qprofs = calloc(cfg->n_profiles, sizeof(*qprofs)))) {
+		err_set(e, ERR_NOMEM, "sched_new: out of memory");
+		goto fail;
+	}
+	for (uint32_t i = 0; i < cfg->n_profiles; i++) {
+		struct sched_profile *p = &s->profiles[i];
+		struct fw_profile_config pc;
+		struct fw_profile_options po = {
+			.percentage_of_nodes_to_score = cfg->percentage_of_nodes_to_score,
+			.pool = s->pool,
+			.bind = sched_bind_cb,
+			.bind_ctx = s,
+			.seed = o->seed ? o->seed + i : 0,
+		};
+		fw_profile_config_from_cfg(&cfg->profiles[i], &pc);
+		pthread_mutex_init(&p->cycles_lock, NULL);
+		s->n_profiles++;
+		if (!(p->fw = fw_profile_new(&pc, &po, e))) {
+			err_prefix(e, "profiles[%u] (%s)", i, cfg->profiles[i].scheduler_name);
+			goto fail;
+		}
+		p->name = intern_str(fw_profile_name(p->fw));
+		fw_profile_queue_profile(p->fw, &qprofs[i]);
+	}
+
+	struct queue_options qo = {
+		.less = less_adapter,
+		.less_ctx = s->profiles[0].fw,
+		.initial_backoff_ns = cfg->pod_initial_backoff_seconds * 1000000000LL,
+		.max_backoff_ns = cfg->pod_max_backoff_seconds * 1000000000LL,
+		.pod_scaled_down = node_res_scaled_down,
+		.profiles = qprofs,
+		.n_profiles = cfg->n_profiles,
+	};
+	if (!(s->queue = queue_new(&qo, e)))
+		goto fail;
+	free(qprofs);
+	qprofs = NULL;
+
+	struct api_informer_options pio = { .field_selector = POD_FIELD_SELECTOR };
+	struct api_informer_handlers ph = { on_pod_add, on_pod_update, on_pod_delete, NULL, s };
+	struct api_informer_handlers nh = { on_node_add, on_node_update, on_node_delete, NULL, s };
+	if (!(s->pod_inf = api_informer_new(s->client, API_KIND_POD, &pio, &ph, e)) ||
+	    !(s->node_inf = api_informer_new(s->client, API_KIND_NODE, NULL, &nh, e)))
+		goto fail;
+
+	struct sched_events_options eo = {
+		.client = s->event_client,
+		.qps = o->event_qps ? o->event_qps : SCHED_DEFAULT_EVENT_QPS,
+		.burst = o->event_burst ? o->event_burst : SCHED_DEFAULT_EVENT_BURST,
+		.capacity = o->event_queue ? o->event_queue : SCHED_DEFAULT_EVENT_QUEUE,
+		.window_ms = o->event_window_ms ? o->event_window_ms : SCHED_DEFAULT_EVENT_WINDOW_MS,
+		.series_ms = o->event_series_ms ? o->event_series_ms : SCHED_DEFAULT_EVENT_SERIES_MS,
+		.instance = o->instance,
+	};
+	if (!(s->events = sched_events_new(&eo, e)))
+		goto fail;
+	if (!(s->binder = sched_binder_new(s, o->binders > 0 ? o->binders : SCHED_DEFAULT_BINDERS, e)))
+		goto fail;
+
+	if (s->metrics) {
+		struct sched_metrics_sources src = { .ctx = s, .pending_pods = src_pending, .cache_size = src_cache };
+		sched_metrics_set_sources(s->metrics, &src);
+	}
+	return s;
+fail:
+	free(qprofs);
+	sched_free(s);
+	return NULL;
+}
+
+/* ---------- Start / stop ---------- */
+
+int sched_start_informers(struct scheduler *s, struct err *e)
+{
+	int rc = 0;
+	pthread_mutex_lock(&s->start_lock);
+	if (s->informers_started || s->stopped)
+		goto out;
+	if ((rc = api_informer_start(s->node_inf, e)) < 0)
+		goto out;
+	if ((rc = api_informer_start(s->pod_inf, e)) < 0) {
+		api_informer_stop(s->node_inf);
+		goto out;
+	}
+	s->informers_started = true;
+out:
+	pthread_mutex_unlock(&s->start_lock);
+	return rc;
+}
+
+int sched_start_scheduling(struct scheduler *s, struct err *e)
+{
+	int rc = 0;
+	if ((rc = sched_start_informers(s, e)) < 0)
+		return rc;
+	pthread_mutex_lock(&s->start_lock);
+	if (s->scheduling_started || s->stopped)
+		goto out;
+	if ((rc = queue_start_timers(s->queue, e)) < 0 || (rc = sched_events_start(s->events, e)) < 0 ||
+	    (rc = sched_binder_start(s->binder, e)) < 0)
+		goto out;
+	if (s->metrics && (rc = pthread_create(&s->house_thread, NULL, house_main, s)) != 0) {
+		rc = err_set(e, ERR_NOMEM, "sched_start_scheduling: pthread_create: %s", strerror(rc));
+		goto out;
+	}
+	if ((rc = pthread_create(&s->loop_thread, NULL, loop_main, s)) != 0) {
+		rc = err_set(e, ERR_NOMEM, "sched_start_scheduling: pthread_create: %s", strerror(rc));
+		if (s->metrics) {
+			atomic_store(&s->stop, true);
+			pthread_mutex_lock(&s->house_lock);
+			pthread_cond_signal(&s->house_cond);
+			pthread_mutex_unlock(&s->house_lock);
+			pthread_join(s->house_thread, NULL);
+			atomic_store(&s->stop, false);
+		}
+		goto out;
+	}
+	atomic_store(&s->heartbeat_ns, api_now_ns());
+	s->scheduling_started = true;
+	LOG_INFO("scheduling started (%u profile%s, %d binder threads)", s->n_profiles, s->n_profiles == 1 ? "" : "s",
+		 s->o.binders > 0 ? s->o.binders : SCHED_DEFAULT_BINDERS);
+out:
+	pthread_mutex_unlock(&s->start_lock);
+	return rc;
+}
+
+bool sched_wait_synced(struct scheduler *s, long timeout_ms)
+{
+	int64_t deadline = api_now_ns() + (int64_t)timeout_ms * 1000000LL;
+	if (!api_informer_wait_synced(s->node_inf, timeout_ms))
+		return false;
+	long left = (long)((deadline - api_now_ns()) / 1000000LL);
+	return api_informer_wait_synced(s->pod_inf, left > 0 ? left : 0);
+}
+
+void sched_stop(struct scheduler *s)
+{
+	if (!s)
+		return;
+	pthread_mutex_lock(&s->start_lock);
+	if (s->stopped) {
+		pthread_mutex_unlock(&s->start_lock);
+		return;
+	}
+	s->stopped = true;
+	atomic_store(&s->stop, true);
+	if (s->scheduling_started) {
+		queue_close(s->queue); /* wakes the loop's pop, stops the flush timers */
+		pthread_join(s->loop_thread, NULL);
+		if (s->metrics) {
+			pthread_mutex_lock(&s->house_lock);
+			pthread_cond_signal(&s->house_cond);
+			pthread_mutex_unlock(&s->house_lock);
+			pthread_join(s->house_thread, NULL);
+		}
+		sched_binder_stop(s->binder); /* bindings in flight end in a bind or a forget */
+		sched_events_stop(s->events, 1000);
+	}
+	if (s->informers_started) {
+		api_informer_stop(s->pod_inf);
+		api_informer_stop(s->node_inf);
+	}
+	pthread_mutex_unlock(&s->start_lock);
+	LOG_INFO("scheduler stopped");
+}
+
+void sched_free(struct scheduler *s)
+{
+	if (!s)
+		return;
+	sched_stop(s);
+	sched_binder_free(s->binder);
+	sched_events_free(s->events);
+	api_informer_free(s->pod_inf);
+	api_informer_free(s->node_inf);
+	queue_free(s->queue);
+	for (uint32_t i = 0; i < s->n_profiles; i++) {
+		struct sched_profile *p = &s->profiles[i];
+		for (uint32_t j = 0; j < p->n_spare; j++)
+			fw_cycle_free(p->spare[j]);
+		free(p->spare);
+		fw_profile_free(p->fw);
+		pthread_mutex_destroy(&p->cycles_lock);
+	}
+	free(s->profiles);
+	fw_pool_free(s->pool);
+	snapshot_free(s->snap);
+	cache_free(s->cache);
+	if (s->cfg == &s->own_cfg)
+		config_free(&s->own_cfg);
+	pthread_cond_destroy(&s->house_cond);
+	pthread_mutex_destroy(&s->house_lock);
+	pthread_mutex_destroy(&s->start_lock);
+	free(s);
+}
+
+/* ---------- Hooks and introspection ---------- */
+
+bool sched_loop_alive(void *ctx)
+{
+	const struct scheduler *s = ctx;
+	int64_t busy = atomic_load(&s->busy_since_ns);
+	return busy == 0 || api_now_ns() - busy < (int64_t)SCHED_LOOP_STALL_MS * 1000000LL;
+}
+
+bool sched_caches_synced(void *ctx)
+{
+	const struct scheduler *s = ctx;
+	return api_informer_synced(s->node_inf) && api_informer_synced(s->pod_inf);
+}
+
+int64_t sched_heartbeat_ns(const struct scheduler *s)
+{
+	return atomic_load(&s->heartbeat_ns);
+}
+
+bool sched_is_scheduling(const struct scheduler *s)
+{
+	struct scheduler *m = (struct scheduler *)s;
+	pthread_mutex_lock(&m->start_lock);
+	bool r = s->scheduling_started && !s->stopped;
+	pthread_mutex_unlock(&m->start_lock);
+	return r;
+}
+
+void sched_stats(const struct scheduler *cs, struct sched_stats *out)
+{
+	struct scheduler *s = (struct scheduler *)cs;
+	struct sched_events_stats es;
+	struct cache_counts cc;
+	struct queue_counts qc;
+	memset(out, 0, sizeof(*out));
+	out->attempts = atomic_load(&s->n_attempts);
+	out->scheduled = atomic_load(&s->n_scheduled);
+	out->unschedulable = atomic_load(&s->n_unschedulable);
+	out->errors = atomic_load(&s->n_errors);
+	out->bind_failures = atomic_load(&s->n_bind_failures);
+	out->skipped = atomic_load(&s->n_skipped);
+	out->dropped = atomic_load(&s->n_dropped);
+	out->status_patches = atomic_load(&s->n_status_patches);
+	sched_events_stats(s->events, &es);
+	out->events_sent = es.sent;
+	out->events_aggregated = es.aggregated;
+	out->events_dropped = es.dropped;
+	out->event_errors = es.errors;
+	cache_counts(s->cache, &cc);
+	out->cache_nodes = cc.nodes;
+	out->cache_pods = cc.pods;
+	out->cache_assumed = cc.assumed_pods;
+	queue_counts(s->queue, &qc);
+	out->queue_pending = qc.active + qc.backoff + qc.unschedulable + qc.gated;
+	out->queue_in_flight = qc.in_flight;
+}
+
+bool sched_cache_is_assumed(struct scheduler *s, const char *pod_uid)
+{
+	const char *uid = intern_str(pod_uid);
+	return uid && cache_is_assumed(s->cache, uid);
+}
+
+int sched_cache_node_pods(struct scheduler *s, const char *node_name)
+{
+	struct err e = { 0 };
+	int n = -1;
+	struct snapshot *snap = snapshot_new(); /* a private one: the loop's belongs to its thread */
+	if (!snap)
+		return -1;
+	if (cache_update_snapshot(s->cache, snap, &e) == 0) {
+		const struct node_info *ni = snapshot_get(snap, node_name);
+		if (ni)
+			n = (int)ni->n_pods;
+	}
+	snapshot_free(snap);
+	return n;
+}

@@ -1,0 +1,205 @@
+#!/usr/bin/env python3
+"""Turns a results directory of tests/bench/run into results.md (Markdown table with csched/upstream
+ratios and fractions of the ceiling) and throughput.png (scheduled pods/s over time per workload,
+one line per scheduler).
+
+Usage: report.py RESULTS_DIR
+"""
+import glob
+import json
+import os
+import sys
+
+ORDER = ["csched", "upstream", "ceiling"]
+COLORS = {"csched": "tab:blue", "upstream": "tab:orange", "ceiling": "tab:gray"}
+TARGETS = ("Targets (reported, not asserted): SchedulingBasic 5000 nodes >= 2x upstream and >= 90% "
+           "of the ceiling; cycle-only >= 20,000 pods/s at 5000 nodes; CPU seconds <= 1/4 and peak "
+           "RSS <= 1/5 of upstream.")
+
+
+def load(out):
+    runs = {}
+    for path in sorted(glob.glob(os.path.join(out, "*.json"))):
+        if os.path.basename(path) == "cycle.json":
+            continue
+        with open(path) as f:
+            try:
+                r = json.load(f)
+            except ValueError:
+                continue
+        if "workload" in r and "scheduler" in r:
+            runs.setdefault(r["workload"], {})[r["scheduler"]] = r
+    cycle = None
+    if os.path.exists(os.path.join(out, "cycle.json")):
+        with open(os.path.join(out, "cycle.json")) as f:
+            cycle = json.load(f)
+    return runs, cycle
+
+
+def tput(r, key):
+    m = (r or {}).get("measured") or []
+    if not m:
+        return None
+    return m[0]["throughput"].get(key)
+
+
+def fmt(v, digits=1):
+    if v is None:
+        return "-"
+    if isinstance(v, float):
+        return f"{v:,.{digits}f}"
+    return f"{v:,}"
+
+
+def ratio(a, b):
+    if a is None or b in (None, 0):
+        return "-"
+    return f"{a / b:.2f}x"
+
+
+def machine(runs, cycle):
+    for per in runs.values():
+        for r in per.values():
+            return r.get("machine", {}), r.get("settings", {})
+    return (cycle or {}).get("machine", {}), {}
+
+
+def table(runs, cycle):
+    lines = []
+    mach, settings = machine(runs, cycle)
+    lines.append("# csched benchmark results\n")
+    if mach:
+        lines.append(f"Machine: {mach.get('nproc')} CPUs ({mach.get('cpu', '?')}), "
+                     f"{mach.get('mem_gib', '?')} GiB memory. ")
+    if settings:
+        lines.append(f"Client rate limit for every scheduler: qps {settings.get('qps')}, burst "
+                     f"{settings.get('burst')}; percentageOfNodesToScore "
+                     f"{settings.get('percentageOfNodesToScore')} (0 = adaptive); leader election off.\n")
+    lines.append("Throughput is upstream scheduler_perf's SchedulingThroughput (measured pods whose "
+                 "spec.nodeName turns set, seen by a watch, 1 s samples, first sample skipped), "
+                 "pods/s. CPU is the scheduler process's user+system seconds over the whole run "
+                 "(wait4 rusage); RSS is its peak resident set (VmHWM / ru_maxrss).\n")
+    hdr = ("| workload | scheduler | bound | avg | p50 | p90 | p99 | overall | CPU s | peak RSS MiB "
+           "| % of ceiling (avg) |")
+    lines.append(hdr)
+    lines.append("|" + "---|" * (hdr.count("|") - 1))
+    for w in sorted(runs):
+        per = runs[w]
+        ceil_avg = tput(per.get("ceiling"), "average")
+        for s in ORDER + sorted(set(per) - set(ORDER)):
+            r = per.get(s)
+            if not r:
+                continue
+            m = (r.get("measured") or [{}])[0]
+            p = r.get("process", {})
+            avg = tput(r, "average")
+            frac = f"{100 * avg / ceil_avg:.0f}%" if avg is not None and ceil_avg else "-"
+            bound = f"{m.get('bound', 0)}/{m.get('pods', '?')}" if m else "failed"
+            if r.get("error"):
+                bound += " (error)"
+            lines.append(f"| {w} | {s} | {bound} | {fmt(avg)} | {fmt(tput(r, 'p50'))} | "
+                         f"{fmt(tput(r, 'p90'))} | {fmt(tput(r, 'p99'))} | {fmt(m.get('overall_pods_per_s'))} | "
+                         f"{fmt(p.get('cpu_s'), 2)} | {fmt(p.get('peak_rss_kb', 0) / 1024 if p else None)} | {frac} |")
+    lines.append("")
+    lines.append("## csched / upstream\n")
+    hdr = ("| workload | avg | p50 | p90 | p99 | CPU s (lower is better) | peak RSS (lower is better) "
+           "| csched % of ceiling | upstream % of ceiling |")
+    lines.append(hdr)
+    lines.append("|" + "---|" * (hdr.count("|") - 1))
+    for w in sorted(runs):
+        per = runs[w]
+        c, u, z = per.get("csched"), per.get("upstream"), per.get("ceiling")
+        if not (c and u):
+            continue
+        cz = tput(z, "average")
+        cells = [ratio(tput(c, k), tput(u, k)) for k in ("average", "p50", "p90", "p99")]
+        cells.append(ratio(c.get("process", {}).get("cpu_s"), u.get("process", {}).get("cpu_s")))
+        cells.append(ratio(c.get("process", {}).get("peak_rss_kb"), u.get("process", {}).get("peak_rss_kb")))
+        for r in (c, u):
+            a = tput(r, "average")
+            cells.append(f"{100 * a / cz:.0f}%" if a is not None and cz else "-")
+        lines.append(f"| {w} | " + " | ".join(cells) + " |")
+    lines.append("")
+    if cycle:
+        lines.append("## In-process scheduling cycle (no API server)\n")
+        lines.append(f"{cycle.get('nodes')} nodes, {cycle.get('pods')} pods (pod-default template), "
+                     f"default plugins, parallelism {cycle.get('parallelism')}: "
+                     f"**{fmt(cycle.get('pods_per_s'))} pods/s**, cycle p50 "
+                     f"{fmt(cycle.get('p50_us'))} us, p99 {fmt(cycle.get('p99_us'))} us "
+                     f"(evaluated nodes per pod: {cycle.get('evaluated_nodes')}).\n")
+        eps = cycle.get("extension_points") or []
+        if eps:
+            lines.append("| extension point | plugin | us per pod | share |")
+            lines.append("|---|---|---|---|")
+            total = sum(e["us_per_pod"] for e in eps) or 1
+            for e in eps:
+                lines.append(f"| {e['point']} | {e['plugin']} | {e['us_per_pod']:.1f} | "
+                             f"{100 * e['us_per_pod'] / total:.0f}% |")
+            lines.append("")
+    lines.append(TARGETS + "\n")
+    errors = [(w, s, r["error"]) for w, per in runs.items() for s, r in per.items() if r.get("error")]
+    if errors:
+        lines.append("## Errors\n")
+        for w, s, e in errors:
+            lines.append(f"- {w} / {s}: {e}")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def plot(runs, path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    ws = sorted(runs)
+    if not ws:
+        return False
+    fig, axes = plt.subplots(len(ws), 1, figsize=(9, 3.2 * len(ws)), squeeze=False)
+    for ax, w in zip(axes[:, 0], ws):
+        for s in ORDER + sorted(set(runs[w]) - set(ORDER)):
+            r = runs[w].get(s)
+            m = ((r or {}).get("measured") or [None])[0]
+            if not m or len(m.get("timeline", [])) < 2:
+                continue
+            tl = m["timeline"]
+            t0 = m["start_t"]
+            xs, ys = [], []
+            prev_t, prev_n = t0, 0
+            for t, n in tl:  # pods/s between consecutive 1 s ticks, as the collector sees them
+                xs.append(t - t0)
+                ys.append((n - prev_n) / max(t - prev_t, 1e-3))
+                prev_t, prev_n = t, n
+            avg = m["throughput"].get("average")
+            label = f"{s} (avg {avg:.0f} pods/s)" if avg else s
+            ax.plot(xs, ys, label=label, color=COLORS.get(s), linewidth=1.5)
+        if not ax.lines:
+            ax.text(0.5, 0.5, "no throughput samples", ha="center", va="center", transform=ax.transAxes)
+        ax.set_title(w)
+        ax.set_xlabel("seconds since the measured pods started")
+        ax.set_ylabel("pods scheduled / s")
+        ax.grid(alpha=0.3)
+        if ax.lines:
+            ax.legend(loc="best", fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return True
+
+
+def main():
+    if len(sys.argv) != 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    out = sys.argv[1]
+    runs, cycle = load(out)
+    with open(os.path.join(out, "results.md"), "w") as f:
+        f.write(table(runs, cycle))
+    try:
+        plot(runs, os.path.join(out, "throughput.png"))
+    except ImportError as ex:
+        print(f"report.py: no plot ({ex})", file=sys.stderr)
+    print(open(os.path.join(out, "results.md")).read())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,147 @@
+/* Helpers shared by the algorithm unit tests: objects from JSON, node_infos, a profile with
+ * chosen plugins. Header-only (each test program includes it once). */
+#ifndef CSCHED_ALGORITHM_TESTLIB_H
+#define CSCHED_ALGORITHM_TESTLIB_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "algorithm/framework_internal.h"
+#include "common/intern.h"
+
+/* A pod from JSON (printf format); fails the test on a decode error. */
+static inline struct api_pod *tl_pod(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static inline struct api_pod *tl_pod(const char *fmt, ...)
+{
+	char buf[8192];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	struct err e = { 0 };
+	struct api_pod *p = api_pod_decode_json(buf, strlen(buf), &e);
+	if (!p)
+		fail_msg("pod decode: %s\n%s", e.msg, buf);
+	return p;
+}
+
+static inline struct api_node *tl_node(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static inline struct api_node *tl_node(const char *fmt, ...)
+{
+	char buf[8192];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	struct err e = { 0 };
+	struct api_node *n = api_node_decode_json(buf, strlen(buf), &e);
+	if (!n)
+		fail_msg("node decode: %s\n%s", e.msg, buf);
+	return n;
+}
+
+/* A node_info for node (reference taken) with pods added (references taken). */
+static inline void tl_node_info(struct node_info *ni, struct api_node *node, struct api_pod **pods, size_t n)
+{
+	struct err e = { 0 };
+	node_info_init(ni, node->meta.name);
+	ni->node = api_node_ref(node);
+	for (size_t i = 0; i < n; i++)
+		if (node_info_add_pod(ni, pods[i], &e) < 0)
+			fail_msg("node_info_add_pod: %s", e.msg);
+}
+
+static inline int tl_image_cmp(const void *a, const void *b)
+{
+	const char *x = ((const struct node_image *)a)->name, *y = ((const struct node_image *)b)->name;
+	return x < y ? -1 : x > y;
+}
+
+/* Sets the node_info's images (name, size, num_nodes), sorted as node_info_image expects. */
+static inline void tl_set_images(struct node_info *ni, const struct node_image *imgs, uint32_t n)
+{
+	free(ni->images);
+	ni->images = calloc(n ? n : 1, sizeof(*ni->images));
+	assert_non_null(ni->images);
+	for (uint32_t i = 0; i < n; i++) {
+		ni->images[i] = imgs[i];
+		ni->images[i].name = intern_str(imgs[i].name);
+	}
+	qsort(ni->images, n, sizeof(*ni->images), tl_image_cmp);
+	ni->n_images = n;
+}
+
+/* A profile running the named plugins at the given points (plus PrioritySort and DefaultBinder,
+ * which every profile needs). points: NULL-terminated names per point, weights for score. */
+struct tl_profile_spec {
+	const char *pre_filter[8], *filter[8], *pre_score[8], *score[8];
+	int32_t score_weight[8];
+	const char *post_filter[4], *reserve[4], *permit[4], *pre_bind[4], *post_bind[4], *pre_enqueue[4];
+	bool has_pct;
+	int32_t pct;
+	const struct cfg_plugin_args *args;
+};
+
+struct tl_lists {
+	struct cfg_plugin items[CFG_EP_COUNT][8];
+};
+
+static inline void tl_fill(struct fw_profile_config *pc, struct tl_lists *l, enum cfg_ext_point ep,
+			   const char *const *names, const int32_t *weights)
+{
+	uint32_t n = 0;
+	for (; names && n < 8 && names[n]; n++)
+		l->items[ep][n] = (struct cfg_plugin){ names[n], weights ? weights[n] : 0 };
+	pc->points[ep].n = n;
+	pc->points[ep].items = l->items[ep];
+}
+
+static inline struct fw_profile *tl_profile(const struct tl_profile_spec *s, struct fw_pool *pool, uint64_t seed)
+{
+	static const char *const qs[] = { "PrioritySort", NULL }, *const bind[] = { "DefaultBinder", NULL };
+	struct fw_profile_config pc;
+	struct tl_lists l;
+	memset(&pc, 0, sizeof(pc));
+	memset(&l, 0, sizeof(l));
+	pc.scheduler_name = "test";
+	pc.has_percentage_of_nodes_to_score = s->has_pct;
+	pc.percentage_of_nodes_to_score = s->pct;
+	pc.args = s->args;
+	tl_fill(&pc, &l, CFG_EP_QUEUE_SORT, qs, NULL);
+	tl_fill(&pc, &l, CFG_EP_BIND, bind, NULL);
+	tl_fill(&pc, &l, CFG_EP_PRE_ENQUEUE, s->pre_enqueue, NULL);
+	tl_fill(&pc, &l, CFG_EP_PRE_FILTER, s->pre_filter, NULL);
+	tl_fill(&pc, &l, CFG_EP_FILTER, s->filter, NULL);
+	tl_fill(&pc, &l, CFG_EP_POST_FILTER, s->post_filter, NULL);
+	tl_fill(&pc, &l, CFG_EP_PRE_SCORE, s->pre_score, NULL);
+	tl_fill(&pc, &l, CFG_EP_SCORE, s->score, s->score_weight);
+	tl_fill(&pc, &l, CFG_EP_RESERVE, s->reserve, NULL);
+	tl_fill(&pc, &l, CFG_EP_PERMIT, s->permit, NULL);
+	tl_fill(&pc, &l, CFG_EP_PRE_BIND, s->pre_bind, NULL);
+	tl_fill(&pc, &l, CFG_EP_POST_BIND, s->post_bind, NULL);
+	struct fw_profile_options o = { .pool = pool, .seed = seed };
+	struct err e = { 0 };
+	struct fw_profile *p = fw_profile_new(&pc, &o, &e);
+	if (!p)
+		fail_msg("fw_profile_new: %s", e.msg);
+	return p;
+}
+
+/* The instance of plugin name in p (any point). */
+static inline const struct fw_pl *tl_pl(const struct fw_profile *p, const char *name)
+{
+	for (uint32_t i = 0; i < p->n_pl; i++)
+		if (strcmp(p->pls[i].plugin->name, name) == 0)
+			return &p->pls[i];
+	fail_msg("plugin %s not in profile", name);
+	return NULL;
+}
+
+#endif

@@ -1,0 +1,911 @@
+/* Framework tests: statuses, the FitError message, numFeasibleNodesToFind, normalisation, event
+ * matching, profiles, the worker pool and the generic scheduling cycle on small snapshots. */
+#include "algorithm_testlib.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+static int uid_seq;
+
+static struct api_pod *mkpod(const char *spec_fields)
+{
+	uid_seq++;
+	return tl_pod("{\"metadata\":{\"name\":\"p%d\",\"namespace\":\"ns\",\"uid\":\"uid-%d\"},\"spec\":{%s}}", uid_seq,
+		      uid_seq, spec_fields);
+}
+
+/* ---------- status ---------- */
+
+static void test_status(void **state)
+{
+	(void)state;
+	struct fw_status st;
+	char buf[256];
+	fw_status_reset(&st);
+	assert_true(fw_status_is_success(&st));
+	assert_string_equal(fw_status_message(&st, buf, sizeof(buf)), "");
+	assert_int_equal(fw_status_set(&st, FW_UNSCHEDULABLE, "Insufficient cpu"), FW_UNSCHEDULABLE);
+	fw_status_add_reason(&st, "Insufficient memory");
+	fw_status_add_reasonf(&st, "Insufficient %s", "example.com/gpu");
+	assert_int_equal(st.n_reasons, 3);
+	assert_string_equal(fw_status_message(&st, buf, sizeof(buf)),
+			    "Insufficient cpu, Insufficient memory, Insufficient example.com/gpu");
+	const char *r = fw_status_reason_next(&st, NULL);
+	assert_string_equal(r, "Insufficient cpu");
+	r = fw_status_reason_next(&st, r);
+	assert_string_equal(r, "Insufficient memory");
+	r = fw_status_reason_next(&st, r);
+	assert_string_equal(r, "Insufficient example.com/gpu");
+	assert_null(fw_status_reason_next(&st, r));
+	/* the message buffer truncates, never overflows */
+	char small[10];
+	assert_string_equal(fw_status_message(&st, small, sizeof(small)), "Insuffici");
+	/* a status is a value: copies keep their reasons */
+	struct fw_status copy = st;
+	fw_status_reset(&st);
+	assert_string_equal(fw_status_message(&copy, buf, sizeof(buf)),
+			    "Insufficient cpu, Insufficient memory, Insufficient example.com/gpu");
+	/* an over-long reason is cut with "..." and the status stays well-formed */
+	char big[2 * FW_STATUS_TEXT_MAX];
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	fw_status_set(&st, FW_ERROR, "first");
+	fw_status_add_reason(&st, big);
+	fw_status_add_reason(&st, "dropped");
+	assert_int_equal(st.n_reasons, 2);
+	r = fw_status_reason_next(&st, fw_status_reason_next(&st, NULL));
+	assert_int_equal(strlen(r), FW_STATUS_TEXT_MAX - 6 - 1);
+	assert_string_equal(r + strlen(r) - 3, "...");
+	assert_null(fw_status_reason_next(&st, r));
+
+	static const char *const names[] = { "Success", "Error", "Unschedulable", "UnschedulableAndUnresolvable",
+					     "Wait", "Skip", "Pending" };
+	for (int c = FW_SUCCESS; c <= FW_PENDING; c++)
+		assert_string_equal(fw_code_str((enum fw_code)c), names[c]);
+	assert_string_equal(fw_code_str((enum fw_code)99), "Unknown");
+}
+
+/* ---------- numFeasibleNodesToFind (schedule_one_test.go TestNumFeasibleNodesToFind) ---------- */
+
+static void test_num_feasible_nodes_to_find(void **state)
+{
+	(void)state;
+	struct {
+		int32_t pct;
+		uint32_t n, want;
+	} cases[] = {
+		{ 0, 10, 10 },     /* not set, nodes not more than 50 */
+		{ 40, 10, 10 },    /* set, nodes not more than 50 */
+		{ 0, 1000, 420 },  /* adaptive: 50 - 1000/125 = 42% */
+		{ 40, 1000, 400 },
+		{ 0, 6000, 300 },  /* adaptive floor 5% */
+		{ 40, 6000, 2400 },
+		{ 0, 99, 99 },
+		{ 0, 100, 100 },   /* 50% of 100 = 50, raised to the 100 minimum */
+		{ 10, 150, 100 },
+		{ 100, 5000, 5000 },
+		{ 1, 20000, 200 },
+		{ 0, 5000, 500 },  /* 50 - 40 = 10% */
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		if (fw_num_feasible_nodes_to_find(cases[i].pct, cases[i].n) != cases[i].want)
+			fail_msg("pct %d n %u: got %u want %u", cases[i].pct, cases[i].n,
+				 fw_num_feasible_nodes_to_find(cases[i].pct, cases[i].n), cases[i].want);
+}
+
+/* ---------- DefaultNormalizeScore (helper/normalize_score_test.go) ---------- */
+
+static void test_default_normalize_score(void **state)
+{
+	(void)state;
+	struct {
+		int64_t in[6], want[6], want_rev[6];
+		uint32_t n;
+	} cases[] = {
+		{ { 1, 2, 3, 4, 5 }, { 20, 40, 60, 80, 100 }, { 80, 60, 40, 20, 0 }, 5 },
+		{ { 1000, 10, 20, 30, 40, 50 }, { 100, 1, 2, 3, 4, 5 }, { 0, 99, 98, 97, 96, 95 }, 6 },
+		{ { 0, 1, 1, 1, 1 }, { 0, 100, 100, 100, 100 }, { 100, 0, 0, 0, 0 }, 5 },
+		{ { 0, 0, 0, 0, 0 }, { 0, 0, 0, 0, 0 }, { 100, 100, 100, 100, 100 }, 5 },
+		{ { 3 }, { 100 }, { 0 }, 1 },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		for (int rev = 0; rev < 2; rev++) {
+			struct fw_node_score s[6];
+			for (uint32_t k = 0; k < cases[i].n; k++)
+				s[k] = (struct fw_node_score){ NULL, cases[i].in[k] };
+			fw_default_normalize_score(100, rev, s, cases[i].n);
+			for (uint32_t k = 0; k < cases[i].n; k++)
+				assert_int_equal(s[k].score, rev ? cases[i].want_rev[k] : cases[i].want[k]);
+		}
+	}
+}
+
+/* ---------- FitError message (framework/types_test.go TestFitError_Error) ---------- */
+
+static void set_status(struct fw_status *st, enum fw_code code, const char *r1, const char *r2)
+{
+	fw_status_set(st, code, r1);
+	if (r2)
+		fw_status_add_reason(st, r2);
+}
+
+static void test_fit_error_message(void **state)
+{
+	(void)state;
+	static struct fw_status sts[16];
+	static struct fw_node_status ns[16];
+	static struct fw_diagnosis d;
+	char buf[1024];
+	const char *taint = "node(s) had untolerated taint {node-role.kubernetes.io/master: }";
+	const char *aff = "node(s) didn't match Pod's node affinity/selector";
+
+	/* upstream.md's example, with the PostFilter suffix */
+	memset(&d, 0, sizeof(d));
+	d.num_all_nodes = 3;
+	set_status(&sts[0], FW_UNSCHEDULABLE_AND_UNRESOLVABLE, taint, NULL);
+	set_status(&sts[1], FW_UNSCHEDULABLE_AND_UNRESOLVABLE, aff, NULL);
+	set_status(&sts[2], FW_UNSCHEDULABLE_AND_UNRESOLVABLE, aff, NULL);
+	for (int i = 0; i < 3; i++)
+		ns[i] = (struct fw_node_status){ "n", &sts[i] };
+	d.n_node_status = 3;
+	d.node_status = ns;
+	assert_string_equal(fw_fit_error_message(&d, buf, sizeof(buf)),
+			    "0/3 nodes are available: 1 node(s) had untolerated taint {node-role.kubernetes.io/master: }, "
+			    "2 node(s) didn't match Pod's node affinity/selector.");
+	snprintf(d.post_filter_msg, sizeof(d.post_filter_msg),
+		 "preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.");
+	assert_string_equal(fw_fit_error_message(&d, buf, sizeof(buf)),
+			    "0/3 nodes are available: 1 node(s) had untolerated taint {node-role.kubernetes.io/master: }, "
+			    "2 node(s) didn't match Pod's node affinity/selector. preemption: 0/3 nodes are available: 3 "
+			    "Preemption is not helpful for scheduling.");
+
+	/* every reason of a node counts; counts sort as strings ("10 ..." before "2 ...") */
+	memset(&d, 0, sizeof(d));
+	d.num_all_nodes = 12;
+	for (int i = 0; i < 12; i++) {
+		if (i < 2)
+			set_status(&sts[i], FW_UNSCHEDULABLE, "Insufficient cpu", NULL);
+		else
+			set_status(&sts[i], FW_UNSCHEDULABLE, "Insufficient memory", NULL);
+		ns[i] = (struct fw_node_status){ "n", &sts[i] };
+	}
+	fw_status_add_reason(&sts[0], "Too many pods");
+	d.n_node_status = 12;
+	d.node_status = ns;
+	assert_string_equal(fw_fit_error_message(&d, buf, sizeof(buf)),
+			    "0/12 nodes are available: 1 Too many pods, 10 Insufficient memory, 2 Insufficient cpu.");
+
+	/* PreFilter rejection: its message only, even though every node has the absent status */
+	memset(&d, 0, sizeof(d));
+	d.num_all_nodes = 3;
+	d.has_absent_status = true;
+	set_status(&d.absent_status, FW_UNSCHEDULABLE_AND_UNRESOLVABLE, "pod affinity terms conflict", NULL);
+	snprintf(d.pre_filter_msg, sizeof(d.pre_filter_msg), "pod affinity terms conflict");
+	assert_string_equal(fw_fit_error_message(&d, buf, sizeof(buf)),
+			    "0/3 nodes are available: pod affinity terms conflict.");
+	snprintf(d.post_filter_msg, sizeof(d.post_filter_msg), "preemption: not eligible due to preemptionPolicy=Never.");
+	assert_string_equal(fw_fit_error_message(&d, buf, sizeof(buf)),
+			    "0/3 nodes are available: pod affinity terms conflict. preemption: not eligible due to "
+			    "preemptionPolicy=Never.");
+
+	/* nodes filtered out by a PreFilter node set count with the absent status */
+	memset(&d, 0, sizeof(d));
+	d.num_all_nodes = 5;
+	set_status(&sts[0], FW_UNSCHEDULABLE, "Insufficient cpu", NULL);
+	set_status(&sts[1], FW_UNSCHEDULABLE_AND_UNRESOLVABLE, taint, NULL);
+	ns[0] = (struct fw_node_status){ "a", &sts[0] };
+	ns[1] = (struct fw_node_status){ "b", &sts[1] };
+	d.n_node_status = 2;
+	d.node_status = ns;
+	d.has_absent_status = true;
+	set_status(&d.absent_status, FW_UNSCHEDULABLE_AND_UNRESOLVABLE, "node(s) didn't satisfy plugin(s) [NodeAffinity]",
+		   NULL);
+	assert_string_equal(fw_fit_error_message(&d, buf, sizeof(buf)),
+			    "0/5 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint "
+			    "{node-role.kubernetes.io/master: }, 3 node(s) didn't satisfy plugin(s) [NodeAffinity].");
+
+	/* a short buffer truncates safely */
+	char small[16];
+	assert_string_equal(fw_fit_error_message(&d, small, sizeof(small)), "0/5 nodes are a");
+}
+
+/* ---------- events ---------- */
+
+static void test_event_matches(void **state)
+{
+	(void)state;
+	struct {
+		struct fw_cluster_event reg, in;
+		bool want;
+	} cases[] = {
+		{ { FW_EV_WILDCARD, FW_ACT_ALL }, { FW_EV_NODE, FW_ACT_ADD }, true },
+		{ { FW_EV_NODE, FW_ACT_ADD | FW_ACT_UPDATE_NODE_TAINT }, { FW_EV_NODE, FW_ACT_UPDATE_NODE_TAINT }, true },
+		{ { FW_EV_NODE, FW_ACT_ADD }, { FW_EV_NODE, FW_ACT_UPDATE_NODE_LABEL }, false },
+		{ { FW_EV_NODE, FW_ACT_ADD }, { FW_EV_ASSIGNED_POD, FW_ACT_ADD }, false },
+		{ { FW_EV_POD, FW_ACT_DELETE }, { FW_EV_ASSIGNED_POD, FW_ACT_DELETE }, true },
+		{ { FW_EV_POD, FW_ACT_DELETE }, { FW_EV_UNSCHEDULED_POD, FW_ACT_DELETE }, true },
+		{ { FW_EV_ASSIGNED_POD, FW_ACT_DELETE }, { FW_EV_UNSCHEDULED_POD, FW_ACT_DELETE }, false },
+		/* the registered bits must cover every incoming bit */
+		{ { FW_EV_NODE, FW_ACT_UPDATE_NODE_LABEL }, { FW_EV_NODE, FW_ACT_UPDATE_NODE_LABEL | FW_ACT_UPDATE_NODE_TAINT },
+		  false },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		if (fw_event_matches(cases[i].reg, cases[i].in) != cases[i].want)
+			fail_msg("case %zu", i);
+}
+
+/* ---------- profiles ---------- */
+
+static void test_profile_building(void **state)
+{
+	(void)state;
+	struct fw_profile_config pc;
+	struct err e;
+	fw_default_profile_config(NULL, &pc);
+	struct fw_profile *p = fw_profile_new(&pc, NULL, &e);
+	assert_non_null(p);
+	assert_string_equal(fw_profile_name(p), "csched");
+	uint32_t n;
+	const struct fw_pl *const *score = fw_profile_plugins(p, CFG_EP_SCORE, &n);
+	static const char *const want_names[] = { "TaintToleration", "NodeAffinity", "NodeResourcesFit",
+						  "NodeResourcesBalancedAllocation", "ImageLocality" };
+	static const int32_t want_w[] = { 3, 2, 1, 1, 1 };
+	assert_int_equal(n, 5);
+	for (uint32_t i = 0; i < n; i++) {
+		assert_string_equal(score[i]->plugin->name, want_names[i]);
+		assert_int_equal(fw_profile_weight(p, score[i]), want_w[i]);
+	}
+	const struct fw_pl *const *filter = fw_profile_plugins(p, CFG_EP_FILTER, &n);
+	assert_int_equal(n, 7);
+	assert_string_equal(filter[0]->plugin->name, "NodeUnschedulable");
+	assert_string_equal(filter[5]->plugin->name, "NodeResourcesFit");
+	assert_string_equal(filter[6]->plugin->name, "VolumeRestrictions");
+	/* one instance per plugin: the same fw_pl at every point */
+	uint32_t npf;
+	const struct fw_pl *const *pf = fw_profile_plugins(p, CFG_EP_PRE_FILTER, &npf);
+	assert_ptr_equal(pf[2], filter[5]);
+	assert_false(fw_profile_has_post_filter(p));
+	fw_profile_free(p);
+	fw_profile_free(NULL);
+
+	struct cfg_plugin bad_name[] = { { "NoSuchPlugin", 0 } };
+	struct cfg_plugin not_filter[] = { { "ImageLocality", 0 } };
+	struct cfg_plugin heavy[] = { { "ImageLocality", 101 } };
+	struct cfg_plugin dup[] = { { "NodeName", 0 }, { "NodeName", 0 } };
+	struct {
+		enum cfg_ext_point ep;
+		struct cfg_plugin_list list;
+		const char *want;
+	} cases[] = {
+		{ CFG_EP_FILTER, { 1, bad_name }, "plugin \"NoSuchPlugin\" does not exist" },
+		{ CFG_EP_FILTER, { 1, not_filter }, "plugin \"ImageLocality\" does not extend filter" },
+		{ CFG_EP_SCORE, { 1, heavy }, "must be in the range 1..100, got 101" },
+		{ CFG_EP_FILTER, { 2, dup }, "plugin NodeName enabled twice" },
+		{ CFG_EP_QUEUE_SORT, { 0, NULL }, "one queue sort plugin required for profile" },
+		{ CFG_EP_BIND, { 0, NULL }, "at least one bind plugin is needed for profile" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		fw_default_profile_config("bad", &pc);
+		pc.points[cases[i].ep] = cases[i].list;
+		memset(&e, 0, sizeof(e));
+		assert_null(fw_profile_new(&pc, NULL, &e));
+		if (!strstr(e.msg, cases[i].want) || !strstr(e.msg, "profile bad"))
+			fail_msg("case %zu: %s", i, e.msg);
+	}
+	fw_default_profile_config("bad", &pc);
+	pc.has_percentage_of_nodes_to_score = true;
+	pc.percentage_of_nodes_to_score = 101;
+	assert_null(fw_profile_new(&pc, NULL, &e));
+	assert_non_null(strstr(e.msg, "percentageOfNodesToScore"));
+
+	/* every registered plugin declares the points it implements consistently */
+	size_t nreg;
+	const struct fw_plugin *const *all = fw_registry_all(&nreg);
+	assert_int_equal(nreg, 12);
+	for (size_t i = 0; i < nreg; i++)
+		assert_ptr_equal(fw_registry_lookup(all[i]->name), all[i]);
+	assert_null(fw_registry_lookup("nope"));
+	assert_true(fw_plugin_implements(fw_registry_lookup("NodeAffinity"), CFG_EP_PRE_SCORE));
+	assert_false(fw_plugin_implements(fw_registry_lookup("NodeName"), CFG_EP_SCORE));
+
+	/* fw_profile_events: a plugin registering Node Add gets Node UpdateNodeTaint too */
+	fw_default_profile_config("ev", &pc);
+	p = fw_profile_new(&pc, NULL, &e);
+	assert_non_null(p);
+	struct fw_profile_event evs[64];
+	size_t nev = fw_profile_events(p, evs, 64);
+	bool name_add = false, name_taint = false, binder = false;
+	for (size_t i = 0; i < nev; i++) {
+		if (strcmp(evs[i].plugin, "NodeName") == 0 && evs[i].event.resource == FW_EV_NODE) {
+			name_add |= evs[i].event.actions == FW_ACT_ADD;
+			name_taint |= evs[i].event.actions == FW_ACT_UPDATE_NODE_TAINT && !evs[i].hint;
+		}
+		binder |= strcmp(evs[i].plugin, "DefaultBinder") == 0;
+	}
+	assert_true(name_add && name_taint);
+	assert_false(binder); /* cannot reject a pod: no registrations */
+	/* asking for fewer still reports the total */
+	assert_int_equal(fw_profile_events(p, evs, 1), nev);
+	fw_profile_free(p);
+}
+
+/* ---------- pool ---------- */
+
+struct sum_job {
+	_Atomic uint64_t sum;
+	_Atomic uint32_t calls;
+	unsigned char *seen;
+	uint32_t stop_after;
+	_Atomic bool stop;
+};
+
+static void sum_fn(void *ctx, size_t i)
+{
+	struct sum_job *j = ctx;
+	j->seen[i]++; /* each index belongs to one piece: no race */
+	atomic_fetch_add(&j->sum, i);
+	uint32_t c = atomic_fetch_add(&j->calls, 1) + 1;
+	if (j->stop_after && c >= j->stop_after)
+		atomic_store(&j->stop, true);
+}
+
+static void test_pool(void **state)
+{
+	(void)state;
+	struct err e;
+	assert_null(fw_pool_new(0, &e));
+	assert_non_null(strstr(e.msg, "parallelism"));
+	int pars[] = { 1, 2, 4, 16 };
+	size_t sizes[] = { 0, 1, 3, 100, 5000 };
+	for (size_t a = 0; a < 4; a++) {
+		struct fw_pool *pool = fw_pool_new(pars[a], &e);
+		assert_non_null(pool);
+		assert_int_equal(fw_pool_parallelism(pool), pars[a]);
+		for (int round = 0; round < 3; round++) {
+			for (size_t b = 0; b < 5; b++) {
+				size_t n = sizes[b];
+				struct sum_job j = { 0 };
+				j.seen = calloc(n + 1, 1);
+				atomic_init(&j.stop, false);
+				fw_pool_run(pool, n, sum_fn, &j, &j.stop);
+				assert_int_equal(atomic_load(&j.sum), n ? (uint64_t)n * (n - 1) / 2 : 0);
+				for (size_t i = 0; i < n; i++)
+					assert_int_equal(j.seen[i], 1);
+				free(j.seen);
+			}
+			/* stop: no piece starts after the flag, so at most one more per worker */
+			struct sum_job j = { 0 };
+			j.seen = calloc(5000, 1);
+			j.stop_after = 10;
+			atomic_init(&j.stop, false);
+			fw_pool_run(pool, 5000, sum_fn, &j, &j.stop);
+			assert_true(atomic_load(&j.calls) >= 10);
+			assert_true(atomic_load(&j.calls) < 10 + (uint32_t)pars[a]);
+			free(j.seen);
+		}
+		fw_pool_free(pool);
+	}
+	/* NULL pool runs inline */
+	struct sum_job j = { 0 };
+	j.seen = calloc(10, 1);
+	fw_pool_run(NULL, 10, sum_fn, &j, NULL);
+	assert_int_equal(atomic_load(&j.sum), 45);
+	free(j.seen);
+	fw_pool_free(NULL);
+}
+
+/* ---------- the cycle ---------- */
+
+struct cluster {
+	uint32_t n;
+	struct api_node *nodes[2000];
+	struct node_info nis[2000];
+	const struct node_info *ptrs[2000];
+	struct fw_node_list list;
+};
+
+static void cluster_add(struct cluster *cl, struct api_node *node, struct api_pod **pods, size_t n_pods)
+{
+	uint32_t i = cl->n++;
+	cl->nodes[i] = node;
+	tl_node_info(&cl->nis[i], node, pods, n_pods);
+	cl->ptrs[i] = &cl->nis[i];
+	cl->list.n = cl->n;
+	cl->list.nodes = cl->ptrs;
+}
+
+static void cluster_release(struct cluster *cl)
+{
+	for (uint32_t i = 0; i < cl->n; i++) {
+		node_info_release(&cl->nis[i]);
+		api_node_unref(cl->nodes[i]);
+	}
+	cl->n = 0;
+}
+
+static struct api_node *std_node(const char *name, const char *cpu, const char *extra)
+{
+	return tl_node("{\"metadata\":{\"name\":\"%s\",\"labels\":{\"kubernetes.io/hostname\":\"%s\"}}%s%s,"
+		       "\"status\":{\"allocatable\":{\"cpu\":\"%s\",\"memory\":\"16Gi\",\"pods\":\"110\"}}}",
+		       name, name, extra && extra[0] ? "," : "", extra ? extra : "", cpu);
+}
+
+static struct fw_profile *default_profile(struct fw_pool *pool, uint64_t seed)
+{
+	struct fw_profile_config pc;
+	fw_default_profile_config("default", &pc);
+	struct fw_profile_options o = { .pool = pool, .seed = seed };
+	struct err e = { 0 };
+	struct fw_profile *p = fw_profile_new(&pc, &o, &e);
+	if (!p)
+		fail_msg("%s", e.msg);
+	return p;
+}
+
+/* One scheduling attempt with a fresh cycle state. */
+static int schedule(struct fw_profile *p, struct fw_cycle *c, struct cluster *cl, const struct api_pod *pod,
+		    const struct fw_nominated *nom, struct fw_schedule_result *res)
+{
+	struct err e = { 0 };
+	fw_cycle_reset(c);
+	int rc = fw_schedule_pod(p, c, &cl->list, pod, nom, res, &e);
+	if (rc < 0)
+		fail_msg("fw_schedule_pod: %s", e.msg);
+	return rc;
+}
+
+static void test_cycle_basic(void **state)
+{
+	(void)state;
+	static struct cluster cl;
+	static struct fw_schedule_result res;
+	struct fw_profile *p = default_profile(NULL, 7);
+	struct fw_cycle *c = fw_cycle_new(p);
+	char msg[1024];
+
+	/* no nodes */
+	struct api_pod *pod = mkpod("\"containers\":[{\"name\":\"c\",\"image\":\"i\",\"resources\":{\"requests\":{\"cpu\":\"1\"}}}]");
+	schedule(p, c, &cl, pod, NULL, &res);
+	assert_int_equal(res.code, FW_UNSCHEDULABLE_AND_UNRESOLVABLE);
+	assert_string_equal(fw_status_message(&res.status, msg, sizeof(msg)), "no nodes available to schedule pods");
+
+	/* the least loaded node wins (LeastAllocated + BalancedAllocation) */
+	struct api_pod *busy = mkpod("\"nodeName\":\"n1\",\"containers\":[{\"name\":\"c\",\"image\":\"i\",\"resources\":{\"requests\":{\"cpu\":\"3\",\"memory\":\"1Gi\"}}}]");
+	struct api_pod *fat = mkpod("\"nodeName\":\"n2\",\"containers\":[{\"name\":\"c\",\"image\":\"i\",\"resources\":{\"requests\":{\"cpu\":\"0\",\"memory\":\"8Gi\"}}}]");
+	cluster_add(&cl, std_node("n1", "4", NULL), &busy, 1);
+	cluster_add(&cl, std_node("n2", "4", NULL), &fat, 1);
+	cluster_add(&cl, std_node("n3", "4", "\"spec\":{\"taints\":[{\"key\":\"dedicated\",\"value\":\"x\",\"effect\":\"NoSchedule\"}]}"),
+		    NULL, 0);
+	schedule(p, c, &cl, pod, NULL, &res);
+	assert_int_equal(res.code, FW_SUCCESS);
+	assert_string_equal(res.suggested_host, "n2");
+	assert_int_equal(res.feasible_nodes, 2);
+	assert_int_equal(res.evaluated_nodes, 3);
+	assert_int_equal(res.diag.n_node_status, 1);
+	assert_string_equal(res.diag.node_status[0].node_name, "n3");
+
+	/* calling again without a reset is refused */
+	struct err e = { 0 };
+	assert_int_equal(fw_schedule_pod(p, c, &cl.list, pod, NULL, &res, &e), ERR_INVALID);
+	assert_non_null(strstr(e.msg, "already used"));
+
+	/* fit error: histogram message and rejector plugins */
+	struct api_pod *huge = mkpod("\"containers\":[{\"name\":\"c\",\"image\":\"i\",\"resources\":{\"requests\":{\"cpu\":\"2\",\"memory\":\"10Gi\"}}}]");
+	schedule(p, c, &cl, huge, NULL, &res);
+	assert_int_equal(res.code, FW_UNSCHEDULABLE);
+	assert_string_equal(fw_fit_error_message(&res.diag, msg, sizeof(msg)),
+			    "0/3 nodes are available: 1 Insufficient cpu, 1 Insufficient memory, 1 node(s) had untolerated "
+			    "taint {dedicated: x}.");
+	assert_int_equal(res.diag.n_unschedulable_plugins, 2);
+	bool fit = false, taint = false;
+	for (uint32_t i = 0; i < res.diag.n_unschedulable_plugins; i++) {
+		fit |= strcmp(res.diag.unschedulable_plugins[i], "NodeResourcesFit") == 0;
+		taint |= strcmp(res.diag.unschedulable_plugins[i], "TaintToleration") == 0;
+	}
+	assert_true(fit && taint);
+	assert_int_equal(res.evaluated_nodes, 3);
+	assert_int_equal(res.feasible_nodes, 0);
+
+	/* PostFilter with none enabled: Unschedulable, no message added */
+	struct fw_post_filter_result pfr;
+	struct fw_status st;
+	assert_int_equal(fw_run_post_filter(p, c, huge, &res.diag, &pfr, &st), FW_UNSCHEDULABLE);
+	assert_string_equal(res.diag.post_filter_msg, "");
+	assert_string_equal(pfr.nominated_node_name, "");
+
+	/* PreFilter node set: pinned to n3 via matchFields; tolerating its taint */
+	struct api_pod *pinned = mkpod("\"containers\":[{\"name\":\"c\",\"image\":\"i\"}],"
+				       "\"tolerations\":[{\"key\":\"dedicated\",\"operator\":\"Exists\"}],"
+				       "\"affinity\":{\"nodeAffinity\":{\"requiredDuringSchedulingIgnoredDuringExecution\":{\"nodeSelectorTerms\":"
+				       "[{\"matchFields\":[{\"key\":\"metadata.name\",\"operator\":\"In\",\"values\":[\"n3\"]}]}]}}}");
+	schedule(p, c, &cl, pinned, NULL, &res);
+	assert_int_equal(res.code, FW_SUCCESS);
+	assert_string_equal(res.suggested_host, "n3");
+	assert_int_equal(res.evaluated_nodes, 1);
+
+	/* pinned to a node that does not exist: every node gets the absent status */
+	struct api_pod *ghost = mkpod("\"containers\":[{\"name\":\"c\",\"image\":\"i\"}],"
+				      "\"affinity\":{\"nodeAffinity\":{\"requiredDuringSchedulingIgnoredDuringExecution\":{\"nodeSelectorTerms\":"
+				      "[{\"matchFields\":[{\"key\":\"metadata.name\",\"operator\":\"In\",\"values\":[\"nope\"]}]}]}}}");
+	schedule(p, c, &cl, ghost, NULL, &res);
+	assert_int_equal(res.code, FW_UNSCHEDULABLE);
+	assert_string_equal(fw_fit_error_message(&res.diag, msg, sizeof(msg)),
+			    "0/3 nodes are available: 3 node(s) didn't satisfy plugin(s) [NodeAffinity].");
+	assert_int_equal(res.diag.n_unschedulable_plugins, 1);
+	assert_string_equal(res.diag.unschedulable_plugins[0], "NodeAffinity");
+
+	/* PreFilter rejection */
+	struct api_pod *conflict = mkpod("\"containers\":[{\"name\":\"c\",\"image\":\"i\"}],"
+					 "\"affinity\":{\"nodeAffinity\":{\"requiredDuringSchedulingIgnoredDuringExecution\":{\"nodeSelectorTerms\":"
+					 "[{\"matchFields\":[{\"key\":\"metadata.name\",\"operator\":\"In\",\"values\":[\"n1\"]},"
+					 "{\"key\":\"metadata.name\",\"operator\":\"In\",\"values\":[\"n2\"]}]}]}}}");
+	schedule(p, c, &cl, conflict, NULL, &res);
+	assert_int_equal(res.code, FW_UNSCHEDULABLE);
+	assert_string_equal(fw_fit_error_message(&res.diag, msg, sizeof(msg)),
+			    "0/3 nodes are available: pod affinity terms conflict.");
+	assert_string_equal(res.diag.unschedulable_plugins[0], "NodeAffinity");
+	assert_int_equal(res.diag.absent_status.code, FW_UNSCHEDULABLE_AND_UNRESOLVABLE);
+
+	/* nominated node tried first: n1 is worse by score but is the pod's nominated node */
+	struct api_pod *nominated = mkpod("\"containers\":[{\"name\":\"c\",\"image\":\"i\"}]},\"status\":{\"nominatedNodeName\":\"n1\"");
+	schedule(p, c, &cl, nominated, NULL, &res);
+	assert_int_equal(res.code, FW_SUCCESS);
+	assert_string_equal(res.suggested_host, "n1");
+	assert_int_equal(res.evaluated_nodes, 1);
+	/* nominated to the tainted node: its failure is recorded, the pod goes elsewhere */
+	struct api_pod *nominated3 = mkpod("\"containers\":[{\"name\":\"c\",\"image\":\"i\"}]},\"status\":{\"nominatedNodeName\":\"n3\"");
+	schedule(p, c, &cl, nominated3, NULL, &res);
+	assert_int_equal(res.code, FW_SUCCESS);
+	assert_string_equal(res.suggested_host, "n2");
+	assert_int_equal(res.diag.n_node_status, 1);
+	assert_int_equal(res.evaluated_nodes, 3);
+
+	api_pod_unref(nominated);
+	api_pod_unref(nominated3);
+	api_pod_unref(conflict);
+	api_pod_unref(ghost);
+	api_pod_unref(pinned);
+	api_pod_unref(huge);
+	api_pod_unref(busy);
+	api_pod_unref(fat);
+	api_pod_unref(pod);
+	cluster_release(&cl);
+	fw_cycle_free(c);
+	fw_profile_free(p);
+}
+
+/* Nominated pods of >= priority count on their node; lower ones do not. */
+static void test_cycle_nominated_pods(void **state)
+{
+	(void)state;
+	static struct cluster cl;
+	static struct fw_schedule_result res;
+	struct fw_profile *p = default_profile(NULL, 3);
+	struct fw_cycle *c = fw_cycle_new(p);
+	cluster_add(&cl, std_node("only", "4", NULL), NULL, 0);
+	struct api_pod *pod = mkpod("\"priority\":10,\"containers\":[{\"name\":\"c\",\"image\":\"i\",\"resources\":{\"requests\":{\"cpu\":\"3\"}}}]");
+	struct api_pod *high = mkpod("\"priority\":10,\"containers\":[{\"name\":\"c\",\"image\":\"i\",\"resources\":{\"requests\":{\"cpu\":\"2\"}}}]");
+	struct api_pod *low = mkpod("\"priority\":5,\"containers\":[{\"name\":\"c\",\"image\":\"i\",\"resources\":{\"requests\":{\"cpu\":\"2\"}}}]");
+	const char *only = intern_str("only");
+	struct fw_nominated_pod hp[] = { { only, high } }, lp[] = { { only, low } }, self[] = { { only, pod } };
+	struct fw_nominated nh = { 1, hp }, nl = { 1, lp }, ns = { 1, self };
+	char msg[512];
+
+	schedule(p, c, &cl, pod, &nh, &res);
+	assert_int_equal(res.code, FW_UNSCHEDULABLE);
+	assert_string_equal(fw_fit_error_message(&res.diag, msg, sizeof(msg)),
+			    "0/1 nodes are available: 1 Insufficient cpu.");
+	schedule(p, c, &cl, pod, &nl, &res);
+	assert_int_equal(res.code, FW_SUCCESS);
+	schedule(p, c, &cl, pod, &ns, &res); /* the pod itself never counts */
+	assert_int_equal(res.code, FW_SUCCESS);
+	/* the node_info in the snapshot was not touched */
+	assert_int_equal(cl.nis[0].n_pods, 0);
+	assert_int_equal(cl.nis[0].requested.cpu, 0);
+
+	api_pod_unref(pod);
+	api_pod_unref(high);
+	api_pod_unref(low);
+	cluster_release(&cl);
+	fw_cycle_free(c);
+	fw_profile_free(p);
+}
+
+/* Without score plugins one feasible node is enough: the start index rotates over the nodes,
+ * advancing by every node processed (failed ones included). */
+static void test_cycle_start_index_rotation(void **state)
+{
+	(void)state;
+	static struct cluster cl;
+	static struct fw_schedule_result res;
+	struct tl_profile_spec spec = { .filter = { "TaintToleration" } };
+	struct fw_profile *p = tl_profile(&spec, NULL, 1);
+	struct fw_cycle *c = fw_cycle_new(p);
+	const char *taint = "\"spec\":{\"taints\":[{\"key\":\"k\",\"value\":\"v\",\"effect\":\"NoSchedule\"}]}";
+	cluster_add(&cl, std_node("bad0", "4", taint), NULL, 0);
+	cluster_add(&cl, std_node("good1", "4", NULL), NULL, 0);
+	cluster_add(&cl, std_node("bad2", "4", taint), NULL, 0);
+	cluster_add(&cl, std_node("good3", "4", NULL), NULL, 0);
+	cluster_add(&cl, std_node("good4", "4", NULL), NULL, 0);
+	struct api_pod *pod = mkpod("\"containers\":[{\"name\":\"c\",\"image\":\"i\"}]");
+	/* As upstream, the search stops when a second feasible node turns up (it is dropped), and
+	 * failures met on the way count as processed:
+	 * start 0: bad0 x, good1 ok, bad2 x, good3 dropped -> good1, 3 evaluated, next 3
+	 * start 3: good3 ok, good4 dropped                  -> good3, 1 evaluated, next 4
+	 * start 4: good4 ok, bad0 x, good1 dropped          -> good4, 2 evaluated, next 1
+	 * start 1: good1 ok, bad2 x, good3 dropped          -> good1, 2 evaluated, next 3 */
+	static const char *const want[] = { "good1", "good3", "good4", "good1", "good3" };
+	static const uint32_t evaluated[] = { 3, 1, 2, 2, 1 };
+	for (int i = 0; i < 5; i++) {
+		schedule(p, c, &cl, pod, NULL, &res);
+		assert_int_equal(res.code, FW_SUCCESS);
+		assert_string_equal(res.suggested_host, want[i]);
+		assert_int_equal(res.evaluated_nodes, evaluated[i]);
+		assert_int_equal(res.feasible_nodes, 1);
+	}
+	api_pod_unref(pod);
+	cluster_release(&cl);
+	fw_cycle_free(c);
+	fw_profile_free(p);
+}
+
+/* Ties are broken uniformly: 4 equal nodes, 4000 attempts, a fixed seed. */
+static void test_cycle_tie_break_uniform(void **state)
+{
+	(void)state;
+	static struct cluster cl;
+	static struct fw_schedule_result res;
+	struct fw_profile *p = default_profile(NULL, 12345);
+	struct fw_cycle *c = fw_cycle_new(p);
+	const char *names[] = { "a", "b", "c", "d" };
+	for (int i = 0; i < 4; i++)
+		cluster_add(&cl, std_node(names[i], "4", NULL), NULL, 0);
+	struct api_pod *pod = mkpod("\"containers\":[{\"name\":\"c\",\"image\":\"i\",\"resources\":{\"requests\":{\"cpu\":\"1\"}}}]");
+	int count[4] = { 0 };
+	for (int i = 0; i < 4000; i++) {
+		schedule(p, c, &cl, pod, NULL, &res);
+		assert_int_equal(res.code, FW_SUCCESS);
+		for (int k = 0; k < 4; k++)
+			if (strcmp(res.suggested_host, names[k]) == 0)
+				count[k]++;
+	}
+	/* binomial(4000, 1/4): sd ~27; 850..1150 is more than 5 sd */
+	for (int k = 0; k < 4; k++)
+		if (count[k] < 850 || count[k] > 1150)
+			fail_msg("node %s chosen %d times of 4000", names[k], count[k]);
+	/* same seed, same choices */
+	struct fw_profile *p1 = default_profile(NULL, 99), *p2 = default_profile(NULL, 99);
+	struct fw_cycle *c1 = fw_cycle_new(p1), *c2 = fw_cycle_new(p2);
+	static struct fw_schedule_result r2;
+	for (int i = 0; i < 50; i++) {
+		schedule(p1, c1, &cl, pod, NULL, &res);
+		schedule(p2, c2, &cl, pod, NULL, &r2);
+		assert_string_equal(res.suggested_host, r2.suggested_host);
+	}
+	fw_cycle_free(c1);
+	fw_cycle_free(c2);
+	fw_profile_free(p1);
+	fw_profile_free(p2);
+	api_pod_unref(pod);
+	cluster_release(&cl);
+	fw_cycle_free(c);
+	fw_profile_free(p);
+}
+
+/* 500 nodes, half tainted, on a pool of 4: exactly numFeasibleNodesToFind feasible nodes, every
+ * failure recorded with its reason, the same totals as inline. */
+static void test_cycle_parallel(void **state)
+{
+	(void)state;
+	static struct cluster cl;
+	static struct fw_schedule_result res;
+	struct err e;
+	struct fw_pool *pool = fw_pool_new(4, &e);
+	assert_non_null(pool);
+	const char *taint = "\"spec\":{\"taints\":[{\"key\":\"k\",\"value\":\"v\",\"effect\":\"NoSchedule\"}]}";
+	for (int i = 0; i < 500; i++) {
+		char name[32];
+		snprintf(name, sizeof(name), "node-%03d", i);
+		cluster_add(&cl, std_node(name, "4", i % 2 ? taint : NULL), NULL, 0);
+	}
+	struct api_pod *pod = mkpod("\"containers\":[{\"name\":\"c\",\"image\":\"i\",\"resources\":{\"requests\":{\"cpu\":\"1\"}}}]");
+	uint32_t to_find = fw_num_feasible_nodes_to_find(0, 500); /* 46% of 500 = 230 */
+	assert_int_equal(to_find, 230);
+	for (int mode = 0; mode < 2; mode++) {
+		struct fw_profile *p = default_profile(mode ? pool : NULL, 5);
+		struct fw_cycle *c = fw_cycle_new(p);
+		for (int round = 0; round < 5; round++) {
+			schedule(p, c, &cl, pod, NULL, &res);
+			assert_int_equal(res.code, FW_SUCCESS);
+			assert_int_equal(res.feasible_nodes, to_find);
+			assert_int_equal(res.evaluated_nodes, to_find + res.diag.n_node_status);
+			/* inline, nodes alternate: 230 feasible need 229 or 230 failures on the way */
+			if (!mode)
+				assert_true(res.diag.n_node_status >= 229 && res.diag.n_node_status <= 230);
+			else
+				assert_true(res.diag.n_node_status >= 229);
+			for (uint32_t i = 0; i < res.diag.n_node_status; i++) {
+				char msg[256];
+				fw_status_message(res.diag.node_status[i].status, msg, sizeof(msg));
+				assert_string_equal(msg, "node(s) had untolerated taint {k: v}");
+				assert_string_equal(res.diag.node_status[i].status->plugin, "TaintToleration");
+			}
+			int idx = atoi(res.suggested_host + 5);
+			assert_int_equal(idx % 2, 0);
+		}
+		/* every node fails: the full histogram, whatever the order */
+		struct api_pod *pick = mkpod("\"containers\":[{\"name\":\"c\",\"image\":\"i\"}],\"nodeSelector\":{\"none\":\"x\"}");
+		schedule(p, c, &cl, pick, NULL, &res);
+		assert_int_equal(res.code, FW_UNSCHEDULABLE);
+		char msg[512];
+		assert_string_equal(fw_fit_error_message(&res.diag, msg, sizeof(msg)),
+				    "0/500 nodes are available: 250 node(s) didn't match Pod's node affinity/selector, "
+				    "250 node(s) had untolerated taint {k: v}.");
+		assert_int_equal(res.evaluated_nodes, 500);
+		api_pod_unref(pick);
+		fw_cycle_free(c);
+		fw_profile_free(p);
+	}
+	api_pod_unref(pod);
+	cluster_release(&cl);
+	fw_pool_free(pool);
+}
+
+/* A Filter error (NodePorts without its PreFilter) aborts the cycle with the plugin named, on the
+ * pool as inline. */
+static void test_cycle_filter_error(void **state)
+{
+	(void)state;
+	static struct cluster cl;
+	static struct fw_schedule_result res;
+	struct err e;
+	struct fw_pool *pool = fw_pool_new(3, &e);
+	for (int i = 0; i < 150; i++) {
+		char name[32];
+		snprintf(name, sizeof(name), "n%d", i);
+		cluster_add(&cl, std_node(name, "4", NULL), NULL, 0);
+	}
+	struct tl_profile_spec spec = { .filter = { "NodeName", "NodePorts" }, .score = { "ImageLocality" } };
+	struct api_pod *pod = mkpod("\"containers\":[{\"name\":\"c\",\"image\":\"i\",\"ports\":[{\"containerPort\":80,\"hostPort\":80}]}]");
+	for (int mode = 0; mode < 2; mode++) {
+		struct fw_profile *p = tl_profile(&spec, mode ? pool : NULL, 1);
+		struct fw_cycle *c = fw_cycle_new(p);
+		schedule(p, c, &cl, pod, NULL, &res);
+		assert_int_equal(res.code, FW_ERROR);
+		char msg[512];
+		fw_status_message(&res.status, msg, sizeof(msg));
+		assert_string_equal(msg, "running \"NodePorts\" filter plugin: reading \"PreFilterNodePorts\" from "
+					 "cycleState: not found");
+		assert_string_equal(res.status.plugin, "NodePorts");
+		fw_cycle_free(c);
+		fw_profile_free(p);
+	}
+	api_pod_unref(pod);
+	cluster_release(&cl);
+	fw_pool_free(pool);
+}
+
+/* Many cycles whose scratch memory outgrows the cycle arena's first block: memory stays bounded
+ * (a reset arena must not keep doubling its next block). 2000 nodes, all scored. */
+static void test_cycle_many_cycles(void **state)
+{
+	(void)state;
+	static struct cluster cl;
+	static struct fw_schedule_result res;
+	for (int i = 0; i < 2000; i++) {
+		char name[32];
+		snprintf(name, sizeof(name), "m%d", i);
+		cluster_add(&cl, std_node(name, "4", NULL), NULL, 0);
+	}
+	struct fw_profile_config pc;
+	fw_default_profile_config("all", &pc);
+	pc.has_percentage_of_nodes_to_score = true;
+	pc.percentage_of_nodes_to_score = 100;
+	struct err e;
+	struct fw_profile_options o = { .seed = 2 };
+	struct fw_profile *p = fw_profile_new(&pc, &o, &e);
+	assert_non_null(p);
+	struct fw_cycle *c = fw_cycle_new(p);
+	struct api_pod *pod = mkpod("\"containers\":[{\"name\":\"c\",\"image\":\"i\",\"resources\":{\"requests\":{\"cpu\":\"1\"}}}]");
+	for (int i = 0; i < 80; i++) {
+		schedule(p, c, &cl, pod, NULL, &res);
+		assert_int_equal(res.code, FW_SUCCESS);
+		assert_int_equal(res.feasible_nodes, 2000);
+	}
+	api_pod_unref(pod);
+	cluster_release(&cl);
+	fw_cycle_free(c);
+	fw_profile_free(p);
+}
+
+/* ---------- binding helpers ---------- */
+
+struct bind_rec {
+	int calls;
+	char node[64];
+	int fail;
+};
+
+static int bind_cb(void *ctx, const struct api_pod *pod, const char *node, struct err *e)
+{
+	struct bind_rec *r = ctx;
+	(void)pod;
+	r->calls++;
+	snprintf(r->node, sizeof(r->node), "%s", node);
+	if (r->fail)
+		return err_set(e, ERR_CONFLICT, "pods \"p\" binding: conflict");
+	return 0;
+}
+
+static void test_binding_helpers(void **state)
+{
+	(void)state;
+	struct bind_rec rec = { 0 };
+	struct fw_profile_config pc;
+	fw_default_profile_config("b", &pc);
+	struct fw_profile_options o = { .bind = bind_cb, .bind_ctx = &rec, .seed = 1 };
+	struct err e;
+	struct fw_profile *p = fw_profile_new(&pc, &o, &e);
+	assert_non_null(p);
+	struct fw_cycle *c = fw_cycle_new(p);
+	struct api_pod *pod = mkpod("\"containers\":[{\"name\":\"c\",\"image\":\"i\"}]");
+	struct fw_status st;
+	int64_t timeout = -1;
+	assert_int_equal(fw_run_reserve(p, c, pod, "n1", &st), FW_SUCCESS);
+	assert_int_equal(fw_run_permit(p, c, pod, "n1", &timeout, &st), FW_SUCCESS);
+	assert_int_equal(timeout, 0);
+	assert_int_equal(fw_run_pre_bind(p, c, pod, "n1", &st), FW_SUCCESS);
+	assert_int_equal(fw_run_bind(p, c, pod, "n1", &st), FW_SUCCESS);
+	assert_int_equal(rec.calls, 1);
+	assert_string_equal(rec.node, "n1");
+	fw_run_post_bind(p, c, pod, "n1");
+	fw_run_unreserve(p, c, pod, "n1");
+	rec.fail = 1;
+	assert_int_equal(fw_run_bind(p, c, pod, "n2", &st), FW_ERROR);
+	char msg[512];
+	assert_string_equal(fw_status_message(&st, msg, sizeof(msg)),
+			    "running Bind plugin \"DefaultBinder\": pods \"p\" binding: conflict");
+	assert_string_equal(st.plugin, "DefaultBinder");
+	/* no callback configured: an error naming the profile */
+	struct fw_profile *nob = fw_profile_new(&pc, NULL, &e);
+	assert_int_equal(fw_run_bind(nob, c, pod, "n1", &st), FW_ERROR);
+	assert_non_null(strstr(st.text, "no bind callback"));
+	fw_profile_free(nob);
+
+	/* cycle state: slots, arena, cleanups run on reset and free (valgrind checks the frees) */
+	const struct fw_pl *pl = fw_profile_plugins(p, CFG_EP_FILTER, &(uint32_t){ 0 })[0];
+	int *data = fw_cycle_alloc(c, sizeof(int));
+	*data = 42;
+	fw_cycle_set_state(c, pl, data);
+	assert_ptr_equal(fw_cycle_state(c, pl), data);
+	assert_int_equal(fw_cycle_on_release(c, free, malloc(16)), 0);
+	fw_cycle_reset(c);
+	assert_null(fw_cycle_state(c, pl));
+	assert_int_equal(fw_cycle_on_release(c, free, malloc(32)), 0);
+	api_pod_unref(pod);
+	fw_cycle_free(c);
+	fw_cycle_free(NULL);
+	fw_profile_free(p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_status),
+		cmocka_unit_test(test_num_feasible_nodes_to_find),
+		cmocka_unit_test(test_default_normalize_score),
+		cmocka_unit_test(test_fit_error_message),
+		cmocka_unit_test(test_event_matches),
+		cmocka_unit_test(test_profile_building),
+		cmocka_unit_test(test_pool),
+		cmocka_unit_test(test_cycle_basic),
+		cmocka_unit_test(test_cycle_nominated_pods),
+		cmocka_unit_test(test_cycle_start_index_rotation),
+		cmocka_unit_test(test_cycle_tie_break_uniform),
+		cmocka_unit_test(test_cycle_parallel),
+		cmocka_unit_test(test_cycle_filter_error),
+		cmocka_unit_test(test_cycle_many_cycles),
+		cmocka_unit_test(test_binding_helpers),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,1308 @@
+/* Table-driven tests of the default plugins, cases carried over from upstream's plugin tests
+ * (pkg/scheduler/framework/plugins/NAME/NAME_test.go): expected reasons and scores are upstream's. */
+#include "algorithm_testlib.h"
+
+static int uid_seq;
+
+/* A pod with containers / init containers (JSON arrays) and extra spec fields. */
+static struct api_pod *pod_spec(const char *containers, const char *inits, const char *extra)
+{
+	uid_seq++;
+	return tl_pod("{\"metadata\":{\"name\":\"p%d\",\"namespace\":\"default\",\"uid\":\"uid-%d\"},"
+		      "\"spec\":{\"containers\":%s%s%s%s%s}}",
+		      uid_seq, uid_seq, containers ? containers : "[{\"name\":\"c\",\"image\":\"i\"}]",
+		      inits ? ",\"initContainers\":" : "", inits ? inits : "", extra && extra[0] ? "," : "",
+		      extra ? extra : "");
+}
+
+/* ---------- helpers running one plugin ---------- */
+
+struct one {
+	struct fw_profile *p;
+	struct fw_cycle *c;
+	const struct fw_pl *pl;
+	struct fw_node_list list;
+};
+
+static void one_init(struct one *o, const struct tl_profile_spec *spec, const char *plugin)
+{
+	o->p = tl_profile(spec, NULL, 1);
+	o->c = fw_cycle_new(o->p);
+	assert_non_null(o->c);
+	o->pl = tl_pl(o->p, plugin);
+	memset(&o->list, 0, sizeof(o->list));
+}
+
+static void one_release(struct one *o)
+{
+	fw_cycle_free(o->c);
+	fw_profile_free(o->p);
+}
+
+/* PreFilter (when the plugin has one) then Filter on ni; message of the status into msg. */
+static enum fw_code run_filter(struct one *o, const struct api_pod *pod, const struct node_info *ni, char *msg,
+			       size_t size)
+{
+	struct fw_status st;
+	struct fw_node_names names = { .all = true };
+	fw_cycle_reset(o->c);
+	msg[0] = '\0';
+	if (o->pl->plugin->pre_filter) {
+		fw_status_reset(&st);
+		enum fw_code code = o->pl->plugin->pre_filter(o->pl, o->c, pod, &names, &st);
+		if (code == FW_SKIP)
+			return FW_SUCCESS; /* the framework then does not run the Filter */
+		if (code != FW_SUCCESS) {
+			fw_status_message(&st, msg, size);
+			return code;
+		}
+	}
+	fw_status_reset(&st);
+	enum fw_code code = o->pl->plugin->filter(o->pl, o->c, pod, ni, &st);
+	fw_status_message(&st, msg, size);
+	return code;
+}
+
+/* PreScore, Score on every node, NormalizeScore: the plugin's final scores. Returns the
+ * PreScore code (Skip: scores untouched). */
+static enum fw_code run_score(struct one *o, const struct api_pod *pod, struct node_info *nis, uint32_t n,
+			      int64_t *out)
+{
+	const struct node_info *ptrs[16];
+	struct fw_node_score ns[16];
+	struct fw_status st;
+	assert_true(n <= 16);
+	for (uint32_t i = 0; i < n; i++)
+		ptrs[i] = &nis[i];
+	o->list.n = n;
+	o->list.nodes = ptrs;
+	fw_cycle_reset(o->c);
+	o->c->nodes = &o->list;
+	if (o->pl->plugin->pre_score) {
+		fw_status_reset(&st);
+		enum fw_code code = o->pl->plugin->pre_score(o->pl, o->c, pod, ptrs, n, &st);
+		if (code != FW_SUCCESS)
+			return code;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		fw_status_reset(&st);
+		ns[i].ni = ptrs[i];
+		ns[i].score = -1;
+		assert_int_equal(o->pl->plugin->score(o->pl, o->c, pod, ptrs[i], &ns[i].score, &st), FW_SUCCESS);
+	}
+	if (o->pl->plugin->normalize_score) {
+		fw_status_reset(&st);
+		assert_int_equal(o->pl->plugin->normalize_score(o->pl, o->c, pod, ns, n, &st), FW_SUCCESS);
+	}
+	for (uint32_t i = 0; i < n; i++)
+		out[i] = ns[i].score;
+	return FW_SUCCESS;
+}
+
+/* ---------- NodeResourcesFit: Filter (fit_test.go TestEnoughRequests) ---------- */
+
+#define FIT_NODE \
+	"{\"metadata\":{\"name\":\"machine\"},\"status\":{\"allocatable\":{\"cpu\":\"10m\",\"memory\":\"20\",\"pods\":\"%s\"," \
+	"\"example.com/aaa\":\"5\",\"ephemeral-storage\":\"20\",\"hugepages-2Mi\":\"5\"}}}"
+
+struct fit_case {
+	const char *name;
+	const char *containers; /* incoming pod */
+	const char *inits;
+	const char *existing;   /* containers of the pod already on the node (NULL = none) */
+	const char *alloc_pods;
+	const char *ignored, *ignored_group;
+	enum fw_code code;
+	const char *msg;
+};
+
+#define R(cpu, mem) "{\"name\":\"c\",\"image\":\"i\",\"resources\":{\"requests\":{\"cpu\":\"" cpu "\",\"memory\":\"" mem "\"}}}"
+#define RX(extra) "{\"name\":\"c\",\"image\":\"i\",\"resources\":{\"requests\":{" extra "}}}"
+
+static const struct fit_case fit_cases[] = {
+	{ "no resources requested always fits", "[{\"name\":\"c\",\"image\":\"i\"}]", NULL, "[" R("10m", "20") "]", "32",
+	  NULL, NULL, FW_SUCCESS, "" },
+	{ "too many resources fails", "[" R("1m", "1") "]", NULL, "[" R("10m", "20") "]", "32", NULL, NULL,
+	  FW_UNSCHEDULABLE, "Insufficient cpu, Insufficient memory" },
+	{ "too many resources fails due to init container cpu", "[" R("1m", "1") "]", "[" R("3m", "1") "]",
+	  "[" R("8m", "19") "]", "32", NULL, NULL, FW_UNSCHEDULABLE, "Insufficient cpu" },
+	{ "too many resources fails due to highest init container cpu", "[" R("1m", "1") "]",
+	  "[" R("3m", "1") "," R("2m", "1") "]", "[" R("8m", "19") "]", "32", NULL, NULL, FW_UNSCHEDULABLE,
+	  "Insufficient cpu" },
+	{ "too many resources fails due to init container memory", "[" R("1m", "1") "]", "[" R("1m", "3") "]",
+	  "[" R("9m", "19") "]", "32", NULL, NULL, FW_UNSCHEDULABLE, "Insufficient memory" },
+	{ "init container fits because it's the max, not sum, of containers and init containers",
+	  "[" R("1m", "1") "]", "[" R("1m", "1") "]", "[" R("9m", "19") "]", "32", NULL, NULL, FW_SUCCESS, "" },
+	{ "both resources fit", "[" R("1m", "1") "]", NULL, "[" R("5m", "5") "]", "32", NULL, NULL, FW_SUCCESS, "" },
+	{ "one resource memory fits", "[" R("2m", "1") "]", NULL, "[" R("9m", "5") "]", "32", NULL, NULL,
+	  FW_UNSCHEDULABLE, "Insufficient cpu" },
+	{ "one resource cpu fits", "[" R("1m", "2") "]", NULL, "[" R("5m", "19") "]", "32", NULL, NULL,
+	  FW_UNSCHEDULABLE, "Insufficient memory" },
+	{ "equal edge case", "[" R("5m", "1") "]", NULL, "[" R("5m", "19") "]", "32", NULL, NULL, FW_SUCCESS, "" },
+	{ "extended resource fits", "[" RX("\"example.com/aaa\":\"1\"") "]", NULL, NULL, "32", NULL, NULL,
+	  FW_SUCCESS, "" },
+	{ "extended resource capacity enforced (above allocatable: unresolvable)",
+	  "[" RX("\"example.com/aaa\":\"10\"") "]", NULL, NULL, "32", NULL, NULL,
+	  FW_UNSCHEDULABLE_AND_UNRESOLVABLE, "Insufficient example.com/aaa" },
+	{ "extended resource allocatable enforced", "[" RX("\"example.com/aaa\":\"1\"") "]", NULL,
+	  "[" RX("\"example.com/aaa\":\"5\"") "]", "32", NULL, NULL, FW_UNSCHEDULABLE, "Insufficient example.com/aaa" },
+	{ "extended resource allocatable enforced for multiple containers",
+	  "[" RX("\"example.com/aaa\":\"3\"") "," RX("\"example.com/aaa\":\"3\"") "]", NULL,
+	  "[" RX("\"example.com/aaa\":\"2\"") "]", "32", NULL, NULL, FW_UNSCHEDULABLE_AND_UNRESOLVABLE,
+	  "Insufficient example.com/aaa" },
+	{ "extended resource allocatable admits multiple init containers", "[" R("0", "0") "]",
+	  "[" RX("\"example.com/aaa\":\"3\"") "," RX("\"example.com/aaa\":\"2\"") "]",
+	  "[" RX("\"example.com/aaa\":\"2\"") "]", "32", NULL, NULL, FW_SUCCESS, "" },
+	{ "extended resource unknown to the node: allocatable 0", "[" RX("\"example.com/bbb\":\"1\"") "]", NULL, NULL,
+	  "32", NULL, NULL, FW_UNSCHEDULABLE_AND_UNRESOLVABLE, "Insufficient example.com/bbb" },
+	{ "skip checking ignored extended resource", "[" RX("\"example.com/bbb\":\"1\"") "]", NULL, NULL, "32",
+	  "example.com/bbb", NULL, FW_SUCCESS, "" },
+	{ "skip checking ignored extended resource via resource groups", "[" RX("\"example.com/bbb\":\"1\"") "]",
+	  NULL, NULL, "32", NULL, "example.com", FW_SUCCESS, "" },
+	{ "hugepages are not extended: never ignored", "[" RX("\"hugepages-2Mi\":\"10\"") "]", NULL, NULL, "32", NULL,
+	  "hugepages-2Mi", FW_UNSCHEDULABLE_AND_UNRESOLVABLE, "Insufficient hugepages-2Mi" },
+	{ "hugepages resource allocatable enforced", "[" RX("\"hugepages-2Mi\":\"3\"") "]", NULL,
+	  "[" RX("\"hugepages-2Mi\":\"3\"") "]", "32", NULL, NULL, FW_UNSCHEDULABLE, "Insufficient hugepages-2Mi" },
+	{ "ephemeral storage resource enforced", "[" RX("\"ephemeral-storage\":\"25\"") "]", NULL,
+	  "[" RX("\"ephemeral-storage\":\"2\"") "]", "32", NULL, NULL, FW_UNSCHEDULABLE_AND_UNRESOLVABLE,
+	  "Insufficient ephemeral-storage" },
+	{ "pod fits with ephemeral storage", "[" RX("\"ephemeral-storage\":\"10\"") "]", NULL,
+	  "[" RX("\"ephemeral-storage\":\"2\"") "]", "32", NULL, NULL, FW_SUCCESS, "" },
+	{ "even without specified resources, predicate fails when there's no space for additional pod",
+	  "[{\"name\":\"c\",\"image\":\"i\"}]", NULL, "[" R("10m", "20") "]", "1", NULL, NULL, FW_UNSCHEDULABLE,
+	  "Too many pods" },
+	{ "even if both resources fit, predicate fails when there's no space for additional pod",
+	  "[" R("1m", "1") "]", NULL, "[" R("5m", "5") "]", "1", NULL, NULL, FW_UNSCHEDULABLE, "Too many pods" },
+	{ "even for equal edge case, predicate fails when there's no space for additional pod",
+	  "[" R("5m", "1") "]", NULL, "[" R("5m", "19") "]", "1", NULL, NULL, FW_UNSCHEDULABLE, "Too many pods" },
+	{ "all reasons are kept, in upstream's order", "[" R("6m", "16") "]", NULL, "[" R("5m", "5") "]", "1", NULL,
+	  NULL, FW_UNSCHEDULABLE, "Too many pods, Insufficient cpu, Insufficient memory" },
+	{ "sidecar requests add up with the containers", "[" R("5m", "1") "]",
+	  "[{\"name\":\"s\",\"image\":\"i\",\"restartPolicy\":\"Always\",\"resources\":{\"requests\":{\"cpu\":\"1m\"}}}]",
+	  "[" R("5m", "1") "]", "32", NULL, NULL, FW_UNSCHEDULABLE, "Insufficient cpu" },
+};
+
+static void test_fit_filter(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(fit_cases) / sizeof(fit_cases[0]); i++) {
+		const struct fit_case *tc = &fit_cases[i];
+		const char *ign[1] = { tc->ignored ? intern_str(tc->ignored) : NULL };
+		const char *grp[1] = { tc->ignored_group ? intern_str(tc->ignored_group) : NULL };
+		struct cfg_plugin_args args;
+		memset(&args, 0, sizeof(args));
+		args.fit.n_ignored_resources = tc->ignored ? 1 : 0;
+		args.fit.ignored_resources = ign;
+		args.fit.n_ignored_resource_groups = tc->ignored_group ? 1 : 0;
+		args.fit.ignored_resource_groups = grp;
+		struct tl_profile_spec spec = { .pre_filter = { "NodeResourcesFit" }, .filter = { "NodeResourcesFit" },
+						.args = &args };
+		struct one o;
+		one_init(&o, &spec, "NodeResourcesFit");
+		struct api_node *node = tl_node(FIT_NODE, tc->alloc_pods);
+		struct api_pod *existing = tc->existing ? pod_spec(tc->existing, NULL, "\"nodeName\":\"machine\"") : NULL;
+		struct node_info ni;
+		tl_node_info(&ni, node, &existing, existing ? 1 : 0);
+		struct api_pod *pod = pod_spec(tc->containers, tc->inits, NULL);
+		char msg[512];
+		enum fw_code code = run_filter(&o, pod, &ni, msg, sizeof(msg));
+		if (code != tc->code || strcmp(msg, tc->msg) != 0)
+			fail_msg("%s: got %s \"%s\", want %s \"%s\"", tc->name, fw_code_str(code), msg,
+				 fw_code_str(tc->code), tc->msg);
+		node_info_release(&ni);
+		api_pod_unref(pod);
+		api_pod_unref(existing);
+		api_node_unref(node);
+		one_release(&o);
+	}
+}
+
+/* ---------- NodeResourcesFit: scores ---------- */
+
+#define CAP_NODE(name, cpu, mem, extra) \
+	"{\"metadata\":{\"name\":\"" name "\"},\"status\":{\"allocatable\":{\"cpu\":\"" cpu "\",\"memory\":\"" mem "\"" extra "}}}"
+
+struct score_case {
+	const char *name;
+	const char *pod_containers;
+	const char *nodes[3];
+	const char *existing[3][3]; /* per node: containers JSON of existing pods */
+	int64_t want[3];
+	uint32_t n_nodes;
+};
+
+static void run_score_cases(const struct score_case *cases, size_t n_cases, const struct tl_profile_spec *spec,
+			    const char *plugin)
+{
+	for (size_t i = 0; i < n_cases; i++) {
+		const struct score_case *tc = &cases[i];
+		struct one o;
+		one_init(&o, spec, plugin);
+		struct node_info nis[3];
+		struct api_node *nodes[3];
+		struct api_pod *pods[3][3] = { { 0 } };
+		for (uint32_t k = 0; k < tc->n_nodes; k++) {
+			nodes[k] = tl_node("%s", tc->nodes[k]);
+			size_t np = 0;
+			char extra[128];
+			snprintf(extra, sizeof(extra), "\"nodeName\":\"%s\"", nodes[k]->meta.name);
+			for (; np < 3 && tc->existing[k][np]; np++)
+				pods[k][np] = pod_spec(tc->existing[k][np], NULL, extra);
+			tl_node_info(&nis[k], nodes[k], pods[k], np);
+		}
+		struct api_pod *pod = pod_spec(tc->pod_containers, NULL, NULL);
+		int64_t got[3];
+		assert_int_equal(run_score(&o, pod, nis, tc->n_nodes, got), FW_SUCCESS);
+		for (uint32_t k = 0; k < tc->n_nodes; k++)
+			if (got[k] != tc->want[k])
+				fail_msg("%s: node %u: got %lld want %lld", tc->name, k, (long long)got[k],
+					 (long long)tc->want[k]);
+		for (uint32_t k = 0; k < tc->n_nodes; k++) {
+			node_info_release(&nis[k]);
+			api_node_unref(nodes[k]);
+			for (int j = 0; j < 3; j++)
+				api_pod_unref(pods[k][j]);
+		}
+		api_pod_unref(pod);
+		one_release(&o);
+	}
+}
+
+/* upstream st.MakePod().Obj(): no containers, so no default requests either */
+#define NO_REQ "[]"
+#define CPU_AND_MEMORY "[" R("1000", "2000") "," R("2000", "3000") "]"
+
+/* least_allocated_test.go TestLeastAllocatedScoringStrategy */
+static const struct score_case least_cases[] = {
+	{ "nothing scheduled, nothing requested", NO_REQ,
+	  { CAP_NODE("node1", "4000", "10000", ""), CAP_NODE("node2", "4000", "10000", "") }, { { 0 } }, { 100, 100 }, 2 },
+	{ "nothing scheduled, resources requested, differently sized nodes", CPU_AND_MEMORY,
+	  { CAP_NODE("node1", "4000", "10000", ""), CAP_NODE("node2", "6000", "10000", "") }, { { 0 } }, { 37, 50 }, 2 },
+	{ "no resources requested, pods scheduled with resources", NO_REQ,
+	  { CAP_NODE("node1", "10000", "20000", ""), CAP_NODE("node2", "10000", "20000", "") },
+	  { { "[" R("3000", "0") "]", "[" R("3000", "0") "]" }, { "[" R("3000", "0") "]", "[" R("3000", "5000") "]" } },
+	  { 70, 57 }, 2 },
+	{ "resources requested, pods scheduled with resources", CPU_AND_MEMORY,
+	  { CAP_NODE("node1", "10000", "20000", ""), CAP_NODE("node2", "10000", "20000", "") },
+	  { { "[" R("3000", "0") "]" }, { "[" R("3000", "5000") "]" } }, { 57, 45 }, 2 },
+	{ "resources requested, pods scheduled with resources, differently sized nodes", CPU_AND_MEMORY,
+	  { CAP_NODE("node1", "10000", "20000", ""), CAP_NODE("node2", "10000", "50000", "") },
+	  { { "[" R("3000", "0") "]" }, { "[" R("3000", "5000") "]" } }, { 57, 60 }, 2 },
+	{ "requested resources exceed node capacity", "[" R("3000", "0") "]",
+	  { CAP_NODE("node1", "4000", "10000", ""), CAP_NODE("node2", "4000", "10000", "") },
+	  { { "[" R("3000", "0") "]" }, { "[" R("3000", "5000") "]" } }, { 50, 25 }, 2 },
+	{ "zero node resources, pods scheduled with resources", NO_REQ,
+	  { "{\"metadata\":{\"name\":\"node1\"}}", "{\"metadata\":{\"name\":\"node2\"}}" },
+	  { { "[" R("3000", "0") "]" }, { "[" R("3000", "5000") "]" } }, { 0, 0 }, 2 },
+	{ "bypass extended resource if the pod does not request", CPU_AND_MEMORY,
+	  { CAP_NODE("node1", "6000", "10000", ""), CAP_NODE("node2", "6000", "10000", ",\"example.com/foo\":\"4\"") },
+	  { { 0 } }, { 50, 50 }, 2 },
+};
+
+static void test_fit_least_allocated(void **state)
+{
+	(void)state;
+	struct tl_profile_spec spec = { .pre_filter = { "NodeResourcesFit" }, .filter = { "NodeResourcesFit" },
+					.pre_score = { "NodeResourcesFit" }, .score = { "NodeResourcesFit" } };
+	run_score_cases(least_cases, sizeof(least_cases) / sizeof(least_cases[0]), &spec, "NodeResourcesFit");
+}
+
+static void test_fit_weighted_and_extended(void **state)
+{
+	(void)state;
+	/* "nothing scheduled, resources requested with different weight on CPU and memory":
+	 * (25*1 + 50*2)/3 = 41 and (50*1 + 50*2)/3 = 50 */
+	struct cfg_resource_weight w[] = { { intern_str("memory"), 2 }, { intern_str("cpu"), 1 } };
+	struct cfg_plugin_args args;
+	memset(&args, 0, sizeof(args));
+	args.fit.n_resources = 2;
+	args.fit.resources = w;
+	struct tl_profile_spec spec = { .pre_score = { "NodeResourcesFit" }, .score = { "NodeResourcesFit" },
+					.args = &args };
+	static const struct score_case weighted[] = {
+		{ "different weights", CPU_AND_MEMORY,
+		  { CAP_NODE("node1", "4000", "10000", ""), CAP_NODE("node2", "6000", "10000", "") }, { { 0 } },
+		  { 41, 50 }, 2 },
+	};
+	run_score_cases(weighted, 1, &spec, "NodeResourcesFit");
+
+	/* "honor extended resource if the pod requests": (50+50+50)/3 = 50, (50+50+80)/3 = 60 */
+	struct cfg_resource_weight ext[] = { { intern_str("cpu"), 1 }, { intern_str("memory"), 1 },
+					     { intern_str("example.com/foo"), 1 } };
+	args.fit.n_resources = 3;
+	args.fit.resources = ext;
+	static const struct score_case extended[] = {
+		{ "honor extended resource", "[" RX("\"cpu\":\"3000\",\"memory\":\"5000\",\"example.com/foo\":\"2\"") "]",
+		  { CAP_NODE("node1", "6000", "10000", ",\"example.com/foo\":\"4\""),
+		    CAP_NODE("node2", "6000", "10000", ",\"example.com/foo\":\"10\"") },
+		  { { 0 } }, { 50, 60 }, 2 },
+		{ "bypass extended resource if the pod does not request", CPU_AND_MEMORY,
+		  { CAP_NODE("node1", "6000", "10000", ""), CAP_NODE("node2", "6000", "10000", ",\"example.com/foo\":\"4\"") },
+		  { { 0 } }, { 50, 50 }, 2 },
+	};
+	run_score_cases(extended, 2, &spec, "NodeResourcesFit");
+
+	/* weights outside 1..100 are rejected when the profile is built */
+	struct cfg_resource_weight bad[] = { { intern_str("memory"), 0 }, { intern_str("cpu"), 1 } };
+	args.fit.n_resources = 2;
+	args.fit.resources = bad;
+	struct fw_profile_config pc;
+	fw_default_profile_config("x", &pc);
+	pc.args = &args;
+	struct err e = { 0 };
+	assert_null(fw_profile_new(&pc, NULL, &e));
+	assert_non_null(strstr(e.msg, "scoringStrategy.resources[0].weight"));
+	assert_non_null(strstr(e.msg, "NodeResourcesFit"));
+}
+
+/* most_allocated_test.go TestMostAllocatedScoringStrategy */
+static void test_fit_most_allocated(void **state)
+{
+	(void)state;
+	struct cfg_plugin_args args;
+	memset(&args, 0, sizeof(args));
+	args.fit.scoring_type = CFG_SCORING_MOST_ALLOCATED;
+	struct tl_profile_spec spec = { .pre_score = { "NodeResourcesFit" }, .score = { "NodeResourcesFit" },
+					.args = &args };
+	static const struct score_case cases[] = {
+		{ "nothing scheduled, nothing requested", NO_REQ,
+		  { CAP_NODE("node1", "4000", "10000", ""), CAP_NODE("node2", "4000", "10000", "") }, { { 0 } }, { 0, 0 }, 2 },
+		{ "nothing scheduled, resources requested, differently sized nodes", CPU_AND_MEMORY,
+		  { CAP_NODE("node1", "4000", "10000", ""), CAP_NODE("node2", "6000", "10000", "") }, { { 0 } },
+		  { 62, 50 }, 2 },
+		{ "resources requested, pods scheduled with resources", CPU_AND_MEMORY,
+		  { CAP_NODE("node1", "10000", "20000", ""), CAP_NODE("node2", "10000", "20000", "") },
+		  { { "[" R("3000", "0") "]" }, { "[" R("3000", "5000") "]" } }, { 42, 55 }, 2 },
+		{ "resources requested with more than the node, pods scheduled with resources",
+		  "[" R("1000", "2000") "," R("2000", "3000") "]",
+		  { CAP_NODE("node1", "4000", "10000", ""), CAP_NODE("node2", "6000", "10000", "") },
+		  { { "[" R("3000", "0") "]" }, { 0 } }, { 75, 50 }, 2 },
+	};
+	run_score_cases(cases, sizeof(cases) / sizeof(cases[0]), &spec, "NodeResourcesFit");
+}
+
+/* requested_to_capacity_ratio_test.go: shape {0,10},{100,0} (spread) and {0,0},{100,10} (pack) */
+static void test_fit_requested_to_capacity_ratio(void **state)
+{
+	(void)state;
+	struct cfg_shape_point spread[] = { { 0, 10 }, { 100, 0 } };
+	struct cfg_plugin_args args;
+	memset(&args, 0, sizeof(args));
+	args.fit.scoring_type = CFG_SCORING_REQUESTED_TO_CAPACITY_RATIO;
+	args.fit.n_shape = 2;
+	args.fit.shape = spread;
+	struct tl_profile_spec spec = { .pre_score = { "NodeResourcesFit" }, .score = { "NodeResourcesFit" },
+					.args = &args };
+	static const struct score_case cases[] = {
+		/* TestRequestedToCapacityRatioScoringStrategy "nothing scheduled, nothing requested" */
+		{ "nothing scheduled, nothing requested", NO_REQ,
+		  { CAP_NODE("node1", "4000", "10000", ""), CAP_NODE("node2", "4000", "10000", "") }, { { 0 } },
+		  { 100, 100 }, 2 },
+		{ "nothing scheduled, resources requested, differently sized nodes", "[" R("3000", "5000") "]",
+		  { CAP_NODE("node1", "4000", "10000", ""), CAP_NODE("node2", "6000", "10000", "") }, { { 0 } },
+		  { 38, 50 }, 2 },
+	};
+	run_score_cases(cases, sizeof(cases) / sizeof(cases[0]), &spec, "NodeResourcesFit");
+
+	struct cfg_shape_point pack[] = { { 0, 0 }, { 100, 10 } };
+	args.fit.shape = pack;
+	static const struct score_case pack_cases[] = {
+		/* (75 + 50) / 2 = 62.5 -> 63 (math.Round) and (50 + 50) / 2 = 50 */
+		{ "binpacking rounds halves away from zero", "[" R("3000", "5000") "]",
+		  { CAP_NODE("node1", "4000", "10000", ""), CAP_NODE("node2", "6000", "10000", "") }, { { 0 } },
+		  { 63, 50 }, 2 },
+		{ "over capacity scores f(100)", "[" R("5000", "5000") "]",
+		  { CAP_NODE("node1", "4000", "10000", "") }, { { 0 } }, { 75 }, 1 },
+	};
+	run_score_cases(pack_cases, 2, &spec, "NodeResourcesFit");
+
+	/* a shape that is not increasing is rejected */
+	struct cfg_shape_point bad[] = { { 50, 0 }, { 50, 10 } };
+	args.fit.shape = bad;
+	struct fw_profile_config pc;
+	fw_default_profile_config("x", &pc);
+	pc.args = &args;
+	struct err e = { 0 };
+	assert_null(fw_profile_new(&pc, NULL, &e));
+	assert_non_null(strstr(e.msg, "shape[1].utilization"));
+}
+
+/* balanced_allocation_test.go TestNodeResourcesBalancedAllocation */
+static void test_balanced_allocation(void **state)
+{
+	(void)state;
+	struct tl_profile_spec spec = { .pre_score = { "NodeResourcesBalancedAllocation" },
+					.score = { "NodeResourcesBalancedAllocation" } };
+	static const struct score_case cases[] = {
+		/* cpu 3000/4000 = 0.75, memory 5000/10000 = 0.5: std 0.125 -> 87; node2 both 0.5 -> 100 */
+		{ "nothing scheduled, resources requested, differently sized nodes", CPU_AND_MEMORY,
+		  { CAP_NODE("node1", "4000", "10000", ""), CAP_NODE("node2", "6000", "10000", "") }, { { 0 } },
+		  { 87, 100 }, 2 },
+		/* node1: cpu 6000/10000 = 0.6, memory 5000/20000 = 0.25 -> std 0.175 -> 82
+		 * node2: cpu 0.6, memory 10000/20000 = 0.5 -> std 0.05 -> 95 */
+		{ "resources requested, pods scheduled with resources", CPU_AND_MEMORY,
+		  { CAP_NODE("node1", "10000", "20000", ""), CAP_NODE("node2", "10000", "20000", "") },
+		  { { "[" R("3000", "0") "]" }, { "[" R("3000", "5000") "]" } }, { 82, 95 }, 2 },
+		/* node1: cpu 6000/10000 = 0.6, memory 5000/20000 = 0.25 -> 82; node2 memory 10000/50000 = 0.2 -> 80 */
+		{ "differently sized nodes", CPU_AND_MEMORY,
+		  { CAP_NODE("node1", "10000", "20000", ""), CAP_NODE("node2", "10000", "50000", "") },
+		  { { "[" R("3000", "0") "]" }, { "[" R("3000", "5000") "]" } }, { 82, 80 }, 2 },
+		/* requested above capacity: fractions capped at 1 -> cpu 1, memory 0.5 -> 75 */
+		{ "requested resources exceed node capacity", "[" R("6000", "5000") "]",
+		  { CAP_NODE("node1", "4000", "10000", "") }, { { 0 } }, { 75 }, 1 },
+		{ "zero node resources: std 0", "[" R("1000", "1000") "]", { "{\"metadata\":{\"name\":\"node1\"}}" },
+		  { { 0 } }, { 100 }, 1 },
+	};
+	run_score_cases(cases, sizeof(cases) / sizeof(cases[0]), &spec, "NodeResourcesBalancedAllocation");
+
+	/* best-effort pods are not scored (PreScore Skip) */
+	struct one o;
+	one_init(&o, &spec, "NodeResourcesBalancedAllocation");
+	struct api_node *n = tl_node(CAP_NODE("node1", "4", "10", ""));
+	struct node_info ni;
+	tl_node_info(&ni, n, NULL, 0);
+	struct api_pod *pod = pod_spec(NO_REQ, NULL, NULL);
+	int64_t got;
+	assert_int_equal(run_score(&o, pod, &ni, 1, &got), FW_SKIP);
+	node_info_release(&ni);
+	api_node_unref(n);
+	api_pod_unref(pod);
+	one_release(&o);
+
+	/* three resources: std over three fractions */
+	struct cfg_resource_weight res[] = { { intern_str("cpu"), 1 }, { intern_str("memory"), 1 },
+					     { intern_str("example.com/foo"), 1 } };
+	struct cfg_plugin_args args;
+	memset(&args, 0, sizeof(args));
+	args.balanced.n_resources = 3;
+	args.balanced.resources = res;
+	spec.args = &args;
+	/* fractions 0.5, 0.5, 0.2: mean 0.4, std sqrt((0.01+0.01+0.04)/3) = 0.1414 -> 85 */
+	static const struct score_case three[] = {
+		{ "three resources", "[" RX("\"cpu\":\"2\",\"memory\":\"5\",\"example.com/foo\":\"2\"") "]",
+		  { CAP_NODE("node1", "4", "10", ",\"example.com/foo\":\"10\"") }, { { 0 } }, { 85 }, 1 },
+	};
+	run_score_cases(three, 1, &spec, "NodeResourcesBalancedAllocation");
+}
+
+/* ---------- ImageLocality (image_locality_test.go) ---------- */
+
+#define MB (1024LL * 1024LL)
+
+static void test_image_locality(void **state)
+{
+	(void)state;
+	struct tl_profile_spec spec = { .score = { "ImageLocality" } };
+	struct node_image n1_imgs[] = {
+		{ "gcr.io/40:latest", 40 * MB, 1 }, { "gcr.io/40:v1", 40 * MB, 1 },
+		{ "gcr.io/300:latest", 300 * MB, 1 }, { "gcr.io/300:v1", 300 * MB, 1 },
+		{ "gcr.io/2000:latest", 2000 * MB, 1 },
+	};
+	struct node_image n2_imgs[] = {
+		{ "gcr.io/250:latest", 250 * MB, 1 }, { "gcr.io/10:latest", 10 * MB, 1 }, { "gcr.io/10:v1", 10 * MB, 1 },
+	};
+	struct {
+		const char *name, *containers, *inits;
+		int64_t want[3];
+		uint32_t n;
+	} cases[] = {
+		/* node1: 40M*1/2 = 20M < 23M -> 0; node2: 250M/2 = 125M -> 100*(125-23)/(2000-23) = 5 */
+		{ "two images spread on two nodes, prefer the larger image one",
+		  "[{\"name\":\"a\",\"image\":\"gcr.io/40\"},{\"name\":\"b\",\"image\":\"gcr.io/250\"}]", NULL, { 0, 5 }, 2 },
+		/* node1: (40M+300M)/2 = 170M -> 100*(170-23)/(2000-23) = 7; node2: 5M -> 0 */
+		{ "two images on one node, prefer this node",
+		  "[{\"name\":\"a\",\"image\":\"gcr.io/40\"},{\"name\":\"b\",\"image\":\"gcr.io/300\"}]", NULL, { 7, 0 }, 2 },
+		/* node1: 2000M/2 = 1000M -> 100*(1000-23)/(1000-23) = 100; node2: 0 */
+		{ "if exceed limit, use limit", "[{\"name\":\"a\",\"image\":\"gcr.io/2000\"}]", NULL, { 100, 0 }, 2 },
+		/* tags: gcr.io/10:v1 matches node2 only: 5M -> 0 */
+		{ "tagged image", "[{\"name\":\"a\",\"image\":\"gcr.io/10:v1\"}]", NULL, { 0, 0 }, 2 },
+		/* init containers count too: 300M/2 + 250M/2 = 150M and 125M over 2 containers */
+		{ "init containers count",
+		  "[{\"name\":\"a\",\"image\":\"gcr.io/250\"}]", "[{\"name\":\"i\",\"image\":\"gcr.io/300:v1\"}]",
+		  { 6, 5 }, 2 },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct one o;
+		one_init(&o, &spec, "ImageLocality");
+		struct api_node *n1 = tl_node("{\"metadata\":{\"name\":\"node1\"}}");
+		struct api_node *n2 = tl_node("{\"metadata\":{\"name\":\"node2\"}}");
+		struct node_info nis[2];
+		tl_node_info(&nis[0], n1, NULL, 0);
+		tl_node_info(&nis[1], n2, NULL, 0);
+		tl_set_images(&nis[0], n1_imgs, 5);
+		tl_set_images(&nis[1], n2_imgs, 3);
+		struct api_pod *pod = pod_spec(cases[i].containers, cases[i].inits, NULL);
+		int64_t got[2];
+		assert_int_equal(run_score(&o, pod, nis, 2, got), FW_SUCCESS);
+		for (int k = 0; k < 2; k++)
+			if (got[k] != cases[i].want[k])
+				fail_msg("%s: node %d: got %lld want %lld", cases[i].name, k, (long long)got[k],
+					 (long long)cases[i].want[k]);
+		node_info_release(&nis[0]);
+		node_info_release(&nis[1]);
+		api_node_unref(n1);
+		api_node_unref(n2);
+		api_pod_unref(pod);
+		one_release(&o);
+	}
+}
+
+/* ---------- TaintToleration (taint_toleration_test.go) ---------- */
+
+static struct api_node *taint_node(const char *name, const char *taints)
+{
+	return tl_node("{\"metadata\":{\"name\":\"%s\"},\"spec\":{\"taints\":%s}}", name, taints ? taints : "[]");
+}
+
+static void test_taint_filter(void **state)
+{
+	(void)state;
+	struct {
+		const char *name, *tolerations, *taints;
+		enum fw_code code;
+		const char *msg;
+	} cases[] = {
+		{ "A pod having no tolerations can't be scheduled onto a node with nonempty taints", "[]",
+		  "[{\"key\":\"dedicated\",\"value\":\"user1\",\"effect\":\"NoSchedule\"}]",
+		  FW_UNSCHEDULABLE_AND_UNRESOLVABLE, "node(s) had untolerated taint {dedicated: user1}" },
+		{ "A pod which can be scheduled on a dedicated node assigned to user1 with effect NoSchedule",
+		  "[{\"key\":\"dedicated\",\"value\":\"user1\",\"effect\":\"NoSchedule\"}]",
+		  "[{\"key\":\"dedicated\",\"value\":\"user1\",\"effect\":\"NoSchedule\"}]", FW_SUCCESS, "" },
+		{ "A pod which can't be scheduled on a dedicated node assigned to user2 with effect NoSchedule",
+		  "[{\"key\":\"dedicated\",\"operator\":\"Equal\",\"value\":\"user2\",\"effect\":\"NoSchedule\"}]",
+		  "[{\"key\":\"dedicated\",\"value\":\"user1\",\"effect\":\"NoSchedule\"}]",
+		  FW_UNSCHEDULABLE_AND_UNRESOLVABLE, "node(s) had untolerated taint {dedicated: user1}" },
+		{ "A pod can be scheduled onto the node, with a toleration uses operator Exists that tolerates the taints on the node",
+		  "[{\"key\":\"foo\",\"operator\":\"Exists\",\"effect\":\"NoSchedule\"}]",
+		  "[{\"key\":\"foo\",\"value\":\"bar\",\"effect\":\"NoSchedule\"}]", FW_SUCCESS, "" },
+		{ "A pod has multiple tolerations, node has multiple taints, all the taints are tolerated",
+		  "[{\"key\":\"dedicated\",\"operator\":\"Equal\",\"value\":\"user2\",\"effect\":\"NoSchedule\"},"
+		  "{\"key\":\"foo\",\"operator\":\"Exists\",\"effect\":\"NoSchedule\"}]",
+		  "[{\"key\":\"dedicated\",\"value\":\"user2\",\"effect\":\"NoSchedule\"},"
+		  "{\"key\":\"foo\",\"value\":\"bar\",\"effect\":\"NoSchedule\"}]",
+		  FW_SUCCESS, "" },
+		{ "A pod has a toleration that keys and values match the taint on the node, but (non-empty) effect doesn't match",
+		  "[{\"key\":\"foo\",\"operator\":\"Equal\",\"value\":\"bar\",\"effect\":\"PreferNoSchedule\"}]",
+		  "[{\"key\":\"foo\",\"value\":\"bar\",\"effect\":\"NoSchedule\"}]", FW_UNSCHEDULABLE_AND_UNRESOLVABLE,
+		  "node(s) had untolerated taint {foo: bar}" },
+		{ "The pod has a toleration that keys and values match the taint on the node, the effect of toleration is empty",
+		  "[{\"key\":\"foo\",\"operator\":\"Equal\",\"value\":\"bar\"}]",
+		  "[{\"key\":\"foo\",\"value\":\"bar\",\"effect\":\"NoSchedule\"}]", FW_SUCCESS, "" },
+		{ "The pod has a toleration that key and value don't match the taint on the node, but the effect of taint on node is PreferNoSchedule",
+		  "[{\"key\":\"dedicated\",\"operator\":\"Equal\",\"value\":\"user2\",\"effect\":\"NoSchedule\"}]",
+		  "[{\"key\":\"dedicated\",\"value\":\"user1\",\"effect\":\"PreferNoSchedule\"}]", FW_SUCCESS, "" },
+		{ "The pod has no toleration, but the effect of taint on node is PreferNoSchedule", "[]",
+		  "[{\"key\":\"dedicated\",\"value\":\"user1\",\"effect\":\"PreferNoSchedule\"}]", FW_SUCCESS, "" },
+		{ "NoExecute counts; the first untolerated taint is reported", "[]",
+		  "[{\"key\":\"a\",\"value\":\"1\",\"effect\":\"PreferNoSchedule\"},{\"key\":\"b\",\"effect\":\"NoExecute\"},"
+		  "{\"key\":\"c\",\"value\":\"3\",\"effect\":\"NoSchedule\"}]",
+		  FW_UNSCHEDULABLE_AND_UNRESOLVABLE, "node(s) had untolerated taint {b: }" },
+	};
+	struct tl_profile_spec spec = { .filter = { "TaintToleration" } };
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct one o;
+		one_init(&o, &spec, "TaintToleration");
+		struct api_node *n = taint_node("nodeA", cases[i].taints);
+		struct node_info ni;
+		tl_node_info(&ni, n, NULL, 0);
+		char extra[1024];
+		snprintf(extra, sizeof(extra), "\"tolerations\":%s", cases[i].tolerations);
+		struct api_pod *pod = pod_spec(NULL, NULL, extra);
+		char msg[512];
+		enum fw_code code = run_filter(&o, pod, &ni, msg, sizeof(msg));
+		if (code != cases[i].code || strcmp(msg, cases[i].msg))
+			fail_msg("%s: got %s \"%s\"", cases[i].name, fw_code_str(code), msg);
+		node_info_release(&ni);
+		api_node_unref(n);
+		api_pod_unref(pod);
+		one_release(&o);
+	}
+}
+
+static void test_taint_score(void **state)
+{
+	(void)state;
+	struct {
+		const char *name, *tolerations, *taints[3];
+		int64_t want[3];
+		uint32_t n;
+	} cases[] = {
+		{ "node with taints tolerated by the pod, gets a higher score than those node with intolerable taints",
+		  "[{\"key\":\"foo\",\"operator\":\"Equal\",\"value\":\"bar\",\"effect\":\"PreferNoSchedule\"}]",
+		  { "[{\"key\":\"foo\",\"value\":\"bar\",\"effect\":\"PreferNoSchedule\"}]",
+		    "[{\"key\":\"foo\",\"value\":\"blah\",\"effect\":\"PreferNoSchedule\"}]" },
+		  { 100, 0 }, 2 },
+		{ "the nodes that all of their taints are tolerated by the pod, get the same score, no matter how many tolerable taints a node has",
+		  "[{\"key\":\"cpu-type\",\"operator\":\"Equal\",\"value\":\"arm64\",\"effect\":\"PreferNoSchedule\"},"
+		  "{\"key\":\"disk-type\",\"operator\":\"Equal\",\"value\":\"ssd\",\"effect\":\"PreferNoSchedule\"}]",
+		  { "[]", "[{\"key\":\"cpu-type\",\"value\":\"arm64\",\"effect\":\"PreferNoSchedule\"}]",
+		    "[{\"key\":\"cpu-type\",\"value\":\"arm64\",\"effect\":\"PreferNoSchedule\"},"
+		    "{\"key\":\"disk-type\",\"value\":\"ssd\",\"effect\":\"PreferNoSchedule\"}]" },
+		  { 100, 100, 100 }, 3 },
+		{ "the more intolerable taints a node has, the lower score it gets.",
+		  "[{\"key\":\"foo\",\"operator\":\"Equal\",\"value\":\"bar\",\"effect\":\"PreferNoSchedule\"}]",
+		  { "[]", "[{\"key\":\"cpu-type\",\"value\":\"arm64\",\"effect\":\"PreferNoSchedule\"}]",
+		    "[{\"key\":\"cpu-type\",\"value\":\"arm64\",\"effect\":\"PreferNoSchedule\"},"
+		    "{\"key\":\"disk-type\",\"value\":\"ssd\",\"effect\":\"PreferNoSchedule\"}]" },
+		  { 100, 50, 0 }, 3 },
+		{ "only taints and tolerations that have effect PreferNoSchedule are checked by prioritizer function",
+		  "[{\"key\":\"cpu-type\",\"operator\":\"Equal\",\"value\":\"arm64\",\"effect\":\"NoSchedule\"},"
+		  "{\"key\":\"disk-type\",\"operator\":\"Equal\",\"value\":\"ssd\",\"effect\":\"NoSchedule\"}]",
+		  { "[]", "[{\"key\":\"cpu-type\",\"value\":\"arm64\",\"effect\":\"NoSchedule\"}]",
+		    "[{\"key\":\"cpu-type\",\"value\":\"arm64\",\"effect\":\"PreferNoSchedule\"},"
+		    "{\"key\":\"disk-type\",\"value\":\"ssd\",\"effect\":\"PreferNoSchedule\"}]" },
+		  { 100, 100, 0 }, 3 },
+		{ "Default behaviour No taints and tolerations, lands on node with no taints", "[]",
+		  { "[]", "[{\"key\":\"cpu-type\",\"value\":\"arm64\",\"effect\":\"PreferNoSchedule\"}]" }, { 100, 0 }, 2 },
+	};
+	struct tl_profile_spec spec = { .pre_score = { "TaintToleration" }, .score = { "TaintToleration" } };
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct one o;
+		one_init(&o, &spec, "TaintToleration");
+		struct api_node *nodes[3];
+		struct node_info nis[3];
+		for (uint32_t k = 0; k < cases[i].n; k++) {
+			char name[32];
+			snprintf(name, sizeof(name), "node%u", k);
+			nodes[k] = taint_node(name, cases[i].taints[k]);
+			tl_node_info(&nis[k], nodes[k], NULL, 0);
+		}
+		char extra[1024];
+		snprintf(extra, sizeof(extra), "\"tolerations\":%s", cases[i].tolerations);
+		struct api_pod *pod = pod_spec(NULL, NULL, extra);
+		int64_t got[3];
+		assert_int_equal(run_score(&o, pod, nis, cases[i].n, got), FW_SUCCESS);
+		for (uint32_t k = 0; k < cases[i].n; k++) {
+			if (got[k] != cases[i].want[k])
+				fail_msg("%s: node %u: got %lld want %lld", cases[i].name, k, (long long)got[k],
+					 (long long)cases[i].want[k]);
+			node_info_release(&nis[k]);
+			api_node_unref(nodes[k]);
+		}
+		api_pod_unref(pod);
+		one_release(&o);
+	}
+}
+
+/* ---------- NodeAffinity (node_affinity_test.go) ---------- */
+
+#define REQ_AFF(terms) "\"affinity\":{\"nodeAffinity\":{\"requiredDuringSchedulingIgnoredDuringExecution\":{\"nodeSelectorTerms\":" terms "}}}"
+
+static void test_node_affinity_filter(void **state)
+{
+	(void)state;
+	static const char *const POD_REASON = "node(s) didn't match Pod's node affinity/selector";
+	struct {
+		const char *name, *extra, *labels, *node_name;
+		enum fw_code code;
+		const char *msg;
+	} cases[] = {
+		{ "no selector", "", "{}", "node1", FW_SUCCESS, "" },
+		{ "missing labels", "\"nodeSelector\":{\"foo\":\"bar\"}", "{}", "node1",
+		  FW_UNSCHEDULABLE_AND_UNRESOLVABLE, POD_REASON },
+		{ "same labels", "\"nodeSelector\":{\"foo\":\"bar\"}", "{\"foo\":\"bar\"}", "node1", FW_SUCCESS, "" },
+		{ "node labels are superset", "\"nodeSelector\":{\"foo\":\"bar\"}", "{\"foo\":\"bar\",\"baz\":\"blah\"}",
+		  "node1", FW_SUCCESS, "" },
+		{ "node labels are subset", "\"nodeSelector\":{\"foo\":\"bar\",\"baz\":\"blah\"}", "{\"foo\":\"bar\"}",
+		  "node1", FW_UNSCHEDULABLE_AND_UNRESOLVABLE, POD_REASON },
+		{ "Pod with matchExpressions using In operator that matches the existing node",
+		  REQ_AFF("[{\"matchExpressions\":[{\"key\":\"foo\",\"operator\":\"In\",\"values\":[\"bar\",\"value2\"]}]}]"),
+		  "{\"foo\":\"bar\"}", "node1", FW_SUCCESS, "" },
+		{ "Pod with matchExpressions using Gt operator that matches the existing node",
+		  REQ_AFF("[{\"matchExpressions\":[{\"key\":\"kernel-version\",\"operator\":\"Gt\",\"values\":[\"0204\"]}]}]"),
+		  "{\"kernel-version\":\"0206\"}", "node1", FW_SUCCESS, "" },
+		{ "Pod with matchExpressions using NotIn operator that matches the existing node",
+		  REQ_AFF("[{\"matchExpressions\":[{\"key\":\"mem-type\",\"operator\":\"NotIn\",\"values\":[\"DDR\",\"DDR2\"]}]}]"),
+		  "{\"mem-type\":\"DDR3\"}", "node1", FW_SUCCESS, "" },
+		{ "Pod with matchExpressions using Exists operator that matches the existing node",
+		  REQ_AFF("[{\"matchExpressions\":[{\"key\":\"GPU\",\"operator\":\"Exists\"}]}]"),
+		  "{\"GPU\":\"NVIDIA-GRID-K1\"}", "node1", FW_SUCCESS, "" },
+		{ "Pod with affinity that don't match node's labels won't schedule onto the node",
+		  REQ_AFF("[{\"matchExpressions\":[{\"key\":\"foo\",\"operator\":\"In\",\"values\":[\"value1\",\"value2\"]}]}]"),
+		  "{\"foo\":\"bar\"}", "node1", FW_UNSCHEDULABLE_AND_UNRESOLVABLE, POD_REASON },
+		{ "Pod with empty MatchExpressions is not a valid value will match no objects and won't schedule onto the node",
+		  REQ_AFF("[{\"matchExpressions\":[]}]"), "{\"foo\":\"bar\"}", "node1",
+		  FW_UNSCHEDULABLE_AND_UNRESOLVABLE, POD_REASON },
+		{ "Pod with no Affinity will schedule onto a node", "", "{\"foo\":\"bar\"}", "node1", FW_SUCCESS, "" },
+		{ "Pod with Affinity but nil NodeSelector will schedule onto a node",
+		  "\"affinity\":{\"nodeAffinity\":{}}", "{\"foo\":\"bar\"}", "node1", FW_SUCCESS, "" },
+		{ "Pod with multiple matchExpressions ANDed that matches the existing node",
+		  REQ_AFF("[{\"matchExpressions\":[{\"key\":\"GPU\",\"operator\":\"Exists\"},"
+			  "{\"key\":\"GPU\",\"operator\":\"NotIn\",\"values\":[\"AMD\",\"INTER\"]}]}]"),
+		  "{\"GPU\":\"NVIDIA-GRID-K1\"}", "node1", FW_SUCCESS, "" },
+		{ "Pod with multiple matchExpressions ANDed that doesn't match the existing node",
+		  REQ_AFF("[{\"matchExpressions\":[{\"key\":\"GPU\",\"operator\":\"Exists\"},"
+			  "{\"key\":\"GPU\",\"operator\":\"In\",\"values\":[\"AMD\",\"INTER\"]}]}]"),
+		  "{\"GPU\":\"NVIDIA-GRID-K1\"}", "node1", FW_UNSCHEDULABLE_AND_UNRESOLVABLE, POD_REASON },
+		{ "Pod with multiple NodeSelectorTerms ORed in affinity, matches the node's labels and will schedule onto the node",
+		  REQ_AFF("[{\"matchExpressions\":[{\"key\":\"foo\",\"operator\":\"In\",\"values\":[\"bar\",\"value2\"]}]},"
+			  "{\"matchExpressions\":[{\"key\":\"diffkey\",\"operator\":\"In\",\"values\":[\"wrong\",\"value2\"]}]}]"),
+		  "{\"foo\":\"bar\"}", "node1", FW_SUCCESS, "" },
+		{ "Pod with an Affinity and a PodSpec.NodeSelector(the old thing that we are deprecating) both are satisfied, will schedule onto the node",
+		  "\"nodeSelector\":{\"foo\":\"bar\"}," REQ_AFF("[{\"matchExpressions\":[{\"key\":\"foo\",\"operator\":\"Exists\"}]}]"),
+		  "{\"foo\":\"bar\"}", "node1", FW_SUCCESS, "" },
+		{ "Pod with an Affinity matches node's labels but the PodSpec.NodeSelector(the old thing that we are deprecating) is not satisfied, won't schedule onto the node",
+		  "\"nodeSelector\":{\"foo\":\"bar\"}," REQ_AFF("[{\"matchExpressions\":[{\"key\":\"foo\",\"operator\":\"Exists\"}]}]"),
+		  "{\"foo\":\"barrrrrr\"}", "node1", FW_UNSCHEDULABLE_AND_UNRESOLVABLE, POD_REASON },
+		{ "Pod with an invalid value in Affinity term won't be scheduled onto the node",
+		  REQ_AFF("[{\"matchExpressions\":[{\"key\":\"foo\",\"operator\":\"NotIn\",\"values\":[]}]}]"),
+		  "{\"foo\":\"bar\"}", "node1", FW_UNSCHEDULABLE_AND_UNRESOLVABLE, POD_REASON },
+		{ "Gt with a non-integer value never matches",
+		  REQ_AFF("[{\"matchExpressions\":[{\"key\":\"v\",\"operator\":\"Gt\",\"values\":[\"1.5\"]}]}]"),
+		  "{\"v\":\"3\"}", "node1", FW_UNSCHEDULABLE_AND_UNRESOLVABLE, POD_REASON },
+		{ "Lt against a non-integer label does not match",
+		  REQ_AFF("[{\"matchExpressions\":[{\"key\":\"v\",\"operator\":\"Lt\",\"values\":[\"5\"]}]}]"),
+		  "{\"v\":\"x\"}", "node1", FW_UNSCHEDULABLE_AND_UNRESOLVABLE, POD_REASON },
+		{ "DoesNotExist", REQ_AFF("[{\"matchExpressions\":[{\"key\":\"v\",\"operator\":\"DoesNotExist\"}]}]"),
+		  "{\"w\":\"x\"}", "node1", FW_SUCCESS, "" },
+		{ "Pod with matchFields using In operator that matches the existing node",
+		  REQ_AFF("[{\"matchFields\":[{\"key\":\"metadata.name\",\"operator\":\"In\",\"values\":[\"node1\"]}]}]"),
+		  "{}", "node1", FW_SUCCESS, "" },
+		{ "Pod with matchFields using In operator that does not match the existing node",
+		  REQ_AFF("[{\"matchFields\":[{\"key\":\"metadata.name\",\"operator\":\"In\",\"values\":[\"node1\"]}]}]"),
+		  "{}", "node2", FW_UNSCHEDULABLE_AND_UNRESOLVABLE, POD_REASON },
+		{ "Pod with two terms: matchFields does not match, but matchExpressions matches",
+		  REQ_AFF("[{\"matchFields\":[{\"key\":\"metadata.name\",\"operator\":\"In\",\"values\":[\"node1\"]}]},"
+			  "{\"matchExpressions\":[{\"key\":\"foo\",\"operator\":\"In\",\"values\":[\"bar\"]}]}]"),
+		  "{\"foo\":\"bar\"}", "node2", FW_SUCCESS, "" },
+		{ "Pod with one term: matchFields does not match, but matchExpressions matches",
+		  REQ_AFF("[{\"matchFields\":[{\"key\":\"metadata.name\",\"operator\":\"In\",\"values\":[\"node1\"]}],"
+			  "\"matchExpressions\":[{\"key\":\"foo\",\"operator\":\"In\",\"values\":[\"bar\"]}]}]"),
+		  "{\"foo\":\"bar\"}", "node2", FW_UNSCHEDULABLE_AND_UNRESOLVABLE, POD_REASON },
+		{ "Pod with one term: both matchFields and matchExpressions match",
+		  REQ_AFF("[{\"matchFields\":[{\"key\":\"metadata.name\",\"operator\":\"In\",\"values\":[\"node1\"]}],"
+			  "\"matchExpressions\":[{\"key\":\"foo\",\"operator\":\"In\",\"values\":[\"bar\"]}]}]"),
+		  "{\"foo\":\"bar\"}", "node1", FW_SUCCESS, "" },
+		{ "Pod with two terms: both matchFields and matchExpressions do not match",
+		  REQ_AFF("[{\"matchFields\":[{\"key\":\"metadata.name\",\"operator\":\"In\",\"values\":[\"node1\"]}]},"
+			  "{\"matchExpressions\":[{\"key\":\"foo\",\"operator\":\"In\",\"values\":[\"not-match-to-bar\"]}]}]"),
+		  "{\"foo\":\"bar\"}", "node2", FW_UNSCHEDULABLE_AND_UNRESOLVABLE, POD_REASON },
+		{ "Pod with two terms of node.Name affinity",
+		  REQ_AFF("[{\"matchFields\":[{\"key\":\"metadata.name\",\"operator\":\"In\",\"values\":[\"node1\"]}]},"
+			  "{\"matchFields\":[{\"key\":\"metadata.name\",\"operator\":\"In\",\"values\":[\"node2\"]}]}]"),
+		  "{}", "node2", FW_SUCCESS, "" },
+		{ "Pod with an Affinity term pinned to conflicting nodes fails at PreFilter",
+		  REQ_AFF("[{\"matchFields\":[{\"key\":\"metadata.name\",\"operator\":\"In\",\"values\":[\"node1\"]},"
+			  "{\"key\":\"metadata.name\",\"operator\":\"In\",\"values\":[\"node2\"]}]}]"),
+		  "{}", "node2", FW_UNSCHEDULABLE_AND_UNRESOLVABLE, "pod affinity terms conflict" },
+		{ "NotIn on metadata.name", REQ_AFF("[{\"matchFields\":[{\"key\":\"metadata.name\",\"operator\":\"NotIn\",\"values\":[\"node1\"]}]}]"),
+		  "{}", "node1", FW_UNSCHEDULABLE_AND_UNRESOLVABLE, POD_REASON },
+	};
+	struct tl_profile_spec spec = { .pre_filter = { "NodeAffinity" }, .filter = { "NodeAffinity" } };
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct one o;
+		one_init(&o, &spec, "NodeAffinity");
+		struct api_node *n = tl_node("{\"metadata\":{\"name\":\"%s\",\"labels\":%s}}", cases[i].node_name,
+					     cases[i].labels);
+		struct node_info ni;
+		tl_node_info(&ni, n, NULL, 0);
+		struct api_pod *pod = pod_spec(NULL, NULL, cases[i].extra);
+		char msg[512];
+		enum fw_code code = run_filter(&o, pod, &ni, msg, sizeof(msg));
+		if (code != cases[i].code || strcmp(msg, cases[i].msg))
+			fail_msg("%s: got %s \"%s\"", cases[i].name, fw_code_str(code), msg);
+		node_info_release(&ni);
+		api_node_unref(n);
+		api_pod_unref(pod);
+		one_release(&o);
+	}
+}
+
+/* PreFilter node-name results (node_affinity_test.go TestNodeAffinity wantPreFilterResult). */
+static void test_node_affinity_pre_filter(void **state)
+{
+	(void)state;
+	struct {
+		const char *name, *extra;
+		enum fw_code code;
+		bool all;
+		const char *names; /* sorted, space separated */
+	} cases[] = {
+		{ "no affinity: Skip", "", FW_SKIP, true, "" },
+		{ "nodeSelector only: all nodes", "\"nodeSelector\":{\"a\":\"b\"}", FW_SUCCESS, true, "" },
+		{ "one term pinned", REQ_AFF("[{\"matchFields\":[{\"key\":\"metadata.name\",\"operator\":\"In\",\"values\":[\"node1\"]}]}]"),
+		  FW_SUCCESS, false, "node1" },
+		{ "terms ORed: union",
+		  REQ_AFF("[{\"matchFields\":[{\"key\":\"metadata.name\",\"operator\":\"In\",\"values\":[\"node1\"]}]},"
+			  "{\"matchFields\":[{\"key\":\"metadata.name\",\"operator\":\"In\",\"values\":[\"node2\",\"node3\"]}]}]"),
+		  FW_SUCCESS, false, "node1 node2 node3" },
+		{ "requirements ANDed: intersection",
+		  REQ_AFF("[{\"matchFields\":[{\"key\":\"metadata.name\",\"operator\":\"In\",\"values\":[\"node1\",\"node2\"]},"
+			  "{\"key\":\"metadata.name\",\"operator\":\"In\",\"values\":[\"node2\",\"node3\"]}]}]"),
+		  FW_SUCCESS, false, "node2" },
+		{ "a term without a name pin allows every node",
+		  REQ_AFF("[{\"matchFields\":[{\"key\":\"metadata.name\",\"operator\":\"In\",\"values\":[\"node1\"]}]},"
+			  "{\"matchExpressions\":[{\"key\":\"foo\",\"operator\":\"Exists\"}]}]"),
+		  FW_SUCCESS, true, "" },
+		{ "NotIn does not pin", REQ_AFF("[{\"matchFields\":[{\"key\":\"metadata.name\",\"operator\":\"NotIn\",\"values\":[\"node1\"]}]}]"),
+		  FW_SUCCESS, true, "" },
+	};
+	struct tl_profile_spec spec = { .pre_filter = { "NodeAffinity" }, .filter = { "NodeAffinity" } };
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct one o;
+		one_init(&o, &spec, "NodeAffinity");
+		struct api_pod *pod = pod_spec(NULL, NULL, cases[i].extra);
+		struct fw_node_names names = { .all = true };
+		struct fw_status st;
+		fw_status_reset(&st);
+		enum fw_code code = o.pl->plugin->pre_filter(o.pl, o.c, pod, &names, &st);
+		assert_int_equal(code, cases[i].code);
+		assert_int_equal(names.all, cases[i].all);
+		if (!names.all) {
+			const char *sorted[8];
+			assert_true(names.n <= 8);
+			for (uint32_t k = 0; k < names.n; k++)
+				sorted[k] = names.names[k];
+			for (uint32_t a = 0; a < names.n; a++)
+				for (uint32_t b = a + 1; b < names.n; b++)
+					if (strcmp(sorted[a], sorted[b]) > 0) {
+						const char *t = sorted[a];
+						sorted[a] = sorted[b];
+						sorted[b] = t;
+					}
+			char joined[128] = "";
+			for (uint32_t k = 0; k < names.n; k++) {
+				strcat(joined, k ? " " : "");
+				strcat(joined, sorted[k]);
+			}
+			if (strcmp(joined, cases[i].names))
+				fail_msg("%s: got [%s]", cases[i].name, joined);
+		}
+		api_pod_unref(pod);
+		one_release(&o);
+	}
+}
+
+static void test_node_affinity_added_and_score(void **state)
+{
+	(void)state;
+	/* addedAffinity from NodeAffinityArgs: required zone=foo, preferred weight 5 on zone=foo */
+	struct api_pod *holder = pod_spec(NULL, NULL,
+					  "\"affinity\":{\"nodeAffinity\":{\"requiredDuringSchedulingIgnoredDuringExecution\":"
+					  "{\"nodeSelectorTerms\":[{\"matchExpressions\":[{\"key\":\"zone\",\"operator\":\"In\",\"values\":[\"foo\"]}]}]},"
+					  "\"preferredDuringSchedulingIgnoredDuringExecution\":[{\"weight\":5,\"preference\":"
+					  "{\"matchExpressions\":[{\"key\":\"zone\",\"operator\":\"In\",\"values\":[\"foo\"]}]}}]}}");
+	struct cfg_plugin_args args;
+	memset(&args, 0, sizeof(args));
+	args.node_affinity.added_affinity = holder->affinity.node_affinity;
+	struct tl_profile_spec spec = { .pre_filter = { "NodeAffinity" }, .filter = { "NodeAffinity" },
+					.pre_score = { "NodeAffinity" }, .score = { "NodeAffinity" }, .args = &args };
+	struct one o;
+	one_init(&o, &spec, "NodeAffinity");
+	struct api_node *n1 = tl_node("{\"metadata\":{\"name\":\"node1\",\"labels\":{\"zone\":\"foo\",\"foo\":\"bar\"}}}");
+	struct api_node *n2 = tl_node("{\"metadata\":{\"name\":\"node2\",\"labels\":{\"zone\":\"bar\",\"foo\":\"bar\"}}}");
+	struct api_node *n3 = tl_node("{\"metadata\":{\"name\":\"node3\",\"labels\":{\"zone\":\"foo\"}}}");
+	struct node_info nis[3];
+	tl_node_info(&nis[0], n1, NULL, 0);
+	tl_node_info(&nis[1], n2, NULL, 0);
+	tl_node_info(&nis[2], n3, NULL, 0);
+	/* a pod without affinity is still checked against addedAffinity (PreFilter does not skip) */
+	struct api_pod *plain = pod_spec(NULL, NULL, NULL);
+	char msg[256];
+	assert_int_equal(run_filter(&o, plain, &nis[0], msg, sizeof(msg)), FW_SUCCESS);
+	assert_int_equal(run_filter(&o, plain, &nis[1], msg, sizeof(msg)), FW_UNSCHEDULABLE_AND_UNRESOLVABLE);
+	assert_string_equal(msg, "node(s) didn't match scheduler-enforced node affinity");
+
+	/* scores: pod prefers foo=bar (weight 10); added preference zone=foo weight 5:
+	 * node1 15, node2 10, node3 5 -> normalized 100, 66, 33 */
+	struct api_pod *pref = pod_spec(NULL, NULL,
+					"\"affinity\":{\"nodeAffinity\":{\"preferredDuringSchedulingIgnoredDuringExecution\":["
+					"{\"weight\":10,\"preference\":{\"matchExpressions\":[{\"key\":\"foo\",\"operator\":\"In\",\"values\":[\"bar\"]}]}},"
+					"{\"weight\":0,\"preference\":{\"matchExpressions\":[{\"key\":\"zone\",\"operator\":\"Exists\"}]}}]}}");
+	int64_t got[3];
+	assert_int_equal(run_score(&o, pref, nis, 3, got), FW_SUCCESS);
+	assert_int_equal(got[0], 100);
+	assert_int_equal(got[1], 66);
+	assert_int_equal(got[2], 33);
+	/* no preferred terms on the pod: PreScore Skip */
+	assert_int_equal(run_score(&o, plain, nis, 3, got), FW_SKIP);
+	for (int k = 0; k < 3; k++)
+		node_info_release(&nis[k]);
+	api_node_unref(n1);
+	api_node_unref(n2);
+	api_node_unref(n3);
+	api_pod_unref(plain);
+	api_pod_unref(pref);
+	one_release(&o);
+	api_pod_unref(holder);
+}
+
+/* ---------- NodePorts (node_ports_test.go TestNodePorts) ---------- */
+
+static char *ports_json(char *buf, size_t size, const char *spec)
+{
+	/* spec: "PROTO/IP/PORT,..." -> a container with those host ports */
+	size_t off = (size_t)snprintf(buf, size, "[{\"name\":\"c\",\"image\":\"i\",\"ports\":[");
+	char tmp[256];
+	snprintf(tmp, sizeof(tmp), "%s", spec);
+	int first = 1;
+	for (char *tok = strtok(tmp, ","); tok; tok = strtok(NULL, ",")) {
+		char proto[16], ip[64];
+		int port;
+		if (sscanf(tok, "%15[^/]/%63[^/]/%d", proto, ip, &port) != 3)
+			fail_msg("bad port spec %s", tok);
+		off += (size_t)snprintf(buf + off, size - off,
+					"%s{\"containerPort\":%d,\"hostPort\":%d,\"protocol\":\"%s\",\"hostIP\":\"%s\"}",
+					first ? "" : ",", port, port, proto, ip);
+		first = 0;
+	}
+	snprintf(buf + off, size - off, "]}]");
+	return buf;
+}
+
+static void test_node_ports(void **state)
+{
+	(void)state;
+	static const char *const REASON = "node(s) didn't have free ports for the requested pod ports";
+	struct {
+		const char *name, *want, *existing;
+		bool fits;
+	} cases[] = {
+		{ "nothing running", NULL, NULL, true },
+		{ "other port", "UDP/127.0.0.1/8080", "UDP/127.0.0.1/9090", true },
+		{ "same udp port", "UDP/127.0.0.1/8080", "UDP/127.0.0.1/8080", false },
+		{ "same tcp port", "TCP/127.0.0.1/8080", "TCP/127.0.0.1/8080", false },
+		{ "different host ip", "TCP/127.0.0.1/8080", "TCP/127.0.0.2/8080", true },
+		{ "different protocol", "UDP/127.0.0.1/8080", "TCP/127.0.0.1/8080", true },
+		{ "second udp port conflict", "UDP/127.0.0.1/8000,UDP/127.0.0.1/8080", "UDP/127.0.0.1/8080", false },
+		{ "first tcp port conflict", "TCP/127.0.0.1/8001,UDP/127.0.0.1/8080", "TCP/127.0.0.1/8001,UDP/127.0.0.1/8081",
+		  false },
+		{ "first tcp port conflict due to 0.0.0.0 hostIP", "TCP/0.0.0.0/8001", "TCP/127.0.0.1/8001", false },
+		{ "TCP hostPort conflict due to 0.0.0.0 hostIP", "TCP/10.0.10.10/8001,TCP/0.0.0.0/8001",
+		  "TCP/127.0.0.1/8001", false },
+		{ "second tcp port conflict to 0.0.0.0 hostIP", "TCP/127.0.0.1/8001", "TCP/0.0.0.0/8001", false },
+		{ "second different protocol", "UDP/127.0.0.1/8001", "TCP/0.0.0.0/8001", true },
+		{ "UDP hostPort conflict due to 0.0.0.0 hostIP", "TCP/0.0.0.0/8001,UDP/0.0.0.0/8001", "TCP/127.0.0.1/8001",
+		  false },
+	};
+	struct tl_profile_spec spec = { .pre_filter = { "NodePorts" }, .filter = { "NodePorts" } };
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct one o;
+		one_init(&o, &spec, "NodePorts");
+		struct api_node *n = tl_node("{\"metadata\":{\"name\":\"n\"}}");
+		char buf[1024];
+		struct api_pod *ex = cases[i].existing ? pod_spec(ports_json(buf, sizeof(buf), cases[i].existing), NULL,
+								 "\"nodeName\":\"n\"")
+						       : NULL;
+		struct node_info ni;
+		tl_node_info(&ni, n, &ex, ex ? 1 : 0);
+		struct api_pod *pod = pod_spec(cases[i].want ? ports_json(buf, sizeof(buf), cases[i].want) : NULL, NULL,
+					       NULL);
+		char msg[256];
+		enum fw_code code = run_filter(&o, pod, &ni, msg, sizeof(msg));
+		if (cases[i].fits ? code != FW_SUCCESS : (code != FW_UNSCHEDULABLE || strcmp(msg, REASON)))
+			fail_msg("%s: got %s \"%s\"", cases[i].name, fw_code_str(code), msg);
+		node_info_release(&ni);
+		api_node_unref(n);
+		api_pod_unref(pod);
+		api_pod_unref(ex);
+		one_release(&o);
+	}
+}
+
+/* ---------- VolumeRestrictions (volume_restrictions_test.go disk conflicts) ---------- */
+
+static void test_volume_restrictions(void **state)
+{
+	(void)state;
+	static const char *const REASON = "node(s) had no available disk";
+#define GCE(pd, ro) "{\"name\":\"v\",\"gcePersistentDisk\":{\"pdName\":\"" pd "\",\"readOnly\":" ro "}}"
+#define EBS(id, ro) "{\"name\":\"v\",\"awsElasticBlockStore\":{\"volumeID\":\"" id "\",\"readOnly\":" ro "}}"
+#define RBD(mons, img, ro) \
+	"{\"name\":\"v\",\"rbd\":{\"monitors\":" mons ",\"pool\":\"p\",\"image\":\"" img "\",\"readOnly\":" ro "}}"
+#define ISCSI(iqn, ro) \
+	"{\"name\":\"v\",\"iscsi\":{\"targetPortal\":\"127.0.0.1:3260\",\"iqn\":\"" iqn "\",\"lun\":0,\"readOnly\":" ro "}}"
+	struct {
+		const char *name, *want, *existing;
+		bool fits;
+	} cases[] = {
+		{ "nothing", GCE("foo", "false"), NULL, true },
+		{ "one state", GCE("foo", "false"), GCE("foo", "false"), false },
+		{ "different disk", GCE("foo", "false"), GCE("bar", "false"), true },
+		{ "both read-only", GCE("foo", "true"), GCE("foo", "true"), true },
+		{ "one writer", GCE("foo", "true"), GCE("foo", "false"), false },
+		{ "EBS ignores read-only", EBS("vol-1", "true"), EBS("vol-1", "true"), false },
+		{ "EBS other volume", EBS("vol-1", "false"), EBS("vol-2", "false"), true },
+		{ "RBD overlapping monitors", RBD("[\"a\",\"b\"]", "img", "false"), RBD("[\"b\",\"c\"]", "img", "false"), false },
+		{ "RBD disjoint monitors", RBD("[\"a\"]", "img", "false"), RBD("[\"c\"]", "img", "false"), true },
+		{ "RBD other image", RBD("[\"a\"]", "img", "false"), RBD("[\"a\"]", "img2", "false"), true },
+		{ "iSCSI same iqn", ISCSI("iqn.2016-12.server:storage.target01", "false"),
+		  ISCSI("iqn.2016-12.server:storage.target01", "false"), false },
+		{ "iSCSI both read-only", ISCSI("iqn.2016-12.server:storage.target01", "true"),
+		  ISCSI("iqn.2016-12.server:storage.target01", "true"), true },
+		{ "kinds differ", GCE("foo", "false"), EBS("foo", "false"), true },
+	};
+	struct tl_profile_spec spec = { .pre_filter = { "VolumeRestrictions" }, .filter = { "VolumeRestrictions" } };
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct one o;
+		one_init(&o, &spec, "VolumeRestrictions");
+		struct api_node *n = tl_node("{\"metadata\":{\"name\":\"n\"}}");
+		char extra[512];
+		struct api_pod *ex = NULL;
+		if (cases[i].existing) {
+			snprintf(extra, sizeof(extra), "\"nodeName\":\"n\",\"volumes\":[%s]", cases[i].existing);
+			ex = pod_spec(NULL, NULL, extra);
+		}
+		struct node_info ni;
+		tl_node_info(&ni, n, &ex, ex ? 1 : 0);
+		snprintf(extra, sizeof(extra), "\"volumes\":[%s]", cases[i].want);
+		struct api_pod *pod = pod_spec(NULL, NULL, extra);
+		char msg[256];
+		enum fw_code code = run_filter(&o, pod, &ni, msg, sizeof(msg));
+		if (cases[i].fits ? code != FW_SUCCESS : (code != FW_UNSCHEDULABLE || strcmp(msg, REASON)))
+			fail_msg("%s: got %s \"%s\"", cases[i].name, fw_code_str(code), msg);
+		node_info_release(&ni);
+		api_node_unref(n);
+		api_pod_unref(pod);
+		api_pod_unref(ex);
+		one_release(&o);
+	}
+	/* no restricted volume: PreFilter Skip */
+	struct one o;
+	one_init(&o, &spec, "VolumeRestrictions");
+	struct api_pod *plain = pod_spec(NULL, NULL, "\"volumes\":[{\"name\":\"e\",\"emptyDir\":{}}]");
+	struct fw_node_names names = { .all = true };
+	struct fw_status st;
+	fw_status_reset(&st);
+	assert_int_equal(o.pl->plugin->pre_filter(o.pl, o.c, plain, &names, &st), FW_SKIP);
+	api_pod_unref(plain);
+	one_release(&o);
+#undef GCE
+#undef EBS
+#undef RBD
+#undef ISCSI
+}
+
+/* ---------- NodeName, NodeUnschedulable, SchedulingGates, PrioritySort ---------- */
+
+static void test_node_name_and_unschedulable(void **state)
+{
+	(void)state;
+	struct tl_profile_spec spec = { .filter = { "NodeName", "NodeUnschedulable" } };
+	struct one o;
+	one_init(&o, &spec, "NodeName");
+	struct api_node *n = tl_node("{\"metadata\":{\"name\":\"foo\"},\"spec\":{\"unschedulable\":true}}");
+	struct node_info ni;
+	tl_node_info(&ni, n, NULL, 0);
+	char msg[256];
+	struct {
+		const char *extra;
+		enum fw_code code;
+		const char *msg;
+	} name_cases[] = {
+		{ "", FW_SUCCESS, "" },
+		{ "\"nodeName\":\"foo\"", FW_SUCCESS, "" },
+		{ "\"nodeName\":\"bar\"", FW_UNSCHEDULABLE_AND_UNRESOLVABLE, "node(s) didn't match the requested node name" },
+	};
+	for (size_t i = 0; i < 3; i++) {
+		struct api_pod *pod = pod_spec(NULL, NULL, name_cases[i].extra);
+		assert_int_equal(run_filter(&o, pod, &ni, msg, sizeof(msg)), name_cases[i].code);
+		assert_string_equal(msg, name_cases[i].msg);
+		api_pod_unref(pod);
+	}
+	o.pl = tl_pl(o.p, "NodeUnschedulable");
+	struct {
+		const char *tolerations;
+		enum fw_code code;
+	} unsched_cases[] = {
+		{ "[]", FW_UNSCHEDULABLE_AND_UNRESOLVABLE },
+		{ "[{\"key\":\"node.kubernetes.io/unschedulable\",\"operator\":\"Exists\",\"effect\":\"NoSchedule\"}]", FW_SUCCESS },
+		{ "[{\"operator\":\"Exists\"}]", FW_SUCCESS },
+		{ "[{\"key\":\"node.kubernetes.io/unschedulable\",\"operator\":\"Exists\",\"effect\":\"NoExecute\"}]",
+		  FW_UNSCHEDULABLE_AND_UNRESOLVABLE },
+	};
+	for (size_t i = 0; i < 4; i++) {
+		char extra[256];
+		snprintf(extra, sizeof(extra), "\"tolerations\":%s", unsched_cases[i].tolerations);
+		struct api_pod *pod = pod_spec(NULL, NULL, extra);
+		assert_int_equal(run_filter(&o, pod, &ni, msg, sizeof(msg)), unsched_cases[i].code);
+		if (unsched_cases[i].code != FW_SUCCESS)
+			assert_string_equal(msg, "node(s) were unschedulable");
+		api_pod_unref(pod);
+	}
+	struct api_node *ok = tl_node("{\"metadata\":{\"name\":\"ok\"}}");
+	struct node_info ni2;
+	tl_node_info(&ni2, ok, NULL, 0);
+	struct api_pod *pod = pod_spec(NULL, NULL, NULL);
+	assert_int_equal(run_filter(&o, pod, &ni2, msg, sizeof(msg)), FW_SUCCESS);
+	api_pod_unref(pod);
+	node_info_release(&ni2);
+	api_node_unref(ok);
+	node_info_release(&ni);
+	api_node_unref(n);
+	one_release(&o);
+}
+
+static void test_scheduling_gates_and_priority_sort(void **state)
+{
+	(void)state;
+	struct tl_profile_spec spec = { .pre_enqueue = { "SchedulingGates" } };
+	struct fw_profile *p = tl_profile(&spec, NULL, 1);
+	struct fw_status st;
+	struct api_pod *gated = pod_spec(NULL, NULL, "\"schedulingGates\":[{\"name\":\"foo\"},{\"name\":\"bar\"}]");
+	struct api_pod *free_pod = pod_spec(NULL, NULL, NULL);
+	assert_int_equal(fw_run_pre_enqueue(p, gated, &st), FW_UNSCHEDULABLE_AND_UNRESOLVABLE);
+	char msg[256];
+	assert_string_equal(fw_status_message(&st, msg, sizeof(msg)), "waiting for scheduling gates: [foo bar]");
+	assert_string_equal(st.plugin, "SchedulingGates");
+	assert_int_equal(fw_run_pre_enqueue(p, free_pod, &st), FW_SUCCESS);
+
+	fw_less_fn less = fw_profile_less(p);
+	struct api_pod *hi = pod_spec(NULL, NULL, "\"priority\":10");
+	struct api_pod *lo = pod_spec(NULL, NULL, "\"priority\":-5");
+	assert_true(less(hi, 100, lo, 1));   /* priority first */
+	assert_false(less(lo, 1, hi, 100));
+	assert_true(less(free_pod, 1, gated, 2)); /* equal priority (0): earlier first */
+	assert_false(less(free_pod, 2, gated, 1));
+	assert_false(less(free_pod, 1, free_pod, 1));
+	api_pod_unref(hi);
+	api_pod_unref(lo);
+	api_pod_unref(gated);
+	api_pod_unref(free_pod);
+	fw_profile_free(p);
+}
+
+/* ---------- Queueing hints ---------- */
+
+static enum fw_hint hint_of(const struct fw_profile *p, const char *plugin, enum fw_event_resource res,
+			    unsigned action, const struct api_pod *pod, const void *old_obj, const void *new_obj)
+{
+	struct fw_profile_event evs[64];
+	size_t n = fw_profile_events(p, evs, 64);
+	assert_true(n <= 64);
+	struct fw_cluster_event in = { res, action };
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(evs[i].plugin, plugin) == 0 && fw_event_matches(evs[i].event, in))
+			return fw_profile_event_hint(&evs[i], pod, old_obj, new_obj);
+	fail_msg("%s registers no event matching resource %d action %u", plugin, res, action);
+	return FW_HINT_QUEUE_SKIP;
+}
+
+static void test_queueing_hints(void **state)
+{
+	(void)state;
+	struct fw_profile_config pc;
+	fw_default_profile_config("hints", &pc);
+	struct err e = { 0 };
+	struct fw_profile *p = fw_profile_new(&pc, NULL, &e);
+	assert_non_null(p);
+
+	struct api_pod *pod = pod_spec("[" R("2", "1Gi") "]", NULL,
+				       "\"nodeSelector\":{\"zone\":\"a\"},"
+				       "\"tolerations\":[{\"key\":\"t\",\"operator\":\"Equal\",\"value\":\"ok\",\"effect\":\"NoSchedule\"}]");
+	struct api_node *small = tl_node("{\"metadata\":{\"name\":\"n\",\"labels\":{\"zone\":\"a\"}},\"status\":{\"allocatable\":{\"cpu\":\"1\",\"memory\":\"4Gi\",\"pods\":\"10\"}}}");
+	struct api_node *big = tl_node("{\"metadata\":{\"name\":\"n\",\"labels\":{\"zone\":\"a\"}},\"status\":{\"allocatable\":{\"cpu\":\"4\",\"memory\":\"4Gi\",\"pods\":\"10\"}}}");
+	struct api_node *big2 = tl_node("{\"metadata\":{\"name\":\"n\",\"labels\":{\"zone\":\"b\"}},\"status\":{\"allocatable\":{\"cpu\":\"8\",\"memory\":\"4Gi\",\"pods\":\"10\"}}}");
+	struct api_node *tainted = tl_node("{\"metadata\":{\"name\":\"n\"},\"spec\":{\"taints\":[{\"key\":\"t\",\"value\":\"no\",\"effect\":\"NoSchedule\"}]}}");
+	struct api_node *clean = tl_node("{\"metadata\":{\"name\":\"n\"},\"spec\":{\"taints\":[{\"key\":\"t\",\"value\":\"ok\",\"effect\":\"NoSchedule\"}]}}");
+	struct api_node *unsched = tl_node("{\"metadata\":{\"name\":\"n\"},\"spec\":{\"unschedulable\":true}}");
+
+	/* NodeResourcesFit: a node the pod does not fit -> Skip; fits on add -> Queue; grew -> Queue */
+	assert_int_equal(hint_of(p, "NodeResourcesFit", FW_EV_NODE, FW_ACT_ADD, pod, NULL, small), FW_HINT_QUEUE_SKIP);
+	assert_int_equal(hint_of(p, "NodeResourcesFit", FW_EV_NODE, FW_ACT_ADD, pod, NULL, big), FW_HINT_QUEUE);
+	assert_int_equal(hint_of(p, "NodeResourcesFit", FW_EV_NODE, FW_ACT_UPDATE_NODE_ALLOCATABLE, pod, small, big),
+			 FW_HINT_QUEUE);
+	assert_int_equal(hint_of(p, "NodeResourcesFit", FW_EV_NODE, FW_ACT_UPDATE_NODE_ALLOCATABLE, pod, big, big),
+			 FW_HINT_QUEUE_SKIP);
+	/* deleted pods: assigned -> Queue, unassigned -> Skip */
+	struct api_pod *assigned = pod_spec(NULL, NULL, "\"nodeName\":\"n\"");
+	struct api_pod *unassigned = pod_spec(NULL, NULL, NULL);
+	assert_int_equal(hint_of(p, "NodeResourcesFit", FW_EV_ASSIGNED_POD, FW_ACT_DELETE, pod, assigned, NULL),
+			 FW_HINT_QUEUE);
+	assert_int_equal(hint_of(p, "NodeResourcesFit", FW_EV_UNSCHEDULED_POD, FW_ACT_DELETE, pod, unassigned, NULL),
+			 FW_HINT_QUEUE_SKIP);
+	/* NodeAffinity: matches now and did not before */
+	assert_int_equal(hint_of(p, "NodeAffinity", FW_EV_NODE, FW_ACT_UPDATE_NODE_LABEL, pod, big2, big), FW_HINT_QUEUE);
+	assert_int_equal(hint_of(p, "NodeAffinity", FW_EV_NODE, FW_ACT_UPDATE_NODE_LABEL, pod, big, big2),
+			 FW_HINT_QUEUE_SKIP);
+	assert_int_equal(hint_of(p, "NodeAffinity", FW_EV_NODE, FW_ACT_UPDATE_NODE_LABEL, pod, small, big),
+			 FW_HINT_QUEUE_SKIP);
+	/* TaintToleration: untolerated -> tolerated */
+	assert_int_equal(hint_of(p, "TaintToleration", FW_EV_NODE, FW_ACT_UPDATE_NODE_TAINT, pod, tainted, clean),
+			 FW_HINT_QUEUE);
+	assert_int_equal(hint_of(p, "TaintToleration", FW_EV_NODE, FW_ACT_UPDATE_NODE_TAINT, pod, clean, tainted),
+			 FW_HINT_QUEUE_SKIP);
+	assert_int_equal(hint_of(p, "TaintToleration", FW_EV_UNSCHEDULED_POD, FW_ACT_UPDATE_POD_TOLERATION, pod, pod, pod),
+			 FW_HINT_QUEUE);
+	/* NodeUnschedulable: unschedulable -> schedulable */
+	assert_int_equal(hint_of(p, "NodeUnschedulable", FW_EV_NODE, FW_ACT_UPDATE_NODE_TAINT, pod, unsched, clean),
+			 FW_HINT_QUEUE);
+	assert_int_equal(hint_of(p, "NodeUnschedulable", FW_EV_NODE, FW_ACT_ADD, pod, NULL, unsched), FW_HINT_QUEUE_SKIP);
+	/* NodePorts: the deleted pod must share a host port */
+	char buf[512];
+	struct api_pod *pp = pod_spec(ports_json(buf, sizeof(buf), "TCP/0.0.0.0/80"), NULL, NULL);
+	struct api_pod *holder = pod_spec(ports_json(buf, sizeof(buf), "TCP/10.0.0.1/80"), NULL, "\"nodeName\":\"n\"");
+	struct api_pod *other = pod_spec(ports_json(buf, sizeof(buf), "TCP/10.0.0.1/81"), NULL, "\"nodeName\":\"n\"");
+	assert_int_equal(hint_of(p, "NodePorts", FW_EV_ASSIGNED_POD, FW_ACT_DELETE, pp, holder, NULL), FW_HINT_QUEUE);
+	assert_int_equal(hint_of(p, "NodePorts", FW_EV_ASSIGNED_POD, FW_ACT_DELETE, pp, other, NULL), FW_HINT_QUEUE_SKIP);
+	/* NodeName registers Node Add only; the framework adds Node UpdateNodeTaint */
+	assert_int_equal(hint_of(p, "NodeName", FW_EV_NODE, FW_ACT_UPDATE_NODE_TAINT, pod, NULL, clean), FW_HINT_QUEUE);
+	/* SchedulingGates: the pod itself lost its gates */
+	struct api_pod *gated = pod_spec(NULL, NULL, "\"schedulingGates\":[{\"name\":\"g\"}]");
+	assert_int_equal(hint_of(p, "SchedulingGates", FW_EV_UNSCHEDULED_POD,
+				 FW_ACT_UPDATE_POD_SCHEDULING_GATES_ELIMINATED, pod, gated, pod),
+			 FW_HINT_QUEUE);
+	assert_int_equal(hint_of(p, "SchedulingGates", FW_EV_UNSCHEDULED_POD,
+				 FW_ACT_UPDATE_POD_SCHEDULING_GATES_ELIMINATED, pod, gated, gated),
+			 FW_HINT_QUEUE_SKIP);
+
+	/* the queue's shape: same registrations, hints through the trampoline */
+	struct queue_profile qp;
+	fw_profile_queue_profile(p, &qp);
+	assert_string_equal(qp.scheduler_name, "hints");
+	assert_true(qp.n_hints >= 10);
+	bool found = false;
+	for (uint32_t i = 0; i < qp.n_hints; i++) {
+		const struct queue_hint_reg *r = &qp.hints[i];
+		if (strcmp(r->plugin, "TaintToleration") == 0 && r->resource == QUEUE_RES_NODE) {
+			found = true;
+			assert_int_equal(r->actions, QUEUE_ACT_ADD | QUEUE_ACT_UPDATE_NODE_TAINT);
+			assert_int_equal(r->hint(r->ctx, pod, tainted, clean), QUEUE_HINT_QUEUE);
+			assert_int_equal(r->hint(r->ctx, pod, clean, tainted), QUEUE_HINT_SKIP);
+		}
+	}
+	assert_true(found);
+	const char *gate = NULL;
+	assert_false(qp.pre_enqueue(qp.pre_enqueue_ctx, gated, &gate));
+	assert_string_equal(gate, "SchedulingGates");
+	assert_true(qp.pre_enqueue(qp.pre_enqueue_ctx, pod, &gate));
+
+	api_pod_unref(gated);
+	api_pod_unref(pp);
+	api_pod_unref(holder);
+	api_pod_unref(other);
+	api_pod_unref(assigned);
+	api_pod_unref(unassigned);
+	api_pod_unref(pod);
+	api_node_unref(small);
+	api_node_unref(big);
+	api_node_unref(big2);
+	api_node_unref(tainted);
+	api_node_unref(clean);
+	api_node_unref(unsched);
+	fw_profile_free(p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fit_filter),
+		cmocka_unit_test(test_fit_least_allocated),
+		cmocka_unit_test(test_fit_weighted_and_extended),
+		cmocka_unit_test(test_fit_most_allocated),
+		cmocka_unit_test(test_fit_requested_to_capacity_ratio),
+		cmocka_unit_test(test_balanced_allocation),
+		cmocka_unit_test(test_image_locality),
+		cmocka_unit_test(test_taint_filter),
+		cmocka_unit_test(test_taint_score),
+		cmocka_unit_test(test_node_affinity_filter),
+		cmocka_unit_test(test_node_affinity_pre_filter),
+		cmocka_unit_test(test_node_affinity_added_and_score),
+		cmocka_unit_test(test_node_ports),
+		cmocka_unit_test(test_volume_restrictions),
+		cmocka_unit_test(test_node_name_and_unschedulable),
+		cmocka_unit_test(test_scheduling_gates_and_priority_sort),
+		cmocka_unit_test(test_queueing_hints),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

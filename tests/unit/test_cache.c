@@ -1,0 +1,749 @@
+/* Unit tests for cache/: PodRequests, node_info bookkeeping, assume/confirm/forget, ghost nodes,
+ * ports, images, incremental snapshots and the zone-interleaved node order. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cache/cache.h"
+#include "cache/snapshot.h"
+#include "common/arena.h"
+#include "common/intern.h"
+
+/* Reference counting lives in apiclient; these stand in until it is linked (the library's strong
+ * definitions win when present). Objects here live entirely in their arena, as decoded ones do. */
+__attribute__((weak)) struct api_pod *api_pod_ref(struct api_pod *p)
+{
+	if (p)
+		__atomic_add_fetch(&p->refs, 1, __ATOMIC_RELAXED);
+	return p;
+}
+__attribute__((weak)) void api_pod_unref(struct api_pod *p)
+{
+	if (p && __atomic_sub_fetch(&p->refs, 1, __ATOMIC_ACQ_REL) == 0)
+		arena_free(p->arena);
+}
+__attribute__((weak)) struct api_node *api_node_ref(struct api_node *n)
+{
+	if (n)
+		__atomic_add_fetch(&n->refs, 1, __ATOMIC_RELAXED);
+	return n;
+}
+__attribute__((weak)) void api_node_unref(struct api_node *n)
+{
+	if (n && __atomic_sub_fetch(&n->refs, 1, __ATOMIC_ACQ_REL) == 0)
+		arena_free(n->arena);
+}
+
+#define MI (1024LL * 1024)
+#define ABSENT INT64_MIN
+
+/* ---------- builders ---------- */
+
+struct rq {
+	int64_t cpu, mem;         /* ABSENT = key not present */
+	const char *scalar_name;  /* optional */
+	int64_t scalar;
+	bool sidecar;             /* init containers: restartPolicy Always */
+	int32_t host_port;        /* optional */
+	const char *host_ip, *protocol;
+};
+
+static void set_res(struct arena *a, struct api_resources *r, const struct rq *q)
+{
+	if (q->cpu != ABSENT) {
+		r->cpu = q->cpu;
+		r->has_cpu = true;
+	}
+	if (q->mem != ABSENT) {
+		r->memory = q->mem;
+		r->has_memory = true;
+	}
+	if (q->scalar_name) {
+		r->scalar = arena_alloc(a, sizeof(*r->scalar));
+		r->scalar[0] = (struct api_resource){ intern_str(q->scalar_name), q->scalar };
+		r->n_scalar = 1;
+	}
+}
+
+static void set_container(struct arena *a, struct api_container *c, const struct rq *q)
+{
+	c->name = intern_str("c");
+	c->image = intern_str("pause");
+	set_res(a, &c->requests, q);
+	c->restart_policy_always = q->sidecar;
+	if (q->host_port) {
+		c->ports = arena_alloc(a, sizeof(*c->ports));
+		c->ports[0] = (struct api_container_port){ 80, q->host_port,
+							   intern_str(q->protocol ? q->protocol : "TCP"),
+							   intern_str(q->host_ip ? q->host_ip : "") };
+		c->n_ports = 1;
+	}
+}
+
+struct podspec {
+	const char *name, *node;
+	struct rq containers[3];
+	uint32_t n_containers;
+	struct rq inits[3];
+	uint32_t n_inits;
+	struct rq overhead, pod_level;
+	bool has_overhead, has_pod_level;
+	bool affinity, anti_affinity;
+};
+
+static struct api_pod *mkpod_spec(const struct podspec *s)
+{
+	struct arena *a = arena_new(0);
+	struct api_pod *p = arena_alloc(a, sizeof(*p));
+	p->refs = 1;
+	p->arena = a;
+	char uid[96];
+	snprintf(uid, sizeof(uid), "uid-%s", s->name);
+	p->meta.name = intern_str(s->name);
+	p->meta.namespace = intern_str("default");
+	p->meta.uid = intern_str(uid);
+	p->meta.resource_version = arena_strdup(a, "1");
+	p->node_name = intern_str(s->node ? s->node : "");
+	p->scheduler_name = intern_str("default-scheduler");
+	p->nominated_node_name = intern_str("");
+	p->containers = arena_alloc(a, (s->n_containers + 1) * sizeof(*p->containers));
+	for (uint32_t i = 0; i < s->n_containers; i++)
+		set_container(a, &p->containers[i], &s->containers[i]);
+	p->n_containers = s->n_containers;
+	p->init_containers = arena_alloc(a, (s->n_inits + 1) * sizeof(*p->init_containers));
+	for (uint32_t i = 0; i < s->n_inits; i++)
+		set_container(a, &p->init_containers[i], &s->inits[i]);
+	p->n_init_containers = s->n_inits;
+	if (s->has_overhead)
+		set_res(a, &p->overhead, &s->overhead);
+	if (s->has_pod_level)
+		set_res(a, &p->pod_requests, &s->pod_level);
+	if (s->affinity || s->anti_affinity) {
+		struct api_pod_affinity *pa = arena_alloc(a, sizeof(*pa));
+		if (s->anti_affinity) {
+			pa->required = arena_alloc(a, sizeof(*pa->required));
+			pa->required[0].topology_key = intern_str("kubernetes.io/hostname");
+			pa->n_required = 1;
+			p->affinity.pod_anti_affinity = pa;
+		} else {
+			p->affinity.pod_affinity = pa;
+		}
+	}
+	return p;
+}
+
+/* A pod with one container of cpu/mem requests on node (NULL = unassigned). */
+static struct api_pod *mkpod(const char *name, const char *node, int64_t cpu, int64_t mem)
+{
+	struct podspec s = { .name = name, .node = node, .n_containers = 1 };
+	s.containers[0] = (struct rq){ .cpu = cpu, .mem = mem };
+	return mkpod_spec(&s);
+}
+
+static struct api_node *mknode(const char *name, const char *region, const char *zone, const char *const *images,
+			       uint32_t n_images)
+{
+	struct arena *a = arena_new(0);
+	struct api_node *n = arena_alloc(a, sizeof(*n));
+	n->refs = 1;
+	n->arena = a;
+	n->meta.name = intern_str(name);
+	n->meta.namespace = intern_str("");
+	n->meta.uid = intern_str(name);
+	n->allocatable = (struct api_resources){ .cpu = 4000, .memory = 32 * 1024 * MI, .pods = 110,
+						 .has_cpu = true, .has_memory = true, .has_pods = true };
+	n->meta.labels.items = arena_alloc(a, 2 * sizeof(struct api_kv));
+	if (region)
+		n->meta.labels.items[n->meta.labels.n++] =
+			(struct api_kv){ intern_str("topology.kubernetes.io/region"), intern_str(region) };
+	if (zone)
+		n->meta.labels.items[n->meta.labels.n++] =
+			(struct api_kv){ intern_str("topology.kubernetes.io/zone"), intern_str(zone) };
+	if (n_images) {
+		n->images = arena_alloc(a, n_images * sizeof(*n->images));
+		for (uint32_t i = 0; i < n_images; i++) {
+			n->images[i].names = arena_alloc(a, sizeof(const char *));
+			n->images[i].names[0] = intern_str(images[i]);
+			n->images[i].n_names = 1;
+			n->images[i].size_bytes = (int64_t)(i + 1) * 100 * MI;
+		}
+		n->n_images = n_images;
+	}
+	return n;
+}
+
+static void add_node(struct cache *c, struct api_node *n)
+{
+	struct err e = { 0 };
+	assert_int_equal(cache_add_node(c, n, &e), 0);
+	api_node_unref(n);
+}
+
+static void update(struct cache *c, struct snapshot *s)
+{
+	struct err e = { 0 };
+	int rc = cache_update_snapshot(c, s, &e);
+	if (rc)
+		fail_msg("cache_update_snapshot: %s", e.msg);
+}
+
+/* ---------- PodRequests ---------- */
+
+static void test_pod_requests(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *desc;
+		struct podspec spec;
+		int64_t cpu, mem, nz_cpu, nz_mem;
+	} cases[] = {
+		{ "no requests: zero, defaults for non-zero",
+		  { .name = "a", .n_containers = 1, .containers = { { ABSENT, ABSENT } } }, 0, 0, 100, 200 * MI },
+		{ "two containers add up",
+		  { .name = "a", .n_containers = 2, .containers = { { 100, 1000 * MI }, { 200, 2000 * MI } } }, 300,
+		  3000 * MI, 300, 3000 * MI },
+		{ "defaults per container where the key is missing",
+		  { .name = "a", .n_containers = 2, .containers = { { ABSENT, 1000 * MI }, { 200, ABSENT } } }, 200,
+		  1000 * MI, 300, 1200 * MI },
+		{ "an explicit zero stays zero",
+		  { .name = "a", .n_containers = 1, .containers = { { 0, 0 } } }, 0, 0, 0, 0 },
+		{ "init container larger than the app",
+		  { .name = "a", .n_containers = 1, .containers = { { 100, 1000 * MI } }, .n_inits = 1,
+		    .inits = { { 500, 500 * MI } } },
+		  500, 1000 * MI, 500, 1000 * MI },
+		{ "sidecar then init: init runs beside the sidecar",
+		  { .name = "a", .n_containers = 1, .containers = { { 100, ABSENT } }, .n_inits = 2,
+		    .inits = { { 50, ABSENT, .sidecar = true }, { 200, ABSENT } } },
+		  250, 0, 250, 400 * MI }, /* memory: app 200Mi + sidecar 200Mi defaults */
+		{ "init then sidecar: the sidecar is not counted under the init",
+		  { .name = "a", .n_containers = 1, .containers = { { 100, ABSENT } }, .n_inits = 2,
+		    .inits = { { 200, ABSENT }, { 50, ABSENT, .sidecar = true } } },
+		  200, 0, 200, 400 * MI },
+		{ "sidecars accumulate",
+		  { .name = "a", .n_containers = 1, .containers = { { 100, 100 * MI } }, .n_inits = 3,
+		    .inits = { { 10, 10 * MI, .sidecar = true }, { 20, 20 * MI, .sidecar = true }, { 100, 50 * MI } } },
+		  130, 130 * MI, 130, 130 * MI },
+		{ "overhead is added",
+		  { .name = "a", .n_containers = 1, .containers = { { 100, 1000 * MI } }, .has_overhead = true,
+		    .overhead = { 10, 100 * MI } },
+		  110, 1100 * MI, 110, 1100 * MI },
+		{ "pod-level requests override",
+		  { .name = "a", .n_containers = 1, .containers = { { 100, 1000 * MI } }, .has_pod_level = true,
+		    .pod_level = { 1000, ABSENT } },
+		  1000, 1000 * MI, 1000, 1000 * MI },
+		{ "pod-level cpu only: memory defaults per container",
+		  { .name = "a", .n_containers = 2, .containers = { { ABSENT, ABSENT }, { ABSENT, ABSENT } },
+		    .has_pod_level = true, .pod_level = { 500, ABSENT } },
+		  500, 0, 500, 400 * MI },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct api_pod *p = mkpod_spec(&cases[i].spec);
+		struct node_res r, nz;
+		assert_int_equal(node_res_of_pod(p, false, &r), 0);
+		assert_int_equal(node_res_of_pod(p, true, &nz), 0);
+		if (r.cpu != cases[i].cpu || r.memory != cases[i].mem || nz.cpu != cases[i].nz_cpu ||
+		    nz.memory != cases[i].nz_mem)
+			fail_msg("%s: got %lld/%lld nz %lld/%lld, want %lld/%lld nz %lld/%lld", cases[i].desc,
+				 (long long)r.cpu, (long long)r.memory, (long long)nz.cpu, (long long)nz.memory,
+				 (long long)cases[i].cpu, (long long)cases[i].mem, (long long)cases[i].nz_cpu,
+				 (long long)cases[i].nz_mem);
+		node_res_release(&r);
+		node_res_release(&nz);
+		api_pod_unref(p);
+	}
+}
+
+static void test_scalar_resources(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *name;
+		bool scalar;
+	} names[] = {
+		{ "cpu", false },
+		{ "memory", false },
+		{ "pods", false },
+		{ "foo", false },
+		{ "example.com/gpu", true },
+		{ "nvidia.com/gpu", true },
+		{ "kubernetes.io/batch-foo", true },
+		{ "hugepages-2Mi", true },
+		{ "attachable-volumes-aws-ebs", true },
+		{ "requests.example.com/gpu", false },
+		{ "example.com/a/b", false },
+		{ "Example.com/gpu", false },
+	};
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (node_res_is_scalar_name(names[i].name) != names[i].scalar)
+			fail_msg("%s: want scalar=%d", names[i].name, names[i].scalar);
+
+	struct podspec s = { .name = "g", .n_containers = 3 };
+	s.containers[0] = (struct rq){ 100, ABSENT, .scalar_name = "example.com/gpu", .scalar = 2 };
+	s.containers[1] = (struct rq){ ABSENT, ABSENT, .scalar_name = "foo", .scalar = 5 };
+	s.containers[2] = (struct rq){ ABSENT, ABSENT, .scalar_name = "example.com/gpu", .scalar = 1 };
+	s.n_inits = 1;
+	s.inits[0] = (struct rq){ ABSENT, ABSENT, .scalar_name = "hugepages-2Mi", .scalar = 4 * MI };
+	struct api_pod *p = mkpod_spec(&s);
+	struct node_res r;
+	assert_int_equal(node_res_of_pod(p, false, &r), 0);
+	assert_int_equal(r.n_scalar, 2);
+	assert_int_equal(node_res_scalar(&r, intern_str("example.com/gpu")), 3);
+	assert_int_equal(node_res_scalar(&r, intern_str("hugepages-2Mi")), 4 * MI);
+	assert_int_equal(node_res_scalar(&r, intern_str("foo")), 0);
+	node_res_release(&r);
+
+	/* scale-down detection (UpdatePodScaleDown) */
+	struct api_pod *smaller = mkpod("g", NULL, 50, ABSENT), *bigger = mkpod("g", NULL, 500, ABSENT);
+	assert_true(node_res_scaled_down(p, smaller)); /* cpu lowered, gpu removed */
+	assert_false(node_res_scaled_down(smaller, bigger));
+	assert_true(node_res_scaled_down(bigger, smaller));
+	api_pod_unref(smaller);
+	api_pod_unref(bigger);
+	api_pod_unref(p);
+}
+
+/* ---------- node_info ---------- */
+
+static void test_node_info_ports_and_counts(void **state)
+{
+	(void)state;
+	struct node_info ni;
+	struct err e = { 0 };
+	node_info_init(&ni, intern_str("n"));
+	struct podspec s1 = { .name = "web", .node = "n", .n_containers = 1 };
+	s1.containers[0] = (struct rq){ 100, 100 * MI, .host_port = 8080 };
+	struct podspec s2 = { .name = "dns", .node = "n", .n_containers = 1, .n_inits = 1, .anti_affinity = true };
+	s2.containers[0] = (struct rq){ 200, ABSENT, .host_port = 53, .protocol = "UDP", .host_ip = "10.0.0.1" };
+	s2.inits[0] = (struct rq){ ABSENT, ABSENT, .sidecar = true, .host_port = 9090 };
+	struct api_pod *web = mkpod_spec(&s1), *dns = mkpod_spec(&s2);
+	assert_int_equal(node_info_add_pod(&ni, web, &e), 0);
+	assert_int_equal(node_info_add_pod(&ni, dns, &e), 0);
+	assert_int_equal(ni.n_pods, 2);
+	assert_int_equal(ni.requested.cpu, 300);
+	assert_int_equal(ni.requested.memory, 100 * MI);
+	/* web 100Mi; dns: app and sidecar without memory get 200Mi each */
+	assert_int_equal(ni.nonzero_memory, 500 * MI);
+	assert_int_equal(ni.n_pods_with_affinity, 1);
+	assert_int_equal(ni.n_pods_with_required_anti_affinity, 1);
+	static const struct {
+		const char *ip, *proto;
+		int32_t port;
+	} want[] = { { "0.0.0.0", "TCP", 8080 }, { "0.0.0.0", "TCP", 9090 }, { "10.0.0.1", "UDP", 53 } };
+	assert_int_equal(ni.n_ports, 3);
+	for (size_t i = 0; i < 3; i++) {
+		bool found = false;
+		for (uint32_t j = 0; j < ni.n_ports; j++)
+			found |= ni.ports[j].ip == intern_str(want[i].ip) && ni.ports[j].protocol == intern_str(want[i].proto) &&
+				 ni.ports[j].port == want[i].port;
+		if (!found)
+			fail_msg("port %s/%s/%d missing", want[i].ip, want[i].proto, want[i].port);
+	}
+	/* a deep copy is independent */
+	struct node_info cp = { 0 };
+	assert_int_equal(node_info_copy(&cp, &ni, &e), 0);
+	assert_int_equal(node_info_remove_pod(&ni, dns, &e), 0);
+	assert_int_equal(node_info_remove_pod(&ni, dns, &e), ERR_NOT_FOUND);
+	assert_int_equal(ni.n_pods, 1);
+	assert_int_equal(ni.n_ports, 1);
+	assert_int_equal(ni.requested.cpu, 100);
+	assert_int_equal(ni.n_pods_with_required_anti_affinity, 0);
+	assert_int_equal(cp.n_pods, 2);
+	assert_int_equal(cp.n_ports, 3);
+	assert_int_equal(cp.requested.cpu, 300);
+	node_info_release(&cp);
+	node_info_release(&ni);
+	api_pod_unref(web);
+	api_pod_unref(dns);
+}
+
+/* ---------- cache ---------- */
+
+static void test_assume_confirm_forget(void **state)
+{
+	(void)state;
+	struct cache *c = cache_new();
+	struct err e = { 0 };
+	add_node(c, mknode("n1", NULL, NULL, NULL, 0));
+	add_node(c, mknode("n2", NULL, NULL, NULL, 0));
+	struct snapshot *s = snapshot_new();
+	struct api_pod *p = mkpod("p", NULL, 500, 100 * MI);
+
+	assert_int_equal(cache_assume_pod(c, p, "n1", &e), 0);
+	assert_true(cache_is_assumed(c, p->meta.uid));
+	assert_int_equal(cache_assume_pod(c, p, "n1", &e), ERR_CONFLICT);
+	update(c, s);
+	assert_int_equal(snapshot_get(s, "n1")->requested.cpu, 500);
+	assert_int_equal(cache_forget_pod(c, p, "n2", &e), ERR_INVALID); /* another node */
+	assert_int_equal(cache_finish_binding(c, p, &e), 0);
+	assert_int_equal(cache_forget_pod(c, p, "n1", &e), 0);
+	assert_false(cache_is_assumed(c, p->meta.uid));
+	assert_int_equal(cache_forget_pod(c, p, "n1", &e), 0); /* gone already: nothing to do */
+	update(c, s);
+	assert_int_equal(snapshot_get(s, "n1")->requested.cpu, 0);
+
+	/* assumed on n1, bound (informer add) on n2: moved and confirmed */
+	assert_int_equal(cache_assume_pod(c, p, "n1", &e), 0);
+	struct api_pod *bound = mkpod("p", "n2", 500, 100 * MI);
+	assert_int_equal(cache_add_pod(c, bound, &e), 0);
+	assert_false(cache_is_assumed(c, p->meta.uid));
+	assert_int_equal(cache_add_pod(c, bound, &e), ERR_CONFLICT);
+	update(c, s);
+	assert_int_equal(snapshot_get(s, "n1")->n_pods, 0);
+	assert_int_equal(snapshot_get(s, "n2")->n_pods, 1);
+	assert_ptr_equal(snapshot_get(s, "n2")->pods[0].pod, bound);
+	assert_int_equal(cache_forget_pod(c, bound, "n2", &e), ERR_INVALID); /* not assumed any more */
+
+	/* update and remove of an added pod */
+	struct api_pod *bigger = mkpod("p", "n2", 900, 100 * MI);
+	assert_int_equal(cache_update_pod(c, bound, bigger, &e), 0);
+	struct api_pod *elsewhere = mkpod("p", "n1", 900, 100 * MI);
+	assert_int_equal(cache_update_pod(c, bigger, elsewhere, &e), ERR_INVALID);
+	update(c, s);
+	assert_int_equal(snapshot_get(s, "n2")->requested.cpu, 900);
+	struct cache_counts cnt;
+	cache_counts(c, &cnt);
+	assert_int_equal(cnt.pods, 1);
+	assert_int_equal(cnt.assumed_pods, 0);
+	assert_int_equal(cache_remove_pod(c, bigger, &e), 0);
+	assert_int_equal(cache_remove_pod(c, bigger, &e), ERR_NOT_FOUND);
+	assert_int_equal(cache_update_pod(c, bigger, bigger, &e), ERR_NOT_FOUND);
+	update(c, s);
+	assert_int_equal(snapshot_get(s, "n2")->requested.cpu, 0);
+
+	/* an assumed pod cannot be updated */
+	assert_int_equal(cache_assume_pod(c, p, "n1", &e), 0);
+	assert_int_equal(cache_update_pod(c, p, elsewhere, &e), ERR_CONFLICT);
+	cache_counts(c, &cnt);
+	assert_int_equal(cnt.assumed_pods, 1);
+
+	api_pod_unref(p);
+	api_pod_unref(bound);
+	api_pod_unref(bigger);
+	api_pod_unref(elsewhere);
+	snapshot_free(s);
+	cache_free(c);
+}
+
+static void test_ghost_nodes(void **state)
+{
+	(void)state;
+	struct cache *c = cache_new();
+	struct snapshot *s = snapshot_new();
+	struct err e = { 0 };
+	add_node(c, mknode("n1", NULL, NULL, NULL, 0));
+	struct api_pod *p = mkpod("p", NULL, 100, 0), *q = mkpod("q", "n1", 100, 0);
+	/* assumed onto an unknown node: a ghost entry, not in the snapshot */
+	assert_int_equal(cache_assume_pod(c, p, "ghost", &e), 0);
+	update(c, s);
+	struct cache_counts cnt;
+	cache_counts(c, &cnt);
+	assert_int_equal(cnt.nodes, 2);
+	assert_int_equal(snapshot_num_nodes(s), 1);
+	assert_null(snapshot_get(s, "ghost"));
+	/* the node shows up: the entry keeps the pod */
+	add_node(c, mknode("ghost", NULL, NULL, NULL, 0));
+	update(c, s);
+	assert_int_equal(snapshot_num_nodes(s), 2);
+	assert_int_equal(snapshot_get(s, "ghost")->n_pods, 1);
+
+	/* a deleted node with pods stays as a ghost until its pods go */
+	assert_int_equal(cache_add_pod(c, q, &e), 0);
+	struct api_node *n1 = mknode("n1", NULL, NULL, NULL, 0);
+	assert_int_equal(cache_remove_node(c, n1, &e), 0);
+	assert_int_equal(cache_remove_node(c, n1, &e), ERR_NOT_FOUND);
+	update(c, s);
+	assert_int_equal(snapshot_num_nodes(s), 1);
+	assert_null(snapshot_get(s, "n1"));
+	cache_counts(c, &cnt);
+	assert_int_equal(cnt.nodes, 2);
+	assert_int_equal(cache_remove_pod(c, q, &e), 0);
+	cache_counts(c, &cnt);
+	assert_int_equal(cnt.nodes, 1);
+	/* a node without pods goes at once */
+	struct api_node *g = mknode("ghost", NULL, NULL, NULL, 0);
+	assert_int_equal(cache_forget_pod(c, p, "ghost", &e), 0);
+	assert_int_equal(cache_remove_node(c, g, &e), 0);
+	cache_counts(c, &cnt);
+	assert_int_equal(cnt.nodes, 0);
+	update(c, s);
+	assert_int_equal(snapshot_num_nodes(s), 0);
+	api_node_unref(n1);
+	api_node_unref(g);
+	api_pod_unref(p);
+	api_pod_unref(q);
+	snapshot_free(s);
+	cache_free(c);
+}
+
+static void test_images(void **state)
+{
+	(void)state;
+	struct cache *c = cache_new();
+	struct snapshot *s = snapshot_new();
+	struct err e = { 0 };
+	static const char *const a_imgs[] = { "nginx", "registry.io:5000/app", "busybox:1.36" };
+	static const char *const b_imgs[] = { "nginx:latest", "redis@sha256:abc" };
+	add_node(c, mknode("a", NULL, NULL, a_imgs, 3));
+	add_node(c, mknode("b", NULL, NULL, b_imgs, 2));
+	add_node(c, mknode("c", NULL, NULL, NULL, 0));
+	update(c, s);
+	static const struct {
+		const char *node, *image;
+		int num_nodes; /* -1 = absent */
+		int64_t size;
+	} want[] = {
+		{ "a", "nginx:latest", 2, 100 * MI },
+		{ "b", "nginx:latest", 2, 100 * MI }, /* size from the first node seen */
+		{ "a", "registry.io:5000/app:latest", 1, 200 * MI },
+		{ "a", "busybox:1.36", 1, 300 * MI },
+		{ "b", "redis@sha256:abc", 1, 200 * MI },
+		{ "a", "nginx", -1, 0 },
+		{ "c", "nginx:latest", -1, 0 },
+	};
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		const struct node_image *img = node_info_image(snapshot_get(s, want[i].node), intern_str(want[i].image));
+		if (want[i].num_nodes < 0) {
+			assert_null(img);
+			continue;
+		}
+		if (!img || img->num_nodes != (uint32_t)want[i].num_nodes || img->size_bytes != want[i].size)
+			fail_msg("%s on %s: %p", want[i].image, want[i].node, (const void *)img);
+	}
+	/* b goes: a's unchanged clone sees the new count */
+	struct api_node *b = mknode("b", NULL, NULL, NULL, 0);
+	assert_int_equal(cache_remove_node(c, b, &e), 0);
+	update(c, s);
+	assert_int_equal(node_info_image(snapshot_get(s, "a"), intern_str("nginx:latest"))->num_nodes, 1);
+	/* a pod change on a (no image change) does not refresh every node's images */
+	struct snapshot_stats before, after;
+	snapshot_stats(s, &before);
+	struct api_pod *p = mkpod("p", "a", 1, 1);
+	assert_int_equal(cache_add_pod(c, p, &e), 0);
+	update(c, s);
+	snapshot_stats(s, &after);
+	assert_int_equal(after.image_refreshes, before.image_refreshes);
+	assert_int_equal(after.node_copies, before.node_copies + 1);
+	assert_int_equal(node_info_image(snapshot_get(s, "a"), intern_str("nginx:latest"))->num_nodes, 1);
+	api_node_unref(b);
+	api_pod_unref(p);
+	snapshot_free(s);
+	cache_free(c);
+}
+
+/* Only changed node_infos are copied; the node list is rebuilt only on node add/remove. */
+static void test_snapshot_generations(void **state)
+{
+	(void)state;
+	enum { N = 5000 };
+	struct cache *c = cache_new();
+	struct snapshot *s = snapshot_new();
+	struct err e = { 0 };
+	char name[32];
+	for (int i = 0; i < N; i++) {
+		snprintf(name, sizeof(name), "node-%d", i);
+		add_node(c, mknode(name, "r", i % 2 ? "z1" : "z2", NULL, 0));
+	}
+	update(c, s);
+	struct snapshot_stats st;
+	snapshot_stats(s, &st);
+	assert_int_equal(snapshot_num_nodes(s), N);
+	assert_int_equal(st.node_copies, N);
+	assert_int_equal(st.list_rebuilds, 1);
+
+	static const struct {
+		const char *desc;
+		int op; /* 0 nothing, 1 assume, 2 forget, 3 add node, 4 remove node, 5 affinity pod */
+		uint64_t copies, rebuilds;
+		uint32_t nodes, with_affinity, with_anti;
+	} steps[] = {
+		{ "no change", 0, 0, 0, N, 0, 0 },
+		{ "one pod assumed", 1, 1, 0, N, 0, 0 },
+		{ "forgotten", 2, 1, 0, N, 0, 0 },
+		{ "node added", 3, 1, 1, N + 1, 0, 0 },
+		{ "node removed", 4, 0, 1, N, 0, 0 },
+		{ "anti-affinity pod: lists rebuilt, not the node list", 5, 1, 0, N, 1, 1 },
+	};
+	struct api_pod *p = mkpod("p", NULL, 100, 0);
+	struct podspec aspec = { .name = "aff", .n_containers = 1, .anti_affinity = true };
+	aspec.containers[0] = (struct rq){ .cpu = 100, .mem = 0 };
+	struct api_pod *aff = mkpod_spec(&aspec);
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		struct snapshot_stats before;
+		snapshot_stats(s, &before);
+		struct api_node *extra = NULL;
+		switch (steps[i].op) {
+		case 1:
+			assert_int_equal(cache_assume_pod(c, p, "node-7", &e), 0);
+			break;
+		case 2:
+			assert_int_equal(cache_forget_pod(c, p, "node-7", &e), 0);
+			break;
+		case 3:
+			add_node(c, mknode("extra", "r", "z3", NULL, 0));
+			break;
+		case 4:
+			extra = mknode("extra", "r", "z3", NULL, 0);
+			assert_int_equal(cache_remove_node(c, extra, &e), 0);
+			api_node_unref(extra);
+			break;
+		case 5:
+			assert_int_equal(cache_assume_pod(c, aff, "node-9", &e), 0);
+			break;
+		}
+		update(c, s);
+		snapshot_stats(s, &st);
+		if (st.node_copies - before.node_copies != steps[i].copies ||
+		    st.list_rebuilds - before.list_rebuilds != steps[i].rebuilds)
+			fail_msg("%s: %llu copies, %llu rebuilds", steps[i].desc,
+				 (unsigned long long)(st.node_copies - before.node_copies),
+				 (unsigned long long)(st.list_rebuilds - before.list_rebuilds));
+		assert_int_equal(snapshot_num_nodes(s), steps[i].nodes);
+		assert_int_equal(snapshot_num_have_pods_with_affinity(s), steps[i].with_affinity);
+		assert_int_equal(snapshot_num_have_pods_with_required_anti_affinity(s), steps[i].with_anti);
+	}
+	assert_string_equal(snapshot_have_pods_with_required_anti_affinity(s)[0]->name, "node-9");
+	struct cache_counts cnt;
+	cache_counts(c, &cnt);
+	assert_int_equal(snapshot_generation(s), cnt.generation);
+	api_pod_unref(p);
+	api_pod_unref(aff);
+	snapshot_free(s);
+	cache_free(c);
+}
+
+static void test_zone_order(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *desc;
+		struct {
+			const char *name, *region, *zone;
+		} nodes[6];
+		const char *want;
+	} cases[] = {
+		{ "A=[a1,a2,a3], B=[b1]",
+		  { { "a1", "r", "A" }, { "a2", "r", "A" }, { "b1", "r", "B" }, { "a3", "r", "A" } },
+		  "a1,b1,a2,a3" },
+		{ "zones in first-seen order",
+		  { { "b1", "r", "B" }, { "a1", "r", "A" }, { "a2", "r", "A" }, { "b2", "r", "B" }, { "c1", "r", "C" } },
+		  "b1,a1,c1,b2,a2" },
+		{ "region is part of the key",
+		  { { "x1", "r1", "A" }, { "y1", "r2", "A" }, { "x2", "r1", "A" } },
+		  "x1,y1,x2" },
+		{ "no labels: one zone", { { "n1", NULL, NULL }, { "n2", NULL, NULL } }, "n1,n2" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct cache *c = cache_new();
+		struct snapshot *s = snapshot_new();
+		for (size_t j = 0; j < 6 && cases[i].nodes[j].name; j++)
+			add_node(c, mknode(cases[i].nodes[j].name, cases[i].nodes[j].region, cases[i].nodes[j].zone, NULL, 0));
+		update(c, s);
+		char got[128] = "";
+		for (uint32_t j = 0; j < snapshot_num_nodes(s); j++) {
+			if (j)
+				strcat(got, ",");
+			strcat(got, snapshot_node_at(s, j)->name);
+		}
+		if (strcmp(got, cases[i].want) != 0)
+			fail_msg("%s: got %s, want %s", cases[i].desc, got, cases[i].want);
+		snapshot_free(s);
+		cache_free(c);
+	}
+
+	/* a node changing zone moves; the beta label wins over the GA one */
+	struct cache *c = cache_new();
+	struct snapshot *s = snapshot_new();
+	struct err e = { 0 };
+	add_node(c, mknode("a1", "r", "A", NULL, 0));
+	add_node(c, mknode("a2", "r", "A", NULL, 0));
+	add_node(c, mknode("b1", "r", "B", NULL, 0));
+	update(c, s);
+	assert_string_equal(snapshot_node_at(s, 1)->name, "b1");
+	struct api_node *moved = mknode("a1", "r", "B", NULL, 0);
+	assert_int_equal(cache_update_node(c, NULL, moved, &e), 0);
+	update(c, s);
+	/* A=[a2], B=[b1,a1] */
+	assert_string_equal(snapshot_node_at(s, 0)->name, "a2");
+	assert_string_equal(snapshot_node_at(s, 1)->name, "b1");
+	assert_string_equal(snapshot_node_at(s, 2)->name, "a1");
+	struct api_node *beta = mknode("a2", "r", "A", NULL, 0);
+	beta->meta.labels.items[beta->meta.labels.n++] =
+		(struct api_kv){ intern_str("failure-domain.beta.kubernetes.io/zone"), intern_str("B") };
+	assert_int_equal(cache_update_node(c, NULL, beta, &e), 0);
+	update(c, s);
+	/* B=[b1,a1,a2] */
+	assert_string_equal(snapshot_node_at(s, 2)->name, "a2");
+	assert_ptr_equal(snapshot_get(s, "a2")->node, beta);
+	api_node_unref(moved);
+	api_node_unref(beta);
+	snapshot_free(s);
+	cache_free(c);
+}
+
+/* Informer threads and the scheduler thread at once (run under TSan). */
+struct churn {
+	struct cache *c;
+	int id;
+};
+
+static void *churn_thread(void *arg)
+{
+	struct churn *ch = arg;
+	struct err e = { 0 };
+	char name[32];
+	for (int i = 0; i < 200; i++) {
+		snprintf(name, sizeof(name), "t%d-p%d", ch->id, i);
+		struct api_pod *p = mkpod(name, NULL, 10, 10);
+		if (cache_assume_pod(ch->c, p, i % 2 ? "n1" : "n2", &e) == 0 && i % 3 == 0)
+			cache_forget_pod(ch->c, p, i % 2 ? "n1" : "n2", &e);
+		api_pod_unref(p);
+	}
+	return NULL;
+}
+
+static void test_concurrent_updates(void **state)
+{
+	(void)state;
+	struct cache *c = cache_new();
+	struct snapshot *s = snapshot_new();
+	add_node(c, mknode("n1", NULL, NULL, NULL, 0));
+	add_node(c, mknode("n2", NULL, NULL, NULL, 0));
+	struct churn ch[2] = { { c, 0 }, { c, 1 } };
+	pthread_t t[2];
+	for (int i = 0; i < 2; i++)
+		assert_int_equal(pthread_create(&t[i], NULL, churn_thread, &ch[i]), 0);
+	for (int i = 0; i < 50; i++)
+		update(c, s);
+	for (int i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	update(c, s);
+	uint32_t pods = snapshot_get(s, "n1")->n_pods + snapshot_get(s, "n2")->n_pods;
+	struct cache_counts cnt;
+	cache_counts(c, &cnt);
+	assert_int_equal(pods, cnt.pods);
+	assert_int_equal(cnt.pods, 2 * (200 - 67));
+	assert_int_equal(snapshot_get(s, "n1")->requested.cpu + snapshot_get(s, "n2")->requested.cpu, 10 * pods);
+	snapshot_free(s);
+	cache_free(c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_pod_requests),
+		cmocka_unit_test(test_scalar_resources),
+		cmocka_unit_test(test_node_info_ports_and_counts),
+		cmocka_unit_test(test_assume_confirm_forget),
+		cmocka_unit_test(test_ghost_nodes),
+		cmocka_unit_test(test_images),
+		cmocka_unit_test(test_snapshot_generations),
+		cmocka_unit_test(test_zone_order),
+		cmocka_unit_test(test_concurrent_updates),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

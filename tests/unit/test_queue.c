@@ -1,0 +1,836 @@
+/* Unit tests for queue/: ordering, backoff, flushes on a fake clock, hints and events, the
+ * no-lost-wake-up rule, gating, update/delete, nominations, blocking pop. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/arena.h"
+#include "common/intern.h"
+#include "queue/queue.h"
+
+#define SEC 1000000000LL
+
+/* Reference counting lives in apiclient; these stand in until it is linked (the library's strong
+ * definitions win when present). Objects here live entirely in their arena, as decoded ones do. */
+__attribute__((weak)) struct api_pod *api_pod_ref(struct api_pod *p)
+{
+	if (p)
+		__atomic_add_fetch(&p->refs, 1, __ATOMIC_RELAXED);
+	return p;
+}
+__attribute__((weak)) void api_pod_unref(struct api_pod *p)
+{
+	if (p && __atomic_sub_fetch(&p->refs, 1, __ATOMIC_ACQ_REL) == 0)
+		arena_free(p->arena);
+}
+__attribute__((weak)) struct api_node *api_node_ref(struct api_node *n)
+{
+	if (n)
+		__atomic_add_fetch(&n->refs, 1, __ATOMIC_RELAXED);
+	return n;
+}
+__attribute__((weak)) void api_node_unref(struct api_node *n)
+{
+	if (n && __atomic_sub_fetch(&n->refs, 1, __ATOMIC_ACQ_REL) == 0)
+		arena_free(n->arena);
+}
+
+/* ---------- fixtures ---------- */
+
+static int64_t fake_now;
+static int64_t fake_clock(void *ctx)
+{
+	(void)ctx;
+	return __atomic_load_n(&fake_now, __ATOMIC_RELAXED);
+}
+
+static struct api_pod *mkpod_rv(const char *name, int32_t prio, const char *rv, uint32_t n_gates)
+{
+	struct arena *a = arena_new(0);
+	struct api_pod *p = arena_alloc(a, sizeof(*p));
+	p->refs = 1;
+	p->arena = a;
+	char uid[96];
+	snprintf(uid, sizeof(uid), "uid-%s", name);
+	p->meta.name = intern_str(name);
+	p->meta.namespace = intern_str("default");
+	p->meta.uid = intern_str(uid);
+	p->meta.resource_version = arena_strdup(a, rv);
+	p->node_name = intern_str("");
+	p->scheduler_name = intern_str("default-scheduler");
+	p->nominated_node_name = intern_str("");
+	p->priority = prio;
+	p->has_priority = true;
+	if (n_gates) {
+		p->scheduling_gates = arena_alloc(a, n_gates * sizeof(*p->scheduling_gates));
+		for (uint32_t i = 0; i < n_gates; i++)
+			p->scheduling_gates[i] = intern_str("example.com/gate");
+		p->n_scheduling_gates = n_gates;
+	}
+	return p;
+}
+
+static struct api_pod *mkpod(const char *name, int32_t prio)
+{
+	return mkpod_rv(name, prio, "1", 0);
+}
+
+static struct api_node *mknode(const char *name, const char *label_value, int64_t cpu)
+{
+	struct arena *a = arena_new(0);
+	struct api_node *n = arena_alloc(a, sizeof(*n));
+	n->refs = 1;
+	n->arena = a;
+	n->meta.name = intern_str(name);
+	n->meta.namespace = intern_str("");
+	n->meta.uid = intern_str(name);
+	n->allocatable.cpu = cpu;
+	n->allocatable.has_cpu = true;
+	if (label_value) {
+		n->meta.labels.items = arena_alloc(a, sizeof(struct api_kv));
+		n->meta.labels.items[0] = (struct api_kv){ intern_str("zone"), intern_str(label_value) };
+		n->meta.labels.n = 1;
+	}
+	return n;
+}
+
+/* Hints: NodeAffinity queues only for nodes labelled zone=good; NodeResourcesFit always. */
+static int hint_calls;
+static enum queue_hint hint_affinity(void *ctx, const struct api_pod *pod, const void *old_obj, const void *new_obj)
+{
+	(void)ctx;
+	(void)pod;
+	(void)old_obj;
+	__atomic_add_fetch(&hint_calls, 1, __ATOMIC_RELAXED);
+	const struct api_node *n = new_obj;
+	return n && n->meta.labels.n && strcmp(n->meta.labels.items[0].value, "good") == 0 ? QUEUE_HINT_QUEUE
+											   : QUEUE_HINT_SKIP;
+}
+static enum queue_hint hint_error(void *ctx, const struct api_pod *pod, const void *old_obj, const void *new_obj)
+{
+	(void)ctx;
+	(void)pod;
+	(void)old_obj;
+	(void)new_obj;
+	return QUEUE_HINT_ERROR;
+}
+static enum queue_hint hint_gates(void *ctx, const struct api_pod *pod, const void *old_obj, const void *new_obj)
+{
+	(void)ctx;
+	(void)old_obj;
+	const struct api_pod *np = new_obj;
+	return np && np->meta.uid == pod->meta.uid && np->n_scheduling_gates == 0 ? QUEUE_HINT_QUEUE : QUEUE_HINT_SKIP;
+}
+
+static int pre_enqueue_calls;
+static bool gate_pre_enqueue(void *ctx, const struct api_pod *pod, const char **plugin)
+{
+	(void)ctx;
+	__atomic_add_fetch(&pre_enqueue_calls, 1, __ATOMIC_RELAXED);
+	if (pod->n_scheduling_gates) {
+		*plugin = "SchedulingGates";
+		return false;
+	}
+	return true;
+}
+
+static const struct queue_hint_reg regs[] = {
+	{ "NodeAffinity", QUEUE_RES_NODE, QUEUE_ACT_ADD | QUEUE_ACT_UPDATE_NODE_LABEL, hint_affinity, NULL },
+	{ "NodeResourcesFit", QUEUE_RES_NODE, QUEUE_ACT_ADD | QUEUE_ACT_UPDATE_NODE_ALLOCATABLE, NULL, NULL },
+	{ "NodeResourcesFit", QUEUE_RES_POD, QUEUE_ACT_DELETE, NULL, NULL },
+	{ "Broken", QUEUE_RES_NODE, QUEUE_ACT_ADD, hint_error, NULL },
+	{ "SchedulingGates", QUEUE_RES_POD, QUEUE_ACT_UPDATE_POD_SCHEDULING_GATES_ELIMINATED, hint_gates, NULL },
+};
+
+static struct queue *mkqueue(bool pop_from_backoff)
+{
+	static struct queue_profile prof = { "default-scheduler", regs, sizeof(regs) / sizeof(regs[0]),
+					     gate_pre_enqueue, NULL };
+	struct queue_options o = { 0 };
+	o.now = fake_clock;
+	o.no_pop_from_backoff = !pop_from_backoff;
+	o.profiles = &prof;
+	o.n_profiles = 1;
+	fake_now = 1000 * SEC;
+	struct err e = { 0 };
+	struct queue *q = queue_new(&o, &e);
+	assert_non_null(q);
+	return q;
+}
+
+static void add_pod(struct queue *q, struct api_pod *p)
+{
+	struct err e = { 0 };
+	assert_int_equal(queue_add(q, p, &e), 0);
+	api_pod_unref(p);
+}
+
+static struct queue_pod_info *pop_now(struct queue *q)
+{
+	struct queue_pod_info *qpi = NULL;
+	assert_int_equal(queue_try_pop(q, &qpi), 0);
+	assert_non_null(qpi);
+	return qpi;
+}
+
+static void fail_with(struct queue *q, struct queue_pod_info *qpi, const char *unsched, const char *pending)
+{
+	struct queue_failure f = { 0 };
+	const char *u[1] = { unsched }, *p[1] = { pending };
+	if (unsched) {
+		f.unschedulable_plugins = u;
+		f.n_unschedulable_plugins = 1;
+	}
+	if (pending) {
+		f.pending_plugins = p;
+		f.n_pending_plugins = 1;
+	}
+	struct err e = { 0 };
+	assert_int_equal(queue_add_unschedulable_if_not_present(q, qpi, &f, &e), 0);
+}
+
+static void node_event(struct queue *q, uint32_t actions, const char *label_value)
+{
+	struct api_node *n = mknode("n1", label_value, 4000);
+	struct queue_event ev = { QUEUE_RES_NODE, actions, NULL };
+	queue_move_on_event(q, &ev, NULL, n, NULL, NULL);
+	api_node_unref(n);
+}
+
+static enum queue_tier tier_of(struct queue *q, const char *name)
+{
+	char uid[96];
+	snprintf(uid, sizeof(uid), "uid-%s", name);
+	return queue_pod_tier(q, intern_str(uid));
+}
+
+/* ---------- tests ---------- */
+
+static void test_priority_then_time(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *name;
+		int32_t prio;
+		int64_t at; /* seconds after start */
+	} adds[] = {
+		{ "low-early", 0, 0 }, { "high-late", 100, 3 }, { "mid", 50, 1 }, { "high-early", 100, 2 },
+		{ "low-late", 0, 4 },
+	};
+	static const char *const want[] = { "high-early", "high-late", "mid", "low-early", "low-late" };
+	struct queue *q = mkqueue(true);
+	for (size_t i = 0; i < sizeof(adds) / sizeof(adds[0]); i++) {
+		fake_now = 1000 * SEC + adds[i].at * SEC;
+		add_pod(q, mkpod(adds[i].name, adds[i].prio));
+	}
+	struct queue_counts c;
+	queue_counts(q, &c);
+	assert_int_equal(c.active, 5);
+	for (size_t i = 0; i < 5; i++) {
+		struct queue_pod_info *qpi = pop_now(q);
+		assert_string_equal(qpi->pod->meta.name, want[i]);
+		assert_int_equal(qpi->attempts, 1);
+		assert_true(qpi->initial_attempt_timestamp > 0);
+		queue_done(q, qpi->pod->meta.uid);
+		queue_pod_info_free(qpi);
+	}
+	struct queue_pod_info *none = NULL;
+	assert_int_equal(queue_try_pop(q, &none), ERR_NOT_FOUND);
+	queue_free(q);
+}
+
+static void test_backoff_arithmetic(void **state)
+{
+	(void)state;
+	static const struct {
+		uint32_t attempts, unsched, errors;
+		int64_t want_s;
+	} cases[] = {
+		{ 0, 0, 0, 0 },  { 1, 1, 0, 1 }, { 2, 2, 0, 2 },  { 3, 3, 0, 4 },  { 4, 4, 0, 8 },
+		{ 5, 5, 0, 10 }, { 6, 6, 0, 10 }, { 60, 60, 0, 10 }, /* 1.34: errors counted apart, and win */
+		{ 7, 6, 1, 1 },  { 8, 6, 2, 2 }, { 9, 6, 3, 4 },
+	};
+	struct queue *q = mkqueue(true);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		assert_int_equal(queue_backoff_duration(q, cases[i].attempts, cases[i].unsched, cases[i].errors),
+				 cases[i].want_s * SEC);
+	queue_free(q);
+	/* a configured initial/max */
+	struct queue_options o = { .initial_backoff_ns = 2 * SEC, .max_backoff_ns = 5 * SEC };
+	q = queue_new(&o, NULL);
+	assert_int_equal(queue_backoff_duration(q, 1, 1, 0), 2 * SEC);
+	assert_int_equal(queue_backoff_duration(q, 2, 2, 0), 4 * SEC);
+	assert_int_equal(queue_backoff_duration(q, 3, 3, 0), 5 * SEC);
+	queue_free(q);
+}
+
+/* Errors (no rejector) back off 1, 2, 4 s... measured from the failure; flush moves them on time. */
+static void test_backoff_flush_timing(void **state)
+{
+	(void)state;
+	struct queue *q = mkqueue(false);
+	add_pod(q, mkpod("p", 0));
+	static const int64_t want_backoff[] = { 1, 2, 4, 8, 10, 10 };
+	for (size_t i = 0; i < sizeof(want_backoff) / sizeof(want_backoff[0]); i++) {
+		struct queue_pod_info *qpi = pop_now(q);
+		assert_int_equal(qpi->attempts, i + 1);
+		fail_with(q, qpi, NULL, NULL); /* an error: always after backoff */
+		assert_int_equal(tier_of(q, "p"), QUEUE_TIER_BACKOFF);
+		int64_t failed = fake_now;
+		fake_now = failed + want_backoff[i] * SEC - 1;
+		queue_flush_backoff_completed(q);
+		assert_int_equal(tier_of(q, "p"), QUEUE_TIER_BACKOFF);
+		struct queue_pod_info *none = NULL;
+		assert_int_equal(queue_try_pop(q, &none), ERR_NOT_FOUND);
+		fake_now = failed + want_backoff[i] * SEC;
+		queue_flush_backoff_completed(q);
+		assert_int_equal(tier_of(q, "p"), QUEUE_TIER_ACTIVE);
+	}
+	queue_free(q);
+}
+
+/* Unschedulable pods come back after 5 minutes, as a wildcard event. */
+static void test_unschedulable_leftover_flush(void **state)
+{
+	(void)state;
+	struct queue *q = mkqueue(true);
+	add_pod(q, mkpod("p", 0));
+	struct queue_pod_info *qpi = pop_now(q);
+	fail_with(q, qpi, "NodeAffinity", NULL);
+	assert_int_equal(tier_of(q, "p"), QUEUE_TIER_UNSCHEDULABLE);
+	int64_t failed = fake_now;
+	fake_now = failed + 300 * SEC;
+	queue_flush_unschedulable_leftover(q);
+	assert_int_equal(tier_of(q, "p"), QUEUE_TIER_UNSCHEDULABLE); /* not older than 5 min yet */
+	fake_now = failed + 300 * SEC + 1;
+	queue_flush_unschedulable_leftover(q);
+	assert_int_equal(tier_of(q, "p"), QUEUE_TIER_ACTIVE); /* backoff long over */
+	queue_free(q);
+}
+
+/* A node update only moves pods whose rejector's hint says Queue: no stampede. */
+static void test_event_moves_only_hinted_pods(void **state)
+{
+	(void)state;
+	struct queue *q = mkqueue(true);
+	enum { N = 1000 };
+	char name[32];
+	for (int i = 0; i < N; i++) {
+		snprintf(name, sizeof(name), "aff-%d", i);
+		add_pod(q, mkpod(name, 0));
+	}
+	add_pod(q, mkpod("fit", 0));
+	for (int i = 0; i < N + 1; i++) {
+		struct queue_pod_info *qpi = pop_now(q);
+		bool fit = strcmp(qpi->pod->meta.name, "fit") == 0;
+		fail_with(q, qpi, fit ? "NodeResourcesFit" : "NodeAffinity", NULL);
+	}
+	struct queue_counts c;
+	queue_counts(q, &c);
+	assert_int_equal(c.unschedulable, N + 1);
+	assert_int_equal(c.in_flight, 0);
+	assert_int_equal(c.in_flight_events, 0);
+
+	static const struct {
+		uint32_t actions;
+		const char *label;
+		uint32_t want_unsched;
+		int want_hint_calls;
+	} steps[] = {
+		/* allocatable grew: only NodeResourcesFit cares; NodeAffinity pods are not even asked */
+		{ QUEUE_ACT_UPDATE_NODE_ALLOCATABLE, "bad", N, 0 },
+		/* a label change to a non-matching node: asked, all say Skip */
+		{ QUEUE_ACT_UPDATE_NODE_LABEL, "bad", N, N },
+		/* conditions: nobody registered */
+		{ QUEUE_ACT_UPDATE_NODE_CONDITION, "good", N, 0 },
+		/* a matching label: everybody goes */
+		{ QUEUE_ACT_UPDATE_NODE_LABEL, "good", 0, N },
+	};
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		hint_calls = 0;
+		node_event(q, steps[i].actions, steps[i].label);
+		queue_counts(q, &c);
+		assert_int_equal(c.unschedulable, steps[i].want_unsched);
+		assert_int_equal(hint_calls, steps[i].want_hint_calls);
+		if (i == 0)
+			assert_int_equal(tier_of(q, "fit"), QUEUE_TIER_BACKOFF);
+	}
+	/* moved pods had failed once: after backoff */
+	assert_int_equal(c.backoff, N + 1);
+	queue_free(q);
+}
+
+/* The no-lost-wake-up rule: only events after the pod's pop count. */
+static void test_in_flight_events(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *desc;
+		bool event_before_pop, event_during;
+		uint32_t actions;
+		const char *label, *unsched, *pending;
+		enum queue_tier want;
+	} cases[] = {
+		{ "no event: parked", false, false, 0, NULL, "NodeResourcesFit", NULL, QUEUE_TIER_UNSCHEDULABLE },
+		{ "event before pop: parked", true, false, QUEUE_ACT_ADD, "good", "NodeResourcesFit", NULL,
+		  QUEUE_TIER_UNSCHEDULABLE },
+		{ "event during attempt: backoff", false, true, QUEUE_ACT_ADD, "good", "NodeResourcesFit", NULL,
+		  QUEUE_TIER_BACKOFF },
+		{ "hint Skip during attempt: parked", false, true, QUEUE_ACT_UPDATE_NODE_LABEL, "bad", "NodeAffinity",
+		  NULL, QUEUE_TIER_UNSCHEDULABLE },
+		{ "unrelated plugin's event: parked", false, true, QUEUE_ACT_UPDATE_NODE_ALLOCATABLE, "good",
+		  "NodeAffinity", NULL, QUEUE_TIER_UNSCHEDULABLE },
+		{ "pending plugin: active now", false, true, QUEUE_ACT_ADD, "good", NULL, "NodeResourcesFit",
+		  QUEUE_TIER_ACTIVE },
+		{ "hint error counts as Queue", false, true, QUEUE_ACT_ADD, "bad", "Broken", NULL, QUEUE_TIER_BACKOFF },
+		{ "Node Add implies UpdateNodeTaint", false, true, QUEUE_ACT_UPDATE_NODE_TAINT, "bad", "NodeAffinity",
+		  NULL, QUEUE_TIER_BACKOFF },
+		{ "error (no rejector): backoff", false, false, 0, NULL, NULL, NULL, QUEUE_TIER_BACKOFF },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct queue *q = mkqueue(true);
+		/* another pod, popped first, keeps events recorded before p's pop */
+		add_pod(q, mkpod("other", 10));
+		add_pod(q, mkpod("p", 0));
+		struct queue_pod_info *other = pop_now(q);
+		assert_string_equal(other->pod->meta.name, "other");
+		if (cases[i].event_before_pop)
+			node_event(q, cases[i].actions, cases[i].label);
+		struct queue_pod_info *qpi = pop_now(q);
+		assert_string_equal(qpi->pod->meta.name, "p");
+		if (cases[i].event_during)
+			node_event(q, cases[i].actions, cases[i].label);
+		fail_with(q, qpi, cases[i].unsched, cases[i].pending);
+		if (tier_of(q, "p") != cases[i].want)
+			fail_msg("%s: tier %d, want %d", cases[i].desc, tier_of(q, "p"), cases[i].want);
+		queue_done(q, other->pod->meta.uid);
+		queue_pod_info_free(other);
+		struct queue_counts c;
+		queue_counts(q, &c);
+		assert_int_equal(c.in_flight, 0);
+		assert_int_equal(c.in_flight_events, 0); /* done trimmed the list */
+		queue_free(q);
+	}
+}
+
+/* Events seen while two pods are in flight: the later pod ignores events before its own pop;
+ * events are kept until no in-flight pod precedes them. */
+static void test_in_flight_list_trimming(void **state)
+{
+	(void)state;
+	struct queue *q = mkqueue(true);
+	add_pod(q, mkpod("a", 10));
+	add_pod(q, mkpod("b", 0));
+	struct queue_pod_info *a = pop_now(q);
+	node_event(q, QUEUE_ACT_ADD, "good"); /* after a's pop, before b's */
+	struct queue_pod_info *b = pop_now(q);
+	struct queue_counts c;
+	queue_counts(q, &c);
+	assert_int_equal(c.in_flight, 2);
+	assert_int_equal(c.in_flight_events, 1);
+	fail_with(q, b, "NodeResourcesFit", NULL);
+	assert_int_equal(tier_of(q, "b"), QUEUE_TIER_UNSCHEDULABLE);
+	queue_counts(q, &c);
+	assert_int_equal(c.in_flight_events, 1); /* a still needs it */
+	fail_with(q, a, "NodeResourcesFit", NULL);
+	assert_int_equal(tier_of(q, "a"), QUEUE_TIER_BACKOFF);
+	queue_counts(q, &c);
+	assert_int_equal(c.in_flight_events, 0);
+	/* with nobody in flight, events are not recorded */
+	node_event(q, QUEUE_ACT_ADD, "bad");
+	queue_counts(q, &c);
+	assert_int_equal(c.in_flight_events, 0);
+	queue_free(q);
+}
+
+static void test_gated_until_ungated(void **state)
+{
+	(void)state;
+	struct queue *q = mkqueue(true);
+	struct api_pod *gated = mkpod_rv("g", 0, "1", 2);
+	struct err e = { 0 };
+	assert_int_equal(queue_add(q, gated, &e), 0);
+	assert_int_equal(tier_of(q, "g"), QUEUE_TIER_GATED);
+	struct queue_counts c;
+	queue_counts(q, &c);
+	assert_int_equal(c.gated, 1);
+	assert_int_equal(c.active, 0);
+	struct queue_pod_info *none = NULL;
+	assert_int_equal(queue_try_pop(q, &none), ERR_NOT_FOUND);
+	/* neither cluster events nor the 5-minute flush release a SchedulingGates-gated pod, and they
+	 * do not even re-run PreEnqueue for it (upstream #124384) */
+	pre_enqueue_calls = 0;
+	struct queue_event wild = { QUEUE_RES_WILDCARD, QUEUE_ACT_ALL, NULL };
+	queue_move_on_event(q, &wild, NULL, NULL, NULL, NULL);
+	fake_now += 600 * SEC;
+	queue_flush_unschedulable_leftover(q);
+	assert_int_equal(tier_of(q, "g"), QUEUE_TIER_GATED);
+	assert_int_equal(pre_enqueue_calls, 0);
+	/* an update keeping one gate changes nothing */
+	struct api_pod *one = mkpod_rv("g", 0, "2", 1);
+	assert_int_equal(queue_update(q, gated, one, &e), 0);
+	assert_int_equal(tier_of(q, "g"), QUEUE_TIER_GATED);
+	/* removing the last gate lets it in */
+	struct api_pod *open = mkpod_rv("g", 0, "3", 0);
+	assert_int_equal(queue_update(q, one, open, &e), 0);
+	assert_int_equal(tier_of(q, "g"), QUEUE_TIER_ACTIVE);
+	struct queue_pod_info *qpi = pop_now(q);
+	assert_ptr_equal(qpi->pod, open);
+	assert_null(qpi->gating_plugin);
+	queue_pod_info_free(qpi);
+	api_pod_unref(gated);
+	api_pod_unref(one);
+	api_pod_unref(open);
+	queue_free(q);
+}
+
+static void test_update_and_delete(void **state)
+{
+	(void)state;
+	struct queue *q = mkqueue(true);
+	struct err e = { 0 };
+	struct api_pod *v1 = mkpod_rv("p", 0, "1", 0);
+	struct api_pod *v1b = mkpod_rv("p", 99, "1", 0); /* same resourceVersion: ignored */
+	struct api_pod *v2 = mkpod_rv("p", 5, "2", 0);
+	assert_int_equal(queue_add(q, v1, &e), 0);
+	add_pod(q, mkpod("q", 3));
+	assert_int_equal(queue_update(q, v1, v1b, &e), 0);
+	assert_int_equal(queue_update(q, v1, v2, &e), 0);
+	struct queue_counts c;
+	queue_counts(q, &c);
+	assert_int_equal(c.active, 2);
+	struct queue_pod_info *qpi = pop_now(q);
+	assert_ptr_equal(qpi->pod, v2); /* replaced in place, and re-sorted by its priority */
+
+	/* an update while in flight is recorded, not queued */
+	struct api_pod *v3 = mkpod_rv("p", 5, "3", 0);
+	v3->meta.labels.items = arena_alloc(v3->arena, sizeof(struct api_kv));
+	v3->meta.labels.items[0] = (struct api_kv){ intern_str("app"), intern_str("x") };
+	v3->meta.labels.n = 1;
+	assert_int_equal(queue_update(q, v2, v3, &e), 0);
+	queue_counts(q, &c);
+	assert_int_equal(c.active, 1);
+	assert_int_equal(c.in_flight_events, 1);
+	assert_int_equal(tier_of(q, "p"), QUEUE_TIER_IN_FLIGHT);
+
+	/* deleted while in flight: its requeue is dropped */
+	queue_delete(q, v3);
+	fail_with(q, qpi, "NodeResourcesFit", NULL);
+	assert_int_equal(tier_of(q, "p"), QUEUE_TIER_NONE);
+
+	/* delete from activeQ */
+	struct api_pod *qp = mkpod("q", 3);
+	queue_delete(q, qp);
+	queue_counts(q, &c);
+	assert_int_equal(c.active + c.backoff + c.unschedulable + c.gated, 0);
+
+	/* delete from unschedulable, and a requeue of an already queued pod is refused */
+	add_pod(q, mkpod("r", 0));
+	qpi = pop_now(q);
+	fail_with(q, qpi, "NodeAffinity", NULL);
+	assert_int_equal(tier_of(q, "r"), QUEUE_TIER_UNSCHEDULABLE);
+	struct api_pod *rp = mkpod("r", 0);
+	queue_delete(q, rp);
+	assert_int_equal(tier_of(q, "r"), QUEUE_TIER_NONE);
+
+	api_pod_unref(rp);
+	api_pod_unref(qp);
+	api_pod_unref(v1);
+	api_pod_unref(v1b);
+	api_pod_unref(v2);
+	api_pod_unref(v3);
+	queue_free(q);
+}
+
+static void test_requeue_conflict(void **state)
+{
+	(void)state;
+	struct queue *q = mkqueue(true);
+	add_pod(q, mkpod("p", 0));
+	struct queue_pod_info *qpi = pop_now(q);
+	struct api_pod *again = mkpod_rv("p", 0, "2", 0);
+	struct err e = { 0 };
+	assert_int_equal(queue_add(q, again, &e), 0); /* an add while in flight: recorded */
+	assert_int_equal(tier_of(q, "p"), QUEUE_TIER_IN_FLIGHT);
+	queue_done(q, qpi->pod->meta.uid);
+	assert_int_equal(queue_add(q, again, &e), 0);
+	assert_int_equal(tier_of(q, "p"), QUEUE_TIER_ACTIVE);
+	struct queue_failure f = { 0 };
+	assert_int_equal(queue_add_unschedulable_if_not_present(q, qpi, &f, &e), ERR_CONFLICT);
+	assert_non_null(strstr(e.msg, "already queued"));
+	api_pod_unref(again);
+	queue_free(q);
+}
+
+static void test_pop_from_backoff_when_idle(void **state)
+{
+	(void)state;
+	struct queue *q = mkqueue(true);
+	add_pod(q, mkpod("p", 0));
+	struct queue_pod_info *qpi = pop_now(q);
+	node_event(q, QUEUE_ACT_ADD, "good");
+	fail_with(q, qpi, "NodeResourcesFit", NULL);
+	assert_int_equal(tier_of(q, "p"), QUEUE_TIER_BACKOFF);
+	qpi = pop_now(q); /* activeQ empty: the plugin backoff heap is popped early */
+	assert_int_equal(qpi->attempts, 2);
+	assert_int_equal(qpi->n_unschedulable_plugins, 0); /* cleared at pop */
+	fail_with(q, qpi, NULL, NULL); /* an error: the error heap is never popped early */
+	struct queue_pod_info *none = NULL;
+	assert_int_equal(queue_try_pop(q, &none), ERR_NOT_FOUND);
+	queue_free(q);
+}
+
+struct popper {
+	struct queue *q;
+	int rc;
+	char name[32];
+};
+
+static void *pop_thread(void *arg)
+{
+	struct popper *p = arg;
+	struct queue_pod_info *qpi = NULL;
+	p->rc = queue_pop(p->q, &qpi);
+	if (p->rc == 0) {
+		snprintf(p->name, sizeof(p->name), "%s", qpi->pod->meta.name);
+		queue_done(p->q, qpi->pod->meta.uid);
+		queue_pod_info_free(qpi);
+	}
+	return NULL;
+}
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = { 0, ms * 1000000L };
+	nanosleep(&ts, NULL);
+}
+
+static void test_pop_blocks_and_close_wakes(void **state)
+{
+	(void)state;
+	struct queue *q = mkqueue(true);
+	struct popper p = { q, 1, "" };
+	pthread_t t;
+	assert_int_equal(pthread_create(&t, NULL, pop_thread, &p), 0);
+	sleep_ms(50);
+	assert_int_equal(__atomic_load_n(&p.rc, __ATOMIC_SEQ_CST), 1); /* still blocked */
+	add_pod(q, mkpod("woken", 0));
+	pthread_join(t, NULL);
+	assert_int_equal(p.rc, 0);
+	assert_string_equal(p.name, "woken");
+
+	struct popper p2 = { q, 1, "" };
+	assert_int_equal(pthread_create(&t, NULL, pop_thread, &p2), 0);
+	sleep_ms(50);
+	queue_close(q);
+	pthread_join(t, NULL);
+	assert_int_equal(p2.rc, ERR_STOPPED);
+	queue_free(q);
+}
+
+static void test_timer_thread_flushes(void **state)
+{
+	(void)state;
+	/* 200 ms of backoff: long enough to land in backoffQ, short enough for the first 1 s tick */
+	struct queue_options o = { .initial_backoff_ns = SEC / 5, .max_backoff_ns = SEC / 5, .no_pop_from_backoff = true };
+	struct queue *q = queue_new(&o, NULL);
+	assert_non_null(q);
+	struct err e = { 0 };
+	assert_int_equal(queue_start_timers(q, &e), 0);
+	assert_int_equal(queue_start_timers(q, &e), ERR_INVALID);
+	add_pod(q, mkpod("p", 0));
+	struct queue_pod_info *qpi = NULL;
+	assert_int_equal(queue_pop(q, &qpi), 0);
+	fail_with(q, qpi, NULL, NULL);
+	assert_int_equal(tier_of(q, "p"), QUEUE_TIER_BACKOFF);
+	/* only the timer thread's flush can move it back; pop blocks until then */
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	assert_int_equal(queue_pop(q, &qpi), 0);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	int64_t waited = (t1.tv_sec - t0.tv_sec) * SEC + (t1.tv_nsec - t0.tv_nsec);
+	assert_true(waited >= SEC / 10);
+	assert_int_equal(qpi->attempts, 2);
+	queue_pod_info_free(qpi);
+	queue_free(q); /* joins the timer */
+}
+
+static void test_nominated(void **state)
+{
+	(void)state;
+	struct queue *q = mkqueue(true);
+	struct err e = { 0 };
+	struct api_pod *hi = mkpod("hi", 100), *lo = mkpod("lo", 1), *other = mkpod("other", 100);
+	assert_int_equal(queue_add_nominated_pod(q, hi, "n1", &e), 0);
+	assert_int_equal(queue_add_nominated_pod(q, lo, "n1", &e), 0);
+	assert_int_equal(queue_add_nominated_pod(q, other, "n2", &e), 0);
+	assert_int_equal(queue_add_nominated_pod(q, other, "n2", &e), 0); /* replaces */
+	static const struct {
+		const char *node;
+		int32_t min_prio;
+		const char *exclude;
+		uint32_t want;
+	} cases[] = {
+		{ "n1", 0, NULL, 2 },  { "n1", 50, NULL, 1 }, { "n1", 0, "uid-hi", 1 },
+		{ NULL, 0, NULL, 3 }, { "n3", 0, NULL, 0 },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct queue_nominated *v;
+		uint32_t n;
+		assert_int_equal(queue_nominated_pods(q, cases[i].node, cases[i].min_prio, cases[i].exclude, &v, &n, &e), 0);
+		assert_int_equal(n, cases[i].want);
+		for (uint32_t j = 0; j < n; j++)
+			if (cases[i].node)
+				assert_string_equal(v[j].node_name, cases[i].node);
+		queue_nominated_release(v, n);
+	}
+	assert_string_equal(queue_nominated_node(q, hi->meta.uid), "n1");
+	queue_delete_nominated_pod(q, hi->meta.uid);
+	assert_null(queue_nominated_node(q, hi->meta.uid));
+	/* a pod added with status.nominatedNodeName is nominated; deleting it drops that */
+	struct api_pod *st = mkpod("st", 7);
+	st->nominated_node_name = intern_str("n9");
+	assert_int_equal(queue_add(q, st, &e), 0);
+	assert_string_equal(queue_nominated_node(q, st->meta.uid), "n9");
+	queue_delete(q, st);
+	assert_null(queue_nominated_node(q, st->meta.uid));
+	struct queue_counts c;
+	queue_counts(q, &c);
+	assert_int_equal(c.nominated, 2);
+	api_pod_unref(hi);
+	api_pod_unref(lo);
+	api_pod_unref(other);
+	api_pod_unref(st);
+	queue_free(q);
+}
+
+static void test_event_matching_and_labels(void **state)
+{
+	(void)state;
+	static const struct {
+		struct queue_event reg, in;
+		bool want;
+	} cases[] = {
+		{ { QUEUE_RES_WILDCARD, QUEUE_ACT_ALL, NULL }, { QUEUE_RES_NODE, QUEUE_ACT_ADD, NULL }, true },
+		{ { QUEUE_RES_POD, QUEUE_ACT_DELETE, NULL }, { QUEUE_RES_ASSIGNED_POD, QUEUE_ACT_DELETE, NULL }, true },
+		{ { QUEUE_RES_POD, QUEUE_ACT_DELETE, NULL }, { QUEUE_RES_UNSCHEDULED_POD, QUEUE_ACT_DELETE, NULL }, true },
+		{ { QUEUE_RES_ASSIGNED_POD, QUEUE_ACT_DELETE, NULL }, { QUEUE_RES_POD, QUEUE_ACT_DELETE, NULL }, false },
+		{ { QUEUE_RES_NODE, QUEUE_ACT_UPDATE, NULL }, { QUEUE_RES_NODE, QUEUE_ACT_UPDATE_NODE_LABEL, NULL }, true },
+		{ { QUEUE_RES_NODE, QUEUE_ACT_UPDATE_NODE_LABEL, NULL }, { QUEUE_RES_NODE, QUEUE_ACT_UPDATE, NULL }, false },
+		{ { QUEUE_RES_NODE, QUEUE_ACT_ADD, NULL }, { QUEUE_RES_POD, QUEUE_ACT_ADD, NULL }, false },
+		{ { QUEUE_RES_NODE, QUEUE_ACT_ALL, NULL }, { QUEUE_RES_NODE, QUEUE_ACT_DELETE, NULL }, true },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		if (queue_event_matches(&cases[i].reg, &cases[i].in) != cases[i].want)
+			fail_msg("case %zu", i);
+	char buf[64];
+	struct queue_event ev = { QUEUE_RES_NODE, QUEUE_ACT_ADD, NULL };
+	assert_string_equal(queue_event_label(&ev, buf, sizeof(buf)), "NodeAdd");
+	ev = (struct queue_event){ QUEUE_RES_ASSIGNED_POD, QUEUE_ACT_DELETE, NULL };
+	assert_string_equal(queue_event_label(&ev, buf, sizeof(buf)), "AssignedPodDelete");
+	ev = (struct queue_event){ QUEUE_RES_UNSCHEDULED_POD, QUEUE_ACT_UPDATE, NULL };
+	assert_string_equal(queue_event_label(&ev, buf, sizeof(buf)), "UnschedulablePodUpdate");
+	ev = (struct queue_event){ QUEUE_RES_NODE, QUEUE_ACT_UPDATE_NODE_TAINT, NULL };
+	assert_string_equal(queue_event_label(&ev, buf, sizeof(buf)), "NodeUpdateNodeTaint");
+	assert_int_equal(QUEUE_ACT_UPDATE_POD_SCHEDULING_GATES_ELIMINATED, 1024);
+}
+
+static void test_node_and_pod_update_events(void **state)
+{
+	(void)state;
+	struct api_node *base = mknode("n", "a", 4000);
+	struct api_node *same = mknode("n", "a", 4000);
+	struct api_node *alloc = mknode("n", "a", 8000);
+	struct api_node *label = mknode("n", "b", 4000);
+	struct api_node *both = mknode("n", "b", 8000);
+	struct api_node *cordoned = mknode("n", "a", 4000);
+	cordoned->unschedulable = true;
+	struct queue_event out[6];
+	assert_int_equal(queue_node_update_events(base, same, out), 0);
+	assert_int_equal(queue_node_update_events(base, alloc, out), 1);
+	assert_int_equal(out[0].actions, QUEUE_ACT_UPDATE_NODE_ALLOCATABLE);
+	assert_int_equal(queue_node_update_events(base, both, out), 2);
+	assert_int_equal(out[0].actions, QUEUE_ACT_UPDATE_NODE_ALLOCATABLE);
+	assert_int_equal(out[1].actions, QUEUE_ACT_UPDATE_NODE_LABEL);
+	assert_int_equal(queue_node_update_events(base, label, out), 1);
+	assert_int_equal(queue_node_update_events(base, cordoned, out), 0); /* only true -> false counts */
+	assert_int_equal(queue_node_update_events(cordoned, base, out), 1);
+	assert_int_equal(out[0].actions, QUEUE_ACT_UPDATE_NODE_TAINT);
+
+	struct api_pod *gated = mkpod_rv("p", 0, "1", 1), *open = mkpod_rv("p", 0, "2", 0);
+	struct queue_event pe[4];
+	assert_int_equal(queue_pod_update_events(gated, open, false, pe), 1);
+	assert_int_equal(pe[0].resource, QUEUE_RES_UNSCHEDULED_POD);
+	assert_int_equal(pe[0].actions, QUEUE_ACT_UPDATE_POD_SCHEDULING_GATES_ELIMINATED);
+	assert_int_equal(queue_pod_update_events(open, open, true, pe), 1);
+	assert_int_equal(pe[0].actions, QUEUE_ACT_UPDATE_POD_SCALE_DOWN);
+	assert_int_equal(queue_pod_update_events(open, open, false, pe), 1);
+	assert_int_equal(pe[0].actions, QUEUE_ACT_UPDATE);
+	struct api_node *nodes[] = { base, same, alloc, label, both, cordoned };
+	for (size_t i = 0; i < 6; i++)
+		api_node_unref(nodes[i]);
+	api_pod_unref(gated);
+	api_pod_unref(open);
+}
+
+struct inc {
+	uint64_t active_add, unsched_failure, backoff_complete;
+};
+static void inc_cb(void *ctx, const char *queue, const char *event, uint64_t count)
+{
+	struct inc *x = ctx;
+	if (!strcmp(queue, "active") && !strcmp(event, "UnschedulablePodAdd"))
+		x->active_add = count;
+	if (!strcmp(queue, "unschedulable") && !strcmp(event, "ScheduleAttemptFailure"))
+		x->unsched_failure = count;
+	if (!strcmp(queue, "active") && !strcmp(event, "BackoffComplete"))
+		x->backoff_complete = count;
+}
+
+static void test_incoming_counters(void **state)
+{
+	(void)state;
+	struct queue *q = mkqueue(false);
+	add_pod(q, mkpod("a", 0));
+	add_pod(q, mkpod("b", 0));
+	fail_with(q, pop_now(q), "NodeAffinity", NULL);
+	fail_with(q, pop_now(q), NULL, NULL);
+	fake_now += 2 * SEC;
+	queue_flush_backoff_completed(q);
+	struct inc x = { 0 };
+	queue_incoming_foreach(q, inc_cb, &x);
+	assert_int_equal(x.active_add, 2);
+	assert_int_equal(x.unsched_failure, 1);
+	assert_int_equal(x.backoff_complete, 1);
+	queue_free(q);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_priority_then_time),
+		cmocka_unit_test(test_backoff_arithmetic),
+		cmocka_unit_test(test_backoff_flush_timing),
+		cmocka_unit_test(test_unschedulable_leftover_flush),
+		cmocka_unit_test(test_event_moves_only_hinted_pods),
+		cmocka_unit_test(test_in_flight_events),
+		cmocka_unit_test(test_in_flight_list_trimming),
+		cmocka_unit_test(test_gated_until_ungated),
+		cmocka_unit_test(test_update_and_delete),
+		cmocka_unit_test(test_requeue_conflict),
+		cmocka_unit_test(test_pop_from_backoff_when_idle),
+		cmocka_unit_test(test_pop_blocks_and_close_wakes),
+		cmocka_unit_test(test_timer_thread_flushes),
+		cmocka_unit_test(test_nominated),
+		cmocka_unit_test(test_event_matching_and_labels),
+		cmocka_unit_test(test_node_and_pod_update_events),
+		cmocka_unit_test(test_incoming_counters),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
