@@ -536,7 +536,8 @@ static long http_get(int port, const char *path, char **body, char *ctype, size_
 		if (strncmp(hdr, "HTTP/", 5) == 0)
 			sscanf(hdr, "HTTP/%*s %ld", &status);
 		if (strncasecmp(hdr, "Content-Type:", 13) == 0) {
-			snprintf(ctype, ctsize, "%s", hdr + 14);
+			if (snprintf(ctype, ctsize, "%s", hdr + 14) >= (int)ctsize)
+				ctype[ctsize - 1] = 0; /* only the media type is compared */
 			ctype[strcspn(ctype, "\r\n")] = '\0';
 		}
 	}
