@@ -16,31 +16,6 @@
 
 #define SEC 1000000000LL
 
-/* Reference counting lives in apiclient; these stand in until it is linked (the library's strong
- * definitions win when present). Objects here live entirely in their arena, as decoded ones do. */
-__attribute__((weak)) struct api_pod *api_pod_ref(struct api_pod *p)
-{
-	if (p)
-		__atomic_add_fetch(&p->refs, 1, __ATOMIC_RELAXED);
-	return p;
-}
-__attribute__((weak)) void api_pod_unref(struct api_pod *p)
-{
-	if (p && __atomic_sub_fetch(&p->refs, 1, __ATOMIC_ACQ_REL) == 0)
-		arena_free(p->arena);
-}
-__attribute__((weak)) struct api_node *api_node_ref(struct api_node *n)
-{
-	if (n)
-		__atomic_add_fetch(&n->refs, 1, __ATOMIC_RELAXED);
-	return n;
-}
-__attribute__((weak)) void api_node_unref(struct api_node *n)
-{
-	if (n && __atomic_sub_fetch(&n->refs, 1, __ATOMIC_ACQ_REL) == 0)
-		arena_free(n->arena);
-}
-
 /* ---------- fixtures ---------- */
 
 static int64_t fake_now;
