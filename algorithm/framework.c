@@ -439,16 +439,7 @@ static void run_cleanups(struct fw_cycle *c)
 void fw_cycle_reset(struct fw_cycle *c)
 {
 	run_cleanups(c);
-	/* arena_reset keeps doubling the size of the next block it will add (common/arena.c does
-	 * not reset next_size), so an arena that grew past its first block is replaced instead
-	 * of reset: otherwise each cycle's extra block doubles until malloc fails. */
-	struct arena *fresh = arena_used(c->arena) > 0 ? arena_new(CYCLE_ARENA_BLOCK) : NULL;
-	if (fresh) {
-		arena_free(c->arena);
-		c->arena = fresh;
-	} else {
-		arena_reset(c->arena);
-	}
+	arena_reset(c->arena); /* keeps the first block; growth restarts from it */
 	memset(c->slots, 0, sizeof(c->slots));
 	memset(c->skip_filter, 0, sizeof(c->skip_filter));
 	memset(c->skip_score, 0, sizeof(c->skip_score));
