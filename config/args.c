@@ -119,7 +119,7 @@ static int resource_item(struct cfg_dec *d, size_t i, yaml_node_t *item, void *c
 	return rc;
 }
 
-static int dec_resources(struct cfg_dec *d, yaml_node_t *n, uint32_t *count, struct cfg_resource_weight **out)
+int cfg_dec_resources(struct cfg_dec *d, yaml_node_t *n, uint32_t *count, struct cfg_resource_weight **out)
 {
 	size_t len;
 	int rc = dec_seq_len(d, n, &len);
@@ -152,7 +152,7 @@ static int shape_item(struct cfg_dec *d, size_t i, yaml_node_t *item, void *ctx)
 	return dec_map(d, item, shape_field, &pts[i]);
 }
 
-static int dec_shape(struct cfg_dec *d, yaml_node_t *n, uint32_t *count, struct cfg_shape_point **out)
+int cfg_dec_shape(struct cfg_dec *d, yaml_node_t *n, uint32_t *count, struct cfg_shape_point **out)
 {
 	size_t len;
 	int rc = dec_seq_len(d, n, &len);
@@ -175,7 +175,7 @@ static int rtcr_field(struct cfg_dec *d, const char *key, yaml_node_t *v, void *
 {
 	struct args_ctx *c = ctx;
 	if (dec_key_is(d, key, "shape"))
-		return dec_shape(d, v, &c->a->fit.n_shape, &c->a->fit.shape);
+		return cfg_dec_shape(d, v, &c->a->fit.n_shape, &c->a->fit.shape);
 	return dec_unknown(d, key, v);
 }
 
@@ -199,7 +199,7 @@ static int strategy_field(struct cfg_dec *d, const char *key, yaml_node_t *v, vo
 	}
 	if (dec_key_is(d, key, "resources")) {
 		c->has_resources = true;
-		return dec_resources(d, v, &f->n_resources, &f->resources);
+		return cfg_dec_resources(d, v, &f->n_resources, &f->resources);
 	}
 	if (dec_key_is(d, key, "requestedToCapacityRatio")) {
 		c->has_rtcr = true;
@@ -255,7 +255,7 @@ static int balanced_field(struct cfg_dec *d, const char *key, yaml_node_t *v, vo
 	struct args_ctx *c = ctx;
 	if (dec_key_is(d, key, "resources")) {
 		c->has_resources = true;
-		return dec_resources(d, v, &c->a->balanced.n_resources, &c->a->balanced.resources);
+		return cfg_dec_resources(d, v, &c->a->balanced.n_resources, &c->a->balanced.resources);
 	}
 	return dec_unknown(d, key, v);
 }

@@ -112,6 +112,10 @@ int cfg_args_decode(struct cfg_dec *d, yaml_node_t *n, enum cfg_args_kind kind, 
 int cfg_args_validate(const struct cfg_vctx *v, const char *path, enum cfg_args_kind kind,
 		      const struct cfg_plugin_args *a);
 /* Upstream's validateFunctionShape (utilization strictly increasing in 0..100, score 0..10). */
+/* Decode a list of {name, weight} (an unset weight is 1) or {utilization, score} into arena memory;
+ * shared by pluginConfig args and the legacy Policy's requestedToCapacityRatioArguments. */
+int cfg_dec_resources(struct cfg_dec *d, yaml_node_t *n, uint32_t *count, struct cfg_resource_weight **out);
+int cfg_dec_shape(struct cfg_dec *d, yaml_node_t *n, uint32_t *count, struct cfg_shape_point **out);
 int cfg_check_shape(const struct cfg_vctx *v, const char *path, const struct cfg_shape_point *pts, uint32_t n);
 const char *cfg_args_kind_plugin(enum cfg_args_kind kind); /* "NodeResourcesFit" */
 const char *cfg_args_kind_name(enum cfg_args_kind kind);   /* "NodeResourcesFitArgs" */

@@ -151,65 +151,13 @@ static int pred_item(struct cfg_dec *d, size_t i, yaml_node_t *item, void *ctx)
 	return rc;
 }
 
-static int legacy_res_field(struct cfg_dec *d, const char *key, yaml_node_t *v, void *ctx)
-{
-	struct cfg_resource_weight *r = ctx;
-	if (dec_key_is(d, key, "name"))
-		return dec_istr(d, v, &r->name);
-	if (dec_key_is(d, key, "weight"))
-		return dec_int(d, v, INT64_MIN, INT64_MAX, &r->weight);
-	return dec_unknown(d, key, v);
-}
-
-static int legacy_res_item(struct cfg_dec *d, size_t i, yaml_node_t *item, void *ctx)
-{
-	struct cfg_resource_weight *r = ctx;
-	r[i].name = intern_str("");
-	int rc = dec_map(d, item, legacy_res_field, &r[i]);
-	if (!rc && r[i].weight == 0)
-		r[i].weight = 1; /* v1 defaulting of ResourceSpec */
-	return rc;
-}
-
-static int legacy_shape_field(struct cfg_dec *d, const char *key, yaml_node_t *v, void *ctx)
-{
-	struct cfg_shape_point *p = ctx;
-	if (dec_key_is(d, key, "utilization"))
-		return dec_i32(d, v, &p->utilization);
-	if (dec_key_is(d, key, "score"))
-		return dec_i32(d, v, &p->score);
-	return dec_unknown(d, key, v);
-}
-
-static int legacy_shape_item(struct cfg_dec *d, size_t i, yaml_node_t *item, void *ctx)
-{
-	struct cfg_shape_point *p = ctx;
-	return dec_map(d, item, legacy_shape_field, &p[i]);
-}
-
 static int rtcr_field(struct cfg_dec *d, const char *key, yaml_node_t *v, void *ctx)
 {
 	struct pol_prio *p = ctx;
-	size_t len;
-	int rc;
-	if (dec_key_is(d, key, "shape")) {
-		if ((rc = dec_seq_len(d, v, &len)))
-			return rc;
-		p->shape = len ? arena_alloc(d->arena, len * sizeof(*p->shape)) : NULL;
-		if (len && !p->shape)
-			return nomem(d);
-		p->n_shape = (uint32_t)len;
-		return dec_seq(d, v, legacy_shape_item, p->shape);
-	}
-	if (dec_key_is(d, key, "resources")) {
-		if ((rc = dec_seq_len(d, v, &len)))
-			return rc;
-		p->resources = len ? arena_alloc(d->arena, len * sizeof(*p->resources)) : NULL;
-		if (len && !p->resources)
-			return nomem(d);
-		p->n_resources = (uint32_t)len;
-		return dec_seq(d, v, legacy_res_item, p->resources);
-	}
+	if (dec_key_is(d, key, "shape"))
+		return cfg_dec_shape(d, v, &p->n_shape, &p->shape);
+	if (dec_key_is(d, key, "resources"))
+		return cfg_dec_resources(d, v, &p->n_resources, &p->resources);
 	return dec_unknown(d, key, v);
 }
 
