@@ -71,3 +71,9 @@ bench: deps build cluster
 
 clean:
 	rm -rf $(BUILD) build-asan build-tsan
+
+# The container image without a container engine: buildah (vfs storage, chroot isolation) and
+# Debian base images made with debootstrap; needs root. Not part of make test.
+.PHONY: image
+image:
+	tests/container/build --output $(BUILD)/csched.oci.tar

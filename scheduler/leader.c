@@ -307,6 +307,23 @@ static void release_lease(struct sched_leader *l)
 
 /* ---------- The election thread ---------- */
 
+/* When a candidate tries again after an attempt that started at `start`: one retry period later,
+ * or, when it found the lease held, as soon as that lease expires if that is sooner. Waiting for
+ * the next retry tick instead would put the takeover up to one more retry period past the expiry
+ * (a crashed leader replaced up to leaseDuration + 2 * retryPeriod after its last renewal). The
+ * decision is unchanged: at that moment the lease has expired as observed, so a live one is never
+ * taken over. */
+static int64_t next_attempt(const struct sched_leader *l, int64_t start, bool held)
+{
+	int64_t next = start + l->retry_ns;
+	if (held && l->have_observed) {
+		int64_t expiry = l->observed_ns + (int64_t)l->observed.lease_duration_seconds * NS_PER_S;
+		if (expiry > mono_ns() && expiry < next)
+			next = expiry;
+	}
+	return next;
+}
+
 static void *election_main(void *arg)
 {
 	struct sched_leader *l = arg;
@@ -325,7 +342,7 @@ static void *election_main(void *arg)
 		report_leader(l);
 		if (ok)
 			break;
-		if (sleep_until(l, start + l->retry_ns))
+		if (sleep_until(l, next_attempt(l, start, lost)))
 			goto out;
 	}
 	atomic_store(&l->last_renew_ns, start);

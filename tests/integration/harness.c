@@ -7,15 +7,21 @@
 #include "harness.h"
 
 #include <curl/curl.h>
+#include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <netinet/in.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -629,5 +635,176 @@ int harness_etcd_compact(const struct harness_cluster *c, int64_t rev, struct er
 	snprintf(body, sizeof(body), "{\"revision\":\"%" PRId64 "\",\"physical\":true}", rev);
 	int rc = etcd_post(c, "/v3/kv/compaction", body, &root, e);
 	yajl_tree_free(root);
+	return rc;
+}
+
+/* ---------- processes, HTTP and credentials ---------- */
+
+int harness_free_port(void)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t len = sizeof(a);
+	int port = 0;
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return 0;
+	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) == 0 && getsockname(fd, (struct sockaddr *)&a, &len) == 0)
+		port = ntohs(a.sin_port);
+	close(fd);
+	return port;
+}
+
+pid_t harness_spawn(char *const argv[], const char *log_path, const char *hostname, struct err *e)
+{
+	/* The child reports a failure before exec (errno and which step) through a close-on-exec
+	 * pipe: EOF means exec succeeded. Only async-signal-safe calls run in the child, since the
+	 * test may have other threads. */
+	int pfd[2];
+	if (pipe2(pfd, O_CLOEXEC) != 0)
+		return err_set(e, ERR_IO, "harness: pipe: %s", strerror(errno));
+	pid_t pid = fork();
+	if (pid < 0) {
+		int en = errno;
+		close(pfd[0]);
+		close(pfd[1]);
+		return err_set(e, ERR_IO, "harness: fork: %s", strerror(en));
+	}
+	if (pid == 0) {
+		int report[2] = {0, 0}; /* step, errno */
+		int fd = open(log_path, O_WRONLY | O_CREAT | O_APPEND, 0644);
+		/* the test's own connections are not the child's (best effort: Linux >= 5.11) */
+		(void)close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
+		if (fd < 0 || dup2(fd, STDOUT_FILENO) < 0 || dup2(fd, STDERR_FILENO) < 0)
+			report[0] = 1;
+		else if (hostname && unshare(CLONE_NEWUTS) != 0)
+			report[0] = 2;
+		else if (hostname && sethostname(hostname, strlen(hostname)) != 0)
+			report[0] = 3;
+		else {
+			execv(argv[0], argv);
+			report[0] = 4;
+		}
+		report[1] = errno;
+		ssize_t w = write(pfd[1], report, sizeof(report));
+		(void)w;
+		_exit(127);
+	}
+	close(pfd[1]);
+	int report[2] = {0, 0};
+	ssize_t n;
+	while ((n = read(pfd[0], report, sizeof(report))) < 0 && errno == EINTR)
+		;
+	close(pfd[0]);
+	if (n <= 0)
+		return pid;
+	waitpid(pid, NULL, 0);
+	static const char *const step[] = {"", "open the log", "unshare(CLONE_NEWUTS)", "sethostname", "exec"};
+	int k = report[0] >= 1 && report[0] <= 4 ? report[0] : 0;
+	return err_set(e, ERR_IO, "harness: spawn %s: %s: %s", argv[0], step[k], strerror(report[1]));
+}
+
+int harness_wait_child(pid_t pid, long timeout_ms, int *status, struct err *e)
+{
+	int64_t deadline = harness_now_ms() + timeout_ms;
+	int st = 0;
+	for (;;) {
+		pid_t r = waitpid(pid, &st, WNOHANG);
+		if (r == pid)
+			break;
+		if (r < 0 && errno != EINTR)
+			return err_set(e, ERR_IO, "harness: waitpid %d: %s", (int)pid, strerror(errno));
+		if (harness_now_ms() >= deadline)
+			return err_set(e, ERR_TIMEOUT, "harness: pid %d still running after %ld ms", (int)pid, timeout_ms);
+		sleep_ms(10);
+	}
+	if (status)
+		*status = st;
+	return 0;
+}
+
+int harness_http_get(const char *url, long *status, char **body, struct err *e)
+{
+	struct membuf m = {0};
+	int rc = 0;
+	CURL *h = curl_easy_init();
+	if (!h)
+		return err_set(e, ERR_NOMEM, "harness: curl_easy_init");
+	curl_easy_setopt(h, CURLOPT_URL, url);
+	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, membuf_write);
+	curl_easy_setopt(h, CURLOPT_WRITEDATA, &m);
+	curl_easy_setopt(h, CURLOPT_TIMEOUT, 5L);
+	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+	CURLcode cc = curl_easy_perform(h);
+	if (cc != CURLE_OK) {
+		rc = err_set(e, ERR_TRANSPORT, "harness: GET %s: %s", url, curl_easy_strerror(cc));
+		goto out;
+	}
+	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, status);
+	if (body) {
+		*body = m.p ? m.p : calloc(1, 1);
+		m.p = NULL;
+		if (!*body)
+			rc = err_set(e, ERR_NOMEM, "harness: GET %s", url);
+	}
+out:
+	free(m.p);
+	curl_easy_cleanup(h);
+	return rc;
+}
+
+int harness_sa_kubeconfig(const struct harness_cluster *c, const char *ns, const char *name, long expiration_s,
+			  const char *path, struct err *e)
+{
+	static const char *tok_path[] = {"status", "token", NULL};
+	char url[512], body[256], ebuf[256];
+	struct api_response r = {0};
+	struct api_conn *conn = NULL;
+	yajl_val root = NULL;
+	FILE *f = NULL;
+	int rc;
+	struct api_client *cl = harness_client_new(c, NULL, e);
+	if (!cl)
+		return e && e->code ? e->code : ERR_INVALID;
+	if (!(conn = api_conn_new(cl, e))) {
+		rc = e && e->code ? e->code : ERR_NOMEM;
+		goto out;
+	}
+	snprintf(url, sizeof(url), "/api/v1/namespaces/%s/serviceaccounts/%s/token", ns, name);
+	int blen = snprintf(body, sizeof(body),
+			    "{\"apiVersion\":\"authentication.k8s.io/v1\",\"kind\":\"TokenRequest\","
+			    "\"spec\":{\"expirationSeconds\":%ld}}",
+			    expiration_s);
+	if ((rc = api_request(conn, "POST", url, NULL, body, (size_t)blen, &r, e))) {
+		err_prefix(e, "harness: POST %s", url);
+		goto out;
+	}
+	root = yajl_tree_parse(r.body, ebuf, sizeof(ebuf));
+	yajl_val tok = root ? yajl_tree_get(root, tok_path, yajl_t_string) : NULL;
+	if (!tok) {
+		rc = err_set(e, ERR_INVALID, "harness: POST %s: no status.token in the answer", url);
+		goto out;
+	}
+	/* The token is a credential: the file is private to the user. */
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0 || !(f = fdopen(fd, "w"))) {
+		rc = err_set(e, ERR_IO, "harness: %s: %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		goto out;
+	}
+	fprintf(f,
+		"apiVersion: v1\nkind: Config\n"
+		"clusters:\n- name: harness\n  cluster:\n    server: \"%s\"\n    certificate-authority: \"%s\"\n"
+		"users:\n- name: %s\n  user:\n    token: \"%s\"\n"
+		"contexts:\n- name: %s\n  context:\n    cluster: harness\n    user: %s\n    namespace: %s\n"
+		"current-context: %s\n",
+		c->apiserver_url, c->ca_file, name, YAJL_GET_STRING(tok), name, name, ns, name);
+	if (fclose(f) != 0)
+		rc = err_set(e, ERR_IO, "harness: %s: %s", path, strerror(errno));
+out:
+	yajl_tree_free(root);
+	api_response_release(&r);
+	api_conn_free(conn);
+	api_client_free(cl);
 	return rc;
 }

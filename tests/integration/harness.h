@@ -103,4 +103,25 @@ int harness_etcd_compact(const struct harness_cluster *c, int64_t rev, struct er
 bool harness_wait_until(bool (*pred)(void *ctx), void *ctx, long timeout_ms, long poll_ms);
 int64_t harness_now_ms(void); /* CLOCK_MONOTONIC */
 
+/* ---------- Processes, HTTP and credentials (tests that run the csched binary) ---------- */
+
+/* A TCP port on 127.0.0.1 that was free a moment ago (bound, then released), or 0. */
+int harness_free_port(void);
+/* Starts argv[0] (a path) with argv (NULL-terminated), stdout and stderr appended to log_path.
+ * With hostname not NULL the child gets its own UTS namespace with that hostname, as each pod
+ * of a Deployment has (needs CAP_SYS_ADMIN). Returns the child's pid (> 0) once exec has
+ * succeeded, or a negative ERR_* with the reason in e. */
+pid_t harness_spawn(char *const argv[], const char *log_path, const char *hostname, struct err *e);
+/* Waits up to timeout_ms for the child pid to end; *status (if not NULL) as from waitpid.
+ * ERR_TIMEOUT when it is still running. */
+int harness_wait_child(pid_t pid, long timeout_ms, int *status, struct err *e);
+/* GET url (plain HTTP, 5 s timeout) with libcurl: *status the HTTP status; *body (if not NULL)
+ * malloc'd and NUL-terminated. ERR_TRANSPORT when there is no answer. */
+int harness_http_get(const char *url, long *status, char **body, struct err *e);
+/* Writes a kubeconfig (mode 0600) at path for the cluster c that authenticates as the
+ * ServiceAccount ns/name, with a token from the TokenRequest API (POST
+ * /api/v1/namespaces/NS/serviceaccounts/NAME/token) valid for expiration_s seconds. */
+int harness_sa_kubeconfig(const struct harness_cluster *c, const char *ns, const char *name, long expiration_s,
+			  const char *path, struct err *e);
+
 #endif
