@@ -137,16 +137,6 @@ static bool has_line(const char *text, const char *prefix, const char *a, const 
 	return false;
 }
 
-static int free_port(void)
-{
-	char *out = NULL;
-	harness_run(&out, "python3 -c 'import socket; s=socket.socket(); s.bind((\"127.0.0.1\", 0)); "
-			  "print(s.getsockname()[1])'");
-	int p = out ? atoi(out) : 0;
-	free(out);
-	return p;
-}
-
 static void test_run_bind_health_sigterm(void **state)
 {
 	(void)state;
@@ -159,7 +149,7 @@ static void test_run_bind_health_sigterm(void **state)
 	assert_non_null(cl);
 	assert_int_equal(harness_create_nodes(cl, "node-", 0, 3, &e), 0);
 
-	int port = free_port();
+	int port = harness_free_port();
 	assert_true(port > 0);
 	char logp[400], portarg[32], kcarg[400];
 	snprintf(logp, sizeof(logp), "%s/csched.log", c.dir);

@@ -87,19 +87,15 @@ static void csched_start(struct fx *fx, const char *log, const char *const *args
 {
 	char *argv[16];
 	size_t n = 0;
-	argv[n++] = "csched";
+	struct err e = { 0 };
+	argv[n++] = CSCHED_BUILD_DIR "/csched";
 	for (; *args && n < 15; args++)
 		argv[n++] = (char *)*args;
 	argv[n] = NULL;
 	snprintf(fx->log, sizeof(fx->log), "%s/%s", fx->c.dir, log);
-	pid_t pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		if (!freopen(fx->log, "w", stderr) || dup2(fileno(stderr), STDOUT_FILENO) < 0)
-			_exit(126);
-		execv(CSCHED_BUILD_DIR "/csched", argv);
-		_exit(127);
-	}
+	pid_t pid = harness_spawn(argv, fx->log, NULL, &e);
+	if (pid <= 0)
+		fail_msg("csched: %s", e.msg);
 	fx->csched = pid;
 }
 
@@ -107,19 +103,16 @@ static void csched_start(struct fx *fx, const char *log, const char *const *args
 static int csched_stop(struct fx *fx)
 {
 	int status = 0;
+	struct err e = { 0 };
 	pid_t pid = fx->csched;
 	if (pid <= 0)
 		return 0;
 	fx->csched = 0;
 	kill(pid, SIGTERM);
-	int64_t end = harness_now_ms() + 20000;
-	while (waitpid(pid, &status, WNOHANG) == 0) {
-		if (harness_now_ms() > end) {
-			kill(pid, SIGKILL);
-			waitpid(pid, &status, 0);
-			return -1;
-		}
-		usleep(20 * 1000);
+	if (harness_wait_child(pid, 20000, &status, &e) < 0) {
+		kill(pid, SIGKILL);
+		harness_wait_child(pid, 5000, &status, &e);
+		return -1;
 	}
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
