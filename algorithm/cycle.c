@@ -3,8 +3,9 @@
  *
  * DESIGN: runs on the scheduler thread. Filter and Score fan out over the profile's worker pool:
  * a worker handling candidate i writes only slot i of the per-node arrays (status, state, score
- * row) and claims a place in the feasible array with an atomic counter; the first plugin error
- * is claimed with an atomic flag and copied into the job. fw_pool_run returns after every
+ * row); Filter workers count feasible nodes privately and add them to a shared counter in
+ * batches (filter_one), and the feasible list is collected from the states afterwards; the first
+ * plugin error is claimed with an atomic flag and copied into the job. fw_pool_run returns after every
  * started piece finished (its mutex orders the workers' writes before our reads). The snapshot,
  * pod and cycle state are read-only while workers run; nominated pods are prepared beforehand
  * into a read-only map. */
@@ -91,17 +92,57 @@ static void diag_add_plugin_status(struct fw_diagnosis *d, const struct fw_statu
 
 /* ---------- Filters with nominated pods ---------- */
 
-enum fw_code fw_run_filters(const struct fw_profile *p, const struct fw_cycle *c, const struct api_pod *pod,
-			    const struct node_info *ni, struct fw_status *st)
+/* Where a sampled cycle's worker writes the duration (fw_ticks) and code of plugin k's call for
+ * one node (ticks[k * stride], code[k * stride]); NULL in unsampled cycles. */
+struct call_slot {
+	uint32_t *ticks;
+	uint8_t *code;
+	size_t stride;
+};
+
+/* A plugin call's duration, saturated (a second-long call lands in +Inf either way); a negative one
+ * (the thread moved to a core whose counter lags) counts as 0. */
+static uint32_t call_ticks(int64_t ticks)
 {
-	if (!ni->node) /* a ghost: pods assumed onto a node the informer does not know */
-		return fw_status_set(st, FW_UNSCHEDULABLE_AND_UNRESOLVABLE, "node(s) not found");
+	return ticks > UINT32_MAX ? UINT32_MAX : ticks < 0 ? 0 : (uint32_t)ticks;
+}
+
+/* The Filter plugins a cycle runs (those its PreFilter did not Skip), listed once per pass rather
+ * than checked per node; at[i]: plugin i's place in the profile's Filter list (its call slot). */
+struct filter_set {
+	uint32_t n;
+	uint8_t at[FW_MAX_PLUGINS];
+	const struct fw_pl *pls[FW_MAX_PLUGINS];
+};
+
+static void filter_set_init(struct filter_set *fs, const struct fw_profile *p, const struct fw_cycle *c)
+{
+	fs->n = 0;
 	for (uint32_t i = 0; i < p->n_points[CFG_EP_FILTER]; i++) {
 		const struct fw_pl *pl = p->points[CFG_EP_FILTER][i];
 		if (c->skip_filter[pl->index])
 			continue;
+		fs->at[fs->n] = (uint8_t)i;
+		fs->pls[fs->n++] = pl;
+	}
+}
+
+static enum fw_code run_filters(const struct filter_set *fs, const struct fw_cycle *c, const struct api_pod *pod,
+				const struct node_info *ni, struct fw_status *st, const struct call_slot *rec)
+{
+	if (!ni->node) /* a ghost: pods assumed onto a node the informer does not know */
+		return fw_status_set(st, FW_UNSCHEDULABLE_AND_UNRESOLVABLE, "node(s) not found");
+	int64_t t = rec ? fw_ticks() : 0; /* one clock read per call: each end starts the next */
+	for (uint32_t i = 0; i < fs->n; i++) {
+		const struct fw_pl *pl = fs->pls[i];
 		fw_status_reset(st);
 		enum fw_code code = pl->plugin->filter(pl, c, pod, ni, st);
+		if (rec) {
+			int64_t now = fw_ticks();
+			rec->ticks[fs->at[i] * rec->stride] = call_ticks(now - t);
+			rec->code[fs->at[i] * rec->stride] = (uint8_t)code;
+			t = now;
+		}
 		if (code == FW_SUCCESS)
 			continue;
 		st->code = code;
@@ -115,6 +156,14 @@ enum fw_code fw_run_filters(const struct fw_profile *p, const struct fw_cycle *c
 	}
 	fw_status_reset(st);
 	return FW_SUCCESS;
+}
+
+enum fw_code fw_run_filters(const struct fw_profile *p, const struct fw_cycle *c, const struct api_pod *pod,
+			    const struct node_info *ni, struct fw_status *st)
+{
+	struct filter_set fs;
+	filter_set_init(&fs, p, c);
+	return run_filters(&fs, c, pod, ni, st, NULL);
 }
 
 /* A private deep copy of ni with the bucket's pods added (upstream nodeInfo.Snapshot +
@@ -133,9 +182,11 @@ fail:
 	return ERR_NOMEM;
 }
 
-enum fw_code fw_run_filters_with_nominated(const struct fw_profile *p, const struct fw_cycle *c,
-					   const struct api_pod *pod, const struct node_info *ni,
-					   struct fw_status *st)
+/* rec_aug: where the pass with nominated pods records its calls (sampled cycles). */
+static enum fw_code run_filters_with_nominated(const struct filter_set *fs, const struct fw_cycle *c,
+					       const struct api_pod *pod, const struct node_info *ni,
+					       struct fw_status *st, const struct call_slot *rec,
+					       const struct call_slot *rec_aug)
 {
 	const struct fw_nom_bucket *b = c->nominated ? map_get(c->nominated, ni->name) : NULL;
 	if (b && b->n) {
@@ -144,12 +195,21 @@ enum fw_code fw_run_filters_with_nominated(const struct fw_profile *p, const str
 		struct node_info aug;
 		if (node_info_with_pods(ni, b, &aug) < 0)
 			return fw_status_set(st, FW_ERROR, "adding nominated pods to node: out of memory");
-		enum fw_code code = fw_run_filters(p, c, pod, &aug, st);
+		enum fw_code code = run_filters(fs, c, pod, &aug, st, rec_aug);
 		node_info_release(&aug);
 		if (code != FW_SUCCESS)
 			return code;
 	}
-	return fw_run_filters(p, c, pod, ni, st);
+	return run_filters(fs, c, pod, ni, st, rec);
+}
+
+enum fw_code fw_run_filters_with_nominated(const struct fw_profile *p, const struct fw_cycle *c,
+					   const struct api_pod *pod, const struct node_info *ni,
+					   struct fw_status *st)
+{
+	struct filter_set fs;
+	filter_set_init(&fs, p, c);
+	return run_filters_with_nominated(&fs, c, pod, ni, st, NULL, NULL);
 }
 
 static void nominated_release(void *arg)
@@ -195,39 +255,92 @@ static int prepare_nominated(struct fw_cycle *c, const struct api_pod *pod, cons
 
 /* ---------- Filter over nodes ---------- */
 
+/* Candidate states in filter_job.state. */
+enum { CAND_NOT_RUN, CAND_FAILED, CAND_FEASIBLE };
+
+/* One pool worker's part of a Filter pass, 64 bytes so that workers' fields never share a cache
+ * line (the array is 16-byte aligned and the fields take 12 bytes). */
+struct filter_worker {
+	uint32_t pending;  /* feasible nodes found, not yet added to feasible_len */
+	uint32_t flush_at; /* add them once this many are pending */
+	uint32_t hi;       /* 1 + the highest candidate index this worker ran */
+	char pad[64 - 3 * sizeof(uint32_t)];
+};
+
 struct filter_job {
 	const struct fw_profile *p;
 	const struct fw_cycle *c;
 	const struct api_pod *pod;
 	const struct node_info *const *nodes;
-	uint32_t n, start, to_find;
+	uint32_t n, start, to_find, n_workers;
 	struct fw_status *status;       /* [n], slot i written by the worker of i */
-	unsigned char *state;           /* [n] */
-	const struct node_info **feasible;
-	_Atomic uint32_t feasible_len;
-	_Atomic bool stop;
+	unsigned char *state;           /* [n] CAND_*, slot i written by the worker of i */
+	struct filter_worker *workers;  /* [n_workers], indexed by the pool's worker index */
+	struct filter_set fs;
+	/* own cache lines: feasible_len is written per batch of feasible nodes, stop read per node by
+	 * every worker */
+	_Alignas(64) _Atomic uint32_t feasible_len;
+	_Alignas(64) _Atomic bool stop;
 	_Atomic bool err_claimed;
 	struct fw_status err;           /* the first Error, written by whoever claimed it */
+	/* Sampled cycles: plugin k's call on candidate i at [k * n_slots + rows * i], the pass with
+	 * nominated pods at [k * n_slots + rows * i + 1] (rows = 2 when there are nominated pods,
+	 * n_slots = rows * n); calls_hi: candidates below it may have run. NULL otherwise. */
+	uint32_t *call_ticks;
+	uint8_t *call_code;
+	size_t n_slots, rows;
+	_Atomic size_t calls_hi;
 };
 
-static void filter_one(void *ctx, size_t i)
+/* How many feasible nodes a worker finds before adding them to the shared count: a share of
+ * what is still to find, so the count lags reality by at most half of it (a shared increment per
+ * feasible node bounced its cache line between the cores, ~40 ns each) and reaches every node
+ * once few remain. With one worker the pass stops at exactly the node it would stop at with a
+ * per-node count, which the collection after the loop relies on. */
+static uint32_t flush_batch(const struct filter_job *j, uint32_t found)
+{
+	uint32_t remaining = found > j->to_find ? 0 : j->to_find + 1 - found;
+	uint32_t b = remaining / (2 * j->n_workers);
+	return b ? b : 1;
+}
+
+static void filter_one(void *ctx, int worker, size_t i)
 {
 	struct filter_job *j = ctx;
 	if (atomic_load_explicit(&j->stop, memory_order_relaxed))
 		return;
 	const struct node_info *ni = j->nodes[(j->start + i) % j->n];
 	struct fw_status *st = &j->status[i];
-	enum fw_code code = fw_run_filters_with_nominated(j->p, j->c, j->pod, ni, st);
-	if (code == FW_SUCCESS) {
-		uint32_t len = atomic_fetch_add(&j->feasible_len, 1) + 1;
-		if (len > j->to_find) {
-			atomic_store(&j->stop, true);
-			atomic_fetch_sub(&j->feasible_len, 1);
-		} else {
-			j->feasible[len - 1] = ni;
+	struct call_slot rec, rec_aug, *r = NULL, *ra = NULL;
+	if (j->call_ticks) {
+		size_t s = j->rows * i, hi = atomic_load_explicit(&j->calls_hi, memory_order_relaxed);
+		while (hi < i + 1 && !atomic_compare_exchange_weak_explicit(&j->calls_hi, &hi, i + 1,
+									     memory_order_relaxed, memory_order_relaxed))
+			;
+		rec = (struct call_slot){ j->call_ticks + s, j->call_code + s, j->n_slots };
+		r = &rec;
+		if (j->rows == 2) {
+			rec_aug = (struct call_slot){ j->call_ticks + s + 1, j->call_code + s + 1, j->n_slots };
+			ra = &rec_aug;
 		}
+	}
+	enum fw_code code = run_filters_with_nominated(&j->fs, j->c, j->pod, ni, st, r, ra);
+	struct filter_worker *w = &j->workers[worker];
+	if (i >= w->hi)
+		w->hi = (uint32_t)i + 1;
+	if (code == FW_SUCCESS) {
+		j->state[i] = CAND_FEASIBLE;
+		if (++w->pending < w->flush_at)
+			return;
+		/* upstream stops once one more than needed was found */
+		uint32_t found = atomic_fetch_add(&j->feasible_len, w->pending) + w->pending;
+		w->pending = 0;
+		if (found > j->to_find)
+			atomic_store(&j->stop, true);
+		else
+			w->flush_at = flush_batch(j, found);
 	} else if (fw_code_is_rejected(code)) {
-		j->state[i] = 1;
+		j->state[i] = CAND_FAILED;
 	} else {
 		bool expected = false;
 		if (atomic_compare_exchange_strong(&j->err_claimed, &expected, true))
@@ -261,6 +374,29 @@ static int ensure_scratch(struct fw_profile *p, size_t n, struct err *e)
 	return 0;
 }
 
+/* The sampled-call arrays for n_pl plugins over n_slots slots, every code FW_CALL_NOT_RUN.
+ * False on out of memory (the cycle then goes unsampled rather than failing). */
+static bool call_scratch(struct fw_profile *p, uint32_t n_pl, size_t n_slots)
+{
+	size_t need = (size_t)n_pl * n_slots;
+	if (need > p->scratch_calls_cap) {
+		size_t cap = p->scratch_calls_cap ? p->scratch_calls_cap : 1024;
+		while (cap < need)
+			cap *= 2;
+		uint32_t *ticks = realloc(p->scratch_call_ticks, cap * sizeof(*ticks));
+		if (ticks)
+			p->scratch_call_ticks = ticks;
+		uint8_t *code = realloc(p->scratch_call_code, cap);
+		if (code)
+			p->scratch_call_code = code;
+		if (!ticks || !code)
+			return false;
+		p->scratch_calls_cap = cap;
+	}
+	memset(p->scratch_call_code, FW_CALL_NOT_RUN, need);
+	return true;
+}
+
 static bool has_scoring(const struct fw_profile *p)
 {
 	return p->n_points[CFG_EP_SCORE] > 0;
@@ -272,8 +408,11 @@ static int find_nodes_that_pass_filters(struct fw_profile *p, struct fw_cycle *c
 					struct fw_schedule_result *res, uint32_t *n_feasible, struct err *e)
 {
 	*n_feasible = 0;
-	if (!n)
+	if (!n) {
+		if (p->n_points[CFG_EP_FILTER]) /* upstream times the empty pass too */
+			fw_cycle_record_ep(c, FW_EP_FILTER, FW_SUCCESS, fw_now_ns());
 		return 0;
+	}
 	int32_t pct = p->has_pct ? p->pct : p->global_pct;
 	uint32_t to_find = fw_num_feasible_nodes_to_find(pct, n);
 	if (!has_scoring(p))
@@ -284,22 +423,55 @@ static int find_nodes_that_pass_filters(struct fw_profile *p, struct fw_cycle *c
 		*n_feasible = to_find;
 		return 0;
 	}
+	/* upstream times the whole pass (Success unless a plugin errs), not each node */
+	int64_t t_filter = fw_now_ns();
 	struct filter_job j = {
 		.p = p, .c = c, .pod = pod, .nodes = nodes, .n = n, .start = p->next_start % n,
 		.to_find = to_find, .status = p->scratch_status, .state = p->scratch_state,
-		.feasible = p->scratch_feasible,
+		.n_workers = (uint32_t)fw_pool_workers(p->pool),
 	};
+	j.workers = fw_cycle_alloc(c, j.n_workers * sizeof(*j.workers));
+	if (!j.workers)
+		return err_set(e, ERR_NOMEM, "profile %s: filtering: out of memory", p->name);
+	for (uint32_t w = 0; w < j.n_workers; w++)
+		j.workers[w].flush_at = flush_batch(&j, 0);
+	filter_set_init(&j.fs, p, c);
 	atomic_init(&j.feasible_len, 0);
 	atomic_init(&j.stop, false);
 	atomic_init(&j.err_claimed, false);
+	atomic_init(&j.calls_hi, 0);
 	memset(j.state, 0, n);
-	fw_pool_run(p->pool, n, filter_one, &j, &j.stop);
-	*n_feasible = atomic_load(&j.feasible_len);
+	j.rows = c->nominated ? 2 : 1;
+	if (c->record_plugins && call_scratch(p, p->n_points[CFG_EP_FILTER], j.rows * n)) {
+		j.call_ticks = p->scratch_call_ticks;
+		j.call_code = p->scratch_call_code;
+		j.n_slots = j.rows * n;
+	}
+	fw_pool_run_w(p->pool, n, filter_one, &j, &j.stop);
+
+	/* Only candidates below the highest one run were examined. Upstream keeps the first to_find
+	 * feasible nodes to finish and drops the rest; here the first to_find by index (the same ones
+	 * with one worker, which runs them in order), and the failures before the next feasible node
+	 * (upstream's serial loop stops at that node). Candidates past it count as not run. */
+	uint32_t hi = 0;
+	for (uint32_t w = 0; w < j.n_workers; w++)
+		if (j.workers[w].hi > hi)
+			hi = j.workers[w].hi;
+	uint32_t n_failed = 0, kept = 0, cut = hi;
+	for (uint32_t i = 0; i < hi; i++) {
+		if (j.state[i] == CAND_FEASIBLE) {
+			if (kept == to_find) {
+				cut = i;
+				break;
+			}
+			p->scratch_feasible[kept++] = nodes[(j.start + i) % n];
+		} else if (j.state[i] == CAND_FAILED) {
+			n_failed++;
+		}
+	}
+	*n_feasible = kept;
 
 	/* failures, in the order the nodes were tried */
-	uint32_t n_failed = 0;
-	for (uint32_t i = 0; i < n; i++)
-		n_failed += j.state[i];
 	struct fw_diagnosis *d = &res->diag;
 	uint32_t base = d->n_node_status;
 	if (n_failed) {
@@ -309,8 +481,8 @@ static int find_nodes_that_pass_filters(struct fw_profile *p, struct fw_cycle *c
 		if (base)
 			memcpy(ns, d->node_status, base * sizeof(*ns));
 		uint32_t k = base;
-		for (uint32_t i = 0; i < n; i++) {
-			if (!j.state[i])
+		for (uint32_t i = 0; i < cut; i++) {
+			if (j.state[i] != CAND_FAILED)
 				continue;
 			const struct fw_status *st = &j.status[i];
 			ns[k++] = (struct fw_node_status){ nodes[(j.start + i) % n]->name, st };
@@ -320,11 +492,16 @@ static int find_nodes_that_pass_filters(struct fw_profile *p, struct fw_cycle *c
 		d->node_status = ns;
 		d->n_node_status = k;
 	}
+	int rc = 0;
 	if (atomic_load(&j.err_claimed)) {
 		res->status = j.err;
-		return 1; /* a plugin error: res->status says which */
+		rc = 1; /* a plugin error: res->status says which */
 	}
-	return 0;
+	fw_cycle_record_ep(c, FW_EP_FILTER, rc ? FW_ERROR : FW_SUCCESS, t_filter);
+	if (j.call_ticks)
+		fw_cycle_record_calls(c, FW_EP_FILTER, p->points[CFG_EP_FILTER], p->n_points[CFG_EP_FILTER], j.call_ticks,
+				      j.call_code, j.n_slots, j.rows * atomic_load(&j.calls_hi));
+	return rc;
 }
 
 /* ---------- PreFilter ---------- */
@@ -418,7 +595,9 @@ static int run_pre_filter(struct fw_profile *p, struct fw_cycle *c, const struct
 		const struct fw_pl *pl = p->points[CFG_EP_PRE_FILTER][i];
 		struct fw_node_names r = { .all = true };
 		fw_status_reset(&st);
+		int64_t t0 = fw_plugin_clock(c);
 		enum fw_code code = pl->plugin->pre_filter(pl, c, pod, &r, &st);
+		fw_cycle_record_plugin(c, pl, FW_EP_PRE_FILTER, code, t0);
 		st.code = code;
 		if (code == FW_SKIP) {
 			c->skip_filter[pl->index] = true;
@@ -492,19 +671,27 @@ struct score_job {
 	_Atomic bool stop;
 	_Atomic bool err_claimed;
 	struct fw_status err;
+	uint32_t *call_ticks; /* sampled cycles: plugin k's call on node i at [k * n_nodes + i] */
+	uint8_t *call_code;   /* NULL otherwise */
 };
 
 static void score_one(void *ctx, size_t i)
 {
 	struct score_job *j = ctx;
 	struct fw_status st;
+	int64_t t = j->call_ticks ? fw_ticks() : 0;
+	/* stop is checked per node by the pool: a node's few calls finish after another's error */
 	for (uint32_t k = 0; k < j->n_pl; k++) {
-		if (atomic_load_explicit(&j->stop, memory_order_relaxed))
-			return;
 		const struct fw_pl *pl = j->pls[k];
 		int64_t s = 0;
 		fw_status_reset(&st);
 		enum fw_code code = pl->plugin->score(pl, j->c, j->pod, j->nodes[i], &s, &st);
+		if (j->call_ticks) {
+			int64_t now = fw_ticks();
+			j->call_ticks[(size_t)k * j->n_nodes + i] = call_ticks(now - t);
+			j->call_code[(size_t)k * j->n_nodes + i] = (uint8_t)code;
+			t = now;
+		}
 		if (code != FW_SUCCESS) {
 			bool expected = false;
 			if (atomic_compare_exchange_strong(&j->err_claimed, &expected, true)) {
@@ -522,6 +709,42 @@ static void score_one(void *ctx, size_t i)
 	}
 }
 
+/* Makes room for n_scores plugin scores and n_nodes node scores in the profile's scratch. */
+static int score_scratch(struct fw_profile *p, size_t n_scores, size_t n_nodes)
+{
+	if (n_scores > p->scratch_scores_cap) {
+		size_t cap = p->scratch_scores_cap ? p->scratch_scores_cap : 1024;
+		while (cap < n_scores)
+			cap *= 2;
+		int64_t *s = realloc(p->scratch_scores, cap * sizeof(*s));
+		if (!s)
+			return ERR_NOMEM;
+		p->scratch_scores = s;
+		p->scratch_scores_cap = cap;
+	}
+	if (n_nodes > p->scratch_node_scores_cap) {
+		size_t cap = p->scratch_node_scores_cap ? p->scratch_node_scores_cap : 256;
+		while (cap < n_nodes)
+			cap *= 2;
+		struct fw_node_score *ns = realloc(p->scratch_node_scores, cap * sizeof(*ns));
+		if (!ns)
+			return ERR_NOMEM;
+		p->scratch_node_scores = ns;
+		p->scratch_node_scores_cap = cap;
+	}
+	return 0;
+}
+
+/* The end of upstream's RunScorePlugins: the Score point's timing, then (sampled cycles) the
+ * calls of every score plugin. Returns 0 on Success, 1 on Error. */
+static int score_done(struct fw_cycle *c, const struct score_job *j, enum fw_code code, int64_t start_ns)
+{
+	fw_cycle_record_ep(c, FW_EP_SCORE, code, start_ns);
+	if (j->call_ticks)
+		fw_cycle_record_calls(c, FW_EP_SCORE, j->pls, j->n_pl, j->call_ticks, j->call_code, j->n_nodes, j->n_nodes);
+	return code == FW_SUCCESS ? 0 : 1;
+}
+
 /* upstream prioritizeNodes + selectHost. Returns 0 with res->suggested_host set, 1 on a plugin
  * error (res->status), or a negative code. */
 static int prioritize_and_select(struct fw_profile *p, struct fw_cycle *c, const struct api_pod *pod,
@@ -537,10 +760,13 @@ static int prioritize_and_select(struct fw_profile *p, struct fw_cycle *c, const
 	} else {
 		struct fw_status st;
 		char msg[FW_STATUS_TEXT_MAX];
+		int64_t t_pre_score = fw_now_ns();
 		for (uint32_t i = 0; i < p->n_points[CFG_EP_PRE_SCORE]; i++) {
 			const struct fw_pl *pl = p->points[CFG_EP_PRE_SCORE][i];
 			fw_status_reset(&st);
+			int64_t t0 = fw_plugin_clock(c);
 			enum fw_code code = pl->plugin->pre_score(pl, c, pod, nodes, n, &st);
+			fw_cycle_record_plugin(c, pl, FW_EP_PRE_SCORE, code, t0);
 			if (code == FW_SKIP) {
 				c->skip_score[pl->index] = true;
 				continue;
@@ -551,29 +777,42 @@ static int prioritize_and_select(struct fw_profile *p, struct fw_cycle *c, const
 				fw_status_setf(&res->status, FW_ERROR, "running PreScore plugin \"%s\": %s",
 					       pl->plugin->name, msg);
 				res->status.plugin = pl->plugin->name;
+				fw_cycle_record_ep(c, FW_EP_PRE_SCORE, FW_ERROR, t_pre_score);
 				return 1;
 			}
 		}
+		fw_cycle_record_ep(c, FW_EP_PRE_SCORE, FW_SUCCESS, t_pre_score);
+		int64_t t_score = fw_now_ns();
 		struct score_job j = { .p = p, .c = c, .pod = pod, .nodes = nodes, .n_nodes = n };
 		j.pls = fw_cycle_alloc(c, p->n_points[CFG_EP_SCORE] * sizeof(*j.pls));
 		if (!j.pls)
 			return err_set(e, ERR_NOMEM, "profile %s: scoring: out of memory", p->name);
 		for (uint32_t i = 0; i < p->n_points[CFG_EP_SCORE]; i++) {
 			const struct fw_pl *pl = p->points[CFG_EP_SCORE][i];
-			if (!c->skip_score[pl->index])
-				j.pls[j.n_pl++] = pl;
+			if (c->skip_score[pl->index])
+				continue;
+			/* per-pod work of a plugin without PreScore; Skip: every node would score 0 */
+			fw_pre_score_fn prepare = fw_score_prepare_of(pl->plugin);
+			if (prepare && prepare(pl, c, pod, nodes, n, &st) == FW_SKIP)
+				continue;
+			j.pls[j.n_pl++] = pl;
 		}
-		j.scores = fw_cycle_alloc(c, (size_t)j.n_pl * n * sizeof(*j.scores) + 1);
-		struct fw_node_score *ns = fw_cycle_alloc(c, n * sizeof(*ns));
-		if (!j.scores || !ns)
+		/* every slot is written before it is read: no zeroing (~28 KB per pod at 500 nodes) */
+		if (score_scratch(p, (size_t)j.n_pl * n, n) < 0)
 			return err_set(e, ERR_NOMEM, "profile %s: scoring: out of memory", p->name);
+		j.scores = p->scratch_scores;
+		struct fw_node_score *ns = p->scratch_node_scores;
 		atomic_init(&j.stop, false);
 		atomic_init(&j.err_claimed, false);
+		if (c->record_plugins && j.n_pl && call_scratch(p, j.n_pl, n)) {
+			j.call_ticks = p->scratch_call_ticks;
+			j.call_code = p->scratch_call_code;
+		}
 		if (j.n_pl)
 			fw_pool_run(p->pool, n, score_one, &j, &j.stop);
 		if (atomic_load(&j.err_claimed)) {
 			res->status = j.err;
-			return 1;
+			return score_done(c, &j, FW_ERROR, t_score);
 		}
 		for (uint32_t k = 0; k < j.n_pl; k++) {
 			const struct fw_pl *pl = j.pls[k];
@@ -582,7 +821,9 @@ static int prioritize_and_select(struct fw_profile *p, struct fw_cycle *c, const
 				for (uint32_t i = 0; i < n; i++)
 					ns[i] = (struct fw_node_score){ nodes[i], row[i] };
 				fw_status_reset(&st);
+				int64_t t0 = fw_plugin_clock(c);
 				enum fw_code code = pl->plugin->normalize_score(pl, c, pod, ns, n, &st);
+				fw_cycle_record_plugin(c, pl, FW_EP_SCORE_NORMALIZE, code, t0);
 				if (code != FW_SUCCESS) {
 					st.code = code;
 					fw_status_message(&st, msg, sizeof(msg));
@@ -590,7 +831,7 @@ static int prioritize_and_select(struct fw_profile *p, struct fw_cycle *c, const
 						       "running Normalize on Score plugins: plugin \"%s\" failed with: %s",
 						       pl->plugin->name, msg);
 					res->status.plugin = pl->plugin->name;
-					return 1;
+					return score_done(c, &j, FW_ERROR, t_score);
 				}
 				for (uint32_t i = 0; i < n; i++)
 					row[i] = ns[i].score;
@@ -603,11 +844,12 @@ static int prioritize_and_select(struct fw_profile *p, struct fw_cycle *c, const
 						       pl->plugin->name, (long long)row[i], FW_MIN_NODE_SCORE,
 						       FW_MAX_NODE_SCORE);
 					res->status.plugin = pl->plugin->name;
-					return 1;
+					return score_done(c, &j, FW_ERROR, t_score);
 				}
 				totals[i] += row[i] * w;
 			}
 		}
+		score_done(c, &j, FW_SUCCESS, t_score);
 	}
 	/* selectHost: the highest total; ties chosen uniformly by reservoir sampling */
 	uint32_t best = 0, count = 1;
@@ -715,7 +957,12 @@ int fw_schedule_pod(struct fw_profile *p, struct fw_cycle *c, const struct fw_no
 		return rc;
 	c->nodes = nodes;
 
-	if ((rc = run_pre_filter(p, c, pod, &names, with_nodes, &n_with_nodes, res, &pf, e)) < 0)
+	int64_t t_pre_filter = fw_now_ns();
+	rc = run_pre_filter(p, c, pod, &names, with_nodes, &n_with_nodes, res, &pf, e);
+	fw_cycle_record_ep(c, FW_EP_PRE_FILTER,
+			   rc < 0 || pf == PF_ERROR ? FW_ERROR : pf == PF_REJECTED ? res->status.code : FW_SUCCESS,
+			   t_pre_filter);
+	if (rc < 0)
 		return rc;
 	if (pf == PF_ERROR) {
 		res->code = FW_ERROR;

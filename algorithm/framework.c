@@ -7,6 +7,7 @@
  * handed to a binder, then that binder thread. No locks here. */
 #include "algorithm/framework_internal.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,15 +35,6 @@ const char *fw_code_str(enum fw_code c)
 	if ((unsigned)c >= sizeof(code_names) / sizeof(code_names[0]))
 		return "Unknown";
 	return code_names[c];
-}
-
-void fw_status_reset(struct fw_status *st)
-{
-	st->code = FW_SUCCESS;
-	st->n_reasons = 0;
-	st->len = 0;
-	st->plugin = NULL;
-	st->text[0] = '\0';
 }
 
 /* Appends len bytes of reason; a reason that does not fit is cut and marked with "...". */
@@ -312,7 +304,11 @@ void fw_profile_free(struct fw_profile *p)
 	free(p->scratch_status);
 	free(p->scratch_state);
 	free(p->scratch_feasible);
+	free(p->scratch_scores);
+	free(p->scratch_node_scores);
 	free(p->scratch_nodes);
+	free(p->scratch_call_ticks);
+	free(p->scratch_call_code);
 	free(p);
 }
 
@@ -446,6 +442,9 @@ void fw_cycle_reset(struct fw_cycle *c)
 	c->nodes = NULL;
 	c->nominated = NULL;
 	c->used = false;
+	c->record_plugins = false;
+	c->n_ep_times = 0;
+	c->plugin_times = NULL; /* lived in the arena */
 }
 
 void fw_cycle_free(struct fw_cycle *c)
@@ -489,6 +488,200 @@ const struct fw_node_list *fw_cycle_nodes(const struct fw_cycle *c)
 	return c->nodes;
 }
 
+/* ---------- Timings ---------- */
+
+struct fw_plugin_timing_node {
+	struct fw_plugin_timing t;
+	struct fw_plugin_timing_node *next;
+};
+
+const char *fw_ep_str(enum fw_ep ep)
+{
+	static const char *const names[FW_EP_COUNT] = {
+		[FW_EP_PRE_FILTER] = "PreFilter",
+		[FW_EP_FILTER] = "Filter",
+		[FW_EP_POST_FILTER] = "PostFilter",
+		[FW_EP_PRE_SCORE] = "PreScore",
+		[FW_EP_SCORE] = "Score",
+		[FW_EP_SCORE_NORMALIZE] = "ScoreExtensionNormalize",
+		[FW_EP_RESERVE] = "Reserve",
+		[FW_EP_UNRESERVE] = "Unreserve",
+		[FW_EP_PERMIT] = "Permit",
+		[FW_EP_PRE_BIND] = "PreBind",
+		[FW_EP_BIND] = "Bind",
+		[FW_EP_POST_BIND] = "PostBind",
+	};
+	return (unsigned)ep < FW_EP_COUNT ? names[ep] : "Unknown";
+}
+
+static double timing_bounds[FW_PLUGIN_TIMING_BUCKETS];
+/* The largest duration in ns that the metrics place in bucket i ((double)ns / 1e9 <= bound i), so
+ * that binning a call is integer compares. */
+static int64_t timing_bounds_ns[FW_PLUGIN_TIMING_BUCKETS];
+static pthread_once_t timing_bounds_once = PTHREAD_ONCE_INIT;
+
+static void timing_bounds_init(void)
+{
+	double b = 0.00001;
+	for (int i = 0; i < FW_PLUGIN_TIMING_BUCKETS; i++, b *= 1.5) {
+		timing_bounds[i] = b;
+		int64_t ns = (int64_t)(b * 1e9);
+		while ((double)(ns + 1) / 1e9 <= b)
+			ns++;
+		while (ns > 0 && (double)ns / 1e9 > b)
+			ns--;
+		timing_bounds_ns[i] = ns;
+	}
+}
+
+const double *fw_plugin_timing_bounds(void)
+{
+	pthread_once(&timing_bounds_once, timing_bounds_init);
+	return timing_bounds;
+}
+
+void fw_cycle_set_record_plugin_timings(struct fw_cycle *c, bool on)
+{
+	c->record_plugins = on;
+}
+
+void fw_cycle_record_ep(struct fw_cycle *c, enum fw_ep ep, enum fw_code code, int64_t start_ns)
+{
+	if (c->n_ep_times < FW_EP_TIMINGS_MAX)
+		c->ep_times[c->n_ep_times++] = (struct fw_ep_timing){ ep, code, fw_now_ns() - start_ns };
+}
+
+/* The record of (plugin, ep, code), created on first use; NULL on out of memory (the call is
+ * then not counted: a metric must not fail a cycle). */
+static struct fw_plugin_timing *plugin_timing(struct fw_cycle *c, const char *plugin, enum fw_ep ep,
+					      enum fw_code code)
+{
+	struct fw_plugin_timing_node *n;
+	for (n = c->plugin_times; n; n = n->next)
+		if (n->t.plugin == plugin && n->t.ep == ep && n->t.code == code)
+			return &n->t;
+	if (!(n = arena_alloc(c->arena, sizeof(*n))))
+		return NULL;
+	n->t.plugin = plugin;
+	n->t.ep = ep;
+	n->t.code = code;
+	n->next = c->plugin_times;
+	c->plugin_times = n;
+	return &n->t;
+}
+
+/* The bucket of a call as the metrics histogram would pick it ("le": the first bound >= it). */
+static int timing_bucket(int64_t ns)
+{
+	int lo = 0, hi = FW_PLUGIN_TIMING_BUCKETS;
+	while (lo < hi) {
+		int mid = (lo + hi) / 2;
+		if (ns <= timing_bounds_ns[mid])
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+static void plugin_timing_add(struct fw_plugin_timing *t, int64_t ns)
+{
+	pthread_once(&timing_bounds_once, timing_bounds_init);
+	t->buckets[timing_bucket(ns)]++;
+	t->count++;
+	t->sum_s += (double)ns / 1e9;
+}
+
+void fw_cycle_record_plugin(struct fw_cycle *c, const struct fw_pl *pl, enum fw_ep ep, enum fw_code code, int64_t t0)
+{
+	if (!c->record_plugins)
+		return;
+	int64_t ns = fw_now_ns() - t0;
+	struct fw_plugin_timing *t = plugin_timing(c, pl->plugin->name, ep, code);
+	if (t)
+		plugin_timing_add(t, ns);
+}
+
+static double ns_per_tick = 1.0;
+/* The largest tick count the metrics place in bucket i, for ns_per_tick. */
+static uint32_t timing_bounds_ticks[FW_PLUGIN_TIMING_BUCKETS];
+static pthread_once_t ticks_once = PTHREAD_ONCE_INIT;
+
+static int64_t ticks_to_ns(uint64_t ticks)
+{
+	return (int64_t)((double)ticks * ns_per_tick + 0.5);
+}
+
+static void ticks_init(void)
+{
+	pthread_once(&timing_bounds_once, timing_bounds_init);
+	int64_t n0 = fw_now_ns(), k0 = fw_ticks(), n1, k1;
+	do {
+		n1 = fw_now_ns();
+		k1 = fw_ticks();
+	} while (n1 - n0 < 2000000);
+	if (k1 > k0)
+		ns_per_tick = (double)(n1 - n0) / (double)(k1 - k0);
+	for (int i = 0; i < FW_PLUGIN_TIMING_BUCKETS; i++) {
+		double t = (double)timing_bounds_ns[i] / ns_per_tick;
+		uint64_t tb = t >= UINT32_MAX ? UINT32_MAX : (uint64_t)t;
+		while (tb < UINT32_MAX && ticks_to_ns(tb + 1) <= timing_bounds_ns[i])
+			tb++;
+		while (tb > 0 && ticks_to_ns(tb) > timing_bounds_ns[i])
+			tb--;
+		timing_bounds_ticks[i] = (uint32_t)tb;
+	}
+}
+
+double fw_ns_per_tick(void)
+{
+	pthread_once(&ticks_once, ticks_init);
+	return ns_per_tick;
+}
+
+void fw_cycle_record_calls(struct fw_cycle *c, enum fw_ep ep, const struct fw_pl *const *pls, uint32_t n_pl,
+			   const uint32_t *ticks, const uint8_t *code, size_t n_slots, size_t n_used)
+{
+	pthread_once(&ticks_once, ticks_init);
+	for (uint32_t k = 0; k < n_pl; k++) {
+		/* the record of each code this plugin returned, looked up once; sums added at the end */
+		struct fw_plugin_timing *by_code[FW_PENDING + 1] = { 0 };
+		uint64_t sum_ticks[FW_PENDING + 1] = { 0 };
+		const uint32_t *kticks = ticks + (size_t)k * n_slots;
+		const uint8_t *kcode = code + (size_t)k * n_slots;
+		for (size_t s = 0; s < n_used; s++) {
+			uint8_t cd = kcode[s];
+			if (cd > FW_PENDING) /* FW_CALL_NOT_RUN */
+				continue;
+			if (!by_code[cd] && !(by_code[cd] = plugin_timing(c, pls[k]->plugin->name, ep, cd)))
+				continue;
+			/* from the first bucket up: a Filter or Score call rarely leaves the first (10 us) */
+			uint32_t t = kticks[s];
+			int b = 0;
+			while (b < FW_PLUGIN_TIMING_BUCKETS && t > timing_bounds_ticks[b])
+				b++;
+			by_code[cd]->buckets[b]++;
+			by_code[cd]->count++;
+			sum_ticks[cd] += t;
+		}
+		for (int cd = 0; cd <= FW_PENDING; cd++)
+			if (by_code[cd])
+				by_code[cd]->sum_s += (double)sum_ticks[cd] * ns_per_tick / 1e9;
+	}
+}
+
+void fw_cycle_drain_timings(struct fw_cycle *c, const struct fw_timing_sink *sink)
+{
+	if (sink && sink->ep)
+		for (uint32_t i = 0; i < c->n_ep_times; i++)
+			sink->ep(sink->ctx, &c->ep_times[i]);
+	if (sink && sink->plugin)
+		for (const struct fw_plugin_timing_node *n = c->plugin_times; n; n = n->next)
+			sink->plugin(sink->ctx, &n->t);
+	c->n_ep_times = 0;
+	c->plugin_times = NULL; /* the nodes stay in the arena until the reset */
+}
+
 /* ---------- Extension-point runners ---------- */
 
 enum fw_code fw_run_pre_enqueue(const struct fw_profile *p, const struct api_pod *pod, struct fw_status *st)
@@ -517,8 +710,8 @@ static enum fw_code as_error(struct fw_status *st, const char *what, const char 
 	return FW_ERROR;
 }
 
-enum fw_code fw_run_post_filter(struct fw_profile *p, struct fw_cycle *c, const struct api_pod *pod,
-				struct fw_diagnosis *d, struct fw_post_filter_result *out, struct fw_status *st)
+static enum fw_code run_post_filter(struct fw_profile *p, struct fw_cycle *c, const struct api_pod *pod,
+				    struct fw_diagnosis *d, struct fw_post_filter_result *out, struct fw_status *st)
 {
 	char msg[FW_STATUS_TEXT_MAX];
 	struct fw_status acc;
@@ -530,7 +723,9 @@ enum fw_code fw_run_post_filter(struct fw_profile *p, struct fw_cycle *c, const 
 		const struct fw_pl *pl = p->points[CFG_EP_POST_FILTER][i];
 		struct fw_post_filter_result r = { "" };
 		fw_status_reset(st);
+		int64_t t0 = fw_plugin_clock(c);
 		enum fw_code code = pl->plugin->post_filter(pl, c, pod, d, &r, st);
+		fw_cycle_record_plugin(c, pl, FW_EP_POST_FILTER, code, t0);
 		st->code = code;
 		if (code == FW_SUCCESS) {
 			*out = r;
@@ -559,13 +754,24 @@ enum fw_code fw_run_post_filter(struct fw_profile *p, struct fw_cycle *c, const 
 	return FW_UNSCHEDULABLE;
 }
 
-enum fw_code fw_run_reserve(const struct fw_profile *p, struct fw_cycle *c, const struct api_pod *pod,
-			    const char *node_name, struct fw_status *st)
+enum fw_code fw_run_post_filter(struct fw_profile *p, struct fw_cycle *c, const struct api_pod *pod,
+				struct fw_diagnosis *d, struct fw_post_filter_result *out, struct fw_status *st)
+{
+	int64_t t = fw_now_ns();
+	enum fw_code code = run_post_filter(p, c, pod, d, out, st);
+	fw_cycle_record_ep(c, FW_EP_POST_FILTER, code, t);
+	return code;
+}
+
+static enum fw_code run_reserve(const struct fw_profile *p, struct fw_cycle *c, const struct api_pod *pod,
+				const char *node_name, struct fw_status *st)
 {
 	for (uint32_t i = 0; i < p->n_points[CFG_EP_RESERVE]; i++) {
 		const struct fw_pl *pl = p->points[CFG_EP_RESERVE][i];
 		fw_status_reset(st);
+		int64_t t0 = fw_plugin_clock(c);
 		enum fw_code code = pl->plugin->reserve(pl, c, pod, node_name, st);
+		fw_cycle_record_plugin(c, pl, FW_EP_RESERVE, code, t0);
 		st->code = code;
 		if (code == FW_SUCCESS)
 			continue;
@@ -578,18 +784,32 @@ enum fw_code fw_run_reserve(const struct fw_profile *p, struct fw_cycle *c, cons
 	return FW_SUCCESS;
 }
 
+enum fw_code fw_run_reserve(const struct fw_profile *p, struct fw_cycle *c, const struct api_pod *pod,
+			    const char *node_name, struct fw_status *st)
+{
+	int64_t t = fw_now_ns();
+	enum fw_code code = run_reserve(p, c, pod, node_name, st);
+	fw_cycle_record_ep(c, FW_EP_RESERVE, code, t);
+	return code;
+}
+
 void fw_run_unreserve(const struct fw_profile *p, struct fw_cycle *c, const struct api_pod *pod,
 		      const char *node_name)
 {
+	int64_t t = fw_now_ns();
 	for (uint32_t i = p->n_points[CFG_EP_RESERVE]; i-- > 0;) {
 		const struct fw_pl *pl = p->points[CFG_EP_RESERVE][i];
-		if (pl->plugin->unreserve)
+		if (pl->plugin->unreserve) {
+			int64_t t0 = fw_plugin_clock(c);
 			pl->plugin->unreserve(pl, c, pod, node_name);
+			fw_cycle_record_plugin(c, pl, FW_EP_UNRESERVE, FW_SUCCESS, t0);
+		}
 	}
+	fw_cycle_record_ep(c, FW_EP_UNRESERVE, FW_SUCCESS, t);
 }
 
-enum fw_code fw_run_permit(const struct fw_profile *p, struct fw_cycle *c, const struct api_pod *pod,
-			   const char *node_name, int64_t *timeout_ms, struct fw_status *st)
+static enum fw_code run_permit(const struct fw_profile *p, struct fw_cycle *c, const struct api_pod *pod,
+			       const char *node_name, int64_t *timeout_ms, struct fw_status *st)
 {
 	bool wait = false;
 	int64_t min_timeout = INT64_MAX;
@@ -597,7 +817,9 @@ enum fw_code fw_run_permit(const struct fw_profile *p, struct fw_cycle *c, const
 		const struct fw_pl *pl = p->points[CFG_EP_PERMIT][i];
 		int64_t t = 0;
 		fw_status_reset(st);
+		int64_t t0 = fw_plugin_clock(c);
 		enum fw_code code = pl->plugin->permit(pl, c, pod, node_name, &t, st);
+		fw_cycle_record_plugin(c, pl, FW_EP_PERMIT, code, t0);
 		st->code = code;
 		if (code == FW_SUCCESS)
 			continue;
@@ -622,13 +844,24 @@ enum fw_code fw_run_permit(const struct fw_profile *p, struct fw_cycle *c, const
 	return FW_SUCCESS;
 }
 
-enum fw_code fw_run_pre_bind(const struct fw_profile *p, struct fw_cycle *c, const struct api_pod *pod,
-			     const char *node_name, struct fw_status *st)
+enum fw_code fw_run_permit(const struct fw_profile *p, struct fw_cycle *c, const struct api_pod *pod,
+			   const char *node_name, int64_t *timeout_ms, struct fw_status *st)
+{
+	int64_t t = fw_now_ns();
+	enum fw_code code = run_permit(p, c, pod, node_name, timeout_ms, st);
+	fw_cycle_record_ep(c, FW_EP_PERMIT, code, t);
+	return code;
+}
+
+static enum fw_code run_pre_bind(const struct fw_profile *p, struct fw_cycle *c, const struct api_pod *pod,
+				 const char *node_name, struct fw_status *st)
 {
 	for (uint32_t i = 0; i < p->n_points[CFG_EP_PRE_BIND]; i++) {
 		const struct fw_pl *pl = p->points[CFG_EP_PRE_BIND][i];
 		fw_status_reset(st);
+		int64_t t0 = fw_plugin_clock(c);
 		enum fw_code code = pl->plugin->pre_bind(pl, c, pod, node_name, st);
+		fw_cycle_record_plugin(c, pl, FW_EP_PRE_BIND, code, t0);
 		st->code = code;
 		if (code == FW_SUCCESS || code == FW_SKIP)
 			continue;
@@ -641,13 +874,24 @@ enum fw_code fw_run_pre_bind(const struct fw_profile *p, struct fw_cycle *c, con
 	return FW_SUCCESS;
 }
 
-enum fw_code fw_run_bind(const struct fw_profile *p, struct fw_cycle *c, const struct api_pod *pod,
-			 const char *node_name, struct fw_status *st)
+enum fw_code fw_run_pre_bind(const struct fw_profile *p, struct fw_cycle *c, const struct api_pod *pod,
+			     const char *node_name, struct fw_status *st)
+{
+	int64_t t = fw_now_ns();
+	enum fw_code code = run_pre_bind(p, c, pod, node_name, st);
+	fw_cycle_record_ep(c, FW_EP_PRE_BIND, code, t);
+	return code;
+}
+
+static enum fw_code run_bind(const struct fw_profile *p, struct fw_cycle *c, const struct api_pod *pod,
+			     const char *node_name, struct fw_status *st)
 {
 	for (uint32_t i = 0; i < p->n_points[CFG_EP_BIND]; i++) {
 		const struct fw_pl *pl = p->points[CFG_EP_BIND][i];
 		fw_status_reset(st);
+		int64_t t0 = fw_plugin_clock(c);
 		enum fw_code code = pl->plugin->bind(pl, c, pod, node_name, st);
+		fw_cycle_record_plugin(c, pl, FW_EP_BIND, code, t0);
 		st->code = code;
 		if (code == FW_SKIP)
 			continue;
@@ -661,13 +905,26 @@ enum fw_code fw_run_bind(const struct fw_profile *p, struct fw_cycle *c, const s
 	return FW_SKIP;
 }
 
+enum fw_code fw_run_bind(const struct fw_profile *p, struct fw_cycle *c, const struct api_pod *pod,
+			 const char *node_name, struct fw_status *st)
+{
+	int64_t t = fw_now_ns();
+	enum fw_code code = run_bind(p, c, pod, node_name, st);
+	fw_cycle_record_ep(c, FW_EP_BIND, code, t);
+	return code;
+}
+
 void fw_run_post_bind(const struct fw_profile *p, struct fw_cycle *c, const struct api_pod *pod,
 		      const char *node_name)
 {
 	struct fw_status st;
+	int64_t t = fw_now_ns();
 	for (uint32_t i = 0; i < p->n_points[CFG_EP_POST_BIND]; i++) {
 		const struct fw_pl *pl = p->points[CFG_EP_POST_BIND][i];
 		fw_status_reset(&st);
+		int64_t t0 = fw_plugin_clock(c);
 		pl->plugin->post_bind(pl, c, pod, node_name, &st);
+		fw_cycle_record_plugin(c, pl, FW_EP_POST_BIND, FW_SUCCESS, t0);
 	}
+	fw_cycle_record_ep(c, FW_EP_POST_BIND, FW_SUCCESS, t);
 }

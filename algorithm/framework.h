@@ -65,8 +65,16 @@ struct fw_status {
 	char text[FW_STATUS_TEXT_MAX];
 };
 
-/* Code Success, no reasons, no plugin. */
-void fw_status_reset(struct fw_status *st);
+/* Code Success, no reasons, no plugin. Inline: it runs before every plugin call (thousands per
+ * pod), and an out-of-line call cost more than the five stores. */
+static inline void fw_status_reset(struct fw_status *st)
+{
+	st->code = FW_SUCCESS;
+	st->n_reasons = 0;
+	st->len = 0;
+	st->plugin = NULL;
+	st->text[0] = '\0';
+}
 /* Resets st to code with one reason (NULL = none) and returns code, so a plugin can write
  * `return fw_status_set(st, FW_UNSCHEDULABLE, "node(s) were unschedulable");`. */
 enum fw_code fw_status_set(struct fw_status *st, enum fw_code code, const char *reason);
@@ -367,6 +375,71 @@ int fw_cycle_on_release(struct fw_cycle *c, void (*fn)(void *), void *arg);
 /* The node list of the current fw_schedule_pod call (valid only during it). */
 const struct fw_node_list *fw_cycle_nodes(const struct fw_cycle *c);
 
+/* ---------- Timings (for upstream's framework metrics) ---------- */
+
+/* The extension points, named by fw_ep_str as upstream's extension_point label values. */
+enum fw_ep {
+	FW_EP_PRE_FILTER,
+	FW_EP_FILTER,
+	FW_EP_POST_FILTER,
+	FW_EP_PRE_SCORE,
+	FW_EP_SCORE,
+	FW_EP_SCORE_NORMALIZE, /* "ScoreExtensionNormalize": plugin timings only */
+	FW_EP_RESERVE,
+	FW_EP_UNRESERVE,
+	FW_EP_PERMIT,
+	FW_EP_PRE_BIND,
+	FW_EP_BIND,
+	FW_EP_POST_BIND,
+	FW_EP_COUNT
+};
+const char *fw_ep_str(enum fw_ep ep);
+
+/* One run of an extension point over all its plugins, as upstream observes
+ * framework_extension_point_duration_seconds: PreFilter, Filter (the whole parallel pass; Success
+ * unless a plugin failed with an error), PostFilter, PreScore, Score (scores, normalisation and
+ * weights), Reserve, Unreserve, Permit, PreBind, Bind, PostBind, each with the code the runner
+ * returned. Every cycle records these (two clock reads per point). */
+struct fw_ep_timing {
+	enum fw_ep ep;
+	enum fw_code code;
+	int64_t ns;
+};
+
+/* Upstream's plugin_execution_duration_seconds buckets, ExponentialBuckets(0.00001, 1.5, 20): the
+ * upper bounds in seconds, computed by repeated multiplication as Go does. */
+#define FW_PLUGIN_TIMING_BUCKETS 20
+const double *fw_plugin_timing_bounds(void);
+
+/* The plugin calls of one sampled cycle that share (plugin, extension point, returned code): one
+ * observation per call (each Filter and Score call on each node counts), binned with
+ * fw_plugin_timing_bounds: buckets[i] counts calls with seconds <= bound i and > bound i-1;
+ * buckets[FW_PLUGIN_TIMING_BUCKETS] those above the last bound. */
+struct fw_plugin_timing {
+	const char *plugin; /* static plugin name */
+	enum fw_ep ep;
+	enum fw_code code;
+	uint64_t count;
+	double sum_s;
+	uint64_t buckets[FW_PLUGIN_TIMING_BUCKETS + 1];
+};
+
+/* Whether the cycle also times every plugin call (upstream SetRecordPluginMetrics, decided per
+ * cycle by the scheduler: pluginMetricsSamplePercent). Off after fw_cycle_new and fw_cycle_reset.
+ * Costs a clock read per plugin call, so only a sample of cycles should turn it on. */
+void fw_cycle_set_record_plugin_timings(struct fw_cycle *c, bool on);
+
+/* Receives a cycle's timings (either callback may be NULL). */
+struct fw_timing_sink {
+	void *ctx;
+	void (*ep)(void *ctx, const struct fw_ep_timing *t);
+	void (*plugin)(void *ctx, const struct fw_plugin_timing *t);
+};
+/* Hands the timings recorded since the last drain (or reset) to sink and forgets them. Called by the
+ * thread that owns c: the scheduler thread before a binder takes the cycle, the binder at its end.
+ * fw_cycle_reset forgets undrained timings. */
+void fw_cycle_drain_timings(struct fw_cycle *c, const struct fw_timing_sink *sink);
+
 /* ---------- The generic scheduling algorithm ---------- */
 
 /* A node's filter failure. */
@@ -451,8 +524,11 @@ int fw_profile_call_bind(const struct fw_profile *p, const struct api_pod *pod, 
 /* ---------- Worker pool ---------- */
 
 /* A fixed pool of threads running parallel loops (upstream's Parallelizer.Until). The caller of
- * fw_pool_run takes part, so a pool of parallelism P starts P-1 threads. One fw_pool_run at a
- * time (it is called by the scheduler thread only). */
+ * fw_pool_run takes part, so a pool of parallelism P starts P-1 threads, but at most (usable CPUs
+ * - 1) of them work at once (the rest sleep): more runnable threads than CPUs only queue. Loops
+ * of fewer than 128 indices, or that fit in one chunk, run inline on the caller (handing work
+ * over costs more than it saves). One fw_pool_run at a time (it is called by the scheduler
+ * thread only). */
 struct fw_pool *fw_pool_new(int parallelism, struct err *e);
 void fw_pool_free(struct fw_pool *p);
 int fw_pool_parallelism(const struct fw_pool *p);
@@ -460,5 +536,12 @@ int fw_pool_parallelism(const struct fw_pool *p);
  * (min(sqrt(n), n/P + 1), at least 1). Once *stop is true (fn may set it) no further piece
  * starts. Returns when every started piece finished. p NULL runs inline. */
 void fw_pool_run(struct fw_pool *p, size_t n, void (*fn)(void *ctx, size_t i), void *ctx, _Atomic bool *stop);
+/* Workers that may run one loop at once (caller included): per-worker state of fw_pool_run_w is
+ * indexed [0, fw_pool_workers). 1 for NULL. */
+int fw_pool_workers(const struct fw_pool *p);
+/* fw_pool_run passing the worker running index i: 0 for the caller, 1.. for helpers, below
+ * fw_pool_workers(p); no two threads of one loop share a worker index. */
+void fw_pool_run_w(struct fw_pool *p, size_t n, void (*fn)(void *ctx, int worker, size_t i), void *ctx,
+		   _Atomic bool *stop);
 
 #endif

@@ -3,10 +3,16 @@
 #ifndef CSCHED_FRAMEWORK_INTERNAL_H
 #define CSCHED_FRAMEWORK_INTERNAL_H
 
+#include <time.h>
+
 #include "algorithm/framework.h"
 
 struct arena;
 struct fw_cleanup;
+struct fw_plugin_timing_node;
+
+/* Extension-point runs one cycle can record: each point once, Filter twice (nominated node). */
+#define FW_EP_TIMINGS_MAX 16
 
 struct fw_profile {
 	const char *name; /* interned */
@@ -33,6 +39,13 @@ struct fw_profile {
 	unsigned char *scratch_state;                /* per candidate node: 0 not run, 1 failed */
 	const struct node_info **scratch_feasible;   /* feasible nodes, in completion order */
 	const struct node_info **scratch_nodes;      /* candidates when PreFilter narrowed them */
+	size_t scratch_calls_cap;                    /* entries in the two arrays below */
+	uint32_t *scratch_call_ticks;                /* sampled Filter/Score calls: fw_ticks taken */
+	uint8_t *scratch_call_code;                  /* and code (FW_CALL_NOT_RUN: not called) */
+	size_t scratch_scores_cap;                   /* entries in scratch_scores */
+	int64_t *scratch_scores;                     /* Score: [plugin][feasible node] */
+	size_t scratch_node_scores_cap;              /* entries in scratch_node_scores */
+	struct fw_node_score *scratch_node_scores;   /* NormalizeScore's input and output */
 };
 
 /* The nominated pods that count on one node this cycle. */
@@ -51,7 +64,57 @@ struct fw_cycle {
 	const void *nominated;            /* struct map * of node name -> fw_nom_bucket, or NULL */
 	bool used;                        /* fw_schedule_pod ran since the last reset */
 	struct fw_cleanup *cleanups;
+
+	/* Timings since the last drain (fw_cycle_drain_timings). */
+	bool record_plugins;              /* time every plugin call (sampled cycle) */
+	uint32_t n_ep_times;
+	struct fw_ep_timing ep_times[FW_EP_TIMINGS_MAX];
+	struct fw_plugin_timing_node *plugin_times; /* list in the arena */
 };
+
+/* ---------- Timings (framework.c) ---------- */
+
+static inline int64_t fw_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* The clock of per-call timings in sampled cycles (one read per Filter or Score call, thousands
+ * per cycle): on x86 the TSC (measured 3x cheaper per sampled cycle than clock_gettime in a VM),
+ * converted with fw_ns_per_tick; elsewhere the monotonic clock (one tick = 1 ns). Only differences
+ * taken on one thread are meaningful. */
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+static inline int64_t fw_ticks(void)
+{
+	return (int64_t)__rdtsc();
+}
+#else
+static inline int64_t fw_ticks(void)
+{
+	return fw_now_ns();
+}
+#endif
+/* Nanoseconds per fw_ticks tick, measured once against the monotonic clock (2 ms, on the first
+ * call). */
+double fw_ns_per_tick(void);
+
+/* Records a run of ep that started at start_ns and ended now with code (dropped when full). */
+void fw_cycle_record_ep(struct fw_cycle *c, enum fw_ep ep, enum fw_code code, int64_t start_ns);
+/* Start of a plugin call: the clock when the cycle records plugin timings, else 0. */
+static inline int64_t fw_plugin_clock(const struct fw_cycle *c)
+{
+	return c->record_plugins ? fw_now_ns() : 0;
+}
+/* End of a plugin call started at t0 (fw_plugin_clock): recorded when the cycle is sampled. */
+void fw_cycle_record_plugin(struct fw_cycle *c, const struct fw_pl *pl, enum fw_ep ep, enum fw_code code, int64_t t0);
+/* Adds sampled calls: the call of plugin pls[k] for slot s (s < n_used <= n_slots) took
+ * ticks[k * n_slots + s] fw_ticks and returned code[k * n_slots + s] (FW_CALL_NOT_RUN: no call). */
+#define FW_CALL_NOT_RUN 0xff
+void fw_cycle_record_calls(struct fw_cycle *c, enum fw_ep ep, const struct fw_pl *const *pls, uint32_t n_pl,
+			   const uint32_t *ticks, const uint8_t *code, size_t n_slots, size_t n_used);
 
 /* Builds p->events and p->queue_regs (adapters.c). */
 int fw_profile_build_events(struct fw_profile *p);
@@ -113,6 +176,60 @@ int64_t fw_res_get(const struct node_res *r, const char *interned_name);
  * the resource is not scored on this node. */
 void fw_resource_alloc_req(const struct node_info *ni, const char *interned_name, int64_t pod_req,
 			   bool use_requested, int64_t *alloc, int64_t *req);
+
+/* A resource a score plugin reads on every node, resolved once per pod (PreScore) so that the
+ * per-node work is a field read, not a lookup by name: fw_res_ref_alloc_req(ni, ref) equals
+ * fw_resource_alloc_req(ni, name, pod_req, ...). */
+enum fw_res_kind { FW_RES_CPU, FW_RES_MEMORY, FW_RES_EPHEMERAL_STORAGE, FW_RES_SCALAR };
+struct fw_res_ref {
+	enum fw_res_kind kind;
+	const char *name; /* interned */
+	int64_t pod_req;
+	int64_t weight;
+};
+/* Resolves the interned names[0..n) with the pod's requests pod_req[0..n) and weights (NULL = 1)
+ * into out (room for n), in order, leaving out the names fw_resource_alloc_req scores as (0, 0) on
+ * every node: neither cpu, memory, ephemeral-storage nor a scalar resource, or a scalar resource
+ * the pod does not request. Returns how many were written. */
+uint32_t fw_res_refs(const char *const *names, const int64_t *pod_req, const int64_t *weights, uint32_t n,
+		     struct fw_res_ref *out);
+static inline void fw_res_ref_alloc_req(const struct node_info *ni, const struct fw_res_ref *ref,
+					bool use_requested, int64_t *alloc, int64_t *req)
+{
+	const struct api_resources *a = node_info_allocatable(ni);
+	switch (ref->kind) {
+	case FW_RES_CPU:
+		*alloc = a->cpu;
+		*req = (use_requested ? ni->requested.cpu : ni->nonzero_cpu) + ref->pod_req;
+		break;
+	case FW_RES_MEMORY:
+		*alloc = a->memory;
+		*req = (use_requested ? ni->requested.memory : ni->nonzero_memory) + ref->pod_req;
+		break;
+	case FW_RES_EPHEMERAL_STORAGE:
+		*alloc = a->ephemeral_storage;
+		*req = ni->requested.ephemeral_storage + ref->pod_req;
+		break;
+	default:
+		*alloc = api_resources_scalar(a, ref->name);
+		*req = node_res_scalar(&ni->requested, ref->name) + ref->pod_req;
+		break;
+	}
+}
+
+/* ---------- Score preparation ----------
+ *
+ * A Score plugin whose upstream Score has no PreScore (so none can be configured) may still want
+ * per-pod work done once per cycle rather than once per node. fw_score_prepare_of returns its
+ * preparation (NULL: none), which the cycle runs on the scheduler thread after PreScore and
+ * before the parallel Score loop, over the nodes to be scored. It may store cycle state (Score
+ * must still work without it, as when a test calls Score alone), never fails the cycle, and
+ * returns FW_SKIP only when Score would give every one of those nodes 0, so that leaving the
+ * plugin out changes no total. */
+fw_pre_score_fn fw_score_prepare_of(const struct fw_plugin *plugin);
+/* ImageLocality's: the pod's normalised image names, once (algorithm/plugins/image_locality.c). */
+enum fw_code fw_image_locality_prepare(const struct fw_pl *pl, struct fw_cycle *c, const struct api_pod *pod,
+				       const struct node_info *const *nodes, uint32_t n, struct fw_status *st);
 
 /* Interned constant strings used across plugins (initialised once, thread-safe). */
 struct fw_names {

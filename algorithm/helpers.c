@@ -243,3 +243,31 @@ void fw_resource_alloc_req(const struct node_info *ni, const char *name, int64_t
 		*req = node_res_scalar(&ni->requested, name) + pod_req;
 	}
 }
+
+uint32_t fw_res_refs(const char *const *names, const int64_t *pod_req, const int64_t *weights, uint32_t n,
+		     struct fw_res_ref *out)
+{
+	const struct fw_names *nm = fw_names();
+	uint32_t k = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		const char *name = names[i];
+		enum fw_res_kind kind;
+		if (name == nm->cpu)
+			kind = FW_RES_CPU;
+		else if (name == nm->memory)
+			kind = FW_RES_MEMORY;
+		else if (name == nm->ephemeral_storage)
+			kind = FW_RES_EPHEMERAL_STORAGE;
+		else if (fw_is_scalar_resource(name) && pod_req[i] != 0)
+			kind = FW_RES_SCALAR;
+		else
+			continue; /* (0, 0) on every node: skipped by every scorer */
+		out[k++] = (struct fw_res_ref){ kind, name, pod_req[i], weights ? weights[i] : 1 };
+	}
+	return k;
+}
+
+fw_pre_score_fn fw_score_prepare_of(const struct fw_plugin *plugin)
+{
+	return plugin == &fw_plugin_image_locality ? fw_image_locality_prepare : NULL;
+}

@@ -36,6 +36,10 @@
 #define MAX_LINE ((size_t)64 << 20)     /* one watch event */
 #define MAX_ERROR_BODY ((size_t)1 << 20)
 #define POLL_MS 200
+/* Receive buffer of the connections that read LIST pages and watch streams (api__conn_bulk).
+ * Other connections (binders, events, the lease) read answers of ~1 KB and keep libcurl's
+ * 16 KiB default: 128 KiB on each of them was 2-3 MB of the process for nothing. */
+#define BULK_BUFFER_SIZE (128L * 1024)
 /* No byte for this long ends a stream. The apiserver sends a watch bookmark about every 60 s
  * (measured: 60.8 s), so 60 s would cut healthy quiet watches. */
 #define LOW_SPEED_TIME_S 90
@@ -70,8 +74,9 @@ struct api_conn {
 	size_t body_max;
 	const atomic_bool *stop;
 	int (*on_line)(void *ctx, char *line, size_t len);
-	void *line_ctx;
-	int line_rc;     /* non-zero value returned by on_line */
+	int (*on_data)(void *ctx, const char *buf, size_t len); /* api__get_chunks */
+	void *line_ctx;  /* of on_line or on_data */
+	int line_rc;     /* non-zero value returned by on_line or on_data */
 	long stream_status;
 	bool overflow;
 };
@@ -559,6 +564,20 @@ static size_t on_write(char *p, size_t size, size_t nmemb, void *ud)
 {
 	struct api_conn *c = ud;
 	size_t n = size * nmemb;
+	if (c->on_data) {
+		if (!c->stream_status)
+			curl_easy_getinfo(c->h, CURLINFO_RESPONSE_CODE, &c->stream_status);
+		if (c->stream_status >= 200 && c->stream_status < 300) {
+			int rc = c->on_data(c->line_ctx, p, n);
+			if (rc) {
+				c->line_rc = rc;
+				return 0;
+			}
+			return n;
+		}
+		api__buf_add(&c->body, p, n, MAX_ERROR_BODY);
+		return n;
+	}
 	if (c->on_line) {
 		if (!c->stream_status)
 			curl_easy_getinfo(c->h, CURLINFO_RESPONSE_CODE, &c->stream_status);
@@ -616,7 +635,6 @@ struct api_conn *api_conn_new(struct api_client *client, struct err *e)
 	SET(CURLOPT_TCP_KEEPALIVE, 1L);
 	SET(CURLOPT_TCP_KEEPIDLE, 30L);
 	SET(CURLOPT_TCP_KEEPINTVL, 30L);
-	SET(CURLOPT_BUFFERSIZE, 128L * 1024);
 	if (k->insecure_skip_tls_verify) {
 		SET(CURLOPT_SSL_VERIFYPEER, 0L);
 		SET(CURLOPT_SSL_VERIFYHOST, 0L);
@@ -890,6 +908,7 @@ int api_request(struct api_conn *conn, const char *method, const char *path, con
 	if (!conn || !method || !path)
 		return err_set(e, ERR_INVALID, "api_request: missing connection, method or path");
 	conn->on_line = NULL;
+	conn->on_data = NULL;
 	conn->stop = NULL;
 	conn->body_max = MAX_BODY;
 	int rc = conn_do(conn, method, path, content_type, body, body_len, false, &status, e);
@@ -914,6 +933,7 @@ int api_stream(struct api_conn *conn, const char *path, int (*on_line)(void *ctx
 	if (!conn || !path || !on_line)
 		return err_set(e, ERR_INVALID, "api_stream: missing connection, path or callback");
 	conn->on_line = on_line;
+	conn->on_data = NULL;
 	conn->line_ctx = ctx;
 	conn->stop = stop;
 	conn->body_max = MAX_LINE;
@@ -925,4 +945,30 @@ int api_stream(struct api_conn *conn, const char *path, int (*on_line)(void *ctx
 	if (conn->body.cap > (1u << 20))
 		api__buf_release(&conn->body);
 	return rc;
+}
+
+int api__get_chunks(struct api_conn *conn, const char *path, int (*on_data)(void *ctx, const char *buf, size_t len),
+		    void *ctx, struct err *e)
+{
+	long status = 0;
+	if (!conn || !path || !on_data)
+		return err_set(e, ERR_INVALID, "api__get_chunks: missing connection, path or callback");
+	conn->on_line = NULL;
+	conn->on_data = on_data;
+	conn->line_ctx = ctx;
+	conn->stop = NULL;
+	conn->body_max = MAX_ERROR_BODY;
+	int rc = conn_do(conn, "GET", path, NULL, NULL, 0, false, &status, e);
+	conn->on_data = NULL;
+	if (conn->body.cap > (1u << 20))
+		api__buf_release(&conn->body);
+	return rc;
+}
+
+int api__conn_bulk(struct api_conn *conn, struct err *e)
+{
+	CURLcode cc = curl_easy_setopt(conn->h, CURLOPT_BUFFERSIZE, BULK_BUFFER_SIZE);
+	if (cc)
+		return err_set(e, ERR_TRANSPORT, "api conn: curl option: %s", curl_easy_strerror(cc));
+	return 0;
 }

@@ -12,6 +12,7 @@
 #include "common/err.h"
 
 struct yajl_gen_t;
+struct yajl_val_s;
 
 /* A growable byte buffer; data is always NUL-terminated when len > 0 or after api__buf_add. */
 struct api__buf {
@@ -52,5 +53,42 @@ void api__exec_result_release(struct api__exec_result *r);
  * ERR_INVALID (a string that is not UTF-8, an unbalanced document) / ERR_NOMEM; what names the
  * document in the message. */
 int api__gen_finish(struct yajl_gen_t *g, const char *what, char **out, size_t *len, struct err *e);
+
+/* ---------- JSON trees from yajl's streaming parser (json.c) ----------
+ * Trees have yajl_tree's layout (struct yajl_val_s: the YAJL_IS_* macros, yajl_tree_get and the
+ * api_*_decode functions read them) but live in the parser's arenas: never yajl_tree_free one; a
+ * tree stays valid until the next api__json_begin/api__json_parse or api__json_free. Fields of
+ * Pods and Nodes that csched never reads (metadata.managedFields, container statuses, a
+ * container's env and probes, ...: the list is in json.c) are skipped while parsing and read as
+ * absent. Not thread-safe: one parser per thread. */
+struct api__json;
+struct api__json *api__json_new(void); /* NULL on out of memory */
+void api__json_free(struct api__json *j); /* NULL is a no-op */
+
+/* One whole document. Returns 0 with *root set, ERR_INVALID with yajl's message in errbuf (as
+ * yajl_tree_parse words it), or ERR_NOMEM. */
+int api__json_parse(struct api__json *j, const char *text, size_t len, struct yajl_val_s **root, char *errbuf,
+		    size_t errsize);
+
+/* A document fed in pieces. With on_item, each element of the top-level object's "items" array
+ * is passed to on_item as soon as it is complete (valid during the call only) and is left out of
+ * the tree ("items" reads as an empty array); a non-zero return stops the parse and is returned
+ * by api__json_feed. Without on_item the whole document is kept. */
+typedef int (*api__json_item_fn)(void *ctx, struct yajl_val_s *item);
+int api__json_begin(struct api__json *j, api__json_item_fn on_item, void *ctx);
+int api__json_feed(struct api__json *j, const char *buf, size_t len, char *errbuf, size_t errsize);
+/* Ends the document; *root is everything but the streamed items. */
+int api__json_end(struct api__json *j, struct yajl_val_s **root, char *errbuf, size_t errsize);
+
+/* Gives a new connection (before its first request) the large receive buffer of one that reads
+ * LIST pages and watch streams. */
+int api__conn_bulk(struct api_conn *conn, struct err *e);
+
+/* A GET whose 2xx body is passed to on_data piece by piece as it arrives instead of being
+ * collected (a LIST page into api__json_feed). A non-zero return of on_data aborts the transfer
+ * and is returned. The request timeout, retries and HTTP error handling are api_request's (an
+ * error body goes to the message, not to on_data). */
+int api__get_chunks(struct api_conn *conn, const char *path, int (*on_data)(void *ctx, const char *buf, size_t len),
+		    void *ctx, struct err *e);
 
 #endif

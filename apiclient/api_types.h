@@ -1,9 +1,12 @@
 /* The object model: Pods and Nodes as the scheduler sees them.
  *
  * Decoding produces immutable, reference-counted values. Every pointer inside an object points
- * into the object's own arena or to an interned string (label keys and values, namespaces,
- * names, resource names, images, topology keys): compare those by pointer. The cache, queue and
- * snapshot share one object; an update replaces the pointer, never the contents.
+ * into the object's own arena or to an interned string (label keys and values, namespaces, node
+ * names, pod UIDs, resource names, images, topology keys): compare those by pointer. Strings
+ * unique to one object and never compared by identity (pod names, node UIDs, annotations,
+ * resourceVersions, condition reasons and messages) stay in the arena, so that they go with the
+ * object instead of living as long as the process. The cache, queue and snapshot share one object; an update
+ * replaces the pointer, never the contents.
  *
  * Ownership: api_*_decode returns an object with one reference owned by the caller; each holder
  * takes its own with api_*_ref and drops it with api_*_unref (the last one frees the arena).
@@ -250,12 +253,14 @@ struct api_condition {
 };
 
 struct api_meta {
-	const char *name;      /* interned */
+	const char *name;      /* interned for nodes; in the arena for pods (compare with strcmp) */
 	const char *namespace; /* interned, "" for cluster-scoped objects */
-	const char *uid;       /* interned */
+	const char *uid;       /* interned for pods; in the arena for nodes (compare with strcmp) */
 	const char *resource_version;
 	struct api_labels labels;
-	struct api_labels annotations; /* interned too (compared by pointer on updates) */
+	/* Nodes only (the queue's NodeAnnotationChange event; no plugin reads a pod's): keys and
+	 * values in the arena, not interned (compare with strcmp). Empty for pods. */
+	struct api_labels annotations;
 	uint32_t n_owner_refs;
 	struct api_owner_ref *owner_refs;
 	int64_t creation_timestamp; /* Unix seconds */

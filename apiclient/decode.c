@@ -16,19 +16,44 @@
 
 #include <yajl/yajl_tree.h>
 
+#include "apiclient/api_internal.h"
 #include "apiclient/api_types.h"
 #include "common/arena.h"
 #include "common/err.h"
 #include "common/intern.h"
 
-/* A decoded pod needs ~1-3 KiB; the arena grows past that on its own. */
-#define POD_ARENA_FIRST 2048
-#define NODE_ARENA_FIRST 4096
+/* Each object lives in one arena whose first block is sized from what recent objects of its kind
+ * needed (a decoded pod-default Pod takes ~700 bytes, a Node ~500; fixed 2 and 4 KiB blocks
+ * left most of 40 MB unused at 5000 nodes and 11000 pods). The size follows larger objects
+ * quickly and smaller ones slowly, so pods of one workload fit at once; an object that does not
+ * fit is decoded again into one block of its exact size, so no object keeps a second block. */
+#define ARENA_HINT_START 1024
+#define ARENA_HINT_MIN 256
+
+struct arena_hint {
+	size_t bytes; /* accessed with relaxed atomics: informer threads decode concurrently */
+};
+static struct arena_hint pod_hint = { ARENA_HINT_START }, node_hint = { ARENA_HINT_START };
+
+static size_t hint_get(struct arena_hint *h)
+{
+	size_t b = __atomic_load_n(&h->bytes, __ATOMIC_RELAXED);
+	return b < ARENA_HINT_MIN ? ARENA_HINT_MIN : b;
+}
+
+/* Half way up to a larger object, 1/32 of the way down to a smaller one. */
+static void hint_learn(struct arena_hint *h, size_t need)
+{
+	size_t cur = __atomic_load_n(&h->bytes, __ATOMIC_RELAXED);
+	size_t next = need > cur ? cur + (need - cur + 1) / 2 : cur - (cur - need) / 32;
+	__atomic_store_n(&h->bytes, next, __ATOMIC_RELAXED);
+}
 
 struct dec {
 	struct arena *a;
 	struct err *e;
 	const char *kind; /* "pod", "node", "lease" */
+	bool pod;
 	const char *ns;   /* for messages; NULL when unknown */
 	const char *name;
 	char path[400];
@@ -39,21 +64,38 @@ typedef struct yajl_val_s *jv;
 
 /* ---------- paths and errors ---------- */
 
+/* Appends ".key" (or "key" at the start), truncating at the buffer's end. Runs for every field
+ * read, so it copies bytes instead of formatting. */
 static size_t push_key(struct dec *d, const char *key)
 {
-	size_t mark = d->plen;
-	int n = snprintf(d->path + d->plen, sizeof(d->path) - d->plen, "%s%s", d->plen ? "." : "", key);
-	if (n > 0)
-		d->plen = d->plen + (size_t)n < sizeof(d->path) ? d->plen + (size_t)n : sizeof(d->path) - 1;
+	size_t mark = d->plen, room = sizeof(d->path) - 1 - d->plen;
+	if (d->plen && room) {
+		d->path[d->plen++] = '.';
+		room--;
+	}
+	size_t n = strlen(key);
+	if (n > room)
+		n = room;
+	memcpy(d->path + d->plen, key, n);
+	d->plen += n;
+	d->path[d->plen] = '\0';
 	return mark;
 }
 
 static size_t push_idx(struct dec *d, size_t i)
 {
-	size_t mark = d->plen;
-	int n = snprintf(d->path + d->plen, sizeof(d->path) - d->plen, "[%zu]", i);
-	if (n > 0)
-		d->plen = d->plen + (size_t)n < sizeof(d->path) ? d->plen + (size_t)n : sizeof(d->path) - 1;
+	char buf[24], *p = buf + sizeof(buf);
+	*--p = ']';
+	do
+		*--p = (char)('0' + i % 10);
+	while ((i /= 10));
+	*--p = '[';
+	size_t mark = d->plen, n = (size_t)(buf + sizeof(buf) - p), room = sizeof(d->path) - 1 - d->plen;
+	if (n > room)
+		n = room;
+	memcpy(d->path + d->plen, p, n);
+	d->plen += n;
+	d->path[d->plen] = '\0';
 	return mark;
 }
 
@@ -122,7 +164,8 @@ static jv get(jv obj, const char *key)
 	if (!YAJL_IS_OBJECT(obj))
 		return NULL;
 	for (size_t i = 0; i < obj->u.object.len; i++) {
-		if (strcmp(obj->u.object.keys[i], key) == 0) {
+		/* the first byte settles most keys without a call (this runs ~60 times per pod) */
+		if (obj->u.object.keys[i][0] == key[0] && strcmp(obj->u.object.keys[i], key) == 0) {
 			jv v = obj->u.object.values[i];
 			return YAJL_IS_NULL(v) ? NULL : v;
 		}
@@ -271,8 +314,8 @@ static int get_istrs(struct dec *d, jv obj, const char *key, uint32_t *n, const 
 
 /* ---------- labels and resources ---------- */
 
-/* map[string]string; keys and values interned. */
-static int labels_value(struct dec *d, jv v, struct api_labels *l)
+/* map[string]string; keys and values interned, or copied into the arena when !interned. */
+static int labels_value(struct dec *d, jv v, bool interned, struct api_labels *l)
 {
 	l->n = 0;
 	l->items = NULL;
@@ -287,14 +330,14 @@ static int labels_value(struct dec *d, jv v, struct api_labels *l)
 	for (size_t i = 0; i < n; i++) {
 		const char *key = v->u.object.keys[i];
 		struct api_kv *kv = &l->items[l->n];
-		int rc = WITH_KEY(d, key, str_value(d, v->u.object.values[i], true, "", &kv->value));
+		int rc = WITH_KEY(d, key, str_value(d, v->u.object.values[i], interned, "", &kv->value));
 		if (rc)
 			return rc;
-		if (!(kv->key = intern_str(key)))
+		if (!(kv->key = interned ? intern_str(key) : arena_strdup(d->a, key)))
 			return nomem(d);
 		/* Duplicate keys: the last one wins, as in Go. */
 		uint32_t j = 0;
-		while (j < l->n && l->items[j].key != kv->key)
+		while (j < l->n && (interned ? l->items[j].key != kv->key : strcmp(l->items[j].key, kv->key) != 0))
 			j++;
 		if (j < l->n)
 			l->items[j].value = kv->value;
@@ -306,7 +349,7 @@ static int labels_value(struct dec *d, jv v, struct api_labels *l)
 
 static int get_labels(struct dec *d, jv obj, const char *key, struct api_labels *l)
 {
-	return WITH_KEY(d, key, labels_value(d, get(obj, key), l));
+	return WITH_KEY(d, key, labels_value(d, get(obj, key), true, l));
 }
 
 /* One quantity as Quantity.UnmarshalJSON reads it: a string (surrounding spaces trimmed), a bare
@@ -371,9 +414,13 @@ static int resources_value(struct dec *d, jv v, struct api_resources *r)
 	const char *cpu = name_cpu, *memory = name_memory, *eph = name_eph, *pods = name_pods;
 	if (!cpu || !memory || !eph || !pods)
 		return nomem(d);
-	size_t n = v->u.object.len;
-	r->scalar = alloc(d, n * sizeof(*r->scalar));
-	if (n && !r->scalar)
+	size_t n = v->u.object.len, n_other = 0;
+	for (size_t i = 0; i < n; i++) {
+		const char *k = v->u.object.keys[i];
+		n_other += strcmp(k, "cpu") && strcmp(k, "memory") && strcmp(k, "ephemeral-storage") && strcmp(k, "pods");
+	}
+	r->scalar = alloc(d, n_other * sizeof(*r->scalar)); /* most lists hold only the well-known names */
+	if (n_other && !r->scalar)
 		return nomem(d);
 	for (size_t i = 0; i < n; i++) {
 		const char *name = intern_str(v->u.object.keys[i]);
@@ -783,33 +830,47 @@ static int gate_item(struct dec *d, jv v, void *item)
 
 /* ---------- metadata and status ---------- */
 
+/* n decimal digits at s into *v; false when one is not a digit. */
+static bool digits(const char *s, int n, int *v)
+{
+	*v = 0;
+	for (int i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+		*v = *v * 10 + (s[i] - '0');
+	}
+	return true;
+}
+
 /* RFC 3339 ("2024-05-01T10:20:30Z", "...30.123456+02:00") -> Unix microseconds. A static
- * copy of the parser so decoding does not depend on the transport. */
+ * copy of the parser so decoding does not depend on the transport; digits are read by hand
+ * (sscanf was a visible share of decoding a pod). */
 static bool parse_rfc3339(const char *s, int64_t *us)
 {
-	int y, mo, da, h, mi, se, n = 0;
-	if (sscanf(s, "%4d-%2d-%2d%n", &y, &mo, &da, &n) != 3 || n != 10 || (s[10] != 'T' && s[10] != 't'))
+	int y, mo, da, h, mi, se;
+	if (!digits(s, 4, &y) || s[4] != '-' || !digits(s + 5, 2, &mo) || s[7] != '-' || !digits(s + 8, 2, &da) ||
+	    (s[10] != 'T' && s[10] != 't'))
 		return false;
 	s += 11;
-	if (sscanf(s, "%2d:%2d:%2d%n", &h, &mi, &se, &n) != 3 || n != 8)
+	if (!digits(s, 2, &h) || s[2] != ':' || !digits(s + 3, 2, &mi) || s[5] != ':' || !digits(s + 6, 2, &se))
 		return false;
 	s += 8;
 	if (mo < 1 || mo > 12 || da < 1 || da > 31 || h > 23 || mi > 59 || se > 60)
 		return false;
 	int64_t frac = 0;
 	if (*s == '.') {
-		int digits = 0;
+		int n = 0;
 		s++;
-		while (isdigit((unsigned char)*s)) {
-			if (digits < 6) {
+		while (*s >= '0' && *s <= '9') {
+			if (n < 6) {
 				frac = frac * 10 + (*s - '0');
-				digits++;
+				n++;
 			}
 			s++;
 		}
-		if (!digits)
+		if (!n)
 			return false;
-		while (digits++ < 6)
+		while (n++ < 6)
 			frac *= 10;
 	}
 	int64_t off = 0;
@@ -817,7 +878,7 @@ static bool parse_rfc3339(const char *s, int64_t *us)
 		s++;
 	} else if (*s == '+' || *s == '-') {
 		int oh, om;
-		if (sscanf(s + 1, "%2d:%2d%n", &oh, &om, &n) != 2 || n != 5)
+		if (!digits(s + 1, 2, &oh) || s[3] != ':' || !digits(s + 4, 2, &om))
 			return false;
 		off = (oh * 60 + om) * 60 * (*s == '-' ? -1 : 1);
 		s += 6;
@@ -892,11 +953,15 @@ static int meta_value(struct dec *d, jv obj, struct api_meta *m)
 	if ((rc = get_obj(d, obj, "metadata", &md)))
 		return rc;
 	size_t mark = push_key(d, "metadata");
-	if ((rc = get_str(d, md, "name", true, "", &m->name)) ||
+	/* A pod's name is unique to it: interning it would keep every name ever seen. A pod's UID is
+	 * interned (the cache, queue and plugins compare them by pointer); a node's is not read.
+	 * Annotations are read only for nodes (NodeAnnotationChange); no plugin reads a pod's. */
+	if ((rc = get_str(d, md, "name", !d->pod, "", &m->name)) ||
 	    (rc = get_str(d, md, "namespace", true, "", &m->namespace)) ||
-	    (rc = get_str(d, md, "uid", true, "", &m->uid)) ||
+	    (rc = get_str(d, md, "uid", d->pod, "", &m->uid)) ||
 	    (rc = get_str(d, md, "resourceVersion", false, "", &m->resource_version)) ||
-	    (rc = get_labels(d, md, "labels", &m->labels)) || (rc = get_labels(d, md, "annotations", &m->annotations)) ||
+	    (rc = get_labels(d, md, "labels", &m->labels)) ||
+	    (!d->pod && (rc = WITH_KEY(d, "annotations", labels_value(d, get(md, "annotations"), false, &m->annotations)))) ||
 	    (rc = get_array(d, md, "ownerReferences", sizeof(*m->owner_refs), &m->n_owner_refs,
 			    (void **)&m->owner_refs, owner_item)) ||
 	    (rc = get_time_us(d, md, "creationTimestamp", NULL, &us)))
@@ -980,12 +1045,12 @@ static int pod_fill(struct dec *d, jv obj, struct api_pod *p)
 	return WITH_KEY(d, "status", pod_status(d, st, p));
 }
 
-struct api_pod *api_pod_decode(const struct yajl_val_s *obj, struct err *e)
+static struct api_pod *pod_decode_in(const struct yajl_val_s *obj, size_t first_block, struct err *e)
 {
-	struct dec d = { .e = e, .kind = "pod" };
+	struct dec d = { .e = e, .kind = "pod", .pod = true };
 	struct api_pod *p = NULL;
 	peek_identity(&d, (jv)obj);
-	if (!(d.a = arena_new(POD_ARENA_FIRST)) || !(p = arena_alloc(d.a, sizeof(*p)))) {
+	if (!(d.a = arena_new(first_block)) || !(p = arena_alloc(d.a, sizeof(*p)))) {
 		nomem(&d);
 		goto fail;
 	}
@@ -997,6 +1062,20 @@ struct api_pod *api_pod_decode(const struct yajl_val_s *obj, struct err *e)
 fail:
 	arena_free(d.a);
 	return NULL;
+}
+
+struct api_pod *api_pod_decode(const struct yajl_val_s *obj, struct err *e)
+{
+	struct api_pod *p = pod_decode_in(obj, hint_get(&pod_hint), e);
+	if (!p)
+		return NULL;
+	size_t need = arena_footprint(p->arena);
+	hint_learn(&pod_hint, need);
+	if (arena_overflowed(p->arena)) {
+		api_pod_unref(p);
+		p = pod_decode_in(obj, need, e);
+	}
+	return p;
 }
 
 /* ---------- Node ---------- */
@@ -1043,12 +1122,12 @@ static int node_fill(struct dec *d, jv obj, struct api_node *n)
 	return WITH_KEY(d, "status", node_status(d, st, n));
 }
 
-struct api_node *api_node_decode(const struct yajl_val_s *obj, struct err *e)
+static struct api_node *node_decode_in(const struct yajl_val_s *obj, size_t first_block, struct err *e)
 {
 	struct dec d = { .e = e, .kind = "node" };
 	struct api_node *n = NULL;
 	peek_identity(&d, (jv)obj);
-	if (!(d.a = arena_new(NODE_ARENA_FIRST)) || !(n = arena_alloc(d.a, sizeof(*n)))) {
+	if (!(d.a = arena_new(first_block)) || !(n = arena_alloc(d.a, sizeof(*n)))) {
 		nomem(&d);
 		goto fail;
 	}
@@ -1062,49 +1141,61 @@ fail:
 	return NULL;
 }
 
+struct api_node *api_node_decode(const struct yajl_val_s *obj, struct err *e)
+{
+	struct api_node *n = node_decode_in(obj, hint_get(&node_hint), e);
+	if (!n)
+		return NULL;
+	size_t need = arena_footprint(n->arena);
+	hint_learn(&node_hint, need);
+	if (arena_overflowed(n->arena)) {
+		api_node_unref(n);
+		n = node_decode_in(obj, need, e);
+	}
+	return n;
+}
+
 /* ---------- JSON text ---------- */
 
-/* Parses text into a tree; on error fills e with "KIND: invalid JSON: <yajl's first line>". */
-static jv parse_text(const char *kind, const char *json, size_t len, struct err *e)
+/* Parses text into a tree in j (the parser the informers use: fields csched never reads are
+ * skipped); on error fills e with "KIND: invalid JSON: <yajl's first line>". */
+static jv parse_text(struct api__json *j, const char *kind, const char *json, size_t len, struct err *e)
 {
 	char errbuf[256] = "";
-	char *copy = malloc(len + 1);
-	if (!copy) {
+	jv tree = NULL;
+	int rc = ERR_INVALID;
+	if (!j) {
 		err_set(e, ERR_NOMEM, "%s: out of memory", kind);
 		return NULL;
 	}
-	memcpy(copy, json, len);
-	copy[len] = '\0';
-	jv tree = NULL;
 	if (memchr(json, '\0', len))
 		snprintf(errbuf, sizeof(errbuf), "NUL byte in input");
 	else
-		tree = yajl_tree_parse(copy, errbuf, sizeof(errbuf));
-	free(copy);
-	if (!tree) {
+		rc = api__json_parse(j, json, len, &tree, errbuf, sizeof(errbuf));
+	if (rc == ERR_NOMEM) {
+		err_set(e, rc, "%s: out of memory", kind);
+	} else if (rc) {
 		errbuf[strcspn(errbuf, "\n")] = '\0';
 		err_set(e, ERR_INVALID, "%s: invalid JSON: %s", kind, errbuf[0] ? errbuf : "parse error");
 	}
-	return tree;
+	return rc ? NULL : tree;
 }
 
 struct api_pod *api_pod_decode_json(const char *json, size_t len, struct err *e)
 {
-	jv tree = parse_text("pod", json, len, e);
-	if (!tree)
-		return NULL;
-	struct api_pod *p = api_pod_decode(tree, e);
-	yajl_tree_free(tree);
+	struct api__json *j = api__json_new();
+	jv tree = parse_text(j, "pod", json, len, e);
+	struct api_pod *p = tree ? api_pod_decode(tree, e) : NULL;
+	api__json_free(j);
 	return p;
 }
 
 struct api_node *api_node_decode_json(const char *json, size_t len, struct err *e)
 {
-	jv tree = parse_text("node", json, len, e);
-	if (!tree)
-		return NULL;
-	struct api_node *n = api_node_decode(tree, e);
-	yajl_tree_free(tree);
+	struct api__json *j = api__json_new();
+	jv tree = parse_text(j, "node", json, len, e);
+	struct api_node *n = tree ? api_node_decode(tree, e) : NULL;
+	api__json_free(j);
 	return n;
 }
 

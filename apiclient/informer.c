@@ -13,6 +13,11 @@
  *        anything else (transport, 5xx)    -> WATCH again from RV after a jittered
  *                                             exponential backoff 0.5 s .. 30 s
  *
+ * Each page is parsed as it arrives (api__get_chunks into api__json with an item callback): an
+ * item is decoded and delivered as soon as its closing brace is read, so neither the page's text
+ * nor its tree is ever held whole. Watch events are parsed line by line by the same parser (one
+ * per informer, used by its thread only); fields csched never reads are not even built.
+ *
  * A (re)LIST stamps every item it sees with a new generation number; once the last page is in,
  * store entries with an older generation vanished while we were not watching and are delivered
  * as deletes. Items whose resourceVersion did not change produce no event.
@@ -38,6 +43,7 @@
 #include <time.h>
 #include <yajl/yajl_tree.h>
 
+#include "apiclient/api_internal.h"
 #include "common/log.h"
 #include "common/map.h"
 
@@ -70,6 +76,7 @@ struct api_informer {
 	atomic_bool stop;
 
 	/* Informer-thread-only state (besides the store writes). */
+	struct api__json *json; /* parses LIST pages (streamed) and watch events */
 	unsigned long list_gen;
 	bool have_rv; /* false: the next step is a (re)LIST */
 	bool listed_once;
@@ -344,9 +351,35 @@ static char *build_path(const struct api_informer *inf, const char *fmt_tail, co
 	return path;
 }
 
+/* One LIST page, parsed as it arrives: each item is decoded and delivered as soon as it is
+ * complete, so a page never exists whole in memory (neither as text nor as a tree). */
+struct list_page {
+	struct api_informer *inf;
+	unsigned long gen;
+	size_t items;
+	int parse_rc; /* ERR_INVALID / ERR_NOMEM from the parser */
+	char ebuf[256];
+};
+
+static int page_item(void *ctx, yajl_val item)
+{
+	struct list_page *pg = ctx;
+	list_item(pg->inf, item, pg->gen);
+	pg->items++;
+	return 0;
+}
+
+static int page_data(void *ctx, const char *buf, size_t len)
+{
+	struct list_page *pg = ctx;
+	int rc = api__json_feed(pg->inf->json, buf, len, pg->ebuf, sizeof(pg->ebuf));
+	if (rc)
+		pg->parse_rc = rc;
+	return rc;
+}
+
 static int do_list(struct api_informer *inf, struct api_conn *conn, struct err *e)
 {
-	static const char *items_path[] = {"items", NULL};
 	static const char *cont_path[] = {"metadata", "continue", NULL};
 	char page[16], rv[INFORMER_RV_MAX] = "";
 	char *cont = NULL, *path = NULL; /* cont: escaped continue token (curl_free) */
@@ -357,9 +390,8 @@ static int do_list(struct api_informer *inf, struct api_conn *conn, struct err *
 
 	snprintf(page, sizeof(page), "%d", inf->page_size);
 	for (;;) {
-		struct api_response r = {0};
+		struct list_page pg = {.inf = inf, .gen = gen};
 		yajl_val root = NULL;
-		char ebuf[256];
 
 		if (atomic_load(&inf->stop)) {
 			rc = err_set(e, ERR_STOPPED, "informer %s: list stopped", inf->resource);
@@ -371,31 +403,31 @@ static int do_list(struct api_informer *inf, struct api_conn *conn, struct err *
 			rc = err_set(e, ERR_NOMEM, "informer %s: list path", inf->resource);
 			goto out;
 		}
-		rc = api_request(conn, "GET", path, NULL, NULL, 0, &r, e);
+		if ((rc = api__json_begin(inf->json, page_item, &pg))) {
+			err_set(e, rc, "informer %s: list: out of memory", inf->resource);
+			goto out;
+		}
+		rc = api__get_chunks(conn, path, page_data, &pg, e);
+		total += pg.items;
 		if (rc == ERR_GONE && cont && restarts++ < 3) {
 			/* The continue token expired (compaction during a long list): start over. */
 			LOG_WARN("informer %s: list continuation expired, restarting the list", inf->resource);
-			api_response_release(&r);
 			curl_free(cont);
 			cont = NULL;
 			gen = ++inf->list_gen;
 			continue;
 		}
+		if (!rc && !pg.parse_rc)
+			pg.parse_rc = api__json_end(inf->json, &root, pg.ebuf, sizeof(pg.ebuf));
+		if (pg.parse_rc) {
+			rc = err_set(e, pg.parse_rc, "informer %s: GET %s: %s%s", inf->resource, path,
+				     pg.parse_rc == ERR_NOMEM ? "out of memory" : "invalid JSON: ", pg.ebuf);
+			goto out;
+		}
 		if (rc) {
-			api_response_release(&r);
 			err_prefix(e, "informer %s: GET %s", inf->resource, path);
 			goto out;
 		}
-		root = yajl_tree_parse(r.body ? r.body : "", ebuf, sizeof(ebuf));
-		api_response_release(&r);
-		if (!root) {
-			rc = err_set(e, ERR_INVALID, "informer %s: GET %s: invalid JSON: %s", inf->resource, path, ebuf);
-			goto out;
-		}
-		yajl_val items = yajl_tree_get(root, items_path, yajl_t_array);
-		for (size_t i = 0; items && i < items->u.array.len; i++)
-			list_item(inf, items->u.array.values[i], gen);
-		total += items ? items->u.array.len : 0;
 		const char *v = str_at(root, meta_path_rv);
 		if (v)
 			snprintf(rv, sizeof(rv), "%s", v);
@@ -403,7 +435,6 @@ static int do_list(struct api_informer *inf, struct api_conn *conn, struct err *
 		curl_free(cont);
 		cont = c && *c ? url_escape(c) : NULL;
 		bool more = c && *c;
-		yajl_tree_free(root);
 		if (more && !cont) {
 			rc = err_set(e, ERR_NOMEM, "informer %s: continue token", inf->resource);
 			goto out;
@@ -460,8 +491,11 @@ static int watch_line(void *ctx, char *line, size_t len)
 
 	if (len == 0)
 		return 0;
-	yajl_val root = yajl_tree_parse(line, ebuf, sizeof(ebuf));
-	if (!root)
+	yajl_val root = NULL;
+	rc = api__json_parse(inf->json, line, len, &root, ebuf, sizeof(ebuf));
+	if (rc == ERR_NOMEM)
+		return err_set(w->e, rc, "informer %s: watch event: out of memory", inf->resource);
+	if (rc)
 		return err_set(w->e, ERR_INVALID, "informer %s: watch event: invalid JSON: %s", inf->resource, ebuf);
 	const char *type = str_at(root, type_path);
 	yajl_val obj = yajl_tree_get(root, obj_path, yajl_t_object);
@@ -509,8 +543,7 @@ static int watch_line(void *ctx, char *line, size_t len)
 	/* The event is applied: resume after it even if its object could not be decoded. */
 	set_rv(inf, rv);
 out:
-	yajl_tree_free(root);
-	return rc;
+	return rc; /* root lives in inf->json until the next event */
 }
 
 static int do_watch(struct api_informer *inf, struct api_conn *conn, unsigned long *events, struct err *e)
@@ -561,6 +594,10 @@ static void *informer_main(void *arg)
 		if (!conn) {
 			err_clear(&e);
 			conn = api_conn_new(inf->client, &e);
+			if (conn && api__conn_bulk(conn, &e) < 0) {
+				api_conn_free(conn);
+				conn = NULL;
+			}
 			if (!conn) {
 				LOG_ERROR("informer %s: %s", inf->resource, e.msg);
 				goto backoff;
@@ -641,7 +678,7 @@ struct api_informer *api_informer_new(struct api_client *c, enum api_kind kind, 
 		return NULL;
 	}
 	inf = calloc(1, sizeof(*inf));
-	if (!inf)
+	if (!inf || !(inf->json = api__json_new()))
 		goto nomem;
 	inf->client = c;
 	inf->kind = kind;
@@ -670,6 +707,7 @@ struct api_informer *api_informer_new(struct api_client *c, enum api_kind kind, 
 	return inf;
 nomem:
 	if (inf) {
+		api__json_free(inf->json);
 		curl_free(inf->field_selector_q);
 		curl_free(inf->label_selector_q);
 		free(inf);
@@ -719,6 +757,7 @@ void api_informer_free(struct api_informer *inf)
 	map_release(&inf->store);
 	pthread_cond_destroy(&inf->cond);
 	pthread_mutex_destroy(&inf->lock);
+	api__json_free(inf->json);
 	curl_free(inf->field_selector_q);
 	curl_free(inf->label_selector_q);
 	free(inf);

@@ -291,6 +291,8 @@ static int set_node_locked(struct cache *c, struct cache_node *n, struct api_nod
 		n->info.images = imgs;
 		n->info.n_images = n_imgs;
 		imgs = NULL;
+		/* out of memory only costs speed: node_info_image falls back to binary search */
+		(void)node_info_index_images(&n->info);
 	}
 	if (n->info.node != node) {
 		api_node_unref(n->info.node);

@@ -31,11 +31,14 @@ struct snapshot {
 /* Drops every clone and list; the snapshot becomes empty (generation 0). */
 void snapshot_clear_(struct snapshot *s);
 
-/* One zone of the node tree: nodes in insertion order. region/zone are interned ("" if absent). */
+/* One zone of the node tree: nodes in insertion order. region/zone are interned ("" if absent).
+ * members holds the same names (value: the name) so that an add finds a duplicate in O(1):
+ * building a tree of n nodes is O(n), not O(n^2). */
 struct node_tree_zone {
 	const char *region, *zone;
 	const char **names; /* interned */
 	uint32_t n, cap;
+	struct map members;
 };
 
 struct node_tree {
@@ -47,8 +50,11 @@ struct node_tree {
 /* Upstream utilnode.GetZoneKey, as a (region, zone) pair of interned strings: the
  * failure-domain.beta.kubernetes.io labels win over topology.kubernetes.io ones when present. */
 void node_tree_zone_of(const struct api_node *node, const char **region, const char **zone);
+/* Appends name to its zone (a new zone goes last); a name already in that zone is left where it
+ * is (upstream addNode). O(1) amortised, plus O(zones) to find the zone. 0 or ERR_NOMEM. */
 int node_tree_add(struct node_tree *t, const char *region, const char *zone, const char *name);
-/* ERR_NOT_FOUND when the node is not in that zone. An emptied zone is dropped. */
+/* ERR_NOT_FOUND when the node is not in that zone. An emptied zone is dropped. O(nodes of the
+ * zone): the order of the others is kept. */
 int node_tree_remove(struct node_tree *t, const char *region, const char *zone, const char *name);
 /* Round robin over zones: the i-th node of each zone in turn. out holds t->num_nodes entries;
  * returns how many were written. */

@@ -351,6 +351,7 @@ void node_info_release(struct node_info *ni)
 	free(ni->requested.scalar);
 	free(ni->ports);
 	free(ni->images);
+	free(ni->image_slots);
 	api_node_unref(ni->node);
 	memset(ni, 0, sizeof(*ni));
 }
@@ -567,6 +568,63 @@ static int grow(void **arr, uint32_t *cap, uint32_t need, size_t elem)
 	return 0;
 }
 
+/* dst's images are a copy of src's: the same index fits them (slots hold positions). */
+static int copy_image_index(struct node_info *dst, const struct node_info *src)
+{
+	bool valid = src->image_slots && src->image_slots_for == src->images && src->image_slots_n == src->n_images;
+	if (!valid) {
+		dst->image_slots_for = NULL;
+		return 0;
+	}
+	size_t n = (size_t)src->image_slots_mask + 1;
+	if (!dst->image_slots || dst->image_slots_mask != src->image_slots_mask) {
+		uint32_t *slots = realloc(dst->image_slots, n * sizeof(*slots));
+		if (!slots) {
+			dst->image_slots_for = NULL;
+			return ERR_NOMEM;
+		}
+		dst->image_slots = slots;
+		dst->image_slots_mask = src->image_slots_mask;
+	}
+	memcpy(dst->image_slots, src->image_slots, n * sizeof(*dst->image_slots));
+	dst->image_slots_n = dst->n_images;
+	dst->image_slots_for = dst->images;
+	return 0;
+}
+
+/* Fibonacci hashing of the pointer: interned names are distinct addresses. */
+static inline uint32_t image_hash(const char *name)
+{
+	return (uint32_t)(((uint64_t)(uintptr_t)name * 0x9E3779B97F4A7C15ull) >> 32);
+}
+
+int node_info_index_images(struct node_info *ni)
+{
+	ni->image_slots_for = NULL;
+	if (!ni->n_images)
+		return 0;
+	uint32_t cap = 8;
+	while (cap < 2 * ni->n_images) /* load factor at most 1/2: short probes */
+		cap *= 2;
+	if (!ni->image_slots || ni->image_slots_mask + 1 != cap) {
+		uint32_t *slots = realloc(ni->image_slots, cap * sizeof(*slots));
+		if (!slots)
+			return ERR_NOMEM;
+		ni->image_slots = slots;
+		ni->image_slots_mask = cap - 1;
+	}
+	memset(ni->image_slots, 0, cap * sizeof(*ni->image_slots));
+	for (uint32_t i = 0; i < ni->n_images; i++) {
+		uint32_t h = image_hash(ni->images[i].name) & ni->image_slots_mask;
+		while (ni->image_slots[h])
+			h = (h + 1) & ni->image_slots_mask;
+		ni->image_slots[h] = i + 1;
+	}
+	ni->image_slots_n = ni->n_images;
+	ni->image_slots_for = ni->images;
+	return 0;
+}
+
 int node_info_copy(struct node_info *dst, const struct node_info *src, struct err *e)
 {
 	uint32_t cap_images = dst->images ? dst->n_images : 0;
@@ -594,6 +652,8 @@ int node_info_copy(struct node_info *dst, const struct node_info *src, struct er
 	dst->n_images = src->n_images;
 	if (src->n_images)
 		memcpy(dst->images, src->images, src->n_images * sizeof(*dst->images));
+	if (copy_image_index(dst, src) < 0)
+		goto nomem;
 	for (uint32_t i = 0; i < src->n_pods; i++) {
 		struct node_pod *d = &dst->pods[i];
 		const struct node_pod *s = &src->pods[i];
@@ -628,11 +688,16 @@ const struct node_image *node_info_image(const struct node_info *ni, const char 
 {
 	if (!ni->n_images || !interned_name)
 		return NULL;
+	if (ni->image_slots_for == ni->images && ni->image_slots_n == ni->n_images) {
+		for (uint32_t h = image_hash(interned_name) & ni->image_slots_mask;; h = (h + 1) & ni->image_slots_mask) {
+			uint32_t s = ni->image_slots[h];
+			if (!s)
+				return NULL;
+			if (ni->images[s - 1].name == interned_name)
+				return &ni->images[s - 1];
+		}
+	}
 	return bsearch(interned_name, ni->images, ni->n_images, sizeof(*ni->images), image_cmp);
 }
 
-const struct api_resources *node_info_allocatable(const struct node_info *ni)
-{
-	static const struct api_resources zero;
-	return ni->node ? &ni->node->allocatable : &zero;
-}
+const struct api_resources node_info_no_resources_;

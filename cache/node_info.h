@@ -63,6 +63,13 @@ struct node_info {
 
 	uint32_t n_images;
 	struct node_image *images; /* sorted by name pointer for bsearch; one entry per distinct name */
+	/* A hash index of images by name pointer (node_info_index_images): image_slots[h & mask] holds
+	 * an index into images plus 1, 0 = empty, linear probing. Used only while image_slots_for ==
+	 * images and image_slots_n == n_images, so images set without it (tests) are searched. */
+	uint32_t *image_slots;
+	uint32_t image_slots_mask;
+	uint32_t image_slots_n;
+	const struct node_image *image_slots_for;
 
 	uint64_t generation; /* cache generation of the last change */
 };
@@ -106,9 +113,19 @@ int32_t node_info_pod_index(const struct node_info *ni, const char *uid);
  * large enough. dst must be zeroed or a node_info previously filled by these functions. */
 int node_info_copy(struct node_info *dst, const struct node_info *src, struct err *e);
 
+/* Builds ni's image index for its current images (the cache does, whenever they change), so that
+ * node_info_image is one hash probe instead of a binary search. ERR_NOMEM leaves no index (lookups
+ * still work). */
+int node_info_index_images(struct node_info *ni);
+
 /* Whether the node has the image (interned, normalised name); NULL when absent. */
 const struct node_image *node_info_image(const struct node_info *ni, const char *interned_name);
-/* Allocatable of the node (zeroes for a ghost). */
-const struct api_resources *node_info_allocatable(const struct node_info *ni);
+
+/* Allocatable of the node (zeroes for a ghost). Inline: plugins read it per node. */
+extern const struct api_resources node_info_no_resources_;
+static inline const struct api_resources *node_info_allocatable(const struct node_info *ni)
+{
+	return ni->node ? &ni->node->allocatable : &node_info_no_resources_;
+}
 
 #endif

@@ -45,6 +45,20 @@ static int32_t zone_index(const struct node_tree *t, const char *region, const c
 	return -1;
 }
 
+static void zone_release(struct node_tree_zone *z)
+{
+	free(z->names);
+	map_release(&z->members);
+}
+
+/* Drops zone zi (it has no nodes). */
+static void zone_drop(struct node_tree *t, uint32_t zi)
+{
+	zone_release(&t->zones[zi]);
+	memmove(&t->zones[zi], &t->zones[zi + 1], (t->n_zones - zi - 1) * sizeof(*t->zones));
+	t->n_zones--;
+}
+
 int node_tree_add(struct node_tree *t, const char *region, const char *zone, const char *name)
 {
 	int32_t zi = zone_index(t, region, zone);
@@ -58,26 +72,29 @@ int node_tree_add(struct node_tree *t, const char *region, const char *zone, con
 			t->cap_zones = cap;
 		}
 		zi = (int32_t)t->n_zones++;
-		t->zones[zi] = (struct node_tree_zone){ region, zone, NULL, 0, 0 };
+		t->zones[zi] = (struct node_tree_zone){ region, zone, NULL, 0, 0, { 0 } };
+		map_init(&t->zones[zi].members);
 	}
 	struct node_tree_zone *z = &t->zones[zi];
-	for (uint32_t i = 0; i < z->n; i++)
-		if (z->names[i] == name)
-			return 0; /* already there, as upstream's addNode */
+	if (map_get(&z->members, name))
+		return 0; /* already there, as upstream's addNode */
 	if (z->n == z->cap) {
 		uint32_t cap = z->cap ? z->cap * 2 : 8;
 		const char **names = realloc(z->names, cap * sizeof(*names));
-		if (!names) {
-			if (!z->n) /* do not leave an empty zone behind */
-				t->n_zones--;
-			return ERR_NOMEM;
-		}
+		if (!names)
+			goto nomem;
 		z->names = names;
 		z->cap = cap;
 	}
+	if (map_put(&z->members, name, (void *)name, NULL) < 0)
+		goto nomem;
 	z->names[z->n++] = name;
 	t->num_nodes++;
 	return 0;
+nomem:
+	if (!z->n) /* do not leave an empty zone behind */
+		zone_drop(t, (uint32_t)zi);
+	return ERR_NOMEM;
 }
 
 int node_tree_remove(struct node_tree *t, const char *region, const char *zone, const char *name)
@@ -86,20 +103,19 @@ int node_tree_remove(struct node_tree *t, const char *region, const char *zone, 
 	if (zi < 0)
 		return ERR_NOT_FOUND;
 	struct node_tree_zone *z = &t->zones[zi];
+	if (!map_del(&z->members, name))
+		return ERR_NOT_FOUND;
 	for (uint32_t i = 0; i < z->n; i++) {
 		if (z->names[i] != name)
 			continue;
 		memmove(&z->names[i], &z->names[i + 1], (z->n - i - 1) * sizeof(*z->names));
 		z->n--;
 		t->num_nodes--;
-		if (!z->n) {
-			free(z->names);
-			memmove(&t->zones[zi], &t->zones[zi + 1], (t->n_zones - zi - 1) * sizeof(*t->zones));
-			t->n_zones--;
-		}
+		if (!z->n)
+			zone_drop(t, (uint32_t)zi);
 		return 0;
 	}
-	return ERR_NOT_FOUND;
+	return ERR_NOT_FOUND; /* members and names disagree: cannot happen */
 }
 
 uint32_t node_tree_list(const struct node_tree *t, const char **out)
@@ -122,7 +138,7 @@ uint32_t node_tree_list(const struct node_tree *t, const char **out)
 void node_tree_release(struct node_tree *t)
 {
 	for (uint32_t i = 0; i < t->n_zones; i++)
-		free(t->zones[i].names);
+		zone_release(&t->zones[i]);
 	free(t->zones);
 	memset(t, 0, sizeof(*t));
 }

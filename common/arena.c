@@ -1,5 +1,12 @@
+/* Bump allocator (contract in arena.h).
+ *
+ * The struct arena and its first block are one malloc: a decoded Pod or Node lives in a single
+ * allocation when its decoder sized the first block right (apiclient/decode.c does). Structures
+ * are 16-byte aligned; strings are packed byte by byte, which saves the padding a 16-byte
+ * rounding would add to every label value or resourceVersion. */
 #include "common/arena.h"
 
+#include <stdalign.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,15 +18,18 @@ struct arena_block {
 	struct arena_block *next;
 	size_t size; /* usable bytes after the header */
 	size_t used;
-	_Alignas(ARENA_ALIGN) unsigned char data[];
+	alignas(ARENA_ALIGN) unsigned char data[];
 };
 
 struct arena {
-	struct arena_block *head; /* current block; the first block is at the end of the chain */
-	struct arena_block *first;
+	struct arena_block *head;  /* current block; the first block is at the end of the chain */
+	struct arena_block *first; /* right after this struct, in the same allocation */
 	size_t next_size;
 	size_t used;
 };
+
+/* The first block's header starts at the first aligned offset after struct arena. */
+#define ARENA_HDR ((sizeof(struct arena) + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1))
 
 static struct arena_block *block_new(size_t size)
 {
@@ -34,17 +44,20 @@ static struct arena_block *block_new(size_t size)
 
 struct arena *arena_new(size_t first_block)
 {
-	struct arena *a = calloc(1, sizeof(*a));
-	if (!a)
-		return NULL;
 	if (!first_block)
 		first_block = ARENA_DEFAULT_BLOCK;
-	a->first = a->head = block_new(first_block);
-	if (!a->first) {
-		free(a);
+	if (first_block > SIZE_MAX / 4)
 		return NULL;
-	}
+	struct arena *a = malloc(ARENA_HDR + sizeof(struct arena_block) + first_block);
+	if (!a)
+		return NULL;
+	a->first = (struct arena_block *)(void *)((char *)a + ARENA_HDR);
+	a->first->next = NULL;
+	a->first->size = first_block;
+	a->first->used = 0;
+	a->head = a->first;
 	a->next_size = first_block * 2;
+	a->used = 0;
 	return a;
 }
 
@@ -53,7 +66,7 @@ void arena_free(struct arena *a)
 	if (!a)
 		return;
 	struct arena_block *b = a->head;
-	while (b) {
+	while (b != a->first) {
 		struct arena_block *next = b->next;
 		free(b);
 		b = next;
@@ -61,14 +74,15 @@ void arena_free(struct arena *a)
 	free(a);
 }
 
-void *arena_alloc(struct arena *a, size_t n)
+/* n bytes at an offset aligned to align (a power of two) in the current block, or in a new one. */
+static void *bump(struct arena *a, size_t n, size_t align)
 {
-	size_t need = (n + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1);
-	if (need < n)
-		return NULL; /* overflow */
 	struct arena_block *b = a->head;
-	if (b->size - b->used < need) {
-		size_t size = a->next_size > need ? a->next_size : need;
+	size_t off = (b->used + align - 1) & ~(align - 1);
+	if (off > b->size || b->size - off < n) {
+		if (n > SIZE_MAX / 2)
+			return NULL;
+		size_t size = a->next_size > n ? a->next_size : n;
 		b = block_new(size);
 		if (!b)
 			return NULL;
@@ -76,17 +90,27 @@ void *arena_alloc(struct arena *a, size_t n)
 		a->head = b;
 		if (a->next_size < (SIZE_MAX >> 2))
 			a->next_size *= 2;
+		off = 0;
 	}
-	void *p = b->data + b->used;
-	b->used += need;
+	void *p = b->data + off;
+	b->used = off + n;
 	a->used += n;
-	memset(p, 0, n);
+	return p;
+}
+
+void *arena_alloc(struct arena *a, size_t n)
+{
+	void *p = bump(a, n, ARENA_ALIGN);
+	if (p)
+		memset(p, 0, n);
 	return p;
 }
 
 char *arena_strndup(struct arena *a, const char *s, size_t len)
 {
-	char *p = arena_alloc(a, len + 1);
+	if (len == SIZE_MAX)
+		return NULL;
+	char *p = bump(a, len + 1, 1);
 	if (!p)
 		return NULL;
 	memcpy(p, s, len);
@@ -117,4 +141,18 @@ void arena_reset(struct arena *a)
 size_t arena_used(const struct arena *a)
 {
 	return a->used;
+}
+
+size_t arena_footprint(const struct arena *a)
+{
+	/* Packed into one block, each boundary between blocks could cost an alignment gap. */
+	size_t n = 0;
+	for (const struct arena_block *b = a->head; b; b = b->next)
+		n += b->used + (b->next ? ARENA_ALIGN - 1 : 0);
+	return n;
+}
+
+bool arena_overflowed(const struct arena *a)
+{
+	return a->head != a->first;
 }

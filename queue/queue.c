@@ -176,6 +176,21 @@ static bool labels_equal(const struct api_labels *a, const struct api_labels *b)
 	return true;
 }
 
+/* Annotations are not interned (apiclient keeps them in the object's arena): compared by content. */
+static bool annotations_equal(const struct api_labels *a, const struct api_labels *b)
+{
+	if (a->n != b->n)
+		return false;
+	for (uint32_t i = 0; i < a->n; i++) {
+		uint32_t j = 0;
+		while (j < b->n && strcmp(b->items[j].key, a->items[i].key) != 0)
+			j++;
+		if (j == b->n || strcmp(b->items[j].value, a->items[i].value) != 0)
+			return false;
+	}
+	return true;
+}
+
 static bool resources_equal(const struct api_resources *a, const struct api_resources *b)
 {
 	if (a->has_cpu != b->has_cpu || a->has_memory != b->has_memory ||
@@ -237,7 +252,7 @@ uint32_t queue_node_update_events(const struct api_node *old_node, const struct 
 		NODE_EV(QUEUE_ACT_UPDATE_NODE_TAINT);
 	if (!conditions_cover(old_node, new_node) || !conditions_cover(new_node, old_node))
 		NODE_EV(QUEUE_ACT_UPDATE_NODE_CONDITION);
-	if (!labels_equal(&old_node->meta.annotations, &new_node->meta.annotations))
+	if (!annotations_equal(&old_node->meta.annotations, &new_node->meta.annotations))
 		NODE_EV(QUEUE_ACT_UPDATE_NODE_ANNOTATION);
 #undef NODE_EV
 	return n;
@@ -1480,4 +1495,48 @@ void queue_incoming_foreach(struct queue *q, void (*cb)(void *ctx, const char *q
 				cb(ctx, inc_names[i], k, c[i]);
 	}
 	pthread_mutex_unlock(&q->lock);
+}
+
+struct rejector_count {
+	const char *plugin, *profile; /* interned */
+	uint64_t n;
+};
+
+void queue_rejector_counts(struct queue *q, void (*cb)(void *ctx, const char *plugin, const char *profile,
+						       uint64_t count),
+			   void *ctx)
+{
+	struct rejector_count *v = NULL;
+	size_t n = 0, cap = 0;
+	pthread_mutex_lock(&q->lock);
+	const char *k;
+	void *val;
+	for (size_t it = 0; map_next(&q->pods, &it, &k, &val);) {
+		const struct queue_pod_info *pi = &((const struct qpi *)val)->pub;
+		uint32_t nu = pi->n_unschedulable_plugins, total = nu + pi->n_pending_plugins;
+		for (uint32_t i = 0; i < total; i++) {
+			const char *plugin = i < nu ? pi->unschedulable_plugins[i] : pi->pending_plugins[i - nu];
+			if (i >= nu && name_in(pi->unschedulable_plugins, nu, plugin))
+				continue; /* the union of both sets */
+			size_t j = 0;
+			while (j < n && (v[j].plugin != plugin || v[j].profile != pi->pod->scheduler_name))
+				j++;
+			if (j == n) {
+				if (n == cap) {
+					size_t nc = cap ? cap * 2 : 16;
+					struct rejector_count *nv = realloc(v, nc * sizeof(*nv));
+					if (!nv)
+						continue; /* out of memory: this pod goes uncounted */
+					v = nv;
+					cap = nc;
+				}
+				v[n++] = (struct rejector_count){ plugin, pi->pod->scheduler_name, 0 };
+			}
+			v[j].n++;
+		}
+	}
+	for (size_t j = 0; j < n; j++)
+		cb(ctx, v[j].plugin, v[j].profile, v[j].n);
+	pthread_mutex_unlock(&q->lock);
+	free(v);
 }

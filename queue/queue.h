@@ -287,6 +287,15 @@ void queue_incoming_foreach(struct queue *q, void (*cb)(void *ctx, const char *q
 							uint64_t count),
 			    void *ctx);
 
+/* Upstream scheduler_unschedulable_pods{plugin, profile}: for every pod in the queue (not in
+ * flight), each plugin that rejected its last attempt (unschedulable or pending plugins, or the
+ * PreEnqueue plugin gating it) counts the pod once; upstream increments at the failure and
+ * decrements at the next pop, which amounts to the same. cb is called once per (plugin, profile
+ * scheduler name) with a non-zero count, under the queue lock. */
+void queue_rejector_counts(struct queue *q, void (*cb)(void *ctx, const char *plugin, const char *profile,
+						       uint64_t count),
+			   void *ctx);
+
 /* Backoff duration for a pod with these counts (upstream calculateBackoffDuration). */
 int64_t queue_backoff_duration(const struct queue *q, uint32_t attempts, uint32_t unschedulable_count,
 			       uint32_t consecutive_errors_count);

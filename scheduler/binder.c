@@ -2,12 +2,19 @@
  * and the PodScheduled status patches, off the scheduling loop.
  *
  * DESIGN
- * A FIFO of jobs (binds and patches) guarded by one mutex and a condition variable; N worker
+ * A FIFO of jobs (binds and patches) guarded by one mutex and a condition variable; worker
  * threads, each with its own api_conn (connection reuse, and the bind callback finds it through a
  * thread-local pointer because DefaultBinder calls back through the framework). A worker takes a
  * job under the lock and runs it unlocked. Binds are never dropped (an assumed pod must end in a
  * bind or a forget); at stop the workers finish every queued job first, so the cache and the
  * queue stay consistent.
+ *
+ * The pool grows on demand up to its maximum: a push that finds more queued jobs than idle
+ * workers starts one more thread. A bind is one synchronous request, so binds in flight = busy
+ * workers, and the binding rate is at most workers / server latency: with 16 workers and the
+ * 60-150 ms a loaded server took per bind, binds fell up to 3000 pods (p50 8.5 s) behind the
+ * scheduling loop (upstream runs each binding cycle in its own goroutine). Threads stay until
+ * stop; an idle one costs its stack and its kept-alive connection.
  *
  * Failure (upstream handleBindingCycleError): Unreserve, ForgetPod, then if the forget succeeded
  * an AssignedPodDelete move for every other pod (the assumed pod freed room), then the common
@@ -35,17 +42,21 @@ struct job {
 
 struct sched_binder {
 	struct scheduler *s;
-	int n_threads;
-	pthread_t *threads;
-	int n_started;
+	int max_threads;
+	pthread_t *threads; /* max_threads slots */
 
-	/* lock guards head/tail/n_jobs/running/stopping; a leaf lock (jobs run unlocked). */
+	/* lock guards everything below; a leaf lock (jobs run unlocked; pthread_create is called
+	 * under it so that stop sees every started thread). */
 	pthread_mutex_t lock;
 	pthread_cond_t cond; /* a job arrived or stopping */
 	struct job *head, *tail;
-	uint32_t n_jobs;  /* queued */
-	uint32_t running; /* being run */
-	bool stopping;
+	uint32_t n_jobs;    /* queued */
+	uint32_t running;   /* being run */
+	uint32_t n_binds;   /* bind jobs queued or being run */
+	uint32_t n_waiting; /* workers waiting for a job */
+	int n_started;
+	bool started, stopping;
+	bool spawn_failed; /* logged once */
 };
 
 /* The connection of the binder thread running the current job (NULL on other threads). */
@@ -102,7 +113,6 @@ static void run_bind(struct scheduler *s, struct sched_bind_job *j)
 	const char *node = j->node_name;
 	struct fw_status st;
 	enum fw_code code = FW_SUCCESS;
-	int64_t t;
 
 	fw_status_reset(&st);
 	if (j->permit_wait) {
@@ -117,18 +127,13 @@ static void run_bind(struct scheduler *s, struct sched_bind_job *j)
 	if (code == FW_SUCCESS) {
 		/* Events from here on cannot make the pod schedulable (upstream: Done before PreBind). */
 		queue_done(s->queue, pod->meta.uid);
-		t = api_now_ns();
-		code = fw_run_pre_bind(prof->fw, j->cycle, pod, node, &st);
-		sched_metrics_extension_point_duration(s->metrics, "PreBind", fw_code_str(code), prof->name, sched_since_s(t));
+		code = fw_run_pre_bind(prof->fw, j->cycle, pod, node, &st); /* timed by the framework */
 		if (code == FW_SUCCESS && s->o.may_bind && !s->o.may_bind(s->o.may_bind_ctx))
 			code = fw_status_set(&st, FW_ERROR, "not binding: this replica is no longer the leader");
 		if (code == FW_SUCCESS) {
 			if (s->o.hooks.before_bind)
 				s->o.hooks.before_bind(s->o.hooks.ctx, pod, node);
-			t = api_now_ns();
 			code = fw_run_bind(prof->fw, j->cycle, pod, node, &st);
-			sched_metrics_extension_point_duration(s->metrics, "Bind", fw_code_str(code), prof->name,
-							       sched_since_s(t));
 			if (code == FW_SKIP) /* no bind plugin bound it */
 				code = fw_status_set(&st, FW_ERROR, "no Bind plugin bound the pod");
 		}
@@ -185,8 +190,11 @@ static void *worker_main(void *arg)
 		LOG_ERROR("binder: no connection (%s): binds will fail and be retried", e.msg);
 	pthread_mutex_lock(&b->lock);
 	for (;;) {
-		while (!b->head && !b->stopping)
+		while (!b->head && !b->stopping) {
+			b->n_waiting++;
 			pthread_cond_wait(&b->cond, &b->lock);
+			b->n_waiting--;
+		}
 		if (!b->head) /* stopping and drained */
 			break;
 		struct job *j = b->head;
@@ -200,9 +208,11 @@ static void *worker_main(void *arg)
 			run_bind(b->s, j->u.bind);
 		else
 			run_patch(b->s, j->u.patch);
-		free(j);
 		pthread_mutex_lock(&b->lock);
 		b->running--;
+		if (j->kind == JOB_BIND)
+			b->n_binds--;
+		free(j);
 	}
 	pthread_mutex_unlock(&b->lock);
 	api_conn_free(tl_conn);
@@ -210,29 +220,55 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-struct sched_binder *sched_binder_new(struct scheduler *s, int threads, struct err *e)
+struct sched_binder *sched_binder_new(struct scheduler *s, int max_threads, struct err *e)
 {
-	struct sched_binder *b = calloc(1, sizeof(*b));
-	if (!b || !(b->threads = calloc((size_t)threads, sizeof(*b->threads)))) {
+	struct sched_binder *b = NULL;
+	if (max_threads < 1) {
+		err_set(e, ERR_INVALID, "binder: at least one thread is needed (got %d)", max_threads);
+		return NULL;
+	}
+	if (!(b = calloc(1, sizeof(*b))) || !(b->threads = calloc((size_t)max_threads, sizeof(*b->threads)))) {
 		free(b);
 		err_set(e, ERR_NOMEM, "binder: out of memory");
 		return NULL;
 	}
 	b->s = s;
-	b->n_threads = threads;
+	b->max_threads = max_threads;
 	pthread_mutex_init(&b->lock, NULL);
 	pthread_cond_init(&b->cond, NULL);
 	return b;
 }
 
+/* Starts one more worker if jobs outnumber the idle workers. Caller holds b->lock. */
+static int grow_locked(struct sched_binder *b)
+{
+	if (!b->started || b->stopping || b->n_started >= b->max_threads || b->n_jobs <= b->n_waiting)
+		return 0;
+	int rc = pthread_create(&b->threads[b->n_started], NULL, worker_main, b);
+	if (rc)
+		return rc;
+	b->n_started++;
+	return 0;
+}
+
 int sched_binder_start(struct sched_binder *b, struct err *e)
 {
-	while (b->n_started < b->n_threads) {
-		int rc = pthread_create(&b->threads[b->n_started], NULL, worker_main, b);
-		if (rc)
-			return err_set(e, ERR_NOMEM, "binder: pthread_create: %s", strerror(rc));
-		b->n_started++;
-	}
+	int rc = 0;
+	pthread_mutex_lock(&b->lock);
+	b->started = true;
+	/* One worker at least; more for the jobs queued before the start. */
+	if (b->n_started == 0 && (rc = pthread_create(&b->threads[0], NULL, worker_main, b)) == 0)
+		b->n_started = 1;
+	while (rc == 0 && b->n_started < b->max_threads && b->n_jobs > (uint32_t)b->n_started)
+		if ((rc = pthread_create(&b->threads[b->n_started], NULL, worker_main, b)) == 0)
+			b->n_started++;
+	if (rc && b->n_started == 0)
+		b->started = false;
+	pthread_mutex_unlock(&b->lock);
+	if (rc && !b->started)
+		return err_set(e, ERR_NOMEM, "binder: pthread_create: %s", strerror(rc));
+	if (rc) /* the pool runs with fewer threads; growth is retried on later pushes */
+		LOG_WARN("binder: pthread_create: %s (running with %d threads)", strerror(rc), b->n_started);
 	return 0;
 }
 
@@ -261,8 +297,17 @@ static void push(struct sched_binder *b, struct job *j, enum job_kind kind, void
 		b->head = j;
 	b->tail = j;
 	b->n_jobs++;
+	if (kind == JOB_BIND)
+		b->n_binds++;
+	int rc = grow_locked(b);
+	bool first_failure = rc && !b->spawn_failed;
+	if (rc)
+		b->spawn_failed = true;
+	int n = b->n_started;
 	pthread_cond_signal(&b->cond);
 	pthread_mutex_unlock(&b->lock);
+	if (first_failure) /* the running workers take the job */
+		LOG_WARN("binder: cannot start another thread (%s): continuing with %d", strerror(rc), n);
 }
 
 void sched_binder_bind(struct sched_binder *b, struct sched_bind_job *job)
@@ -283,31 +328,51 @@ uint32_t sched_binder_pending(struct sched_binder *b)
 	return n;
 }
 
+uint32_t sched_binder_binds_pending(struct sched_binder *b)
+{
+	pthread_mutex_lock(&b->lock);
+	uint32_t n = b->n_binds;
+	pthread_mutex_unlock(&b->lock);
+	return n;
+}
+
 void sched_binder_stop(struct sched_binder *b)
 {
 	if (!b)
 		return;
 	pthread_mutex_lock(&b->lock);
-	b->stopping = true;
+	b->stopping = true; /* no thread starts from now on */
+	int n = b->n_started;
 	pthread_cond_broadcast(&b->cond);
 	pthread_mutex_unlock(&b->lock);
-	for (int i = 0; i < b->n_started; i++)
+	for (int i = 0; i < n; i++)
 		pthread_join(b->threads[i], NULL);
-	b->n_started = 0;
+	if (n)
+		LOG_V(2, "binder: stopped %d of at most %d worker threads", n, b->max_threads);
 	/* Workers that never started leave jobs behind: run them here (no connection: binds fail
-	 * and the pods are forgotten and requeued, keeping the cache consistent). */
-	while (b->head) {
-		struct job *j = b->head;
+	 * and the pods are forgotten and requeued, keeping the cache consistent). The lock is taken
+	 * because the event sender may read the counters meanwhile. */
+	pthread_mutex_lock(&b->lock);
+	b->n_started = 0;
+	struct job *j;
+	while ((j = b->head)) {
 		b->head = j->next;
+		if (!b->head)
+			b->tail = NULL;
 		b->n_jobs--;
+		pthread_mutex_unlock(&b->lock);
 		if (j->kind == JOB_BIND)
 			run_bind(b->s, j->u.bind);
 		else
 			run_patch(b->s, j->u.patch);
+		pthread_mutex_lock(&b->lock);
+		if (j->kind == JOB_BIND)
+			b->n_binds--;
 		free(j);
 	}
-	b->tail = NULL;
+	b->started = false;
 	b->stopping = false;
+	pthread_mutex_unlock(&b->lock);
 }
 
 void sched_binder_free(struct sched_binder *b)

@@ -10,7 +10,12 @@
  * was never sent (the sender never holds such an entry: it marks an entry sent when it takes it).
  *
  * Once a second the sender queues series whose count grew since they were last sent (at most one
- * send per series interval) and forgets entries not observed within the aggregation window. */
+ * send per series interval) and forgets entries not observed within the aggregation window.
+ *
+ * Priority: before each send the sender asks busy() (without its lock); while it says yes and an
+ * event went out less than busy_interval ago, the sender sleeps EV_BUSY_POLL_NS and asks again.
+ * Upstream posts events at the client's rate limit, binds or not; here a burst's Scheduled events
+ * (10000 pods on SchedulingBasic 5000 nodes) wait until the binds are done, then go at qps. */
 #include "scheduler/events.h"
 
 #include <errno.h>
@@ -26,7 +31,8 @@
 #include "common/log.h"
 #include "common/map.h"
 
-#define EV_MAINT_NS 1000000000LL /* maintenance pass period */
+#define EV_MAINT_NS 1000000000LL    /* maintenance pass period */
+#define EV_BUSY_POLL_NS 20000000LL  /* how often busy() is asked while it says yes */
 
 struct ev_entry {
 	char *key; /* points into buf */
@@ -60,7 +66,7 @@ struct sched_events {
 	pthread_t thread;
 	bool running; /* owner thread only */
 
-	atomic_uint_fast64_t recorded, sent, aggregated, dropped, errors;
+	atomic_uint_fast64_t recorded, sent, aggregated, dropped, errors, deferred;
 };
 
 const char *sched_events_truncate(const char *msg, char *buf, size_t max)
@@ -297,6 +303,8 @@ static void *sender_main(void *arg)
 	struct api_conn *conn = NULL;
 	struct err e = { 0 };
 	int64_t next_maint = api_now_ns() + EV_MAINT_NS;
+	int64_t busy_interval = (ev->o.busy_interval_ms > 0 ? ev->o.busy_interval_ms : 1000) * 1000000LL;
+	int64_t last_send = INT64_MIN / 2; /* monotonic; long ago */
 	char reporting_instance[300];
 
 	if (ev->o.client && !ev->o.send && !(conn = api_conn_new(ev->o.client, &e)))
@@ -324,6 +332,23 @@ static void *sender_main(void *arg)
 			pthread_cond_timedwait(&ev->cond, &ev->lock, &ts);
 			continue;
 		}
+		if (ev->o.busy && !ev->stopping && now - last_send < busy_interval) {
+			pthread_mutex_unlock(&ev->lock);
+			bool busy = ev->o.busy(ev->o.busy_ctx);
+			if (busy) {
+				/* A plain sleep: record() signals on every event, which would spin a wait. */
+				atomic_fetch_add(&ev->deferred, 1);
+				struct timespec ts = { 0, EV_BUSY_POLL_NS };
+				nanosleep(&ts, NULL);
+			}
+			pthread_mutex_lock(&ev->lock);
+			if (busy)
+				continue;
+			now = api_now_ns();
+			if (!ev->head) /* dropped meanwhile (capacity) */
+				continue;
+		}
+		last_send = now;
 		struct ev_entry *x = fifo_pop_locked(ev);
 		x->sent_count = x->count;
 		x->last_sent_ns = now;
@@ -438,6 +463,7 @@ void sched_events_stats(struct sched_events *ev, struct sched_events_stats *out)
 	out->aggregated = atomic_load(&ev->aggregated);
 	out->dropped = atomic_load(&ev->dropped);
 	out->errors = atomic_load(&ev->errors);
+	out->deferred = atomic_load(&ev->deferred);
 	pthread_mutex_lock(&ev->lock);
 	out->queued = ev->n_queued;
 	pthread_mutex_unlock(&ev->lock);

@@ -7,6 +7,9 @@
  * merged event was already sent, the series (count > 1, first and last observation) is sent
  * again at most once per series interval. Rate limit: a token bucket (qps, burst) in front of the
  * server. When more than `capacity` events wait to be sent, the oldest is dropped and counted.
+ * Priority: while the optional `busy` callback says so (binds in flight), at most one event is
+ * sent per busy_interval_ms; the rest wait in the queue (bounded as above) until it says no more,
+ * so events never compete with binds for the server during a burst and are all sent after it.
  *
  * THREADS: record and stats from any thread; start/stop/free from one owner thread. */
 #ifndef CSCHED_SCHED_EVENTS_H
@@ -31,6 +34,11 @@ struct sched_events_options {
 	long window_ms;            /* aggregation window */
 	long series_ms;            /* a series is re-sent at most this often */
 	const char *instance;      /* reportingInstance suffix ("csched-HOST"); NULL = hostname */
+	/* Optional: true while more urgent requests are in flight (the scheduler: binds). Called by
+	 * the sender thread without its lock held, every 20 ms while it says so. */
+	bool (*busy)(void *ctx);
+	void *busy_ctx;
+	long busy_interval_ms; /* one event per this many ms while busy; 0 = 1000 */
 	/* Test hook: sends ev instead of api_create_event (conn is NULL then). */
 	int (*send)(void *ctx, const struct api_event *ev, struct err *e);
 	void *send_ctx;
@@ -42,6 +50,7 @@ struct sched_events_stats {
 	uint64_t aggregated; /* observations merged into an earlier one */
 	uint64_t dropped;    /* dropped because the queue was full or at stop */
 	uint64_t errors;     /* sends the server refused or that failed */
+	uint64_t deferred;   /* times the sender waited because busy() said so */
 	uint32_t queued;     /* waiting to be sent now */
 };
 

@@ -12,7 +12,13 @@
  * lag by that one observation, as with any lock-free histogram). Rendering walks the series
  * list (append-only, its length published with a release store), sorts by label values for a
  * stable output, and formats numbers like Go's strconv.FormatFloat(v, 'g', -1, 64), the format
- * client_golang writes. */
+ * client_golang writes.
+ *
+ * Source-fed families (incoming pods, unschedulable pods) live in the same series tables but
+ * are written only by a render: it copies the source's rows (the source holds its own lock while
+ * emitting), then under refresh_lock stores them into the series and renders the family, so two
+ * concurrent scrapes cannot interleave their zero-and-set. Lock order: refresh_lock, then a
+ * family's insert_lock. */
 #include "scheduler/metrics.h"
 
 #include <dirent.h>
@@ -143,6 +149,8 @@ struct family {
 struct sched_metrics {
 	struct family fam[F_COUNT];
 	struct sched_metrics_sources src;
+	/* guards the refresh-and-render of the source-fed families (see DESIGN) */
+	pthread_mutex_t refresh_lock;
 };
 
 /* ---------- Series lookup ---------- */
@@ -257,15 +265,11 @@ static void counter_inc(struct sched_metrics *m, int fam, const char *const *v)
 		atomic_fetch_add_explicit(&s->count, 1, memory_order_relaxed);
 }
 
-static void gauge_add(struct sched_metrics *m, int fam, const char *const *v, int64_t delta, bool set)
+static void gauge_set(struct sched_metrics *m, int fam, const char *const *v, int64_t value)
 {
 	struct series *s = family_series(m, &m->fam[fam], v);
-	if (!s)
-		return;
-	if (set)
-		atomic_store_explicit(&s->gauge, delta, memory_order_relaxed);
-	else
-		atomic_fetch_add_explicit(&s->gauge, delta, memory_order_relaxed);
+	if (s)
+		atomic_store_explicit(&s->gauge, value, memory_order_relaxed);
 }
 
 /* Index of the first bucket whose upper bound is >= v (Prometheus buckets are "le"). */
@@ -282,13 +286,8 @@ static int bucket_index(const struct family *f, double v)
 	return lo;
 }
 
-static void histogram_observe(struct sched_metrics *m, int fam, const char *const *v, double value)
+static void sum_add(struct series *s, double value)
 {
-	struct family *f = &m->fam[fam];
-	struct series *s = family_series(m, f, v);
-	if (!s || isnan(value))
-		return;
-	atomic_fetch_add_explicit(&s->buckets[bucket_index(f, value)], 1, memory_order_relaxed);
 	uint64_t old = atomic_load_explicit(&s->sum_bits, memory_order_relaxed), nw;
 	do {
 		double d;
@@ -297,6 +296,16 @@ static void histogram_observe(struct sched_metrics *m, int fam, const char *cons
 		memcpy(&nw, &d, sizeof nw);
 	} while (!atomic_compare_exchange_weak_explicit(&s->sum_bits, &old, nw, memory_order_relaxed,
 							memory_order_relaxed));
+}
+
+static void histogram_observe(struct sched_metrics *m, int fam, const char *const *v, double value)
+{
+	struct family *f = &m->fam[fam];
+	struct series *s = family_series(m, f, v);
+	if (!s || isnan(value))
+		return;
+	atomic_fetch_add_explicit(&s->buckets[bucket_index(f, value)], 1, memory_order_relaxed);
+	sum_add(s, value);
 }
 
 void sched_metrics_schedule_attempt(struct sched_metrics *m, enum sched_metrics_result result, const char *profile,
@@ -322,7 +331,11 @@ void sched_metrics_pod_scheduled(struct sched_metrics *m, int attempts, double s
 	if (!m)
 		return;
 	char buf[16];
-	snprintf(buf, sizeof buf, "%d", attempts);
+	/* upstream getAttemptsLabel: capped so the label cannot grow without bound */
+	if (attempts >= 15)
+		snprintf(buf, sizeof buf, "15+");
+	else
+		snprintf(buf, sizeof buf, "%d", attempts);
 	const char *v[] = {buf};
 	histogram_observe(m, F_SLI, v, seconds);
 	histogram_observe(m, F_POD_ATTEMPTS, NULL, attempts);
@@ -346,12 +359,24 @@ void sched_metrics_plugin_duration(struct sched_metrics *m, const char *plugin, 
 	histogram_observe(m, F_PLUGIN, v, seconds);
 }
 
-void sched_metrics_queue_incoming(struct sched_metrics *m, const char *queue, const char *event)
+void sched_metrics_plugin_durations(struct sched_metrics *m, const char *plugin, const char *extension_point,
+				    const char *status, const uint64_t *buckets, size_t nbuckets, double sum)
 {
 	if (!m)
 		return;
-	const char *v[] = {queue, event};
-	counter_inc(m, F_QUEUE_INCOMING, v);
+	struct family *f = &m->fam[F_PLUGIN];
+	if (nbuckets != (size_t)f->d->nbuckets + 1) {
+		count_dropped(m);
+		return;
+	}
+	const char *v[] = {plugin, extension_point, status};
+	struct series *s = family_series(m, f, v);
+	if (!s || isnan(sum))
+		return;
+	for (size_t i = 0; i < nbuckets; i++)
+		if (buckets[i])
+			atomic_fetch_add_explicit(&s->buckets[i], buckets[i], memory_order_relaxed);
+	sum_add(s, sum);
 }
 
 void sched_metrics_preemption_attempt(struct sched_metrics *m)
@@ -366,20 +391,12 @@ void sched_metrics_preemption_victims(struct sched_metrics *m, int victims)
 		histogram_observe(m, F_PREEMPT_VICTIMS, NULL, victims);
 }
 
-void sched_metrics_unschedulable_add(struct sched_metrics *m, const char *plugin, const char *profile, int delta)
-{
-	if (!m)
-		return;
-	const char *v[] = {plugin, profile};
-	gauge_add(m, F_UNSCHEDULABLE, v, delta, false);
-}
-
 void sched_metrics_set_leader(struct sched_metrics *m, const char *lease_name, bool leader)
 {
 	if (!m)
 		return;
 	const char *v[] = {lease_name};
-	gauge_add(m, F_LEADER, v, leader ? 1 : 0, true);
+	gauge_set(m, F_LEADER, v, leader ? 1 : 0);
 }
 
 /* ---------- Lifecycle ---------- */
@@ -389,6 +406,7 @@ struct sched_metrics *sched_metrics_new(void)
 	struct sched_metrics *m = calloc(1, sizeof *m);
 	if (!m)
 		return NULL;
+	pthread_mutex_init(&m->refresh_lock, NULL);
 	for (int i = 0; i < F_COUNT; i++) {
 		struct family *f = &m->fam[i];
 		f->d = &family_descs[i];
@@ -423,6 +441,7 @@ void sched_metrics_free(struct sched_metrics *m)
 			free(f->list[j]);
 		pthread_mutex_destroy(&f->insert_lock);
 	}
+	pthread_mutex_destroy(&m->refresh_lock);
 	free(m);
 }
 
@@ -671,6 +690,86 @@ static void render_family(struct buf *b, struct family *f)
 	free(sorted);
 }
 
+/* ---------- Source-fed families ---------- */
+
+struct src_row {
+	char *l1, *l2;
+	double value;
+};
+
+struct src_rows {
+	struct src_row *v;
+	size_t n, cap;
+	bool oom;
+};
+
+/* The emit callback: runs under the source's lock, so it only copies. */
+static void collect_row(void *ctx, const char *l1, const char *l2, double value)
+{
+	struct src_rows *r = ctx;
+	if (r->oom)
+		return;
+	if (r->n == r->cap) {
+		size_t cap = r->cap ? r->cap * 2 : 32;
+		struct src_row *v = realloc(r->v, cap * sizeof(*v));
+		if (!v) {
+			r->oom = true;
+			return;
+		}
+		r->v = v;
+		r->cap = cap;
+	}
+	struct src_row *row = &r->v[r->n];
+	row->l1 = strdup(l1 ? l1 : "");
+	row->l2 = strdup(l2 ? l2 : "");
+	row->value = value;
+	if (!row->l1 || !row->l2) {
+		free(row->l1);
+		free(row->l2);
+		r->oom = true;
+		return;
+	}
+	r->n++;
+}
+
+/* Stores the source's rows into family fam (a gauge's series not emitted drop to 0, as
+ * upstream's gauges stay at 0 once seen) and renders it. */
+static void render_source_family(struct sched_metrics *m, struct buf *b, int fam,
+				 void (*source)(void *ctx, sched_metrics_emit_fn emit, void *emit_ctx))
+{
+	struct src_rows r = {0};
+	struct family *f = &m->fam[fam];
+	source(m->src.ctx, collect_row, &r);
+	if (r.oom) { /* a partial family would read as counters going down: leave it out */
+		b->oom = true;
+		goto out;
+	}
+	pthread_mutex_lock(&m->refresh_lock);
+	if (f->d->type == FAM_GAUGE) {
+		size_t n = atomic_load_explicit(&f->nseries, memory_order_acquire);
+		for (size_t i = 0; i < n; i++)
+			atomic_store_explicit(&f->list[i]->gauge, 0, memory_order_relaxed);
+	}
+	for (size_t i = 0; i < r.n; i++) {
+		const char *v[] = {r.v[i].l1, r.v[i].l2};
+		struct series *s = family_series(m, f, v);
+		if (!s)
+			continue;
+		if (f->d->type == FAM_GAUGE)
+			atomic_store_explicit(&s->gauge, (int64_t)r.v[i].value, memory_order_relaxed);
+		else
+			atomic_store_explicit(&s->count, (uint64_t)r.v[i].value, memory_order_relaxed);
+	}
+	render_family(b, f);
+	pthread_mutex_unlock(&m->refresh_lock);
+out:
+	for (size_t i = 0; i < r.n; i++) {
+		free(r.v[i].l1);
+		free(r.v[i].l2);
+	}
+	free(r.v);
+}
+
 static void render_gauge_set(struct buf *b, const char *name, const char *help, const char *label,
 			     const char *const *values, const int64_t *counts, int n)
 {
@@ -740,8 +839,12 @@ int sched_metrics_render(struct sched_metrics *m, char **out, size_t *len, struc
 				 "because they are gated.",
 				 "queue", q, v, 4);
 	}
-	for (int i = F_PLUGIN; i <= F_ATTEMPTS; i++)
-		render_family(&b, &m->fam[i]);
+	for (int i = F_PLUGIN; i <= F_ATTEMPTS; i++) {
+		if (i != F_QUEUE_INCOMING)
+			render_family(&b, &m->fam[i]);
+		else if (m->src.queue_incoming)
+			render_source_family(m, &b, i, m->src.queue_incoming);
+	}
 	if (m->src.cache_size) {
 		struct sched_metrics_cache_size cs = {0};
 		m->src.cache_size(m->src.ctx, &cs);
@@ -751,8 +854,12 @@ int sched_metrics_render(struct sched_metrics *m, char **out, size_t *len, struc
 				 "[ALPHA] Number of nodes, pods, and assumed (bound) pods in the scheduler cache.", "type",
 				 t, v, 3);
 	}
-	for (int i = F_ALGORITHM; i < F_COUNT; i++)
-		render_family(&b, &m->fam[i]);
+	for (int i = F_ALGORITHM; i < F_COUNT; i++) {
+		if (i != F_UNSCHEDULABLE)
+			render_family(&b, &m->fam[i]);
+		else if (m->src.unschedulable_pods)
+			render_source_family(m, &b, i, m->src.unschedulable_pods);
+	}
 	if (b.oom || !b.p) {
 		free(b.p);
 		return err_set(e, ERR_NOMEM, "sched_metrics_render: out of memory");

@@ -4,15 +4,15 @@
  *
  * USAGE (scheduler):
  *   struct sched_metrics *m = sched_metrics_new();
- *   struct sched_metrics_sources src = { .ctx = s, .pending_pods = my_pending, .cache_size = my_sizes };
+ *   struct sched_metrics_sources src = { .ctx = s, .pending_pods = my_pending, .cache_size = my_sizes,
+ *                                        .queue_incoming = my_incoming, .unschedulable_pods = my_rejected };
  *   sched_metrics_set_sources(m, &src);          // before the health server starts
  *   ... per pod:
  *   sched_metrics_schedule_attempt(m, SCHED_METRICS_SCHEDULED, "csched", seconds);
  *   sched_metrics_algorithm_duration(m, seconds);
  *   sched_metrics_pod_scheduled(m, attempts, seconds_since_first_enqueue);
  *   sched_metrics_extension_point_duration(m, "Filter", "Success", "csched", seconds);
- *   sched_metrics_plugin_duration(m, "NodeResourcesFit", "Filter", "Success", seconds);
- *   sched_metrics_queue_incoming(m, "active", "PodAdd");
+ *   sched_metrics_plugin_durations(m, "NodeResourcesFit", "Filter", "Success", buckets, 21, sum);
  *   ... shutdown, after every thread that observes has stopped:
  *   sched_metrics_free(m);
  *
@@ -47,20 +47,31 @@ enum sched_metrics_result {
 	SCHED_METRICS_ERROR,         /* "error" */
 };
 
-/* Gauges read at scrape time from the scheduler (so they are never stale). */
+/* Families read at scrape time from the scheduler's own counters (so they are never stale and
+ * cost nothing between scrapes). */
 struct sched_metrics_pending {
 	int64_t active, backoff, unschedulable, gated;
 };
 struct sched_metrics_cache_size {
 	int64_t nodes, pods, assumed_pods;
 };
+/* Hands one series of a two-label family to the registry: its label values (in the family's
+ * label order; copied) and value. */
+typedef void (*sched_metrics_emit_fn)(void *emit_ctx, const char *label1, const char *label2, double value);
 struct sched_metrics_sources {
 	void *ctx;
-	/* scheduler_pending_pods{queue}; NULL: the family is not exported. Called from the HTTP
-	 * thread: must only take the queue's lock briefly. */
+	/* Called from the HTTP thread (one scrape may run several): each must only take the owner's
+	 * lock briefly. NULL: the family is not exported. */
+	/* scheduler_pending_pods{queue} */
 	void (*pending_pods)(void *ctx, struct sched_metrics_pending *out);
-	/* scheduler_scheduler_cache_size{type}; NULL: not exported. */
+	/* scheduler_scheduler_cache_size{type} */
 	void (*cache_size)(void *ctx, struct sched_metrics_cache_size *out);
+	/* scheduler_queue_incoming_pods_total{queue,event}: emit(queue, event, count) for every
+	 * counter (the queue counts at each move, so a scrape is exact). */
+	void (*queue_incoming)(void *ctx, sched_metrics_emit_fn emit, void *emit_ctx);
+	/* scheduler_unschedulable_pods{plugin,profile}: emit(plugin, profile, pods) for every plugin
+	 * that rejected queued pods. A series once exported stays, at 0 when not emitted. */
+	void (*unschedulable_pods)(void *ctx, sched_metrics_emit_fn emit, void *emit_ctx);
 };
 
 struct sched_metrics *sched_metrics_new(void); /* NULL on allocation failure */
@@ -78,7 +89,8 @@ void sched_metrics_schedule_attempt(struct sched_metrics *m, enum sched_metrics_
 /* scheduler_scheduling_algorithm_duration_seconds. */
 void sched_metrics_algorithm_duration(struct sched_metrics *m, double seconds);
 /* A pod was bound: scheduler_pod_scheduling_sli_duration_seconds{attempts} observes seconds
- * (since the pod first entered the queue) and scheduler_pod_scheduling_attempts observes attempts. */
+ * (since the pod first entered the queue; attempts "1".."14", then "15+" as upstream caps it) and
+ * scheduler_pod_scheduling_attempts observes attempts. */
 void sched_metrics_pod_scheduled(struct sched_metrics *m, int attempts, double seconds);
 /* scheduler_framework_extension_point_duration_seconds{extension_point,status,profile};
  * extension_point as upstream ("PreFilter", "Filter", "PostFilter", "PreScore", "Score",
@@ -90,17 +102,16 @@ void sched_metrics_extension_point_duration(struct sched_metrics *m, const char 
  * plugin timings for 10% of the cycles; the caller decides whether to sample. */
 void sched_metrics_plugin_duration(struct sched_metrics *m, const char *plugin, const char *extension_point,
 				   const char *status, double seconds);
-/* scheduler_queue_incoming_pods_total{queue,event}: queue "active"|"backoff"|"unschedulable"|
- * "gated", event as upstream ("PodAdd", "ScheduleAttemptFailure", "BackoffComplete",
- * "UnschedulableTimeout", "NodeAdd", ...). */
-void sched_metrics_queue_incoming(struct sched_metrics *m, const char *queue, const char *event);
+/* The same family, many observations at once: buckets[0..nbuckets) counts them per bucket of the
+ * family (upstream's ExponentialBuckets(0.00001, 1.5, 20): nbuckets must be 21, the last counting
+ * values above 0.0221...; not cumulative) and sum is their total in seconds. A wrong nbuckets
+ * drops the batch (counted in csched_metrics_dropped_observations_total). */
+void sched_metrics_plugin_durations(struct sched_metrics *m, const char *plugin, const char *extension_point,
+				    const char *status, const uint64_t *buckets, size_t nbuckets, double sum);
 /* scheduler_preemption_attempts_total += 1 (every PostFilter preemption attempt). */
 void sched_metrics_preemption_attempt(struct sched_metrics *m);
 /* scheduler_preemption_victims observes victims (when a candidate was chosen). */
 void sched_metrics_preemption_victims(struct sched_metrics *m, int victims);
-/* scheduler_unschedulable_pods{plugin,profile} += delta (+1 when a pod enters the unschedulable
- * pool for each plugin that rejected it, -1 when it leaves). */
-void sched_metrics_unschedulable_add(struct sched_metrics *m, const char *plugin, const char *profile, int delta);
 /* leader_election_master_status{name} = leader ? 1 : 0 (set by scheduler/leader.c). */
 void sched_metrics_set_leader(struct sched_metrics *m, const char *lease_name, bool leader);
 
@@ -117,7 +128,8 @@ int sched_metrics_render(struct sched_metrics *m, char **out, size_t *len, struc
 
 /* Reads one series by family name and label values (nlabels values, in the family's label
  * order): a counter's or gauge's value, a histogram's count. False when no such series exists
- * (callback gauges and process metrics are not readable here: render them). */
+ * (pending pods, cache size and process metrics are not readable here, and the source-fed
+ * incoming-pods and unschedulable-pods families only as of the last render). */
 bool sched_metrics_read(struct sched_metrics *m, const char *family, const char *const *labels, size_t nlabels,
 			double *value);
 

@@ -22,6 +22,7 @@
 struct sched_profile {
 	const char *name; /* interned scheduler name */
 	struct fw_profile *fw;
+	struct sched_metrics *metrics; /* the scheduler's (NULL: none) */
 	/* cycles_lock guards spare/n_spare/cap_spare; a leaf lock. */
 	pthread_mutex_t cycles_lock;
 	struct fw_cycle **spare;
@@ -71,11 +72,8 @@ struct scheduler {
 	/* start_lock guards the started flags and the thread handles (owner calls). */
 	pthread_mutex_t start_lock;
 	bool informers_started, scheduling_started, stopped;
-	pthread_t loop_thread, house_thread;
+	pthread_t loop_thread;
 	atomic_bool stop;
-	/* house_lock guards house_cond's predicate (stop); leaf lock. */
-	pthread_mutex_t house_lock;
-	pthread_cond_t house_cond;
 
 	atomic_int_fast64_t busy_since_ns; /* 0 while the loop waits for a pod */
 	atomic_int_fast64_t heartbeat_ns;
@@ -89,7 +87,10 @@ struct sched_profile *sched_profile_for(struct scheduler *s, const struct api_po
 
 /* A fresh cycle state of prof (recycled), or NULL on out of memory. */
 struct fw_cycle *sched_cycle_get(struct sched_profile *prof);
+/* Gives back a cycle state at the end of an attempt: its remaining timings go to the metrics. */
 void sched_cycle_put(struct sched_profile *prof, struct fw_cycle *c);
+/* Hands the timings the cycle recorded so far to the metrics (the owning thread calls it). */
+void sched_cycle_flush_timings(struct sched_profile *prof, struct fw_cycle *c);
 
 /* Failure of a scheduling or binding attempt (upstream handleSchedulingFailure): requeue unless the
  * pod is gone or bound, record FailedScheduling, queue the PodScheduled=False patch. Takes qpi.
@@ -107,7 +108,9 @@ void sched_reject_on_node(const char *node, const struct fw_status *st, char *ms
 
 /* ---------- binder.c ---------- */
 
-struct sched_binder *sched_binder_new(struct scheduler *s, int threads, struct err *e);
+/* A pool of at most max_threads workers, started on demand (one at start, another whenever a
+ * job finds every worker busy). */
+struct sched_binder *sched_binder_new(struct scheduler *s, int max_threads, struct err *e);
 int sched_binder_start(struct sched_binder *b, struct err *e);
 /* Hands a pod to the binders (takes job; never blocks on I/O). */
 void sched_binder_bind(struct sched_binder *b, struct sched_bind_job *job);
@@ -118,6 +121,8 @@ void sched_binder_stop(struct sched_binder *b);
 void sched_binder_free(struct sched_binder *b);
 /* Jobs queued or running. */
 uint32_t sched_binder_pending(struct sched_binder *b);
+/* Bind jobs queued or running (the event sender yields to them). */
+uint32_t sched_binder_binds_pending(struct sched_binder *b);
 void sched_patch_job_free(struct sched_patch_job *j);
 
 /* The profiles' bind callback (fw_profile_options.bind): api_bind_pod on the calling binder

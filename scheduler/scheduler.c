@@ -8,13 +8,17 @@
  * runs the framework cycle (Filter/Score fan out to the fw_pool workers), assumes the pod in the
  * cache, runs Reserve and Permit, and hands the pod to the binder workers (binder.c): it never
  * waits for the server. Failures go through sched_handle_failure (requeue, event, status patch
- * queued for a binder). Events go to the recorder thread (events.c). The housekeeping thread
- * copies the queue's incoming-pod counters into the metrics once a second. The queue's own timer
+ * queued for a binder). Events go to the recorder thread (events.c). The queue's own timer
  * thread flushes backoff (1 s) and unschedulable leftovers (30 s).
  *
+ * Metrics: the framework records extension-point timings (and, in the sampled cycles, every
+ * plugin call) in the cycle state; whoever owns the cycle hands them to the metrics: the loop
+ * before the binder takes it, then sched_cycle_put at its end. Queue and cache gauges and the
+ * queue's counters are read at scrape time (the src_* callbacks, on the HTTP thread).
+ *
  * Locks: this file holds none across calls into other modules. start_lock only orders the
- * owner's start/stop calls; house_lock only guards the housekeeping wait. The cache and the
- * queue lock internally; handlers call the cache before the queue, as upstream does.
+ * owner's start/stop calls. The cache and the queue lock internally; handlers call the cache
+ * before the queue, as upstream does.
  *
  * Ownership: the informers own the objects they pass to handlers; the cache and the queue take
  * their own references. A popped queue_pod_info is owned by the loop, then by the bind job, and
@@ -24,7 +28,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <time.h>
 
 #include "common/intern.h"
 #include "common/log.h"
@@ -38,7 +41,30 @@ double sched_since_s(int64_t start_ns)
 	return (double)(api_now_ns() - start_ns) / 1e9;
 }
 
+/* Upstream's pluginMetricsSamplePercent: the share of cycles that time every plugin call. */
+#define SCHED_PLUGIN_METRICS_SAMPLE_PERCENT 10
+
 /* ---------- Profiles and cycle states ---------- */
+
+static void sink_ep(void *ctx, const struct fw_ep_timing *t)
+{
+	const struct sched_profile *prof = ctx;
+	sched_metrics_extension_point_duration(prof->metrics, fw_ep_str(t->ep), fw_code_str(t->code), prof->name,
+					       (double)t->ns / 1e9);
+}
+
+static void sink_plugin(void *ctx, const struct fw_plugin_timing *t)
+{
+	const struct sched_profile *prof = ctx;
+	sched_metrics_plugin_durations(prof->metrics, t->plugin, fw_ep_str(t->ep), fw_code_str(t->code), t->buckets,
+				       FW_PLUGIN_TIMING_BUCKETS + 1, t->sum_s);
+}
+
+void sched_cycle_flush_timings(struct sched_profile *prof, struct fw_cycle *c)
+{
+	struct fw_timing_sink sink = { prof, sink_ep, sink_plugin };
+	fw_cycle_drain_timings(c, prof->metrics ? &sink : NULL);
+}
 
 struct sched_profile *sched_profile_for(struct scheduler *s, const struct api_pod *pod)
 {
@@ -63,6 +89,7 @@ void sched_cycle_put(struct sched_profile *prof, struct fw_cycle *c)
 {
 	if (!c)
 		return;
+	sched_cycle_flush_timings(prof, c);
 	fw_cycle_reset(c); /* drop plugin state now rather than when reused */
 	pthread_mutex_lock(&prof->cycles_lock);
 	if (prof->n_spare == prof->cap_spare) {
@@ -335,7 +362,17 @@ struct loop_scratch {
 	struct fw_nominated_pod *noms;
 	uint32_t cap_noms;
 	char msg[FW_STATUS_TEXT_MAX * 3];
+	uint64_t rng; /* xorshift64 state for the plugin-metrics sample, never 0 */
 };
+
+/* Whether this cycle times every plugin call (upstream rand.Intn(100) < pluginMetricsSamplePercent). */
+static bool sample_plugin_metrics(struct loop_scratch *ls)
+{
+	ls->rng ^= ls->rng << 13;
+	ls->rng ^= ls->rng >> 7;
+	ls->rng ^= ls->rng << 17;
+	return ls->rng % 100 < SCHED_PLUGIN_METRICS_SAMPLE_PERCENT;
+}
 
 static void fail_in_cycle(struct scheduler *s, struct sched_profile *prof, struct fw_cycle *c,
 			  struct queue_pod_info *qpi, bool rejected, const char *msg, const struct queue_failure *f,
@@ -394,6 +431,7 @@ static void schedule_one(struct scheduler *s, struct loop_scratch *ls, struct qu
 		sched_handle_failure(s, prof, qpi, false, "out of memory creating the cycle state", NULL, NULL, start);
 		return;
 	}
+	fw_cycle_set_record_plugin_timings(c, s->metrics && sample_plugin_metrics(ls));
 	if (cache_update_snapshot(s->cache, s->snap, &e) < 0) {
 		fail_in_cycle(s, prof, c, qpi, false, e.msg, NULL, NULL, start);
 		return;
@@ -420,7 +458,6 @@ static void schedule_one(struct scheduler *s, struct loop_scratch *ls, struct qu
 		}
 	}
 
-	int64_t t0 = api_now_ns();
 	int rc = fw_schedule_pod(prof->fw, c, &list, pod, &nom, &ls->res, &e);
 	queue_nominated_release(qn, n_qn);
 	if (rc < 0) {
@@ -439,10 +476,7 @@ static void schedule_one(struct scheduler *s, struct loop_scratch *ls, struct qu
 		if (fw_profile_has_post_filter(prof->fw)) {
 			struct fw_post_filter_result pfr = { "" };
 			struct fw_status st;
-			int64_t tp = api_now_ns();
 			enum fw_code pc = fw_run_post_filter(prof->fw, c, pod, &res->diag, &pfr, &st);
-			sched_metrics_extension_point_duration(s->metrics, "PostFilter", fw_code_str(pc), prof->name,
-							       sched_since_s(tp));
 			if (pc == FW_ERROR)
 				LOG_ERROR("Status after running PostFilter plugins for pod %s/%s: %s", pod->meta.namespace,
 					  pod->meta.name, fw_status_message(&st, ls->msg, sizeof(ls->msg)));
@@ -462,7 +496,8 @@ static void schedule_one(struct scheduler *s, struct loop_scratch *ls, struct qu
 		fail_in_cycle(s, prof, c, qpi, false, ls->msg, NULL, NULL, start);
 		return;
 	}
-	sched_metrics_algorithm_duration(s->metrics, sched_since_s(t0));
+	/* upstream measures from the start of the attempt (snapshot included) */
+	sched_metrics_algorithm_duration(s->metrics, sched_since_s(start));
 	const char *host = res->suggested_host;
 
 	/* Assume: the cache counts the pod on host from now on, so the next cycle sees it. */
@@ -473,16 +508,10 @@ static void schedule_one(struct scheduler *s, struct loop_scratch *ls, struct qu
 	queue_delete_nominated_pod(s->queue, pod->meta.uid);
 
 	struct fw_status st;
-	int64_t t = api_now_ns();
 	enum fw_code code = fw_run_reserve(prof->fw, c, pod, host, &st);
-	sched_metrics_extension_point_duration(s->metrics, "Reserve", fw_code_str(code), prof->name, sched_since_s(t));
 	int64_t permit_timeout = 0;
-	if (code == FW_SUCCESS) {
-		t = api_now_ns();
+	if (code == FW_SUCCESS)
 		code = fw_run_permit(prof->fw, c, pod, host, &permit_timeout, &st);
-		sched_metrics_extension_point_duration(s->metrics, "Permit", fw_code_str(code), prof->name,
-						       sched_since_s(t));
-	}
 	if (code != FW_SUCCESS && code != FW_WAIT) {
 		fw_run_unreserve(prof->fw, c, pod, host);
 		if (cache_forget_pod(s->cache, pod, host, &e) < 0)
@@ -514,6 +543,7 @@ static void schedule_one(struct scheduler *s, struct loop_scratch *ls, struct qu
 		.permit_plugin = code == FW_WAIT ? st.plugin : NULL,
 		.start_ns = start,
 	};
+	sched_cycle_flush_timings(prof, c); /* the scheduling cycle's; the binder adds its own */
 	sched_binder_bind(s->binder, job);
 	return;
 skip:
@@ -530,6 +560,7 @@ static void *loop_main(void *arg)
 		LOG_ERROR("scheduling loop: out of memory");
 		return NULL;
 	}
+	ls->rng = (uint64_t)api_now_ns() | 1;
 	/* upstream WaitForCacheSync: never schedule against a partial view of the cluster */
 	while (!atomic_load(&s->stop) && !sched_caches_synced(s)) {
 		api_informer_wait_synced(s->node_inf, 100);
@@ -554,96 +585,14 @@ static void *loop_main(void *arg)
 	return NULL;
 }
 
-/* ---------- Housekeeping: queue counters -> metrics ---------- */
-
-struct incoming_row {
-	char key[96]; /* "queue\x1fevent" */
-	const char *queue, *event; /* into key */
-	uint64_t seen;
-};
-
-struct incoming_batch {
-	struct incoming_row *rows;
-	size_t n, cap;
-	struct incoming_row *now; /* this pass: (key, count) */
-	size_t n_now, cap_now;
-};
-
-static void incoming_cb(void *ctx, const char *queue, const char *event, uint64_t count)
-{
-	struct incoming_batch *b = ctx;
-	if (b->n_now == b->cap_now) {
-		size_t nc = b->cap_now ? b->cap_now * 2 : 32;
-		struct incoming_row *nr = realloc(b->now, nc * sizeof(*nr));
-		if (!nr)
-			return; /* counted next pass */
-		b->now = nr;
-		b->cap_now = nc;
-	}
-	struct incoming_row *r = &b->now[b->n_now++];
-	int n = snprintf(r->key, sizeof(r->key), "%s%c%s", queue, 0x1f, event);
-	if (n < 0 || (size_t)n >= sizeof(r->key)) {
-		b->n_now--;
-		return;
-	}
-	r->key[strlen(queue)] = '\0';
-	r->queue = r->key;
-	r->event = r->key + strlen(queue) + 1;
-	r->seen = count;
-}
-
-static void bridge_incoming(struct scheduler *s, struct incoming_batch *b)
-{
-	b->n_now = 0;
-	queue_incoming_foreach(s->queue, incoming_cb, b);
-	for (size_t i = 0; i < b->n_now; i++) {
-		struct incoming_row *r = &b->now[i], *prev = NULL;
-		for (size_t j = 0; j < b->n; j++)
-			if (strcmp(b->rows[j].queue, r->queue) == 0 && strcmp(b->rows[j].event, r->event) == 0)
-				prev = &b->rows[j];
-		if (!prev) {
-			if (b->n == b->cap) {
-				size_t nc = b->cap ? b->cap * 2 : 32;
-				struct incoming_row *nr = realloc(b->rows, nc * sizeof(*nr));
-				if (!nr)
-					continue;
-				b->rows = nr;
-				b->cap = nc;
-			}
-			prev = &b->rows[b->n++];
-			memcpy(prev->key, r->key, sizeof(prev->key));
-			prev->queue = prev->key;
-			prev->event = prev->key + strlen(prev->key) + 1;
-			prev->seen = 0;
-		}
-		/* the metrics API counts one at a time */
-		for (; prev->seen < r->seen; prev->seen++)
-			sched_metrics_queue_incoming(s->metrics, prev->queue, prev->event);
-	}
-}
-
-static void *house_main(void *arg)
-{
-	struct scheduler *s = arg;
-	struct incoming_batch b = { 0 };
-	pthread_mutex_lock(&s->house_lock);
-	while (!atomic_load(&s->stop)) {
-		pthread_mutex_unlock(&s->house_lock);
-		bridge_incoming(s, &b);
-		pthread_mutex_lock(&s->house_lock);
-		struct timespec ts;
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_sec += 1;
-		if (!atomic_load(&s->stop))
-			pthread_cond_timedwait(&s->house_cond, &s->house_lock, &ts);
-	}
-	pthread_mutex_unlock(&s->house_lock);
-	free(b.rows);
-	free(b.now);
-	return NULL;
-}
-
 /* ---------- Metrics sources (HTTP thread) ---------- */
+
+/* The event sender's busy callback: events wait while binds are queued or in flight. */
+static bool binds_in_flight(void *ctx)
+{
+	struct scheduler *s = ctx;
+	return sched_binder_binds_pending(s->binder) > 0;
+}
 
 static void src_pending(void *ctx, struct sched_metrics_pending *out)
 {
@@ -664,6 +613,31 @@ static void src_cache(void *ctx, struct sched_metrics_cache_size *out)
 	out->nodes = cc.nodes;
 	out->pods = cc.pods;
 	out->assumed_pods = cc.assumed_pods;
+}
+
+struct emit_adapter {
+	sched_metrics_emit_fn emit;
+	void *ctx;
+};
+
+static void emit_count(void *ctx, const char *l1, const char *l2, uint64_t count)
+{
+	const struct emit_adapter *a = ctx;
+	a->emit(a->ctx, l1, l2, (double)count);
+}
+
+static void src_incoming(void *ctx, sched_metrics_emit_fn emit, void *emit_ctx)
+{
+	struct scheduler *s = ctx;
+	struct emit_adapter a = { emit, emit_ctx };
+	queue_incoming_foreach(s->queue, emit_count, &a);
+}
+
+static void src_unschedulable(void *ctx, sched_metrics_emit_fn emit, void *emit_ctx)
+{
+	struct scheduler *s = ctx;
+	struct emit_adapter a = { emit, emit_ctx };
+	queue_rejector_counts(s->queue, emit_count, &a);
 }
 
 /* ---------- Construction ---------- */
@@ -689,8 +663,6 @@ struct scheduler *sched_new(const struct sched_options *o, struct err *e)
 	}
 	s->o = *o;
 	pthread_mutex_init(&s->start_lock, NULL);
-	pthread_mutex_init(&s->house_lock, NULL);
-	pthread_cond_init(&s->house_cond, NULL);
 	s->client = o->client;
 	s->event_client = o->event_client ? o->event_client : o->client;
 	s->metrics = o->metrics;
@@ -745,6 +717,7 @@ struct scheduler *sched_new(const struct sched_options *o, struct err *e)
 		};
 		fw_profile_config_from_cfg(&cfg->profiles[i], &pc);
 		pthread_mutex_init(&p->cycles_lock, NULL);
+		p->metrics = s->metrics;
 		s->n_profiles++;
 		if (!(p->fw = fw_profile_new(&pc, &po, e))) {
 			err_prefix(e, "profiles[%u] (%s)", i, cfg->profiles[i].scheduler_name);
@@ -783,6 +756,8 @@ struct scheduler *sched_new(const struct sched_options *o, struct err *e)
 		.window_ms = o->event_window_ms ? o->event_window_ms : SCHED_DEFAULT_EVENT_WINDOW_MS,
 		.series_ms = o->event_series_ms ? o->event_series_ms : SCHED_DEFAULT_EVENT_SERIES_MS,
 		.instance = o->instance,
+		.busy = binds_in_flight,
+		.busy_ctx = s,
 	};
 	if (!(s->events = sched_events_new(&eo, e)))
 		goto fail;
@@ -790,7 +765,13 @@ struct scheduler *sched_new(const struct sched_options *o, struct err *e)
 		goto fail;
 
 	if (s->metrics) {
-		struct sched_metrics_sources src = { .ctx = s, .pending_pods = src_pending, .cache_size = src_cache };
+		struct sched_metrics_sources src = {
+			.ctx = s,
+			.pending_pods = src_pending,
+			.cache_size = src_cache,
+			.queue_incoming = src_incoming,
+			.unschedulable_pods = src_unschedulable,
+		};
 		sched_metrics_set_sources(s->metrics, &src);
 	}
 	return s;
@@ -831,25 +812,13 @@ int sched_start_scheduling(struct scheduler *s, struct err *e)
 	if ((rc = queue_start_timers(s->queue, e)) < 0 || (rc = sched_events_start(s->events, e)) < 0 ||
 	    (rc = sched_binder_start(s->binder, e)) < 0)
 		goto out;
-	if (s->metrics && (rc = pthread_create(&s->house_thread, NULL, house_main, s)) != 0) {
-		rc = err_set(e, ERR_NOMEM, "sched_start_scheduling: pthread_create: %s", strerror(rc));
-		goto out;
-	}
 	if ((rc = pthread_create(&s->loop_thread, NULL, loop_main, s)) != 0) {
 		rc = err_set(e, ERR_NOMEM, "sched_start_scheduling: pthread_create: %s", strerror(rc));
-		if (s->metrics) {
-			atomic_store(&s->stop, true);
-			pthread_mutex_lock(&s->house_lock);
-			pthread_cond_signal(&s->house_cond);
-			pthread_mutex_unlock(&s->house_lock);
-			pthread_join(s->house_thread, NULL);
-			atomic_store(&s->stop, false);
-		}
 		goto out;
 	}
 	atomic_store(&s->heartbeat_ns, api_now_ns());
 	s->scheduling_started = true;
-	LOG_INFO("scheduling started (%u profile%s, %d binder threads)", s->n_profiles, s->n_profiles == 1 ? "" : "s",
+	LOG_INFO("scheduling started (%u profile%s, up to %d binder threads)", s->n_profiles, s->n_profiles == 1 ? "" : "s",
 		 s->o.binders > 0 ? s->o.binders : SCHED_DEFAULT_BINDERS);
 out:
 	pthread_mutex_unlock(&s->start_lock);
@@ -879,12 +848,6 @@ void sched_stop(struct scheduler *s)
 	if (s->scheduling_started) {
 		queue_close(s->queue); /* wakes the loop's pop, stops the flush timers */
 		pthread_join(s->loop_thread, NULL);
-		if (s->metrics) {
-			pthread_mutex_lock(&s->house_lock);
-			pthread_cond_signal(&s->house_cond);
-			pthread_mutex_unlock(&s->house_lock);
-			pthread_join(s->house_thread, NULL);
-		}
 		sched_binder_stop(s->binder); /* bindings in flight end in a bind or a forget */
 		sched_events_stop(s->events, 1000);
 	}
@@ -920,8 +883,6 @@ void sched_free(struct scheduler *s)
 	cache_free(s->cache);
 	if (s->cfg == &s->own_cfg)
 		config_free(&s->own_cfg);
-	pthread_cond_destroy(&s->house_cond);
-	pthread_mutex_destroy(&s->house_lock);
 	pthread_mutex_destroy(&s->start_lock);
 	free(s);
 }

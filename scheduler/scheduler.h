@@ -19,8 +19,9 @@
  * Threads (DESIGN in scheduler.c): two informer threads (pods, nodes) run the event handlers;
  * one scheduling loop (queue_pop -> snapshot -> fw_schedule_pod on the worker pool -> assume,
  * Reserve, Permit) hands each pod to the binder workers (PreBind, Bind, PostBind) so it never
- * waits for the API server; one event recorder thread sends events; one housekeeping thread
- * feeds queue counters to the metrics. The queue runs its own flush timers.
+ * waits for the API server; one event recorder thread sends events. The queue runs its own
+ * flush timers. Metrics: see sched_options.metrics (timings observed after each cycle; queue and
+ * cache figures read when scraped).
  *
  * Hooks for the production pieces (health.h, leader.h, metrics.h): sched_loop_alive and
  * sched_caches_synced have the signature of sched_health_options' callbacks (pass the scheduler
@@ -41,7 +42,7 @@ struct sched_metrics;
 struct api_pod;
 
 /* Defaults of the tunables below. */
-#define SCHED_DEFAULT_BINDERS 16
+#define SCHED_DEFAULT_BINDERS 64 /* at most; started on demand (binds in flight) */
 #define SCHED_DEFAULT_EVENT_QPS 50.0
 #define SCHED_DEFAULT_EVENT_BURST 100
 #define SCHED_DEFAULT_EVENT_QUEUE 8192
@@ -64,8 +65,9 @@ struct sched_options {
 	struct api_client *client;       /* required, borrowed: informers, binds, status patches */
 	struct api_client *event_client; /* borrowed; NULL = client (upstream uses its own client so
 					  * events do not eat the binds' rate limit) */
-	struct sched_metrics *metrics;   /* optional, borrowed; sources are installed by sched_new */
-	int binders;                     /* binder threads; 0 = SCHED_DEFAULT_BINDERS */
+	struct sched_metrics *metrics;   /* optional, borrowed; sources are installed by sched_new and
+					  * read the scheduler: stop serving /metrics before sched_free */
+	int binders;                     /* max binder threads; 0 = SCHED_DEFAULT_BINDERS */
 	double event_qps;                /* events sent per second; 0 = default, < 0 = unlimited */
 	int event_burst;                 /* 0 = default */
 	int event_queue;                 /* events waiting to be sent; 0 = default; oldest dropped */

@@ -43,6 +43,12 @@ static void release(struct fw_pl *pl)
 	pl->priv = NULL;
 }
 
+/* PreScore state: the resources this pod is scored on, resolved once per pod. */
+struct score_state {
+	uint32_t n;
+	struct fw_res_ref *res;
+};
+
 static enum fw_code pre_score(const struct fw_pl *pl, struct fw_cycle *c, const struct api_pod *pod,
 			      const struct node_info *const *nodes, uint32_t n, struct fw_status *st)
 {
@@ -50,8 +56,9 @@ static enum fw_code pre_score(const struct fw_pl *pl, struct fw_cycle *c, const 
 	(void)n;
 	const struct balanced_priv *p = pl->priv;
 	int64_t *req = fw_cycle_alloc(c, p->n * sizeof(*req));
+	struct score_state *s = fw_cycle_alloc(c, sizeof(*s));
 	struct node_res r;
-	if (!req)
+	if (!req || !s || !(s->res = fw_cycle_alloc(c, p->n * sizeof(*s->res))))
 		return fw_status_set(st, FW_ERROR, "NodeResourcesBalancedAllocation: out of memory");
 	if (node_res_of_pod(pod, false, &r) < 0)
 		return fw_status_set(st, FW_ERROR, "NodeResourcesBalancedAllocation: computing pod requests failed");
@@ -64,7 +71,8 @@ static enum fw_code pre_score(const struct fw_pl *pl, struct fw_cycle *c, const 
 	/* scoring best-effort pods would pile them onto one node (upstream #129138) */
 	if (best_effort)
 		return FW_SKIP;
-	fw_cycle_set_state(c, pl, req);
+	s->n = fw_res_refs(p->names, req, NULL, p->n, s->res);
+	fw_cycle_set_state(c, pl, s);
 	return FW_SUCCESS;
 }
 
@@ -72,16 +80,15 @@ static enum fw_code score(const struct fw_pl *pl, const struct fw_cycle *c, cons
 			  const struct node_info *ni, int64_t *out, struct fw_status *st)
 {
 	(void)pod;
-	const struct balanced_priv *p = pl->priv;
-	const int64_t *req = fw_cycle_state(c, pl);
-	if (!req)
+	const struct score_state *s = fw_cycle_state(c, pl);
+	if (!s)
 		return fw_status_set(st, FW_ERROR,
 				     "reading \"PreScoreNodeResourcesBalancedAllocation\" from cycleState: not found");
 	double fr[64], total = 0;
 	uint32_t k = 0;
-	for (uint32_t i = 0; i < p->n && k < 64; i++) {
+	for (uint32_t i = 0; i < s->n && k < 64; i++) {
 		int64_t alloc, r;
-		fw_resource_alloc_req(ni, p->names[i], req[i], true, &alloc, &r);
+		fw_res_ref_alloc_req(ni, &s->res[i], true, &alloc, &r);
 		if (alloc == 0)
 			continue;
 		double f = (double)r / (double)alloc;

@@ -4,6 +4,7 @@
 #include "algorithm/framework_internal.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -154,42 +155,128 @@ out:
 	return st->code;
 }
 
-static void release_res(void *arg)
+/* PreFilter state: the pod's requests and, resolved once per pod, the scalar requests the Filter
+ * compares on every node (non-zero, not ignored) with their "Insufficient NAME" reasons, so that
+ * the per-node work, fitting or not, involves no string work. */
+struct filter_state {
+	struct node_res r;
+	bool any;        /* any request at all (else only the pod count is checked) */
+	uint32_t n_check;
+	const struct api_resource *check; /* in r.scalar order; arena */
+	const char **check_reason;        /* check[i]'s reason; arena */
+};
+
+static void release_state(void *arg)
 {
-	node_res_release(arg);
+	node_res_release(&((struct filter_state *)arg)->r);
 }
 
 static enum fw_code pre_filter(const struct fw_pl *pl, struct fw_cycle *c, const struct api_pod *pod,
 			       struct fw_node_names *out, struct fw_status *st)
 {
 	(void)out;
-	struct node_res *r = fw_cycle_alloc(c, sizeof(*r));
-	if (!r)
+	const struct fit_priv *p = pl->priv;
+	struct filter_state *s = fw_cycle_alloc(c, sizeof(*s));
+	if (!s)
 		return fw_status_set(st, FW_ERROR, "NodeResourcesFit: out of memory");
-	if (node_res_of_pod(pod, false, r) < 0)
+	if (node_res_of_pod(pod, false, &s->r) < 0)
 		return fw_status_set(st, FW_ERROR, "NodeResourcesFit: computing pod requests failed");
-	if (fw_cycle_on_release(c, release_res, r) < 0) {
-		node_res_release(r);
+	if (fw_cycle_on_release(c, release_state, s) < 0) {
+		node_res_release(&s->r);
 		return fw_status_set(st, FW_ERROR, "NodeResourcesFit: out of memory");
 	}
-	fw_cycle_set_state(c, pl, r);
+	const struct node_res *r = &s->r;
+	s->any = r->cpu || r->memory || r->ephemeral_storage || r->n_scalar;
+	if (r->n_scalar) {
+		struct api_resource *check = fw_cycle_alloc(c, r->n_scalar * sizeof(*check));
+		const char **reason = fw_cycle_alloc(c, r->n_scalar * sizeof(*reason));
+		if (!check || !reason)
+			return fw_status_set(st, FW_ERROR, "NodeResourcesFit: out of memory");
+		for (uint32_t i = 0; i < r->n_scalar; i++) {
+			if (r->scalar[i].value == 0 || ignored(p, r->scalar[i].name))
+				continue;
+			/* as fw_status_add_reasonf would format it (same truncation) */
+			size_t len = strlen(r->scalar[i].name) + sizeof("Insufficient ");
+			if (len > FW_STATUS_TEXT_MAX)
+				len = FW_STATUS_TEXT_MAX;
+			char *text = fw_cycle_alloc(c, len);
+			if (!text)
+				return fw_status_set(st, FW_ERROR, "NodeResourcesFit: out of memory");
+			snprintf(text, len, "Insufficient %s", r->scalar[i].name);
+			reason[s->n_check] = text;
+			check[s->n_check++] = r->scalar[i];
+		}
+		s->check = check;
+		s->check_reason = reason;
+	}
+	fw_cycle_set_state(c, pl, s);
 	return FW_SUCCESS;
+}
+
+/* upstream fitsRequest over the prepared state: Success, or the rejection with every reason in
+ * st (st untouched on Success). */
+static enum fw_code fits_state(const struct filter_state *s, const struct node_info *ni, struct fw_status *st)
+{
+	const struct api_resources *alloc = node_info_allocatable(ni);
+	const struct node_res *r = &s->r, *used = &ni->requested;
+	bool pods = (int64_t)ni->n_pods + 1 > alloc->pods;
+	bool cpu = false, mem = false, eph = false, scalar = false;
+	if (s->any) {
+		cpu = r->cpu > 0 && r->cpu > alloc->cpu - used->cpu;
+		mem = r->memory > 0 && r->memory > alloc->memory - used->memory;
+		eph = r->ephemeral_storage > 0 && r->ephemeral_storage > alloc->ephemeral_storage - used->ephemeral_storage;
+		for (uint32_t i = 0; i < s->n_check && !scalar; i++)
+			scalar = s->check[i].value > api_resources_scalar(alloc, s->check[i].name) -
+							 node_res_scalar(used, s->check[i].name);
+	}
+	if (!pods && !cpu && !mem && !eph && !scalar)
+		return FW_SUCCESS;
+	/* the reasons, in upstream's order */
+	bool unresolvable = false;
+	fw_status_reset(st);
+	if (pods)
+		fw_status_add_reason(st, "Too many pods");
+	if (cpu) {
+		fw_status_add_reason(st, "Insufficient cpu");
+		unresolvable |= r->cpu > alloc->cpu;
+	}
+	if (mem) {
+		fw_status_add_reason(st, "Insufficient memory");
+		unresolvable |= r->memory > alloc->memory;
+	}
+	if (eph) {
+		fw_status_add_reason(st, "Insufficient ephemeral-storage");
+		unresolvable |= r->ephemeral_storage > alloc->ephemeral_storage;
+	}
+	for (uint32_t i = 0; scalar && i < s->n_check; i++) {
+		const struct api_resource *q = &s->check[i];
+		int64_t a = api_resources_scalar(alloc, q->name);
+		if (q->value > a - node_res_scalar(used, q->name)) {
+			fw_status_add_reason(st, s->check_reason[i]);
+			unresolvable |= q->value > a;
+		}
+	}
+	/* a request above the node's whole allocatable cannot be fixed by preemption */
+	st->code = unresolvable ? FW_UNSCHEDULABLE_AND_UNRESOLVABLE : FW_UNSCHEDULABLE;
+	return st->code;
 }
 
 static enum fw_code filter(const struct fw_pl *pl, const struct fw_cycle *c, const struct api_pod *pod,
 			   const struct node_info *ni, struct fw_status *st)
 {
 	(void)pod;
-	const struct node_res *r = fw_cycle_state(c, pl);
-	if (!r)
+	const struct filter_state *s = fw_cycle_state(c, pl);
+	if (!s)
 		return fw_status_set(st, FW_ERROR, "reading \"PreFilterNodeResourcesFit\" from cycleState: not found");
-	return fits_request(pl->priv, r, node_info_allocatable(ni), &ni->requested, ni->n_pods, st);
+	return fits_state(s, ni, st);
 }
 
 /* ---------- Score ---------- */
 
+/* PreScore state: the configured resources this pod is scored on, resolved once per pod. */
 struct score_state {
-	int64_t *pod_requests; /* per configured resource, with the 100m/200Mi defaults */
+	uint32_t n;
+	struct fw_res_ref *res;
 };
 
 static enum fw_code pre_score(const struct fw_pl *pl, struct fw_cycle *c, const struct api_pod *pod,
@@ -199,14 +286,20 @@ static enum fw_code pre_score(const struct fw_pl *pl, struct fw_cycle *c, const 
 	(void)n;
 	const struct fit_priv *p = pl->priv;
 	struct score_state *s = fw_cycle_alloc(c, sizeof(*s));
+	const char **names = fw_cycle_alloc(c, p->n_res * sizeof(*names));
+	int64_t *req = fw_cycle_alloc(c, p->n_res * sizeof(*req)), *w = fw_cycle_alloc(c, p->n_res * sizeof(*w));
 	struct node_res r;
-	if (!s || !(s->pod_requests = fw_cycle_alloc(c, p->n_res * sizeof(int64_t))))
+	if (!s || !names || !req || !w || !(s->res = fw_cycle_alloc(c, p->n_res * sizeof(*s->res))))
 		return fw_status_set(st, FW_ERROR, "NodeResourcesFit: out of memory");
 	if (node_res_of_pod(pod, true, &r) < 0)
 		return fw_status_set(st, FW_ERROR, "NodeResourcesFit: computing pod requests failed");
-	for (uint32_t i = 0; i < p->n_res; i++)
-		s->pod_requests[i] = fw_res_get(&r, p->res[i].name);
+	for (uint32_t i = 0; i < p->n_res; i++) {
+		names[i] = p->res[i].name;
+		req[i] = fw_res_get(&r, p->res[i].name);
+		w[i] = p->res[i].weight;
+	}
 	node_res_release(&r);
+	s->n = fw_res_refs(names, req, w, p->n_res, s->res);
 	fw_cycle_set_state(c, pl, s);
 	return FW_SUCCESS;
 }
@@ -234,12 +327,12 @@ static enum fw_code score(const struct fw_pl *pl, const struct fw_cycle *c, cons
 	if (!s)
 		return fw_status_set(st, FW_ERROR, "reading \"PreScoreNodeResourcesFit\" from cycleState: not found");
 	int64_t num = 0, den = 0;
-	for (uint32_t i = 0; i < p->n_res; i++) {
+	for (uint32_t i = 0; i < s->n; i++) {
 		int64_t alloc, req, rs;
-		fw_resource_alloc_req(ni, p->res[i].name, s->pod_requests[i], false, &alloc, &req);
+		fw_res_ref_alloc_req(ni, &s->res[i], false, &alloc, &req);
 		if (alloc == 0)
 			continue;
-		int64_t w = p->res[i].weight;
+		int64_t w = s->res[i].weight;
 		switch (p->type) {
 		case CFG_SCORING_MOST_ALLOCATED:
 			if (req > alloc)

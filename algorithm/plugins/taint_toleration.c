@@ -2,6 +2,8 @@
  * untolerated PreferNoSchedule taints lower the score. */
 #include "algorithm/framework_internal.h"
 
+#include <string.h>
+
 /* The first NoSchedule/NoExecute taint of node the tolerations do not tolerate, or NULL. */
 static const struct api_taint *untolerated(const struct api_node *node, const struct api_toleration *t, uint32_t n)
 {
@@ -15,6 +17,18 @@ static const struct api_taint *untolerated(const struct api_node *node, const st
 	return NULL;
 }
 
+/* Appends s to buf (holding *len bytes, size bytes in all), keeping it NUL-terminated and cut at
+ * size - 1 bytes, as snprintf would. */
+static void cat(char *buf, size_t size, size_t *len, const char *s)
+{
+	size_t n = strlen(s);
+	if (*len + n >= size)
+		n = size - 1 - *len;
+	memcpy(buf + *len, s, n);
+	*len += n;
+	buf[*len] = '\0';
+}
+
 static enum fw_code filter(const struct fw_pl *pl, const struct fw_cycle *c, const struct api_pod *pod,
 			   const struct node_info *ni, struct fw_status *st)
 {
@@ -23,8 +37,17 @@ static enum fw_code filter(const struct fw_pl *pl, const struct fw_cycle *c, con
 	const struct api_taint *t = untolerated(ni->node, pod->tolerations, pod->n_tolerations);
 	if (!t)
 		return FW_SUCCESS;
-	return fw_status_setf(st, FW_UNSCHEDULABLE_AND_UNRESOLVABLE, "node(s) had untolerated taint {%s: %s}",
-			      t->key, t->value ? t->value : "");
+	/* "node(s) had untolerated taint {KEY: VALUE}", built without printf: nodes that fail here
+	 * are often most of the cluster */
+	char reason[FW_STATUS_TEXT_MAX];
+	size_t len = 0;
+	reason[0] = '\0';
+	cat(reason, sizeof(reason), &len, "node(s) had untolerated taint {");
+	cat(reason, sizeof(reason), &len, t->key ? t->key : "(null)"); /* as printf would */
+	cat(reason, sizeof(reason), &len, ": ");
+	cat(reason, sizeof(reason), &len, t->value ? t->value : "");
+	cat(reason, sizeof(reason), &len, "}");
+	return fw_status_set(st, FW_UNSCHEDULABLE_AND_UNRESOLVABLE, reason);
 }
 
 /* Tolerations that matter for scoring: effect "" or PreferNoSchedule. */

@@ -9,13 +9,14 @@
  *
  * Usage: bench_ceiling --server=https://127.0.0.1:PORT --token-file=FILE --cacert=FILE
  *                      [--scheduler-name=ceiling] [--kube-api-qps=5000] [--kube-api-burst=5000]
- *                      [--workers=16]
+ *                      [--workers=64]
  * Runs until SIGTERM or SIGINT, then prints how many pods it bound.
  *
  * DESIGN: the main thread lists the nodes once (benchmarks create them before the ceiling starts),
  * starts one watch thread and --workers binder threads, then waits for a signal. The watch thread
- * streams a watch of the unbound pods (first without resourceVersion: the server sends the existing
- * ones as ADDED; then from the last resourceVersion seen) and pushes each ADDED pod onto a FIFO; binders, each with its own curl handle (keep-
+ * lists the unbound pods, then streams a watch of them from the list's resourceVersion (after an
+ * early end, from the last resourceVersion seen), and pushes each listed or ADDED pod onto a FIFO;
+ * binders, each with its own curl handle (keep-
  * alive connection), pop pods and POST bindings. On a signal: the stop flag ends the watch (curl's
  * progress callback), the FIFO is closed, binders drain it and exit.
  * Lock order: fifo.mu and limiter.mu are never held together. */
@@ -277,6 +278,60 @@ static int on_progress(void *ctx, curl_off_t a, curl_off_t b, curl_off_t c2, cur
 	return atomic_load(&c->stop) ? 1 : 0;
 }
 
+/* LISTs the unbound pods of the selector, queues each, and sets c->rv to the list's
+ * resourceVersion, from which the watch continues. A watch without a resourceVersion would send
+ * the existing pods as ADDED events in key order, whose resourceVersions are not increasing:
+ * resuming from the last one after the server ended such a watch early lost pods (measured: 16 of
+ * 1000 initial pods never bound). Returns 0 or -1. */
+static int list_pods(struct ceiling *c, CURL *h, const char *sel)
+{
+	struct buf b = { 0 };
+	yajl_val doc = NULL;
+	char url[1024], err[256];
+	int rc = -1;
+	snprintf(url, sizeof(url), "%s/api/v1/pods?fieldSelector=%s", c->o.server, sel);
+	long status = http_get(h, url, &b);
+	curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, 0L); /* the watch that follows has none */
+	if (status != 200) {
+		fprintf(stderr, "bench_ceiling: GET %s: HTTP %ld\n", url, status);
+		goto out;
+	}
+	if (!(doc = yajl_tree_parse(b.data, err, sizeof(err)))) {
+		fprintf(stderr, "bench_ceiling: pod list is not JSON: %s\n", err);
+		goto out;
+	}
+	static const char *items_p[] = { "items", NULL };
+	static const char *rv_p[] = { "metadata", "resourceVersion", NULL };
+	static const char *ns_p[] = { "metadata", "namespace", NULL };
+	static const char *name_p[] = { "metadata", "name", NULL };
+	const char *rv = str_at(doc, rv_p);
+	yajl_val items = yajl_tree_get(doc, items_p, yajl_t_array);
+	if (!rv || !items) {
+		fprintf(stderr, "bench_ceiling: pod list without items or resourceVersion\n");
+		goto out;
+	}
+	for (size_t i = 0; i < YAJL_GET_ARRAY(items)->len; i++) {
+		yajl_val it = YAJL_GET_ARRAY(items)->values[i];
+		const char *ns = str_at(it, ns_p), *name = str_at(it, name_p);
+		if (!ns || !name)
+			continue;
+		struct pod_ref r = { strdup(ns), strdup(name) };
+		if (r.ns && r.name) {
+			atomic_fetch_add(&c->seen, 1);
+			fifo_push(&c->fifo, r);
+		} else {
+			free(r.ns);
+			free(r.name);
+		}
+	}
+	snprintf(c->rv, sizeof(c->rv), "%s", rv);
+	rc = 0;
+out:
+	yajl_tree_free(doc);
+	free(b.data);
+	return rc;
+}
+
 static void *watcher(void *arg)
 {
 	struct ceiling *c = arg;
@@ -290,13 +345,18 @@ static void *watcher(void *arg)
 	char raw[512];
 	snprintf(raw, sizeof(raw), "spec.schedulerName=%s,spec.nodeName=", c->o.sched_name);
 	sel = curl_easy_escape(h, raw, 0);
-	/* The server may end a watch (timeout, a slow consumer under load): it resumes from the last
-	 * resourceVersion seen, so pods already queued are not replayed (bookmarks keep it fresh). */
+	/* LIST, then WATCH from the list's resourceVersion. The server may end a watch (timeout, a
+	 * slow consumer under load): it resumes from the last resourceVersion seen, so pods already
+	 * queued are not replayed (bookmarks keep it fresh); after an ERROR (410 Gone) it lists
+	 * again (a pod queued twice gets a 409 on its second binding, counted as a conflict). */
 	while (!atomic_load(&c->stop)) {
-		int n = snprintf(url, sizeof(url), "%s/api/v1/pods?watch=1&allowWatchBookmarks=true&timeoutSeconds=3600"
-				 "&fieldSelector=%s", c->o.server, sel ? sel : "");
-		if (c->rv[0] && n > 0 && (size_t)n < sizeof(url))
-			snprintf(url + n, sizeof(url) - (size_t)n, "&resourceVersion=%s", c->rv);
+		if (!c->rv[0] && (!sel || list_pods(c, h, sel) < 0)) {
+			struct timespec ts = { 0, 500000000 };
+			nanosleep(&ts, NULL);
+			continue;
+		}
+		snprintf(url, sizeof(url), "%s/api/v1/pods?watch=1&allowWatchBookmarks=true&timeoutSeconds=3600"
+			 "&fieldSelector=%s&resourceVersion=%s", c->o.server, sel, c->rv);
 		curl_easy_setopt(h, CURLOPT_URL, url);
 		curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_watch_body);
 		curl_easy_setopt(h, CURLOPT_WRITEDATA, &w);
@@ -448,7 +508,9 @@ static const char *flag_value(const char *arg, const char *name)
 static int parse_args(int argc, char **argv, struct opts *o)
 {
 	const char *v;
-	*o = (struct opts){ .sched_name = "ceiling", .qps = 5000, .burst = 5000, .workers = 16 };
+	/* 64 workers: as many binds in flight as csched's binder pool at most (SCHED_DEFAULT_BINDERS).
+	 * With 16, the ceiling fell seconds behind the pod creation on a loaded machine. */
+	*o = (struct opts){ .sched_name = "ceiling", .qps = 5000, .burst = 5000, .workers = 64 };
 	for (int i = 1; i < argc; i++) {
 		if ((v = flag_value(argv[i], "--server")))
 			o->server = v;

@@ -6,7 +6,15 @@
  * the cycle examined, timed per plugin).
  *
  * Usage: bench_cycle [--nodes 5000] [--pods 5000] [--parallelism 16] [--pct 0]
- *                    [--breakdown-pods 300] [--json FILE]
+ *                    [--breakdown-pods 300] [--json FILE] [--dump-decisions FILE] [--mixed]
+ *
+ * --mixed replaces the uniform nodes and pods by varied ones (zones, sizes, images, taints,
+ * tolerations, an extended resource, best-effort pods), to compare decisions across builds on
+ * inputs where every default plugin matters.
+ *
+ * --dump-decisions writes one line per pod: its name, the chosen node (or "-"), and the numbers of
+ * evaluated and feasible nodes, so that two builds can be compared with diff (the tie-break RNG is
+ * seeded with 1; with parallelism 1 the outcome is deterministic).
  *
  * White-box: it includes algorithm/framework_internal.h to drive plugins one at a time for the
  * breakdown (the same plugin instances, cycle state and node list fw_schedule_pod uses). */
@@ -51,28 +59,87 @@ static int noop_bind(void *ctx, const struct api_pod *pod, const char *node_name
 	return 0;
 }
 
-static struct api_node *make_node(int i, struct err *e)
+static struct api_node *make_node(int i, bool mixed, struct err *e)
 {
-	char buf[1024];
-	int n = snprintf(buf, sizeof(buf),
-			 "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"node-%d\",\"uid\":\"node-uid-%d\","
-			 "\"labels\":{\"kubernetes.io/hostname\":\"node-%d\"}},\"spec\":{},\"status\":{"
-			 "\"capacity\":{\"pods\":\"110\",\"cpu\":\"4\",\"memory\":\"32Gi\"},"
-			 "\"allocatable\":{\"pods\":\"110\",\"cpu\":\"4\",\"memory\":\"32Gi\"},"
-			 "\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\"}],\"phase\":\"Running\"}}",
-			 i, i, i);
+	char buf[4096];
+	int n;
+	if (!mixed) {
+		n = snprintf(buf, sizeof(buf),
+			     "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"node-%d\",\"uid\":\"node-uid-%d\","
+			     "\"labels\":{\"kubernetes.io/hostname\":\"node-%d\"}},\"spec\":{},\"status\":{"
+			     "\"capacity\":{\"pods\":\"110\",\"cpu\":\"4\",\"memory\":\"32Gi\"},"
+			     "\"allocatable\":{\"pods\":\"110\",\"cpu\":\"4\",\"memory\":\"32Gi\"},"
+			     "\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\"}],\"phase\":\"Running\"}}",
+			     i, i, i);
+		return api_node_decode_json(buf, (size_t)n, e);
+	}
+	/* --mixed: three zones, four sizes, images spread unevenly (tagged, untagged, several names
+	 * per image), PreferNoSchedule and NoSchedule taints, an extended resource on some nodes */
+	char taints[256] = "", images[1024], alloc[256];
+	int cpu = 2 + (i % 4) * 2, mem_gi = 8 * (1 + i % 3), pods = i % 9 == 0 ? 20 : 110;
+	bool gpu = i % 13 == 0;
+	if (i % 10 == 0 || gpu)
+		snprintf(taints, sizeof(taints), "\"taints\":[%s%s%s]",
+			 i % 10 == 0 ? "{\"key\":\"pref\",\"value\":\"x\",\"effect\":\"PreferNoSchedule\"}" : "",
+			 i % 10 == 0 && gpu ? "," : "",
+			 gpu ? "{\"key\":\"dedicated\",\"value\":\"gpu\",\"effect\":\"NoSchedule\"}" : "");
+	int k = snprintf(images, sizeof(images), "\"images\":[{\"names\":[\"registry.k8s.io/pause:3.10\"],\"sizeBytes\":736000}");
+	if (i % 2 == 0)
+		k += snprintf(images + k, sizeof(images) - (size_t)k,
+			      ",{\"names\":[\"docker.io/library/nginx:1.25\",\"nginx:1.25\"],\"sizeBytes\":%d}",
+			      60000000 + (i % 7) * 1000000);
+	if (i % 5 == 0)
+		k += snprintf(images + k, sizeof(images) - (size_t)k, ",{\"names\":[\"busybox\"],\"sizeBytes\":5000000}");
+	if (i % 7 == 0)
+		k += snprintf(images + k, sizeof(images) - (size_t)k,
+			      ",{\"names\":[\"example.com/big/img:v1\",\"example.com/big/img\"],\"sizeBytes\":500000000}");
+	snprintf(images + k, sizeof(images) - (size_t)k, "]");
+	snprintf(alloc, sizeof(alloc), "{\"pods\":\"%d\",\"cpu\":\"%d\",\"memory\":\"%dGi\"%s}", pods, cpu, mem_gi,
+		 gpu ? ",\"example.com/gpu\":\"4\"" : "");
+	n = snprintf(buf, sizeof(buf),
+		     "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"node-%d\",\"uid\":\"node-uid-%d\","
+		     "\"labels\":{\"kubernetes.io/hostname\":\"node-%d\",\"topology.kubernetes.io/zone\":\"zone-%d\"}},"
+		     "\"spec\":{%s},\"status\":{\"capacity\":%s,\"allocatable\":%s,"
+		     "\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\"}],\"phase\":\"Running\",%s}}",
+		     i, i, i, i % 3, taints, alloc, alloc, images);
 	return api_node_decode_json(buf, (size_t)n, e);
 }
 
-static struct api_pod *make_pod(int i, struct err *e)
+static struct api_pod *make_pod(int i, bool mixed, struct err *e)
 {
-	char buf[1024];
-	int n = snprintf(buf, sizeof(buf),
-			 "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"pod-%d\",\"namespace\":\"bench\","
-			 "\"uid\":\"pod-uid-%d\"},\"spec\":{\"schedulerName\":\"csched\",\"containers\":[{\"name\":\"pause\","
-			 "\"image\":\"registry.k8s.io/pause:3.10\",\"ports\":[{\"containerPort\":80}],\"resources\":{"
-			 "\"limits\":{\"cpu\":\"100m\",\"memory\":\"500Mi\"},\"requests\":{\"cpu\":\"100m\",\"memory\":\"500Mi\"}}}]}}",
-			 i, i);
+	char buf[4096];
+	int n;
+	if (!mixed) {
+		n = snprintf(buf, sizeof(buf),
+			     "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"pod-%d\",\"namespace\":\"bench\","
+			     "\"uid\":\"pod-uid-%d\"},\"spec\":{\"schedulerName\":\"csched\",\"containers\":[{\"name\":\"pause\","
+			     "\"image\":\"registry.k8s.io/pause:3.10\",\"ports\":[{\"containerPort\":80}],\"resources\":{"
+			     "\"limits\":{\"cpu\":\"100m\",\"memory\":\"500Mi\"},\"requests\":{\"cpu\":\"100m\",\"memory\":\"500Mi\"}}}]}}",
+			     i, i);
+		return api_pod_decode_json(buf, (size_t)n, e);
+	}
+	/* --mixed: varied requests (some best-effort, some with an extended resource), images that
+	 * nodes have or not, with and without tags, init containers, tolerations */
+	static const char *const image_of[] = { "registry.k8s.io/pause:3.10", "nginx:1.25", "busybox",
+						"example.com/big/img", "docker.io/library/nginx:1.25" };
+	char res[256] = "", tol[512] = "", init[512] = "";
+	bool gpu = i % 17 == 0;
+	if (i % 11 != 0)
+		snprintf(res, sizeof(res), ",\"resources\":{\"requests\":{\"cpu\":\"%dm\",\"memory\":\"%dMi\"%s}}",
+			 100 + (i % 5) * 100, 200 + (i % 6) * 300, gpu ? ",\"example.com/gpu\":\"1\"" : "");
+	if (i % 3 == 0 || gpu)
+		snprintf(tol, sizeof(tol), ",\"tolerations\":[%s%s%s]",
+			 i % 3 == 0 ? "{\"key\":\"pref\",\"operator\":\"Exists\",\"effect\":\"PreferNoSchedule\"}" : "",
+			 i % 3 == 0 && gpu ? "," : "",
+			 gpu ? "{\"key\":\"dedicated\",\"operator\":\"Equal\",\"value\":\"gpu\",\"effect\":\"NoSchedule\"}" : "");
+	if (i % 4 == 1)
+		snprintf(init, sizeof(init), "\"initContainers\":[{\"name\":\"init\",\"image\":\"busybox\"}],");
+	n = snprintf(buf, sizeof(buf),
+		     "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"pod-%d\",\"namespace\":\"bench\","
+		     "\"uid\":\"pod-uid-%d\"},\"spec\":{\"schedulerName\":\"csched\",%s\"containers\":["
+		     "{\"name\":\"app\",\"image\":\"%s\"%s}%s]%s}}",
+		     i, i, init, image_of[i % 5], res,
+		     i % 6 == 0 ? ",{\"name\":\"side\",\"image\":\"example.com/big/img:v1\"}" : "", tol);
 	return api_pod_decode_json(buf, (size_t)n, e);
 }
 
@@ -182,6 +249,16 @@ static int breakdown_pod(struct breakdown *b, struct fw_profile *p, struct fw_cy
 		if (skip_s[pls[i]->index])
 			continue;
 		int64_t t = now_ns();
+		/* as the cycle does: a plugin's per-pod preparation, which may skip its Score (counted
+		 * in its Score row) */
+		fw_pre_score_fn prepare = fw_score_prepare_of(pls[i]->plugin);
+		if (prepare) {
+			fw_status_reset(&st);
+			if (prepare(pls[i], c, pod, feasible, n_feas, &st) == FW_SKIP) {
+				row_of(b, "Score", pls[i]->plugin->name)->ns += now_ns() - t;
+				continue;
+			}
+		}
 		for (uint32_t k = 0; k < n_feas; k++) {
 			fw_status_reset(&st);
 			scores[k].ni = feasible[k];
@@ -211,11 +288,13 @@ out:
 struct opts {
 	int nodes, pods, parallelism, pct, breakdown_pods;
 	const char *json;
+	const char *dump;
+	bool mixed;
 };
 
 static int parse_args(int argc, char **argv, struct opts *o)
 {
-	*o = (struct opts){ 5000, 5000, FW_DEFAULT_PARALLELISM, 0, 300, NULL };
+	*o = (struct opts){ 5000, 5000, FW_DEFAULT_PARALLELISM, 0, 300, NULL, NULL, false };
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		int *dst = NULL;
@@ -233,9 +312,17 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			o->json = v;
 			i++;
 			continue;
+		} else if (!strcmp(a, "--mixed")) {
+			o->mixed = true;
+			continue;
+		} else if (!strcmp(a, "--dump-decisions") && v) {
+			o->dump = v;
+			i++;
+			continue;
 		} else {
 			fprintf(stderr, "bench_cycle: unknown argument '%s'\nusage: bench_cycle [--nodes N] [--pods P] "
-					"[--parallelism K] [--pct PCT] [--breakdown-pods B] [--json FILE]\n", a);
+					"[--parallelism K] [--pct PCT] [--breakdown-pods B] [--json FILE] "
+					"[--dump-decisions FILE] [--mixed]\n", a);
 			return -1;
 		}
 		char *end;
@@ -270,15 +357,19 @@ int main(int argc, char **argv)
 	int64_t *cycle_ns = calloc((size_t)o.pods, sizeof(*cycle_ns));
 	int64_t *algo_ns = calloc((size_t)o.pods, sizeof(*algo_ns));
 	struct breakdown *bd = calloc(1, sizeof(*bd));
+	/* decisions are recorded during the loop and written after it, outside the timing */
+	const char **chosen = calloc((size_t)o.pods, sizeof(*chosen));
+	uint32_t *dec_eval = calloc((size_t)o.pods, sizeof(*dec_eval));
+	uint32_t *dec_feas = calloc((size_t)o.pods, sizeof(*dec_feas));
 	uint64_t evaluated = 0, unschedulable = 0;
 	FILE *jf = NULL;
-	if (!cache || !snap || !pods || !cycle_ns || !algo_ns || !bd) {
+	if (!cache || !snap || !pods || !cycle_ns || !algo_ns || !bd || !chosen || !dec_eval || !dec_feas) {
 		err_set(&e, ERR_NOMEM, "bench_cycle: setup");
 		goto out;
 	}
 
 	for (int i = 0; i < o.nodes; i++) {
-		struct api_node *n = make_node(i, &e);
+		struct api_node *n = make_node(i, o.mixed, &e);
 		if (!n)
 			goto out;
 		int r = cache_add_node(cache, n, &e);
@@ -287,7 +378,7 @@ int main(int argc, char **argv)
 			goto out;
 	}
 	for (int i = 0; i < o.pods; i++)
-		if (!(pods[i] = make_pod(i, &e)))
+		if (!(pods[i] = make_pod(i, o.mixed, &e)))
 			goto out;
 
 	if (o.parallelism > 1 && !(pool = fw_pool_new(o.parallelism, &e)))
@@ -324,9 +415,12 @@ int main(int argc, char **argv)
 		if (res->code == FW_SUCCESS) {
 			if (cache_assume_pod(cache, pods[i], res->suggested_host, &e) < 0)
 				break;
+			chosen[i] = res->suggested_host;
 		} else
 			unschedulable++;
 		evaluated += res->evaluated_nodes;
+		dec_eval[i] = res->evaluated_nodes;
+		dec_feas[i] = res->feasible_nodes;
 		cycle_ns[i] = now_ns() - t0;
 		algo_ns[i] = t2 - t1;
 	}
@@ -337,11 +431,26 @@ int main(int argc, char **argv)
 		goto out;
 	}
 
+	if (o.dump) {
+		FILE *df = fopen(o.dump, "w");
+		if (!df) {
+			err_set(&e, ERR_IO, "bench_cycle: %s: cannot write", o.dump);
+			goto out;
+		}
+		for (int i = 0; i < o.pods; i++)
+			fprintf(df, "%s %s %u %u\n", pods[i]->meta.name, chosen[i] ? chosen[i] : "-", dec_eval[i],
+				dec_feas[i]);
+		if (fclose(df) != 0) {
+			err_set(&e, ERR_IO, "bench_cycle: %s: write failed", o.dump);
+			goto out;
+		}
+	}
+
 	/* The breakdown, single-threaded: the pods above stay assumed, so these pods see partly
 	 * filled nodes, as in a running cluster. They are not assumed themselves. */
 	uint32_t start = 0;
 	for (int i = 0; i < o.breakdown_pods; i++) {
-		struct api_pod *p = make_pod(o.pods + i, &e);
+		struct api_pod *p = make_pod(o.pods + i, o.mixed, &e);
 		if (!p)
 			goto out;
 		if (cache_update_snapshot(cache, snap, &e) < 0)
@@ -409,5 +518,8 @@ out:
 	free(cycle_ns);
 	free(algo_ns);
 	free(bd);
+	free(chosen);
+	free(dec_eval);
+	free(dec_feas);
 	return rc;
 }

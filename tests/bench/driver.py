@@ -137,8 +137,9 @@ class Api:
         raise BenchError(f"{method} {path}: server kept failing")
 
 
-def run_parallel(api, items, workers=16):
-    """items: list of (method, path, body bytes, ok statuses). Runs them on `workers` threads."""
+def run_parallel(api, items, workers=16, done=None):
+    """items: list of (method, path, body bytes, ok statuses). Runs them on `workers` threads.
+    done: optional Counter, incremented after each successful request."""
     q = queue.Queue()
     for it in items:
         q.put(it)
@@ -152,6 +153,8 @@ def run_parallel(api, items, workers=16):
                 return
             try:
                 api.request(method, path, body, ok=ok)
+                if done:
+                    done.add(1)
             except BenchError as ex:
                 errors.append(str(ex))
 
@@ -162,6 +165,20 @@ def run_parallel(api, items, workers=16):
         t.join()
     if errors:
         raise BenchError(errors[0])
+
+
+class Counter:
+    def __init__(self):
+        self.lock = threading.Lock()  # guards n
+        self.n = 0
+
+    def add(self, k):
+        with self.lock:
+            self.n += k
+
+    def get(self):
+        with self.lock:
+            return self.n
 
 
 # ---------------------------------------------------------------- pod watch
@@ -250,6 +267,32 @@ def proc_sample(pid):
     return cpu, rss, hwm
 
 
+def server_pids(kubeconfig):
+    """{name: pid} of the control plane of the cluster whose kubeconfig this is (tests/cluster/up
+    writes DIR/pids/NAME.pid beside DIR/kubeconfig)."""
+    out = {}
+    d = os.path.join(os.path.dirname(os.path.abspath(kubeconfig)), "pids")
+    for name in ("kube-apiserver", "etcd"):
+        try:
+            with open(os.path.join(d, name + ".pid")) as f:
+                out[name] = int(f.read().strip())
+        except (OSError, ValueError):
+            pass
+    return out
+
+
+def cpu_snapshot(sched_pid, servers):
+    """CPU seconds so far of the scheduler, each server process and this driver."""
+    snap = {}
+    for name, pid in [("scheduler", sched_pid)] + sorted(servers.items()):
+        s = proc_sample(pid)
+        if s:
+            snap[name] = s[0]
+    ru = os.times()
+    snap["driver"] = ru.user + ru.system
+    return snap
+
+
 class ProcSampler:
     def __init__(self, pid, t0):
         self.pid, self.t0 = pid, t0
@@ -275,10 +318,11 @@ class ProcSampler:
 class ThroughputCollector:
     """upstream test/integration/scheduler_perf throughputCollector.run + collect."""
 
-    def __init__(self, watch, ns, t0, on_tick=None):
-        self.watch, self.ns, self.t0, self.on_tick = watch, ns, t0, on_tick
+    def __init__(self, watch, ns, t0, on_tick=None, created=None):
+        self.watch, self.ns, self.t0, self.on_tick, self.created = watch, ns, t0, on_tick, created
         self.samples = []   # pods/s, in time order
         self.timeline = []  # [t, scheduled] every tick (for the plot)
+        self.created_timeline = []  # [t, created] every tick: created - scheduled is the backlog
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self._run, daemon=True)
         self.thread.start()
@@ -293,6 +337,8 @@ class ThroughputCollector:
             now = time.monotonic()
             scheduled = self.watch.count(self.ns)
             self.timeline.append([round(now - self.t0, 3), scheduled])
+            if self.created:
+                self.created_timeline.append([round(now - self.t0, 3), self.created.get()])
             if self.on_tick:
                 self.on_tick()
             if scheduled == 0:
@@ -523,6 +569,7 @@ def main():
             if not op.get("skipWaitToCompletion"):
                 setup_waits.append((ns, int(op["count"])))
 
+    servers = server_pids(a.kubeconfig)
     logf = open(a.log, "w")
     log(f"starting {a.scheduler}: {' '.join(cmd)}")
     sched = subprocess.Popen(cmd, stdout=logf, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
@@ -553,9 +600,11 @@ def main():
                     continue
                 items = wl.pod_items(op, ns)
                 cpu0 = procs.sample_now()
+                all0 = cpu_snapshot(sched.pid, servers)
                 tm0 = time.monotonic()
-                col = ThroughputCollector(watch, ns, t0, on_tick=None)
-                run_parallel(api, items, a.workers)
+                created = Counter()
+                col = ThroughputCollector(watch, ns, t0, on_tick=None, created=created)
+                run_parallel(api, items, a.workers, created)
                 created_s = time.monotonic() - tm0
                 log(f"created {want} measured pods in {created_s:.1f} s")
                 complete = wait_bound(watch, ns, want, hard_deadline, f"measured pods in {ns}", sched)
@@ -563,19 +612,29 @@ def main():
                 col.thread.join()
                 tm1 = time.monotonic()
                 cpu1 = procs.sample_now()
+                all1 = cpu_snapshot(sched.pid, servers)
                 collectors.append(col)
                 m = {"namespace": ns, "pods": want, "bound": watch.count(ns), "complete": complete,
                      "create_s": round(created_s, 3), "duration_s": round(tm1 - tm0, 3),
                      "overall_pods_per_s": round(watch.count(ns) / (tm1 - tm0), 1),
                      "start_t": round(tm0 - t0, 3), "end_t": round(tm1 - t0, 3),
                      "throughput": col.summary(), "throughput_samples": [round(x, 2) for x in col.samples],
-                     "timeline": col.timeline}
+                     "timeline": col.timeline, "created_timeline": col.created_timeline,
+                     # bound after the last create: how far the scheduler lagged behind creation
+                     "tail_s": round(tm1 - tm0 - created_s, 3),
+                     "max_backlog": max((c - b for (_, b), (_, c) in zip(col.timeline, col.created_timeline)),
+                                        default=0)}
                 if cpu0 and cpu1:
                     m["cpu_s"] = round(cpu1[0] - cpu0[0], 3)
+                # CPU seconds of every process of the measured phase: what the machine spent on it,
+                # which the load of other processes does not change much (unlike wall time).
+                m["phase_cpu_s"] = {k: round(all1[k] - all0[k], 3) for k in all1 if k in all0}
                 result.setdefault("measured", []).append(m)
                 tp = m["throughput"]
                 log(f"{wl.name}/{a.scheduler}: {m['bound']}/{want} bound in {m['duration_s']} s; "
-                    f"throughput avg {tp.get('average', 0):.1f} p50 {tp.get('p50', 0):.1f} pods/s")
+                    f"throughput avg {tp.get('average', 0):.1f} p50 {tp.get('p50', 0):.1f} pods/s; "
+                    f"created in {m['create_s']} s, tail {m['tail_s']} s, max backlog {m['max_backlog']} pods; "
+                    f"CPU s {m['phase_cpu_s']}")
         result["ok"] = all(m["complete"] for m in result.get("measured", []))
     except BenchError as ex:
         result["error"] = str(ex)

@@ -57,6 +57,16 @@ def ratio(a, b):
     return f"{a / b:.2f}x"
 
 
+def phase_ms_per_pod(r):
+    """CPU ms per measured pod of every process of the measured phase (scheduler, kube-apiserver,
+    etcd, driver), or None for a run without the accounting."""
+    m = ((r or {}).get("measured") or [{}])[0]
+    c = m.get("phase_cpu_s")
+    if not c or not m.get("bound"):
+        return None
+    return 1000 * sum(c.values()) / m["bound"]
+
+
 def machine(runs, cycle):
     for per in runs.values():
         for r in per.values():
@@ -100,6 +110,38 @@ def table(runs, cycle):
             lines.append(f"| {w} | {s} | {bound} | {fmt(avg)} | {fmt(tput(r, 'p50'))} | "
                          f"{fmt(tput(r, 'p90'))} | {fmt(tput(r, 'p99'))} | {fmt(m.get('overall_pods_per_s'))} | "
                          f"{fmt(p.get('cpu_s'), 2)} | {fmt(p.get('peak_rss_kb', 0) / 1024 if p else None)} | {frac} |")
+    lines.append("")
+    lines.append("## Load, backlog and the machine's CPU per pod\n")
+    lines.append("Wall-clock throughput on a shared 2-CPU machine moves with the load of other processes, "
+                 "and while a scheduler keeps up it equals the pod creation rate. These columns tell "
+                 "the runs apart: the load average at the start; the time from the last create to the "
+                 "last bind (tail) and the largest created-minus-bound gap (backlog), which stay small "
+                 "when the scheduler keeps up; and the CPU ms per measured pod of every process of the "
+                 "measured phase (scheduler, kube-apiserver, etcd, the driver), which does not depend "
+                 "much on the load: on an otherwise idle machine throughput would be about "
+                 "CPUs / that. Its ratio to the ceiling's is the last column (higher is better).\n")
+    hdr = ("| workload | scheduler | load at start | created in s | tail s | max backlog | scheduler CPU ms/pod "
+           "| kube-apiserver + etcd CPU ms/pod | machine CPU ms/pod | % of ceiling (CPU/pod) |")
+    lines.append(hdr)
+    lines.append("|" + "---|" * (hdr.count("|") - 1))
+    for w in sorted(runs):
+        per = runs[w]
+        ceil_ms = phase_ms_per_pod(per.get("ceiling"))
+        for s in ORDER + sorted(set(per) - set(ORDER)):
+            r = per.get(s)
+            if not r:
+                continue
+            m = (r.get("measured") or [{}])[0]
+            c = m.get("phase_cpu_s") or {}
+            n = m.get("bound") or 0
+            ms = phase_ms_per_pod(r)
+            load = (r.get("machine", {}).get("loadavg_at_start") or [None])[0]
+            sched_ms = 1000 * c["scheduler"] / n if n and "scheduler" in c else None
+            srv = [c[k] for k in ("kube-apiserver", "etcd") if k in c]
+            srv_ms = 1000 * sum(srv) / n if n and srv else None
+            frac = f"{100 * ceil_ms / ms:.0f}%" if ms and ceil_ms else "-"
+            lines.append(f"| {w} | {s} | {fmt(load)} | {fmt(m.get('create_s'))} | {fmt(m.get('tail_s'))} | "
+                         f"{fmt(m.get('max_backlog'))} | {fmt(sched_ms, 2)} | {fmt(srv_ms, 2)} | {fmt(ms, 2)} | {frac} |")
     lines.append("")
     lines.append("## csched / upstream\n")
     hdr = ("| workload | avg | p50 | p90 | p99 | CPU s (lower is better) | peak RSS (lower is better) "

@@ -31,6 +31,7 @@
 #include <yajl/yajl_tree.h>
 
 #include "apiclient/api_client.h"
+#include "apiclient/api_internal.h"
 #include "harness.h"
 #include "testutil.h"
 
@@ -934,7 +935,7 @@ static void *fake_run(void *arg)
 			close(c);
 			return NULL;
 		} else if (strstr(req, "GET /retry ")) {
-			if (f->retry_hits++ == 0)
+			if (f->retry_hits++ % 2 == 0) /* every other request: 429 */
 				send_str(c, "HTTP/1.1 429 Too Many Requests\r\nRetry-After: 1\r\nContent-Length: 2\r\n"
 					    "Connection: close\r\n\r\n{}");
 			else
@@ -960,6 +961,26 @@ struct collected {
 	int n;
 	char lines[8][64];
 };
+
+/* api__get_chunks' receiver: concatenates the pieces; fail_rc != 0 is returned at once. */
+struct chunks {
+	int calls, fail_rc;
+	size_t len;
+	char data[256];
+};
+
+static int collect_chunk(void *ctx, const char *buf, size_t len)
+{
+	struct chunks *c = ctx;
+	c->calls++;
+	if (c->fail_rc)
+		return c->fail_rc;
+	assert_true(c->len + len < sizeof(c->data));
+	memcpy(c->data + c->len, buf, len);
+	c->len += len;
+	c->data[c->len] = '\0';
+	return 0;
+}
 
 static int collect_line(void *ctx, char *line, size_t len)
 {
@@ -1028,6 +1049,30 @@ static void test_fake_peer(void **state)
 	assert_non_null(strstr(e.msg, "HTTP status 404 with no message"));
 	assert_string_equal(r.body, "");
 	api_response_release(&r);
+
+	/* api__get_chunks (LIST pages): the body as it arrives, in several pieces, byte for byte. */
+	struct chunks ch = {0};
+	if (api__get_chunks(conn, "/split", collect_chunk, &ch, &e))
+		fail_msg("chunks: %s", e.msg);
+	assert_string_equal(ch.data, "{\"a\":1}\n{\"b\":2}\n\n{\"c\":3}\n{\"partial\"");
+	assert_true(ch.calls >= 2);
+	/* 429 + Retry-After is retried; only the 200's body reaches the receiver. */
+	memset(&ch, 0, sizeof(ch));
+	if (api__get_chunks(conn, "/retry", collect_chunk, &ch, &e))
+		fail_msg("chunks retry: %s", e.msg);
+	assert_string_equal(ch.data, "{\"ok\":1}");
+	assert_int_equal(f.retry_hits, 4);
+	/* An HTTP error is mapped as by api_request and never reaches the receiver. */
+	memset(&ch, 0, sizeof(ch));
+	assert_int_equal(api__get_chunks(conn, "/html", collect_chunk, &ch, &e), ERR_HTTP);
+	assert_int_equal(e.http_status, 503);
+	assert_non_null(strstr(e.msg, "<html>bad gateway</html>"));
+	assert_int_equal(ch.calls, 0);
+	/* The receiver's code stops the transfer and is returned. */
+	memset(&ch, 0, sizeof(ch));
+	ch.fail_rc = -42;
+	assert_int_equal(api__get_chunks(conn, "/split", collect_chunk, &ch, &e), -42);
+	assert_int_equal(ch.calls, 1);
 
 	api_request(conn, "GET", "/quit", NULL, NULL, 0, NULL, &e);
 	pthread_join(th, NULL);

@@ -7,7 +7,9 @@
  *    replaced within leaseDuration + retryPeriod (+ one more retry period in the worst case, as
  *    client-go); a leader whose renewals are refused loses leadership after renewDeadline; a
  *    leader whose lease is taken over stops at its next renewal;
- *  - /metrics and /livez served over HTTP by the health server beside a live elector.
+ *  - /metrics and /livez served over HTTP by the health server beside a live elector, with a real
+ *    scheduler (as the ServiceAccount) behind it: after K pods bound and one unschedulable, the
+ *    scraped counters and histograms match exactly.
  * Failover times are printed (they are the numbers docs/operations.md refers to). */
 #include <pthread.h>
 #include <setjmp.h>
@@ -27,10 +29,12 @@
 
 #include "../unit/prom_text_check.h"
 #include "apiclient/api_client.h"
+#include "config/config.h"
 #include "harness.h"
 #include "scheduler/health.h"
 #include "scheduler/leader.h"
 #include "scheduler/metrics.h"
+#include "scheduler/scheduler.h"
 #include "testutil.h"
 
 #define LEASE_NS "kube-system"
@@ -545,6 +549,44 @@ static long http_get(int port, const char *path, char **body, char *ctype, size_
 	return status;
 }
 
+#define METRICS_NS "it-metrics"
+#define METRICS_PODS 7 /* K: pods that fit */
+
+static void admin_post(const char *path, const char *body)
+{
+	struct err e = {0};
+	if (api_request(admin_conn, "POST", path, NULL, body, strlen(body), NULL, &e) != 0)
+		fail_msg("POST %s: %s", path, e.msg);
+}
+
+/* One value of a scrape; -1 when the series is absent. */
+static double scraped(const char *body, const char *name, const char *const *pairs, int n)
+{
+	double v = -1;
+	return prom_find(body, name, pairs, n, &v) ? v : -1;
+}
+
+static double ep_count(const char *body, const char *point, const char *status)
+{
+	char ep[64], st[64];
+	snprintf(ep, sizeof ep, "extension_point=%s", point);
+	snprintf(st, sizeof st, "status=%s", status);
+	return scraped(body, "scheduler_framework_extension_point_duration_seconds_count",
+		       (const char *[]){ep, st, "profile=csched"}, 3);
+}
+
+/* Whether a scrape shows the run settled: K scheduled, the big pod rejected, and every attempt's
+ * timings handed over (the binder hands PreBind..PostBind over just after counting the pod). */
+static bool metrics_settled(const char *body)
+{
+	double sched = scraped(body, "scheduler_schedule_attempts_total",
+			       (const char *[]){"result=scheduled", "profile=csched"}, 2);
+	double unsched = scraped(body, "scheduler_schedule_attempts_total",
+				 (const char *[]){"result=unschedulable", "profile=csched"}, 2);
+	return sched == METRICS_PODS && unsched >= 1 && ep_count(body, "PostBind", "Success") == METRICS_PODS &&
+	       ep_count(body, "Filter", "Success") == sched + unsched;
+}
+
 static void test_metrics_and_health_over_http(void **state)
 {
 	(void)state;
@@ -555,50 +597,108 @@ static void test_metrics_and_health_over_http(void **state)
 	struct candidate *only[] = {&a};
 	wait_one_leader(only, 1, RETRY_S + 5);
 
+	/* A real scheduler, as the ServiceAccount: K small pods fit on two nodes, one asks for more
+	 * cpu than any node has (rejected by NodeResourcesFit's Filter). */
 	struct sched_metrics *m = a.m;
-	for (int i = 0; i < 7; i++)
-		sched_metrics_schedule_attempt(m, SCHED_METRICS_SCHEDULED, "csched", 0.004 * (i + 1));
-	sched_metrics_schedule_attempt(m, SCHED_METRICS_UNSCHEDULABLE, "csched", 0.01);
-	sched_metrics_queue_incoming(m, "active", "PodAdd");
-	sched_metrics_pod_scheduled(m, 2, 1.5);
+	struct config cfg;
+	struct err e = {0};
+	if (config_init_default(&cfg, &e) != 0)
+		fail_msg("config: %s", e.msg);
+	struct sched_options so = {.cfg = &cfg, .client = sa, .metrics = m, .binders = 2, .seed = 7};
+	struct scheduler *s = sched_new(&so, &e);
+	if (!s)
+		fail_msg("sched_new: %s", e.msg);
+	admin_post("/api/v1/namespaces", "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"" METRICS_NS "\"}}");
+	for (int i = 0; i < 2; i++) {
+		char body[1024];
+		snprintf(body, sizeof body,
+			 "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"metrics-node-%d\"},"
+			 "\"status\":{\"capacity\":{\"cpu\":\"4\",\"memory\":\"32Gi\",\"pods\":\"110\"},"
+			 "\"allocatable\":{\"cpu\":\"4\",\"memory\":\"32Gi\",\"pods\":\"110\"},"
+			 "\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\"}]}}",
+			 i);
+		admin_post("/api/v1/nodes", body);
+	}
+	for (int i = 0; i <= METRICS_PODS; i++) {
+		char body[1024];
+		snprintf(body, sizeof body,
+			 "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"%s-%d\"},\"spec\":{"
+			 "\"schedulerName\":\"csched\",\"containers\":[{\"name\":\"c\",\"image\":\"pause\","
+			 "\"resources\":{\"requests\":{\"cpu\":\"%s\"}}}]}}",
+			 i < METRICS_PODS ? "fits" : "too-big", i, i < METRICS_PODS ? "100m" : "64");
+		admin_post("/api/v1/namespaces/" METRICS_NS "/pods", body);
+	}
+	if (sched_start_scheduling(s, &e) != 0)
+		fail_msg("sched_start_scheduling: %s", e.msg);
 
 	struct sched_health_options o = {.bind_address = "127.0.0.1",
 					 .port = SCHED_HEALTH_PORT_EPHEMERAL,
 					 .metrics = m,
 					 .leader = a.l};
-	struct err e = {0};
 	struct sched_health *h = sched_health_start(&o, &e);
 	if (!h)
 		fail_msg("health: %s", e.msg);
 	int port = sched_health_port(h);
 
+	/* scrape until the run settles (30 s at most), then every count must be exact */
 	char *body = NULL, ctype[256];
-	long status = http_get(port, "/metrics", &body, ctype, sizeof ctype);
+	long status = 0;
+	for (double end = now_s() + 30; ; usleep(100 * 1000)) {
+		free(body);
+		body = NULL;
+		status = http_get(port, "/metrics", &body, ctype, sizeof ctype);
+		if (status != 200 || metrics_settled(body) || now_s() > end)
+			break;
+	}
 	assert_int_equal(status, 200);
 	assert_string_equal(ctype, SCHED_METRICS_CONTENT_TYPE);
 	char why[512];
 	if (!prom_check_text(body, why, sizeof why, NULL))
 		fail_msg("/metrics does not parse: %s", why);
-	double v = -1;
-	assert_true(prom_find(body, "scheduler_schedule_attempts_total",
-			      (const char *[]){"result=scheduled", "profile=csched"}, 2, &v));
-	assert_true(v == 7);
-	assert_true(prom_find(body, "scheduler_schedule_attempts_total",
-			      (const char *[]){"result=unschedulable", "profile=csched"}, 2, &v));
-	assert_true(v == 1);
-	assert_true(prom_find(body, "scheduler_scheduling_attempt_duration_seconds_bucket",
-			      (const char *[]){"result=scheduled", "profile=csched", "le=0.016"}, 3, &v));
-	assert_true(v == 4); /* 0.004, 0.008, 0.012, 0.016 */
-	assert_true(prom_find(body, "scheduler_queue_incoming_pods_total",
-			      (const char *[]){"queue=active", "event=PodAdd"}, 2, &v));
-	assert_true(v == 1);
-	assert_true(prom_find(body, "scheduler_pod_scheduling_sli_duration_seconds_count",
-			      (const char *[]){"attempts=2"}, 1, &v));
-	assert_true(v == 1);
+	if (!metrics_settled(body))
+		fail_msg("not settled after 30 s:\n%s", body);
+	double k = METRICS_PODS, v = -1;
+	double unsched = scraped(body, "scheduler_schedule_attempts_total",
+				 (const char *[]){"result=unschedulable", "profile=csched"}, 2);
+	double attempts = k + unsched;
+	assert_true(scraped(body, "scheduler_schedule_attempts_total", (const char *[]){"result=error", "profile=csched"},
+			    2) == -1);
+	assert_true(scraped(body, "scheduler_scheduling_attempt_duration_seconds_count",
+			    (const char *[]){"result=scheduled", "profile=csched"}, 2) == k);
+	assert_true(scraped(body, "scheduler_scheduling_algorithm_duration_seconds_count", NULL, 0) == k);
+	/* every attempt ran PreFilter and Filter; the K that fit two nodes were scored and bound */
+	static const struct {
+		const char *point;
+		bool every_attempt;
+	} points[] = {{"PreFilter", true}, {"Filter", true},  {"PreScore", false}, {"Score", false},
+		      {"Reserve", false},  {"Permit", false}, {"PreBind", false},  {"Bind", false},
+		      {"PostBind", false}};
+	for (size_t i = 0; i < sizeof points / sizeof points[0]; i++) {
+		double got = ep_count(body, points[i].point, "Success");
+		if (got != (points[i].every_attempt ? attempts : k))
+			fail_msg("extension point %s: count %g, want %g", points[i].point, got,
+				 points[i].every_attempt ? attempts : k);
+	}
+	assert_true(ep_count(body, "PostFilter", "Unschedulable") == -1); /* no PostFilter plugin enabled */
+	assert_true(scraped(body, "scheduler_unschedulable_pods",
+			    (const char *[]){"plugin=NodeResourcesFit", "profile=csched"}, 2) == 1);
+	assert_true(scraped(body, "scheduler_pending_pods", (const char *[]){"queue=unschedulable"}, 1) == 1);
+	assert_true(scraped(body, "scheduler_pending_pods", (const char *[]){"queue=active"}, 1) == 0);
+	assert_true(scraped(body, "scheduler_queue_incoming_pods_total",
+			    (const char *[]){"queue=active", "event=UnschedulablePodAdd"}, 2) == k + 1);
+	assert_true(scraped(body, "scheduler_queue_incoming_pods_total",
+			    (const char *[]){"queue=unschedulable", "event=ScheduleAttemptFailure"}, 2) == unsched);
+	assert_true(scraped(body, "scheduler_pod_scheduling_sli_duration_seconds_count", (const char *[]){"attempts=1"},
+			    1) == k);
+	assert_true(scraped(body, "scheduler_pod_scheduling_attempts_count", NULL, 0) == k);
+	assert_true(scraped(body, "scheduler_scheduler_cache_size", (const char *[]){"type=nodes"}, 1) >= 2);
+	assert_true(scraped(body, "scheduler_scheduler_cache_size", (const char *[]){"type=pods"}, 1) >= k);
 	assert_true(prom_find(body, "leader_election_master_status", (const char *[]){"name=csched"}, 1, &v));
 	assert_true(v == 1);
 	assert_true(prom_find(body, "process_open_fds", NULL, 0, &v) && v > 3);
+	assert_true(prom_find(body, "process_start_time_seconds", NULL, 0, &v) && v > 1e9);
 	free(body);
+	sched_stop(s); /* its metrics sources stay valid until sched_free, after the server stops */
 
 	status = http_get(port, "/livez?verbose", &body, ctype, sizeof ctype);
 	assert_int_equal(status, 200);
@@ -616,6 +716,8 @@ static void test_metrics_and_health_over_http(void **state)
 	assert_true(v == 0);
 	free(body);
 	sched_health_stop(h);
+	sched_free(s);
+	config_free(&cfg);
 	candidate_free(&a);
 }
 

@@ -2,8 +2,10 @@
  * matching, profiles, the worker pool and the generic scheduling cycle on small snapshots. */
 #include "algorithm_testlib.h"
 
+#include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <time.h>
 
 static int uid_seq;
 
@@ -394,6 +396,103 @@ static void test_pool(void **state)
 	fw_pool_free(NULL);
 }
 
+/* Jobs back to back (helpers hand over while spinning) and jobs after pauses longer than the
+ * helpers spin (they sleep and are woken), on pools larger than the machine: every index runs
+ * exactly once each time, and the caller sees every write of the pieces. */
+static void test_pool_handover(void **state)
+{
+	(void)state;
+	struct err e;
+	int pars[] = { 2, 3, 16 };
+	for (size_t a = 0; a < 3; a++) {
+		struct fw_pool *pool = fw_pool_new(pars[a], &e);
+		assert_non_null(pool);
+		for (int round = 0; round < 400; round++) {
+			size_t n = 20 + (size_t)(round * 37) % 900; /* some inline, most shared */
+			struct sum_job j = { 0 };
+			j.seen = calloc(n, 1);
+			assert_non_null(j.seen);
+			atomic_init(&j.stop, false);
+			fw_pool_run(pool, n, sum_fn, &j, &j.stop);
+			assert_int_equal(atomic_load(&j.sum), (uint64_t)n * (n - 1) / 2);
+			for (size_t i = 0; i < n; i++)
+				if (j.seen[i] != 1)
+					fail_msg("parallelism %d round %d: index %zu ran %d times", pars[a], round, i, j.seen[i]);
+			free(j.seen);
+			if (round % 50 == 49) {
+				struct timespec ts = { 0, 2 * 1000 * 1000 }; /* helpers go to sleep */
+				nanosleep(&ts, NULL);
+			}
+		}
+		fw_pool_free(pool);
+	}
+}
+
+/* fw_pool_run_w: every index runs once, with a worker index below fw_pool_workers, and no two
+ * threads of one loop share an index (each worker's index set is owned by one thread). */
+struct worker_job {
+	int n_workers;
+	_Atomic uintptr_t owner[64]; /* thread (address of its tl_thread_tag) using worker w */
+	_Atomic uint32_t clash;
+	unsigned char *seen;
+	int *worker_of;
+};
+
+static _Thread_local char tl_thread_tag;
+
+static void worker_fn(void *ctx, int worker, size_t i)
+{
+	struct worker_job *j = ctx;
+	j->seen[i]++;
+	j->worker_of[i] = worker;
+	if (worker < 0 || worker >= j->n_workers) {
+		atomic_fetch_add(&j->clash, 1);
+		return;
+	}
+	uintptr_t me = (uintptr_t)&tl_thread_tag, want = 0;
+	if (!atomic_compare_exchange_strong(&j->owner[worker], &want, me) && want != me)
+		atomic_fetch_add(&j->clash, 1);
+}
+
+static void test_pool_worker_index(void **state)
+{
+	(void)state;
+	struct err e;
+	static const struct {
+		int parallelism;
+		size_t n;
+	} cases[] = {
+		{ 1, 1000 }, { 2, 0 }, { 2, 1 }, { 2, 127 }, { 2, 5000 }, { 3, 129 }, { 3, 900 }, { 16, 5000 },
+	};
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		struct fw_pool *pool = fw_pool_new(cases[k].parallelism, &e);
+		assert_non_null(pool);
+		int workers = fw_pool_workers(pool);
+		assert_true(workers >= 1 && workers <= cases[k].parallelism && workers < 64);
+		for (int round = 0; round < 20; round++) {
+			size_t n = cases[k].n;
+			struct worker_job j = { .n_workers = workers };
+			j.seen = calloc(n + 1, 1);
+			j.worker_of = calloc(n + 1, sizeof(*j.worker_of));
+			assert_non_null(j.seen);
+			assert_non_null(j.worker_of);
+			fw_pool_run_w(pool, n, worker_fn, &j, NULL);
+			for (size_t i = 0; i < n; i++)
+				if (j.seen[i] != 1)
+					fail_msg("case %zu: index %zu ran %d times", k, i, j.seen[i]);
+			assert_int_equal(atomic_load(&j.clash), 0);
+			/* the caller is worker 0, and runs inline loops alone */
+			if (n && (n < 128 || workers == 1))
+				for (size_t i = 0; i < n; i++)
+					assert_int_equal(j.worker_of[i], 0);
+			free(j.seen);
+			free(j.worker_of);
+		}
+		fw_pool_free(pool);
+	}
+	assert_int_equal(fw_pool_workers(NULL), 1);
+}
+
 /* ---------- the cycle ---------- */
 
 struct cluster {
@@ -751,6 +850,97 @@ static void test_cycle_parallel(void **state)
 	fw_pool_free(pool);
 }
 
+/* Filter workers count feasible nodes in batches: the pass still keeps exactly
+ * min(to_find, feasible) nodes and counts every failure it reports as evaluated; inline it stops
+ * where upstream's serial loop does (at the feasible node after the to_find-th), so the
+ * evaluated count and the next start index follow from the node order alone. Node i is feasible
+ * iff i % feasible_every == 0 (the others are tainted). */
+static void test_cycle_filter_batches(void **state)
+{
+	(void)state;
+	static struct cluster cl;
+	static struct fw_schedule_result res;
+	static const struct {
+		uint32_t n, feasible_every;
+		int32_t pct;
+		int parallelism;
+	} cases[] = {
+		{ 1000, 2, 0, 1 },  { 1000, 2, 0, 2 },  { 1000, 2, 0, 16 },  { 1000, 10, 50, 1 },
+		{ 1000, 10, 50, 3 }, { 1500, 1, 10, 1 }, { 1500, 1, 10, 2 }, { 300, 3, 100, 1 },
+		{ 300, 3, 100, 4 },  { 150, 7, 0, 1 },  { 150, 7, 0, 2 },   { 1999, 5, 20, 16 },
+	};
+	const char *taint = "\"spec\":{\"taints\":[{\"key\":\"k\",\"value\":\"v\",\"effect\":\"NoSchedule\"}]}";
+	struct api_pod *pod = mkpod("\"containers\":[{\"name\":\"c\",\"image\":\"i\"}]");
+	struct tl_profile_spec spec = {
+		.filter = { "TaintToleration" }, .pre_score = { "TaintToleration" }, .score = { "TaintToleration" },
+		.score_weight = { 1 }, .has_pct = true,
+	};
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		uint32_t n = cases[k].n, every = cases[k].feasible_every;
+		for (uint32_t i = 0; i < n; i++) {
+			char name[32];
+			snprintf(name, sizeof(name), "n%u", i);
+			cluster_add(&cl, std_node(name, "4", i % every ? taint : NULL), NULL, 0);
+		}
+		struct err e;
+		struct fw_pool *pool = NULL;
+		if (cases[k].parallelism > 1)
+			assert_non_null(pool = fw_pool_new(cases[k].parallelism, &e));
+		spec.pct = cases[k].pct;
+		struct fw_profile *p = tl_profile(&spec, pool, 3);
+		struct fw_cycle *c = fw_cycle_new(p);
+		uint32_t to_find = fw_num_feasible_nodes_to_find(cases[k].pct, n);
+		uint32_t all_feasible = (n + every - 1) / every;
+		uint32_t want_feasible = to_find < all_feasible ? to_find : all_feasible;
+		uint32_t start = 0;
+		for (int round = 0; round < 6; round++) {
+			schedule(p, c, &cl, pod, NULL, &res);
+			assert_int_equal(res.code, FW_SUCCESS);
+			assert_int_equal(res.feasible_nodes, want_feasible);
+			assert_int_equal(res.evaluated_nodes, res.feasible_nodes + res.diag.n_node_status);
+			assert_true(res.diag.n_node_status <= n - all_feasible);
+			assert_int_equal(atoi(res.suggested_host + 1) % every, 0);
+			for (uint32_t i = 0; i < res.diag.n_node_status; i++) {
+				const char *name = res.diag.node_status[i].node_name;
+				if (atoi(name + 1) % every == 0)
+					fail_msg("case %zu: feasible node %s reported as failed", k, name);
+				assert_string_equal(res.diag.node_status[i].status->plugin, "TaintToleration");
+			}
+			if (cases[k].parallelism > 1)
+				continue;
+			/* the serial reference */
+			uint32_t feasible = 0, failed = 0;
+			for (uint32_t s = 0; s < n; s++) {
+				uint32_t idx = (start + s) % n;
+				if (idx % every) {
+					failed++;
+				} else if (++feasible > to_find) {
+					feasible--;
+					break;
+				}
+			}
+			assert_int_equal(res.diag.n_node_status, failed);
+			assert_int_equal(res.evaluated_nodes, feasible + failed);
+			for (uint32_t i = 0; i < res.diag.n_node_status; i++) {
+				char want[32];
+				uint32_t s = (uint32_t)i, idx = start;
+				/* the i-th failure in node order from start */
+				for (uint32_t seen = 0;; idx = (idx + 1) % n)
+					if (idx % every && seen++ == s)
+						break;
+				snprintf(want, sizeof(want), "n%u", idx);
+				assert_string_equal(res.diag.node_status[i].node_name, want);
+			}
+			start = (start + feasible + failed) % n;
+		}
+		fw_cycle_free(c);
+		fw_profile_free(p);
+		fw_pool_free(pool);
+		cluster_release(&cl);
+	}
+	api_pod_unref(pod);
+}
+
 /* A Filter error (NodePorts without its PreFilter) aborts the cycle with the plugin named, on the
  * pool as inline. */
 static void test_cycle_filter_error(void **state)
@@ -888,6 +1078,252 @@ static void test_binding_helpers(void **state)
 	fw_profile_free(p);
 }
 
+/* ---------- timings (metrics) ---------- */
+
+struct timing_log {
+	int n_ep, n_pl;
+	struct fw_ep_timing ep[32];
+	struct fw_plugin_timing pl[64];
+};
+
+static void log_ep(void *ctx, const struct fw_ep_timing *t)
+{
+	struct timing_log *l = ctx;
+	assert_true(l->n_ep < 32);
+	l->ep[l->n_ep++] = *t;
+}
+
+static void log_plugin(void *ctx, const struct fw_plugin_timing *t)
+{
+	struct timing_log *l = ctx;
+	assert_true(l->n_pl < 64);
+	l->pl[l->n_pl++] = *t;
+}
+
+static void drain(struct fw_cycle *c, struct timing_log *l)
+{
+	memset(l, 0, sizeof(*l));
+	struct fw_timing_sink sink = { l, log_ep, log_plugin };
+	fw_cycle_drain_timings(c, &sink);
+}
+
+/* The extension points recorded, in order: "PreFilter:Success Filter:Success ...". */
+static const char *ep_list(const struct timing_log *l)
+{
+	static char buf[512];
+	size_t off = 0;
+	buf[0] = '\0';
+	for (int i = 0; i < l->n_ep; i++) {
+		assert_true(l->ep[i].ns >= 0);
+		off += (size_t)snprintf(buf + off, sizeof(buf) - off, "%s%s:%s", i ? " " : "", fw_ep_str(l->ep[i].ep),
+					fw_code_str(l->ep[i].code));
+	}
+	return buf;
+}
+
+/* Calls of plugin at ep that returned code (0 when none was recorded). */
+static uint64_t calls(const struct timing_log *l, const char *plugin, enum fw_ep ep, enum fw_code code)
+{
+	for (int i = 0; i < l->n_pl; i++)
+		if (strcmp(l->pl[i].plugin, plugin) == 0 && l->pl[i].ep == ep && l->pl[i].code == code)
+			return l->pl[i].count;
+	return 0;
+}
+
+/* Every extension point is timed in every cycle with the status upstream reports; a sampled cycle
+ * also counts every plugin call (each Filter and Score call on each node), binned in upstream's
+ * buckets; drained timings are gone; a reset turns sampling off. Inline and on a pool. */
+static void test_cycle_timings(void **state)
+{
+	(void)state;
+	static struct cluster cl;
+	static struct fw_schedule_result res;
+	struct timing_log *l = calloc(1, sizeof(*l));
+	struct bind_rec rec = { 0 };
+	struct err e = { 0 };
+	struct fw_pool *pool = fw_pool_new(2, &e);
+	assert_non_null(pool);
+	const char *taint = "\"spec\":{\"taints\":[{\"key\":\"k\",\"value\":\"v\",\"effect\":\"NoSchedule\"}]}";
+	for (int i = 0; i < 60; i++) { /* under 100 nodes every node is evaluated */
+		char name[32];
+		snprintf(name, sizeof(name), "t%d", i);
+		cluster_add(&cl, std_node(name, "4", i % 3 == 0 ? taint : NULL), NULL, 0);
+	}
+	struct api_pod *pod = mkpod("\"containers\":[{\"name\":\"c\",\"image\":\"i\",\"resources\":{\"requests\":{\"cpu\":\"1\"}}}]");
+	const double *bounds = fw_plugin_timing_bounds();
+	assert_true(bounds[0] == 0.00001 && bounds[1] == 0.00001 * 1.5);
+	assert_true(bounds[FW_PLUGIN_TIMING_BUCKETS - 1] > 0.022 && bounds[FW_PLUGIN_TIMING_BUCKETS - 1] < 0.0222);
+	{
+		/* a call lands where the metrics put its seconds ("le": the first bound >= them): ticks
+		 * around each bound, converted as the framework converts them; 0 in the first bucket,
+		 * a second above them all */
+		struct fw_profile *bp = default_profile(NULL, 1);
+		struct fw_cycle *bc = fw_cycle_new(bp);
+		const struct fw_pl *pls[1] = { tl_pl(bp, "NodeResourcesFit") };
+		enum { PER = 4 };
+		uint32_t ns[PER * FW_PLUGIN_TIMING_BUCKETS + 2];
+		uint8_t code[PER * FW_PLUGIN_TIMING_BUCKETS + 2];
+		uint64_t want[FW_PLUGIN_TIMING_BUCKETS + 1] = { 0 }, want_ticks = 0;
+		double f = fw_ns_per_tick();
+		assert_true(f > 0.01 && f < 100);
+		size_t n = 0;
+		for (int i = 0; i < FW_PLUGIN_TIMING_BUCKETS + 1; i++) {
+			uint32_t base = i < FW_PLUGIN_TIMING_BUCKETS ? (uint32_t)(bounds[i] * 1e9 / f) : 0;
+			for (int d = 0; d < (i < FW_PLUGIN_TIMING_BUCKETS ? PER : 1); d++) {
+				uint32_t t = i < FW_PLUGIN_TIMING_BUCKETS ? base - 1 + (uint32_t)d : (uint32_t)(1e9 / f);
+				int64_t v = (int64_t)((double)t * f + 0.5);
+				int b = 0;
+				while (b < FW_PLUGIN_TIMING_BUCKETS && (double)v / 1e9 > bounds[b])
+					b++;
+				ns[n++] = t;
+				want[b]++;
+				want_ticks += t;
+			}
+		}
+		ns[n++] = 0;
+		want[0]++;
+		memset(code, FW_SUCCESS, n);
+		fw_cycle_set_record_plugin_timings(bc, true);
+		fw_cycle_record_calls(bc, FW_EP_FILTER, pls, 1, ns, code, n, n);
+		drain(bc, l);
+		assert_int_equal(l->n_pl, 1);
+		assert_int_equal(l->pl[0].count, n);
+		for (int b = 0; b <= FW_PLUGIN_TIMING_BUCKETS; b++)
+			if (l->pl[0].buckets[b] != want[b])
+				fail_msg("bucket %d: %llu calls, want %llu", b, (unsigned long long)l->pl[0].buckets[b],
+					 (unsigned long long)want[b]);
+		assert_true(fabs(l->pl[0].sum_s - (double)want_ticks * f / 1e9) < 1e-9);
+		fw_cycle_free(bc);
+		fw_profile_free(bp);
+	}
+	for (int mode = 0; mode < 2; mode++) {
+		struct fw_profile_config pc;
+		fw_default_profile_config("timed", &pc);
+		struct fw_profile_options o = { .pool = mode ? pool : NULL, .seed = 3, .bind = bind_cb, .bind_ctx = &rec };
+		struct fw_profile *p = fw_profile_new(&pc, &o, &e);
+		assert_non_null(p);
+		struct fw_cycle *c = fw_cycle_new(p);
+
+		/* unsampled: the points, no plugin timings */
+		schedule(p, c, &cl, pod, NULL, &res);
+		assert_int_equal(res.code, FW_SUCCESS);
+		drain(c, l);
+		assert_string_equal(ep_list(l), "PreFilter:Success Filter:Success PreScore:Success Score:Success");
+		assert_int_equal(l->n_pl, 0);
+		drain(c, l); /* drained means gone */
+		assert_int_equal(l->n_ep + l->n_pl, 0);
+		struct fw_status st;
+		int64_t timeout;
+		assert_int_equal(fw_run_reserve(p, c, pod, res.suggested_host, &st), FW_SUCCESS);
+		assert_int_equal(fw_run_permit(p, c, pod, res.suggested_host, &timeout, &st), FW_SUCCESS);
+		assert_int_equal(fw_run_pre_bind(p, c, pod, res.suggested_host, &st), FW_SUCCESS);
+		assert_int_equal(fw_run_bind(p, c, pod, res.suggested_host, &st), FW_SUCCESS);
+		fw_run_post_bind(p, c, pod, res.suggested_host);
+		fw_run_unreserve(p, c, pod, res.suggested_host);
+		drain(c, l);
+		assert_string_equal(ep_list(l), "Reserve:Success Permit:Success PreBind:Success Bind:Success "
+						"PostBind:Success Unreserve:Success");
+
+		/* sampled: one observation per plugin call */
+		fw_cycle_reset(c);
+		fw_cycle_set_record_plugin_timings(c, true);
+		assert_int_equal(fw_schedule_pod(p, c, &cl.list, pod, NULL, &res, &e), 0);
+		assert_int_equal(res.code, FW_SUCCESS);
+		assert_int_equal(res.feasible_nodes, 40);
+		assert_int_equal(res.diag.n_node_status, 20);
+		assert_int_equal(fw_run_bind(p, c, pod, res.suggested_host, &st), FW_SUCCESS);
+		drain(c, l);
+		assert_string_equal(ep_list(l), "PreFilter:Success Filter:Success PreScore:Success Score:Success "
+						"Bind:Success");
+		assert_int_equal(calls(l, "TaintToleration", FW_EP_FILTER, FW_SUCCESS), 40);
+		assert_int_equal(calls(l, "TaintToleration", FW_EP_FILTER, FW_UNSCHEDULABLE_AND_UNRESOLVABLE), 20);
+		assert_int_equal(calls(l, "NodeResourcesFit", FW_EP_PRE_FILTER, FW_SUCCESS), 1);
+		assert_int_equal(calls(l, "DefaultBinder", FW_EP_BIND, FW_SUCCESS), 1);
+		uint32_t n_score;
+		const struct fw_pl *const *score = fw_profile_plugins(p, CFG_EP_SCORE, &n_score);
+		uint32_t scored = 0;
+		for (uint32_t k = 0; k < n_score; k++) {
+			uint64_t n = calls(l, score[k]->plugin->name, FW_EP_SCORE, FW_SUCCESS);
+			assert_true(n == 0 || n == 40); /* skipped by PreScore, or once per feasible node */
+			scored += n == 40;
+		}
+		assert_true(scored >= 3);
+		assert_int_equal(calls(l, "NodeResourcesFit", FW_EP_SCORE, FW_SUCCESS), 40);
+		assert_int_equal(calls(l, "TaintToleration", FW_EP_SCORE_NORMALIZE, FW_SUCCESS), 1);
+		for (int i = 0; i < l->n_pl; i++) {
+			uint64_t sum = 0;
+			for (int b = 0; b <= FW_PLUGIN_TIMING_BUCKETS; b++)
+				sum += l->pl[i].buckets[b];
+			assert_int_equal(sum, l->pl[i].count);
+			assert_true(l->pl[i].count > 0 && l->pl[i].sum_s >= 0 && l->pl[i].sum_s < 10);
+		}
+
+		/* a reset ends the sample */
+		schedule(p, c, &cl, pod, NULL, &res);
+		drain(c, l);
+		assert_int_equal(l->n_ep, 4);
+		assert_int_equal(l->n_pl, 0);
+
+		/* PreFilter's rejection code; undrained timings die with the reset */
+		struct api_pod *conflict = mkpod(
+			"\"containers\":[{\"name\":\"c\",\"image\":\"i\"}],"
+			"\"affinity\":{\"nodeAffinity\":{\"requiredDuringSchedulingIgnoredDuringExecution\":{\"nodeSelectorTerms\":"
+			"[{\"matchFields\":[{\"key\":\"metadata.name\",\"operator\":\"In\",\"values\":[\"t1\"]},"
+			"{\"key\":\"metadata.name\",\"operator\":\"In\",\"values\":[\"t2\"]}]}]}}}");
+		schedule(p, c, &cl, conflict, NULL, &res);
+		assert_int_equal(res.code, FW_UNSCHEDULABLE);
+		drain(c, l);
+		assert_string_equal(ep_list(l), "PreFilter:UnschedulableAndUnresolvable");
+		schedule(p, c, &cl, pod, NULL, &res);
+		fw_cycle_reset(c);
+		drain(c, l);
+		assert_int_equal(l->n_ep + l->n_pl, 0);
+		api_pod_unref(conflict);
+		fw_cycle_free(c);
+		fw_profile_free(p);
+	}
+
+	/* a Filter error is the Filter point's status */
+	struct tl_profile_spec spec = { .filter = { "NodeName", "NodePorts" }, .score = { "ImageLocality" } };
+	struct fw_profile *p = tl_profile(&spec, pool, 1);
+	struct fw_cycle *c = fw_cycle_new(p);
+	struct api_pod *ports = mkpod("\"containers\":[{\"name\":\"c\",\"image\":\"i\",\"ports\":[{\"containerPort\":80,\"hostPort\":80}]}]");
+	fw_cycle_reset(c);
+	fw_cycle_set_record_plugin_timings(c, true);
+	assert_int_equal(fw_schedule_pod(p, c, &cl.list, ports, NULL, &res, &e), 0);
+	assert_int_equal(res.code, FW_ERROR);
+	drain(c, l);
+	assert_string_equal(ep_list(l), "PreFilter:Success Filter:Error");
+	assert_true(calls(l, "NodePorts", FW_EP_FILTER, FW_ERROR) >= 1);
+	api_pod_unref(ports);
+	fw_cycle_free(c);
+	fw_profile_free(p);
+	cluster_release(&cl);
+
+	/* nominated pods: both passes on the node are calls */
+	p = default_profile(pool, 3);
+	c = fw_cycle_new(p);
+	cluster_add(&cl, std_node("only", "4", NULL), NULL, 0);
+	struct api_pod *high = mkpod("\"priority\":10,\"containers\":[{\"name\":\"c\",\"image\":\"i\",\"resources\":{\"requests\":{\"cpu\":\"1\"}}}]");
+	struct fw_nominated_pod hp[] = { { intern_str("only"), high } };
+	struct fw_nominated nh = { 1, hp };
+	fw_cycle_reset(c);
+	fw_cycle_set_record_plugin_timings(c, true);
+	assert_int_equal(fw_schedule_pod(p, c, &cl.list, pod, &nh, &res, &e), 0);
+	assert_int_equal(res.code, FW_SUCCESS);
+	drain(c, l);
+	assert_int_equal(calls(l, "TaintToleration", FW_EP_FILTER, FW_SUCCESS), 2);
+	assert_int_equal(calls(l, "NodeResourcesFit", FW_EP_FILTER, FW_SUCCESS), 2);
+	api_pod_unref(high);
+	fw_cycle_free(c);
+	fw_profile_free(p);
+
+	api_pod_unref(pod);
+	cluster_release(&cl);
+	fw_pool_free(pool);
+	free(l);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -898,14 +1334,18 @@ int main(void)
 		cmocka_unit_test(test_event_matches),
 		cmocka_unit_test(test_profile_building),
 		cmocka_unit_test(test_pool),
+		cmocka_unit_test(test_pool_handover),
+		cmocka_unit_test(test_pool_worker_index),
 		cmocka_unit_test(test_cycle_basic),
 		cmocka_unit_test(test_cycle_nominated_pods),
 		cmocka_unit_test(test_cycle_start_index_rotation),
 		cmocka_unit_test(test_cycle_tie_break_uniform),
 		cmocka_unit_test(test_cycle_parallel),
+		cmocka_unit_test(test_cycle_filter_batches),
 		cmocka_unit_test(test_cycle_filter_error),
 		cmocka_unit_test(test_cycle_many_cycles),
 		cmocka_unit_test(test_binding_helpers),
+		cmocka_unit_test(test_cycle_timings),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -547,6 +547,194 @@ static void test_image_locality(void **state)
 	}
 }
 
+/* The cycle's way to run ImageLocality: its per-pod preparation (which may Skip), then Score on
+ * each node with the prepared state. Returns the preparation's code. */
+static enum fw_code run_prepared_image_score(struct one *o, const struct api_pod *pod, struct node_info *nis,
+					     uint32_t n, int64_t *out)
+{
+	const struct node_info *ptrs[16];
+	struct fw_status st;
+	assert_true(n <= 16);
+	for (uint32_t i = 0; i < n; i++)
+		ptrs[i] = &nis[i];
+	o->list.n = n;
+	o->list.nodes = ptrs;
+	fw_cycle_reset(o->c);
+	o->c->nodes = &o->list;
+	fw_pre_score_fn prepare = fw_score_prepare_of(o->pl->plugin);
+	assert_non_null(prepare);
+	fw_status_reset(&st);
+	enum fw_code code = prepare(o->pl, o->c, pod, ptrs, n, &st);
+	assert_non_null(fw_cycle_state(o->c, o->pl)); /* Score below uses the prepared names */
+	for (uint32_t i = 0; i < n; i++) {
+		fw_status_reset(&st);
+		out[i] = -1;
+		assert_int_equal(o->pl->plugin->score(o->pl, o->c, pod, ptrs[i], &out[i], &st), FW_SUCCESS);
+	}
+	return code;
+}
+
+/* The prepared path gives the same scores as Score alone (upstream's per-node normalisation), on
+ * nodes with and without the image index, and Skips exactly when every node scores 0. */
+static void test_image_locality_prepared(void **state)
+{
+	(void)state;
+	struct tl_profile_spec spec = { .score = { "ImageLocality" } };
+	struct node_image n1_imgs[] = {
+		{ "gcr.io/40:latest", 40 * MB, 1 }, { "gcr.io/40:v1", 40 * MB, 1 },
+		{ "gcr.io/300:latest", 300 * MB, 1 }, { "gcr.io/300:v1", 300 * MB, 1 },
+		{ "gcr.io/2000:latest", 2000 * MB, 1 },
+	};
+	struct node_image n2_imgs[] = {
+		{ "gcr.io/250:latest", 250 * MB, 2 }, { "gcr.io/10:latest", 10 * MB, 1 }, { "gcr.io/10:v1", 10 * MB, 1 },
+	};
+	struct node_image n3_imgs[] = { { "gcr.io/250:latest", 250 * MB, 2 } };
+#define C(img) "{\"name\":\"c\",\"image\":\"" img "\"}"
+	static const struct {
+		const char *name, *containers, *inits;
+		int64_t want[3];
+	} cases[] = {
+		/* totals over 3 nodes: 40M/3 = 13.3M -> 0; 250M*2/3 = 166.7M -> 100*(166.7-23)/(2000-23) = 7 */
+		{ "larger spread image wins", "[" C("gcr.io/40") "," C("gcr.io/250") "]", NULL, { 0, 7, 7 } },
+		{ "tagged and untagged of one image count per container",
+		  "[" C("gcr.io/300") "," C("gcr.io/300:latest") "," C("gcr.io/300:v1") "]", NULL, { 9, 0, 0 } },
+		{ "same image in an init and an app container", "[" C("gcr.io/250") "]", "[" C("gcr.io/250:latest") "]",
+		  { 0, 15, 15 } },
+		/* 2000M/3 = 666.7M -> 100*(666.7-23)/(1000-23) = 65 */
+		{ "one big image", "[" C("gcr.io/2000") "]", NULL, { 65, 0, 0 } },
+		{ "image on no node: skipped", "[" C("gcr.io/none") "]", NULL, { 0, 0, 0 } },
+		{ "images too small everywhere: skipped", "[" C("gcr.io/10:v1") "," C("gcr.io/40:v1") "]", NULL, { 0, 0, 0 } },
+		{ "no containers: skipped", "[]", NULL, { 0, 0, 0 } },
+	};
+#undef C
+	for (int indexed = 0; indexed < 2; indexed++) {
+		for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+			struct one o;
+			one_init(&o, &spec, "ImageLocality");
+			struct api_node *nodes[3] = { tl_node("{\"metadata\":{\"name\":\"node1\"}}"),
+						      tl_node("{\"metadata\":{\"name\":\"node2\"}}"),
+						      tl_node("{\"metadata\":{\"name\":\"node3\"}}") };
+			struct node_info nis[3];
+			for (int k = 0; k < 3; k++)
+				tl_node_info(&nis[k], nodes[k], NULL, 0);
+			tl_set_images(&nis[0], n1_imgs, 5);
+			tl_set_images(&nis[1], n2_imgs, 3);
+			tl_set_images(&nis[2], n3_imgs, 1);
+			for (int k = 0; indexed && k < 3; k++)
+				assert_int_equal(node_info_index_images(&nis[k]), 0);
+			struct api_pod *pod = pod_spec(cases[i].containers, cases[i].inits, NULL);
+			int64_t plain[3], prepared[3];
+			assert_int_equal(run_score(&o, pod, nis, 3, plain), FW_SUCCESS);
+			enum fw_code code = run_prepared_image_score(&o, pod, nis, 3, prepared);
+			bool all_zero = true;
+			for (int k = 0; k < 3; k++) {
+				if (plain[k] != cases[i].want[k] || prepared[k] != cases[i].want[k])
+					fail_msg("%s (index %d): node %d: Score alone %lld, prepared %lld, want %lld",
+						 cases[i].name, indexed, k + 1, (long long)plain[k], (long long)prepared[k],
+						 (long long)cases[i].want[k]);
+				all_zero &= cases[i].want[k] == 0;
+			}
+			if (code != (all_zero ? FW_SKIP : FW_SUCCESS))
+				fail_msg("%s: preparation returned %s", cases[i].name, fw_code_str(code));
+			for (int k = 0; k < 3; k++) {
+				node_info_release(&nis[k]);
+				api_node_unref(nodes[k]);
+			}
+			api_pod_unref(pod);
+			one_release(&o);
+		}
+	}
+}
+
+/* ---------- resources resolved once per pod (helpers.c) ---------- */
+
+/* fw_res_refs keeps, in order, the resources fw_resource_alloc_req can score, and
+ * fw_res_ref_alloc_req reads on every node what fw_resource_alloc_req looks up by name. */
+static void test_resource_refs(void **state)
+{
+	(void)state;
+	const char *names[] = { "cpu", "memory", "ephemeral-storage", "pods", "example.com/foo", "example.com/bar",
+				"hugepages-2Mi", "foo", "example.com/foo" };
+	enum { NR = sizeof(names) / sizeof(names[0]) };
+	static const struct {
+		const char *desc;
+		int64_t req[NR];
+		const char *want; /* kept names */
+	} cases[] = {
+		{ "nothing requested: native ones stay",
+		  { 0 }, "cpu memory ephemeral-storage" },
+		{ "scalars kept only when requested",
+		  { 100, 200, 0, 1, 2, 0, 3, 5, 0 }, "cpu memory ephemeral-storage example.com/foo hugepages-2Mi" },
+		{ "a scalar the node lacks is kept (it scores 0 allocatable there)",
+		  { 0, 0, 7, 0, 0, 1, 0, 0, 4 }, "cpu memory ephemeral-storage example.com/bar example.com/foo" },
+	};
+	const char *interned[NR];
+	int64_t weights[NR];
+	for (int i = 0; i < NR; i++) {
+		interned[i] = intern_str(names[i]);
+		weights[i] = i + 1;
+	}
+	struct api_node *n1 = tl_node("{\"metadata\":{\"name\":\"n1\"},\"status\":{\"allocatable\":{\"cpu\":\"4\","
+				      "\"memory\":\"10Gi\",\"ephemeral-storage\":\"20Gi\",\"pods\":\"110\","
+				      "\"example.com/foo\":\"5\",\"hugepages-2Mi\":\"8Mi\"}}}");
+	struct api_node *n2 = tl_node("{\"metadata\":{\"name\":\"n2\"},\"status\":{\"allocatable\":{\"cpu\":\"2\","
+				      "\"memory\":\"1Gi\",\"pods\":\"10\",\"example.com/bar\":\"3\"}}}");
+	struct api_pod *e1 = pod_spec("[{\"name\":\"c\",\"image\":\"i\",\"resources\":{\"requests\":{\"cpu\":\"1\","
+				      "\"memory\":\"1Gi\",\"ephemeral-storage\":\"1Gi\",\"example.com/foo\":\"2\"}}}]",
+				      NULL, "\"nodeName\":\"n1\"");
+	struct api_pod *e2 = pod_spec("[{\"name\":\"c\",\"image\":\"i\"}]", NULL, "\"nodeName\":\"n2\"");
+	struct node_info nis[3];
+	tl_node_info(&nis[0], n1, &e1, 1);
+	tl_node_info(&nis[1], n2, &e2, 1);
+	node_info_init(&nis[2], intern_str("ghost")); /* no Node: zero allocatable */
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct fw_res_ref refs[NR];
+		uint32_t n = fw_res_refs(interned, cases[i].req, weights, NR, refs);
+		char got[256] = "";
+		for (uint32_t k = 0; k < n; k++) {
+			if (k)
+				strcat(got, " ");
+			strcat(got, refs[k].name);
+		}
+		if (strcmp(got, cases[i].want) != 0)
+			fail_msg("%s: kept %s, want %s", cases[i].desc, got, cases[i].want);
+		/* every name, kept or not, against the by-name lookup */
+		uint32_t k = 0;
+		for (int r = 0; r < NR; r++) {
+			bool kept = k < n && refs[k].name == interned[r] && refs[k].pod_req == cases[i].req[r];
+			if (kept)
+				assert_int_equal(refs[k].weight, weights[r]);
+			for (int node = 0; node < 3; node++)
+				for (int use_req = 0; use_req < 2; use_req++) {
+					int64_t a0, r0, a1 = 0, r1 = 0;
+					fw_resource_alloc_req(&nis[node], interned[r], cases[i].req[r], use_req, &a0, &r0);
+					if (kept)
+						fw_res_ref_alloc_req(&nis[node], &refs[k], use_req, &a1, &r1);
+					if (a0 != a1 || r0 != r1)
+						fail_msg("%s: %s on node %d (requested %d): by name (%lld, %lld), resolved "
+							 "(%lld, %lld)%s",
+							 cases[i].desc, names[r], node, use_req, (long long)a0, (long long)r0,
+							 (long long)a1, (long long)r1, kept ? "" : " (dropped)");
+				}
+			if (kept)
+				k++;
+		}
+		assert_int_equal(k, n);
+	}
+	/* no weights: 1 each */
+	struct fw_res_ref refs[NR];
+	int64_t reqs[NR] = { 1, 1 };
+	assert_int_equal(fw_res_refs(interned, reqs, NULL, 2, refs), 2);
+	assert_int_equal(refs[0].weight, 1);
+	assert_int_equal(refs[1].kind, FW_RES_MEMORY);
+	for (int k = 0; k < 3; k++)
+		node_info_release(&nis[k]);
+	api_node_unref(n1);
+	api_node_unref(n2);
+	api_pod_unref(e1);
+	api_pod_unref(e2);
+}
+
 /* ---------- TaintToleration (taint_toleration_test.go) ---------- */
 
 static struct api_node *taint_node(const char *name, const char *taints)
@@ -1293,6 +1481,8 @@ int main(void)
 		cmocka_unit_test(test_fit_requested_to_capacity_ratio),
 		cmocka_unit_test(test_balanced_allocation),
 		cmocka_unit_test(test_image_locality),
+		cmocka_unit_test(test_image_locality_prepared),
+		cmocka_unit_test(test_resource_refs),
 		cmocka_unit_test(test_taint_filter),
 		cmocka_unit_test(test_taint_score),
 		cmocka_unit_test(test_node_affinity_filter),

@@ -15,10 +15,20 @@
 #include <yajl/yajl_tree.h>
 
 #include "apiclient/api_types.h"
+#include "common/arena.h"
 #include "common/intern.h"
 #include "testutil.h"
 
 #define I(s) intern_str(s)
+
+/* Annotations are kept in the object's arena, not interned: looked up by content. */
+static const char *annotation(const struct api_labels *l, const char *key)
+{
+	for (uint32_t i = 0; i < l->n; i++)
+		if (!strcmp(l->items[i].key, key))
+			return l->items[i].value;
+	return NULL;
+}
 
 static struct api_pod *pod_fixture(const char *name)
 {
@@ -57,7 +67,9 @@ static void test_pod_rich(void **state)
 	char key[64];
 
 	/* metadata */
-	assert_ptr_equal(p->meta.name, I("web-1"));
+	/* a pod's name stays in its arena (interning it would keep every name ever seen) */
+	assert_string_equal(p->meta.name, "web-1");
+	assert_ptr_not_equal(p->meta.name, I("web-1"));
 	assert_ptr_equal(p->meta.namespace, I("default"));
 	assert_ptr_equal(p->meta.uid, I("bbeeb5e0-90c8-4125-b9d6-ea9176f11982"));
 	assert_string_equal(p->meta.resource_version, "363");
@@ -67,7 +79,8 @@ static void test_pod_rich(void **state)
 	assert_ptr_equal(api_labels_get(&p->meta.labels, I("app")), I("web"));
 	assert_ptr_equal(api_labels_get(&p->meta.labels, I("tier")), I("frontend"));
 	assert_null(api_labels_get(&p->meta.labels, I("nope")));
-	assert_ptr_equal(api_labels_get(&p->meta.annotations, I("example.com/owner")), I("team-a"));
+	/* the fixture has annotations; no plugin reads a pod's, so they are not decoded */
+	assert_int_equal(p->meta.annotations.n, 0);
 	assert_int_equal(p->meta.n_owner_refs, 1);
 	assert_string_equal(p->meta.owner_refs[0].kind, "ReplicaSet");
 	assert_string_equal(p->meta.owner_refs[0].name, "web-7d9f");
@@ -283,11 +296,12 @@ static void test_node_rich(void **state)
 	struct api_node *n = node_fixture("node-rich.json");
 	assert_ptr_equal(n->meta.name, I("node-rich"));
 	assert_ptr_equal(n->meta.namespace, I(""));
-	assert_ptr_equal(n->meta.uid, I("cb9b294e-2f9d-4606-8de7-007adea9ebc7"));
+	assert_string_equal(n->meta.uid, "cb9b294e-2f9d-4606-8de7-007adea9ebc7"); /* not interned */
 	assert_string_equal(n->meta.resource_version, "355");
 	assert_int_equal(n->meta.creation_timestamp, 1795422680);
 	assert_ptr_equal(api_labels_get(&n->meta.labels, I("topology.kubernetes.io/zone")), I("zone-a"));
-	assert_ptr_equal(api_labels_get(&n->meta.annotations, I("example.com/note")), I("capture fixture"));
+	assert_string_equal(annotation(&n->meta.annotations, "example.com/note"), "capture fixture");
+	assert_null(annotation(&n->meta.annotations, "example.com/none"));
 	assert_true(n->unschedulable);
 	assert_int_equal(n->n_taints, 4);
 	assert_ptr_equal(n->taints[0].key, I("dedicated"));
@@ -381,7 +395,7 @@ static void test_list_and_watch(void **state)
 		if (!p)
 			fail_msg("line %zu: %s", line, e.msg);
 		if (line < 3) {
-			assert_ptr_equal(p->meta.name, I("minimal"));
+			assert_string_equal(p->meta.name, "minimal");
 			assert_ptr_equal(api_labels_get(&p->meta.labels, I("extra")), I("1"));
 		} else { /* a bookmark carries only a resourceVersion ("containers": null) */
 			assert_string_equal(p->meta.resource_version, "367");
@@ -519,7 +533,7 @@ static void test_pod_lenient(void **state)
 	if (!p)
 		fail_msg("%s", e.msg);
 	assert_int_equal(p->meta.labels.n, 0);
-	assert_ptr_equal(api_labels_get(&p->meta.annotations, I("a")), I(""));
+	assert_int_equal(p->meta.annotations.n, 0);
 	assert_ptr_equal(p->scheduler_name, I("default-scheduler"));
 	assert_false(api_pod_is_assigned(p));
 	assert_false(p->has_priority);
@@ -543,6 +557,69 @@ static void test_pod_lenient(void **state)
 	assert_ptr_equal(p->phase, I(""));
 	assert_ptr_equal(p->nominated_node_name, I(""));
 	api_pod_unref(p);
+
+	/* a node's annotations: null reads as "", duplicate keys: the last one wins */
+	static const char node_json[] = "{\"metadata\":{\"name\":\"n\",\"annotations\":{\"a\":null,\"b\":\"1\","
+					"\"c\":\"x\",\"b\":\"2\"}}}";
+	struct api_node *n = api_node_decode_json(node_json, strlen(node_json), &e);
+	if (!n)
+		fail_msg("%s", e.msg);
+	assert_int_equal(n->meta.annotations.n, 3);
+	assert_string_equal(annotation(&n->meta.annotations, "a"), "");
+	assert_string_equal(annotation(&n->meta.annotations, "b"), "2");
+	assert_string_equal(annotation(&n->meta.annotations, "c"), "x");
+	api_node_unref(n);
+}
+
+/* ---------- arena sizing ---------- */
+
+/* Each decoded object is one block sized from the objects decoded before it: a pod much larger
+ * than the usual ones is decoded again into a block of its size, never left with a second one. */
+static void test_arena_sizing(void **state)
+{
+	(void)state;
+	static const char small[] = "{\"metadata\":{\"name\":\"s\",\"namespace\":\"d\",\"uid\":\"u-s\"},"
+				    "\"spec\":{\"containers\":[{\"name\":\"c\"}]}}";
+	char big[8192];
+	int n = snprintf(big, sizeof(big), "{\"metadata\":{\"name\":\"b\",\"labels\":{");
+	for (int i = 0; i < 60; i++)
+		n += snprintf(big + n, sizeof(big) - (size_t)n, "%s\"label-%d\":\"value-%d\"", i ? "," : "", i, i);
+	n += snprintf(big + n, sizeof(big) - (size_t)n, "}},\"spec\":{\"tolerations\":[");
+	for (int i = 0; i < 30; i++)
+		n += snprintf(big + n, sizeof(big) - (size_t)n, "%s{\"key\":\"k%d\",\"operator\":\"Exists\"}", i ? "," : "", i);
+	snprintf(big + n, sizeof(big) - (size_t)n, "]}}");
+
+	struct err e = { 0 };
+	for (int round = 0; round < 3; round++) {
+		for (int i = 0; i < 40; i++) {
+			struct api_pod *p = api_pod_decode_json(small, strlen(small), &e);
+			assert_non_null(p);
+			assert_false(arena_overflowed(p->arena));
+			assert_string_equal(p->meta.name, "s");
+			api_pod_unref(p);
+		}
+		struct api_pod *b = api_pod_decode_json(big, strlen(big), &e);
+		if (!b)
+			fail_msg("%s", e.msg);
+		assert_false(arena_overflowed(b->arena));
+		assert_int_equal(b->meta.labels.n, 60);
+		assert_ptr_equal(api_labels_get(&b->meta.labels, I("label-59")), I("value-59"));
+		assert_int_equal(b->n_tolerations, 30);
+		assert_ptr_equal(b->tolerations[29].key, I("k29"));
+		api_pod_unref(b);
+	}
+	/* nodes learn their own size */
+	static const char node[] = "{\"metadata\":{\"name\":\"n\"},\"status\":{\"allocatable\":{\"cpu\":\"4\","
+				   "\"example.com/gpu\":\"2\"}}}";
+	for (int i = 0; i < 20; i++) {
+		struct api_node *nd = api_node_decode_json(node, strlen(node), &e);
+		assert_non_null(nd);
+		assert_false(arena_overflowed(nd->arena));
+		assert_int_equal(nd->allocatable.cpu, 4000);
+		assert_int_equal(nd->allocatable.n_scalar, 1);
+		assert_int_equal(api_resources_scalar(&nd->allocatable, I("example.com/gpu")), 2);
+		api_node_unref(nd);
+	}
 }
 
 /* ---------- lease ---------- */
@@ -758,7 +835,7 @@ int main(void)
 		cmocka_unit_test(test_pod_errors),	  cmocka_unit_test(test_node_errors),
 		cmocka_unit_test(test_pod_lenient),	  cmocka_unit_test(test_lease),
 		cmocka_unit_test(test_label_selector), cmocka_unit_test(test_tolerations),
-		cmocka_unit_test(test_refcount),
+		cmocka_unit_test(test_refcount),	  cmocka_unit_test(test_arena_sizing),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

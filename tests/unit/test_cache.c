@@ -1,5 +1,6 @@
 /* Unit tests for cache/: PodRequests, node_info bookkeeping, assume/confirm/forget, ghost nodes,
- * ports, images, incremental snapshots and the zone-interleaved node order. */
+ * ports, images (and their hash index), incremental snapshots, the node tree and the
+ * zone-interleaved node order. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -7,9 +8,11 @@
 #include <cmocka.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cache/cache.h"
+#include "cache/cache_internal.h"
 #include "cache/snapshot.h"
 #include "common/arena.h"
 #include "common/intern.h"
@@ -510,6 +513,176 @@ static void test_images(void **state)
 	cache_free(c);
 }
 
+/* The image index: every lookup through it agrees with a search of the sorted array, on the
+ * cache's node_info and on a snapshot clone; an index that no longer matches the images (set by
+ * hand, as tests do) is not used. */
+static void test_image_index(void **state)
+{
+	(void)state;
+	enum { N = 300 };
+	static char names[N][32];
+	const char *imgs[N];
+	for (int i = 0; i < N; i++) {
+		snprintf(names[i], sizeof(names[i]), "img%d:v%d", i, i % 7);
+		imgs[i] = names[i];
+	}
+	struct cache *c = cache_new();
+	struct snapshot *s = snapshot_new();
+	add_node(c, mknode("big", NULL, NULL, imgs, N));
+	add_node(c, mknode("one", NULL, NULL, imgs, 1));
+	add_node(c, mknode("none", NULL, NULL, NULL, 0));
+	update(c, s);
+	const struct node_info *big = snapshot_get(s, "big");
+	assert_int_equal(big->n_images, N);
+	/* the clone carries its own index over its own array */
+	assert_non_null(big->image_slots);
+	assert_ptr_equal(big->image_slots_for, big->images);
+	assert_true(big->image_slots_mask + 1 >= 2 * N);
+	for (int i = 0; i < N; i++) {
+		const struct node_image *img = node_info_image(big, intern_str(names[i]));
+		if (!img || img->name != intern_str(names[i]) || img->size_bytes != (int64_t)(i + 1) * 100 * MI)
+			fail_msg("image %s: %p", names[i], (const void *)img);
+	}
+	static const struct {
+		const char *node, *image;
+		bool present;
+	} cases[] = {
+		{ "big", "img0:v0", true },      { "big", "img299:v5", true }, { "big", "img299:v6", false },
+		{ "big", "img300:v6", false },   { "big", "img1", false },     { "one", "img0:v0", true },
+		{ "one", "img1:v1", false },     { "none", "img0:v0", false },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct node_info *ni = snapshot_get(s, cases[i].node);
+		const struct node_image *img = node_info_image(ni, intern_str(cases[i].image));
+		if ((img != NULL) != cases[i].present)
+			fail_msg("%s on %s: got %p", cases[i].image, cases[i].node, (const void *)img);
+	}
+	/* a copy of a copy, reusing arrays, still agrees */
+	struct node_info copy = { 0 };
+	struct err e = { 0 };
+	assert_int_equal(node_info_copy(&copy, snapshot_get(s, "one"), &e), 0);
+	assert_int_equal(node_info_copy(&copy, big, &e), 0);
+	assert_ptr_equal(copy.image_slots_for, copy.images);
+	for (int i = 0; i < N; i += 7)
+		assert_ptr_equal(node_info_image(&copy, intern_str(names[i]))->name, intern_str(names[i]));
+	assert_null(node_info_image(&copy, intern_str("img1")));
+	/* images replaced by hand (sorted array, no index): found by binary search, not through
+	 * the stale index */
+	struct node_image *hand = calloc(2, sizeof(*hand));
+	assert_non_null(hand);
+	hand[0] = (struct node_image){ intern_str("hand-a:1"), 5, 1 };
+	hand[1] = (struct node_image){ intern_str("hand-b:1"), 6, 1 };
+	if (hand[1].name < hand[0].name) {
+		struct node_image t = hand[0];
+		hand[0] = hand[1];
+		hand[1] = t;
+	}
+	free(copy.images);
+	copy.images = hand;
+	copy.n_images = 2;
+	assert_non_null(node_info_image(&copy, intern_str("hand-a:1")));
+	assert_non_null(node_info_image(&copy, intern_str("hand-b:1")));
+	assert_null(node_info_image(&copy, intern_str(names[0])));
+	/* rebuilt for the new array, the index finds them too */
+	assert_int_equal(node_info_index_images(&copy), 0);
+	assert_ptr_equal(copy.image_slots_for, copy.images);
+	assert_int_equal(node_info_image(&copy, intern_str("hand-b:1"))->size_bytes, 6);
+	assert_null(node_info_image(&copy, intern_str(names[0])));
+	node_info_release(&copy);
+	snapshot_free(s);
+	cache_free(c);
+}
+
+/* ---------- node tree ---------- */
+
+/* The node tree on its own: duplicates within a zone are ignored (also once the zone is large),
+ * the same name may sit in two zones while a node moves, removal keeps the order and drops an
+ * emptied zone. Ops: "+zone/name" adds, "-zone/name" removes (rc < 0 expected when the line ends
+ * in "!"). */
+static void test_node_tree(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *desc;
+		const char *ops[12];
+		const char *want;
+		uint32_t num;
+	} cases[] = {
+		{ "round robin over zones in first-seen order", { "+A/a1", "+A/a2", "+B/b1", "+A/a3", "+C/c1" },
+		  "a1,b1,c1,a2,a3", 5 },
+		{ "duplicate in the same zone is ignored", { "+A/a1", "+A/a2", "+A/a1", "+B/b1", "+B/b1" }, "a1,b1,a2", 3 },
+		{ "same name in two zones (a node moving) counts twice", { "+A/x", "+B/x", "-A/x" }, "x", 1 },
+		{ "remove keeps the order of the others", { "+A/a1", "+A/a2", "+A/a3", "-A/a2" }, "a1,a3", 2 },
+		{ "removed then added again goes last", { "+A/a1", "+A/a2", "-A/a1", "+A/a1" }, "a2,a1", 2 },
+		{ "emptied zone dropped; re-created last", { "+A/a1", "+B/b1", "-A/a1", "+C/c1", "+A/a2" }, "b1,c1,a2", 3 },
+		{ "remove from the wrong zone or twice fails", { "+A/a1", "-B/a1!", "-A/a1", "-A/a1!", "-A/zz!" }, "", 0 },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct node_tree t = { 0 };
+		const char *region = intern_str("r");
+		for (size_t k = 0; k < 12 && cases[i].ops[k]; k++) {
+			const char *op = cases[i].ops[k];
+			char zone[16], name[16];
+			size_t len = strlen(op);
+			bool fails = op[len - 1] == '!';
+			const char *slash = strchr(op, '/');
+			snprintf(zone, sizeof(zone), "%.*s", (int)(slash - op - 1), op + 1);
+			snprintf(name, sizeof(name), "%.*s", (int)(len - (size_t)(slash - op) - 1 - fails), slash + 1);
+			int rc = op[0] == '+' ? node_tree_add(&t, region, intern_str(zone), intern_str(name))
+					      : node_tree_remove(&t, region, intern_str(zone), intern_str(name));
+			if (fails ? rc >= 0 : rc < 0)
+				fail_msg("%s: op %s returned %d", cases[i].desc, op, rc);
+		}
+		const char *list[16];
+		uint32_t n = node_tree_list(&t, list);
+		char got[128] = "";
+		for (uint32_t k = 0; k < n; k++) {
+			if (k)
+				strcat(got, ",");
+			strcat(got, list[k]);
+		}
+		if (strcmp(got, cases[i].want) != 0 || t.num_nodes != cases[i].num || n != cases[i].num)
+			fail_msg("%s: got %s (%u nodes), want %s (%u)", cases[i].desc, got, t.num_nodes, cases[i].want,
+				 cases[i].num);
+		node_tree_release(&t);
+	}
+
+	/* A large zone: every name once, in insertion order, however often it is added again. */
+	enum { N = 20000 };
+	struct node_tree t = { 0 };
+	const char *region = intern_str("r"), *za = intern_str("A"), *zb = intern_str("B");
+	const char **names = calloc(N, sizeof(*names));
+	const char **list = calloc(N, sizeof(*list));
+	assert_non_null(names);
+	assert_non_null(list);
+	for (int i = 0; i < N; i++) {
+		char buf[32];
+		snprintf(buf, sizeof(buf), "node-%d", i);
+		names[i] = intern_str(buf);
+		assert_int_equal(node_tree_add(&t, region, i % 2 ? zb : za, names[i]), 0);
+	}
+	for (int i = N - 1; i >= 0; i -= 3)
+		assert_int_equal(node_tree_add(&t, region, i % 2 ? zb : za, names[i]), 0);
+	assert_int_equal(t.num_nodes, N);
+	assert_int_equal(node_tree_list(&t, list), N);
+	for (int i = 0; i < N; i++)
+		assert_ptr_equal(list[i], names[i]); /* A, B alternate exactly as they were added */
+	/* remove every other node of zone A, then add them back: they go to the end of A */
+	for (int i = 0; i < N; i += 4)
+		assert_int_equal(node_tree_remove(&t, region, za, names[i]), 0);
+	assert_int_equal(t.num_nodes, N - N / 4);
+	for (int i = 0; i < N; i += 4)
+		assert_int_equal(node_tree_add(&t, region, za, names[i]), 0);
+	assert_int_equal(t.num_nodes, N);
+	assert_int_equal(node_tree_list(&t, list), N);
+	assert_ptr_equal(list[0], names[2]);      /* A now starts with node-2 */
+	assert_ptr_equal(list[1], names[1]);      /* B unchanged */
+	assert_ptr_equal(list[N - 2], names[N - 4]); /* the last re-added A node */
+	free(names);
+	free(list);
+	node_tree_release(&t);
+}
+
 /* Only changed node_infos are copied; the node list is rebuilt only on node add/remove. */
 static void test_snapshot_generations(void **state)
 {
@@ -716,6 +889,8 @@ int main(void)
 		cmocka_unit_test(test_assume_confirm_forget),
 		cmocka_unit_test(test_ghost_nodes),
 		cmocka_unit_test(test_images),
+		cmocka_unit_test(test_image_index),
+		cmocka_unit_test(test_node_tree),
 		cmocka_unit_test(test_snapshot_generations),
 		cmocka_unit_test(test_zone_order),
 		cmocka_unit_test(test_concurrent_updates),

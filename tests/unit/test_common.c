@@ -59,6 +59,53 @@ static void test_arena(void **state)
 	arena_free(NULL);
 }
 
+/* One sequence of allocations: structures (16-byte aligned) and strings (packed). */
+static void arena_sequence(struct arena *a)
+{
+	static const size_t sizes[] = { 40, 3, 24, 7, 100, 1, 64, 200, 5, 16, 333, 2 };
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		if (i % 2) {
+			char s[400];
+			memset(s, 'x', sizes[i]);
+			assert_non_null(arena_strndup(a, s, sizes[i]));
+		} else {
+			assert_non_null(arena_alloc(a, sizes[i]));
+		}
+	}
+}
+
+/* What the decoders rely on: strings are packed, the footprint of an arena that overflowed is a
+ * first block that holds the same allocations without overflowing. */
+static void test_arena_footprint(void **state)
+{
+	(void)state;
+	struct arena *a = arena_new(256);
+	char *s1 = arena_strdup(a, "ab"), *s2 = arena_strdup(a, "cd");
+	assert_ptr_equal(s2, s1 + 3);
+	assert_int_equal((uintptr_t)arena_alloc(a, 8) % 16, 0);
+	assert_int_equal(arena_footprint(a), 16 + 8); /* the strings and the padding before the struct */
+	assert_false(arena_overflowed(a));
+	arena_reset(a);
+	assert_int_equal(arena_footprint(a), 0);
+	arena_free(a);
+
+	for (size_t first = 16; first <= 1024; first += 8) {
+		a = arena_new(first);
+		arena_sequence(a);
+		size_t need = arena_footprint(a);
+		bool over = arena_overflowed(a);
+		assert_true(over == (need > first));
+		arena_free(a);
+		if (!over)
+			continue;
+		a = arena_new(need);
+		arena_sequence(a);
+		assert_false(arena_overflowed(a));
+		assert_true(arena_footprint(a) <= need);
+		arena_free(a);
+	}
+}
+
 static void test_intern_identity(void **state)
 {
 	(void)state;
@@ -150,6 +197,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_err_set_and_prefix),
 		cmocka_unit_test(test_arena),
+		cmocka_unit_test(test_arena_footprint),
 		cmocka_unit_test(test_intern_identity),
 		cmocka_unit_test(test_intern_threads),
 		cmocka_unit_test(test_map),

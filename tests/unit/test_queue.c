@@ -738,6 +738,29 @@ static void test_node_and_pod_update_events(void **state)
 	assert_int_equal(queue_node_update_events(cordoned, base, out), 1);
 	assert_int_equal(out[0].actions, QUEUE_ACT_UPDATE_NODE_TAINT);
 
+	/* Annotations live in each node's arena (not interned): equal text is no change even
+	 * though the pointers differ; another value or another key is UpdateNodeAnnotation. */
+	static const char *const annot[][2][2] = {
+		{ { "k", "v" }, { "k", "v" } }, { { "k", "v" }, { "k", "w" } }, { { "k", "v" }, { "j", "v" } },
+	};
+	static const uint32_t annot_events[] = { 0, 1, 1 };
+	for (size_t i = 0; i < sizeof(annot) / sizeof(annot[0]); i++) {
+		struct api_node *an[2];
+		for (int k = 0; k < 2; k++) {
+			an[k] = mknode("n", "a", 4000);
+			struct api_kv *kv = arena_alloc(an[k]->arena, sizeof(*kv));
+			kv->key = arena_strdup(an[k]->arena, annot[i][k][0]);
+			kv->value = arena_strdup(an[k]->arena, annot[i][k][1]);
+			an[k]->meta.annotations = (struct api_labels){ 1, kv };
+		}
+		assert_int_equal(queue_node_update_events(an[0], an[1], out), annot_events[i]);
+		if (annot_events[i])
+			assert_int_equal(out[0].actions, QUEUE_ACT_UPDATE_NODE_ANNOTATION);
+		assert_int_equal(queue_node_update_events(base, an[1], out), 1); /* none -> one */
+		api_node_unref(an[0]);
+		api_node_unref(an[1]);
+	}
+
 	struct api_pod *gated = mkpod_rv("p", 0, "1", 1), *open = mkpod_rv("p", 0, "2", 0);
 	struct queue_event pe[4];
 	assert_int_equal(queue_pod_update_events(gated, open, false, pe), 1);
@@ -786,6 +809,82 @@ static void test_incoming_counters(void **state)
 	queue_free(q);
 }
 
+struct rejectors {
+	int calls;
+	uint64_t affinity, fit, gates;
+};
+static void rejector_cb(void *ctx, const char *plugin, const char *profile, uint64_t count)
+{
+	struct rejectors *x = ctx;
+	assert_string_equal(profile, "default-scheduler");
+	assert_true(count > 0);
+	x->calls++;
+	if (!strcmp(plugin, "NodeAffinity"))
+		x->affinity = count;
+	else if (!strcmp(plugin, "NodeResourcesFit"))
+		x->fit = count;
+	else if (!strcmp(plugin, "SchedulingGates"))
+		x->gates = count;
+	else
+		fail_msg("unexpected plugin %s", plugin);
+}
+
+static struct rejectors rejector_counts(struct queue *q)
+{
+	struct rejectors x = { 0 };
+	queue_rejector_counts(q, rejector_cb, &x);
+	return x;
+}
+
+/* scheduler_unschedulable_pods: queued pods by the plugins that rejected them (unschedulable and
+ * pending sets as one, the gating plugin too), from the failure until the next pop. */
+static void test_rejector_counts(void **state)
+{
+	(void)state;
+	struct queue *q = mkqueue(false);
+	struct err e = { 0 };
+	add_pod(q, mkpod("a", 0));
+	add_pod(q, mkpod("b", 0));
+	add_pod(q, mkpod("c", 0));
+	struct rejectors x = rejector_counts(q);
+	assert_int_equal(x.calls, 0);
+	fail_with(q, pop_now(q), "NodeAffinity", NULL);
+	fail_with(q, pop_now(q), "NodeResourcesFit", "NodeAffinity");
+	struct queue_pod_info *c = pop_now(q); /* in flight: not counted */
+	struct api_pod *gated = mkpod_rv("g", 0, "1", 1);
+	assert_int_equal(queue_add(q, gated, &e), 0);
+	x = rejector_counts(q);
+	assert_int_equal(x.calls, 3);
+	assert_int_equal(x.affinity, 2);
+	assert_int_equal(x.fit, 1);
+	assert_int_equal(x.gates, 1);
+	/* a plugin in both sets counts the pod once */
+	fail_with(q, c, "NodeResourcesFit", "NodeResourcesFit");
+	x = rejector_counts(q);
+	assert_int_equal(x.fit, 2);
+	/* moved by an event, a pod still counts until it is popped */
+	node_event(q, QUEUE_ACT_ADD, "good");
+	x = rejector_counts(q);
+	assert_int_equal(x.affinity, 2);
+	fake_now += 20 * SEC;
+	queue_flush_backoff_completed(q);
+	struct queue_pod_info *qpi;
+	while (queue_try_pop(q, &qpi) == 0) {
+		queue_done(q, qpi->pod->meta.uid);
+		queue_pod_info_free(qpi);
+	}
+	x = rejector_counts(q);
+	assert_int_equal(x.affinity, 0);
+	assert_int_equal(x.fit, 0);
+	assert_int_equal(x.gates, 1);
+	/* a deleted pod is gone from the count */
+	queue_delete(q, gated);
+	x = rejector_counts(q);
+	assert_int_equal(x.calls, 0);
+	api_pod_unref(gated);
+	queue_free(q);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -806,6 +905,7 @@ int main(void)
 		cmocka_unit_test(test_event_matching_and_labels),
 		cmocka_unit_test(test_node_and_pod_update_events),
 		cmocka_unit_test(test_incoming_counters),
+		cmocka_unit_test(test_rejector_counts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,8 +1,10 @@
 /* The event recorder (scheduler/events.h) with a send hook in place of the server: aggregation
  * into series, series re-sends, the aggregation window, drop-oldest at capacity, the rate limit,
- * note truncation and the fields of the sent event. */
+ * note truncation, the fields of the sent event and the yield to busy(). */
 #include <pthread.h>
 #include <setjmp.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -313,13 +315,56 @@ static void test_stop_drains(void **state)
 	sched_events_free(ev);
 }
 
+static bool flag_busy(void *ctx)
+{
+	return atomic_load((atomic_bool *)ctx);
+}
+
+/* While busy() says yes, one event goes out per busy interval and the others wait, unsent and
+ * not dropped; once it says no they all go out. */
+static void test_yields_while_busy(void **state)
+{
+	(void)state;
+	struct sink s;
+	struct err e = { 0 };
+	atomic_bool busy = true;
+	memset(&s, 0, sizeof(s));
+	pthread_mutex_init(&s.lock, NULL);
+	struct sched_events_options o = { .qps = 0, .burst = 1, .capacity = 16, .window_ms = 60000,
+					  .series_ms = 60000, .instance = "testhost", .busy = flag_busy,
+					  .busy_ctx = &busy, .busy_interval_ms = 60000, .send = sink_send,
+					  .send_ctx = &s };
+	struct sched_events *ev = sched_events_new(&o, &e);
+	assert_non_null(ev);
+	struct api_pod a = make_pod("a", "uid-a");
+	for (int i = 0; i < 5; i++)
+		sched_events_record(ev, &a, "Normal", "Scheduled", "Binding", "csched", "e%d", i);
+	assert_int_equal(sched_events_start(ev, NULL), 0);
+	assert_true(wait_count(&s, 1, 10000)); /* the first: nothing was sent for an interval */
+	usleep(300 * 1000);
+	assert_int_equal(sink_count(&s), 1);
+	struct sched_events_stats st;
+	sched_events_stats(ev, &st);
+	assert_true(st.deferred > 0);
+	assert_int_equal(st.queued, 4);
+	assert_int_equal(st.dropped, 0);
+	atomic_store(&busy, false);
+	assert_true(wait_count(&s, 5, 10000));
+	for (int i = 0; i < 5; i++) { /* in order */
+		char want[8];
+		snprintf(want, sizeof(want), "e%d", i);
+		assert_string_equal(s.v[i].note, want);
+	}
+	sched_events_free(ev);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_aggregation_and_fields),   cmocka_unit_test(test_series_resent_after_interval),
 		cmocka_unit_test(test_window_expiry_starts_new_event), cmocka_unit_test(test_drop_oldest_when_full),
 		cmocka_unit_test(test_rate_limit),               cmocka_unit_test(test_truncation_and_errors),
-		cmocka_unit_test(test_stop_drains),
+		cmocka_unit_test(test_stop_drains),              cmocka_unit_test(test_yields_while_busy),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

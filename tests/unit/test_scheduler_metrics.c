@@ -17,6 +17,7 @@
 
 #include <cmocka.h>
 
+#include "algorithm/framework.h"
 #include "prom_text_check.h"
 #include "scheduler/health.h"
 #include "scheduler/leader.h"
@@ -108,12 +109,44 @@ static void sizes(void *ctx, struct sched_metrics_cache_size *out)
 	out->assumed_pods = 1;
 }
 
+/* The queue's counters and rejector counts, as the scheduler's sources hand them over; ctx
+ * selects a second state to show what a later scrape sees. */
+struct fake_queue {
+	int round;
+};
+
+static void incoming(void *ctx, sched_metrics_emit_fn emit, void *ectx)
+{
+	const struct fake_queue *q = ctx;
+	emit(ectx, "active", "PodAdd", q->round ? 5 : 2);
+	emit(ectx, "backoff", "ScheduleAttemptFailure", 1);
+	if (q->round)
+		emit(ectx, "unschedulable", "ScheduleAttemptFailure", 1);
+}
+
+static void rejectors(void *ctx, sched_metrics_emit_fn emit, void *ectx)
+{
+	const struct fake_queue *q = ctx;
+	if (!q->round) {
+		emit(ectx, "NodeResourcesFit", "csched", 1);
+		emit(ectx, "TaintToleration", "csched", 2);
+	} else {
+		emit(ectx, "TaintToleration", "csched", 1);
+		emit(ectx, "Node\"Ports", "csched", 3); /* escaped in the output */
+	}
+}
+
 static void test_render_valid_and_counts(void **state)
 {
 	(void)state;
 	struct sched_metrics *m = sched_metrics_new();
 	assert_non_null(m);
-	struct sched_metrics_sources src = {.pending_pods = pending, .cache_size = sizes};
+	struct fake_queue fq = {0};
+	struct sched_metrics_sources src = {.ctx = &fq,
+					    .pending_pods = pending,
+					    .cache_size = sizes,
+					    .queue_incoming = incoming,
+					    .unschedulable_pods = rejectors};
 	sched_metrics_set_sources(m, &src);
 
 	for (int i = 0; i < 5; i++)
@@ -123,16 +156,17 @@ static void test_render_valid_and_counts(void **state)
 	sched_metrics_algorithm_duration(m, 0.0015);
 	sched_metrics_pod_scheduled(m, 1, 0.05);
 	sched_metrics_pod_scheduled(m, 3, 2.0);
+	sched_metrics_pod_scheduled(m, 15, 9.0); /* upstream caps the label at "15+" */
+	sched_metrics_pod_scheduled(m, 40, 9.0);
 	sched_metrics_extension_point_duration(m, "Filter", "Success", "csched", 0.0002);
 	sched_metrics_plugin_duration(m, "NodeResourcesFit", "Filter", "Success", 0.00003);
-	sched_metrics_queue_incoming(m, "active", "PodAdd");
-	sched_metrics_queue_incoming(m, "active", "PodAdd");
-	sched_metrics_queue_incoming(m, "backoff", "ScheduleAttemptFailure");
+	/* a batch: 2 calls in the first bucket, 1 above the last bound */
+	uint64_t batch[FW_PLUGIN_TIMING_BUCKETS + 1] = {[0] = 2, [FW_PLUGIN_TIMING_BUCKETS] = 1};
+	sched_metrics_plugin_durations(m, "NodeResourcesFit", "Filter", "Unschedulable", batch, 21, 0.5);
+	sched_metrics_plugin_durations(m, "NodeResourcesFit", "Filter", "Unschedulable", batch, 21, 0.5);
+	sched_metrics_plugin_durations(m, "NodeResourcesFit", "Filter", "Error", batch, 20, 0.5); /* wrong shape */
 	sched_metrics_preemption_attempt(m);
 	sched_metrics_preemption_victims(m, 3);
-	sched_metrics_unschedulable_add(m, "NodeResourcesFit", "csched", 1);
-	sched_metrics_unschedulable_add(m, "NodeResourcesFit", "csched", 1);
-	sched_metrics_unschedulable_add(m, "NodeResourcesFit", "csched", -1);
 	sched_metrics_set_leader(m, "csched", true);
 	/* a profile name that needs escaping must still produce valid text */
 	sched_metrics_schedule_attempt(m, SCHED_METRICS_SCHEDULED, "we\"ird\\pro\nfile", 0.001);
@@ -142,7 +176,7 @@ static void test_render_valid_and_counts(void **state)
 
 	static const struct {
 		const char *name;
-		const char *pairs[3];
+		const char *pairs[4];
 		int n;
 		double want;
 	} cases[] = {
@@ -161,10 +195,12 @@ static void test_render_valid_and_counts(void **state)
 		 0},
 		{"scheduler_scheduling_algorithm_duration_seconds_count", {0}, 0, 1},
 		{"scheduler_pod_scheduling_sli_duration_seconds_count", {"attempts=3"}, 1, 1},
-		{"scheduler_pod_scheduling_attempts_count", {0}, 0, 2},
+		{"scheduler_pod_scheduling_sli_duration_seconds_count", {"attempts=15+"}, 1, 2},
+		{"scheduler_pod_scheduling_attempts_count", {0}, 0, 4},
 		{"scheduler_pod_scheduling_attempts_bucket", {"le=2"}, 1, 1},
 		{"scheduler_pod_scheduling_attempts_bucket", {"le=4"}, 1, 2},
-		{"scheduler_pod_scheduling_attempts_sum", {0}, 0, 4},
+		{"scheduler_pod_scheduling_attempts_bucket", {"le=16"}, 1, 3},
+		{"scheduler_pod_scheduling_attempts_sum", {0}, 0, 59},
 		{"scheduler_framework_extension_point_duration_seconds_count",
 		 {"extension_point=Filter", "status=Success", "profile=csched"},
 		 3,
@@ -173,12 +209,29 @@ static void test_render_valid_and_counts(void **state)
 		 {"plugin=NodeResourcesFit", "extension_point=Filter", "status=Success"},
 		 3,
 		 1},
+		{"scheduler_plugin_execution_duration_seconds_count",
+		 {"plugin=NodeResourcesFit", "extension_point=Filter", "status=Unschedulable"},
+		 3,
+		 6},
+		{"scheduler_plugin_execution_duration_seconds_bucket",
+		 {"plugin=NodeResourcesFit", "extension_point=Filter", "status=Unschedulable", "le=1e-05"},
+		 4,
+		 4},
+		{"scheduler_plugin_execution_duration_seconds_bucket",
+		 {"plugin=NodeResourcesFit", "extension_point=Filter", "status=Unschedulable", "le=0.02216837820053101"},
+		 4,
+		 4},
+		{"scheduler_plugin_execution_duration_seconds_sum",
+		 {"plugin=NodeResourcesFit", "extension_point=Filter", "status=Unschedulable"},
+		 3,
+		 1},
 		{"scheduler_queue_incoming_pods_total", {"queue=active", "event=PodAdd"}, 2, 2},
 		{"scheduler_queue_incoming_pods_total", {"queue=backoff", "event=ScheduleAttemptFailure"}, 2, 1},
 		{"scheduler_preemption_attempts_total", {0}, 0, 1},
 		{"scheduler_preemption_victims_bucket", {"le=2"}, 1, 0},
 		{"scheduler_preemption_victims_bucket", {"le=4"}, 1, 1},
 		{"scheduler_unschedulable_pods", {"plugin=NodeResourcesFit", "profile=csched"}, 2, 1},
+		{"scheduler_unschedulable_pods", {"plugin=TaintToleration", "profile=csched"}, 2, 2},
 		{"leader_election_master_status", {"name=csched"}, 1, 1},
 		{"scheduler_pending_pods", {"queue=active"}, 1, 3},
 		{"scheduler_pending_pods", {"queue=backoff"}, 1, 2},
@@ -187,7 +240,7 @@ static void test_render_valid_and_counts(void **state)
 		{"scheduler_scheduler_cache_size", {"type=nodes"}, 1, 5000},
 		{"scheduler_scheduler_cache_size", {"type=pods"}, 1, 12},
 		{"scheduler_scheduler_cache_size", {"type=assumed_pods"}, 1, 1},
-		{"csched_metrics_dropped_observations_total", {0}, 0, 0},
+		{"csched_metrics_dropped_observations_total", {0}, 0, 1}, /* the wrong-shape batch */
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		double got = find(text, cases[i].name, cases[i].pairs, cases[i].n);
@@ -226,6 +279,28 @@ static void test_render_valid_and_counts(void **state)
 			fail_msg("missing \"%s\"", headers[i]);
 	/* an attempt counted once is one sample; a profile never seen has no series */
 	assert_null(strstr(text, "profile=\"never\""));
+	assert_null(strstr(text, "status=\"Error\""));
+	free(text);
+
+	/* a later scrape: counters follow the queue, a gauge no longer emitted reads 0 (upstream's
+	 * gauges stay once seen), a new label value is escaped */
+	fq.round = 1;
+	text = render(m);
+	assert_valid(text);
+	assert_true(find(text, "scheduler_queue_incoming_pods_total", (const char *[]){"queue=active", "event=PodAdd"},
+			 2) == 5);
+	assert_true(find(text, "scheduler_queue_incoming_pods_total",
+			 (const char *[]){"queue=unschedulable", "event=ScheduleAttemptFailure"}, 2) == 1);
+	assert_true(find(text, "scheduler_unschedulable_pods",
+			 (const char *[]){"plugin=NodeResourcesFit", "profile=csched"}, 2) == 0);
+	assert_true(find(text, "scheduler_unschedulable_pods", (const char *[]){"plugin=TaintToleration", "profile=csched"},
+			 2) == 1);
+	assert_true(find(text, "scheduler_unschedulable_pods", (const char *[]){"plugin=Node\"Ports", "profile=csched"},
+			 2) == 3);
+	assert_non_null(strstr(text, "scheduler_unschedulable_pods{plugin=\"Node\\\"Ports\",profile=\"csched\"} 3\n"));
+	const char *plv[] = {"TaintToleration", "csched"};
+	assert_true(sched_metrics_read(m, "scheduler_unschedulable_pods", plv, 2, &v));
+	assert_true(v == 1);
 	free(text);
 
 	/* without sources the callback families are absent, not zero */
@@ -234,8 +309,46 @@ static void test_render_valid_and_counts(void **state)
 	assert_valid(text);
 	assert_null(strstr(text, "scheduler_pending_pods"));
 	assert_null(strstr(text, "scheduler_scheduler_cache_size"));
+	assert_null(strstr(text, "scheduler_queue_incoming_pods_total"));
+	assert_null(strstr(text, "scheduler_unschedulable_pods"));
 	free(text);
 	sched_metrics_free(m);
+}
+
+/* A batch binned by the framework lands in the same buckets as the same durations observed one
+ * by one: the framework's bounds are the family's, including at each bound itself. */
+static void test_plugin_batches_match_framework_bounds(void **state)
+{
+	(void)state;
+	const double *bounds = fw_plugin_timing_bounds();
+	struct sched_metrics *one = sched_metrics_new(), *batch = sched_metrics_new();
+	uint64_t b[FW_PLUGIN_TIMING_BUCKETS + 1] = {0};
+	double sum = 0;
+	for (int i = 0; i < FW_PLUGIN_TIMING_BUCKETS; i++) {
+		/* exactly on the bound (counted there), and just above it (counted in the next) */
+		double vals[] = {bounds[i], bounds[i] * 1.0000001};
+		for (int k = 0; k < 2; k++) {
+			sched_metrics_plugin_duration(one, "P", "Score", "Success", vals[k]);
+			b[i + k]++;
+			sum += vals[k];
+		}
+	}
+	sched_metrics_plugin_durations(batch, "P", "Score", "Success", b, FW_PLUGIN_TIMING_BUCKETS + 1, sum);
+	char *t1 = render(one), *t2 = render(batch);
+	/* the bucket lines are identical (the sums differ only in addition order) */
+	const char *a = strstr(t1, "scheduler_plugin_execution_duration_seconds_bucket");
+	const char *c = strstr(t2, "scheduler_plugin_execution_duration_seconds_bucket");
+	assert_non_null(a);
+	assert_non_null(c);
+	size_t la = (size_t)(strstr(a, "_sum") - a), lc = (size_t)(strstr(c, "_sum") - c);
+	if (la != lc || memcmp(a, c, la) != 0)
+		fail_msg("one by one:\n%.*s\nbatched:\n%.*s", (int)la, a, (int)lc, c);
+	assert_true(find(t2, "scheduler_plugin_execution_duration_seconds_count",
+			 (const char *[]){"plugin=P", "extension_point=Score", "status=Success"}, 3) == 40);
+	free(t1);
+	free(t2);
+	sched_metrics_free(one);
+	sched_metrics_free(batch);
 }
 
 /* A fresh registry renders only the unlabelled families, at zero, and is valid. */
@@ -378,7 +491,7 @@ static void *hammer(void *arg)
 	for (int i = 0; i < PER_THREAD; i++) {
 		snprintf(prof, sizeof prof, "p%d", i % 3);
 		sched_metrics_schedule_attempt(m, SCHED_METRICS_SCHEDULED, prof, 0.002);
-		sched_metrics_queue_incoming(m, "active", "PodAdd");
+		sched_metrics_extension_point_duration(m, "Filter", "Success", "csched", 0.0003);
 	}
 	return NULL;
 }
@@ -406,8 +519,9 @@ static void test_concurrent_observe_and_render(void **state)
 		total += find(text, "scheduler_schedule_attempts_total", (const char *[]){"result=scheduled", prof}, 2);
 	}
 	assert_true(total == THREADS * PER_THREAD);
-	assert_true(find(text, "scheduler_queue_incoming_pods_total", (const char *[]){"queue=active", "event=PodAdd"},
-			 2) == THREADS * PER_THREAD);
+	assert_true(find(text, "scheduler_framework_extension_point_duration_seconds_count",
+			 (const char *[]){"extension_point=Filter", "status=Success", "profile=csched"},
+			 3) == THREADS * PER_THREAD);
 	/* the sum of 200000 observations of 0.002 */
 	double sum = find(text, "scheduler_scheduling_attempt_duration_seconds_sum",
 			  (const char *[]){"result=scheduled", "profile=p0"}, 2);
@@ -424,17 +538,18 @@ static void test_series_cap(void **state)
 	struct sched_metrics *m = sched_metrics_new();
 	char name[32];
 	for (int i = 0; i < SCHED_METRICS_MAX_SERIES + 10; i++) {
-		snprintf(name, sizeof name, "ev%d", i);
-		sched_metrics_queue_incoming(m, "active", name);
+		snprintf(name, sizeof name, "p%d", i);
+		sched_metrics_schedule_attempt(m, SCHED_METRICS_SCHEDULED, name, 0.01);
 	}
 	char *text = render(m);
 	assert_valid(text);
-	assert_true(find(text, "csched_metrics_dropped_observations_total", NULL, 0) == 10);
-	assert_true(find(text, "scheduler_queue_incoming_pods_total", (const char *[]){"queue=active", "event=ev0"}, 2) ==
-		    1);
+	/* the attempt counter and the attempt histogram each dropped 10 */
+	assert_true(find(text, "csched_metrics_dropped_observations_total", NULL, 0) == 20);
+	assert_true(find(text, "scheduler_schedule_attempts_total", (const char *[]){"result=scheduled", "profile=p0"},
+			 2) == 1);
 	double v;
-	assert_false(prom_find(text, "scheduler_queue_incoming_pods_total",
-			       (const char *[]){"queue=active", "event=ev4100"}, 2, &v));
+	assert_false(prom_find(text, "scheduler_schedule_attempts_total",
+			       (const char *[]){"result=scheduled", "profile=p4100"}, 2, &v));
 	free(text);
 	sched_metrics_free(m);
 }
@@ -529,7 +644,7 @@ static void test_health_endpoints(void **state)
 	(void)state;
 	struct probe_state ps = {true, true};
 	struct sched_metrics *m = sched_metrics_new();
-	sched_metrics_queue_incoming(m, "active", "PodAdd");
+	sched_metrics_schedule_attempt(m, SCHED_METRICS_SCHEDULED, "csched", 0.01);
 	struct sched_health_options o = {
 		.bind_address = "127.0.0.1",
 		.port = SCHED_HEALTH_PORT_EPHEMERAL,
@@ -575,7 +690,7 @@ static void test_health_endpoints(void **state)
 		{true, true, "GET", "/nope", 404, "404 page not found", NULL},
 		{true, true, "POST", "/healthz", 405, NULL, NULL},
 		{true, true, "HEAD", "/healthz", 200, NULL, NULL},
-		{true, true, "GET", "/metrics", 200, "scheduler_queue_incoming_pods_total{queue=\"active\",event=\"PodAdd\"} 1\n",
+		{true, true, "GET", "/metrics", 200, "scheduler_schedule_attempts_total{result=\"scheduled\",profile=\"csched\"} 1\n",
 		 NULL},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -721,6 +836,7 @@ int main(void)
 		cmocka_unit_test(test_render_empty),
 		cmocka_unit_test(test_bucket_bounds_match_upstream),
 		cmocka_unit_test(test_bucket_placement),
+		cmocka_unit_test(test_plugin_batches_match_framework_bounds),
 		cmocka_unit_test(test_concurrent_observe_and_render),
 		cmocka_unit_test(test_series_cap),
 		cmocka_unit_test(test_process_metrics),
