@@ -17,16 +17,19 @@
 #include "scheduler/metrics.h"
 #include "scheduler/scheduler.h"
 
+/* Spare cycle states kept per profile for reuse (a pod's cycle lives until its bind ends). */
+#define SCHED_SPARE_CYCLES 64
+
 /* One profile: its framework instance and a stack of spare cycle states (one is in use per pod
  * between the loop and the end of its binding, so several exist at once). */
 struct sched_profile {
 	const char *name; /* interned scheduler name */
 	struct fw_profile *fw;
 	struct sched_metrics *metrics; /* the scheduler's (NULL: none) */
-	/* cycles_lock guards spare/n_spare/cap_spare; a leaf lock. */
+	/* cycles_lock guards spare/n_spare; a leaf lock. */
 	pthread_mutex_t cycles_lock;
 	struct fw_cycle **spare;
-	uint32_t n_spare, cap_spare;
+	uint32_t n_spare; /* spare holds SCHED_SPARE_CYCLES slots once allocated */
 };
 
 /* A pod between the end of its scheduling cycle and the end of its binding cycle (owned by the

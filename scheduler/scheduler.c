@@ -92,15 +92,11 @@ void sched_cycle_put(struct sched_profile *prof, struct fw_cycle *c)
 	sched_cycle_flush_timings(prof, c);
 	fw_cycle_reset(c); /* drop plugin state now rather than when reused */
 	pthread_mutex_lock(&prof->cycles_lock);
-	if (prof->n_spare == prof->cap_spare) {
-		uint32_t nc = prof->cap_spare ? prof->cap_spare * 2 : 32;
-		struct fw_cycle **ns = realloc(prof->spare, nc * sizeof(*ns));
-		if (ns) {
-			prof->spare = ns;
-			prof->cap_spare = nc;
-		}
-	}
-	if (prof->n_spare < prof->cap_spare) {
+	/* Keep at most SCHED_SPARE_CYCLES: when binds lag, thousands of cycles are in flight at once,
+	 * and keeping every one afterwards held hundreds of MB (heaptrack, 9358 cycles). */
+	if (!prof->spare)
+		prof->spare = malloc(SCHED_SPARE_CYCLES * sizeof(*prof->spare));
+	if (prof->spare && prof->n_spare < SCHED_SPARE_CYCLES) {
 		prof->spare[prof->n_spare++] = c;
 		c = NULL;
 	}
