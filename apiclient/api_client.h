@@ -3,7 +3,7 @@
  * THREADS: a struct api_client is shared by all threads and is immutable after creation except
  * for its rate limiter and credential cache, which lock internally. Each thread that makes
  * requests uses its own struct api_conn (one long-lived libcurl easy handle: connection reuse,
- * HTTP/2 when the server offers it). curl_global_init is called once by api_global_init before
+ * HTTP/1.1). curl_global_init is called once by api_global_init before
  * any thread starts. */
 #ifndef CSCHED_API_CLIENT_H
 #define CSCHED_API_CLIENT_H
