@@ -408,8 +408,11 @@ struct fw_cleanup {
 	void *arg;
 };
 
-/* First block of a cycle arena: a cycle over a few thousand nodes fits in it. */
-#define CYCLE_ARENA_BLOCK (64 * 1024)
+/* First block of a cycle arena. A cycle stays alive with its pod until the bind returns, so
+ * hundreds can exist at once: 64 KiB each made the cycles the largest item of the heap. Most
+ * cycles (the default plugins, thousands of nodes, few failures) fit in 8 KiB; the others grow
+ * a second block. */
+#define CYCLE_ARENA_BLOCK (8 * 1024)
 
 struct fw_cycle *fw_cycle_new(const struct fw_profile *p)
 {
