@@ -8,6 +8,7 @@ Usage: report.py RESULTS_DIR
 import glob
 import json
 import os
+import re
 import sys
 
 ORDER = ["csched", "upstream", "ceiling"]
@@ -20,7 +21,7 @@ TARGETS = ("Targets (reported, not asserted): SchedulingBasic 5000 nodes >= 2x u
 def load(out):
     runs = {}
     for path in sorted(glob.glob(os.path.join(out, "*.json"))):
-        if os.path.basename(path) == "cycle.json":
+        if re.fullmatch(r"cycle(-\d+)?\.json", os.path.basename(path)):
             continue
         with open(path) as f:
             try:
@@ -29,10 +30,20 @@ def load(out):
                 continue
         if "workload" in r and "scheduler" in r:
             runs.setdefault(r["workload"], {})[r["scheduler"]] = r
+    # cycle-N.json: one per run of bench_cycle (tests/bench/run); cycle.json: a single run (older
+    # result directories). The median run by pods/s is reported, with every run's pods/s.
+    cycles = []
+    for path in glob.glob(os.path.join(out, "cycle-*.json")) or glob.glob(os.path.join(out, "cycle.json")):
+        with open(path) as f:
+            try:
+                cycles.append(json.load(f))
+            except ValueError:
+                continue
     cycle = None
-    if os.path.exists(os.path.join(out, "cycle.json")):
-        with open(os.path.join(out, "cycle.json")) as f:
-            cycle = json.load(f)
+    if cycles:
+        cycles.sort(key=lambda c: c.get("pods_per_s") or 0)
+        cycle = dict(cycles[(len(cycles) - 1) // 2])
+        cycle["runs_pods_per_s"] = [c.get("pods_per_s") for c in cycles]
     return runs, cycle
 
 
@@ -168,7 +179,12 @@ def table(runs, cycle):
                      f"default plugins, parallelism {cycle.get('parallelism')}: "
                      f"**{fmt(cycle.get('pods_per_s'))} pods/s**, cycle p50 "
                      f"{fmt(cycle.get('p50_us'))} us, p99 {fmt(cycle.get('p99_us'))} us "
-                     f"(evaluated nodes per pod: {cycle.get('evaluated_nodes')}).\n")
+                     f"(evaluated nodes per pod: {cycle.get('evaluated_nodes')}).")
+        rs = cycle.get("runs_pods_per_s") or []
+        if len(rs) > 1:
+            lines.append(f"The median of {len(rs)} runs, each in a fresh process; all runs, pods/s: "
+                         + ", ".join(fmt(x) for x in rs) + ".")
+        lines.append("")
         eps = cycle.get("extension_points") or []
         if eps:
             lines.append("| extension point | plugin | us per pod | share |")
