@@ -19,6 +19,8 @@ TARGETS = ("Targets (reported, not asserted): SchedulingBasic 5000 nodes >= 2x u
 
 
 def load(out):
+    """runs: {workload: {round: {scheduler: run}}}; a file WORKLOAD-SCHEDULER-rN.json is round N,
+    WORKLOAD-SCHEDULER.json (a run of one round) is round 1."""
     runs = {}
     for path in sorted(glob.glob(os.path.join(out, "*.json"))):
         if re.fullmatch(r"cycle(-\d+)?\.json", os.path.basename(path)):
@@ -29,7 +31,9 @@ def load(out):
             except ValueError:
                 continue
         if "workload" in r and "scheduler" in r:
-            runs.setdefault(r["workload"], {})[r["scheduler"]] = r
+            m = re.search(r"-r(\d+)\.json$", path)
+            rnd = int(m.group(1)) if m else 1
+            runs.setdefault(r["workload"], {}).setdefault(rnd, {})[r["scheduler"]] = r
     # cycle-N.json: one per run of bench_cycle (tests/bench/run); cycle.json: a single run (older
     # result directories). The median run by pods/s is reported, with every run's pods/s.
     cycles = []
@@ -45,6 +49,39 @@ def load(out):
         cycle = dict(cycles[(len(cycles) - 1) // 2])
         cycle["runs_pods_per_s"] = [c.get("pods_per_s") for c in cycles]
     return runs, cycle
+
+
+def median(xs):
+    xs = sorted(x for x in xs if x is not None)
+    return xs[(len(xs) - 1) // 2] if xs else None
+
+
+def div(a, b):
+    return a / b if a is not None and b else None
+
+
+def round_ratios(per):
+    """csched/upstream ratios of one round: average throughput, CPU s, peak RSS (None if absent)."""
+    c, u = per.get("csched"), per.get("upstream")
+    if not (c and u):
+        return None
+    return (div(tput(c, "average"), tput(u, "average")),
+            div(c.get("process", {}).get("cpu_s"), u.get("process", {}).get("cpu_s")),
+            div(c.get("process", {}).get("peak_rss_kb"), u.get("process", {}).get("peak_rss_kb")))
+
+
+def median_round(rounds):
+    """The round whose csched/upstream throughput ratio is the median (the lower middle of an even
+    count), else whose csched (or any) average is: its runs stand for the workload in the tables
+    and the plot."""
+    def key(rnd):
+        rr = round_ratios(rounds[rnd])
+        if rr and rr[0] is not None:
+            return rr[0]
+        per = rounds[rnd]
+        return tput(per.get("csched") or next(iter(per.values())), "average") or 0
+    ordered = sorted(rounds, key=key)
+    return ordered[(len(ordered) - 1) // 2]
 
 
 def tput(r, key):
@@ -85,7 +122,9 @@ def machine(runs, cycle):
     return (cycle or {}).get("machine", {}), {}
 
 
-def table(runs, cycle):
+def table(all_runs, cycle):
+    runs = {w: rounds[median_round(rounds)] for w, rounds in all_runs.items()}
+    n_rounds = max((len(r) for r in all_runs.values()), default=1)
     lines = []
     mach, settings = machine(runs, cycle)
     lines.append("# csched benchmark results\n")
@@ -100,6 +139,11 @@ def table(runs, cycle):
                  "spec.nodeName turns set, seen by a watch, 1 s samples, first sample skipped), "
                  "pods/s. CPU is the scheduler process's user+system seconds over the whole run "
                  "(wait4 rusage); RSS is its peak resident set (VmHWM / ru_maxrss).\n")
+    if n_rounds > 1:
+        lines.append(f"Each workload ran {n_rounds} rounds (every scheduler once per round, rounds one after "
+                     "the other). The tables and the plot show, per workload, the round whose csched/upstream "
+                     "throughput ratio is the median; the csched / upstream table gives the median of each "
+                     "ratio over the rounds, and the last table every round.\n")
     hdr = ("| workload | scheduler | bound | avg | p50 | p90 | p99 | overall | CPU s | peak RSS MiB "
            "| % of ceiling (avg) |")
     lines.append(hdr)
@@ -155,24 +199,42 @@ def table(runs, cycle):
                          f"{fmt(m.get('max_backlog'))} | {fmt(sched_ms, 2)} | {fmt(srv_ms, 2)} | {fmt(ms, 2)} | {frac} |")
     lines.append("")
     lines.append("## csched / upstream\n")
+    if n_rounds > 1:
+        lines.append("Median over the rounds of each column (rounds per workload in the last table).\n")
     hdr = ("| workload | avg | p50 | p90 | p99 | CPU s (lower is better) | peak RSS (lower is better) "
            "| csched % of ceiling | upstream % of ceiling |")
     lines.append(hdr)
     lines.append("|" + "---|" * (hdr.count("|") - 1))
-    for w in sorted(runs):
-        per = runs[w]
-        c, u, z = per.get("csched"), per.get("upstream"), per.get("ceiling")
-        if not (c and u):
+    for w in sorted(all_runs):
+        cols = []
+        for per in all_runs[w].values():
+            c, u, z = per.get("csched"), per.get("upstream"), per.get("ceiling")
+            if not (c and u):
+                continue
+            cz = tput(z, "average")
+            row = [div(tput(c, k), tput(u, k)) for k in ("average", "p50", "p90", "p99")]
+            row += list(round_ratios(per)[1:])
+            row += [div(tput(r, "average"), cz) for r in (c, u)]
+            cols.append(row)
+        if not cols:
             continue
-        cz = tput(z, "average")
-        cells = [ratio(tput(c, k), tput(u, k)) for k in ("average", "p50", "p90", "p99")]
-        cells.append(ratio(c.get("process", {}).get("cpu_s"), u.get("process", {}).get("cpu_s")))
-        cells.append(ratio(c.get("process", {}).get("peak_rss_kb"), u.get("process", {}).get("peak_rss_kb")))
-        for r in (c, u):
-            a = tput(r, "average")
-            cells.append(f"{100 * a / cz:.0f}%" if a is not None and cz else "-")
+        med = [median(col) for col in zip(*cols)]
+        cells = [f"{x:.2f}x" if x is not None else "-" for x in med[:6]]
+        cells += [f"{100 * x:.0f}%" if x is not None else "-" for x in med[6:]]
         lines.append(f"| {w} | " + " | ".join(cells) + " |")
     lines.append("")
+    if n_rounds > 1:
+        lines.append("### Every round: csched / upstream\n")
+        lines.append("| workload | round | avg throughput | CPU s | peak RSS | csched avg | upstream avg | ceiling avg |")
+        lines.append("|---|---|---|---|---|---|---|---|")
+        for w in sorted(all_runs):
+            for rnd in sorted(all_runs[w]):
+                per = all_runs[w][rnd]
+                rr = round_ratios(per) or (None, None, None)
+                cells = [f"{x:.2f}x" if x is not None else "-" for x in rr]
+                cells += [fmt(tput(per.get(s), "average")) for s in ORDER]
+                lines.append(f"| {w} | {rnd} | " + " | ".join(cells) + " |")
+        lines.append("")
     if cycle:
         lines.append("## In-process scheduling cycle (no API server)\n")
         lines.append(f"{cycle.get('nodes')} nodes, {cycle.get('pods')} pods (pod-default template), "
@@ -248,11 +310,12 @@ def main():
         print(__doc__, file=sys.stderr)
         return 2
     out = sys.argv[1]
-    runs, cycle = load(out)
+    all_runs, cycle = load(out)
     with open(os.path.join(out, "results.md"), "w") as f:
-        f.write(table(runs, cycle))
+        f.write(table(all_runs, cycle))
     try:
-        plot(runs, os.path.join(out, "throughput.png"))
+        plot({w: rounds[median_round(rounds)] for w, rounds in all_runs.items()},
+             os.path.join(out, "throughput.png"))
     except ImportError as ex:
         print(f"report.py: no plot ({ex})", file=sys.stderr)
     print(open(os.path.join(out, "results.md")).read())
