@@ -166,6 +166,24 @@ static long http_get(CURL *h, const char *url, struct buf *out)
 	return status;
 }
 
+/* GET url and parse the 200 answer; NULL (after a message naming what) on any failure. The
+ * caller frees the document with yajl_tree_free. */
+static yajl_val get_json(CURL *h, const char *url, const char *what)
+{
+	struct buf b = { 0 };
+	yajl_val doc = NULL;
+	char err[256];
+	long status = http_get(h, url, &b);
+	if (status != 200) {
+		if (status >= 0)
+			fprintf(stderr, "bench_ceiling: GET %s: HTTP %ld\n", url, status);
+	} else if (!(doc = yajl_tree_parse(b.data ? b.data : "", err, sizeof(err)))) {
+		fprintf(stderr, "bench_ceiling: %s is not JSON: %s\n", what, err);
+	}
+	free(b.data);
+	return doc;
+}
+
 /* ---------- FIFO ---------- */
 
 static void fifo_push(struct pod_fifo *f, struct pod_ref r)
@@ -288,21 +306,13 @@ static int on_progress(void *ctx, curl_off_t a, curl_off_t b, curl_off_t c2, cur
  * 1000 initial pods never bound). Returns 0 or -1. */
 static int list_pods(struct ceiling *c, CURL *h, const char *sel)
 {
-	struct buf b = { 0 };
-	yajl_val doc = NULL;
-	char url[1024], err[256];
+	char url[1024];
 	int rc = -1;
 	snprintf(url, sizeof(url), "%s/api/v1/pods?fieldSelector=%s", c->o.server, sel);
-	long status = http_get(h, url, &b);
+	yajl_val doc = get_json(h, url, "pod list");
 	curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, 0L); /* the watch that follows has none */
-	if (status != 200) {
-		fprintf(stderr, "bench_ceiling: GET %s: HTTP %ld\n", url, status);
+	if (!doc)
 		goto out;
-	}
-	if (!(doc = yajl_tree_parse(b.data, err, sizeof(err)))) {
-		fprintf(stderr, "bench_ceiling: pod list is not JSON: %s\n", err);
-		goto out;
-	}
 	static const char *items_p[] = { "items", NULL };
 	static const char *rv_p[] = { "metadata", "resourceVersion", NULL };
 	static const char *ns_p[] = { "metadata", "namespace", NULL };
@@ -331,7 +341,6 @@ static int list_pods(struct ceiling *c, CURL *h, const char *sel)
 	rc = 0;
 out:
 	yajl_tree_free(doc);
-	free(b.data);
 	return rc;
 }
 
@@ -440,22 +449,14 @@ static int list_nodes(struct ceiling *c)
 {
 	struct curl_slist *hdrs = NULL;
 	CURL *h = new_handle(c, &hdrs);
-	struct buf b = { 0 };
 	yajl_val doc = NULL;
 	int rc = -1;
-	char url[1024], err[256];
+	char url[1024];
 	if (!h)
 		goto out;
 	snprintf(url, sizeof(url), "%s/api/v1/nodes", c->o.server);
-	long status = http_get(h, url, &b);
-	if (status != 200) {
-		fprintf(stderr, "bench_ceiling: GET %s: HTTP %ld\n", url, status);
+	if (!(doc = get_json(h, url, "node list")))
 		goto out;
-	}
-	if (!(doc = yajl_tree_parse(b.data, err, sizeof(err)))) {
-		fprintf(stderr, "bench_ceiling: node list is not JSON: %s\n", err);
-		goto out;
-	}
 	static const char *items_p[] = { "items", NULL };
 	static const char *name_p[] = { "metadata", "name", NULL };
 	yajl_val items = yajl_tree_get(doc, items_p, yajl_t_array);
@@ -474,7 +475,6 @@ static int list_nodes(struct ceiling *c)
 	rc = c->n_nodes ? 0 : -1;
 out:
 	yajl_tree_free(doc);
-	free(b.data);
 	if (h)
 		curl_easy_cleanup(h);
 	curl_slist_free_all(hdrs);

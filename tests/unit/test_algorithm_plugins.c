@@ -489,15 +489,17 @@ static void test_balanced_allocation(void **state)
 
 #define MB (1024LL * 1024LL)
 
+/* upstream's node "machine1" images, shared by the Score and the prepared-path tests */
+static const struct node_image n1_imgs[] = {
+	{ "gcr.io/40:latest", 40 * MB, 1 }, { "gcr.io/40:v1", 40 * MB, 1 },
+	{ "gcr.io/300:latest", 300 * MB, 1 }, { "gcr.io/300:v1", 300 * MB, 1 },
+	{ "gcr.io/2000:latest", 2000 * MB, 1 },
+};
+
 static void test_image_locality(void **state)
 {
 	(void)state;
 	struct tl_profile_spec spec = { .score = { "ImageLocality" } };
-	struct node_image n1_imgs[] = {
-		{ "gcr.io/40:latest", 40 * MB, 1 }, { "gcr.io/40:v1", 40 * MB, 1 },
-		{ "gcr.io/300:latest", 300 * MB, 1 }, { "gcr.io/300:v1", 300 * MB, 1 },
-		{ "gcr.io/2000:latest", 2000 * MB, 1 },
-	};
 	struct node_image n2_imgs[] = {
 		{ "gcr.io/250:latest", 250 * MB, 1 }, { "gcr.io/10:latest", 10 * MB, 1 }, { "gcr.io/10:v1", 10 * MB, 1 },
 	};
@@ -580,11 +582,6 @@ static void test_image_locality_prepared(void **state)
 {
 	(void)state;
 	struct tl_profile_spec spec = { .score = { "ImageLocality" } };
-	struct node_image n1_imgs[] = {
-		{ "gcr.io/40:latest", 40 * MB, 1 }, { "gcr.io/40:v1", 40 * MB, 1 },
-		{ "gcr.io/300:latest", 300 * MB, 1 }, { "gcr.io/300:v1", 300 * MB, 1 },
-		{ "gcr.io/2000:latest", 2000 * MB, 1 },
-	};
 	struct node_image n2_imgs[] = {
 		{ "gcr.io/250:latest", 250 * MB, 2 }, { "gcr.io/10:latest", 10 * MB, 1 }, { "gcr.io/10:v1", 10 * MB, 1 },
 	};
