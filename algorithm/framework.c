@@ -124,18 +124,6 @@ const char *fw_status_message(const struct fw_status *st, char *buf, size_t size
 	return buf;
 }
 
-/* ---------- Events ---------- */
-
-bool fw_event_matches(struct fw_cluster_event reg, struct fw_cluster_event in)
-{
-	if (reg.resource == FW_EV_WILDCARD && (reg.actions & FW_ACT_ALL) == FW_ACT_ALL)
-		return true;
-	bool same = reg.resource == in.resource || reg.resource == FW_EV_WILDCARD ||
-		    (reg.resource == FW_EV_POD &&
-		     (in.resource == FW_EV_ASSIGNED_POD || in.resource == FW_EV_UNSCHEDULED_POD));
-	return same && (reg.actions & in.actions) == in.actions;
-}
-
 /* ---------- Profiles ---------- */
 
 static const void *args_member(const struct cfg_plugin_args *a, enum cfg_args_kind k)
@@ -198,6 +186,8 @@ static struct fw_pl *profile_instance(struct fw_profile *p, const struct fw_plug
 	p->n_pl++;
 	return pl;
 }
+
+static int build_hints(struct fw_profile *p);
 
 struct fw_profile *fw_profile_new(const struct fw_profile_config *pc, const struct fw_profile_options *o,
 				  struct err *e)
@@ -273,7 +263,7 @@ struct fw_profile *fw_profile_new(const struct fw_profile_config *pc, const stru
 			p->points[ep][p->n_points[ep]++] = pl;
 		}
 	}
-	if (fw_profile_build_events(p) < 0) {
+	if (build_hints(p) < 0) {
 		err_set(e, ERR_NOMEM, "profile %s: out of memory", p->name);
 		goto fail;
 	}
@@ -299,8 +289,7 @@ void fw_profile_free(struct fw_profile *p)
 	for (uint32_t i = 0; i < p->n_pl; i++)
 		if (p->pls[i].plugin->release)
 			p->pls[i].plugin->release(&p->pls[i]);
-	free(p->events);
-	free(p->queue_regs);
+	free(p->hints);
 	free(p->scratch_status);
 	free(p->scratch_state);
 	free(p->scratch_feasible);
@@ -355,49 +344,50 @@ static bool plugin_can_reject(const struct fw_plugin *pl)
 	return pl->pre_enqueue || pl->pre_filter || pl->filter || pl->reserve || pl->permit;
 }
 
-size_t fw_profile_events(const struct fw_profile *p, struct fw_profile_event *out, size_t max)
+/* Upstream registers every event for a plugin without EnqueueExtensions; only plugins that can
+ * reject a pod ever appear in a rejector set, so the others need no registration. */
+static uint32_t plugin_hint_count(const struct fw_plugin *plugin)
 {
-	size_t n = 0;
-#define EMIT(pl_, res_, act_, hint_)                                                  \
-	do {                                                                          \
-		if (n < max)                                                          \
-			out[n] = (struct fw_profile_event){ (pl_)->plugin->name, (pl_),     \
-							    { (res_), (act_) }, (hint_) }; \
-		n++;                                                                  \
-	} while (0)
-	for (uint32_t i = 0; i < p->n_pl; i++) {
-		const struct fw_pl *pl = &p->pls[i];
-		const struct fw_plugin *plugin = pl->plugin;
-		if (!plugin->n_events) {
-			/* upstream registers every event for a plugin without EnqueueExtensions; only
-			 * plugins that can reject a pod ever appear in a rejector set */
-			if (plugin_can_reject(plugin))
-				EMIT(pl, FW_EV_WILDCARD, FW_ACT_ALL, NULL);
-			continue;
-		}
-		bool node_add = false, node_taint = false;
-		for (uint32_t j = 0; j < plugin->n_events; j++) {
-			const struct fw_event_reg *r = &plugin->events[j];
-			EMIT(pl, r->event.resource, r->event.actions, r->hint);
-			if (r->event.resource == FW_EV_NODE) {
-				node_add |= (r->event.actions & FW_ACT_ADD) != 0;
-				node_taint |= (r->event.actions & FW_ACT_UPDATE_NODE_TAINT) != 0;
-			}
-		}
-		/* a node that becomes schedulable by losing a taint looks like an add to the plugin */
-		if (node_add && !node_taint)
-			EMIT(pl, FW_EV_NODE, FW_ACT_UPDATE_NODE_TAINT, NULL);
-	}
-#undef EMIT
-	return n;
+	return plugin->n_events ? plugin->n_events : plugin_can_reject(plugin);
 }
 
-enum fw_hint fw_profile_event_hint(const struct fw_profile_event *ev, const struct api_pod *pod,
-				   const void *old_obj, const void *new_obj)
+/* The queue's registrations of every enabled plugin (the queue adds upstream's implied Node
+ * UpdateNodeTaint for a Node Add registration itself). */
+static int build_hints(struct fw_profile *p)
 {
-	if (!ev->hint)
-		return FW_HINT_QUEUE;
-	return ev->hint(ev->pl, pod, old_obj, new_obj);
+	static const struct queue_event_hint every_event = { { QUEUE_RES_WILDCARD, QUEUE_ACT_ALL, NULL }, NULL };
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < p->n_pl; i++)
+		n += plugin_hint_count(p->pls[i].plugin);
+	if (n && !(p->hints = calloc(n, sizeof(*p->hints))))
+		return ERR_NOMEM;
+	for (uint32_t i = 0; i < p->n_pl; i++) {
+		const struct fw_pl *pl = &p->pls[i];
+		const struct queue_event_hint *regs = pl->plugin->n_events ? pl->plugin->events : &every_event;
+		for (uint32_t j = 0; j < plugin_hint_count(pl->plugin); j++)
+			p->hints[p->n_hints++] = (struct queue_hint_reg){
+				.plugin = pl->plugin->name, .event = regs[j].event, .hint = regs[j].hint, .ctx = pl,
+			};
+	}
+	return 0;
+}
+
+static bool pre_enqueue_adapter(void *ctx, const struct api_pod *pod, const char **gating_plugin)
+{
+	struct fw_status st;
+	if (fw_run_pre_enqueue(ctx, pod, &st) == FW_SUCCESS)
+		return true;
+	*gating_plugin = st.plugin;
+	return false;
+}
+
+void fw_profile_queue_profile(const struct fw_profile *p, struct queue_profile *out)
+{
+	out->scheduler_name = p->name;
+	out->hints = p->hints;
+	out->n_hints = p->n_hints;
+	out->pre_enqueue = p->n_points[CFG_EP_PRE_ENQUEUE] ? pre_enqueue_adapter : NULL;
+	out->pre_enqueue_ctx = (void *)p;
 }
 
 /* ---------- Cycle state ---------- */

@@ -94,58 +94,11 @@ static inline bool fw_code_is_rejected(enum fw_code c)
 	return c == FW_UNSCHEDULABLE || c == FW_UNSCHEDULABLE_AND_UNRESOLVABLE;
 }
 
-/* ---------- Cluster events and queueing hints ---------- */
-
-/* What kind of object an event is about (upstream's EventResource, restricted to what the
- * default plugins register). FW_EV_POD matches assigned and unscheduled pods alike. */
-enum fw_event_resource {
-	FW_EV_POD,
-	FW_EV_ASSIGNED_POD,
-	FW_EV_UNSCHEDULED_POD,
-	FW_EV_NODE,
-	FW_EV_WILDCARD, /* {*, All}: matches every event */
-};
-
-/* Action bits, upstream 1.34 values. */
-enum fw_action {
-	FW_ACT_ADD = 1,
-	FW_ACT_DELETE = 2,
-	FW_ACT_UPDATE_NODE_ALLOCATABLE = 4,
-	FW_ACT_UPDATE_NODE_LABEL = 8,
-	FW_ACT_UPDATE_NODE_TAINT = 16,
-	FW_ACT_UPDATE_NODE_CONDITION = 32,
-	FW_ACT_UPDATE_NODE_ANNOTATION = 64,
-	FW_ACT_UPDATE_POD_LABEL = 128,
-	FW_ACT_UPDATE_POD_SCALE_DOWN = 256,
-	FW_ACT_UPDATE_POD_TOLERATION = 512,
-	FW_ACT_UPDATE_POD_SCHEDULING_GATES_ELIMINATED = 1024,
-	FW_ACT_ALL = 2047,
-};
-
-struct fw_cluster_event {
-	enum fw_event_resource resource;
-	unsigned actions; /* enum fw_action bits */
-};
-
-enum fw_hint { FW_HINT_QUEUE_SKIP, FW_HINT_QUEUE };
+/* Cluster events and queueing hints are the queue's vocabulary (queue/event.h): a plugin lists
+ * struct queue_event_hint entries (upstream EventsToRegister) and its hints receive its instance
+ * (const struct fw_pl *) as their plugin argument. */
 
 struct fw_pl;
-
-/* A queueing hint: may the event (old_obj -> new_obj) make pod schedulable for this plugin?
- * Objects are `const struct api_node *` for FW_EV_NODE events and `const struct api_pod *` for
- * pod events; old_obj is NULL for an add, new_obj NULL for a delete. Runs on whatever thread
- * delivers the event; must only read its arguments. */
-typedef enum fw_hint (*fw_hint_fn)(const struct fw_pl *pl, const struct api_pod *pod,
-				   const void *old_obj, const void *new_obj);
-
-/* One registration of a plugin (upstream's ClusterEventWithHint). hint NULL = always Queue. */
-struct fw_event_reg {
-	struct fw_cluster_event event;
-	fw_hint_fn hint;
-};
-
-/* Whether a registered event covers an incoming one (queue-cache.md "Event match"). */
-bool fw_event_matches(struct fw_cluster_event registered, struct fw_cluster_event incoming);
 
 /* ---------- Plugins ---------- */
 
@@ -245,8 +198,8 @@ struct fw_plugin {
 	fw_node_op_fn bind;
 	fw_node_op_fn post_bind;
 
-	uint32_t n_events;
-	const struct fw_event_reg *events;
+	uint32_t n_events; /* 0 = every event ({*, All}) when the plugin can reject a pod */
+	const struct queue_event_hint *events;
 };
 
 /* The registry: every plugin csched implements. NULL when unknown. */
@@ -306,23 +259,9 @@ bool fw_profile_has_post_filter(const struct fw_profile *p);
 /* The profile's QueueSort less function (PrioritySort unless configured otherwise). */
 fw_less_fn fw_profile_less(const struct fw_profile *p);
 
-/* One queueing-hint registration of an enabled plugin. */
-struct fw_profile_event {
-	const char *plugin;            /* plugin name, as rejector sets hold it */
-	const struct fw_pl *pl;        /* pass to the hint */
-	struct fw_cluster_event event;
-	fw_hint_fn hint;               /* NULL = Queue */
-};
-/* The registrations of every plugin enabled at any point, upstream's way: a plugin registering
- * Node Add without UpdateNodeTaint also gets Node UpdateNodeTaint with no hint. Writes at most
- * max entries and returns how many there are in total. */
-size_t fw_profile_events(const struct fw_profile *p, struct fw_profile_event *out, size_t max);
-/* Calls ev's hint (Queue when it has none). */
-enum fw_hint fw_profile_event_hint(const struct fw_profile_event *ev, const struct api_pod *pod,
-				   const void *old_obj, const void *new_obj);
-
-/* The queue's view of the profile (queue/queue.h): every hint registration of fw_profile_events
- * (ctx points into the profile, which must outlive the queue) and PreEnqueue. */
+/* The queue's view of the profile (queue/queue.h): the event registrations of every plugin enabled
+ * at any point, each with the plugin instance as its hint's argument (they point into the profile,
+ * which must outlive the queue), and the PreEnqueue plugins. */
 void fw_profile_queue_profile(const struct fw_profile *p, struct queue_profile *out);
 
 /* PreEnqueue plugins in order; the first non-Success is returned in st (plugin name set). */

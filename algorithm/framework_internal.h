@@ -27,9 +27,8 @@ struct fw_profile {
 	struct fw_pool *pool; /* borrowed */
 	fw_bind_fn bind;
 	void *bind_ctx;
-	size_t n_events;                  /* hint registrations, built once */
-	struct fw_profile_event *events;
-	struct queue_hint_reg *queue_regs; /* the same, in the queue's shape */
+	uint32_t n_hints;             /* event registrations of the enabled plugins, built once */
+	struct queue_hint_reg *hints; /* ctx = the registering struct fw_pl */
 
 	/* Mutated by fw_schedule_pod only (scheduler thread). */
 	uint64_t rng;        /* xorshift64* state, never 0 */
@@ -116,8 +115,6 @@ void fw_cycle_record_plugin(struct fw_cycle *c, const struct fw_pl *pl, enum fw_
 void fw_cycle_record_calls(struct fw_cycle *c, enum fw_ep ep, const struct fw_pl *const *pls, uint32_t n_pl,
 			   const uint32_t *ticks, const uint8_t *code, size_t n_slots, size_t n_used);
 
-/* Builds p->events and p->queue_regs (adapters.c). */
-int fw_profile_build_events(struct fw_profile *p);
 
 /* Filters run with the nominated pods of >= priority added (scheduler-side helper, used by
  * the generic cycle and, later, preemption). */

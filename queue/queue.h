@@ -26,98 +26,11 @@
 
 #include "apiclient/api_types.h"
 #include "common/err.h"
+#include "queue/event.h"
 
 struct queue;
 
-/* ---------- Cluster events ---------- */
-
-/* Event resources (upstream fwk.EventResource). ASSIGNED_POD and UNSCHEDULED_POD only describe
- * incoming pod events; a registration for POD matches both. */
-enum queue_resource {
-	QUEUE_RES_WILDCARD = 0, /* "*" */
-	QUEUE_RES_POD,
-	QUEUE_RES_ASSIGNED_POD,
-	QUEUE_RES_UNSCHEDULED_POD,
-	QUEUE_RES_NODE,
-	QUEUE_RES_PERSISTENT_VOLUME,
-	QUEUE_RES_PERSISTENT_VOLUME_CLAIM,
-	QUEUE_RES_STORAGE_CLASS,
-	QUEUE_RES_CSI_NODE,
-	QUEUE_RES_CSI_DRIVER,
-	QUEUE_RES_CSI_STORAGE_CAPACITY,
-	QUEUE_RES_VOLUME_ATTACHMENT,
-	QUEUE_RES_RESOURCE_CLAIM,
-	QUEUE_RES_RESOURCE_SLICE,
-	QUEUE_RES_DEVICE_CLASS,
-	QUEUE_RES_COUNT_
-};
-
-/* Action bits, exactly upstream's 1.34 fwk.ActionType values. */
-enum {
-	QUEUE_ACT_ADD = 1u << 0,
-	QUEUE_ACT_DELETE = 1u << 1,
-	QUEUE_ACT_UPDATE_NODE_ALLOCATABLE = 1u << 2,
-	QUEUE_ACT_UPDATE_NODE_LABEL = 1u << 3,
-	QUEUE_ACT_UPDATE_NODE_TAINT = 1u << 4,
-	QUEUE_ACT_UPDATE_NODE_CONDITION = 1u << 5,
-	QUEUE_ACT_UPDATE_NODE_ANNOTATION = 1u << 6,
-	QUEUE_ACT_UPDATE_POD_LABEL = 1u << 7,
-	QUEUE_ACT_UPDATE_POD_SCALE_DOWN = 1u << 8,
-	QUEUE_ACT_UPDATE_POD_TOLERATION = 1u << 9,
-	QUEUE_ACT_UPDATE_POD_SCHEDULING_GATES_ELIMINATED = 1u << 10,
-	QUEUE_ACT_UPDATE_POD_GENERATED_RESOURCE_CLAIM = 1u << 11,
-	QUEUE_ACT_ALL = (1u << 12) - 1,
-	QUEUE_ACT_UPDATE = QUEUE_ACT_ALL & ~(QUEUE_ACT_ADD | QUEUE_ACT_DELETE),
-};
-
-/* A cluster event. label (optional, static storage) overrides the metric label built from the
- * resource and action ("NodeAdd", "AssignedPodDelete", "UnschedulableTimeout"). */
-struct queue_event {
-	uint32_t resource; /* enum queue_resource */
-	uint32_t actions;  /* QUEUE_ACT_* bits */
-	const char *label;
-};
-
-/* Wildcard: {*, All}. Moves every unschedulable pod (after backoff). */
-bool queue_event_is_wildcard(const struct queue_event *ev);
-/* Upstream MatchClusterEvents: registered {*, All} matches everything; otherwise the resources
- * match (POD also matches ASSIGNED_POD and UNSCHEDULED_POD) and reg's action bits cover ev's. */
-bool queue_event_matches(const struct queue_event *reg, const struct queue_event *ev);
-/* The metric label of ev into buf; returns buf. */
-const char *queue_event_label(const struct queue_event *ev, char *buf, unsigned size);
-
-/* The events a node update produces, in upstream's order (NodeSchedulingPropertiesChange):
- * unschedulable true->false (UpdateNodeTaint), allocatable, labels, taints, conditions
- * (type->status), annotations. Returns how many were written to out (0 = no change). */
-uint32_t queue_node_update_events(const struct api_node *old_node, const struct api_node *new_node,
-				  struct queue_event out[6]);
-/* The events a pod update produces (PodSchedulingPropertiesChange): resource ASSIGNED_POD when
- * new_pod has a node, else UNSCHEDULED_POD; labels, scale-down (when scaled_down), gates
- * eliminated, tolerations count; {resource, Update} when none applies. Returns the count. */
-uint32_t queue_pod_update_events(const struct api_pod *old_pod, const struct api_pod *new_pod, bool scaled_down,
-				 struct queue_event out[4]);
-
-/* ---------- Queueing hints ---------- */
-
-enum queue_hint {
-	QUEUE_HINT_SKIP = 0,  /* the event cannot make the pod schedulable */
-	QUEUE_HINT_QUEUE = 1, /* it may: requeue */
-	QUEUE_HINT_ERROR = 2, /* the hint failed: treated as Queue so the pod is not stuck */
-};
-
-/* A hint: whether the event (old_obj -> new_obj, api_node or api_pod by the event's resource;
- * either may be NULL for add/delete) may make pod schedulable again. */
-typedef enum queue_hint (*queue_hint_fn)(void *ctx, const struct api_pod *pod, const void *old_obj,
-					  const void *new_obj);
-
-/* One (event, plugin, hint) registration of an enabled plugin. */
-struct queue_hint_reg {
-	const char *plugin; /* plugin name as rejector sets hold it */
-	uint32_t resource;  /* enum queue_resource */
-	uint32_t actions;   /* QUEUE_ACT_* bits */
-	queue_hint_fn hint; /* NULL = always Queue */
-	void *ctx;
-};
+/* ---------- Profiles ---------- */
 
 /* PreEnqueue of a profile: true lets the pod into activeQ/backoffQ; false gates it and sets
  * *gating_plugin to the rejecting plugin's name (static or interned storage). */

@@ -203,23 +203,23 @@ static enum fw_code normalize(const struct fw_pl *pl, const struct fw_cycle *c, 
 }
 
 /* Queue when the node now matches the pod's required affinity and did not before (or is new). */
-static enum fw_hint node_change(const struct fw_pl *pl, const struct api_pod *pod, const void *old_obj,
+static enum queue_hint node_change(const void *pl, const struct api_pod *pod, const void *old_obj,
 				const void *new_obj)
 {
 	const struct api_node *on = old_obj, *nn = new_obj;
 	if (!nn)
-		return FW_HINT_QUEUE_SKIP;
+		return QUEUE_HINT_SKIP;
 	if (!added_required_matches(added(pl), nn))
-		return FW_HINT_QUEUE_SKIP;
+		return QUEUE_HINT_SKIP;
 	if (!fw_pod_required_affinity_matches(pod, nn))
-		return FW_HINT_QUEUE_SKIP;
+		return QUEUE_HINT_SKIP;
 	if (!on)
-		return FW_HINT_QUEUE;
-	return fw_pod_required_affinity_matches(pod, on) ? FW_HINT_QUEUE_SKIP : FW_HINT_QUEUE;
+		return QUEUE_HINT_QUEUE;
+	return fw_pod_required_affinity_matches(pod, on) ? QUEUE_HINT_SKIP : QUEUE_HINT_QUEUE;
 }
 
-static const struct fw_event_reg events[] = {
-	{ { FW_EV_NODE, FW_ACT_ADD | FW_ACT_UPDATE_NODE_LABEL }, node_change },
+static const struct queue_event_hint events[] = {
+	{ { .resource = QUEUE_RES_NODE, .actions = QUEUE_ACT_ADD | QUEUE_ACT_UPDATE_NODE_LABEL }, node_change },
 };
 
 const struct fw_plugin fw_plugin_node_affinity = {

@@ -16,8 +16,8 @@ static enum fw_code filter(const struct fw_pl *pl, const struct fw_cycle *c, con
 	return fw_status_set(st, FW_UNSCHEDULABLE_AND_UNRESOLVABLE, REASON);
 }
 
-static const struct fw_event_reg events[] = {
-	{ { FW_EV_NODE, FW_ACT_ADD }, NULL },
+static const struct queue_event_hint events[] = {
+	{ { .resource = QUEUE_RES_NODE, .actions = QUEUE_ACT_ADD }, NULL },
 };
 
 const struct fw_plugin fw_plugin_node_name = {

@@ -113,25 +113,25 @@ static bool wanted_matches(void *ctx, const struct api_container_port *used)
 }
 
 /* Queue when a deleted pod that was assigned or nominated held a host port the pod wants. */
-static enum fw_hint pod_deleted(const struct fw_pl *pl, const struct api_pod *pod, const void *old_obj,
+static enum queue_hint pod_deleted(const void *pl, const struct api_pod *pod, const void *old_obj,
 				const void *new_obj)
 {
 	(void)pl;
 	(void)new_obj;
 	const struct api_pod *deleted = old_obj;
 	if (!deleted)
-		return FW_HINT_QUEUE_SKIP;
+		return QUEUE_HINT_SKIP;
 	if ((!deleted->node_name || !deleted->node_name[0]) &&
 	    (!deleted->nominated_node_name || !deleted->nominated_node_name[0]))
-		return FW_HINT_QUEUE_SKIP;
+		return QUEUE_HINT_SKIP;
 	struct port_conflict k = { pod, false };
 	fw_pod_host_ports(deleted, wanted_matches, &k);
-	return k.conflict ? FW_HINT_QUEUE : FW_HINT_QUEUE_SKIP;
+	return k.conflict ? QUEUE_HINT_QUEUE : QUEUE_HINT_SKIP;
 }
 
-static const struct fw_event_reg events[] = {
-	{ { FW_EV_POD, FW_ACT_DELETE }, pod_deleted },
-	{ { FW_EV_NODE, FW_ACT_ADD }, NULL },
+static const struct queue_event_hint events[] = {
+	{ { .resource = QUEUE_RES_POD, .actions = QUEUE_ACT_DELETE }, pod_deleted },
+	{ { .resource = QUEUE_RES_NODE, .actions = QUEUE_ACT_ADD }, NULL },
 };
 
 const struct fw_plugin fw_plugin_node_ports = {

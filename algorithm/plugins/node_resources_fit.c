@@ -400,18 +400,18 @@ out:
 	return inc;
 }
 
-static enum fw_hint node_change(const struct fw_pl *pl, const struct api_pod *pod, const void *old_obj,
+static enum queue_hint node_change(const void *pl, const struct api_pod *pod, const void *old_obj,
 				const void *new_obj)
 {
 	(void)pl;
 	const struct api_node *on = old_obj, *nn = new_obj;
 	if (!nn)
-		return FW_HINT_QUEUE_SKIP;
+		return QUEUE_HINT_SKIP;
 	if (!fits_empty_node(pod, nn))
-		return FW_HINT_QUEUE_SKIP;
+		return QUEUE_HINT_SKIP;
 	if (!on)
-		return FW_HINT_QUEUE;
-	return requested_increased(pod, on, nn) ? FW_HINT_QUEUE : FW_HINT_QUEUE_SKIP;
+		return QUEUE_HINT_QUEUE;
+	return requested_increased(pod, on, nn) ? QUEUE_HINT_QUEUE : QUEUE_HINT_SKIP;
 }
 
 /* Whether a request of pod (non-zero) shrank from old to new (upstream isResourceScaleDown). */
@@ -444,28 +444,28 @@ static bool scaled_down(const struct api_pod *pod, const struct api_pod *op, con
 	return down;
 }
 
-static enum fw_hint pod_event(const struct fw_pl *pl, const struct api_pod *pod, const void *old_obj,
+static enum queue_hint pod_event(const void *pl, const struct api_pod *pod, const void *old_obj,
 			      const void *new_obj)
 {
 	(void)pl;
 	const struct api_pod *op = old_obj, *np = new_obj;
 	if (!np) { /* deleted */
 		if (!op)
-			return FW_HINT_QUEUE_SKIP;
+			return QUEUE_HINT_SKIP;
 		bool placed = (op->node_name && op->node_name[0]) ||
 			      (op->nominated_node_name && op->nominated_node_name[0]);
-		return placed ? FW_HINT_QUEUE : FW_HINT_QUEUE_SKIP;
+		return placed ? QUEUE_HINT_QUEUE : QUEUE_HINT_SKIP;
 	}
 	if (!np->node_name || !np->node_name[0] || !op)
-		return FW_HINT_QUEUE_SKIP; /* an unscheduled pod's update frees nothing */
+		return QUEUE_HINT_SKIP; /* an unscheduled pod's update frees nothing */
 	if (op->meta.uid != np->meta.uid)
-		return FW_HINT_QUEUE_SKIP;
-	return scaled_down(pod, op, np) ? FW_HINT_QUEUE : FW_HINT_QUEUE_SKIP;
+		return QUEUE_HINT_SKIP;
+	return scaled_down(pod, op, np) ? QUEUE_HINT_QUEUE : QUEUE_HINT_SKIP;
 }
 
-static const struct fw_event_reg events[] = {
-	{ { FW_EV_POD, FW_ACT_DELETE | FW_ACT_UPDATE_POD_SCALE_DOWN }, pod_event },
-	{ { FW_EV_NODE, FW_ACT_ADD | FW_ACT_UPDATE_NODE_ALLOCATABLE }, node_change },
+static const struct queue_event_hint events[] = {
+	{ { .resource = QUEUE_RES_POD, .actions = QUEUE_ACT_DELETE | QUEUE_ACT_UPDATE_POD_SCALE_DOWN }, pod_event },
+	{ { .resource = QUEUE_RES_NODE, .actions = QUEUE_ACT_ADD | QUEUE_ACT_UPDATE_NODE_ALLOCATABLE }, node_change },
 };
 
 const struct fw_plugin fw_plugin_node_resources_fit = {

@@ -22,33 +22,33 @@ static enum fw_code filter(const struct fw_pl *pl, const struct fw_cycle *c, con
 }
 
 /* Queue when a node appears schedulable or stops being unschedulable. */
-static enum fw_hint node_change(const struct fw_pl *pl, const struct api_pod *pod, const void *old_obj,
+static enum queue_hint node_change(const void *pl, const struct api_pod *pod, const void *old_obj,
 				const void *new_obj)
 {
 	(void)pl;
 	(void)pod;
 	const struct api_node *on = old_obj, *nn = new_obj;
 	if (!nn)
-		return FW_HINT_QUEUE_SKIP;
+		return QUEUE_HINT_SKIP;
 	bool was = on ? !on->unschedulable : false;
-	return !was && !nn->unschedulable ? FW_HINT_QUEUE : FW_HINT_QUEUE_SKIP;
+	return !was && !nn->unschedulable ? QUEUE_HINT_QUEUE : QUEUE_HINT_SKIP;
 }
 
 /* Queue when the pod itself now tolerates the unschedulable taint. */
-static enum fw_hint toleration_change(const struct fw_pl *pl, const struct api_pod *pod, const void *old_obj,
+static enum queue_hint toleration_change(const void *pl, const struct api_pod *pod, const void *old_obj,
 				      const void *new_obj)
 {
 	(void)pl;
 	(void)old_obj;
 	const struct api_pod *np = new_obj;
 	if (!np || np->meta.uid != pod->meta.uid)
-		return FW_HINT_QUEUE_SKIP;
-	return tolerates_unschedulable(np) ? FW_HINT_QUEUE : FW_HINT_QUEUE_SKIP;
+		return QUEUE_HINT_SKIP;
+	return tolerates_unschedulable(np) ? QUEUE_HINT_QUEUE : QUEUE_HINT_SKIP;
 }
 
-static const struct fw_event_reg events[] = {
-	{ { FW_EV_NODE, FW_ACT_ADD | FW_ACT_UPDATE_NODE_TAINT }, node_change },
-	{ { FW_EV_UNSCHEDULED_POD, FW_ACT_UPDATE_POD_TOLERATION }, toleration_change },
+static const struct queue_event_hint events[] = {
+	{ { .resource = QUEUE_RES_NODE, .actions = QUEUE_ACT_ADD | QUEUE_ACT_UPDATE_NODE_TAINT }, node_change },
+	{ { .resource = QUEUE_RES_UNSCHEDULED_POD, .actions = QUEUE_ACT_UPDATE_POD_TOLERATION }, toleration_change },
 };
 
 const struct fw_plugin fw_plugin_node_unschedulable = {

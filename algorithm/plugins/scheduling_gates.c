@@ -23,19 +23,19 @@ static enum fw_code pre_enqueue(const struct fw_pl *pl, const struct api_pod *po
 }
 
 /* Queue when the pod itself lost its last gate. */
-static enum fw_hint gates_eliminated(const struct fw_pl *pl, const struct api_pod *pod, const void *old_obj,
+static enum queue_hint gates_eliminated(const void *pl, const struct api_pod *pod, const void *old_obj,
 				     const void *new_obj)
 {
 	(void)pl;
 	(void)old_obj;
 	const struct api_pod *np = new_obj;
 	if (!np || np->meta.uid != pod->meta.uid)
-		return FW_HINT_QUEUE_SKIP;
-	return np->n_scheduling_gates ? FW_HINT_QUEUE_SKIP : FW_HINT_QUEUE;
+		return QUEUE_HINT_SKIP;
+	return np->n_scheduling_gates ? QUEUE_HINT_SKIP : QUEUE_HINT_QUEUE;
 }
 
-static const struct fw_event_reg events[] = {
-	{ { FW_EV_POD, FW_ACT_UPDATE_POD_SCHEDULING_GATES_ELIMINATED }, gates_eliminated },
+static const struct queue_event_hint events[] = {
+	{ { .resource = QUEUE_RES_POD, .actions = QUEUE_ACT_UPDATE_POD_SCHEDULING_GATES_ELIMINATED }, gates_eliminated },
 };
 
 const struct fw_plugin fw_plugin_scheduling_gates = {

@@ -102,30 +102,30 @@ static enum fw_code normalize(const struct fw_pl *pl, const struct fw_cycle *c, 
 }
 
 /* Queue when the node's NoSchedule/NoExecute taints went from untolerated to tolerated. */
-static enum fw_hint node_change(const struct fw_pl *pl, const struct api_pod *pod, const void *old_obj,
+static enum queue_hint node_change(const void *pl, const struct api_pod *pod, const void *old_obj,
 				const void *new_obj)
 {
 	(void)pl;
 	const struct api_node *on = old_obj, *nn = new_obj;
 	if (!nn)
-		return FW_HINT_QUEUE_SKIP;
+		return QUEUE_HINT_SKIP;
 	bool was = on ? untolerated(on, pod->tolerations, pod->n_tolerations) != NULL : true;
 	bool is = untolerated(nn, pod->tolerations, pod->n_tolerations) != NULL;
-	return was && !is ? FW_HINT_QUEUE : FW_HINT_QUEUE_SKIP;
+	return was && !is ? QUEUE_HINT_QUEUE : QUEUE_HINT_SKIP;
 }
 
-static enum fw_hint toleration_change(const struct fw_pl *pl, const struct api_pod *pod, const void *old_obj,
+static enum queue_hint toleration_change(const void *pl, const struct api_pod *pod, const void *old_obj,
 				      const void *new_obj)
 {
 	(void)pl;
 	(void)old_obj;
 	const struct api_pod *np = new_obj;
-	return np && np->meta.uid == pod->meta.uid ? FW_HINT_QUEUE : FW_HINT_QUEUE_SKIP;
+	return np && np->meta.uid == pod->meta.uid ? QUEUE_HINT_QUEUE : QUEUE_HINT_SKIP;
 }
 
-static const struct fw_event_reg events[] = {
-	{ { FW_EV_NODE, FW_ACT_ADD | FW_ACT_UPDATE_NODE_TAINT }, node_change },
-	{ { FW_EV_UNSCHEDULED_POD, FW_ACT_UPDATE_POD_TOLERATION }, toleration_change },
+static const struct queue_event_hint events[] = {
+	{ { .resource = QUEUE_RES_NODE, .actions = QUEUE_ACT_ADD | QUEUE_ACT_UPDATE_NODE_TAINT }, node_change },
+	{ { .resource = QUEUE_RES_UNSCHEDULED_POD, .actions = QUEUE_ACT_UPDATE_POD_TOLERATION }, toleration_change },
 };
 
 const struct fw_plugin fw_plugin_taint_toleration = {

@@ -89,20 +89,20 @@ static enum fw_code filter(const struct fw_pl *pl, const struct fw_cycle *c, con
 }
 
 /* Queue when a deleted assigned pod held a disk the pod conflicts on. */
-static enum fw_hint pod_deleted(const struct fw_pl *pl, const struct api_pod *pod, const void *old_obj,
+static enum queue_hint pod_deleted(const void *pl, const struct api_pod *pod, const void *old_obj,
 				const void *new_obj)
 {
 	(void)pl;
 	(void)new_obj;
 	const struct api_pod *deleted = old_obj;
 	if (!deleted || !deleted->node_name || !deleted->node_name[0])
-		return FW_HINT_QUEUE_SKIP;
-	return pods_conflict(pod, deleted) ? FW_HINT_QUEUE : FW_HINT_QUEUE_SKIP;
+		return QUEUE_HINT_SKIP;
+	return pods_conflict(pod, deleted) ? QUEUE_HINT_QUEUE : QUEUE_HINT_SKIP;
 }
 
-static const struct fw_event_reg events[] = {
-	{ { FW_EV_ASSIGNED_POD, FW_ACT_DELETE }, pod_deleted },
-	{ { FW_EV_NODE, FW_ACT_ADD }, NULL },
+static const struct queue_event_hint events[] = {
+	{ { .resource = QUEUE_RES_ASSIGNED_POD, .actions = QUEUE_ACT_DELETE }, pod_deleted },
+	{ { .resource = QUEUE_RES_NODE, .actions = QUEUE_ACT_ADD }, NULL },
 };
 
 const struct fw_plugin fw_plugin_volume_restrictions = {

@@ -211,31 +211,6 @@ static void test_fit_error_message(void **state)
 	assert_string_equal(fw_fit_error_message(&d, small, sizeof(small)), "0/5 nodes are a");
 }
 
-/* ---------- events ---------- */
-
-static void test_event_matches(void **state)
-{
-	(void)state;
-	struct {
-		struct fw_cluster_event reg, in;
-		bool want;
-	} cases[] = {
-		{ { FW_EV_WILDCARD, FW_ACT_ALL }, { FW_EV_NODE, FW_ACT_ADD }, true },
-		{ { FW_EV_NODE, FW_ACT_ADD | FW_ACT_UPDATE_NODE_TAINT }, { FW_EV_NODE, FW_ACT_UPDATE_NODE_TAINT }, true },
-		{ { FW_EV_NODE, FW_ACT_ADD }, { FW_EV_NODE, FW_ACT_UPDATE_NODE_LABEL }, false },
-		{ { FW_EV_NODE, FW_ACT_ADD }, { FW_EV_ASSIGNED_POD, FW_ACT_ADD }, false },
-		{ { FW_EV_POD, FW_ACT_DELETE }, { FW_EV_ASSIGNED_POD, FW_ACT_DELETE }, true },
-		{ { FW_EV_POD, FW_ACT_DELETE }, { FW_EV_UNSCHEDULED_POD, FW_ACT_DELETE }, true },
-		{ { FW_EV_ASSIGNED_POD, FW_ACT_DELETE }, { FW_EV_UNSCHEDULED_POD, FW_ACT_DELETE }, false },
-		/* the registered bits must cover every incoming bit */
-		{ { FW_EV_NODE, FW_ACT_UPDATE_NODE_LABEL }, { FW_EV_NODE, FW_ACT_UPDATE_NODE_LABEL | FW_ACT_UPDATE_NODE_TAINT },
-		  false },
-	};
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-		if (fw_event_matches(cases[i].reg, cases[i].in) != cases[i].want)
-			fail_msg("case %zu", i);
-}
-
 /* ---------- profiles ---------- */
 
 static void test_profile_building(void **state)
@@ -310,24 +285,21 @@ static void test_profile_building(void **state)
 	assert_true(fw_plugin_implements(fw_registry_lookup("NodeAffinity"), CFG_EP_PRE_SCORE));
 	assert_false(fw_plugin_implements(fw_registry_lookup("NodeName"), CFG_EP_SCORE));
 
-	/* fw_profile_events: a plugin registering Node Add gets Node UpdateNodeTaint too */
+	/* the queue's registrations: a plugin's own events, none for a plugin that cannot reject */
 	fw_default_profile_config("ev", &pc);
 	p = fw_profile_new(&pc, NULL, &e);
 	assert_non_null(p);
-	struct fw_profile_event evs[64];
-	size_t nev = fw_profile_events(p, evs, 64);
-	bool name_add = false, name_taint = false, binder = false;
-	for (size_t i = 0; i < nev; i++) {
-		if (strcmp(evs[i].plugin, "NodeName") == 0 && evs[i].event.resource == FW_EV_NODE) {
-			name_add |= evs[i].event.actions == FW_ACT_ADD;
-			name_taint |= evs[i].event.actions == FW_ACT_UPDATE_NODE_TAINT && !evs[i].hint;
-		}
-		binder |= strcmp(evs[i].plugin, "DefaultBinder") == 0;
+	struct queue_profile qp;
+	fw_profile_queue_profile(p, &qp);
+	bool name_add = false, binder = false;
+	for (uint32_t i = 0; i < qp.n_hints; i++) {
+		const struct queue_hint_reg *r = &qp.hints[i];
+		if (strcmp(r->plugin, "NodeName") == 0)
+			name_add |= r->event.resource == QUEUE_RES_NODE && r->event.actions == QUEUE_ACT_ADD && !r->hint;
+		binder |= strcmp(r->plugin, "DefaultBinder") == 0;
 	}
-	assert_true(name_add && name_taint);
+	assert_true(name_add);
 	assert_false(binder); /* cannot reject a pod: no registrations */
-	/* asking for fewer still reports the total */
-	assert_int_equal(fw_profile_events(p, evs, 1), nev);
 	fw_profile_free(p);
 }
 
@@ -1331,7 +1303,6 @@ int main(void)
 		cmocka_unit_test(test_num_feasible_nodes_to_find),
 		cmocka_unit_test(test_default_normalize_score),
 		cmocka_unit_test(test_fit_error_message),
-		cmocka_unit_test(test_event_matches),
 		cmocka_unit_test(test_profile_building),
 		cmocka_unit_test(test_pool),
 		cmocka_unit_test(test_pool_handover),

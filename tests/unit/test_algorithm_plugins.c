@@ -1349,18 +1349,19 @@ static void test_scheduling_gates_and_priority_sort(void **state)
 
 /* ---------- Queueing hints ---------- */
 
-static enum fw_hint hint_of(const struct fw_profile *p, const char *plugin, enum fw_event_resource res,
-			    unsigned action, const struct api_pod *pod, const void *old_obj, const void *new_obj)
+static enum queue_hint hint_of(const struct fw_profile *p, const char *plugin, uint32_t res, uint32_t action,
+			       const struct api_pod *pod, const void *old_obj, const void *new_obj)
 {
-	struct fw_profile_event evs[64];
-	size_t n = fw_profile_events(p, evs, 64);
-	assert_true(n <= 64);
-	struct fw_cluster_event in = { res, action };
-	for (size_t i = 0; i < n; i++)
-		if (strcmp(evs[i].plugin, plugin) == 0 && fw_event_matches(evs[i].event, in))
-			return fw_profile_event_hint(&evs[i], pod, old_obj, new_obj);
-	fail_msg("%s registers no event matching resource %d action %u", plugin, res, action);
-	return FW_HINT_QUEUE_SKIP;
+	struct queue_profile qp;
+	fw_profile_queue_profile(p, &qp);
+	struct queue_event in = { res, action, NULL };
+	for (uint32_t i = 0; i < qp.n_hints; i++) {
+		const struct queue_hint_reg *r = &qp.hints[i];
+		if (strcmp(r->plugin, plugin) == 0 && queue_event_matches(&r->event, &in))
+			return r->hint ? r->hint(r->ctx, pod, old_obj, new_obj) : QUEUE_HINT_QUEUE;
+	}
+	fail_msg("%s registers no event matching resource %u action %u", plugin, res, action);
+	return QUEUE_HINT_SKIP;
 }
 
 static void test_queueing_hints(void **state)
@@ -1383,55 +1384,55 @@ static void test_queueing_hints(void **state)
 	struct api_node *unsched = tl_node("{\"metadata\":{\"name\":\"n\"},\"spec\":{\"unschedulable\":true}}");
 
 	/* NodeResourcesFit: a node the pod does not fit -> Skip; fits on add -> Queue; grew -> Queue */
-	assert_int_equal(hint_of(p, "NodeResourcesFit", FW_EV_NODE, FW_ACT_ADD, pod, NULL, small), FW_HINT_QUEUE_SKIP);
-	assert_int_equal(hint_of(p, "NodeResourcesFit", FW_EV_NODE, FW_ACT_ADD, pod, NULL, big), FW_HINT_QUEUE);
-	assert_int_equal(hint_of(p, "NodeResourcesFit", FW_EV_NODE, FW_ACT_UPDATE_NODE_ALLOCATABLE, pod, small, big),
-			 FW_HINT_QUEUE);
-	assert_int_equal(hint_of(p, "NodeResourcesFit", FW_EV_NODE, FW_ACT_UPDATE_NODE_ALLOCATABLE, pod, big, big),
-			 FW_HINT_QUEUE_SKIP);
+	assert_int_equal(hint_of(p, "NodeResourcesFit", QUEUE_RES_NODE, QUEUE_ACT_ADD, pod, NULL, small), QUEUE_HINT_SKIP);
+	assert_int_equal(hint_of(p, "NodeResourcesFit", QUEUE_RES_NODE, QUEUE_ACT_ADD, pod, NULL, big), QUEUE_HINT_QUEUE);
+	assert_int_equal(hint_of(p, "NodeResourcesFit", QUEUE_RES_NODE, QUEUE_ACT_UPDATE_NODE_ALLOCATABLE, pod, small, big),
+			 QUEUE_HINT_QUEUE);
+	assert_int_equal(hint_of(p, "NodeResourcesFit", QUEUE_RES_NODE, QUEUE_ACT_UPDATE_NODE_ALLOCATABLE, pod, big, big),
+			 QUEUE_HINT_SKIP);
 	/* deleted pods: assigned -> Queue, unassigned -> Skip */
 	struct api_pod *assigned = pod_spec(NULL, NULL, "\"nodeName\":\"n\"");
 	struct api_pod *unassigned = pod_spec(NULL, NULL, NULL);
-	assert_int_equal(hint_of(p, "NodeResourcesFit", FW_EV_ASSIGNED_POD, FW_ACT_DELETE, pod, assigned, NULL),
-			 FW_HINT_QUEUE);
-	assert_int_equal(hint_of(p, "NodeResourcesFit", FW_EV_UNSCHEDULED_POD, FW_ACT_DELETE, pod, unassigned, NULL),
-			 FW_HINT_QUEUE_SKIP);
+	assert_int_equal(hint_of(p, "NodeResourcesFit", QUEUE_RES_ASSIGNED_POD, QUEUE_ACT_DELETE, pod, assigned, NULL),
+			 QUEUE_HINT_QUEUE);
+	assert_int_equal(hint_of(p, "NodeResourcesFit", QUEUE_RES_UNSCHEDULED_POD, QUEUE_ACT_DELETE, pod, unassigned, NULL),
+			 QUEUE_HINT_SKIP);
 	/* NodeAffinity: matches now and did not before */
-	assert_int_equal(hint_of(p, "NodeAffinity", FW_EV_NODE, FW_ACT_UPDATE_NODE_LABEL, pod, big2, big), FW_HINT_QUEUE);
-	assert_int_equal(hint_of(p, "NodeAffinity", FW_EV_NODE, FW_ACT_UPDATE_NODE_LABEL, pod, big, big2),
-			 FW_HINT_QUEUE_SKIP);
-	assert_int_equal(hint_of(p, "NodeAffinity", FW_EV_NODE, FW_ACT_UPDATE_NODE_LABEL, pod, small, big),
-			 FW_HINT_QUEUE_SKIP);
+	assert_int_equal(hint_of(p, "NodeAffinity", QUEUE_RES_NODE, QUEUE_ACT_UPDATE_NODE_LABEL, pod, big2, big), QUEUE_HINT_QUEUE);
+	assert_int_equal(hint_of(p, "NodeAffinity", QUEUE_RES_NODE, QUEUE_ACT_UPDATE_NODE_LABEL, pod, big, big2),
+			 QUEUE_HINT_SKIP);
+	assert_int_equal(hint_of(p, "NodeAffinity", QUEUE_RES_NODE, QUEUE_ACT_UPDATE_NODE_LABEL, pod, small, big),
+			 QUEUE_HINT_SKIP);
 	/* TaintToleration: untolerated -> tolerated */
-	assert_int_equal(hint_of(p, "TaintToleration", FW_EV_NODE, FW_ACT_UPDATE_NODE_TAINT, pod, tainted, clean),
-			 FW_HINT_QUEUE);
-	assert_int_equal(hint_of(p, "TaintToleration", FW_EV_NODE, FW_ACT_UPDATE_NODE_TAINT, pod, clean, tainted),
-			 FW_HINT_QUEUE_SKIP);
-	assert_int_equal(hint_of(p, "TaintToleration", FW_EV_UNSCHEDULED_POD, FW_ACT_UPDATE_POD_TOLERATION, pod, pod, pod),
-			 FW_HINT_QUEUE);
+	assert_int_equal(hint_of(p, "TaintToleration", QUEUE_RES_NODE, QUEUE_ACT_UPDATE_NODE_TAINT, pod, tainted, clean),
+			 QUEUE_HINT_QUEUE);
+	assert_int_equal(hint_of(p, "TaintToleration", QUEUE_RES_NODE, QUEUE_ACT_UPDATE_NODE_TAINT, pod, clean, tainted),
+			 QUEUE_HINT_SKIP);
+	assert_int_equal(hint_of(p, "TaintToleration", QUEUE_RES_UNSCHEDULED_POD, QUEUE_ACT_UPDATE_POD_TOLERATION, pod, pod, pod),
+			 QUEUE_HINT_QUEUE);
 	/* NodeUnschedulable: unschedulable -> schedulable */
-	assert_int_equal(hint_of(p, "NodeUnschedulable", FW_EV_NODE, FW_ACT_UPDATE_NODE_TAINT, pod, unsched, clean),
-			 FW_HINT_QUEUE);
-	assert_int_equal(hint_of(p, "NodeUnschedulable", FW_EV_NODE, FW_ACT_ADD, pod, NULL, unsched), FW_HINT_QUEUE_SKIP);
+	assert_int_equal(hint_of(p, "NodeUnschedulable", QUEUE_RES_NODE, QUEUE_ACT_UPDATE_NODE_TAINT, pod, unsched, clean),
+			 QUEUE_HINT_QUEUE);
+	assert_int_equal(hint_of(p, "NodeUnschedulable", QUEUE_RES_NODE, QUEUE_ACT_ADD, pod, NULL, unsched), QUEUE_HINT_SKIP);
 	/* NodePorts: the deleted pod must share a host port */
 	char buf[512];
 	struct api_pod *pp = pod_spec(ports_json(buf, sizeof(buf), "TCP/0.0.0.0/80"), NULL, NULL);
 	struct api_pod *holder = pod_spec(ports_json(buf, sizeof(buf), "TCP/10.0.0.1/80"), NULL, "\"nodeName\":\"n\"");
 	struct api_pod *other = pod_spec(ports_json(buf, sizeof(buf), "TCP/10.0.0.1/81"), NULL, "\"nodeName\":\"n\"");
-	assert_int_equal(hint_of(p, "NodePorts", FW_EV_ASSIGNED_POD, FW_ACT_DELETE, pp, holder, NULL), FW_HINT_QUEUE);
-	assert_int_equal(hint_of(p, "NodePorts", FW_EV_ASSIGNED_POD, FW_ACT_DELETE, pp, other, NULL), FW_HINT_QUEUE_SKIP);
-	/* NodeName registers Node Add only; the framework adds Node UpdateNodeTaint */
-	assert_int_equal(hint_of(p, "NodeName", FW_EV_NODE, FW_ACT_UPDATE_NODE_TAINT, pod, NULL, clean), FW_HINT_QUEUE);
+	assert_int_equal(hint_of(p, "NodePorts", QUEUE_RES_ASSIGNED_POD, QUEUE_ACT_DELETE, pp, holder, NULL), QUEUE_HINT_QUEUE);
+	assert_int_equal(hint_of(p, "NodePorts", QUEUE_RES_ASSIGNED_POD, QUEUE_ACT_DELETE, pp, other, NULL), QUEUE_HINT_SKIP);
+	/* NodeName registers Node Add only, without a hint (the queue adds Node UpdateNodeTaint) */
+	assert_int_equal(hint_of(p, "NodeName", QUEUE_RES_NODE, QUEUE_ACT_ADD, pod, NULL, clean), QUEUE_HINT_QUEUE);
 	/* SchedulingGates: the pod itself lost its gates */
 	struct api_pod *gated = pod_spec(NULL, NULL, "\"schedulingGates\":[{\"name\":\"g\"}]");
-	assert_int_equal(hint_of(p, "SchedulingGates", FW_EV_UNSCHEDULED_POD,
-				 FW_ACT_UPDATE_POD_SCHEDULING_GATES_ELIMINATED, pod, gated, pod),
-			 FW_HINT_QUEUE);
-	assert_int_equal(hint_of(p, "SchedulingGates", FW_EV_UNSCHEDULED_POD,
-				 FW_ACT_UPDATE_POD_SCHEDULING_GATES_ELIMINATED, pod, gated, gated),
-			 FW_HINT_QUEUE_SKIP);
+	assert_int_equal(hint_of(p, "SchedulingGates", QUEUE_RES_UNSCHEDULED_POD,
+				 QUEUE_ACT_UPDATE_POD_SCHEDULING_GATES_ELIMINATED, pod, gated, pod),
+			 QUEUE_HINT_QUEUE);
+	assert_int_equal(hint_of(p, "SchedulingGates", QUEUE_RES_UNSCHEDULED_POD,
+				 QUEUE_ACT_UPDATE_POD_SCHEDULING_GATES_ELIMINATED, pod, gated, gated),
+			 QUEUE_HINT_SKIP);
 
-	/* the queue's shape: same registrations, hints through the trampoline */
+	/* the queue's shape: each registration with the plugin instance as its hint's argument */
 	struct queue_profile qp;
 	fw_profile_queue_profile(p, &qp);
 	assert_string_equal(qp.scheduler_name, "hints");
@@ -1439,9 +1440,9 @@ static void test_queueing_hints(void **state)
 	bool found = false;
 	for (uint32_t i = 0; i < qp.n_hints; i++) {
 		const struct queue_hint_reg *r = &qp.hints[i];
-		if (strcmp(r->plugin, "TaintToleration") == 0 && r->resource == QUEUE_RES_NODE) {
+		if (strcmp(r->plugin, "TaintToleration") == 0 && r->event.resource == QUEUE_RES_NODE) {
 			found = true;
-			assert_int_equal(r->actions, QUEUE_ACT_ADD | QUEUE_ACT_UPDATE_NODE_TAINT);
+			assert_int_equal(r->event.actions, QUEUE_ACT_ADD | QUEUE_ACT_UPDATE_NODE_TAINT);
 			assert_int_equal(r->hint(r->ctx, pod, tainted, clean), QUEUE_HINT_QUEUE);
 			assert_int_equal(r->hint(r->ctx, pod, clean, tainted), QUEUE_HINT_SKIP);
 		}

@@ -77,7 +77,7 @@ static struct api_node *mknode(const char *name, const char *label_value, int64_
 
 /* Hints: NodeAffinity queues only for nodes labelled zone=good; NodeResourcesFit always. */
 static int hint_calls;
-static enum queue_hint hint_affinity(void *ctx, const struct api_pod *pod, const void *old_obj, const void *new_obj)
+static enum queue_hint hint_affinity(const void *ctx, const struct api_pod *pod, const void *old_obj, const void *new_obj)
 {
 	(void)ctx;
 	(void)pod;
@@ -87,7 +87,7 @@ static enum queue_hint hint_affinity(void *ctx, const struct api_pod *pod, const
 	return n && n->meta.labels.n && strcmp(n->meta.labels.items[0].value, "good") == 0 ? QUEUE_HINT_QUEUE
 											   : QUEUE_HINT_SKIP;
 }
-static enum queue_hint hint_error(void *ctx, const struct api_pod *pod, const void *old_obj, const void *new_obj)
+static enum queue_hint hint_error(const void *ctx, const struct api_pod *pod, const void *old_obj, const void *new_obj)
 {
 	(void)ctx;
 	(void)pod;
@@ -95,7 +95,7 @@ static enum queue_hint hint_error(void *ctx, const struct api_pod *pod, const vo
 	(void)new_obj;
 	return QUEUE_HINT_ERROR;
 }
-static enum queue_hint hint_gates(void *ctx, const struct api_pod *pod, const void *old_obj, const void *new_obj)
+static enum queue_hint hint_gates(const void *ctx, const struct api_pod *pod, const void *old_obj, const void *new_obj)
 {
 	(void)ctx;
 	(void)old_obj;
@@ -116,11 +116,11 @@ static bool gate_pre_enqueue(void *ctx, const struct api_pod *pod, const char **
 }
 
 static const struct queue_hint_reg regs[] = {
-	{ "NodeAffinity", QUEUE_RES_NODE, QUEUE_ACT_ADD | QUEUE_ACT_UPDATE_NODE_LABEL, hint_affinity, NULL },
-	{ "NodeResourcesFit", QUEUE_RES_NODE, QUEUE_ACT_ADD | QUEUE_ACT_UPDATE_NODE_ALLOCATABLE, NULL, NULL },
-	{ "NodeResourcesFit", QUEUE_RES_POD, QUEUE_ACT_DELETE, NULL, NULL },
-	{ "Broken", QUEUE_RES_NODE, QUEUE_ACT_ADD, hint_error, NULL },
-	{ "SchedulingGates", QUEUE_RES_POD, QUEUE_ACT_UPDATE_POD_SCHEDULING_GATES_ELIMINATED, hint_gates, NULL },
+	{ "NodeAffinity", { QUEUE_RES_NODE, QUEUE_ACT_ADD | QUEUE_ACT_UPDATE_NODE_LABEL, NULL }, hint_affinity, NULL },
+	{ "NodeResourcesFit", { QUEUE_RES_NODE, QUEUE_ACT_ADD | QUEUE_ACT_UPDATE_NODE_ALLOCATABLE, NULL }, NULL, NULL },
+	{ "NodeResourcesFit", { QUEUE_RES_POD, QUEUE_ACT_DELETE, NULL }, NULL, NULL },
+	{ "Broken", { QUEUE_RES_NODE, QUEUE_ACT_ADD, NULL }, hint_error, NULL },
+	{ "SchedulingGates", { QUEUE_RES_POD, QUEUE_ACT_UPDATE_POD_SCHEDULING_GATES_ELIMINATED, NULL }, hint_gates, NULL },
 };
 
 static struct queue *mkqueue(bool pop_from_backoff)
@@ -700,6 +700,12 @@ static void test_event_matching_and_labels(void **state)
 		{ { QUEUE_RES_NODE, QUEUE_ACT_UPDATE_NODE_LABEL, NULL }, { QUEUE_RES_NODE, QUEUE_ACT_UPDATE, NULL }, false },
 		{ { QUEUE_RES_NODE, QUEUE_ACT_ADD, NULL }, { QUEUE_RES_POD, QUEUE_ACT_ADD, NULL }, false },
 		{ { QUEUE_RES_NODE, QUEUE_ACT_ALL, NULL }, { QUEUE_RES_NODE, QUEUE_ACT_DELETE, NULL }, true },
+		{ { QUEUE_RES_NODE, QUEUE_ACT_ADD | QUEUE_ACT_UPDATE_NODE_TAINT, NULL },
+		  { QUEUE_RES_NODE, QUEUE_ACT_UPDATE_NODE_TAINT, NULL }, true },
+		{ { QUEUE_RES_NODE, QUEUE_ACT_ADD, NULL }, { QUEUE_RES_NODE, QUEUE_ACT_UPDATE_NODE_LABEL, NULL }, false },
+		/* the registered bits must cover every incoming bit */
+		{ { QUEUE_RES_NODE, QUEUE_ACT_UPDATE_NODE_LABEL, NULL },
+		  { QUEUE_RES_NODE, QUEUE_ACT_UPDATE_NODE_LABEL | QUEUE_ACT_UPDATE_NODE_TAINT, NULL }, false },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		if (queue_event_matches(&cases[i].reg, &cases[i].in) != cases[i].want)

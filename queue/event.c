@@ -1,0 +1,174 @@
+/* The cluster-event vocabulary: labels, matching, and the events an update produces. */
+#include "queue/event.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* ---------- Events ---------- */
+
+static const char *const res_names[QUEUE_RES_COUNT_] = {
+	"*", "Pod", "AssignedPod", "UnschedulablePod", "Node", "PersistentVolume", "PersistentVolumeClaim",
+	"StorageClass", "CSINode", "CSIDriver", "CSIStorageCapacity", "VolumeAttachment", "ResourceClaim",
+	"ResourceSlice", "DeviceClass",
+};
+
+static const char *const act_names[] = {
+	"Add", "Delete", "UpdateNodeAllocatable", "UpdateNodeLabel", "UpdateNodeTaint", "UpdateNodeCondition",
+	"UpdateNodeAnnotation", "UpdatePodLabel", "UpdatePodScaleDown", "UpdatePodToleration",
+	"UpdatePodSchedulingGatesEliminated", "UpdatePodGeneratedResourceClaim",
+};
+
+bool queue_event_is_wildcard(const struct queue_event *ev)
+{
+	return ev->resource == QUEUE_RES_WILDCARD && ev->actions == QUEUE_ACT_ALL;
+}
+
+static bool resource_matches(uint32_t reg, uint32_t in)
+{
+	return reg == QUEUE_RES_WILDCARD || reg == in ||
+	       (reg == QUEUE_RES_POD && (in == QUEUE_RES_ASSIGNED_POD || in == QUEUE_RES_UNSCHEDULED_POD));
+}
+
+bool queue_event_matches(const struct queue_event *reg, const struct queue_event *ev)
+{
+	return queue_event_is_wildcard(reg) ||
+	       (resource_matches(reg->resource, ev->resource) && ev->actions && (reg->actions & ev->actions) == ev->actions);
+}
+
+const char *queue_event_label(const struct queue_event *ev, char *buf, unsigned size)
+{
+	if (ev->label) {
+		snprintf(buf, size, "%s", ev->label);
+		return buf;
+	}
+	const char *r = ev->resource < QUEUE_RES_COUNT_ ? res_names[ev->resource] : "Unknown";
+	if (ev->actions == QUEUE_ACT_ALL) {
+		snprintf(buf, size, "%sAll", r);
+	} else if (ev->actions == QUEUE_ACT_UPDATE) {
+		snprintf(buf, size, "%sUpdate", r);
+	} else {
+		int off = snprintf(buf, size, "%s", r);
+		bool first = true;
+		for (unsigned i = 0; i < sizeof(act_names) / sizeof(act_names[0]); i++) {
+			if (!(ev->actions & (1u << i)) || off < 0 || (unsigned)off >= size)
+				continue;
+			off += snprintf(buf + off, size - (unsigned)off, "%s%s", first ? "" : "|", act_names[i]);
+			first = false;
+		}
+	}
+	return buf;
+}
+
+static bool labels_equal(const struct api_labels *a, const struct api_labels *b)
+{
+	if (a->n != b->n)
+		return false;
+	for (uint32_t i = 0; i < a->n; i++) {
+		uint32_t j = 0;
+		while (j < b->n && b->items[j].key != a->items[i].key)
+			j++;
+		if (j == b->n || b->items[j].value != a->items[i].value)
+			return false;
+	}
+	return true;
+}
+
+/* Annotations are not interned (apiclient keeps them in the object's arena): compared by content. */
+static bool annotations_equal(const struct api_labels *a, const struct api_labels *b)
+{
+	if (a->n != b->n)
+		return false;
+	for (uint32_t i = 0; i < a->n; i++) {
+		uint32_t j = 0;
+		while (j < b->n && strcmp(b->items[j].key, a->items[i].key) != 0)
+			j++;
+		if (j == b->n || strcmp(b->items[j].value, a->items[i].value) != 0)
+			return false;
+	}
+	return true;
+}
+
+static bool resources_equal(const struct api_resources *a, const struct api_resources *b)
+{
+	if (a->has_cpu != b->has_cpu || a->has_memory != b->has_memory ||
+	    a->has_ephemeral_storage != b->has_ephemeral_storage || a->has_pods != b->has_pods ||
+	    a->cpu != b->cpu || a->memory != b->memory || a->ephemeral_storage != b->ephemeral_storage ||
+	    a->pods != b->pods || a->n_scalar != b->n_scalar)
+		return false;
+	for (uint32_t i = 0; i < a->n_scalar; i++) {
+		uint32_t j = 0;
+		while (j < b->n_scalar && b->scalar[j].name != a->scalar[i].name)
+			j++;
+		if (j == b->n_scalar || b->scalar[j].value != a->scalar[i].value)
+			return false;
+	}
+	return true;
+}
+
+static bool taints_equal(const struct api_node *a, const struct api_node *b)
+{
+	if (a->n_taints != b->n_taints)
+		return false;
+	for (uint32_t i = 0; i < a->n_taints; i++)
+		if (a->taints[i].key != b->taints[i].key || a->taints[i].value != b->taints[i].value ||
+		    a->taints[i].effect != b->taints[i].effect)
+			return false;
+	return true;
+}
+
+/* Conditions compared as a type -> status map (the last entry of a type wins, as a Go map). */
+static const char *cond_status(const struct api_node *n, const char *type)
+{
+	const char *st = NULL;
+	for (uint32_t i = 0; i < n->n_conditions; i++)
+		if (n->conditions[i].type == type)
+			st = n->conditions[i].status;
+	return st;
+}
+
+static bool conditions_cover(const struct api_node *a, const struct api_node *b)
+{
+	for (uint32_t i = 0; i < a->n_conditions; i++)
+		if (cond_status(b, a->conditions[i].type) != cond_status(a, a->conditions[i].type))
+			return false;
+	return true;
+}
+
+uint32_t queue_node_update_events(const struct api_node *old_node, const struct api_node *new_node,
+				  struct queue_event out[6])
+{
+	uint32_t n = 0;
+#define NODE_EV(bit) (out[n++] = (struct queue_event){ QUEUE_RES_NODE, (bit), NULL })
+	if (old_node->unschedulable != new_node->unschedulable && !new_node->unschedulable)
+		NODE_EV(QUEUE_ACT_UPDATE_NODE_TAINT);
+	if (!resources_equal(&old_node->allocatable, &new_node->allocatable))
+		NODE_EV(QUEUE_ACT_UPDATE_NODE_ALLOCATABLE);
+	if (!labels_equal(&old_node->meta.labels, &new_node->meta.labels))
+		NODE_EV(QUEUE_ACT_UPDATE_NODE_LABEL);
+	if (!taints_equal(old_node, new_node))
+		NODE_EV(QUEUE_ACT_UPDATE_NODE_TAINT);
+	if (!conditions_cover(old_node, new_node) || !conditions_cover(new_node, old_node))
+		NODE_EV(QUEUE_ACT_UPDATE_NODE_CONDITION);
+	if (!annotations_equal(&old_node->meta.annotations, &new_node->meta.annotations))
+		NODE_EV(QUEUE_ACT_UPDATE_NODE_ANNOTATION);
+#undef NODE_EV
+	return n;
+}
+
+uint32_t queue_pod_update_events(const struct api_pod *old_pod, const struct api_pod *new_pod, bool scaled_down,
+				 struct queue_event out[4])
+{
+	uint32_t r = new_pod->node_name && new_pod->node_name[0] ? QUEUE_RES_ASSIGNED_POD : QUEUE_RES_UNSCHEDULED_POD;
+	uint32_t n = 0;
+	if (!labels_equal(&old_pod->meta.labels, &new_pod->meta.labels))
+		out[n++] = (struct queue_event){ r, QUEUE_ACT_UPDATE_POD_LABEL, NULL };
+	if (scaled_down)
+		out[n++] = (struct queue_event){ r, QUEUE_ACT_UPDATE_POD_SCALE_DOWN, NULL };
+	if (new_pod->n_scheduling_gates == 0 && old_pod->n_scheduling_gates != 0)
+		out[n++] = (struct queue_event){ r, QUEUE_ACT_UPDATE_POD_SCHEDULING_GATES_ELIMINATED, NULL };
+	if (new_pod->n_tolerations != old_pod->n_tolerations)
+		out[n++] = (struct queue_event){ r, QUEUE_ACT_UPDATE_POD_TOLERATION, NULL };
+	if (!n)
+		out[n++] = (struct queue_event){ r, QUEUE_ACT_UPDATE, NULL };
+	return n;
+}
