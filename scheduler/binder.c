@@ -125,7 +125,48 @@ static void run_patch(struct scheduler *s, struct sched_patch_job *j)
 	sched_patch_job_free(j);
 }
 
-/* Upstream bindingCycle + handleBindingCycleError. */
+/* The end of a successful binding cycle: the Scheduled event, the metrics, PostBind. */
+static void bound(struct scheduler *s, struct sched_bind_job *j)
+{
+	struct sched_profile *prof = j->prof;
+	struct api_pod *pod = j->qpi->pod;
+	const char *node = j->node_name;
+
+	LOG_V(2, "Successfully bound pod to node pod=\"%s/%s\" node=\"%s\"", pod->meta.namespace, pod->meta.name,
+	      node);
+	sched_events_record(s->events, pod, "Normal", "Scheduled", "Binding", prof->name,
+			    "Successfully assigned %s/%s to %s", pod->meta.namespace, pod->meta.name, node);
+	sched_metrics_schedule_attempt(s->metrics, SCHED_METRICS_SCHEDULED, prof->name, sched_since_s(j->start_ns));
+	double sli = j->qpi->initial_attempt_timestamp ? sched_since_s(j->qpi->initial_attempt_timestamp) : 0;
+	sched_metrics_pod_scheduled(s->metrics, (int)j->qpi->attempts, sli);
+	fw_run_post_bind(prof->fw, j->cycle, pod, node);
+	atomic_fetch_add(&s->n_scheduled, 1);
+	queue_pod_info_free(j->qpi);
+}
+
+/* upstream handleBindingCycleError: undo the assumption, then the common failure handling (takes
+ * j->qpi). */
+static void handle_binding_cycle_error(struct scheduler *s, struct sched_bind_job *j, enum fw_code code,
+				       const struct fw_status *st)
+{
+	struct api_pod *pod = j->qpi->pod;
+	const char *node = j->node_name;
+
+	atomic_fetch_add(&s->n_bind_failures, 1);
+	if (sched_unreserve_and_forget(s, j->prof, j->cycle, pod, node) == 0) {
+		/* The assumed pod occupied room on the node: as if an assigned pod was deleted. */
+		struct queue_event ev = { QUEUE_RES_ASSIGNED_POD, QUEUE_ACT_DELETE, NULL };
+		queue_move_on_event(s->queue, &ev, pod, NULL, other_pod, (void *)pod->meta.uid);
+	}
+	char msg[FW_STATUS_TEXT_MAX + 64];
+	struct queue_failure f = { 0 };
+	const char *plugin = NULL;
+	bool rejected = sched_failure_on_node(code, node, st, msg, sizeof(msg), &f, &plugin);
+	/* upstream clears a nomination after a binding failure (clearNominatedNode) */
+	sched_handle_failure(s, j->prof, j->qpi, rejected, msg, &f, "", j->start_ns);
+}
+
+/* upstream bindingCycle: WaitOnPermit, PreBind, Bind, then PostBind or the failure handling. */
 static void run_bind(struct scheduler *s, struct sched_bind_job *j)
 {
 	struct sched_profile *prof = j->prof;
@@ -163,33 +204,10 @@ static void run_bind(struct scheduler *s, struct sched_bind_job *j)
 			      e.msg);
 	}
 
-	if (code == FW_SUCCESS) {
-		LOG_V(2, "Successfully bound pod to node pod=\"%s/%s\" node=\"%s\"", pod->meta.namespace, pod->meta.name,
-		      node);
-		sched_events_record(s->events, pod, "Normal", "Scheduled", "Binding", prof->name,
-				    "Successfully assigned %s/%s to %s", pod->meta.namespace, pod->meta.name, node);
-		sched_metrics_schedule_attempt(s->metrics, SCHED_METRICS_SCHEDULED, prof->name, sched_since_s(j->start_ns));
-		double sli = j->qpi->initial_attempt_timestamp ? sched_since_s(j->qpi->initial_attempt_timestamp) : 0;
-		sched_metrics_pod_scheduled(s->metrics, (int)j->qpi->attempts, sli);
-		fw_run_post_bind(prof->fw, j->cycle, pod, node);
-		atomic_fetch_add(&s->n_scheduled, 1);
-		queue_pod_info_free(j->qpi);
-		goto out;
-	}
-
-	atomic_fetch_add(&s->n_bind_failures, 1);
-	if (sched_unreserve_and_forget(s, prof, j->cycle, pod, node) == 0) {
-		/* The assumed pod occupied room on the node: as if an assigned pod was deleted. */
-		struct queue_event ev = { QUEUE_RES_ASSIGNED_POD, QUEUE_ACT_DELETE, NULL };
-		queue_move_on_event(s->queue, &ev, pod, NULL, other_pod, (void *)pod->meta.uid);
-	}
-	char msg[FW_STATUS_TEXT_MAX + 64];
-	struct queue_failure f = { 0 };
-	const char *plugin = NULL;
-	bool rejected = sched_failure_on_node(code, node, &st, msg, sizeof(msg), &f, &plugin);
-	/* upstream clears a nomination after a binding failure (clearNominatedNode) */
-	sched_handle_failure(s, prof, j->qpi, rejected, msg, &f, "", j->start_ns);
-out:
+	if (code == FW_SUCCESS)
+		bound(s, j);
+	else
+		handle_binding_cycle_error(s, j, code, &st);
 	sched_cycle_put(prof, j->cycle);
 	free(j);
 }
