@@ -34,10 +34,7 @@ enum job_kind { JOB_BIND, JOB_PATCH };
 struct job {
 	enum job_kind kind;
 	struct job *next;
-	union {
-		struct sched_bind_job *bind;
-		struct sched_patch_job *patch;
-	} u;
+	void *payload; /* by kind: struct sched_bind_job or struct sched_patch_job (owned) */
 };
 
 struct sched_binder {
@@ -69,6 +66,29 @@ int sched_bind_cb(void *ctx, const struct api_pod *pod, const char *node_name, s
 		return err_set(e, ERR_INVALID, "bind of %s/%s: not on a binder thread", pod->meta.namespace,
 			       pod->meta.name);
 	return api_bind_pod(tl_conn, pod->meta.namespace, pod->meta.name, pod->meta.uid, node_name, e);
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+struct sched_patch_job *sched_patch_job_new(const struct api_pod *pod, const char *reason, const char *message,
+					    const char *nominated)
+{
+	struct sched_patch_job *j = calloc(1, sizeof(*j));
+	if (!j)
+		return NULL;
+	j->ns = strdup(pod->meta.namespace);
+	j->name = strdup(pod->meta.name);
+	j->reason = strdup(reason);
+	j->message = strdup(message);
+	j->nominated = dup_or_null(nominated);
+	if (!j->ns || !j->name || !j->reason || !j->message || (nominated && !j->nominated)) {
+		sched_patch_job_free(j);
+		return NULL;
+	}
+	return j;
 }
 
 void sched_patch_job_free(struct sched_patch_job *j)
@@ -105,7 +125,48 @@ static void run_patch(struct scheduler *s, struct sched_patch_job *j)
 	sched_patch_job_free(j);
 }
 
-/* Upstream bindingCycle + handleBindingCycleError. */
+/* The end of a successful binding cycle: the Scheduled event, the metrics, PostBind. */
+static void bound(struct scheduler *s, struct sched_bind_job *j)
+{
+	struct sched_profile *prof = j->prof;
+	struct api_pod *pod = j->qpi->pod;
+	const char *node = j->node_name;
+
+	LOG_V(2, "Successfully bound pod to node pod=\"%s/%s\" node=\"%s\"", pod->meta.namespace, pod->meta.name,
+	      node);
+	sched_events_record(s->events, pod, "Normal", "Scheduled", "Binding", prof->name,
+			    "Successfully assigned %s/%s to %s", pod->meta.namespace, pod->meta.name, node);
+	sched_metrics_schedule_attempt(s->metrics, SCHED_METRICS_SCHEDULED, prof->name, sched_since_s(j->start_ns));
+	double sli = j->qpi->initial_attempt_timestamp ? sched_since_s(j->qpi->initial_attempt_timestamp) : 0;
+	sched_metrics_pod_scheduled(s->metrics, (int)j->qpi->attempts, sli);
+	fw_run_post_bind(prof->fw, j->cycle, pod, node);
+	atomic_fetch_add(&s->n_scheduled, 1);
+	queue_pod_info_free(j->qpi);
+}
+
+/* upstream handleBindingCycleError: undo the assumption, then the common failure handling (takes
+ * j->qpi). */
+static void handle_binding_cycle_error(struct scheduler *s, struct sched_bind_job *j, enum fw_code code,
+				       const struct fw_status *st)
+{
+	struct api_pod *pod = j->qpi->pod;
+	const char *node = j->node_name;
+
+	atomic_fetch_add(&s->n_bind_failures, 1);
+	if (sched_unreserve_and_forget(s, j->prof, j->cycle, pod, node) == 0) {
+		/* The assumed pod occupied room on the node: as if an assigned pod was deleted. */
+		struct queue_event ev = { QUEUE_RES_ASSIGNED_POD, QUEUE_ACT_DELETE, NULL };
+		queue_move_on_event(s->queue, &ev, pod, NULL, other_pod, (void *)pod->meta.uid);
+	}
+	char msg[FW_STATUS_TEXT_MAX + 64];
+	struct queue_failure f = { 0 };
+	const char *plugin = NULL;
+	bool rejected = sched_failure_on_node(code, node, st, msg, sizeof(msg), &f, &plugin);
+	/* upstream clears a nomination after a binding failure (clearNominatedNode) */
+	sched_handle_failure(s, j->prof, j->qpi, rejected, msg, &f, "", j->start_ns);
+}
+
+/* upstream bindingCycle: WaitOnPermit, PreBind, Bind, then PostBind or the failure handling. */
 static void run_bind(struct scheduler *s, struct sched_bind_job *j)
 {
 	struct sched_profile *prof = j->prof;
@@ -143,42 +204,42 @@ static void run_bind(struct scheduler *s, struct sched_bind_job *j)
 			      e.msg);
 	}
 
-	if (code == FW_SUCCESS) {
-		LOG_V(2, "Successfully bound pod to node pod=\"%s/%s\" node=\"%s\"", pod->meta.namespace, pod->meta.name,
-		      node);
-		sched_events_record(s->events, pod, "Normal", "Scheduled", "Binding", prof->name,
-				    "Successfully assigned %s/%s to %s", pod->meta.namespace, pod->meta.name, node);
-		sched_metrics_schedule_attempt(s->metrics, SCHED_METRICS_SCHEDULED, prof->name, sched_since_s(j->start_ns));
-		double sli = j->qpi->initial_attempt_timestamp ? sched_since_s(j->qpi->initial_attempt_timestamp) : 0;
-		sched_metrics_pod_scheduled(s->metrics, (int)j->qpi->attempts, sli);
-		fw_run_post_bind(prof->fw, j->cycle, pod, node);
-		atomic_fetch_add(&s->n_scheduled, 1);
-		queue_pod_info_free(j->qpi);
-		goto out;
-	}
-
-	atomic_fetch_add(&s->n_bind_failures, 1);
-	fw_run_unreserve(prof->fw, j->cycle, pod, node);
-	struct err e = { 0 };
-	if (cache_forget_pod(s->cache, pod, node, &e) < 0) {
-		LOG_ERROR("scheduler cache ForgetPod failed for %s/%s: %s", pod->meta.namespace, pod->meta.name, e.msg);
-	} else {
-		/* The assumed pod occupied room on the node: as if an assigned pod was deleted. */
-		struct queue_event ev = { QUEUE_RES_ASSIGNED_POD, QUEUE_ACT_DELETE, NULL };
-		queue_move_on_event(s->queue, &ev, pod, NULL, other_pod, (void *)pod->meta.uid);
-	}
-	char msg[FW_STATUS_TEXT_MAX + 64];
-	bool rejected = fw_code_is_rejected(code);
-	struct queue_failure f = { 0 };
-	const char *plugin = NULL;
-	if (rejected)
-		sched_reject_on_node(node, &st, msg, sizeof(msg), &f, &plugin);
+	if (code == FW_SUCCESS)
+		bound(s, j);
 	else
-		fw_status_message(&st, msg, sizeof(msg));
-	/* upstream clears a nomination after a binding failure (clearNominatedNode) */
-	sched_handle_failure(s, prof, j->qpi, rejected, msg, &f, "", j->start_ns);
-out:
+		handle_binding_cycle_error(s, j, code, &st);
 	sched_cycle_put(prof, j->cycle);
+	free(j);
+}
+
+static void run(struct scheduler *s, enum job_kind kind, void *payload)
+{
+	if (kind == JOB_BIND)
+		run_bind(s, payload);
+	else
+		run_patch(s, payload);
+}
+
+/* Takes the first job off the FIFO. Caller holds b->lock; b->head is not NULL. */
+static struct job *take_locked(struct sched_binder *b)
+{
+	struct job *j = b->head;
+	b->head = j->next;
+	if (!b->head)
+		b->tail = NULL;
+	b->n_jobs--;
+	return j;
+}
+
+/* Runs a job taken off the FIFO with b->lock released, then frees it. Caller holds b->lock; it
+ * is held again on return. */
+static void run_unlocked(struct sched_binder *b, struct job *j)
+{
+	pthread_mutex_unlock(&b->lock);
+	run(b->s, j->kind, j->payload);
+	pthread_mutex_lock(&b->lock);
+	if (j->kind == JOB_BIND)
+		b->n_binds--;
 	free(j);
 }
 
@@ -197,22 +258,10 @@ static void *worker_main(void *arg)
 		}
 		if (!b->head) /* stopping and drained */
 			break;
-		struct job *j = b->head;
-		b->head = j->next;
-		if (!b->head)
-			b->tail = NULL;
-		b->n_jobs--;
+		struct job *j = take_locked(b);
 		b->running++;
-		pthread_mutex_unlock(&b->lock);
-		if (j->kind == JOB_BIND)
-			run_bind(b->s, j->u.bind);
-		else
-			run_patch(b->s, j->u.patch);
-		pthread_mutex_lock(&b->lock);
+		run_unlocked(b, j);
 		b->running--;
-		if (j->kind == JOB_BIND)
-			b->n_binds--;
-		free(j);
 	}
 	pthread_mutex_unlock(&b->lock);
 	api_conn_free(tl_conn);
@@ -278,18 +327,12 @@ static void push(struct sched_binder *b, struct job *j, enum job_kind kind, void
 {
 	if (!j) {
 		LOG_ERROR("binder: out of memory queueing a job: running it inline");
-		if (kind == JOB_BIND)
-			run_bind(b->s, payload);
-		else
-			run_patch(b->s, payload);
+		run(b->s, kind, payload);
 		return;
 	}
 	j->kind = kind;
 	j->next = NULL;
-	if (kind == JOB_BIND)
-		j->u.bind = payload;
-	else
-		j->u.patch = payload;
+	j->payload = payload;
 	pthread_mutex_lock(&b->lock);
 	if (b->tail)
 		b->tail->next = j;
@@ -354,22 +397,8 @@ void sched_binder_stop(struct sched_binder *b)
 	 * because the event sender may read the counters meanwhile. */
 	pthread_mutex_lock(&b->lock);
 	b->n_started = 0;
-	struct job *j;
-	while ((j = b->head)) {
-		b->head = j->next;
-		if (!b->head)
-			b->tail = NULL;
-		b->n_jobs--;
-		pthread_mutex_unlock(&b->lock);
-		if (j->kind == JOB_BIND)
-			run_bind(b->s, j->u.bind);
-		else
-			run_patch(b->s, j->u.patch);
-		pthread_mutex_lock(&b->lock);
-		if (j->kind == JOB_BIND)
-			b->n_binds--;
-		free(j);
-	}
+	while (b->head)
+		run_unlocked(b, take_locked(b));
 	b->started = false;
 	b->stopping = false;
 	pthread_mutex_unlock(&b->lock);

@@ -1,4 +1,5 @@
-/* Internals shared by scheduler.c (setup, handlers, the loop) and binder.c (binding cycle). */
+/* Internals shared by scheduler.c (setup, handlers, the loop), attempt.c (one scheduling attempt)
+ * and binder.c (binding cycle). */
 #ifndef CSCHED_SCHED_INTERNAL_H
 #define CSCHED_SCHED_INTERNAL_H
 
@@ -95,6 +96,17 @@ void sched_cycle_put(struct sched_profile *prof, struct fw_cycle *c);
 /* Hands the timings the cycle recorded so far to the metrics (the owning thread calls it). */
 void sched_cycle_flush_timings(struct sched_profile *prof, struct fw_cycle *c);
 
+/* ---------- attempt.c ---------- */
+
+/* The loop thread's scratch, reused across attempts. */
+struct sched_attempt_scratch;
+struct sched_attempt_scratch *sched_attempt_scratch_new(void); /* NULL on out of memory */
+void sched_attempt_scratch_free(struct sched_attempt_scratch *ls);
+
+/* upstream ScheduleOne for a popped pod: the scheduling cycle, then the hand-off of the binding
+ * cycle to the binders. Takes qpi. The loop thread only (it owns s->snap and ls). */
+void sched_schedule_one(struct scheduler *s, struct sched_attempt_scratch *ls, struct queue_pod_info *qpi);
+
 /* Failure of a scheduling or binding attempt (upstream handleSchedulingFailure): requeue unless the
  * pod is gone or bound, record FailedScheduling, queue the PodScheduled=False patch. Takes qpi.
  * rejected: a fit error (reason Unschedulable) vs an error (SchedulerError). f: rejector sets
@@ -103,11 +115,17 @@ void sched_handle_failure(struct scheduler *s, struct sched_profile *prof, struc
 			  bool rejected, const char *message, const struct queue_failure *f, const char *nominated,
 			  int64_t start_ns);
 
-/* A Reserve, Permit or binding-cycle rejection on node: upstream wraps it in a FitError over that
- * one node ("0/1 nodes are available: 1 <reason>."). Writes the message into msg and the rejector
- * set (the status's plugin, stored in *plugin) into f. */
-void sched_reject_on_node(const char *node, const struct fw_status *st, char *msg, size_t size,
-			  struct queue_failure *f, const char **plugin);
+/* The failure message of a Reserve, Permit or binding-cycle status (code) on node, written into
+ * msg. A rejection is wrapped, as upstream does, in a FitError over that one node ("0/1 nodes are
+ * available: 1 <reason>.") and its rejector set (the status's plugin, stored in *plugin) goes
+ * into f; f is left alone otherwise. Returns whether code is a rejection. */
+bool sched_failure_on_node(enum fw_code code, const char *node, const struct fw_status *st, char *msg, size_t size,
+			   struct queue_failure *f, const char **plugin);
+
+/* Undoes the assumption of pod on node (upstream: Unreserve, then ForgetPod; a failed forget is
+ * logged). Returns cache_forget_pod's result. */
+int sched_unreserve_and_forget(struct scheduler *s, struct sched_profile *prof, struct fw_cycle *c,
+			       const struct api_pod *pod, const char *node);
 
 /* ---------- binder.c ---------- */
 
@@ -126,6 +144,9 @@ void sched_binder_free(struct sched_binder *b);
 uint32_t sched_binder_pending(struct sched_binder *b);
 /* Bind jobs queued or running (the event sender yields to them). */
 uint32_t sched_binder_binds_pending(struct sched_binder *b);
+/* A patch job of copies of the arguments (nominated may be NULL), or NULL on out of memory. */
+struct sched_patch_job *sched_patch_job_new(const struct api_pod *pod, const char *reason, const char *message,
+					    const char *nominated);
 void sched_patch_job_free(struct sched_patch_job *j);
 
 /* The profiles' bind callback (fw_profile_options.bind): api_bind_pod on the calling binder

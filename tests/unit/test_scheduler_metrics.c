@@ -1,4 +1,4 @@
-/* scheduler/metrics.c, scheduler/health.c and the pure part of scheduler/leader.c:
+/* scheduler/metrics.c, metrics_render.c, health.c and the pure part of scheduler/leader.c:
  * Prometheus text validity, counters, histogram buckets and their printed bounds (compared with
  * Go's own formatting of upstream's ExponentialBuckets), concurrency, the series cap, process
  * metrics, the health endpoints over HTTP, and the leader-election decision table. */
