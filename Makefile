@@ -51,9 +51,10 @@ test-tsan:
 	@cmake --build build-tsan -j $(JOBS)
 	cd build-tsan && TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 ctest -L unit --output-on-failure -j $(JOBS)
 
-# Every unit program under valgrind: any error or leak (definite, indirect, possible) fails it.
+# Every unit program (with no arguments the fuzz replays read their seed corpus) under valgrind:
+# any error or leak (definite, indirect, possible) fails it.
 test-valgrind: build
-	@set -e; n=0; for t in $(BUILD)/tests/unit_test_*; do \
+	@set -e; n=0; for t in $(BUILD)/tests/unit_*; do \
 		echo "valgrind $$t"; \
 		valgrind -q --leak-check=full --show-leak-kinds=definite,indirect,possible \
 			--errors-for-leak-kinds=definite,indirect,possible --error-exitcode=99 $$t >/dev/null; \
