@@ -1,12 +1,18 @@
 # Entry points (docs, CI and tools rely on these names):
 #   make deps    install Debian build dependencies (idempotent)
-#   make         build build/csched (Release)
+#   make         build build/csched (RelWithDebInfo: -O2 -g; BUILD_TYPE=Release for -O3)
 #   make test    unit + integration tests, then the unit tests under ASan+UBSan, TSan and valgrind
 #   make demo    the main job on an embedded default: local control plane, simulated nodes, a workload
-#   make bench   benchmarks side by side with the upstream kube-scheduler (not part of make test)
+#   make bench   benchmarks side by side with the upstream kube-scheduler (not part of make test),
+#                from a Release build of their own in build-bench
 SHELL := /bin/bash
+# No "Entering directory" lines from the sub-makes (ours and CMake's).
+MAKEFLAGS += --no-print-directory
 JOBS ?= $(shell nproc)
 BUILD ?= build
+BUILD_TYPE ?= RelWithDebInfo
+# Every published benchmark figure comes from a Release (-O3) build: bench keeps its own.
+BENCH_BUILD ?= build-bench
 DEPS := cmake make gcc pkg-config libcurl4-openssl-dev libyajl-dev libyaml-dev libmicrohttpd-dev \
 	libcmocka-dev valgrind openssl curl ca-certificates util-linux procps python3 iproute2
 
@@ -22,7 +28,7 @@ deps:
 	else echo "make deps: all present"; fi
 
 build:
-	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release >/dev/null
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS)
 
 cluster:
@@ -45,9 +51,10 @@ test-tsan:
 	@cmake --build build-tsan -j $(JOBS)
 	cd build-tsan && TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 ctest -L unit --output-on-failure -j $(JOBS)
 
-# Every unit program under valgrind: any error or leak (definite, indirect, possible) fails it.
+# Every unit program (with no arguments the fuzz replays read their seed corpus) under valgrind:
+# any error or leak (definite, indirect, possible) fails it.
 test-valgrind: build
-	@set -e; n=0; for t in $(BUILD)/tests/unit_test_*; do \
+	@set -e; n=0; for t in $(BUILD)/tests/unit_*; do \
 		echo "valgrind $$t"; \
 		valgrind -q --leak-check=full --show-leak-kinds=definite,indirect,possible \
 			--errors-for-leak-kinds=definite,indirect,possible --error-exitcode=99 $$t >/dev/null; \
@@ -66,11 +73,13 @@ test: deps
 demo: deps build cluster
 	tests/demo/run
 
-bench: deps build cluster
-	tests/bench/run
+bench: deps cluster
+	@cmake -S . -B $(BENCH_BUILD) -DCMAKE_BUILD_TYPE=Release >/dev/null
+	@cmake --build $(BENCH_BUILD) -j $(JOBS) --target csched bench_cycle bench_ceiling
+	BUILD=$(BENCH_BUILD) tests/bench/run
 
 clean:
-	rm -rf $(BUILD) build-asan build-tsan
+	rm -rf $(BUILD) build-asan build-tsan $(BENCH_BUILD)
 
 # The container image without a container engine: buildah (vfs storage, chroot isolation) and
 # Debian base images made with debootstrap; needs root. Not part of make test.

@@ -20,9 +20,9 @@ struct flag_def {
 	enum flag_type type;
 	const char *group;
 	const char *def; /* default, as --help shows it ("" = none) */
+	size_t off;      /* of the value in struct cmd_flags */
+	ptrdiff_t set;   /* of the "set" bool, -1 = none */
 	const char *help;
-	size_t off;     /* of the value in struct cmd_flags */
-	ptrdiff_t set;  /* of the "set" bool, -1 = none */
 };
 
 #define OFF(m) offsetof(struct cmd_flags, m)
@@ -32,62 +32,27 @@ static const char G_MISC[] = "Misc flags", G_SERVE[] = "Serving flags (health an
 		  G_LE[] = "Leader election flags", G_DEP[] = "Deprecated flags", G_LOG[] = "Logs flags",
 		  G_GLOBAL[] = "Global flags";
 
+/* One flag a line, its --help text last. */
 static const struct flag_def flags[] = {
-	{ "config", 0, F_STRING, G_MISC, "", "The path to the configuration file (KubeSchedulerConfiguration).",
-	  OFF(config), NOSET },
-	{ "master", 0, F_STRING, G_MISC, "",
-	  "The address of the Kubernetes API server (overrides any value in kubeconfig).", OFF(master), NOSET },
-	{ "write-config-to", 0, F_STRING, G_MISC, "",
-	  "If set, write the configuration values to this file and exit.", OFF(write_config_to), NOSET },
-	{ "policy-config-file", 0, F_STRING, G_MISC, "",
-	  "File with a legacy scheduler Policy (kind: Policy, removed upstream in v1.23); csched maps its predicates "
-	  "and priorities to plugins. Cannot be combined with --config.",
-	  OFF(policy_config_file), NOSET },
-	{ "bind-address", 0, F_STRING, G_SERVE, SCHED_HEALTH_DEFAULT_BIND_ADDRESS,
-	  "The IP address on which to serve /healthz, /livez, /readyz and /metrics.", OFF(bind_address), NOSET },
-	{ "port", 0, F_PORT, G_SERVE, "10251",
-	  "The port on which to serve /healthz, /livez, /readyz and /metrics. 0 disables the server.", OFF(port),
-	  NOSET },
-	{ "leader-elect", 0, F_BOOL, G_LE, "true",
-	  "Start a leader election client and gain leadership before executing the main loop. Enable this when "
-	  "running replicated components for high availability.",
-	  OFF(leader_elect), OFF(set_leader_elect) },
-	{ "leader-elect-lease-duration", 0, F_DURATION, G_LE, "15s",
-	  "The duration that non-leader candidates will wait after observing a leadership renewal until attempting "
-	  "to acquire leadership of a led but unrenewed leader slot.",
-	  OFF(lease_duration_ns), OFF(set_lease_duration) },
-	{ "leader-elect-renew-deadline", 0, F_DURATION, G_LE, "10s",
-	  "The interval between attempts by the acting master to renew a leadership slot before it stops leading. "
-	  "This must be less than the lease duration.",
-	  OFF(renew_deadline_ns), OFF(set_renew_deadline) },
-	{ "leader-elect-resource-lock", 0, F_STRING, G_LE, "leases",
-	  "The type of resource object that is used for locking during leader election. Supported option is "
-	  "'leases'.",
-	  OFF(resource_lock), OFF(set_resource_lock) },
-	{ "leader-elect-resource-name", 0, F_STRING, G_LE, CFG_DEFAULT_LEASE_NAME,
-	  "The name of resource object that is used for locking during leader election.", OFF(resource_name),
-	  OFF(set_resource_name) },
-	{ "leader-elect-resource-namespace", 0, F_STRING, G_LE, "kube-system",
-	  "The namespace of resource object that is used for locking during leader election.",
-	  OFF(resource_namespace), OFF(set_resource_namespace) },
-	{ "leader-elect-retry-period", 0, F_DURATION, G_LE, "2s",
-	  "The duration the clients should wait between attempting acquisition and renewal of a leadership.",
-	  OFF(retry_period_ns), OFF(set_retry_period) },
-	{ "kube-api-burst", 0, F_INT, G_DEP, "100",
-	  "DEPRECATED: burst to use while talking with kubernetes apiserver. This parameter is ignored if a config "
-	  "file is specified in --config.",
-	  OFF(kube_api_burst), OFF(set_kube_api_burst) },
-	{ "kube-api-qps", 0, F_DOUBLE, G_DEP, "50",
-	  "DEPRECATED: QPS to use while talking with kubernetes apiserver. This parameter is ignored if a config "
-	  "file is specified in --config.",
-	  OFF(kube_api_qps), OFF(set_kube_api_qps) },
-	{ "kubeconfig", 0, F_STRING, G_DEP, "",
-	  "DEPRECATED: path to kubeconfig file with authorization and master location information. This parameter "
-	  "is ignored if a config file is specified in --config.",
-	  OFF(kubeconfig), OFF(set_kubeconfig) },
-	{ "v", 'v', F_LEVEL, G_LOG, "0", "number for the log level verbosity", OFF(verbosity), NOSET },
-	{ "help", 'h', F_BOOL, G_GLOBAL, "", "help for csched", OFF(help), NOSET },
-	{ "version", 0, F_BOOL, G_GLOBAL, "", "Print version information and quit.", OFF(version), NOSET },
+	{ "config", 0, F_STRING, G_MISC, "", OFF(config), NOSET, "The path to the configuration file (KubeSchedulerConfiguration)." },
+	{ "master", 0, F_STRING, G_MISC, "", OFF(master), NOSET, "The address of the Kubernetes API server (overrides any value in kubeconfig)." },
+	{ "write-config-to", 0, F_STRING, G_MISC, "", OFF(write_config_to), NOSET, "If set, write the configuration values to this file and exit." },
+	{ "policy-config-file", 0, F_STRING, G_MISC, "", OFF(policy_config_file), NOSET, "File with a legacy scheduler Policy (kind: Policy, removed upstream in v1.23); csched maps its predicates and priorities to plugins. Cannot be combined with --config." },
+	{ "bind-address", 0, F_STRING, G_SERVE, SCHED_HEALTH_DEFAULT_BIND_ADDRESS, OFF(bind_address), NOSET, "The IP address on which to serve /healthz, /livez, /readyz and /metrics." },
+	{ "port", 0, F_PORT, G_SERVE, "10251", OFF(port), NOSET, "The port on which to serve /healthz, /livez, /readyz and /metrics. 0 disables the server." },
+	{ "leader-elect", 0, F_BOOL, G_LE, "true", OFF(leader_elect), OFF(set_leader_elect), "Start a leader election client and gain leadership before executing the main loop. Enable this when running replicated components for high availability." },
+	{ "leader-elect-lease-duration", 0, F_DURATION, G_LE, "15s", OFF(lease_duration_ns), OFF(set_lease_duration), "The duration that non-leader candidates will wait after observing a leadership renewal until attempting to acquire leadership of a led but unrenewed leader slot." },
+	{ "leader-elect-renew-deadline", 0, F_DURATION, G_LE, "10s", OFF(renew_deadline_ns), OFF(set_renew_deadline), "The interval between attempts by the acting master to renew a leadership slot before it stops leading. This must be less than the lease duration." },
+	{ "leader-elect-resource-lock", 0, F_STRING, G_LE, "leases", OFF(resource_lock), OFF(set_resource_lock), "The type of resource object that is used for locking during leader election. Supported option is 'leases'." },
+	{ "leader-elect-resource-name", 0, F_STRING, G_LE, CFG_DEFAULT_LEASE_NAME, OFF(resource_name), OFF(set_resource_name), "The name of resource object that is used for locking during leader election." },
+	{ "leader-elect-resource-namespace", 0, F_STRING, G_LE, "kube-system", OFF(resource_namespace), OFF(set_resource_namespace), "The namespace of resource object that is used for locking during leader election." },
+	{ "leader-elect-retry-period", 0, F_DURATION, G_LE, "2s", OFF(retry_period_ns), OFF(set_retry_period), "The duration the clients should wait between attempting acquisition and renewal of a leadership." },
+	{ "kube-api-burst", 0, F_INT, G_DEP, "100", OFF(kube_api_burst), OFF(set_kube_api_burst), "DEPRECATED: burst to use while talking with kubernetes apiserver. This parameter is ignored if a config file is specified in --config." },
+	{ "kube-api-qps", 0, F_DOUBLE, G_DEP, "50", OFF(kube_api_qps), OFF(set_kube_api_qps), "DEPRECATED: QPS to use while talking with kubernetes apiserver. This parameter is ignored if a config file is specified in --config." },
+	{ "kubeconfig", 0, F_STRING, G_DEP, "", OFF(kubeconfig), OFF(set_kubeconfig), "DEPRECATED: path to kubeconfig file with authorization and master location information. This parameter is ignored if a config file is specified in --config." },
+	{ "v", 'v', F_LEVEL, G_LOG, "0", OFF(verbosity), NOSET, "number for the log level verbosity" },
+	{ "help", 'h', F_BOOL, G_GLOBAL, "", OFF(help), NOSET, "help for csched" },
+	{ "version", 0, F_BOOL, G_GLOBAL, "", OFF(version), NOSET, "Print version information and quit." },
 };
 #define N_FLAGS (sizeof(flags) / sizeof(flags[0]))
 

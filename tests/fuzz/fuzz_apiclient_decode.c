@@ -1,12 +1,7 @@
-/* Fuzz target for the object decoders and the quantity parser.
- *
- * With clang: clang -fsanitize=fuzzer,address -DCSCHED_LIBFUZZER ... builds a libFuzzer target.
- * Without (gcc has no libFuzzer) the same file builds a replay program: every argument is a
- * file whose bytes are fed to LLVMFuzzerTestOneInput, e.g. the fixtures in tests/fixtures/api.
- *   gcc -std=c11 -D_GNU_SOURCE -fsanitize=address,undefined -I. tests/fuzz/fuzz_apiclient_decode.c \
- *       apiclient/decode.c apiclient/quantity.c apiclient/types.c common/[every .c] -lyajl -lpthread -lm */
+/* Fuzz target for the object decoders and the quantity parser. tests/CMakeLists.txt builds it as
+ * unit_fuzz_apiclient_decode (tests/fuzz/replay.c over tests/fuzz/corpus/apiclient_decode, a unit
+ * test) and, with a compiler that has libFuzzer (clang), as the fuzzer fuzz_apiclient_decode. */
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,34 +27,3 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	return 0;
 }
-
-#ifndef CSCHED_LIBFUZZER
-int main(int argc, char **argv)
-{
-	for (int i = 1; i < argc; i++) {
-		FILE *f = fopen(argv[i], "rb");
-		if (!f) {
-			perror(argv[i]);
-			return 1;
-		}
-		size_t cap = 1 << 16, n = 0;
-		uint8_t *buf = malloc(cap);
-		size_t r;
-		while (buf && (r = fread(buf + n, 1, cap - n, f)) > 0) {
-			n += r;
-			if (n == cap) {
-				uint8_t *nb = realloc(buf, cap *= 2);
-				if (!nb)
-					free(buf);
-				buf = nb;
-			}
-		}
-		fclose(f);
-		if (!buf)
-			return 1;
-		LLVMFuzzerTestOneInput(buf, n);
-		free(buf);
-	}
-	return 0;
-}
-#endif

@@ -1,5 +1,5 @@
-/* csched's command-line flags (cmd/flags.c, compiled into this test: cmd/ is a program, not a
- * library): pflag syntax, defaults, values, errors naming the flag, and the --help text. */
+/* csched's command-line flags (cmd/flags.h, linked from csched_cmd): pflag syntax, defaults,
+ * values, errors naming the flag, and the --help text. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "../../cmd/flags.c"
+#include "cmd/flags.h"
 
 #define MAX_ARGS 8
 

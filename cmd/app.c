@@ -1,0 +1,358 @@
+/* csched's program (contract in cmd.h): flags, configuration, the scheduler and its companions.
+ *
+ * DESIGN
+ * cmd_run blocks SIGTERM/SIGINT before any thread starts (every thread inherits the mask), builds
+ * the configuration (file or defaults, then the flags upstream lets override it), the clients, the
+ * scheduler, the health server and the leader elector, then waits in sigtimedwait. A signal stops
+ * everything in order (the scheduler, draining its bindings while the lease is still held, then
+ * the elector, releasing the lease, then the server) and returns 0. Losing the lease while running
+ * exits 1 at once, as kube-scheduler does, so a restart comes back as a standby. */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmd/cmd.h"
+#include "cmd/flags.h"
+#include "common/log.h"
+#include "config/config.h"
+#include "scheduler/health.h"
+#include "scheduler/leader.h"
+#include "scheduler/metrics.h"
+#include "scheduler/scheduler.h"
+
+/* How long a clean shutdown may take (an unreachable API server makes requests in flight wait for
+ * their timeouts) before the process exits anyway. */
+#define SHUTDOWN_GRACE_S 10
+
+static atomic_bool lost_lease;
+static sigset_t term_sigs; /* SIGTERM, SIGINT: blocked in every thread, taken by sigtimedwait */
+
+/* Bounds the shutdown: a second signal or SHUTDOWN_GRACE_S seconds end the process. */
+static void *shutdown_watchdog(void *arg)
+{
+	(void)arg;
+	struct timespec ts = { SHUTDOWN_GRACE_S, 0 };
+	int sig = sigtimedwait(&term_sigs, NULL, &ts);
+	if (sig > 0)
+		LOG_ERROR("second signal during shutdown: exiting now");
+	else
+		LOG_ERROR("shutdown took longer than %d s: exiting now", SHUTDOWN_GRACE_S);
+	_exit(1);
+	return NULL;
+}
+
+/* Everything cmd_run starts, released by app_release in reverse order. */
+struct app {
+	struct config cfg;
+	struct api_client *client, *event_client; /* events get their own client, as upstream's eventClient */
+	struct sched_metrics *metrics;
+	struct sched_leader *leader; /* NULL without leader election */
+	struct scheduler *s;
+	struct sched_health *health; /* NULL with --port=0 */
+	bool global_init;            /* api_global_init succeeded */
+};
+
+static void on_started_leading(void *ctx)
+{
+	struct app *a = ctx;
+	struct err e = { 0 };
+	LOG_INFO("became leader: starting to schedule");
+	if (sched_start_scheduling(a->s, &e) < 0) {
+		LOG_ERROR("starting the scheduler: %s", e.msg);
+		atomic_store(&lost_lease, true); /* exit non-zero: a restart tries again */
+	}
+}
+
+static void on_stopped_leading(void *ctx)
+{
+	(void)ctx;
+	LOG_ERROR("leaderelection lost");
+	atomic_store(&lost_lease, true);
+}
+
+static bool may_bind(void *ctx)
+{
+	return sched_leader_is_leader(ctx);
+}
+
+static void on_new_leader(void *ctx, const char *identity)
+{
+	(void)ctx;
+	LOG_INFO("new leader elected: %s", identity ? identity : "");
+}
+
+/* Upstream's precedence: without --config the deprecated client flags and the leader-election
+ * flags apply; with --config only the leader-election flags override the file. */
+static int apply_flags(struct config *cfg, const struct cmd_flags *f, bool have_file, struct err *e)
+{
+	struct cfg_leader_election *le = &cfg->leader_election;
+	if (!have_file) {
+		if (f->set_kubeconfig && !(cfg->client_connection.kubeconfig = config_strdup(cfg, f->kubeconfig)))
+			return err_set(e, ERR_NOMEM, "out of memory");
+		if (f->set_kube_api_qps)
+			cfg->client_connection.qps = (float)f->kube_api_qps;
+		if (f->set_kube_api_burst)
+			cfg->client_connection.burst = f->kube_api_burst;
+	} else if (f->set_kubeconfig || f->set_kube_api_qps || f->set_kube_api_burst) {
+		LOG_WARN("--kubeconfig, --kube-api-qps and --kube-api-burst are ignored when --config is given "
+			 "(set clientConnection in the file)");
+	}
+	if (f->set_leader_elect)
+		le->leader_elect = f->leader_elect;
+	if (f->set_lease_duration)
+		le->lease_duration_ns = f->lease_duration_ns;
+	if (f->set_renew_deadline)
+		le->renew_deadline_ns = f->renew_deadline_ns;
+	if (f->set_retry_period)
+		le->retry_period_ns = f->retry_period_ns;
+	if (f->set_resource_lock && !(le->resource_lock = config_strdup(cfg, f->resource_lock)))
+		return err_set(e, ERR_NOMEM, "out of memory");
+	if (f->set_resource_name && !(le->resource_name = config_strdup(cfg, f->resource_name)))
+		return err_set(e, ERR_NOMEM, "out of memory");
+	if (f->set_resource_namespace && !(le->resource_namespace = config_strdup(cfg, f->resource_namespace)))
+		return err_set(e, ERR_NOMEM, "out of memory");
+	return config_validate(cfg, e);
+}
+
+/* A client from the configuration's clientConnection (kubeconfig "" = $KUBECONFIG, in-cluster,
+ * then ~/.kube/config) with --master overriding the server. */
+static struct api_client *make_client(const struct config *cfg, const char *master, struct err *e)
+{
+	struct api_config ac = { 0 };
+	const char *kc = cfg->client_connection.kubeconfig;
+	if (api_config_load_default(&ac, kc && kc[0] ? kc : NULL, NULL, e) < 0) {
+		api_config_release(&ac);
+		return NULL;
+	}
+	if (master && master[0]) {
+		char *srv = strdup(master);
+		if (!srv) {
+			api_config_release(&ac);
+			err_set(e, ERR_NOMEM, "out of memory");
+			return NULL;
+		}
+		free(ac.server);
+		ac.server = srv;
+	}
+	ac.qps = cfg->client_connection.qps;
+	ac.burst = cfg->client_connection.burst;
+	struct api_client *c = api_client_new(&ac, e);
+	api_config_release(&ac);
+	return c;
+}
+
+/* The code of a failure reported in e (ERR_INVALID should a callee leave e->code unset). */
+static int failed(const struct err *e)
+{
+	return e->code < 0 ? e->code : ERR_INVALID;
+}
+
+/* Parses the flags and answers --help and --version. Returns -1 to go on, else the exit status. */
+static int parse_command_line(struct cmd_flags *f, int argc, char **argv)
+{
+	struct err e = { 0 };
+	if (cmd_flags_parse(f, argc, argv, &e) < 0) {
+		fprintf(stderr, "Error: %s\nRun '%s --help' for usage.\n", e.msg, argv[0]);
+		return 1;
+	}
+	if (f->help) {
+		cmd_flags_usage(stdout, argv[0]);
+		return 0;
+	}
+	if (f->version) {
+		printf("csched v%s\n", CSCHED_VERSION);
+		return 0;
+	}
+	return -1;
+}
+
+/* Configuration: file, legacy Policy, or the embedded default; then the flags. */
+static int load_config(struct config *cfg, const struct cmd_flags *f, struct err *e)
+{
+	if (f->config && f->policy_config_file)
+		return err_set(e, ERR_INVALID, "--config and --policy-config-file cannot be used together");
+	int rc = f->config		 ? config_load_file(cfg, f->config, e)
+		 : f->policy_config_file ? config_load_policy_file(cfg, f->policy_config_file, e)
+					 : config_init_default(cfg, e);
+	if (rc < 0)
+		return rc;
+	return apply_flags(cfg, f, f->config != NULL, e);
+}
+
+/* --write-config-to: the effective configuration, then exit. Returns the exit status. */
+static int write_config_to(const struct config *cfg, const char *path)
+{
+	struct err e = { 0 };
+	FILE *w = fopen(path, "w");
+	if (!w || config_write(cfg, w, &e) < 0 || fclose(w) != 0) {
+		fprintf(stderr, "Error: writing the configuration to %s: %s\n", path, w ? e.msg : strerror(errno));
+		return 1;
+	}
+	LOG_INFO("Wrote configuration to: %s", path);
+	return 0;
+}
+
+/* libcurl, the API clients and the metrics registry. */
+static int start_clients(struct app *a, const char *master, struct err *e)
+{
+	if (api_global_init(e) < 0)
+		return failed(e);
+	a->global_init = true;
+	if (!(a->client = make_client(&a->cfg, master, e)) || !(a->event_client = make_client(&a->cfg, master, e)))
+		return failed(e);
+	if (!(a->metrics = sched_metrics_new()))
+		return err_set(e, ERR_NOMEM, "out of memory");
+	return 0;
+}
+
+static int start_leader_election(struct app *a, struct err *e)
+{
+	const struct cfg_leader_election *le = &a->cfg.leader_election;
+	struct sched_leader_config lc = {
+		.lease_namespace = le->resource_namespace,
+		.lease_name = le->resource_name,
+		.lease_duration_ms = le->lease_duration_ns / 1000000,
+		.renew_deadline_ms = le->renew_deadline_ns / 1000000,
+		.retry_period_ms = le->retry_period_ns / 1000000,
+		.ctx = a,
+		.on_started_leading = on_started_leading,
+		.on_stopped_leading = on_stopped_leading,
+		.on_new_leader = on_new_leader,
+		.metrics = a->metrics,
+	};
+	if (!(a->leader = sched_leader_new(a->client, &lc, e))) {
+		err_prefix(e, "leader election");
+		return failed(e);
+	}
+	return 0;
+}
+
+static int start_health(struct app *a, const struct cmd_flags *f, struct err *e)
+{
+	struct sched_health_options ho = {
+		.bind_address = f->bind_address,
+		.port = f->port,
+		.metrics = a->metrics,
+		.leader = a->leader,
+		.ctx = a->s,
+		.loop_alive = sched_loop_alive,
+		.synced = sched_caches_synced,
+	};
+	if (!(a->health = sched_health_start(&ho, e)))
+		return failed(e);
+	LOG_INFO("Serving health and metrics on %s:%d", f->bind_address, sched_health_port(a->health));
+	return 0;
+}
+
+/* Builds the scheduler and its companions from a->cfg and starts them: scheduling at once, or
+ * once this replica leads. */
+static int app_start(struct app *a, const struct cmd_flags *f, struct err *e)
+{
+	const struct cfg_leader_election *le = &a->cfg.leader_election;
+	if (le->leader_elect && strcmp(le->resource_lock, "leases") != 0)
+		return err_set(e, ERR_INVALID,
+			       "leaderElection.resourceLock: Unsupported value: \"%s\": supported values: \"leases\"",
+			       le->resource_lock);
+
+	/* Signals are taken by sigtimedwait in wait_for_signal: block them before any thread exists. */
+	sigemptyset(&term_sigs);
+	sigaddset(&term_sigs, SIGTERM);
+	sigaddset(&term_sigs, SIGINT);
+	pthread_sigmask(SIG_BLOCK, &term_sigs, NULL);
+
+	LOG_INFO("Starting csched version v%s", CSCHED_VERSION);
+	if (start_clients(a, f->master, e) < 0)
+		return failed(e);
+	if (le->leader_elect && start_leader_election(a, e) < 0)
+		return failed(e);
+	struct sched_options so = {
+		.cfg = &a->cfg, .client = a->client, .event_client = a->event_client, .metrics = a->metrics
+	};
+	if (a->leader) {
+		so.may_bind = may_bind;
+		so.may_bind_ctx = a->leader;
+	}
+	if (!(a->s = sched_new(&so, e)))
+		return failed(e);
+	if (f->port != 0 && start_health(a, f, e) < 0)
+		return failed(e);
+	/* A standby keeps its caches warm (unless delayCacheUntilActive) so failover needs no LIST. */
+	if ((!a->cfg.delay_cache_until_active || !a->leader) && sched_start_informers(a->s, e) < 0)
+		return failed(e);
+	if (!a->leader)
+		return sched_start_scheduling(a->s, e);
+	if (sched_leader_start(a->leader, e) < 0) {
+		err_prefix(e, "leader election");
+		return failed(e);
+	}
+	return 0;
+}
+
+/* Waits for SIGTERM or SIGINT and returns 0 (the exit status); exits 1 if leadership is lost. */
+static int wait_for_signal(void)
+{
+	for (;;) {
+		struct timespec ts = { 0, 100 * 1000000L };
+		int sig = sigtimedwait(&term_sigs, NULL, &ts);
+		if (sig == SIGTERM || sig == SIGINT) {
+			pthread_t wd;
+			LOG_INFO("received %s: shutting down", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+			if (pthread_create(&wd, NULL, shutdown_watchdog, NULL) == 0)
+				pthread_detach(wd);
+			return 0;
+		}
+		if (atomic_load(&lost_lease)) {
+			/* upstream: klog.FlushAndExit(1) at once; the restart comes back as a standby.
+			 * Nothing is drained: a replica that lost its lease must not write any more. */
+			LOG_ERROR("exiting: leadership lost");
+			_exit(1);
+		}
+	}
+}
+
+static void app_release(struct app *a)
+{
+	/* Order: stop scheduling first (bindings in flight finish while the lease is still ours),
+	 * then release the lease so a standby takes over at its next retry. */
+	sched_stop(a->s);
+	sched_leader_stop(a->leader);
+	sched_health_stop(a->health);
+	sched_leader_free(a->leader);
+	sched_free(a->s);
+	sched_metrics_free(a->metrics);
+	api_client_free(a->event_client);
+	api_client_free(a->client);
+	if (a->global_init)
+		api_global_cleanup();
+	config_free(&a->cfg);
+}
+
+int cmd_run(int argc, char **argv)
+{
+	struct cmd_flags f;
+	struct app app = { 0 };
+	struct err e = { 0 };
+	int status = parse_command_line(&f, argc, argv);
+	if (status >= 0)
+		return status;
+	log_set_verbosity(f.verbosity);
+	if (load_config(&app.cfg, &f, &e) < 0) {
+		fprintf(stderr, "Error: %s\n", e.msg);
+		status = 1;
+	} else if (f.write_config_to) {
+		status = write_config_to(&app.cfg, f.write_config_to);
+	} else if (app_start(&app, &f, &e) < 0) {
+		fprintf(stderr, "Error: %s\n", e.msg);
+		status = 1;
+	} else {
+		status = wait_for_signal();
+	}
+	app_release(&app);
+	return status;
+}

@@ -1,0 +1,13 @@
+/* The csched program as a library: cmd/main.c only calls cmd_run, so tests link the command line
+ * code (csched_cmd) instead of compiling cmd/ sources into themselves. */
+#ifndef CSCHED_CMD_H
+#define CSCHED_CMD_H
+
+/* Runs csched with argv[0..argc): parses the flags (cmd/flags.h), builds the configuration, starts
+ * the scheduler and serves until SIGTERM or SIGINT. Returns the exit status: 0 after a clean
+ * shutdown, --help, --version or --write-config-to, 1 on any error (printed on stderr). Exits the
+ * process with 1 at once when leadership is lost, or when a shutdown outlasts its grace period.
+ * Call it once, from main, before any other thread exists: it blocks SIGTERM and SIGINT. */
+int cmd_run(int argc, char **argv);
+
+#endif
