@@ -1,0 +1,308 @@
+/* PreScore, Score, NormalizeScore, the weighted sum and selectHost (upstream prioritizeNodes and
+ * selectHost). See the DESIGN comment in cycle.c. */
+#include "algorithm/cycle_internal.h"
+
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "common/map.h"
+
+void fw_default_normalize_score(int64_t max_priority, bool reverse, struct fw_node_score *scores, uint32_t n)
+{
+	int64_t max = 0;
+	for (uint32_t i = 0; i < n; i++)
+		if (scores[i].score > max)
+			max = scores[i].score;
+	if (max == 0) {
+		if (reverse)
+			for (uint32_t i = 0; i < n; i++)
+				scores[i].score = max_priority;
+		return;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		int64_t s = max_priority * scores[i].score / max;
+		scores[i].score = reverse ? max_priority - s : s;
+	}
+}
+
+/* xorshift64*: the tie-break RNG (seedable for tests). */
+static uint64_t rng_next(uint64_t *s)
+{
+	uint64_t x = *s;
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	*s = x;
+	return x * 0x2545F4914F6CDD1Dull;
+}
+
+/* ---------- Score ---------- */
+
+struct score_job {
+	const struct fw_profile *p;
+	const struct fw_cycle *c;
+	const struct api_pod *pod;
+	const struct node_info *const *nodes;
+	uint32_t n_nodes;
+	uint32_t n_pl;
+	const struct fw_pl **pls;
+	int64_t *scores; /* [n_pl][n_nodes] */
+	_Atomic bool stop;
+	_Atomic bool err_claimed;
+	struct fw_status err;
+	uint32_t *call_ticks; /* sampled cycles: plugin k's call on node i at [k * n_nodes + i] */
+	uint8_t *call_code;   /* NULL otherwise */
+};
+
+static void score_one(void *ctx, size_t i)
+{
+	struct score_job *j = ctx;
+	struct fw_status st;
+	int64_t t = j->call_ticks ? fw_ticks() : 0;
+	/* stop is checked per node by the pool: a node's few calls finish after another's error */
+	for (uint32_t k = 0; k < j->n_pl; k++) {
+		const struct fw_pl *pl = j->pls[k];
+		int64_t s = 0;
+		fw_status_reset(&st);
+		enum fw_code code = pl->plugin->score(pl, j->c, j->pod, j->nodes[i], &s, &st);
+		if (j->call_ticks) {
+			int64_t now = fw_ticks();
+			j->call_ticks[(size_t)k * j->n_nodes + i] = fw_call_ticks(now - t);
+			j->call_code[(size_t)k * j->n_nodes + i] = (uint8_t)code;
+			t = now;
+		}
+		if (code != FW_SUCCESS) {
+			bool expected = false;
+			if (atomic_compare_exchange_strong(&j->err_claimed, &expected, true)) {
+				char msg[FW_STATUS_TEXT_MAX];
+				st.code = code;
+				fw_status_message(&st, msg, sizeof(msg));
+				fw_status_setf(&j->err, FW_ERROR, "running Score plugins: plugin \"%s\" failed with: %s",
+					       pl->plugin->name, msg);
+				j->err.plugin = pl->plugin->name;
+			}
+			atomic_store(&j->stop, true);
+			return;
+		}
+		j->scores[(size_t)k * j->n_nodes + i] = s;
+	}
+}
+
+/* Makes room for n_scores plugin scores and n_nodes node scores in the profile's scratch. */
+static int score_scratch(struct fw_profile *p, size_t n_scores, size_t n_nodes)
+{
+	if (n_scores > p->scratch_scores_cap) {
+		size_t cap = p->scratch_scores_cap ? p->scratch_scores_cap : 1024;
+		while (cap < n_scores)
+			cap *= 2;
+		int64_t *s = realloc(p->scratch_scores, cap * sizeof(*s));
+		if (!s)
+			return ERR_NOMEM;
+		p->scratch_scores = s;
+		p->scratch_scores_cap = cap;
+	}
+	if (n_nodes > p->scratch_node_scores_cap) {
+		size_t cap = p->scratch_node_scores_cap ? p->scratch_node_scores_cap : 256;
+		while (cap < n_nodes)
+			cap *= 2;
+		struct fw_node_score *ns = realloc(p->scratch_node_scores, cap * sizeof(*ns));
+		if (!ns)
+			return ERR_NOMEM;
+		p->scratch_node_scores = ns;
+		p->scratch_node_scores_cap = cap;
+	}
+	return 0;
+}
+
+/* The end of upstream's RunScorePlugins: the Score point's timing, then (sampled cycles) the
+ * calls of every score plugin. Returns 0 on Success, 1 on Error. */
+static int score_done(struct fw_cycle *c, const struct score_job *j, enum fw_code code, int64_t start_ns)
+{
+	fw_cycle_record_ep(c, FW_EP_SCORE, code, start_ns);
+	if (j->call_ticks)
+		fw_cycle_record_calls(c, FW_EP_SCORE, j->pls, j->n_pl, j->call_ticks, j->call_code, j->n_nodes, j->n_nodes);
+	return code == FW_SUCCESS ? 0 : 1;
+}
+
+/* Fills res->status with an Error naming the plugin: prefix, then the plugin's own message. */
+static void plugin_failed(struct fw_schedule_result *res, const struct fw_pl *pl, struct fw_status *st,
+			  enum fw_code code, const char *fmt)
+{
+	char msg[FW_STATUS_TEXT_MAX];
+	st->code = code;
+	fw_status_message(st, msg, sizeof(msg));
+	fw_status_setf(&res->status, FW_ERROR, fmt, pl->plugin->name, msg);
+	res->status.plugin = pl->plugin->name;
+}
+
+/* upstream RunPreScorePlugins: 0, or 1 on a plugin error (res->status). */
+static int run_pre_score(struct fw_profile *p, struct fw_cycle *c, const struct api_pod *pod,
+			 const struct node_info *const *nodes, uint32_t n, struct fw_schedule_result *res)
+{
+	struct fw_status st;
+	int64_t t_pre_score = fw_now_ns();
+	for (uint32_t i = 0; i < p->n_points[CFG_EP_PRE_SCORE]; i++) {
+		const struct fw_pl *pl = p->points[CFG_EP_PRE_SCORE][i];
+		fw_status_reset(&st);
+		int64_t t0 = fw_plugin_clock(c);
+		enum fw_code code = pl->plugin->pre_score(pl, c, pod, nodes, n, &st);
+		fw_cycle_record_plugin(c, pl, FW_EP_PRE_SCORE, code, t0);
+		if (code == FW_SKIP) {
+			c->skip_score[pl->index] = true;
+			continue;
+		}
+		if (code != FW_SUCCESS) {
+			plugin_failed(res, pl, &st, code, "running PreScore plugin \"%s\": %s");
+			fw_cycle_record_ep(c, FW_EP_PRE_SCORE, FW_ERROR, t_pre_score);
+			return 1;
+		}
+	}
+	fw_cycle_record_ep(c, FW_EP_PRE_SCORE, FW_SUCCESS, t_pre_score);
+	return 0;
+}
+
+/* The score plugins this cycle runs, and room for their scores. */
+static int score_job_init(struct score_job *j, struct fw_profile *p, struct fw_cycle *c, const struct api_pod *pod,
+			  const struct node_info *const *nodes, uint32_t n)
+{
+	struct fw_status st;
+	memset(j, 0, sizeof(*j));
+	j->p = p;
+	j->c = c;
+	j->pod = pod;
+	j->nodes = nodes;
+	j->n_nodes = n;
+	j->pls = fw_cycle_alloc(c, p->n_points[CFG_EP_SCORE] * sizeof(*j->pls));
+	if (!j->pls)
+		return ERR_NOMEM;
+	for (uint32_t i = 0; i < p->n_points[CFG_EP_SCORE]; i++) {
+		const struct fw_pl *pl = p->points[CFG_EP_SCORE][i];
+		if (c->skip_score[pl->index])
+			continue;
+		/* per-pod work of a plugin without PreScore; Skip: every node would score 0 */
+		fw_pre_score_fn prepare = fw_score_prepare_of(pl->plugin);
+		if (prepare && prepare(pl, c, pod, nodes, n, &st) == FW_SKIP)
+			continue;
+		j->pls[j->n_pl++] = pl;
+	}
+	/* every slot is written before it is read: no zeroing (~28 KB per pod at 500 nodes) */
+	if (score_scratch(p, (size_t)j->n_pl * n, n) < 0)
+		return ERR_NOMEM;
+	j->scores = p->scratch_scores;
+	atomic_init(&j->stop, false);
+	atomic_init(&j->err_claimed, false);
+	if (c->record_plugins && j->n_pl && fw_call_scratch(p, j->n_pl, n)) {
+		j->call_ticks = p->scratch_call_ticks;
+		j->call_code = p->scratch_call_code;
+	}
+	return 0;
+}
+
+/* NormalizeScore of plugin k's row in place: 0, or 1 on a plugin error (res->status). */
+static int normalize_row(struct fw_profile *p, struct fw_cycle *c, const struct score_job *j, uint32_t k,
+			 struct fw_schedule_result *res)
+{
+	const struct fw_pl *pl = j->pls[k];
+	int64_t *row = j->scores + (size_t)k * j->n_nodes;
+	struct fw_node_score *ns = p->scratch_node_scores;
+	struct fw_status st;
+	for (uint32_t i = 0; i < j->n_nodes; i++)
+		ns[i] = (struct fw_node_score){ j->nodes[i], row[i] };
+	fw_status_reset(&st);
+	int64_t t0 = fw_plugin_clock(c);
+	enum fw_code code = pl->plugin->normalize_score(pl, c, j->pod, ns, j->n_nodes, &st);
+	fw_cycle_record_plugin(c, pl, FW_EP_SCORE_NORMALIZE, code, t0);
+	if (code != FW_SUCCESS) {
+		plugin_failed(res, pl, &st, code, "running Normalize on Score plugins: plugin \"%s\" failed with: %s");
+		return 1;
+	}
+	for (uint32_t i = 0; i < j->n_nodes; i++)
+		row[i] = ns[i].score;
+	return 0;
+}
+
+/* Adds plugin k's weighted row to totals: 0, or 1 when a score is out of range (res->status). */
+static int add_weighted_row(const struct fw_profile *p, const struct score_job *j, uint32_t k, int64_t *totals,
+			    struct fw_schedule_result *res)
+{
+	const struct fw_pl *pl = j->pls[k];
+	const int64_t *row = j->scores + (size_t)k * j->n_nodes;
+	int64_t w = p->weights[pl->index];
+	for (uint32_t i = 0; i < j->n_nodes; i++) {
+		if (row[i] > FW_MAX_NODE_SCORE || row[i] < FW_MIN_NODE_SCORE) {
+			fw_status_setf(&res->status, FW_ERROR,
+				       "applying score defaultWeights on Score plugins: plugin \"%s\" returns an invalid score %lld, it should in the range of [%d, %d] after normalizing",
+				       pl->plugin->name, (long long)row[i], FW_MIN_NODE_SCORE, FW_MAX_NODE_SCORE);
+			res->status.plugin = pl->plugin->name;
+			return 1;
+		}
+		totals[i] += row[i] * w;
+	}
+	return 0;
+}
+
+/* upstream RunScorePlugins (with NormalizeScore and the weights) into totals: 0, 1 on a plugin
+ * error (res->status), or a negative code. */
+static int run_score(struct fw_profile *p, struct fw_cycle *c, const struct api_pod *pod,
+		     const struct node_info *const *nodes, uint32_t n, int64_t *totals, struct fw_schedule_result *res,
+		     struct err *e)
+{
+	int64_t t_score = fw_now_ns();
+	struct score_job j;
+	if (score_job_init(&j, p, c, pod, nodes, n) < 0)
+		return err_set(e, ERR_NOMEM, "profile %s: scoring: out of memory", p->name);
+	if (j.n_pl)
+		fw_pool_run(p->pool, n, score_one, &j, &j.stop);
+	if (atomic_load(&j.err_claimed)) {
+		res->status = j.err;
+		return score_done(c, &j, FW_ERROR, t_score);
+	}
+	for (uint32_t k = 0; k < j.n_pl; k++) {
+		if (j.pls[k]->plugin->normalize_score && normalize_row(p, c, &j, k, res))
+			return score_done(c, &j, FW_ERROR, t_score);
+		if (add_weighted_row(p, &j, k, totals, res))
+			return score_done(c, &j, FW_ERROR, t_score);
+	}
+	return score_done(c, &j, FW_SUCCESS, t_score);
+}
+
+/* selectHost: the highest total; ties chosen uniformly by reservoir sampling. */
+static uint32_t select_host(struct fw_profile *p, const int64_t *totals, uint32_t n)
+{
+	uint32_t best = 0, count = 1;
+	for (uint32_t i = 1; i < n; i++) {
+		if (totals[i] > totals[best]) {
+			best = i;
+			count = 1;
+		} else if (totals[i] == totals[best]) {
+			count++;
+			if (rng_next(&p->rng) % count == 0)
+				best = i;
+		}
+	}
+	return best;
+}
+
+int fw_prioritize_and_select(struct fw_profile *p, struct fw_cycle *c, const struct api_pod *pod,
+			     const struct node_info *const *nodes, uint32_t n, struct fw_schedule_result *res,
+			     struct err *e)
+{
+	int64_t *totals = fw_cycle_alloc(c, n * sizeof(*totals));
+	if (!totals)
+		return err_set(e, ERR_NOMEM, "profile %s: scoring: out of memory", p->name);
+	if (!fw_has_scoring(p)) {
+		for (uint32_t i = 0; i < n; i++)
+			totals[i] = 1;
+	} else {
+		int rc = run_pre_score(p, c, pod, nodes, n, res);
+		if (rc == 0)
+			rc = run_score(p, c, pod, nodes, n, totals, res, e);
+		if (rc != 0)
+			return rc;
+	}
+	res->suggested_host = nodes[select_host(p, totals, n)]->name;
+	return 0;
+}
