@@ -52,6 +52,41 @@ static bool has_required(const struct api_pod *pod)
 	return na && na->has_required;
 }
 
+static bool name_in(const char *const *v, uint32_t n, const char *name)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (v[i] == name)
+			return true;
+	return false;
+}
+
+/* The node names a term pins with metadata.name In [...] (its requirements are ANDed: the
+ * intersection) into names; false when no requirement pins it (the term allows any node). */
+static bool term_node_names(const struct api_node_selector_term *t, const char **names, uint32_t *n)
+{
+	const char *metadata_name = fw_names()->metadata_name;
+	bool have = false;
+	*n = 0;
+	for (uint32_t j = 0; j < t->n_fields; j++) {
+		const struct api_requirement *r = &t->fields[j];
+		if (r->key != metadata_name || r->op != API_OP_IN)
+			continue;
+		uint32_t kept = 0;
+		if (!have) {
+			for (uint32_t k = 0; k < r->n_values; k++)
+				if (!name_in(names, kept, r->values[k]))
+					names[kept++] = r->values[k];
+		} else {
+			for (uint32_t m = 0; m < *n; m++)
+				if (name_in(r->values, r->n_values, names[m]))
+					names[kept++] = names[m];
+		}
+		*n = kept;
+		have = true;
+	}
+	return have;
+}
+
 static enum fw_code pre_filter(const struct fw_pl *pl, struct fw_cycle *c, const struct api_pod *pod,
 			       struct fw_node_names *out, struct fw_status *st)
 {
@@ -63,7 +98,6 @@ static enum fw_code pre_filter(const struct fw_pl *pl, struct fw_cycle *c, const
 		return FW_SUCCESS;
 
 	/* every term pinned to metadata.name In [...] -> only those nodes can match */
-	const struct fw_names *nm = fw_names();
 	const struct api_node_affinity *na = pod->affinity.node_affinity;
 	uint32_t cap = 0;
 	for (uint32_t i = 0; i < na->n_required; i++)
@@ -75,44 +109,12 @@ static enum fw_code pre_filter(const struct fw_pl *pl, struct fw_cycle *c, const
 		return fw_status_set(st, FW_ERROR, "NodeAffinity: out of memory");
 	uint32_t n_uni = 0;
 	for (uint32_t i = 0; i < na->n_required; i++) {
-		const struct api_node_selector_term *t = &na->required[i];
-		bool have = false;
-		uint32_t n_term = 0;
-		for (uint32_t j = 0; j < t->n_fields; j++) {
-			const struct api_requirement *r = &t->fields[j];
-			if (r->key != nm->metadata_name || r->op != API_OP_IN)
-				continue;
-			if (!have) {
-				for (uint32_t k = 0; k < r->n_values; k++) {
-					bool dup = false;
-					for (uint32_t m = 0; m < n_term; m++)
-						dup |= term_names[m] == r->values[k];
-					if (!dup)
-						term_names[n_term++] = r->values[k];
-				}
-				have = true;
-				continue;
-			}
-			/* ANDed within a term: intersect */
-			uint32_t kept = 0;
-			for (uint32_t m = 0; m < n_term; m++) {
-				bool in = false;
-				for (uint32_t k = 0; k < r->n_values; k++)
-					in |= term_names[m] == r->values[k];
-				if (in)
-					term_names[kept++] = term_names[m];
-			}
-			n_term = kept;
-		}
-		if (!have)
+		uint32_t n_term;
+		if (!term_node_names(&na->required[i], term_names, &n_term))
 			return FW_SUCCESS; /* this term allows any node: terms are ORed */
-		for (uint32_t m = 0; m < n_term; m++) {
-			bool dup = false;
-			for (uint32_t k = 0; k < n_uni; k++)
-				dup |= uni[k] == term_names[m];
-			if (!dup)
+		for (uint32_t m = 0; m < n_term; m++)
+			if (!name_in(uni, n_uni, term_names[m]))
 				uni[n_uni++] = term_names[m];
-		}
 	}
 	if (!n_uni)
 		return fw_status_set(st, FW_UNSCHEDULABLE_AND_UNRESOLVABLE, REASON_CONFLICT);
