@@ -419,6 +419,12 @@ struct fw_schedule_result {
 /* upstream's DefaultNormalizeScore: scales scores to 0..max_priority by the highest score
  * (reverse: max_priority - scaled); all 0 -> 0, or max_priority when reverse. */
 void fw_default_normalize_score(int64_t max_priority, bool reverse, struct fw_node_score *scores, uint32_t n);
+/* NormalizeScore callbacks for plugins: DefaultNormalizeScore to FW_MAX_NODE_SCORE, and its reverse
+ * (the highest raw score becomes 0). */
+enum fw_code fw_normalize_to_max(const struct fw_pl *pl, const struct fw_cycle *c, const struct api_pod *pod,
+				 struct fw_node_score *scores, uint32_t n, struct fw_status *st);
+enum fw_code fw_normalize_to_max_reversed(const struct fw_pl *pl, const struct fw_cycle *c, const struct api_pod *pod,
+					  struct fw_node_score *scores, uint32_t n, struct fw_status *st);
 
 /* upstream numFeasibleNodesToFind: n < 100 -> n; pct 0 = adaptive (50 - n/125, at least 5);
  * at least 100. */

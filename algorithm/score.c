@@ -28,6 +28,28 @@ void fw_default_normalize_score(int64_t max_priority, bool reverse, struct fw_no
 	}
 }
 
+enum fw_code fw_normalize_to_max(const struct fw_pl *pl, const struct fw_cycle *c, const struct api_pod *pod,
+				 struct fw_node_score *scores, uint32_t n, struct fw_status *st)
+{
+	(void)pl;
+	(void)c;
+	(void)pod;
+	(void)st;
+	fw_default_normalize_score(FW_MAX_NODE_SCORE, false, scores, n);
+	return FW_SUCCESS;
+}
+
+enum fw_code fw_normalize_to_max_reversed(const struct fw_pl *pl, const struct fw_cycle *c, const struct api_pod *pod,
+					  struct fw_node_score *scores, uint32_t n, struct fw_status *st)
+{
+	(void)pl;
+	(void)c;
+	(void)pod;
+	(void)st;
+	fw_default_normalize_score(FW_MAX_NODE_SCORE, true, scores, n);
+	return FW_SUCCESS;
+}
+
 /* xorshift64*: the tie-break RNG (seedable for tests). */
 static uint64_t rng_next(uint64_t *s)
 {

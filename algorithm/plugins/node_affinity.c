@@ -193,17 +193,6 @@ static enum fw_code score(const struct fw_pl *pl, const struct fw_cycle *c, cons
 	return FW_SUCCESS;
 }
 
-static enum fw_code normalize(const struct fw_pl *pl, const struct fw_cycle *c, const struct api_pod *pod,
-			      struct fw_node_score *scores, uint32_t n, struct fw_status *st)
-{
-	(void)pl;
-	(void)c;
-	(void)pod;
-	(void)st;
-	fw_default_normalize_score(FW_MAX_NODE_SCORE, false, scores, n);
-	return FW_SUCCESS;
-}
-
 /* Queue when the node now matches the pod's required affinity and did not before (or is new). */
 static enum queue_hint node_change(const void *pl, const struct api_pod *pod, const void *old_obj,
 				const void *new_obj)
@@ -232,7 +221,7 @@ const struct fw_plugin fw_plugin_node_affinity = {
 	.filter = filter,
 	.pre_score = pre_score,
 	.score = score,
-	.normalize_score = normalize,
+	.normalize_score = fw_normalize_to_max,
 	.n_events = 1,
 	.events = events,
 };

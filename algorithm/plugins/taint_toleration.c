@@ -90,17 +90,6 @@ static enum fw_code score(const struct fw_pl *pl, const struct fw_cycle *c, cons
 	return FW_SUCCESS;
 }
 
-static enum fw_code normalize(const struct fw_pl *pl, const struct fw_cycle *c, const struct api_pod *pod,
-			      struct fw_node_score *scores, uint32_t n, struct fw_status *st)
-{
-	(void)pl;
-	(void)c;
-	(void)pod;
-	(void)st;
-	fw_default_normalize_score(FW_MAX_NODE_SCORE, true, scores, n);
-	return FW_SUCCESS;
-}
-
 /* Queue when the node's NoSchedule/NoExecute taints went from untolerated to tolerated. */
 static enum queue_hint node_change(const void *pl, const struct api_pod *pod, const void *old_obj,
 				const void *new_obj)
@@ -134,7 +123,7 @@ const struct fw_plugin fw_plugin_taint_toleration = {
 	.filter = filter,
 	.pre_score = pre_score,
 	.score = score,
-	.normalize_score = normalize,
+	.normalize_score = fw_normalize_to_max_reversed,
 	.n_events = 2,
 	.events = events,
 };
