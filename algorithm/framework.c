@@ -138,30 +138,6 @@ bool fw_event_matches(struct fw_cluster_event reg, struct fw_cluster_event in)
 
 /* ---------- Profiles ---------- */
 
-static const void *args_member(const struct cfg_plugin_args *a, enum cfg_args_kind k)
-{
-	if (!a)
-		return NULL;
-	switch (k) {
-	case CFG_ARGS_FIT:
-		return &a->fit;
-	case CFG_ARGS_BALANCED:
-		return &a->balanced;
-	case CFG_ARGS_NODE_AFFINITY:
-		return &a->node_affinity;
-	case CFG_ARGS_INTER_POD_AFFINITY:
-		return &a->inter_pod_affinity;
-	case CFG_ARGS_TOPOLOGY_SPREAD:
-		return &a->topology_spread;
-	case CFG_ARGS_PREEMPTION:
-		return &a->preemption;
-	case CFG_ARGS_VOLUME_BINDING:
-		return &a->volume_binding;
-	default:
-		return NULL;
-	}
-}
-
 static const char *ep_name(enum cfg_ext_point ep)
 {
 	static const char *const names[CFG_EP_COUNT] = {
@@ -185,7 +161,7 @@ static struct fw_pl *profile_instance(struct fw_profile *p, const struct fw_plug
 	struct fw_pl *pl = &p->pls[p->n_pl];
 	pl->plugin = plugin;
 	pl->index = p->n_pl;
-	pl->args = args_member(args, plugin->args_kind);
+	pl->args = cfg_args_member(cfg_args_type_of(plugin->args_kind), args);
 	pl->priv = NULL;
 	pl->profile = p;
 	p->weights[pl->index] = 1;

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "algorithm/framework.h"
 #include "cmd/flags.h"
 #include "common/log.h"
 #include "config/config.h"
@@ -171,9 +172,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "Error: --config and --policy-config-file cannot be used together\n");
 		return 1;
 	}
-	int rc = f.config		? config_load_file(&cfg, f.config, &e)
-		 : f.policy_config_file ? config_load_policy_file(&cfg, f.policy_config_file, &e)
-					: config_init_default(&cfg, &e);
+	int rc = f.config		? config_load_file(&cfg, fw_registry(), f.config, &e)
+		 : f.policy_config_file ? config_load_policy_file(&cfg, fw_registry(), f.policy_config_file, &e)
+					: config_init_default(&cfg, fw_registry(), &e);
 	if (rc < 0 || apply_flags(&cfg, &f, f.config != NULL, &e) < 0) {
 		fprintf(stderr, "Error: %s\n", e.msg);
 		goto out;

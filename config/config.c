@@ -191,15 +191,14 @@ static int pc_item_fn(struct cfg_dec *d, size_t i, yaml_node_t *item, void *ctx)
 		if (c->seen[j] == it.name)
 			return dec_err(d, item, "Duplicate value: \"%s\"", it.name);
 	c->seen[i] = it.name;
-	const struct cfg_plugin_info *info = cfg_plugin_lookup(it.name);
+	const struct cfg_plugin_desc *info = cfg_registry_lookup(d->reg, it.name);
 	if (!info) {
-		if (!strcmp(it.name, "AzureDiskLimits") || !strcmp(it.name, "CinderLimits") ||
-		    !strcmp(it.name, "EBSLimits") || !strcmp(it.name, "GCEPDLimits"))
+		if (cfg_plugin_removed(it.name))
 			return dec_err(d, item, "Invalid value: \"%s\": was invalid in version \"%s\" (KubeSchedulerConfiguration is version \"%s\")",
 				       it.name, CFG_API_VERSION, CFG_API_VERSION);
 		return dec_err(d, it.name_node, "unknown plugin \"%s\"", it.name);
 	}
-	if (info->args_kind == CFG_ARGS_NONE) {
+	if (!info->args) {
 		/* The plugin has no args type: accept nothing or an empty mapping only. */
 		if (it.args && !dec_is_null(it.args) &&
 		    !(it.args->type == YAML_MAPPING_NODE && it.args->data.mapping.pairs.top == it.args->data.mapping.pairs.start)) {
@@ -211,14 +210,15 @@ static int pc_item_fn(struct cfg_dec *d, size_t i, yaml_node_t *item, void *ctx)
 		return 0;
 	}
 	size_t saved = dec_push_key(d, "args");
-	rc = cfg_args_decode(d, it.args, info->args_kind, &c->prof->args);
+	enum cfg_args_kind kind = cfg_args_type_kind(info->args);
+	rc = cfg_args_decode(d, it.args, info->name, info->args, &c->prof->args);
 	if (!rc) {
 		struct cfg_vctx v = { .file = d->file, .marks = d->marks, .e = d->e };
-		rc = cfg_args_validate(&v, d->path, info->args_kind, &c->prof->args);
+		rc = cfg_args_validate(&v, d->path, kind, &c->prof->args);
 	}
 	dec_pop(d, saved);
 	if (!rc)
-		c->prof->plugin_config[c->prof->n_plugin_config++] = info->args_kind;
+		c->prof->plugin_config[c->prof->n_plugin_config++] = kind;
 	return rc;
 }
 
@@ -679,7 +679,7 @@ static int complete(struct config *cfg, const struct cfg_vctx *v, bool raw)
 	if (raw) {
 		for (uint32_t i = 0; i < cfg->n_profiles; i++) {
 			cfg_pathf(p, sizeof(p), "profiles[%u]", i);
-			if ((rc = cfg_plugins_check_sets(v, p, &cfg->profiles[i].plugins)))
+			if ((rc = cfg_plugins_check_sets(v, cfg->registry, p, &cfg->profiles[i].plugins)))
 				return rc;
 		}
 		if (cfg->n_profiles == 0) {
@@ -693,9 +693,9 @@ static int complete(struct config *cfg, const struct cfg_vctx *v, bool raw)
 		if (cfg->n_profiles == 1 && !cfg->profiles[0].scheduler_name)
 			cfg->profiles[0].scheduler_name = CFG_DEFAULT_SCHEDULER_NAME;
 		for (uint32_t i = 0; i < cfg->n_profiles; i++) {
-			if (cfg_plugins_merge_defaults(cfg->arena, &cfg->profiles[i].plugins))
+			if (cfg_plugins_merge_defaults(cfg->arena, cfg->registry, &cfg->profiles[i].plugins))
 				return nomem(v->e);
-			cfg_profile_default_plugin_config(&cfg->profiles[i]);
+			cfg_profile_default_plugin_config(cfg->registry, &cfg->profiles[i]);
 		}
 		fill_zero_defaults(cfg);
 		if (apply_extender_ignored_resources(cfg))
@@ -704,7 +704,7 @@ static int complete(struct config *cfg, const struct cfg_vctx *v, bool raw)
 		for (uint32_t i = 0; i < cfg->n_profiles; i++) {
 			struct cfg_profile *prof = &cfg->profiles[i];
 			cfg_pathf(p, sizeof(p), "profiles[%u]", i);
-			if ((rc = cfg_plugins_check_sets(v, p, &prof->plugins)))
+			if ((rc = cfg_plugins_check_sets(v, cfg->registry, p, &prof->plugins)))
 				return rc;
 			for (uint32_t j = 0; j < prof->n_plugin_config; j++) {
 				cfg_pathf(p, sizeof(p), "profiles[%u].pluginConfig[%u].args", i, j);
@@ -717,7 +717,7 @@ static int complete(struct config *cfg, const struct cfg_vctx *v, bool raw)
 		return rc;
 	for (uint32_t i = 0; i < cfg->n_profiles; i++) {
 		cfg_pathf(p, sizeof(p), "profiles[%u]", i);
-		if ((rc = cfg_profile_expand(cfg->arena, v, p, &cfg->profiles[i])))
+		if ((rc = cfg_profile_expand(cfg->arena, v, cfg->registry, p, &cfg->profiles[i])))
 			return rc;
 		/* profile.go's cfgValidator: every profile must run the same queue sort plugin. */
 		const struct cfg_plugin_list *q0 = &cfg->profiles[0].effective[CFG_EP_QUEUE_SORT];
@@ -738,13 +738,17 @@ int cfg_finish(struct config *cfg, const struct cfg_vctx *v)
 
 /* ---------- entry points ---------- */
 
-static int load(struct config *cfg, const char *name, const char *buf, size_t len, bool policy, struct err *e)
+static int load(struct config *cfg, const struct cfg_registry *reg, const char *name, const char *buf, size_t len,
+		bool policy, struct err *e)
 {
 	yaml_document_t doc;
 	struct cfg_marks marks = { 0 };
 	bool have_doc = false;
 	int rc;
 	memset(cfg, 0, sizeof(*cfg));
+	if (!reg)
+		return err_set(e, ERR_INVALID, "%s: no plugin registry", name);
+	cfg->registry = reg;
 	cfg->arena = arena_new(16384);
 	if (!cfg->arena)
 		return nomem(e);
@@ -752,7 +756,8 @@ static int load(struct config *cfg, const char *name, const char *buf, size_t le
 	if ((rc = cfg_yaml_parse(name, buf, len, &doc, e)))
 		goto out;
 	have_doc = true;
-	struct cfg_dec d = { .file = name, .doc = &doc, .arena = cfg->arena, .e = e, .marks = &marks, .icase = policy };
+	struct cfg_dec d = { .file = name, .doc = &doc, .arena = cfg->arena, .e = e, .marks = &marks, .icase = policy,
+			     .reg = reg };
 	yaml_node_t *root = yaml_document_get_root_node(&doc);
 	if (root && (rc = dec_mark(&d, root)))
 		goto out;
@@ -770,7 +775,7 @@ out:
 	return rc;
 }
 
-static int load_file(struct config *cfg, const char *path, bool policy, struct err *e)
+static int load_file(struct config *cfg, const struct cfg_registry *reg, const char *path, bool policy, struct err *e)
 {
 	char *buf = NULL;
 	size_t len = 0, cap = 0;
@@ -803,37 +808,39 @@ static int load_file(struct config *cfg, const char *path, bool policy, struct e
 		}
 	}
 	if (!rc)
-		rc = load(cfg, path, buf, len, policy, e);
+		rc = load(cfg, reg, path, buf, len, policy, e);
 out:
 	fclose(f);
 	free(buf);
 	return rc;
 }
 
-int config_load_buffer(struct config *cfg, const char *name, const char *buf, size_t len, struct err *e)
+int config_load_buffer(struct config *cfg, const struct cfg_registry *reg, const char *name, const char *buf,
+		       size_t len, struct err *e)
 {
-	return load(cfg, name, buf, len, false, e);
+	return load(cfg, reg, name, buf, len, false, e);
 }
 
-int config_load_file(struct config *cfg, const char *path, struct err *e)
+int config_load_file(struct config *cfg, const struct cfg_registry *reg, const char *path, struct err *e)
 {
-	return load_file(cfg, path, false, e);
+	return load_file(cfg, reg, path, false, e);
 }
 
-int config_load_policy_buffer(struct config *cfg, const char *name, const char *buf, size_t len, struct err *e)
+int config_load_policy_buffer(struct config *cfg, const struct cfg_registry *reg, const char *name, const char *buf,
+			      size_t len, struct err *e)
 {
-	return load(cfg, name, buf, len, true, e);
+	return load(cfg, reg, name, buf, len, true, e);
 }
 
-int config_load_policy_file(struct config *cfg, const char *path, struct err *e)
+int config_load_policy_file(struct config *cfg, const struct cfg_registry *reg, const char *path, struct err *e)
 {
-	return load_file(cfg, path, true, e);
+	return load_file(cfg, reg, path, true, e);
 }
 
-int config_init_default(struct config *cfg, struct err *e)
+int config_init_default(struct config *cfg, const struct cfg_registry *reg, struct err *e)
 {
 	static const char doc[] = "apiVersion: " CFG_API_VERSION "\nkind: " CFG_KIND "\n";
-	return load(cfg, "<defaults>", doc, sizeof(doc) - 1, false, e);
+	return load(cfg, reg, "<defaults>", doc, sizeof(doc) - 1, false, e);
 }
 
 int config_validate(struct config *cfg, struct err *e)

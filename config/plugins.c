@@ -1,56 +1,12 @@
-/* The plugin registry, upstream's mergePlugins (v1 default_plugins.go) and the framework's
- * MultiPoint expansion and score weights (framework/runtime/framework.go), as pure functions
- * over struct cfg_plugins. */
+/* Lookups in the injected plugin registry, upstream's mergePlugins (v1 default_plugins.go) and
+ * the framework's MultiPoint expansion and score weights (framework/runtime/framework.go), as
+ * pure functions over struct cfg_plugins. The registry itself is algorithm/registry.c's table. */
 #include <stdio.h>
 #include <string.h>
 
 #include "common/arena.h"
 #include "common/intern.h"
 #include "config/cfg_internal.h"
-
-#define PE CFG_EP_BIT(CFG_EP_PRE_ENQUEUE)
-#define QS CFG_EP_BIT(CFG_EP_QUEUE_SORT)
-#define PF CFG_EP_BIT(CFG_EP_PRE_FILTER)
-#define F CFG_EP_BIT(CFG_EP_FILTER)
-#define PoF CFG_EP_BIT(CFG_EP_POST_FILTER)
-#define PS CFG_EP_BIT(CFG_EP_PRE_SCORE)
-#define S CFG_EP_BIT(CFG_EP_SCORE)
-#define R CFG_EP_BIT(CFG_EP_RESERVE)
-#define PB CFG_EP_BIT(CFG_EP_PRE_BIND)
-#define B CFG_EP_BIT(CFG_EP_BIND)
-
-/* Upstream's default MultiPoint list (v1.34 default_plugins.go, DynamicResourceAllocation GA
- * so DynamicResources sits before DefaultPreemption), in order, with default score weights.
- *
- * Deliberate difference: entries with implemented == false are upstream defaults csched does
- * not implement yet. They stay out of csched's default profile (running a profile that claims
- * PodTopologySpread but silently skips it would place pods differently from upstream without
- * saying so); a configuration that enables one explicitly is rejected with "plugin X is not
- * implemented by csched yet". Flip the flag when algorithm/plugins gains the plugin: it then
- * joins the defaults at upstream's position and weight. The points mask must match what the
- * plugin in algorithm/plugins implements. */
-static const struct cfg_plugin_info registry[] = {
-	{ "SchedulingGates", PE, true, true, 0, CFG_ARGS_NONE },
-	{ "PrioritySort", QS, true, true, 0, CFG_ARGS_NONE },
-	{ "NodeUnschedulable", F, true, true, 0, CFG_ARGS_NONE },
-	{ "NodeName", F, true, true, 0, CFG_ARGS_NONE },
-	{ "TaintToleration", F | PS | S, true, true, 3, CFG_ARGS_NONE },
-	{ "NodeAffinity", PF | F | PS | S, true, true, 2, CFG_ARGS_NODE_AFFINITY },
-	{ "NodePorts", PF | F, true, true, 0, CFG_ARGS_NONE },
-	{ "NodeResourcesFit", PF | F | PS | S, true, true, 1, CFG_ARGS_FIT },
-	{ "VolumeRestrictions", PF | F, true, true, 0, CFG_ARGS_NONE },
-	{ "NodeVolumeLimits", PF | F, false, true, 0, CFG_ARGS_NONE },
-	{ "VolumeBinding", PF | F | PS | S | R | PB, false, true, 0, CFG_ARGS_VOLUME_BINDING },
-	{ "VolumeZone", PF | F, false, true, 0, CFG_ARGS_NONE },
-	{ "PodTopologySpread", PF | F | PS | S, false, true, 2, CFG_ARGS_TOPOLOGY_SPREAD },
-	{ "InterPodAffinity", PF | F | PS | S, false, true, 2, CFG_ARGS_INTER_POD_AFFINITY },
-	{ "DynamicResources", PE | PF | F | PoF | R | PB, false, true, 0, CFG_ARGS_NONE },
-	{ "DefaultPreemption", PoF, false, true, 0, CFG_ARGS_PREEMPTION },
-	{ "NodeResourcesBalancedAllocation", PS | S, true, true, 1, CFG_ARGS_BALANCED },
-	{ "ImageLocality", S, true, true, 1, CFG_ARGS_NONE },
-	{ "DefaultBinder", B, true, true, 0, CFG_ARGS_NONE },
-};
-#define N_REGISTRY (sizeof(registry) / sizeof(registry[0]))
 
 /* Plugins upstream removed from kubescheduler.config.k8s.io/v1 (validation.go's
  * invalidPluginsByVersion): naming one gets upstream's message. */
@@ -76,23 +32,25 @@ const char *cfg_ext_point_type(enum cfg_ext_point ep)
 	return (unsigned)ep <= CFG_EP_COUNT ? ep_types[ep] : NULL;
 }
 
-const struct cfg_plugin_info *cfg_plugin_lookup(const char *name)
+const struct cfg_plugin_desc *cfg_registry_lookup(const struct cfg_registry *r, const char *name)
 {
-	if (!name)
+	if (!r || !name)
 		return NULL;
-	for (size_t i = 0; i < N_REGISTRY; i++)
-		if (strcmp(registry[i].name, name) == 0)
-			return &registry[i];
+	for (size_t i = 0; i < r->n; i++)
+		if (strcmp(r->plugins[i].name, name) == 0)
+			return &r->plugins[i];
 	return NULL;
 }
 
-const struct cfg_plugin_info *cfg_plugin_registry(size_t *n)
+const char *cfg_registry_args_plugin(const struct cfg_registry *r, enum cfg_args_kind kind)
 {
-	*n = N_REGISTRY;
-	return registry;
+	for (size_t i = 0; r && i < r->n; i++)
+		if (r->plugins[i].args && cfg_args_type_kind(r->plugins[i].args) == kind)
+			return r->plugins[i].name;
+	return "";
 }
 
-static bool removed_plugin(const char *name)
+bool cfg_plugin_removed(const char *name)
 {
 	for (size_t i = 0; i < sizeof(removed_plugins) / sizeof(removed_plugins[0]); i++)
 		if (strcmp(removed_plugins[i], name) == 0)
@@ -143,16 +101,19 @@ static int merge_set(struct arena *a, const struct cfg_plugin *defs, uint32_t n_
 	return 0;
 }
 
-int cfg_plugins_merge_defaults(struct arena *a, struct cfg_plugins *p)
+int cfg_plugins_merge_defaults(struct arena *a, const struct cfg_registry *reg, struct cfg_plugins *p)
 {
-	struct cfg_plugin defs[N_REGISTRY];
+	struct cfg_plugin *defs = reg->n ? arena_alloc(a, reg->n * sizeof(*defs)) : NULL;
 	uint32_t n = 0;
-	for (size_t i = 0; i < N_REGISTRY; i++) {
-		if (registry[i].upstream_default && registry[i].implemented) {
-			defs[n].name = intern_str(registry[i].name);
+	if (reg->n && !defs)
+		return ERR_NOMEM;
+	for (size_t i = 0; i < reg->n; i++) {
+		const struct cfg_plugin_desc *pd = &reg->plugins[i];
+		if (pd->upstream_default && pd->implemented) {
+			defs[n].name = intern_str(pd->name);
 			if (!defs[n].name)
 				return ERR_NOMEM;
-			defs[n++].weight = registry[i].default_weight;
+			defs[n++].weight = pd->default_weight;
 		}
 	}
 	for (int ep = 0; ep <= CFG_EP_COUNT; ep++) {
@@ -165,7 +126,8 @@ int cfg_plugins_merge_defaults(struct arena *a, struct cfg_plugins *p)
 
 /* ---------- checks on one profile's sets ---------- */
 
-int cfg_plugins_check_sets(const struct cfg_vctx *v, const char *ppath, const struct cfg_plugins *p)
+int cfg_plugins_check_sets(const struct cfg_vctx *v, const struct cfg_registry *reg, const char *ppath,
+			   const struct cfg_plugins *p)
 {
 	char path[CFG_PATH_MAX];
 	for (int ep = 0; ep <= CFG_EP_COUNT; ep++) {
@@ -175,10 +137,10 @@ int cfg_plugins_check_sets(const struct cfg_vctx *v, const char *ppath, const st
 			cfg_pathf(path, sizeof(path), "%s.plugins.%s.enabled[%u]", ppath, ep_keys[ep], i);
 			if (!pl->name || !pl->name[0])
 				return cfg_verr(v, path, "name: required");
-			if (removed_plugin(pl->name))
+			if (cfg_plugin_removed(pl->name))
 				return cfg_verr(v, path, "\"%s\": was invalid in version \"%s\" (KubeSchedulerConfiguration is version \"%s\")",
 						pl->name, CFG_API_VERSION, CFG_API_VERSION);
-			const struct cfg_plugin_info *info = cfg_plugin_lookup(pl->name);
+			const struct cfg_plugin_desc *info = cfg_registry_lookup(reg, pl->name);
 			if (!info)
 				return cfg_verr(v, path, "unknown plugin \"%s\"", pl->name);
 			if (!info->implemented)
@@ -205,7 +167,7 @@ int cfg_plugins_check_sets(const struct cfg_vctx *v, const char *ppath, const st
 				return cfg_verr(v, path, "name: required");
 			/* Upstream ignores unknown names here; csched rejects them so that a typo does
 			 * not leave a plugin silently enabled. */
-			if (strcmp(name, "*") != 0 && !cfg_plugin_lookup(name) && !removed_plugin(name))
+			if (strcmp(name, "*") != 0 && !cfg_registry_lookup(reg, name) && !cfg_plugin_removed(name))
 				return cfg_verr(v, path, "unknown plugin \"%s\"", name);
 		}
 	}
@@ -234,7 +196,8 @@ static int32_t score_weight(const struct cfg_plugins *p, const char *name)
 	return 1;
 }
 
-int cfg_profile_expand(struct arena *a, const struct cfg_vctx *v, const char *ppath, struct cfg_profile *prof)
+int cfg_profile_expand(struct arena *a, const struct cfg_vctx *v, const struct cfg_registry *reg, const char *ppath,
+		       struct cfg_profile *prof)
 {
 	const struct cfg_plugins *p = &prof->plugins;
 	const struct cfg_plugin_set *mp = &p->sets[CFG_EP_MULTI_POINT];
@@ -255,7 +218,7 @@ int cfg_profile_expand(struct arena *a, const struct cfg_vctx *v, const char *pp
 		if (!set_disables(s, "*")) {
 			for (uint32_t i = 0; i < mp->n_enabled; i++) {
 				const char *name = mp->enabled[i].name;
-				const struct cfg_plugin_info *info = cfg_plugin_lookup(name);
+				const struct cfg_plugin_desc *info = cfg_registry_lookup(reg, name);
 				if (!info || !(info->points & CFG_EP_BIT(ep)))
 					continue;
 				if (set_disables(s, name))
@@ -321,25 +284,26 @@ static bool profile_names_plugin(const struct cfg_plugins *p, const char *name)
 	return false;
 }
 
-void cfg_profile_default_plugin_config(struct cfg_profile *prof)
+void cfg_profile_default_plugin_config(const struct cfg_registry *reg, struct cfg_profile *prof)
 {
-	/* Kinds in the order of their plugin names, as upstream's sorted pluginsNames. */
-	enum cfg_args_kind sorted[CFG_ARGS_COUNT];
+	/* The registry's plugins with args, sorted by name as upstream's sorted pluginsNames. */
+	const struct cfg_plugin_desc *sorted[CFG_ARGS_COUNT];
 	int n = 0;
-	for (int k = 0; k < CFG_ARGS_COUNT; k++) {
+	for (size_t i = 0; i < reg->n && n < CFG_ARGS_COUNT; i++) {
+		const struct cfg_plugin_desc *pd = &reg->plugins[i];
+		if (!pd->args)
+			continue;
 		int j = n++;
-		while (j > 0 && strcmp(cfg_args_kind_plugin(sorted[j - 1]), cfg_args_kind_plugin((enum cfg_args_kind)k)) > 0) {
+		for (; j > 0 && strcmp(sorted[j - 1]->name, pd->name) > 0; j--)
 			sorted[j] = sorted[j - 1];
-			j--;
-		}
-		sorted[j] = (enum cfg_args_kind)k;
+		sorted[j] = pd;
 	}
 	for (int i = 0; i < n; i++) {
-		enum cfg_args_kind k = sorted[i];
+		enum cfg_args_kind k = cfg_args_type_kind(sorted[i]->args);
 		bool present = false;
 		for (uint32_t j = 0; j < prof->n_plugin_config; j++)
 			present = present || prof->plugin_config[j] == k;
-		if (!present && profile_names_plugin(&prof->plugins, cfg_args_kind_plugin(k)))
+		if (!present && profile_names_plugin(&prof->plugins, sorted[i]->name))
 			prof->plugin_config[prof->n_plugin_config++] = k;
 	}
 }

@@ -276,6 +276,7 @@ static int top_field(struct cfg_dec *d, const char *key, yaml_node_t *v, void *c
 
 struct builder {
 	struct arena *a;
+	const struct cfg_registry *reg;
 	struct cfg_plugin *items[CFG_EP_COUNT];
 	uint32_t n[CFG_EP_COUNT];
 };
@@ -303,7 +304,7 @@ static int add(struct builder *b, int ep, const char *name, int32_t weight)
  * PreScore/Score; priorities: PreScore and Score). */
 static int add_plugin(struct builder *b, const char *plugin, unsigned mask, int32_t weight)
 {
-	const struct cfg_plugin_info *info = cfg_plugin_lookup(plugin);
+	const struct cfg_plugin_desc *info = cfg_registry_lookup(b->reg, plugin);
 	for (int ep = 0; ep < CFG_EP_COUNT; ep++) {
 		if (!(info->points & mask & CFG_EP_BIT(ep)))
 			continue;
@@ -322,10 +323,10 @@ static const struct legacy *find(const struct legacy *t, size_t n, const char *n
 	return NULL;
 }
 
-static bool all_implemented(const struct legacy *l)
+static bool all_implemented(const struct cfg_registry *reg, const struct legacy *l)
 {
 	for (int i = 0; i < MAX_PLUGINS && l->plugins[i]; i++)
-		if (!cfg_plugin_lookup(l->plugins[i])->implemented)
+		if (!cfg_registry_lookup(reg, l->plugins[i])->implemented)
 			return false;
 	return true;
 }
@@ -336,7 +337,7 @@ static int check_supported(struct cfg_dec *d, yaml_node_t *n, const char *kind, 
 	if (l->unsupported)
 		return dec_err(d, n, "%s \"%s\" is not supported by csched: %s", kind, name, l->unsupported);
 	for (int i = 0; i < MAX_PLUGINS && l->plugins[i]; i++)
-		if (!cfg_plugin_lookup(l->plugins[i])->implemented)
+		if (!cfg_registry_lookup(d->reg, l->plugins[i])->implemented)
 			return dec_err(d, n, "%s \"%s\" maps to plugin %s: plugin %s is not implemented by csched yet", kind, name,
 				       l->plugins[i], l->plugins[i]);
 	return 0;
@@ -344,7 +345,7 @@ static int check_supported(struct cfg_dec *d, yaml_node_t *n, const char *kind, 
 
 static int map_policy(struct cfg_dec *d, struct pol *pol, struct config *cfg)
 {
-	struct builder b = { .a = d->arena };
+	struct builder b = { .a = d->arena, .reg = d->reg };
 	bool want_pred[N_PRED] = { false };
 	int64_t prio_weight[N_PRIO] = { 0 };
 	const struct pol_prio *rtcr = NULL;
@@ -355,7 +356,7 @@ static int map_policy(struct cfg_dec *d, struct pol *pol, struct config *cfg)
 	if (!pol->has_predicates) {
 		for (size_t i = 0; i < sizeof(default_predicates) / sizeof(default_predicates[0]); i++) {
 			const struct legacy *l = find(predicates, N_PRED, default_predicates[i]);
-			if (all_implemented(l))
+			if (all_implemented(d->reg, l))
 				want_pred[l - predicates] = true;
 		}
 	}
@@ -393,7 +394,7 @@ static int map_policy(struct cfg_dec *d, struct pol *pol, struct config *cfg)
 	if (!pol->has_priorities) {
 		for (size_t i = 0; i < sizeof(default_priorities) / sizeof(default_priorities[0]); i++) {
 			const struct legacy *l = find(priorities, N_PRIO, default_priorities[i].name);
-			if (all_implemented(l))
+			if (all_implemented(d->reg, l))
 				prio_weight[l - priorities] = default_priorities[i].weight;
 		}
 	}

@@ -183,7 +183,7 @@ int config_write(const struct config *cfg, FILE *f, struct err *e)
 		if (p->n_plugin_config)
 			fputs("  pluginConfig:\n", f);
 		for (uint32_t j = 0; j < p->n_plugin_config; j++) {
-			fprintf(f, "  - name: %s\n    args:\n", cfg_args_kind_plugin(p->plugin_config[j]));
+			fprintf(f, "  - name: %s\n    args:\n", cfg_registry_args_plugin(cfg->registry, p->plugin_config[j]));
 			cfg_args_write(f, 6, p->plugin_config[j], &p->args);
 		}
 	}

@@ -665,7 +665,7 @@ struct scheduler *sched_new(const struct sched_options *o, struct err *e)
 	if (o->cfg) {
 		s->cfg = o->cfg;
 	} else {
-		if (config_init_default(&s->own_cfg, e) < 0)
+		if (config_init_default(&s->own_cfg, fw_registry(), e) < 0)
 			goto fail;
 		s->cfg = &s->own_cfg;
 	}
