@@ -566,16 +566,9 @@ static int validate_extenders(const struct cfg_vctx *v, const struct config *cfg
 	return 0;
 }
 
-static int validate_config(const struct cfg_vctx *v, const struct config *cfg)
+static int validate_leader_election(const struct cfg_vctx *v, const struct cfg_leader_election *le)
 {
-	char p[CFG_PATH_MAX], b1[32], b2[32], b3[32];
-	const struct cfg_client_connection *cc = &cfg->client_connection;
-	if (cc->burst < 0)
-		return cfg_verr(v, "clientConnection.burst", "Invalid value: %d: must be non-negative", cc->burst);
-	if (cc->qps > 0 && cc->burst == 0)
-		return cfg_verr(v, "clientConnection.burst", "Invalid value: 0: must be positive when qps is positive");
-
-	const struct cfg_leader_election *le = &cfg->leader_election;
+	char b1[32], b2[32], b3[32];
 	if (le->leader_elect) {
 		if (le->lease_duration_ns <= 0)
 			return cfg_verr(v, "leaderElection.leaseDuration", "Invalid value: \"%s\": must be greater than zero",
@@ -601,10 +594,12 @@ static int validate_config(const struct cfg_vctx *v, const struct config *cfg)
 			return cfg_verr(v, "leaderElection.resourceLock", "Invalid value: \"%s\": resourceLock value must be \"leases\"",
 					le->resource_lock);
 	}
+	return 0;
+}
 
-	if (cfg->parallelism <= 0)
-		return cfg_verr(v, "parallelism", "Invalid value: %d: should be an integer value greater than zero",
-				cfg->parallelism);
+static int validate_profiles(const struct cfg_vctx *v, const struct config *cfg)
+{
+	char p[CFG_PATH_MAX];
 	if (cfg->n_profiles == 0)
 		return cfg_verr(v, "profiles", "Required value");
 	for (uint32_t i = 0; i < cfg->n_profiles; i++) {
@@ -631,6 +626,24 @@ static int validate_config(const struct cfg_vctx *v, const struct config *cfg)
 			return cfg_verr(v, p, "Invalid value: must be the same for all profiles");
 		}
 	}
+	return 0;
+}
+
+static int validate_config(const struct cfg_vctx *v, const struct config *cfg)
+{
+	const struct cfg_client_connection *cc = &cfg->client_connection;
+	int rc;
+	if (cc->burst < 0)
+		return cfg_verr(v, "clientConnection.burst", "Invalid value: %d: must be non-negative", cc->burst);
+	if (cc->qps > 0 && cc->burst == 0)
+		return cfg_verr(v, "clientConnection.burst", "Invalid value: 0: must be positive when qps is positive");
+	if ((rc = validate_leader_election(v, &cfg->leader_election)))
+		return rc;
+	if (cfg->parallelism <= 0)
+		return cfg_verr(v, "parallelism", "Invalid value: %d: should be an integer value greater than zero",
+				cfg->parallelism);
+	if ((rc = validate_profiles(v, cfg)))
+		return rc;
 	if (cfg->percentage_of_nodes_to_score < 0 || cfg->percentage_of_nodes_to_score > 100)
 		return cfg_verr(v, "percentageOfNodesToScore", "Invalid value: %d: not in valid range [0-100]",
 				cfg->percentage_of_nodes_to_score);

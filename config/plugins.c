@@ -196,57 +196,93 @@ static int32_t score_weight(const struct cfg_plugins *p, const char *name)
 	return 1;
 }
 
+/* Names of one point during expansion (arena scratch, each up to the point's plus
+ * MultiPoint's enabled count). */
+struct expansion {
+	const char **enabled; /* the point's own enabled names, deduplicated */
+	const char **mpe;     /* MultiPoint plugins that join the point */
+	const char **over;    /* MultiPoint plugins the point names explicitly */
+	uint32_t n_en, n_mp, n_over;
+};
+
+static int expansion_init(struct arena *a, uint32_t cap, struct expansion *x)
+{
+	*x = (struct expansion){ .n_en = 0 };
+	if (!cap)
+		return 0;
+	x->enabled = arena_alloc(a, cap * sizeof(char *));
+	x->mpe = arena_alloc(a, cap * sizeof(char *));
+	x->over = arena_alloc(a, cap * sizeof(char *));
+	return x->enabled && x->mpe && x->over ? 0 : ERR_NOMEM;
+}
+
+/* MultiPoint's enabled plugins that extend ep and the point does not disable. */
+static int expand_multi_point(const struct cfg_vctx *v, const struct cfg_registry *reg, const char *ppath,
+			      const struct cfg_plugins *p, int ep, struct expansion *x)
+{
+	const struct cfg_plugin_set *s = &p->sets[ep];
+	const struct cfg_plugin_set *mp = &p->sets[CFG_EP_MULTI_POINT];
+	char path[CFG_PATH_MAX];
+	if (set_disables(s, "*"))
+		return 0;
+	for (uint32_t i = 0; i < mp->n_enabled; i++) {
+		const char *name = mp->enabled[i].name;
+		const struct cfg_plugin_desc *info = cfg_registry_lookup(reg, name);
+		if (!info || !(info->points & CFG_EP_BIT(ep)) || set_disables(s, name))
+			continue;
+		if (names_has(x->enabled, x->n_en, name)) {
+			if (!names_has(x->over, x->n_over, name))
+				x->over[x->n_over++] = name;
+			continue;
+		}
+		if (names_has(x->mpe, x->n_mp, name)) {
+			cfg_pathf(path, sizeof(path), "%s.plugins.multiPoint.enabled[%u]", ppath, i);
+			return cfg_verr(v, path, "plugin \"%s\" already registered as \"%s\"", name, ep_types[ep]);
+		}
+		x->mpe[x->n_mp++] = name;
+	}
+	return 0;
+}
+
+static int expand_point(struct arena *a, const struct cfg_vctx *v, const struct cfg_registry *reg,
+			const char *ppath, struct cfg_profile *prof, int ep)
+{
+	const struct cfg_plugins *p = &prof->plugins;
+	const struct cfg_plugin_set *s = &p->sets[ep];
+	uint32_t cap = s->n_enabled + p->sets[CFG_EP_MULTI_POINT].n_enabled;
+	struct expansion x;
+	struct cfg_plugin *out = cap ? arena_alloc(a, cap * sizeof(*out)) : NULL;
+	if (expansion_init(a, cap, &x) || (cap && !out))
+		return err_set(v->e, ERR_NOMEM, "out of memory");
+	for (uint32_t i = 0; i < s->n_enabled; i++)
+		if (!names_has(x.enabled, x.n_en, s->enabled[i].name))
+			x.enabled[x.n_en++] = s->enabled[i].name;
+	int rc = expand_multi_point(v, reg, ppath, p, ep, &x);
+	if (rc)
+		return rc;
+	/* Order: explicit overrides of MultiPoint plugins (in their point's order), then
+	 * MultiPoint plugins, then the point's other plugins. */
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < x.n_en; i++)
+		if (names_has(x.over, x.n_over, x.enabled[i]))
+			out[n++] = (struct cfg_plugin){ .name = x.enabled[i] };
+	for (uint32_t i = 0; i < x.n_mp; i++)
+		out[n++] = (struct cfg_plugin){ .name = x.mpe[i] };
+	for (uint32_t i = 0; i < x.n_en; i++)
+		if (!names_has(x.over, x.n_over, x.enabled[i]))
+			out[n++] = (struct cfg_plugin){ .name = x.enabled[i] };
+	prof->effective[ep] = (struct cfg_plugin_list){ .n = n, .items = out };
+	return 0;
+}
+
 int cfg_profile_expand(struct arena *a, const struct cfg_vctx *v, const struct cfg_registry *reg, const char *ppath,
 		       struct cfg_profile *prof)
 {
-	const struct cfg_plugins *p = &prof->plugins;
-	const struct cfg_plugin_set *mp = &p->sets[CFG_EP_MULTI_POINT];
 	char path[CFG_PATH_MAX];
-	for (int ep = 0; ep < CFG_EP_COUNT; ep++) {
-		const struct cfg_plugin_set *s = &p->sets[ep];
-		uint32_t cap = s->n_enabled + mp->n_enabled;
-		const char **enabled = cap ? arena_alloc(a, cap * sizeof(char *)) : NULL;
-		const char **mpe = cap ? arena_alloc(a, cap * sizeof(char *)) : NULL;
-		const char **over = cap ? arena_alloc(a, cap * sizeof(char *)) : NULL;
-		struct cfg_plugin *out = cap ? arena_alloc(a, cap * sizeof(*out)) : NULL;
-		if (cap && (!enabled || !mpe || !over || !out))
-			return err_set(v->e, ERR_NOMEM, "out of memory");
-		uint32_t n_en = 0, n_mp = 0, n_over = 0, n = 0;
-		for (uint32_t i = 0; i < s->n_enabled; i++)
-			if (!names_has(enabled, n_en, s->enabled[i].name))
-				enabled[n_en++] = s->enabled[i].name;
-		if (!set_disables(s, "*")) {
-			for (uint32_t i = 0; i < mp->n_enabled; i++) {
-				const char *name = mp->enabled[i].name;
-				const struct cfg_plugin_desc *info = cfg_registry_lookup(reg, name);
-				if (!info || !(info->points & CFG_EP_BIT(ep)))
-					continue;
-				if (set_disables(s, name))
-					continue;
-				if (names_has(enabled, n_en, name)) {
-					if (!names_has(over, n_over, name))
-						over[n_over++] = name;
-					continue;
-				}
-				if (names_has(mpe, n_mp, name)) {
-					cfg_pathf(path, sizeof(path), "%s.plugins.multiPoint.enabled[%u]", ppath, i);
-					return cfg_verr(v, path, "plugin \"%s\" already registered as \"%s\"", name, ep_types[ep]);
-				}
-				mpe[n_mp++] = name;
-			}
-		}
-		/* Order: explicit overrides of MultiPoint plugins (in their point's order), then
-		 * MultiPoint plugins, then the point's other plugins. */
-		for (uint32_t i = 0; i < n_en; i++)
-			if (names_has(over, n_over, enabled[i]))
-				out[n++] = (struct cfg_plugin){ .name = enabled[i] };
-		for (uint32_t i = 0; i < n_mp; i++)
-			out[n++] = (struct cfg_plugin){ .name = mpe[i] };
-		for (uint32_t i = 0; i < n_en; i++)
-			if (!names_has(over, n_over, enabled[i]))
-				out[n++] = (struct cfg_plugin){ .name = enabled[i] };
-		prof->effective[ep] = (struct cfg_plugin_list){ .n = n, .items = out };
-	}
+	int rc;
+	for (int ep = 0; ep < CFG_EP_COUNT; ep++)
+		if ((rc = expand_point(a, v, reg, ppath, prof, ep)))
+			return rc;
 
 	/* Score weights, with upstream's overflow guard (sum of weight * MaxNodeScore must fit in
 	 * int64). With weights capped at 100 the guard cannot trip; it stays as the invariant the
@@ -254,7 +290,7 @@ int cfg_profile_expand(struct arena *a, const struct cfg_vctx *v, const struct c
 	int64_t total = 0;
 	struct cfg_plugin_list *sl = &prof->effective[CFG_EP_SCORE];
 	for (uint32_t i = 0; i < sl->n; i++) {
-		sl->items[i].weight = score_weight(p, sl->items[i].name);
+		sl->items[i].weight = score_weight(&prof->plugins, sl->items[i].name);
 		int64_t w = (int64_t)sl->items[i].weight * CFG_MAX_NODE_SCORE;
 		if (w > INT64_MAX - total) {
 			cfg_pathf(path, sizeof(path), "%s.plugins.score", ppath);
