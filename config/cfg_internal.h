@@ -106,6 +106,7 @@ const char *cfg_check_dns_subdomain(const char *s);
 /* Extenders (shared by the v1 decoder and the Policy decoder, which sets d->icase and
  * legacy: "enableHttps" and httpTimeout in nanoseconds). */
 int cfg_decode_extenders(struct cfg_dec *d, yaml_node_t *n, bool legacy, struct config *cfg);
+int cfg_validate_extenders(const struct cfg_vctx *v, const struct config *cfg);
 
 /* ---------- Plugin args (args.c and one file per group of args types) ---------- */
 
