@@ -119,9 +119,22 @@ int cfg_args_decode(struct cfg_dec *d, yaml_node_t *n, const char *plugin, const
 	return rc;
 }
 
-struct res_list {
-	struct cfg_resource_weight *items;
-};
+void *cfg_dec_array(struct cfg_dec *d, yaml_node_t *n, size_t size, dec_item_fn fn, uint32_t *count, int *rc)
+{
+	size_t len;
+	void *items = NULL;
+	*count = 0;
+	if ((*rc = dec_seq_len(d, n, &len)))
+		return NULL;
+	if (len && !(items = arena_alloc(d->arena, len * size))) {
+		*rc = cfg_args_nomem(d);
+		return NULL;
+	}
+	if ((*rc = dec_seq(d, n, fn, items)))
+		return NULL;
+	*count = (uint32_t)len;
+	return items;
+}
 
 static int resource_field(struct cfg_dec *d, const char *key, yaml_node_t *v, void *ctx)
 {
@@ -135,30 +148,20 @@ static int resource_field(struct cfg_dec *d, const char *key, yaml_node_t *v, vo
 
 static int resource_item(struct cfg_dec *d, size_t i, yaml_node_t *item, void *ctx)
 {
-	struct res_list *l = ctx;
-	l->items[i].name = intern_str("");
-	int rc = dec_map(d, item, resource_field, &l->items[i]);
+	struct cfg_resource_weight *r = (struct cfg_resource_weight *)ctx + i;
+	r->name = intern_str("");
+	int rc = dec_map(d, item, resource_field, r);
 	/* v1 defaulting: an unset weight is 1. */
-	if (!rc && l->items[i].weight == 0)
-		l->items[i].weight = 1;
+	if (!rc && r->weight == 0)
+		r->weight = 1;
 	return rc;
 }
 
 int cfg_dec_resources(struct cfg_dec *d, yaml_node_t *n, uint32_t *count, struct cfg_resource_weight **out)
 {
-	size_t len;
-	int rc = dec_seq_len(d, n, &len);
-	if (rc)
-		return rc;
-	struct res_list l = { .items = len ? arena_alloc(d->arena, len * sizeof(*l.items)) : NULL };
-	if (len && !l.items)
-		return cfg_args_nomem(d);
-	rc = dec_seq(d, n, resource_item, &l);
-	if (rc)
-		return rc;
-	*count = (uint32_t)len;
-	*out = l.items;
-	return 0;
+	int rc;
+	*out = cfg_dec_array(d, n, sizeof(**out), resource_item, count, &rc);
+	return rc;
 }
 
 static int shape_field(struct cfg_dec *d, const char *key, yaml_node_t *v, void *ctx)
@@ -179,19 +182,9 @@ static int shape_item(struct cfg_dec *d, size_t i, yaml_node_t *item, void *ctx)
 
 int cfg_dec_shape(struct cfg_dec *d, yaml_node_t *n, uint32_t *count, struct cfg_shape_point **out)
 {
-	size_t len;
-	int rc = dec_seq_len(d, n, &len);
-	if (rc)
-		return rc;
-	struct cfg_shape_point *pts = len ? arena_alloc(d->arena, len * sizeof(*pts)) : NULL;
-	if (len && !pts)
-		return cfg_args_nomem(d);
-	rc = dec_seq(d, n, shape_item, pts);
-	if (rc)
-		return rc;
-	*count = (uint32_t)len;
-	*out = pts;
-	return 0;
+	int rc;
+	*out = cfg_dec_array(d, n, sizeof(**out), shape_item, count, &rc);
+	return rc;
 }
 
 /* ---------- validation ---------- */
@@ -263,17 +256,29 @@ void cfg_write_key(FILE *f, int ind, const char *key)
 	fprintf(f, "%s:", key);
 }
 
-void cfg_write_resources(FILE *f, int ind, const char *key, const struct cfg_resource_weight *r, uint32_t n)
+bool cfg_write_list_key(FILE *f, int ind, const char *key, uint32_t n)
 {
 	if (!n)
-		return;
+		return false;
 	cfg_write_key(f, ind, key);
 	fputc('\n', f);
+	return true;
+}
+
+void cfg_write_item(FILE *f, int ind, const char *prefix, const char *s)
+{
+	cfg_write_indent(f, ind);
+	fputs(prefix, f);
+	cfg_write_str(f, s);
+	fputc('\n', f);
+}
+
+void cfg_write_resources(FILE *f, int ind, const char *key, const struct cfg_resource_weight *r, uint32_t n)
+{
+	if (!cfg_write_list_key(f, ind, key, n))
+		return;
 	for (uint32_t i = 0; i < n; i++) {
-		cfg_write_indent(f, ind);
-		fputs("- name: ", f);
-		cfg_write_str(f, r[i].name);
-		fputc('\n', f);
+		cfg_write_item(f, ind, "- name: ", r[i].name);
 		cfg_write_indent(f, ind + 2);
 		fprintf(f, "weight: %" PRId64 "\n", r[i].weight);
 	}
@@ -281,14 +286,8 @@ void cfg_write_resources(FILE *f, int ind, const char *key, const struct cfg_res
 
 void cfg_write_strs(FILE *f, int ind, const char *key, const char *const *s, uint32_t n)
 {
-	if (!n)
+	if (!cfg_write_list_key(f, ind, key, n))
 		return;
-	cfg_write_key(f, ind, key);
-	fputc('\n', f);
-	for (uint32_t i = 0; i < n; i++) {
-		cfg_write_indent(f, ind);
-		fputs("- ", f);
-		cfg_write_str(f, s[i]);
-		fputc('\n', f);
-	}
+	for (uint32_t i = 0; i < n; i++)
+		cfg_write_item(f, ind, "- ", s[i]);
 }

@@ -42,15 +42,9 @@ static int req_field(struct cfg_dec *d, const char *key, yaml_node_t *v, void *c
 	return dec_unknown(d, key, v);
 }
 
-struct reqs {
-	struct api_requirement *items;
-	bool fields;
-};
-
 static int req_item(struct cfg_dec *d, size_t i, yaml_node_t *item, void *ctx)
 {
-	struct reqs *l = ctx;
-	struct req_ctx c = { .r = &l->items[i] };
+	struct req_ctx c = { .r = (struct api_requirement *)ctx + i };
 	c.r->key = intern_str("");
 	int rc = dec_map(d, item, req_field, &c);
 	if (rc)
@@ -60,30 +54,20 @@ static int req_item(struct cfg_dec *d, size_t i, yaml_node_t *item, void *ctx)
 	return 0;
 }
 
-static int dec_reqs(struct cfg_dec *d, yaml_node_t *n, bool fields, uint32_t *count, struct api_requirement **out)
+static int dec_reqs(struct cfg_dec *d, yaml_node_t *n, uint32_t *count, struct api_requirement **out)
 {
-	size_t len;
-	int rc = dec_seq_len(d, n, &len);
-	if (rc)
-		return rc;
-	struct reqs l = { .items = len ? arena_alloc(d->arena, len * sizeof(*l.items)) : NULL, .fields = fields };
-	if (len && !l.items)
-		return cfg_args_nomem(d);
-	rc = dec_seq(d, n, req_item, &l);
-	if (rc)
-		return rc;
-	*count = (uint32_t)len;
-	*out = l.items;
-	return 0;
+	int rc;
+	*out = cfg_dec_array(d, n, sizeof(**out), req_item, count, &rc);
+	return rc;
 }
 
 static int term_field(struct cfg_dec *d, const char *key, yaml_node_t *v, void *ctx)
 {
 	struct api_node_selector_term *t = ctx;
 	if (dec_key_is(d, key, "matchExpressions"))
-		return dec_reqs(d, v, false, &t->n_exprs, &t->exprs);
+		return dec_reqs(d, v, &t->n_exprs, &t->exprs);
 	if (dec_key_is(d, key, "matchFields"))
-		return dec_reqs(d, v, true, &t->n_fields, &t->fields);
+		return dec_reqs(d, v, &t->n_fields, &t->fields);
 	return dec_unknown(d, key, v);
 }
 
@@ -97,15 +81,9 @@ static int selector_field(struct cfg_dec *d, const char *key, yaml_node_t *v, vo
 {
 	struct api_node_affinity *na = ctx;
 	if (dec_key_is(d, key, "nodeSelectorTerms")) {
-		size_t len;
-		int rc = dec_seq_len(d, v, &len);
-		if (rc)
-			return rc;
-		na->required = len ? arena_alloc(d->arena, len * sizeof(*na->required)) : NULL;
-		if (len && !na->required)
-			return cfg_args_nomem(d);
-		na->n_required = (uint32_t)len;
-		return dec_seq(d, v, term_item, na->required);
+		int rc;
+		na->required = cfg_dec_array(d, v, sizeof(*na->required), term_item, &na->n_required, &rc);
+		return rc;
 	}
 	return dec_unknown(d, key, v);
 }
@@ -142,15 +120,9 @@ static int affinity_field(struct cfg_dec *d, const char *key, yaml_node_t *v, vo
 		return dec_map(d, v, selector_field, na);
 	}
 	if (dec_key_is(d, key, "preferredDuringSchedulingIgnoredDuringExecution")) {
-		size_t len;
-		int rc = dec_seq_len(d, v, &len);
-		if (rc)
-			return rc;
-		na->preferred = len ? arena_alloc(d->arena, len * sizeof(*na->preferred)) : NULL;
-		if (len && !na->preferred)
-			return cfg_args_nomem(d);
-		na->n_preferred = (uint32_t)len;
-		return dec_seq(d, v, pref_item, na->preferred);
+		int rc;
+		na->preferred = cfg_dec_array(d, v, sizeof(*na->preferred), pref_item, &na->n_preferred, &rc);
+		return rc;
 	}
 	return dec_unknown(d, key, v);
 }
@@ -274,15 +246,10 @@ static int node_affinity_validate(const struct cfg_vctx *v, const char *path, co
 
 static void w_reqs(FILE *f, int ind, const char *key, const struct api_requirement *r, uint32_t n)
 {
-	if (!n)
+	if (!cfg_write_list_key(f, ind, key, n))
 		return;
-	cfg_write_key(f, ind, key);
-	fputc('\n', f);
 	for (uint32_t i = 0; i < n; i++) {
-		cfg_write_indent(f, ind);
-		fputs("- key: ", f);
-		cfg_write_str(f, r[i].key);
-		fputc('\n', f);
+		cfg_write_item(f, ind, "- key: ", r[i].key);
 		cfg_write_indent(f, ind + 2);
 		fprintf(f, "operator: %s\n", (unsigned)r[i].op < 6 ? op_names[r[i].op] : "Unknown");
 		cfg_write_strs(f, ind + 2, "values", r[i].values, r[i].n_values);

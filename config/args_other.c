@@ -114,14 +114,9 @@ static int constraint_field(struct cfg_dec *d, const char *key, yaml_node_t *v, 
 	return dec_unknown(d, key, v);
 }
 
-struct constraint_ctx {
-	struct api_topology_spread_constraint *items;
-};
-
 static int constraint_item(struct cfg_dec *d, size_t i, yaml_node_t *item, void *ctx)
 {
-	struct constraint_ctx *c = ctx;
-	struct api_topology_spread_constraint *t = &c->items[i];
+	struct api_topology_spread_constraint *t = (struct api_topology_spread_constraint *)ctx + i;
 	t->topology_key = intern_str("");
 	t->when_unsatisfiable = (enum api_unsatisfiable)-1;
 	int rc = dec_map(d, item, constraint_field, t);
@@ -135,16 +130,10 @@ static int topology_field(struct cfg_dec *d, const char *key, yaml_node_t *v, vo
 	struct cfg_args_ctx *c = ctx;
 	struct cfg_topology_spread_args *t = c->args;
 	if (dec_key_is(d, key, "defaultConstraints")) {
-		size_t len;
-		int rc = dec_seq_len(d, v, &len);
-		if (rc)
-			return rc;
-		struct constraint_ctx cc = { .items = len ? arena_alloc(d->arena, len * sizeof(*cc.items)) : NULL };
-		if (len && !cc.items)
-			return cfg_args_nomem(d);
-		t->n_default_constraints = (uint32_t)len;
-		t->default_constraints = cc.items;
-		return dec_seq(d, v, constraint_item, &cc);
+		int rc;
+		t->default_constraints = cfg_dec_array(d, v, sizeof(*t->default_constraints), constraint_item,
+						       &t->n_default_constraints, &rc);
+		return rc;
 	}
 	if (dec_key_is(d, key, "defaultingType")) {
 		const char *s = NULL;

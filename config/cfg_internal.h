@@ -156,6 +156,10 @@ void cfg_args_write(FILE *f, int indent, enum cfg_args_kind kind, const struct c
 int cfg_args_nomem(struct cfg_dec *d);
 /* Upstream's defaultResourceSpec (cpu 1, memory 1), static. */
 struct cfg_resource_weight *cfg_default_resource_spec(void);
+/* Sequence n decoded into a zeroed arena array of size-byte items, fn(d, i, item, array) on
+ * each. Returns the array (NULL when empty or on error) with its length in *count; *rc is 0 or
+ * the error. */
+void *cfg_dec_array(struct cfg_dec *d, yaml_node_t *n, size_t size, dec_item_fn fn, uint32_t *count, int *rc);
 /* Decode a list of {name, weight} (an unset weight is 1) or {utilization, score} into arena memory;
  * shared by pluginConfig args and the legacy Policy's requestedToCapacityRatioArguments. */
 int cfg_dec_resources(struct cfg_dec *d, yaml_node_t *n, uint32_t *count, struct cfg_resource_weight **out);
@@ -167,6 +171,10 @@ int cfg_check_resource_names(const struct cfg_vctx *v, const char *path, const s
 			     uint32_t n);
 /* "key:" at indent (no newline); the lists write "key:" and one "- " line per item, nothing when empty. */
 void cfg_write_key(FILE *f, int indent, const char *key);
+/* "key:" and a newline before a list of n items; false (nothing written) when n is 0. */
+bool cfg_write_list_key(FILE *f, int indent, const char *key, uint32_t n);
+/* prefix then s quoted as needed, on its own line at indent ("- name: x"). */
+void cfg_write_item(FILE *f, int indent, const char *prefix, const char *s);
 void cfg_write_resources(FILE *f, int indent, const char *key, const struct cfg_resource_weight *r, uint32_t n);
 void cfg_write_strs(FILE *f, int indent, const char *key, const char *const *s, uint32_t n);
 

@@ -90,15 +90,10 @@ static int ext_field(struct cfg_dec *d, const char *key, yaml_node_t *v, void *c
 	if (dec_key_is(d, key, "nodeCacheCapable"))
 		return dec_bool(d, v, &x->node_cache_capable);
 	if (dec_key_is(d, key, "managedResources")) {
-		size_t len;
-		int rc = dec_seq_len(d, v, &len);
-		if (rc)
-			return rc;
-		x->managed_resources = len ? arena_alloc(d->arena, len * sizeof(*x->managed_resources)) : NULL;
-		if (len && !x->managed_resources)
-			return nomem(d->e);
-		x->n_managed_resources = (uint32_t)len;
-		return dec_seq(d, v, mr_item, x->managed_resources);
+		int rc;
+		x->managed_resources = cfg_dec_array(d, v, sizeof(*x->managed_resources), mr_item, &x->n_managed_resources,
+						     &rc);
+		return rc;
 	}
 	if (dec_key_is(d, key, "ignorable"))
 		return dec_bool(d, v, &x->ignorable);
