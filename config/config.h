@@ -17,7 +17,11 @@
  * Plugins that upstream enables by default but csched does not implement yet (PodTopologySpread,
  * InterPodAffinity, DefaultPreemption, VolumeBinding, VolumeZone, NodeVolumeLimits,
  * DynamicResources) are left out of csched's default profile; a configuration that enables one
- * explicitly fails with "plugin X is not implemented by csched yet". See docs/config.md. */
+ * explicitly fails with "plugin X is not implemented by csched yet". See docs/config.md.
+ *
+ * config/ does not own the plugin list: the loaders take it as a struct cfg_registry (built by
+ * algorithm/'s fw_registry() from its one plugin table), so that config never includes
+ * algorithm/ headers. */
 #ifndef CSCHED_CONFIG_H
 #define CSCHED_CONFIG_H
 
@@ -241,7 +245,8 @@ int config_load_policy_buffer(struct config *cfg, const struct cfg_registry *reg
 			      size_t len, struct err *e);
 
 /* Re-validates cfg after a caller changed fields (command-line flags) and recomputes the
- * effective plugin lists (with the registry cfg was loaded with). Messages name the field path but no position. */
+ * effective plugin lists (with the registry cfg was loaded with). Messages name the field path
+ * but no position. */
 int config_validate(struct config *cfg, struct err *e);
 
 /* A copy of s owned by cfg (for callers that override string fields); NULL on out of memory. */
