@@ -93,7 +93,7 @@ static int ext_field(struct cfg_dec *d, const char *key, yaml_node_t *v, void *c
 		int rc;
 		x->managed_resources = cfg_dec_array(d, v, sizeof(*x->managed_resources), mr_item, &x->n_managed_resources,
 						     &rc);
-		return rc;
+		return rc == ERR_NOMEM ? nomem(d->e) : rc; /* this file's message */
 	}
 	if (dec_key_is(d, key, "ignorable"))
 		return dec_bool(d, v, &x->ignorable);
