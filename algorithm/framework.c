@@ -138,15 +138,6 @@ bool fw_event_matches(struct fw_cluster_event reg, struct fw_cluster_event in)
 
 /* ---------- Profiles ---------- */
 
-static const char *ep_name(enum cfg_ext_point ep)
-{
-	static const char *const names[CFG_EP_COUNT] = {
-		"preEnqueue", "queueSort", "preFilter", "filter", "postFilter", "preScore",
-		"score", "reserve", "permit", "preBind", "bind", "postBind",
-	};
-	return (unsigned)ep < CFG_EP_COUNT ? names[ep] : "?";
-}
-
 /* The instance for plugin, created on first use. */
 static struct fw_pl *profile_instance(struct fw_profile *p, const struct fw_plugin *plugin,
 				      const struct cfg_plugin_args *args, struct err *e)
@@ -202,22 +193,23 @@ static void profile_set_options(struct fw_profile *p, const struct fw_profile_op
 static int profile_add(struct fw_profile *p, int ep, uint32_t i, const struct cfg_plugin *item,
 		       const struct cfg_plugin_args *args, struct err *e)
 {
+	const char *ep_key = cfg_ext_point_key((enum cfg_ext_point)ep);
 	const char *name = item->name;
 	int32_t w = item->weight;
 	const struct fw_plugin *plugin = name ? fw_registry_lookup(name) : NULL;
 	if (!plugin)
 		return err_set(e, ERR_INVALID, "profile %s: plugins.%s.enabled[%u]: plugin \"%s\" does not exist",
-			       p->name, ep_name(ep), i, name ? name : "");
+			       p->name, ep_key, i, name ? name : "");
 	if (!fw_plugin_implements(plugin, ep))
 		return err_set(e, ERR_INVALID, "profile %s: plugins.%s.enabled[%u]: plugin \"%s\" does not extend %s",
-			       p->name, ep_name(ep), i, name, ep_name(ep));
+			       p->name, ep_key, i, name, ep_key);
 	if (ep == CFG_EP_SCORE && (w < 0 || w > CFG_MAX_PLUGIN_WEIGHT))
 		return err_set(e, ERR_INVALID, "profile %s: plugins.score.enabled[%u]: weight of %s must be in the range 1..100, got %d",
 			       p->name, i, name, w);
 	for (uint32_t j = 0; j < p->n_points[ep]; j++)
 		if (p->points[ep][j]->plugin == plugin)
 			return err_set(e, ERR_INVALID, "profile %s: plugins.%s: plugin %s enabled twice", p->name,
-				       ep_name(ep), name);
+				       ep_key, name);
 	struct fw_pl *pl = profile_instance(p, plugin, args, e);
 	if (!pl)
 		return ERR_INVALID; /* e says why */
