@@ -1,7 +1,7 @@
 /* pluginConfig[].args: the table of args types and what every type shares: the apiVersion /
  * kind header, resource and shape lists, and the writer helpers. Each type's decoding (strict),
  * upstream's v1 defaults (defaults.go), validation (validation_pluginargs.go) and writing live
- * together in one struct cfg_args_type (args_resources.c, args_affinity.c, args_spread.c). */
+ * together in one struct cfg_args_type (args_resources.c, args_affinity.c, args_other.c). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
