@@ -126,39 +126,6 @@ const char *fw_status_message(const struct fw_status *st, char *buf, size_t size
 
 /* ---------- Profiles ---------- */
 
-static const void *args_member(const struct cfg_plugin_args *a, enum cfg_args_kind k)
-{
-	if (!a)
-		return NULL;
-	switch (k) {
-	case CFG_ARGS_FIT:
-		return &a->fit;
-	case CFG_ARGS_BALANCED:
-		return &a->balanced;
-	case CFG_ARGS_NODE_AFFINITY:
-		return &a->node_affinity;
-	case CFG_ARGS_INTER_POD_AFFINITY:
-		return &a->inter_pod_affinity;
-	case CFG_ARGS_TOPOLOGY_SPREAD:
-		return &a->topology_spread;
-	case CFG_ARGS_PREEMPTION:
-		return &a->preemption;
-	case CFG_ARGS_VOLUME_BINDING:
-		return &a->volume_binding;
-	default:
-		return NULL;
-	}
-}
-
-static const char *ep_name(enum cfg_ext_point ep)
-{
-	static const char *const names[CFG_EP_COUNT] = {
-		"preEnqueue", "queueSort", "preFilter", "filter", "postFilter", "preScore",
-		"score", "reserve", "permit", "preBind", "bind", "postBind",
-	};
-	return (unsigned)ep < CFG_EP_COUNT ? names[ep] : "?";
-}
-
 /* The instance for plugin, created on first use. */
 static struct fw_pl *profile_instance(struct fw_profile *p, const struct fw_plugin *plugin,
 				      const struct cfg_plugin_args *args, struct err *e)
@@ -173,7 +140,7 @@ static struct fw_pl *profile_instance(struct fw_profile *p, const struct fw_plug
 	struct fw_pl *pl = &p->pls[p->n_pl];
 	pl->plugin = plugin;
 	pl->index = p->n_pl;
-	pl->args = args_member(args, plugin->args_kind);
+	pl->args = cfg_args_member(cfg_args_type_of(plugin->args_kind), args);
 	pl->priv = NULL;
 	pl->profile = p;
 	p->weights[pl->index] = 1;
@@ -189,33 +156,14 @@ static struct fw_pl *profile_instance(struct fw_profile *p, const struct fw_plug
 
 static int build_hints(struct fw_profile *p);
 
-struct fw_profile *fw_profile_new(const struct fw_profile_config *pc, const struct fw_profile_options *o,
-				  struct err *e)
+static bool names_ready(const struct fw_names *nm)
 {
-	struct fw_profile *p = NULL;
-	if (!pc || !pc->scheduler_name || !pc->scheduler_name[0]) {
-		err_set(e, ERR_INVALID, "fw_profile_new: profile without a schedulerName");
-		goto fail;
-	}
-	p = calloc(1, sizeof(*p));
-	if (!p) {
-		err_set(e, ERR_NOMEM, "profile %s: out of memory", pc->scheduler_name);
-		goto fail;
-	}
-	const struct fw_names *nm = fw_names();
-	p->name = intern_str(pc->scheduler_name);
-	if (!p->name || !nm->cpu || !nm->memory || !nm->ephemeral_storage || !nm->pods || !nm->any_ip ||
-	    !nm->tcp || !nm->empty || !nm->metadata_name || !nm->taint_unschedulable) {
-		err_set(e, ERR_NOMEM, "profile %s: out of memory", pc->scheduler_name);
-		goto fail;
-	}
-	p->has_pct = pc->has_percentage_of_nodes_to_score;
-	p->pct = pc->percentage_of_nodes_to_score;
-	if (p->has_pct && (p->pct < 0 || p->pct > 100)) {
-		err_set(e, ERR_INVALID, "profile %s: percentageOfNodesToScore: must be in the range 0..100, got %d",
-			p->name, p->pct);
-		goto fail;
-	}
+	return nm->cpu && nm->memory && nm->ephemeral_storage && nm->pods && nm->any_ip && nm->tcp && nm->empty &&
+	       nm->metadata_name && nm->taint_unschedulable;
+}
+
+static void profile_set_options(struct fw_profile *p, const struct fw_profile_options *o)
+{
 	if (o) {
 		p->global_pct = o->percentage_of_nodes_to_score;
 		p->pool = o->pool;
@@ -227,42 +175,65 @@ struct fw_profile *fw_profile_new(const struct fw_profile_config *pc, const stru
 		p->rng = (uint64_t)time(NULL) * 0x9E3779B97F4A7C15ull ^ (uint64_t)(uintptr_t)p;
 	if (!p->rng)
 		p->rng = 1;
+}
 
-	for (int ep = 0; ep < CFG_EP_COUNT; ep++) {
-		const struct cfg_plugin_list *l = &pc->points[ep];
-		for (uint32_t i = 0; i < l->n; i++) {
-			const char *name = l->items[i].name;
-			int32_t w = l->items[i].weight;
-			const struct fw_plugin *plugin = name ? fw_registry_lookup(name) : NULL;
-			if (!plugin) {
-				err_set(e, ERR_INVALID, "profile %s: plugins.%s.enabled[%u]: plugin \"%s\" does not exist",
-					p->name, ep_name(ep), i, name ? name : "");
-				goto fail;
-			}
-			if (!fw_plugin_implements(plugin, ep)) {
-				err_set(e, ERR_INVALID, "profile %s: plugins.%s.enabled[%u]: plugin \"%s\" does not extend %s",
-					p->name, ep_name(ep), i, name, ep_name(ep));
-				goto fail;
-			}
-			if (ep == CFG_EP_SCORE && (w < 0 || w > CFG_MAX_PLUGIN_WEIGHT)) {
-				err_set(e, ERR_INVALID, "profile %s: plugins.score.enabled[%u]: weight of %s must be in the range 1..100, got %d",
-					p->name, i, name, w);
-				goto fail;
-			}
-			for (uint32_t j = 0; j < p->n_points[ep]; j++)
-				if (p->points[ep][j]->plugin == plugin) {
-					err_set(e, ERR_INVALID, "profile %s: plugins.%s: plugin %s enabled twice",
-						p->name, ep_name(ep), name);
-					goto fail;
-				}
-			struct fw_pl *pl = profile_instance(p, plugin, pc->args, e);
-			if (!pl)
-				goto fail;
-			if (ep == CFG_EP_SCORE)
-				p->weights[pl->index] = w ? w : 1;
-			p->points[ep][p->n_points[ep]++] = pl;
-		}
+/* Appends entry i of point ep. config/ has validated a loaded profile already; these checks
+ * guard the framework's own invariants (a callback exists, the per-point arrays hold
+ * FW_MAX_PLUGINS) for hand-built configs (tests, benchmarks). */
+static int profile_add(struct fw_profile *p, int ep, uint32_t i, const struct cfg_plugin *item,
+		       const struct cfg_plugin_args *args, struct err *e)
+{
+	const char *ep_key = cfg_ext_point_key((enum cfg_ext_point)ep);
+	const char *name = item->name;
+	int32_t w = item->weight;
+	const struct fw_plugin *plugin = name ? fw_registry_lookup(name) : NULL;
+	if (!plugin)
+		return err_set(e, ERR_INVALID, "profile %s: plugins.%s.enabled[%u]: plugin \"%s\" does not exist",
+			       p->name, ep_key, i, name ? name : "");
+	if (!fw_plugin_implements(plugin, ep))
+		return err_set(e, ERR_INVALID, "profile %s: plugins.%s.enabled[%u]: plugin \"%s\" does not extend %s",
+			       p->name, ep_key, i, name, ep_key);
+	if (ep == CFG_EP_SCORE && (w < 0 || w > CFG_MAX_PLUGIN_WEIGHT))
+		return err_set(e, ERR_INVALID, "profile %s: plugins.score.enabled[%u]: weight of %s must be in the range 1..100, got %d",
+			       p->name, i, name, w);
+	for (uint32_t j = 0; j < p->n_points[ep]; j++)
+		if (p->points[ep][j]->plugin == plugin)
+			return err_set(e, ERR_INVALID, "profile %s: plugins.%s: plugin %s enabled twice", p->name,
+				       ep_key, name);
+	struct fw_pl *pl = profile_instance(p, plugin, args, e);
+	if (!pl)
+		return ERR_INVALID; /* e says why */
+	if (ep == CFG_EP_SCORE)
+		p->weights[pl->index] = w ? w : 1;
+	p->points[ep][p->n_points[ep]++] = pl;
+	return 0;
+}
+
+struct fw_profile *fw_profile_new(const struct fw_profile_config *pc, const struct fw_profile_options *o,
+				  struct err *e)
+{
+	struct fw_profile *p = NULL;
+	if (!pc || !pc->scheduler_name || !pc->scheduler_name[0]) {
+		err_set(e, ERR_INVALID, "fw_profile_new: profile without a schedulerName");
+		goto fail;
 	}
+	p = calloc(1, sizeof(*p));
+	if (!p || !(p->name = intern_str(pc->scheduler_name)) || !names_ready(fw_names())) {
+		err_set(e, ERR_NOMEM, "profile %s: out of memory", pc->scheduler_name);
+		goto fail;
+	}
+	p->has_pct = pc->has_percentage_of_nodes_to_score;
+	p->pct = pc->percentage_of_nodes_to_score;
+	if (p->has_pct && (p->pct < 0 || p->pct > 100)) {
+		err_set(e, ERR_INVALID, "profile %s: percentageOfNodesToScore: must be in the range 0..100, got %d",
+			p->name, p->pct);
+		goto fail;
+	}
+	profile_set_options(p, o);
+	for (int ep = 0; ep < CFG_EP_COUNT; ep++)
+		for (uint32_t i = 0; i < pc->points[ep].n; i++)
+			if (profile_add(p, ep, i, &pc->points[ep].items[i], pc->args, e) < 0)
+				goto fail;
 	if (build_hints(p) < 0) {
 		err_set(e, ERR_NOMEM, "profile %s: out of memory", p->name);
 		goto fail;

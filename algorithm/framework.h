@@ -204,8 +204,11 @@ struct fw_plugin {
 
 /* The registry: every plugin csched implements. NULL when unknown. */
 const struct fw_plugin *fw_registry_lookup(const char *name);
-/* The whole table; *n receives its length. */
+/* The implemented plugins in table order; *n receives their count. */
 const struct fw_plugin *const *fw_registry_all(size_t *n);
+/* The whole table (implemented or not, upstream's default order) as config/'s loaders take it.
+ * Static. */
+const struct cfg_registry *fw_registry(void);
 /* Whether plugin implements point ep. */
 bool fw_plugin_implements(const struct fw_plugin *plugin, enum cfg_ext_point ep);
 
@@ -222,8 +225,8 @@ struct fw_profile_config {
 	const struct cfg_plugin_args *args;
 };
 
-/* Upstream's default plugin set and weights restricted to the plugins csched implements. The
- * lists point to static storage. */
+/* Upstream's default plugin set and weights restricted to the plugins csched implements, derived
+ * from the registry table: equal to config's default profile. The lists point to static storage. */
 void fw_default_profile_config(const char *scheduler_name, struct fw_profile_config *out);
 /* The framework's view of a loaded config profile (effective lists, args); no allocation. */
 void fw_profile_config_from_cfg(const struct cfg_profile *p, struct fw_profile_config *out);

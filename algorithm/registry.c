@@ -1,5 +1,5 @@
-/* The static plugin registry and the default profile (upstream default_plugins.go restricted
- * to what csched implements). */
+/* The plugin registry: one table from which config/ (through fw_registry()), the framework and
+ * the default profile read every plugin. */
 #include "algorithm/framework_internal.h"
 
 #include <pthread.h>
@@ -7,37 +7,130 @@
 
 #include "common/intern.h"
 
-/* Upstream's default MultiPoint order. */
-static const struct fw_plugin *const registry[] = {
-	&fw_plugin_scheduling_gates,
-	&fw_plugin_priority_sort,
-	&fw_plugin_node_unschedulable,
-	&fw_plugin_node_name,
-	&fw_plugin_taint_toleration,
-	&fw_plugin_node_affinity,
-	&fw_plugin_node_ports,
-	&fw_plugin_node_resources_fit,
-	&fw_plugin_volume_restrictions,
-	&fw_plugin_balanced_allocation,
-	&fw_plugin_image_locality,
-	&fw_plugin_default_binder,
+/* The one plugin table, in upstream's default MultiPoint order (v1.34 default_plugins.go,
+ * DynamicResourceAllocation GA so DynamicResources sits before DefaultPreemption), with default
+ * score weights. Config validation, the default profile, --help and docs/config.md all read it:
+ * adding a plugin = its file in algorithm/plugins + one row here.
+ *
+ * A row names an implemented plugin by its struct fw_plugin, whose name, extension points
+ * (the callbacks it sets) and args kind are read from it, so they cannot disagree. Rows
+ * without a plugin are upstream defaults csched does not implement yet (deliberate difference):
+ * they keep upstream's position and weight but stay out of csched's default profile (running a
+ * profile that claims PodTopologySpread but silently skips it would place pods differently
+ * from upstream without saying so), and a configuration naming one is rejected with "plugin X
+ * is not implemented by csched yet". Replace NOT_YET by PLUGIN when the plugin lands. */
+struct row {
+	const struct fw_plugin *plugin; /* NULL: not implemented yet */
+	const char *name;               /* plugin == NULL only */
+	unsigned points;                /* plugin == NULL only: CFG_EP_BIT mask */
+	enum cfg_args_kind args_kind;   /* plugin == NULL only */
+	int32_t default_weight;         /* score weight in the default profile (0 = no score) */
+	bool upstream_default;
 };
-#define N_REGISTRY (sizeof(registry) / sizeof(registry[0]))
+
+#define PLUGIN(p, w) { .plugin = &(p), .default_weight = (w), .upstream_default = true }
+#define NOT_YET(n, pts, w, args) \
+	{ .name = (n), .points = (pts), .args_kind = (args), .default_weight = (w), .upstream_default = true }
+
+#define PE CFG_EP_BIT(CFG_EP_PRE_ENQUEUE)
+#define PF CFG_EP_BIT(CFG_EP_PRE_FILTER)
+#define F CFG_EP_BIT(CFG_EP_FILTER)
+#define PoF CFG_EP_BIT(CFG_EP_POST_FILTER)
+#define PS CFG_EP_BIT(CFG_EP_PRE_SCORE)
+#define S CFG_EP_BIT(CFG_EP_SCORE)
+#define R CFG_EP_BIT(CFG_EP_RESERVE)
+#define PB CFG_EP_BIT(CFG_EP_PRE_BIND)
+
+static const struct row table[] = {
+	PLUGIN(fw_plugin_scheduling_gates, 0),
+	PLUGIN(fw_plugin_priority_sort, 0),
+	PLUGIN(fw_plugin_node_unschedulable, 0),
+	PLUGIN(fw_plugin_node_name, 0),
+	PLUGIN(fw_plugin_taint_toleration, 3),
+	PLUGIN(fw_plugin_node_affinity, 2),
+	PLUGIN(fw_plugin_node_ports, 0),
+	PLUGIN(fw_plugin_node_resources_fit, 1),
+	PLUGIN(fw_plugin_volume_restrictions, 0),
+	NOT_YET("NodeVolumeLimits", PF | F, 0, CFG_ARGS_NONE),
+	NOT_YET("VolumeBinding", PF | F | PS | S | R | PB, 0, CFG_ARGS_VOLUME_BINDING),
+	NOT_YET("VolumeZone", PF | F, 0, CFG_ARGS_NONE),
+	NOT_YET("PodTopologySpread", PF | F | PS | S, 2, CFG_ARGS_TOPOLOGY_SPREAD),
+	NOT_YET("InterPodAffinity", PF | F | PS | S, 2, CFG_ARGS_INTER_POD_AFFINITY),
+	NOT_YET("DynamicResources", PE | PF | F | PoF | R | PB, 0, CFG_ARGS_NONE),
+	NOT_YET("DefaultPreemption", PoF, 0, CFG_ARGS_PREEMPTION),
+	PLUGIN(fw_plugin_balanced_allocation, 1),
+	PLUGIN(fw_plugin_image_locality, 1),
+	PLUGIN(fw_plugin_default_binder, 0),
+};
+#define N_TABLE (sizeof(table) / sizeof(table[0]))
+
+/* Views of the table, built once: config's descriptors, the implemented plugins, and the
+ * default profile's lists (static storage, as fw_default_profile_config promises). */
+static struct cfg_plugin_desc descs[N_TABLE];
+static struct cfg_registry cfg_reg;
+static const struct fw_plugin *impl[N_TABLE];
+static size_t n_impl;
+static struct cfg_plugin def_items[CFG_EP_COUNT][N_TABLE];
+static uint32_t n_def[CFG_EP_COUNT];
+static pthread_once_t table_once = PTHREAD_ONCE_INIT;
+
+static unsigned plugin_points(const struct fw_plugin *pl)
+{
+	unsigned m = 0;
+	for (int ep = 0; ep < CFG_EP_COUNT; ep++)
+		if (fw_plugin_implements(pl, (enum cfg_ext_point)ep))
+			m |= CFG_EP_BIT(ep);
+	return m;
+}
+
+static void table_init(void)
+{
+	for (size_t i = 0; i < N_TABLE; i++) {
+		const struct row *r = &table[i];
+		const struct fw_plugin *pl = r->plugin;
+		struct cfg_plugin_desc *d = &descs[i];
+		d->name = pl ? pl->name : r->name;
+		d->points = pl ? plugin_points(pl) : r->points;
+		d->implemented = pl != NULL;
+		d->upstream_default = r->upstream_default;
+		d->default_weight = r->default_weight;
+		d->args = cfg_args_type_of(pl ? pl->args_kind : r->args_kind);
+		if (pl)
+			impl[n_impl++] = pl;
+		if (!pl || !r->upstream_default)
+			continue;
+		/* What config's mergePlugins + MultiPoint expansion yield for the default profile:
+		 * every point in table order; an unset score weight counts as 1. */
+		for (int ep = 0; ep < CFG_EP_COUNT; ep++)
+			if (d->points & CFG_EP_BIT(ep))
+				def_items[ep][n_def[ep]++] = (struct cfg_plugin){
+					.name = d->name,
+					.weight = ep == CFG_EP_SCORE ? (r->default_weight ? r->default_weight : 1) : 0,
+				};
+	}
+	cfg_reg = (struct cfg_registry){ .plugins = descs, .n = N_TABLE };
+}
+
+const struct cfg_registry *fw_registry(void)
+{
+	pthread_once(&table_once, table_init);
+	return &cfg_reg;
+}
 
 const struct fw_plugin *fw_registry_lookup(const char *name)
 {
-	if (!name)
-		return NULL;
-	for (size_t i = 0; i < N_REGISTRY; i++)
-		if (strcmp(registry[i]->name, name) == 0)
-			return registry[i];
+	pthread_once(&table_once, table_init);
+	for (size_t i = 0; name && i < n_impl; i++)
+		if (strcmp(impl[i]->name, name) == 0)
+			return impl[i];
 	return NULL;
 }
 
 const struct fw_plugin *const *fw_registry_all(size_t *n)
 {
-	*n = N_REGISTRY;
-	return registry;
+	pthread_once(&table_once, table_init);
+	*n = n_impl;
+	return impl;
 }
 
 bool fw_plugin_implements(const struct fw_plugin *pl, enum cfg_ext_point ep)
@@ -72,39 +165,13 @@ bool fw_plugin_implements(const struct fw_plugin *pl, enum cfg_ext_point ep)
 	}
 }
 
-#define P(n, w) { (n), (w) }
-static struct cfg_plugin def_pre_enqueue[] = { P("SchedulingGates", 0) };
-static struct cfg_plugin def_queue_sort[] = { P("PrioritySort", 0) };
-static struct cfg_plugin def_pre_filter[] = {
-	P("NodeAffinity", 0), P("NodePorts", 0), P("NodeResourcesFit", 0), P("VolumeRestrictions", 0),
-};
-static struct cfg_plugin def_filter[] = {
-	P("NodeUnschedulable", 0), P("NodeName", 0), P("TaintToleration", 0),
-	P("NodeAffinity", 0), P("NodePorts", 0), P("NodeResourcesFit", 0), P("VolumeRestrictions", 0),
-};
-static struct cfg_plugin def_pre_score[] = {
-	P("TaintToleration", 0), P("NodeAffinity", 0), P("NodeResourcesFit", 0),
-	P("NodeResourcesBalancedAllocation", 0),
-};
-static struct cfg_plugin def_score[] = {
-	P("TaintToleration", 3), P("NodeAffinity", 2), P("NodeResourcesFit", 1),
-	P("NodeResourcesBalancedAllocation", 1), P("ImageLocality", 1),
-};
-static struct cfg_plugin def_bind[] = { P("DefaultBinder", 0) };
-#undef P
-#define LIST(a) { sizeof(a) / sizeof(a[0]), a }
-
 void fw_default_profile_config(const char *scheduler_name, struct fw_profile_config *out)
 {
+	pthread_once(&table_once, table_init);
 	memset(out, 0, sizeof(*out));
 	out->scheduler_name = scheduler_name ? scheduler_name : CFG_DEFAULT_SCHEDULER_NAME;
-	out->points[CFG_EP_PRE_ENQUEUE] = (struct cfg_plugin_list)LIST(def_pre_enqueue);
-	out->points[CFG_EP_QUEUE_SORT] = (struct cfg_plugin_list)LIST(def_queue_sort);
-	out->points[CFG_EP_PRE_FILTER] = (struct cfg_plugin_list)LIST(def_pre_filter);
-	out->points[CFG_EP_FILTER] = (struct cfg_plugin_list)LIST(def_filter);
-	out->points[CFG_EP_PRE_SCORE] = (struct cfg_plugin_list)LIST(def_pre_score);
-	out->points[CFG_EP_SCORE] = (struct cfg_plugin_list)LIST(def_score);
-	out->points[CFG_EP_BIND] = (struct cfg_plugin_list)LIST(def_bind);
+	for (int ep = 0; ep < CFG_EP_COUNT; ep++)
+		out->points[ep] = (struct cfg_plugin_list){ .n = n_def[ep], .items = def_items[ep] };
 }
 
 void fw_profile_config_from_cfg(const struct cfg_profile *p, struct fw_profile_config *out)

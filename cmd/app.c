@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "algorithm/framework.h"
 #include "cmd/flags.h"
 #include "common/log.h"
 #include "config/config.h"
@@ -177,9 +178,10 @@ static int load_config(struct config *cfg, const struct cmd_flags *f, struct err
 {
 	if (f->config && f->policy_config_file)
 		return err_set(e, ERR_INVALID, "--config and --policy-config-file cannot be used together");
-	int rc = f->config		 ? config_load_file(cfg, f->config, e)
-		 : f->policy_config_file ? config_load_policy_file(cfg, f->policy_config_file, e)
-					 : config_init_default(cfg, e);
+	const struct cfg_registry *reg = fw_registry();
+	int rc = f->config		 ? config_load_file(cfg, reg, f->config, e)
+		 : f->policy_config_file ? config_load_policy_file(cfg, reg, f->policy_config_file, e)
+					 : config_init_default(cfg, reg, e);
 	if (rc < 0)
 		return rc;
 	return apply_flags(cfg, f, f->config != NULL, e);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "algorithm/framework.h"
 #include "config/config.h"
 #include "scheduler/health.h"
 #include "scheduler/leader.h"
@@ -210,6 +211,26 @@ int cmd_flags_parse(struct cmd_flags *f, int argc, char **argv, struct err *e)
 	return 0;
 }
 
+/* The plugin table (algorithm/registry.c) in upstream's default order. */
+static void usage_plugins(FILE *out)
+{
+	const struct cfg_registry *reg = fw_registry();
+	fputs("\nPlugins (name, default score weight, extension points; * = not implemented by csched yet):\n\n", out);
+	for (size_t i = 0; i < reg->n; i++) {
+		const struct cfg_plugin_desc *pd = &reg->plugins[i];
+		char points[160] = "";
+		size_t off = 0;
+		for (int ep = 0; ep < CFG_EP_COUNT && off < sizeof(points); ep++)
+			if (pd->points & CFG_EP_BIT(ep))
+				off += (size_t)snprintf(points + off, sizeof(points) - off, "%s%s", off ? "," : "",
+							cfg_ext_point_key((enum cfg_ext_point)ep));
+		char weight[16] = "";
+		if (pd->default_weight)
+			snprintf(weight, sizeof(weight), "%d", pd->default_weight);
+		fprintf(out, "  %c%-32s %-3s %s\n", pd->implemented ? ' ' : '*', pd->name, weight, points);
+	}
+}
+
 void cmd_flags_usage(FILE *out, const char *prog)
 {
 	static const char *const groups[] = { G_MISC, G_SERVE, G_LE, G_DEP, G_LOG, G_GLOBAL };
@@ -238,4 +259,5 @@ void cmd_flags_usage(FILE *out, const char *prog)
 			fputc('\n', out);
 		}
 	}
+	usage_plugins(out);
 }

@@ -55,6 +55,7 @@ struct cfg_dec {
 	char path[CFG_PATH_MAX];
 	size_t plen;
 	bool icase; /* match keys case-insensitively (legacy Policy) */
+	const struct cfg_registry *reg;
 };
 
 /* Parses buf into doc; on a syntax error fills e with "name:line:col: <libyaml problem>". */
@@ -105,31 +106,92 @@ const char *cfg_check_dns_subdomain(const char *s);
 /* Extenders (shared by the v1 decoder and the Policy decoder, which sets d->icase and
  * legacy: "enableHttps" and httpTimeout in nanoseconds). */
 int cfg_decode_extenders(struct cfg_dec *d, yaml_node_t *n, bool legacy, struct config *cfg);
+int cfg_validate_extenders(const struct cfg_vctx *v, const struct config *cfg);
 
-/* Plugin args: defaults, decoding of one pluginConfig[].args, validation, writing. */
+/* ---------- Plugin args (args.c and one file per group of args types) ---------- */
+
+/* Decoding state of one args mapping, shared by its type's callbacks. */
+struct cfg_args_ctx {
+	const char *plugin; /* the pluginConfig name, for messages */
+	const struct cfg_args_type *type;
+	void *args; /* the type's member of struct cfg_plugin_args */
+	/* presence, for defaulting and presence-dependent checks */
+	bool has_strategy, has_type, has_rtcr;
+	yaml_node_t *strategy_node;
+};
+
+/* One args type: a behaviour table, as redis' dictType. Adding an args type = one instance and
+ * its row in args.c's table. */
+struct cfg_args_type {
+	enum cfg_args_kind kind;
+	const char *name; /* "NodeResourcesFitArgs" */
+	size_t offset;    /* of its member in struct cfg_plugin_args */
+	size_t size;      /* of that member */
+	void (*set_defaults)(void *args); /* upstream's v1 defaults; NULL = all zero */
+	/* One key of the args mapping other than apiVersion/kind (ctx: struct cfg_args_ctx). */
+	dec_field_fn field;
+	/* Optional, after the mapping: defaults that depend on which keys were present. */
+	int (*finish)(struct cfg_dec *d, struct cfg_args_ctx *c);
+	int (*validate)(const struct cfg_vctx *v, const char *path, const void *args);
+	/* The fields after apiVersion and kind. */
+	void (*write)(FILE *f, int indent, const void *args);
+};
+
+/* Designated initialisers of offset and size for member m. */
+#define CFG_ARGS_MEMBER(m) .offset = offsetof(struct cfg_plugin_args, m), .size = sizeof(((struct cfg_plugin_args *)0)->m)
+
+extern const struct cfg_args_type cfg_args_fit, cfg_args_balanced;                /* args_resources.c */
+extern const struct cfg_args_type cfg_args_node_affinity;                         /* args_affinity.c */
+extern const struct cfg_args_type cfg_args_inter_pod_affinity, cfg_args_topology_spread, cfg_args_preemption,
+	cfg_args_volume_binding;                                                  /* args_other.c */
+
 void cfg_args_set_defaults(struct cfg_plugin_args *a);
-int cfg_args_decode(struct cfg_dec *d, yaml_node_t *n, enum cfg_args_kind kind, struct cfg_plugin_args *a);
+/* Decodes one pluginConfig[].args of type t for plugin into its member of a. */
+int cfg_args_decode(struct cfg_dec *d, yaml_node_t *n, const char *plugin, const struct cfg_args_type *t,
+		    struct cfg_plugin_args *a);
 int cfg_args_validate(const struct cfg_vctx *v, const char *path, enum cfg_args_kind kind,
 		      const struct cfg_plugin_args *a);
-/* Upstream's validateFunctionShape (utilization strictly increasing in 0..100, score 0..10). */
+/* Writes kind's args (apiVersion, kind, fields) at indent. */
+void cfg_args_write(FILE *f, int indent, enum cfg_args_kind kind, const struct cfg_plugin_args *a);
+int cfg_args_nomem(struct cfg_dec *d);
+/* Upstream's defaultResourceSpec (cpu 1, memory 1), static. */
+struct cfg_resource_weight *cfg_default_resource_spec(void);
+/* Sequence n decoded into a zeroed arena array of size-byte items, fn(d, i, item, array) on
+ * each. Returns the array (NULL when empty or on error) with its length in *count; *rc is 0 or
+ * the error. */
+void *cfg_dec_array(struct cfg_dec *d, yaml_node_t *n, size_t size, dec_item_fn fn, uint32_t *count, int *rc);
 /* Decode a list of {name, weight} (an unset weight is 1) or {utilization, score} into arena memory;
  * shared by pluginConfig args and the legacy Policy's requestedToCapacityRatioArguments. */
 int cfg_dec_resources(struct cfg_dec *d, yaml_node_t *n, uint32_t *count, struct cfg_resource_weight **out);
 int cfg_dec_shape(struct cfg_dec *d, yaml_node_t *n, uint32_t *count, struct cfg_shape_point **out);
+/* Upstream's validateFunctionShape (utilization strictly increasing in 0..100, score 0..10). */
 int cfg_check_shape(const struct cfg_vctx *v, const char *path, const struct cfg_shape_point *pts, uint32_t n);
-const char *cfg_args_kind_plugin(enum cfg_args_kind kind); /* "NodeResourcesFit" */
-const char *cfg_args_kind_name(enum cfg_args_kind kind);   /* "NodeResourcesFitArgs" */
-void cfg_args_write(FILE *f, int indent, enum cfg_args_kind kind, const struct cfg_plugin_args *a);
+/* Resource names: qualified and distinct. */
+int cfg_check_resource_names(const struct cfg_vctx *v, const char *path, const struct cfg_resource_weight *r,
+			     uint32_t n);
+/* "key:" at indent (no newline); the lists write "key:" and one "- " line per item, nothing when empty. */
+void cfg_write_key(FILE *f, int indent, const char *key);
+/* "key:" and a newline before a list of n items; false (nothing written) when n is 0. */
+bool cfg_write_list_key(FILE *f, int indent, const char *key, uint32_t n);
+/* prefix then s quoted as needed, on its own line at indent ("- name: x"). */
+void cfg_write_item(FILE *f, int indent, const char *prefix, const char *s);
+void cfg_write_resources(FILE *f, int indent, const char *key, const struct cfg_resource_weight *r, uint32_t n);
+void cfg_write_strs(FILE *f, int indent, const char *key, const char *const *s, uint32_t n);
 
 /* Plugins: upstream's mergePlugins against csched's defaults, checks of one profile's sets,
  * and the framework's expansion into effective lists. */
-int cfg_plugins_merge_defaults(struct arena *a, struct cfg_plugins *p);
-int cfg_plugins_check_sets(const struct cfg_vctx *v, const char *profile_path, const struct cfg_plugins *p);
-int cfg_profile_expand(struct arena *a, const struct cfg_vctx *v, const char *profile_path,
-		       struct cfg_profile *prof);
+int cfg_plugins_merge_defaults(struct arena *a, const struct cfg_registry *reg, struct cfg_plugins *p);
+int cfg_plugins_check_sets(const struct cfg_vctx *v, const struct cfg_registry *reg, const char *profile_path,
+			   const struct cfg_plugins *p);
+int cfg_profile_expand(struct arena *a, const struct cfg_vctx *v, const struct cfg_registry *reg,
+		       const char *profile_path, struct cfg_profile *prof);
 /* The profile's pluginConfig list completed with defaults for its plugins (upstream's
  * setDefaults_KubeSchedulerProfile). */
-void cfg_profile_default_plugin_config(struct cfg_profile *prof);
+void cfg_profile_default_plugin_config(const struct cfg_registry *reg, struct cfg_profile *prof);
+/* The pluginConfig name of args kind (the plugin taking it), "" when none. */
+const char *cfg_registry_args_plugin(const struct cfg_registry *reg, enum cfg_args_kind kind);
+/* Plugins upstream removed from v1 (validation.go's invalidPluginsByVersion). */
+bool cfg_plugin_removed(const char *name);
 
 /* Whole-config steps shared by the two loaders. */
 void cfg_set_defaults(struct config *cfg);

@@ -191,15 +191,14 @@ static int pc_item_fn(struct cfg_dec *d, size_t i, yaml_node_t *item, void *ctx)
 		if (c->seen[j] == it.name)
 			return dec_err(d, item, "Duplicate value: \"%s\"", it.name);
 	c->seen[i] = it.name;
-	const struct cfg_plugin_info *info = cfg_plugin_lookup(it.name);
+	const struct cfg_plugin_desc *info = cfg_registry_lookup(d->reg, it.name);
 	if (!info) {
-		if (!strcmp(it.name, "AzureDiskLimits") || !strcmp(it.name, "CinderLimits") ||
-		    !strcmp(it.name, "EBSLimits") || !strcmp(it.name, "GCEPDLimits"))
+		if (cfg_plugin_removed(it.name))
 			return dec_err(d, item, "Invalid value: \"%s\": was invalid in version \"%s\" (KubeSchedulerConfiguration is version \"%s\")",
 				       it.name, CFG_API_VERSION, CFG_API_VERSION);
 		return dec_err(d, it.name_node, "unknown plugin \"%s\"", it.name);
 	}
-	if (info->args_kind == CFG_ARGS_NONE) {
+	if (!info->args) {
 		/* The plugin has no args type: accept nothing or an empty mapping only. */
 		if (it.args && !dec_is_null(it.args) &&
 		    !(it.args->type == YAML_MAPPING_NODE && it.args->data.mapping.pairs.top == it.args->data.mapping.pairs.start)) {
@@ -211,14 +210,15 @@ static int pc_item_fn(struct cfg_dec *d, size_t i, yaml_node_t *item, void *ctx)
 		return 0;
 	}
 	size_t saved = dec_push_key(d, "args");
-	rc = cfg_args_decode(d, it.args, info->args_kind, &c->prof->args);
+	enum cfg_args_kind kind = cfg_args_type_kind(info->args);
+	rc = cfg_args_decode(d, it.args, info->name, info->args, &c->prof->args);
 	if (!rc) {
 		struct cfg_vctx v = { .file = d->file, .marks = d->marks, .e = d->e };
-		rc = cfg_args_validate(&v, d->path, info->args_kind, &c->prof->args);
+		rc = cfg_args_validate(&v, d->path, kind, &c->prof->args);
 	}
 	dec_pop(d, saved);
 	if (!rc)
-		c->prof->plugin_config[c->prof->n_plugin_config++] = info->args_kind;
+		c->prof->plugin_config[c->prof->n_plugin_config++] = kind;
 	return rc;
 }
 
@@ -253,127 +253,6 @@ static int profile_item(struct cfg_dec *d, size_t i, yaml_node_t *item, void *ct
 	struct cfg_profile *profiles = ctx;
 	profile_init(&profiles[i]);
 	return dec_map(d, item, profile_field, &profiles[i]);
-}
-
-/* ---------- decoding: extenders (shared with the Policy decoder) ---------- */
-
-struct ext_ctx {
-	struct cfg_extender *x;
-	bool legacy;
-};
-
-static int tls_field(struct cfg_dec *d, const char *key, yaml_node_t *v, void *ctx)
-{
-	struct cfg_extender_tls *t = ctx;
-	if (dec_key_is(d, key, "insecure"))
-		return dec_bool(d, v, &t->insecure);
-	if (dec_key_is(d, key, "serverName"))
-		return dec_str(d, v, &t->server_name);
-	if (dec_key_is(d, key, "certFile"))
-		return dec_str(d, v, &t->cert_file);
-	if (dec_key_is(d, key, "keyFile"))
-		return dec_str(d, v, &t->key_file);
-	if (dec_key_is(d, key, "caFile"))
-		return dec_str(d, v, &t->ca_file);
-	if (dec_key_is(d, key, "certData"))
-		return dec_base64(d, v, &t->cert_data, &t->cert_data_len);
-	if (dec_key_is(d, key, "keyData"))
-		return dec_base64(d, v, &t->key_data, &t->key_data_len);
-	if (dec_key_is(d, key, "caData"))
-		return dec_base64(d, v, &t->ca_data, &t->ca_data_len);
-	return dec_unknown(d, key, v);
-}
-
-static int mr_field(struct cfg_dec *d, const char *key, yaml_node_t *v, void *ctx)
-{
-	struct cfg_managed_resource *m = ctx;
-	if (dec_key_is(d, key, "name"))
-		return dec_istr(d, v, &m->name);
-	if (dec_key_is(d, key, "ignoredByScheduler"))
-		return dec_bool(d, v, &m->ignored_by_scheduler);
-	return dec_unknown(d, key, v);
-}
-
-static int mr_item(struct cfg_dec *d, size_t i, yaml_node_t *item, void *ctx)
-{
-	struct cfg_managed_resource *m = ctx;
-	m[i].name = intern_str("");
-	return dec_map(d, item, mr_field, &m[i]);
-}
-
-static int ext_field(struct cfg_dec *d, const char *key, yaml_node_t *v, void *ctx)
-{
-	struct ext_ctx *c = ctx;
-	struct cfg_extender *x = c->x;
-	if (dec_key_is(d, key, "urlPrefix"))
-		return dec_str(d, v, &x->url_prefix);
-	if (dec_key_is(d, key, "filterVerb"))
-		return dec_str(d, v, &x->filter_verb);
-	if (dec_key_is(d, key, "preemptVerb"))
-		return dec_str(d, v, &x->preempt_verb);
-	if (dec_key_is(d, key, "prioritizeVerb"))
-		return dec_str(d, v, &x->prioritize_verb);
-	if (dec_key_is(d, key, "bindVerb"))
-		return dec_str(d, v, &x->bind_verb);
-	if (dec_key_is(d, key, "weight"))
-		return dec_int(d, v, INT64_MIN, INT64_MAX, &x->weight);
-	/* v1 spells enableHTTPS, the legacy Policy enableHttps (matched case-insensitively). */
-	if (dec_key_is(d, key, c->legacy ? "enableHttps" : "enableHTTPS"))
-		return dec_bool(d, v, &x->enable_https);
-	if (dec_key_is(d, key, "tlsConfig")) {
-		x->has_tls = true;
-		return dec_map(d, v, tls_field, &x->tls);
-	}
-	if (dec_key_is(d, key, "httpTimeout")) {
-		if (c->legacy) /* time.Duration: integer nanoseconds */
-			return dec_int(d, v, 0, INT64_MAX, &x->http_timeout_ns);
-		return dec_duration(d, v, &x->http_timeout_ns);
-	}
-	if (dec_key_is(d, key, "nodeCacheCapable"))
-		return dec_bool(d, v, &x->node_cache_capable);
-	if (dec_key_is(d, key, "managedResources")) {
-		size_t len;
-		int rc = dec_seq_len(d, v, &len);
-		if (rc)
-			return rc;
-		x->managed_resources = len ? arena_alloc(d->arena, len * sizeof(*x->managed_resources)) : NULL;
-		if (len && !x->managed_resources)
-			return nomem(d->e);
-		x->n_managed_resources = (uint32_t)len;
-		return dec_seq(d, v, mr_item, x->managed_resources);
-	}
-	if (dec_key_is(d, key, "ignorable"))
-		return dec_bool(d, v, &x->ignorable);
-	return dec_unknown(d, key, v);
-}
-
-struct exts_ctx {
-	struct cfg_extender *items;
-	bool legacy;
-};
-
-static int ext_item(struct cfg_dec *d, size_t i, yaml_node_t *item, void *ctx)
-{
-	struct exts_ctx *c = ctx;
-	struct cfg_extender *x = &c->items[i];
-	x->url_prefix = x->filter_verb = x->preempt_verb = x->prioritize_verb = x->bind_verb = "";
-	x->tls.server_name = x->tls.cert_file = x->tls.key_file = x->tls.ca_file = "";
-	struct ext_ctx ec = { .x = x, .legacy = c->legacy };
-	return dec_map(d, item, ext_field, &ec);
-}
-
-int cfg_decode_extenders(struct cfg_dec *d, yaml_node_t *n, bool legacy, struct config *cfg)
-{
-	size_t len;
-	int rc = dec_seq_len(d, n, &len);
-	if (rc)
-		return rc;
-	struct exts_ctx c = { .items = len ? arena_alloc(d->arena, len * sizeof(*c.items)) : NULL, .legacy = legacy };
-	if (len && !c.items)
-		return nomem(d->e);
-	cfg->extenders = c.items;
-	cfg->n_extenders = (uint32_t)len;
-	return dec_seq(d, n, ext_item, &c);
 }
 
 /* ---------- decoding: top level ---------- */
@@ -510,72 +389,9 @@ static bool sets_equal(const struct cfg_plugin_set *a, const struct cfg_plugin_s
 	return true;
 }
 
-static bool is_extended_resource_name(const char *name)
+static int validate_leader_election(const struct cfg_vctx *v, const struct cfg_leader_election *le)
 {
-	/* v1helper.IsExtendedResourceName: not native (has a '/' and no "kubernetes.io/"), not
-	 * "requests."-prefixed, and "requests.<name>" must be a qualified name. */
-	if (!strchr(name, '/') || strstr(name, "kubernetes.io/"))
-		return false;
-	if (strncmp(name, "requests.", 9) == 0)
-		return false;
-	char buf[320];
-	cfg_pathf(buf, sizeof(buf), "requests.%s", name);
-	return cfg_check_qualified_name(buf) == NULL;
-}
-
-static int validate_extenders(const struct cfg_vctx *v, const struct config *cfg)
-{
-	char p[CFG_PATH_MAX];
-	uint32_t binders = 0;
-	for (uint32_t i = 0; i < cfg->n_extenders; i++) {
-		const struct cfg_extender *x = &cfg->extenders[i];
-		if (!x->url_prefix[0]) {
-			cfg_pathf(p, sizeof(p), "extenders[%u].urlPrefix", i);
-			return cfg_verr(v, p, "Required value");
-		}
-		if (x->prioritize_verb[0] && x->weight <= 0) {
-			cfg_pathf(p, sizeof(p), "extenders[%u].weight", i);
-			return cfg_verr(v, p, "Invalid value: %" PRId64 ": must have a positive weight applied to it", x->weight);
-		}
-		if (x->bind_verb[0])
-			binders++;
-		if (x->http_timeout_ns < 0) {
-			cfg_pathf(p, sizeof(p), "extenders[%u].httpTimeout", i);
-			return cfg_verr(v, p, "Invalid value: must not be negative");
-		}
-		for (uint32_t j = 0; j < x->n_managed_resources; j++) {
-			const char *name = x->managed_resources[j].name;
-			cfg_pathf(p, sizeof(p), "extenders[%u].managedResources[%u].name", i, j);
-			const char *m = cfg_check_qualified_name(name);
-			if (m)
-				return cfg_verr(v, p, "Invalid value: \"%s\": %s", name, m);
-			if (!is_extended_resource_name(name))
-				return cfg_verr(v, p, "Invalid value: \"%s\": is an invalid extended resource name", name);
-			for (uint32_t k = 0; k < i; k++)
-				for (uint32_t l = 0; l < cfg->extenders[k].n_managed_resources; l++)
-					if (cfg->extenders[k].managed_resources[l].name == name)
-						return cfg_verr(v, p, "Invalid value: \"%s\": duplicate extender managed resource name", name);
-			for (uint32_t l = 0; l < j; l++)
-				if (x->managed_resources[l].name == name)
-					return cfg_verr(v, p, "Invalid value: \"%s\": duplicate extender managed resource name", name);
-		}
-	}
-	if (binders > 1)
-		return cfg_verr(v, "extenders", "Invalid value: \"found %u extenders implementing bind\": only one extender can implement bind",
-				binders);
-	return 0;
-}
-
-static int validate_config(const struct cfg_vctx *v, const struct config *cfg)
-{
-	char p[CFG_PATH_MAX], b1[32], b2[32], b3[32];
-	const struct cfg_client_connection *cc = &cfg->client_connection;
-	if (cc->burst < 0)
-		return cfg_verr(v, "clientConnection.burst", "Invalid value: %d: must be non-negative", cc->burst);
-	if (cc->qps > 0 && cc->burst == 0)
-		return cfg_verr(v, "clientConnection.burst", "Invalid value: 0: must be positive when qps is positive");
-
-	const struct cfg_leader_election *le = &cfg->leader_election;
+	char b1[32], b2[32], b3[32];
 	if (le->leader_elect) {
 		if (le->lease_duration_ns <= 0)
 			return cfg_verr(v, "leaderElection.leaseDuration", "Invalid value: \"%s\": must be greater than zero",
@@ -601,10 +417,12 @@ static int validate_config(const struct cfg_vctx *v, const struct config *cfg)
 			return cfg_verr(v, "leaderElection.resourceLock", "Invalid value: \"%s\": resourceLock value must be \"leases\"",
 					le->resource_lock);
 	}
+	return 0;
+}
 
-	if (cfg->parallelism <= 0)
-		return cfg_verr(v, "parallelism", "Invalid value: %d: should be an integer value greater than zero",
-				cfg->parallelism);
+static int validate_profiles(const struct cfg_vctx *v, const struct config *cfg)
+{
+	char p[CFG_PATH_MAX];
 	if (cfg->n_profiles == 0)
 		return cfg_verr(v, "profiles", "Required value");
 	for (uint32_t i = 0; i < cfg->n_profiles; i++) {
@@ -631,6 +449,24 @@ static int validate_config(const struct cfg_vctx *v, const struct config *cfg)
 			return cfg_verr(v, p, "Invalid value: must be the same for all profiles");
 		}
 	}
+	return 0;
+}
+
+static int validate_config(const struct cfg_vctx *v, const struct config *cfg)
+{
+	const struct cfg_client_connection *cc = &cfg->client_connection;
+	int rc;
+	if (cc->burst < 0)
+		return cfg_verr(v, "clientConnection.burst", "Invalid value: %d: must be non-negative", cc->burst);
+	if (cc->qps > 0 && cc->burst == 0)
+		return cfg_verr(v, "clientConnection.burst", "Invalid value: 0: must be positive when qps is positive");
+	if ((rc = validate_leader_election(v, &cfg->leader_election)))
+		return rc;
+	if (cfg->parallelism <= 0)
+		return cfg_verr(v, "parallelism", "Invalid value: %d: should be an integer value greater than zero",
+				cfg->parallelism);
+	if ((rc = validate_profiles(v, cfg)))
+		return rc;
 	if (cfg->percentage_of_nodes_to_score < 0 || cfg->percentage_of_nodes_to_score > 100)
 		return cfg_verr(v, "percentageOfNodesToScore", "Invalid value: %d: not in valid range [0-100]",
 				cfg->percentage_of_nodes_to_score);
@@ -641,7 +477,7 @@ static int validate_config(const struct cfg_vctx *v, const struct config *cfg)
 		return cfg_verr(v, "podMaxBackoffSeconds",
 				"Invalid value: %" PRId64 ": must be greater than or equal to PodInitialBackoffSeconds (%" PRId64 ")",
 				cfg->pod_max_backoff_seconds, cfg->pod_initial_backoff_seconds);
-	return validate_extenders(v, cfg);
+	return cfg_validate_extenders(v, cfg);
 }
 
 /* Extenders' ignoredByScheduler resources become NodeResourcesFit's ignoredResources in every
@@ -679,7 +515,7 @@ static int complete(struct config *cfg, const struct cfg_vctx *v, bool raw)
 	if (raw) {
 		for (uint32_t i = 0; i < cfg->n_profiles; i++) {
 			cfg_pathf(p, sizeof(p), "profiles[%u]", i);
-			if ((rc = cfg_plugins_check_sets(v, p, &cfg->profiles[i].plugins)))
+			if ((rc = cfg_plugins_check_sets(v, cfg->registry, p, &cfg->profiles[i].plugins)))
 				return rc;
 		}
 		if (cfg->n_profiles == 0) {
@@ -693,9 +529,9 @@ static int complete(struct config *cfg, const struct cfg_vctx *v, bool raw)
 		if (cfg->n_profiles == 1 && !cfg->profiles[0].scheduler_name)
 			cfg->profiles[0].scheduler_name = CFG_DEFAULT_SCHEDULER_NAME;
 		for (uint32_t i = 0; i < cfg->n_profiles; i++) {
-			if (cfg_plugins_merge_defaults(cfg->arena, &cfg->profiles[i].plugins))
+			if (cfg_plugins_merge_defaults(cfg->arena, cfg->registry, &cfg->profiles[i].plugins))
 				return nomem(v->e);
-			cfg_profile_default_plugin_config(&cfg->profiles[i]);
+			cfg_profile_default_plugin_config(cfg->registry, &cfg->profiles[i]);
 		}
 		fill_zero_defaults(cfg);
 		if (apply_extender_ignored_resources(cfg))
@@ -704,7 +540,7 @@ static int complete(struct config *cfg, const struct cfg_vctx *v, bool raw)
 		for (uint32_t i = 0; i < cfg->n_profiles; i++) {
 			struct cfg_profile *prof = &cfg->profiles[i];
 			cfg_pathf(p, sizeof(p), "profiles[%u]", i);
-			if ((rc = cfg_plugins_check_sets(v, p, &prof->plugins)))
+			if ((rc = cfg_plugins_check_sets(v, cfg->registry, p, &prof->plugins)))
 				return rc;
 			for (uint32_t j = 0; j < prof->n_plugin_config; j++) {
 				cfg_pathf(p, sizeof(p), "profiles[%u].pluginConfig[%u].args", i, j);
@@ -717,7 +553,7 @@ static int complete(struct config *cfg, const struct cfg_vctx *v, bool raw)
 		return rc;
 	for (uint32_t i = 0; i < cfg->n_profiles; i++) {
 		cfg_pathf(p, sizeof(p), "profiles[%u]", i);
-		if ((rc = cfg_profile_expand(cfg->arena, v, p, &cfg->profiles[i])))
+		if ((rc = cfg_profile_expand(cfg->arena, v, cfg->registry, p, &cfg->profiles[i])))
 			return rc;
 		/* profile.go's cfgValidator: every profile must run the same queue sort plugin. */
 		const struct cfg_plugin_list *q0 = &cfg->profiles[0].effective[CFG_EP_QUEUE_SORT];
@@ -738,13 +574,17 @@ int cfg_finish(struct config *cfg, const struct cfg_vctx *v)
 
 /* ---------- entry points ---------- */
 
-static int load(struct config *cfg, const char *name, const char *buf, size_t len, bool policy, struct err *e)
+static int load(struct config *cfg, const struct cfg_registry *reg, const char *name, const char *buf, size_t len,
+		bool policy, struct err *e)
 {
 	yaml_document_t doc;
 	struct cfg_marks marks = { 0 };
 	bool have_doc = false;
 	int rc;
 	memset(cfg, 0, sizeof(*cfg));
+	if (!reg)
+		return err_set(e, ERR_INVALID, "%s: no plugin registry", name);
+	cfg->registry = reg;
 	cfg->arena = arena_new(16384);
 	if (!cfg->arena)
 		return nomem(e);
@@ -752,7 +592,8 @@ static int load(struct config *cfg, const char *name, const char *buf, size_t le
 	if ((rc = cfg_yaml_parse(name, buf, len, &doc, e)))
 		goto out;
 	have_doc = true;
-	struct cfg_dec d = { .file = name, .doc = &doc, .arena = cfg->arena, .e = e, .marks = &marks, .icase = policy };
+	struct cfg_dec d = { .file = name, .doc = &doc, .arena = cfg->arena, .e = e, .marks = &marks, .icase = policy,
+			     .reg = reg };
 	yaml_node_t *root = yaml_document_get_root_node(&doc);
 	if (root && (rc = dec_mark(&d, root)))
 		goto out;
@@ -770,7 +611,7 @@ out:
 	return rc;
 }
 
-static int load_file(struct config *cfg, const char *path, bool policy, struct err *e)
+static int load_file(struct config *cfg, const struct cfg_registry *reg, const char *path, bool policy, struct err *e)
 {
 	char *buf = NULL;
 	size_t len = 0, cap = 0;
@@ -803,37 +644,39 @@ static int load_file(struct config *cfg, const char *path, bool policy, struct e
 		}
 	}
 	if (!rc)
-		rc = load(cfg, path, buf, len, policy, e);
+		rc = load(cfg, reg, path, buf, len, policy, e);
 out:
 	fclose(f);
 	free(buf);
 	return rc;
 }
 
-int config_load_buffer(struct config *cfg, const char *name, const char *buf, size_t len, struct err *e)
+int config_load_buffer(struct config *cfg, const struct cfg_registry *reg, const char *name, const char *buf,
+		       size_t len, struct err *e)
 {
-	return load(cfg, name, buf, len, false, e);
+	return load(cfg, reg, name, buf, len, false, e);
 }
 
-int config_load_file(struct config *cfg, const char *path, struct err *e)
+int config_load_file(struct config *cfg, const struct cfg_registry *reg, const char *path, struct err *e)
 {
-	return load_file(cfg, path, false, e);
+	return load_file(cfg, reg, path, false, e);
 }
 
-int config_load_policy_buffer(struct config *cfg, const char *name, const char *buf, size_t len, struct err *e)
+int config_load_policy_buffer(struct config *cfg, const struct cfg_registry *reg, const char *name, const char *buf,
+			      size_t len, struct err *e)
 {
-	return load(cfg, name, buf, len, true, e);
+	return load(cfg, reg, name, buf, len, true, e);
 }
 
-int config_load_policy_file(struct config *cfg, const char *path, struct err *e)
+int config_load_policy_file(struct config *cfg, const struct cfg_registry *reg, const char *path, struct err *e)
 {
-	return load_file(cfg, path, true, e);
+	return load_file(cfg, reg, path, true, e);
 }
 
-int config_init_default(struct config *cfg, struct err *e)
+int config_init_default(struct config *cfg, const struct cfg_registry *reg, struct err *e)
 {
 	static const char doc[] = "apiVersion: " CFG_API_VERSION "\nkind: " CFG_KIND "\n";
-	return load(cfg, "<defaults>", doc, sizeof(doc) - 1, false, e);
+	return load(cfg, reg, "<defaults>", doc, sizeof(doc) - 1, false, e);
 }
 
 int config_validate(struct config *cfg, struct err *e)

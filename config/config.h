@@ -17,7 +17,11 @@
  * Plugins that upstream enables by default but csched does not implement yet (PodTopologySpread,
  * InterPodAffinity, DefaultPreemption, VolumeBinding, VolumeZone, NodeVolumeLimits,
  * DynamicResources) are left out of csched's default profile; a configuration that enables one
- * explicitly fails with "plugin X is not implemented by csched yet". See docs/config.md. */
+ * explicitly fails with "plugin X is not implemented by csched yet". See docs/config.md.
+ *
+ * config/ does not own the plugin list: the loaders take it as a struct cfg_registry (built by
+ * algorithm/'s fw_registry() from its one plugin table), so that config never includes
+ * algorithm/ headers. */
 #ifndef CSCHED_CONFIG_H
 #define CSCHED_CONFIG_H
 
@@ -63,23 +67,38 @@ const char *cfg_ext_point_type(enum cfg_ext_point ep);
 
 /* ---------- Plugin registry ---------- */
 
-/* One plugin name csched knows: the extension points it implements (CFG_EP_BIT mask; this
- * must match what algorithm/plugins implements), whether csched implements it, and its place
- * and score weight in upstream's default profile (default_weight 0 = not a default plugin or
- * no score). */
-struct cfg_plugin_info {
+/* How config/ reads, defaults, validates and writes one args type (NodeResourcesFitArgs...).
+ * Opaque outside config/: one instance per enum cfg_args_kind, owned by config/. */
+struct cfg_args_type;
+
+/* The args type of kind, NULL for CFG_ARGS_NONE or an out-of-range value. */
+const struct cfg_args_type *cfg_args_type_of(enum cfg_args_kind kind);
+enum cfg_args_kind cfg_args_type_kind(const struct cfg_args_type *t);
+/* "NodeResourcesFitArgs" */
+const char *cfg_args_type_name(const struct cfg_args_type *t);
+/* The member of a that holds t's args; NULL when t or a is NULL. */
+const void *cfg_args_member(const struct cfg_args_type *t, const struct cfg_plugin_args *a);
+
+/* One plugin name csched knows, as config/ needs it. The table is not config/'s: the loaders
+ * receive it (algorithm/'s fw_registry() builds it from the one plugin table), so that config
+ * validation, the default profile and the framework cannot disagree. */
+struct cfg_plugin_desc {
 	const char *name;
-	unsigned points;
-	bool implemented;
-	bool upstream_default;
-	int32_t default_weight;
-	enum cfg_args_kind args_kind; /* CFG_ARGS_NONE when the plugin takes no args */
+	unsigned points;         /* CFG_EP_BIT mask of the extension points it implements */
+	bool implemented;        /* false: an upstream plugin csched does not implement yet */
+	bool upstream_default;   /* in upstream's default profile; csched's holds the implemented ones */
+	int32_t default_weight;  /* score weight in the default profile (0 = no score) */
+	const struct cfg_args_type *args; /* NULL when the plugin takes no args */
+};
+
+/* Every plugin, in upstream's default MultiPoint order. Static: loaded configs borrow it. */
+struct cfg_registry {
+	const struct cfg_plugin_desc *plugins;
+	size_t n;
 };
 
 /* The plugin with this name, or NULL. */
-const struct cfg_plugin_info *cfg_plugin_lookup(const char *name);
-/* The whole table, in upstream's default order first; *n receives its length. */
-const struct cfg_plugin_info *cfg_plugin_registry(size_t *n);
+const struct cfg_plugin_desc *cfg_registry_lookup(const struct cfg_registry *r, const char *name);
 
 /* ---------- Profiles ---------- */
 
@@ -184,6 +203,7 @@ struct cfg_client_connection {
 
 struct config {
 	struct arena *arena; /* owns every non-interned pointer below */
+	const struct cfg_registry *registry; /* borrowed, static: the plugins the loader knew */
 
 	int32_t parallelism;                  /* 16 */
 	int32_t percentage_of_nodes_to_score; /* 0 = adaptive */
@@ -203,25 +223,30 @@ struct config {
 	bool from_policy; /* built from a legacy Policy file */
 };
 
+/* Every loader takes the plugin registry (algorithm/'s fw_registry()), borrowed for the life of
+ * cfg. */
+
 /* The configuration csched runs with when no file is given (one profile "csched").
  * On failure (out of memory) cfg is left empty. */
-int config_init_default(struct config *cfg, struct err *e);
+int config_init_default(struct config *cfg, const struct cfg_registry *reg, struct err *e);
 
 /* Reads a KubeSchedulerConfiguration file (YAML or JSON). On failure cfg is left empty
  * (config_free is still safe) and e names file:line:col and the field path. */
-int config_load_file(struct config *cfg, const char *path, struct err *e);
+int config_load_file(struct config *cfg, const struct cfg_registry *reg, const char *path, struct err *e);
 /* Same from memory; name is used in messages in place of a file name. */
-int config_load_buffer(struct config *cfg, const char *name, const char *buf, size_t len, struct err *e);
+int config_load_buffer(struct config *cfg, const struct cfg_registry *reg, const char *name, const char *buf,
+		       size_t len, struct err *e);
 
 /* Reads a legacy Policy file (kind: Policy, apiVersion: v1; YAML or JSON) into a config with
  * upstream's other defaults and one profile named CFG_DEFAULT_SCHEDULER_NAME whose plugins are
  * the legacy mapping of the predicates and priorities (docs/config.md). */
-int config_load_policy_file(struct config *cfg, const char *path, struct err *e);
-int config_load_policy_buffer(struct config *cfg, const char *name, const char *buf, size_t len,
-			      struct err *e);
+int config_load_policy_file(struct config *cfg, const struct cfg_registry *reg, const char *path, struct err *e);
+int config_load_policy_buffer(struct config *cfg, const struct cfg_registry *reg, const char *name, const char *buf,
+			      size_t len, struct err *e);
 
 /* Re-validates cfg after a caller changed fields (command-line flags) and recomputes the
- * effective plugin lists. Messages name the field path but no position. */
+ * effective plugin lists (with the registry cfg was loaded with). Messages name the field path
+ * but no position. */
 int config_validate(struct config *cfg, struct err *e);
 
 /* A copy of s owned by cfg (for callers that override string fields); NULL on out of memory. */

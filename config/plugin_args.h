@@ -77,7 +77,8 @@ struct cfg_volume_binding_args {
 	int64_t bind_timeout_seconds; /* default 600 */
 };
 
-/* Which args struct a plugin takes (config/config.h's registry maps names to kinds). */
+/* Which args struct a plugin takes (struct fw_plugin.args_kind; config/ maps each kind to its
+ * struct cfg_args_type). */
 enum cfg_args_kind {
 	CFG_ARGS_NONE = -1,
 	CFG_ARGS_FIT,                /* NodeResourcesFit */

@@ -1,56 +1,12 @@
-/* The plugin registry, upstream's mergePlugins (v1 default_plugins.go) and the framework's
- * MultiPoint expansion and score weights (framework/runtime/framework.go), as pure functions
- * over struct cfg_plugins. */
+/* Lookups in the injected plugin registry, upstream's mergePlugins (v1 default_plugins.go) and
+ * the framework's MultiPoint expansion and score weights (framework/runtime/framework.go), as
+ * pure functions over struct cfg_plugins. The registry itself is algorithm/registry.c's table. */
 #include <stdio.h>
 #include <string.h>
 
 #include "common/arena.h"
 #include "common/intern.h"
 #include "config/cfg_internal.h"
-
-#define PE CFG_EP_BIT(CFG_EP_PRE_ENQUEUE)
-#define QS CFG_EP_BIT(CFG_EP_QUEUE_SORT)
-#define PF CFG_EP_BIT(CFG_EP_PRE_FILTER)
-#define F CFG_EP_BIT(CFG_EP_FILTER)
-#define PoF CFG_EP_BIT(CFG_EP_POST_FILTER)
-#define PS CFG_EP_BIT(CFG_EP_PRE_SCORE)
-#define S CFG_EP_BIT(CFG_EP_SCORE)
-#define R CFG_EP_BIT(CFG_EP_RESERVE)
-#define PB CFG_EP_BIT(CFG_EP_PRE_BIND)
-#define B CFG_EP_BIT(CFG_EP_BIND)
-
-/* Upstream's default MultiPoint list (v1.34 default_plugins.go, DynamicResourceAllocation GA
- * so DynamicResources sits before DefaultPreemption), in order, with default score weights.
- *
- * Deliberate difference: entries with implemented == false are upstream defaults csched does
- * not implement yet. They stay out of csched's default profile (running a profile that claims
- * PodTopologySpread but silently skips it would place pods differently from upstream without
- * saying so); a configuration that enables one explicitly is rejected with "plugin X is not
- * implemented by csched yet". Flip the flag when algorithm/plugins gains the plugin: it then
- * joins the defaults at upstream's position and weight. The points mask must match what the
- * plugin in algorithm/plugins implements. */
-static const struct cfg_plugin_info registry[] = {
-	{ "SchedulingGates", PE, true, true, 0, CFG_ARGS_NONE },
-	{ "PrioritySort", QS, true, true, 0, CFG_ARGS_NONE },
-	{ "NodeUnschedulable", F, true, true, 0, CFG_ARGS_NONE },
-	{ "NodeName", F, true, true, 0, CFG_ARGS_NONE },
-	{ "TaintToleration", F | PS | S, true, true, 3, CFG_ARGS_NONE },
-	{ "NodeAffinity", PF | F | PS | S, true, true, 2, CFG_ARGS_NODE_AFFINITY },
-	{ "NodePorts", PF | F, true, true, 0, CFG_ARGS_NONE },
-	{ "NodeResourcesFit", PF | F | PS | S, true, true, 1, CFG_ARGS_FIT },
-	{ "VolumeRestrictions", PF | F, true, true, 0, CFG_ARGS_NONE },
-	{ "NodeVolumeLimits", PF | F, false, true, 0, CFG_ARGS_NONE },
-	{ "VolumeBinding", PF | F | PS | S | R | PB, false, true, 0, CFG_ARGS_VOLUME_BINDING },
-	{ "VolumeZone", PF | F, false, true, 0, CFG_ARGS_NONE },
-	{ "PodTopologySpread", PF | F | PS | S, false, true, 2, CFG_ARGS_TOPOLOGY_SPREAD },
-	{ "InterPodAffinity", PF | F | PS | S, false, true, 2, CFG_ARGS_INTER_POD_AFFINITY },
-	{ "DynamicResources", PE | PF | F | PoF | R | PB, false, true, 0, CFG_ARGS_NONE },
-	{ "DefaultPreemption", PoF, false, true, 0, CFG_ARGS_PREEMPTION },
-	{ "NodeResourcesBalancedAllocation", PS | S, true, true, 1, CFG_ARGS_BALANCED },
-	{ "ImageLocality", S, true, true, 1, CFG_ARGS_NONE },
-	{ "DefaultBinder", B, true, true, 0, CFG_ARGS_NONE },
-};
-#define N_REGISTRY (sizeof(registry) / sizeof(registry[0]))
 
 /* Plugins upstream removed from kubescheduler.config.k8s.io/v1 (validation.go's
  * invalidPluginsByVersion): naming one gets upstream's message. */
@@ -76,23 +32,25 @@ const char *cfg_ext_point_type(enum cfg_ext_point ep)
 	return (unsigned)ep <= CFG_EP_COUNT ? ep_types[ep] : NULL;
 }
 
-const struct cfg_plugin_info *cfg_plugin_lookup(const char *name)
+const struct cfg_plugin_desc *cfg_registry_lookup(const struct cfg_registry *r, const char *name)
 {
-	if (!name)
+	if (!r || !name)
 		return NULL;
-	for (size_t i = 0; i < N_REGISTRY; i++)
-		if (strcmp(registry[i].name, name) == 0)
-			return &registry[i];
+	for (size_t i = 0; i < r->n; i++)
+		if (strcmp(r->plugins[i].name, name) == 0)
+			return &r->plugins[i];
 	return NULL;
 }
 
-const struct cfg_plugin_info *cfg_plugin_registry(size_t *n)
+const char *cfg_registry_args_plugin(const struct cfg_registry *r, enum cfg_args_kind kind)
 {
-	*n = N_REGISTRY;
-	return registry;
+	for (size_t i = 0; r && i < r->n; i++)
+		if (r->plugins[i].args && cfg_args_type_kind(r->plugins[i].args) == kind)
+			return r->plugins[i].name;
+	return "";
 }
 
-static bool removed_plugin(const char *name)
+bool cfg_plugin_removed(const char *name)
 {
 	for (size_t i = 0; i < sizeof(removed_plugins) / sizeof(removed_plugins[0]); i++)
 		if (strcmp(removed_plugins[i], name) == 0)
@@ -143,16 +101,19 @@ static int merge_set(struct arena *a, const struct cfg_plugin *defs, uint32_t n_
 	return 0;
 }
 
-int cfg_plugins_merge_defaults(struct arena *a, struct cfg_plugins *p)
+int cfg_plugins_merge_defaults(struct arena *a, const struct cfg_registry *reg, struct cfg_plugins *p)
 {
-	struct cfg_plugin defs[N_REGISTRY];
+	struct cfg_plugin *defs = reg->n ? arena_alloc(a, reg->n * sizeof(*defs)) : NULL;
 	uint32_t n = 0;
-	for (size_t i = 0; i < N_REGISTRY; i++) {
-		if (registry[i].upstream_default && registry[i].implemented) {
-			defs[n].name = intern_str(registry[i].name);
+	if (reg->n && !defs)
+		return ERR_NOMEM;
+	for (size_t i = 0; i < reg->n; i++) {
+		const struct cfg_plugin_desc *pd = &reg->plugins[i];
+		if (pd->upstream_default && pd->implemented) {
+			defs[n].name = intern_str(pd->name);
 			if (!defs[n].name)
 				return ERR_NOMEM;
-			defs[n++].weight = registry[i].default_weight;
+			defs[n++].weight = pd->default_weight;
 		}
 	}
 	for (int ep = 0; ep <= CFG_EP_COUNT; ep++) {
@@ -165,7 +126,8 @@ int cfg_plugins_merge_defaults(struct arena *a, struct cfg_plugins *p)
 
 /* ---------- checks on one profile's sets ---------- */
 
-int cfg_plugins_check_sets(const struct cfg_vctx *v, const char *ppath, const struct cfg_plugins *p)
+int cfg_plugins_check_sets(const struct cfg_vctx *v, const struct cfg_registry *reg, const char *ppath,
+			   const struct cfg_plugins *p)
 {
 	char path[CFG_PATH_MAX];
 	for (int ep = 0; ep <= CFG_EP_COUNT; ep++) {
@@ -175,10 +137,10 @@ int cfg_plugins_check_sets(const struct cfg_vctx *v, const char *ppath, const st
 			cfg_pathf(path, sizeof(path), "%s.plugins.%s.enabled[%u]", ppath, ep_keys[ep], i);
 			if (!pl->name || !pl->name[0])
 				return cfg_verr(v, path, "name: required");
-			if (removed_plugin(pl->name))
+			if (cfg_plugin_removed(pl->name))
 				return cfg_verr(v, path, "\"%s\": was invalid in version \"%s\" (KubeSchedulerConfiguration is version \"%s\")",
 						pl->name, CFG_API_VERSION, CFG_API_VERSION);
-			const struct cfg_plugin_info *info = cfg_plugin_lookup(pl->name);
+			const struct cfg_plugin_desc *info = cfg_registry_lookup(reg, pl->name);
 			if (!info)
 				return cfg_verr(v, path, "unknown plugin \"%s\"", pl->name);
 			if (!info->implemented)
@@ -205,7 +167,7 @@ int cfg_plugins_check_sets(const struct cfg_vctx *v, const char *ppath, const st
 				return cfg_verr(v, path, "name: required");
 			/* Upstream ignores unknown names here; csched rejects them so that a typo does
 			 * not leave a plugin silently enabled. */
-			if (strcmp(name, "*") != 0 && !cfg_plugin_lookup(name) && !removed_plugin(name))
+			if (strcmp(name, "*") != 0 && !cfg_registry_lookup(reg, name) && !cfg_plugin_removed(name))
 				return cfg_verr(v, path, "unknown plugin \"%s\"", name);
 		}
 	}
@@ -234,56 +196,93 @@ static int32_t score_weight(const struct cfg_plugins *p, const char *name)
 	return 1;
 }
 
-int cfg_profile_expand(struct arena *a, const struct cfg_vctx *v, const char *ppath, struct cfg_profile *prof)
+/* Names of one point during expansion (arena scratch, each up to the point's plus
+ * MultiPoint's enabled count). */
+struct expansion {
+	const char **enabled; /* the point's own enabled names, deduplicated */
+	const char **mpe;     /* MultiPoint plugins that join the point */
+	const char **over;    /* MultiPoint plugins the point names explicitly */
+	uint32_t n_en, n_mp, n_over;
+};
+
+static int expansion_init(struct arena *a, uint32_t cap, struct expansion *x)
 {
-	const struct cfg_plugins *p = &prof->plugins;
+	*x = (struct expansion){ .n_en = 0 };
+	if (!cap)
+		return 0;
+	x->enabled = arena_alloc(a, cap * sizeof(char *));
+	x->mpe = arena_alloc(a, cap * sizeof(char *));
+	x->over = arena_alloc(a, cap * sizeof(char *));
+	return x->enabled && x->mpe && x->over ? 0 : ERR_NOMEM;
+}
+
+/* MultiPoint's enabled plugins that extend ep and the point does not disable. */
+static int expand_multi_point(const struct cfg_vctx *v, const struct cfg_registry *reg, const char *ppath,
+			      const struct cfg_plugins *p, int ep, struct expansion *x)
+{
+	const struct cfg_plugin_set *s = &p->sets[ep];
 	const struct cfg_plugin_set *mp = &p->sets[CFG_EP_MULTI_POINT];
 	char path[CFG_PATH_MAX];
-	for (int ep = 0; ep < CFG_EP_COUNT; ep++) {
-		const struct cfg_plugin_set *s = &p->sets[ep];
-		uint32_t cap = s->n_enabled + mp->n_enabled;
-		const char **enabled = cap ? arena_alloc(a, cap * sizeof(char *)) : NULL;
-		const char **mpe = cap ? arena_alloc(a, cap * sizeof(char *)) : NULL;
-		const char **over = cap ? arena_alloc(a, cap * sizeof(char *)) : NULL;
-		struct cfg_plugin *out = cap ? arena_alloc(a, cap * sizeof(*out)) : NULL;
-		if (cap && (!enabled || !mpe || !over || !out))
-			return err_set(v->e, ERR_NOMEM, "out of memory");
-		uint32_t n_en = 0, n_mp = 0, n_over = 0, n = 0;
-		for (uint32_t i = 0; i < s->n_enabled; i++)
-			if (!names_has(enabled, n_en, s->enabled[i].name))
-				enabled[n_en++] = s->enabled[i].name;
-		if (!set_disables(s, "*")) {
-			for (uint32_t i = 0; i < mp->n_enabled; i++) {
-				const char *name = mp->enabled[i].name;
-				const struct cfg_plugin_info *info = cfg_plugin_lookup(name);
-				if (!info || !(info->points & CFG_EP_BIT(ep)))
-					continue;
-				if (set_disables(s, name))
-					continue;
-				if (names_has(enabled, n_en, name)) {
-					if (!names_has(over, n_over, name))
-						over[n_over++] = name;
-					continue;
-				}
-				if (names_has(mpe, n_mp, name)) {
-					cfg_pathf(path, sizeof(path), "%s.plugins.multiPoint.enabled[%u]", ppath, i);
-					return cfg_verr(v, path, "plugin \"%s\" already registered as \"%s\"", name, ep_types[ep]);
-				}
-				mpe[n_mp++] = name;
-			}
+	if (set_disables(s, "*"))
+		return 0;
+	for (uint32_t i = 0; i < mp->n_enabled; i++) {
+		const char *name = mp->enabled[i].name;
+		const struct cfg_plugin_desc *info = cfg_registry_lookup(reg, name);
+		if (!info || !(info->points & CFG_EP_BIT(ep)) || set_disables(s, name))
+			continue;
+		if (names_has(x->enabled, x->n_en, name)) {
+			if (!names_has(x->over, x->n_over, name))
+				x->over[x->n_over++] = name;
+			continue;
 		}
-		/* Order: explicit overrides of MultiPoint plugins (in their point's order), then
-		 * MultiPoint plugins, then the point's other plugins. */
-		for (uint32_t i = 0; i < n_en; i++)
-			if (names_has(over, n_over, enabled[i]))
-				out[n++] = (struct cfg_plugin){ .name = enabled[i] };
-		for (uint32_t i = 0; i < n_mp; i++)
-			out[n++] = (struct cfg_plugin){ .name = mpe[i] };
-		for (uint32_t i = 0; i < n_en; i++)
-			if (!names_has(over, n_over, enabled[i]))
-				out[n++] = (struct cfg_plugin){ .name = enabled[i] };
-		prof->effective[ep] = (struct cfg_plugin_list){ .n = n, .items = out };
+		if (names_has(x->mpe, x->n_mp, name)) {
+			cfg_pathf(path, sizeof(path), "%s.plugins.multiPoint.enabled[%u]", ppath, i);
+			return cfg_verr(v, path, "plugin \"%s\" already registered as \"%s\"", name, ep_types[ep]);
+		}
+		x->mpe[x->n_mp++] = name;
 	}
+	return 0;
+}
+
+static int expand_point(struct arena *a, const struct cfg_vctx *v, const struct cfg_registry *reg,
+			const char *ppath, struct cfg_profile *prof, int ep)
+{
+	const struct cfg_plugins *p = &prof->plugins;
+	const struct cfg_plugin_set *s = &p->sets[ep];
+	uint32_t cap = s->n_enabled + p->sets[CFG_EP_MULTI_POINT].n_enabled;
+	struct expansion x;
+	struct cfg_plugin *out = cap ? arena_alloc(a, cap * sizeof(*out)) : NULL;
+	if (expansion_init(a, cap, &x) || (cap && !out))
+		return err_set(v->e, ERR_NOMEM, "out of memory");
+	for (uint32_t i = 0; i < s->n_enabled; i++)
+		if (!names_has(x.enabled, x.n_en, s->enabled[i].name))
+			x.enabled[x.n_en++] = s->enabled[i].name;
+	int rc = expand_multi_point(v, reg, ppath, p, ep, &x);
+	if (rc)
+		return rc;
+	/* Order: explicit overrides of MultiPoint plugins (in their point's order), then
+	 * MultiPoint plugins, then the point's other plugins. */
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < x.n_en; i++)
+		if (names_has(x.over, x.n_over, x.enabled[i]))
+			out[n++] = (struct cfg_plugin){ .name = x.enabled[i] };
+	for (uint32_t i = 0; i < x.n_mp; i++)
+		out[n++] = (struct cfg_plugin){ .name = x.mpe[i] };
+	for (uint32_t i = 0; i < x.n_en; i++)
+		if (!names_has(x.over, x.n_over, x.enabled[i]))
+			out[n++] = (struct cfg_plugin){ .name = x.enabled[i] };
+	prof->effective[ep] = (struct cfg_plugin_list){ .n = n, .items = out };
+	return 0;
+}
+
+int cfg_profile_expand(struct arena *a, const struct cfg_vctx *v, const struct cfg_registry *reg, const char *ppath,
+		       struct cfg_profile *prof)
+{
+	char path[CFG_PATH_MAX];
+	int rc;
+	for (int ep = 0; ep < CFG_EP_COUNT; ep++)
+		if ((rc = expand_point(a, v, reg, ppath, prof, ep)))
+			return rc;
 
 	/* Score weights, with upstream's overflow guard (sum of weight * MaxNodeScore must fit in
 	 * int64). With weights capped at 100 the guard cannot trip; it stays as the invariant the
@@ -291,7 +290,7 @@ int cfg_profile_expand(struct arena *a, const struct cfg_vctx *v, const char *pp
 	int64_t total = 0;
 	struct cfg_plugin_list *sl = &prof->effective[CFG_EP_SCORE];
 	for (uint32_t i = 0; i < sl->n; i++) {
-		sl->items[i].weight = score_weight(p, sl->items[i].name);
+		sl->items[i].weight = score_weight(&prof->plugins, sl->items[i].name);
 		int64_t w = (int64_t)sl->items[i].weight * CFG_MAX_NODE_SCORE;
 		if (w > INT64_MAX - total) {
 			cfg_pathf(path, sizeof(path), "%s.plugins.score", ppath);
@@ -321,25 +320,26 @@ static bool profile_names_plugin(const struct cfg_plugins *p, const char *name)
 	return false;
 }
 
-void cfg_profile_default_plugin_config(struct cfg_profile *prof)
+void cfg_profile_default_plugin_config(const struct cfg_registry *reg, struct cfg_profile *prof)
 {
-	/* Kinds in the order of their plugin names, as upstream's sorted pluginsNames. */
-	enum cfg_args_kind sorted[CFG_ARGS_COUNT];
+	/* The registry's plugins with args, sorted by name as upstream's sorted pluginsNames. */
+	const struct cfg_plugin_desc *sorted[CFG_ARGS_COUNT];
 	int n = 0;
-	for (int k = 0; k < CFG_ARGS_COUNT; k++) {
+	for (size_t i = 0; i < reg->n && n < CFG_ARGS_COUNT; i++) {
+		const struct cfg_plugin_desc *pd = &reg->plugins[i];
+		if (!pd->args)
+			continue;
 		int j = n++;
-		while (j > 0 && strcmp(cfg_args_kind_plugin(sorted[j - 1]), cfg_args_kind_plugin((enum cfg_args_kind)k)) > 0) {
+		for (; j > 0 && strcmp(sorted[j - 1]->name, pd->name) > 0; j--)
 			sorted[j] = sorted[j - 1];
-			j--;
-		}
-		sorted[j] = (enum cfg_args_kind)k;
+		sorted[j] = pd;
 	}
 	for (int i = 0; i < n; i++) {
-		enum cfg_args_kind k = sorted[i];
+		enum cfg_args_kind k = cfg_args_type_kind(sorted[i]->args);
 		bool present = false;
 		for (uint32_t j = 0; j < prof->n_plugin_config; j++)
 			present = present || prof->plugin_config[j] == k;
-		if (!present && profile_names_plugin(&prof->plugins, cfg_args_kind_plugin(k)))
+		if (!present && profile_names_plugin(&prof->plugins, sorted[i]->name))
 			prof->plugin_config[prof->n_plugin_config++] = k;
 	}
 }

@@ -211,11 +211,21 @@ static int prio_item(struct cfg_dec *d, size_t i, yaml_node_t *item, void *ctx)
 	return 0;
 }
 
+/* Zeroed arena room for the *n items of sequence v, size bytes each (NULL when empty). */
+static int alloc_seq(struct cfg_dec *d, yaml_node_t *v, size_t size, void **items, size_t *n)
+{
+	int rc = dec_seq_len(d, v, n);
+	if (rc)
+		return rc;
+	*items = *n ? arena_alloc(d->arena, *n * size) : NULL;
+	return *n && !*items ? nomem(d) : 0;
+}
+
 static int top_field(struct cfg_dec *d, const char *key, yaml_node_t *v, void *ctx)
 {
 	struct pol *pol = ctx;
 	const char *s = NULL;
-	size_t len;
+	void *items;
 	int rc;
 	if (dec_key_is(d, key, "kind")) {
 		if ((rc = dec_str(d, v, &s)))
@@ -231,22 +241,16 @@ static int top_field(struct cfg_dec *d, const char *key, yaml_node_t *v, void *c
 	}
 	if (dec_key_is(d, key, "predicates")) {
 		pol->has_predicates = true;
-		if ((rc = dec_seq_len(d, v, &len)))
+		if ((rc = alloc_seq(d, v, sizeof(*pol->preds), &items, &pol->n_preds)))
 			return rc;
-		pol->preds = len ? arena_alloc(d->arena, len * sizeof(*pol->preds)) : NULL;
-		if (len && !pol->preds)
-			return nomem(d);
-		pol->n_preds = len;
+		pol->preds = items;
 		return dec_seq(d, v, pred_item, pol);
 	}
 	if (dec_key_is(d, key, "priorities")) {
 		pol->has_priorities = true;
-		if ((rc = dec_seq_len(d, v, &len)))
+		if ((rc = alloc_seq(d, v, sizeof(*pol->prios), &items, &pol->n_prios)))
 			return rc;
-		pol->prios = len ? arena_alloc(d->arena, len * sizeof(*pol->prios)) : NULL;
-		if (len && !pol->prios)
-			return nomem(d);
-		pol->n_prios = len;
+		pol->prios = items;
 		return dec_seq(d, v, prio_item, pol);
 	}
 	if (dec_key_is(d, key, "extenders") || dec_key_is(d, key, "extenderConfigs"))
@@ -276,6 +280,7 @@ static int top_field(struct cfg_dec *d, const char *key, yaml_node_t *v, void *c
 
 struct builder {
 	struct arena *a;
+	const struct cfg_registry *reg;
 	struct cfg_plugin *items[CFG_EP_COUNT];
 	uint32_t n[CFG_EP_COUNT];
 };
@@ -303,7 +308,7 @@ static int add(struct builder *b, int ep, const char *name, int32_t weight)
  * PreScore/Score; priorities: PreScore and Score). */
 static int add_plugin(struct builder *b, const char *plugin, unsigned mask, int32_t weight)
 {
-	const struct cfg_plugin_info *info = cfg_plugin_lookup(plugin);
+	const struct cfg_plugin_desc *info = cfg_registry_lookup(b->reg, plugin);
 	for (int ep = 0; ep < CFG_EP_COUNT; ep++) {
 		if (!(info->points & mask & CFG_EP_BIT(ep)))
 			continue;
@@ -322,10 +327,10 @@ static const struct legacy *find(const struct legacy *t, size_t n, const char *n
 	return NULL;
 }
 
-static bool all_implemented(const struct legacy *l)
+static bool all_implemented(const struct cfg_registry *reg, const struct legacy *l)
 {
 	for (int i = 0; i < MAX_PLUGINS && l->plugins[i]; i++)
-		if (!cfg_plugin_lookup(l->plugins[i])->implemented)
+		if (!cfg_registry_lookup(reg, l->plugins[i])->implemented)
 			return false;
 	return true;
 }
@@ -336,169 +341,229 @@ static int check_supported(struct cfg_dec *d, yaml_node_t *n, const char *kind, 
 	if (l->unsupported)
 		return dec_err(d, n, "%s \"%s\" is not supported by csched: %s", kind, name, l->unsupported);
 	for (int i = 0; i < MAX_PLUGINS && l->plugins[i]; i++)
-		if (!cfg_plugin_lookup(l->plugins[i])->implemented)
+		if (!cfg_registry_lookup(d->reg, l->plugins[i])->implemented)
 			return dec_err(d, n, "%s \"%s\" maps to plugin %s: plugin %s is not implemented by csched yet", kind, name,
 				       l->plugins[i], l->plugins[i]);
 	return 0;
 }
 
-static int map_policy(struct cfg_dec *d, struct pol *pol, struct config *cfg)
-{
-	struct builder b = { .a = d->arena };
-	bool want_pred[N_PRED] = { false };
-	int64_t prio_weight[N_PRIO] = { 0 };
-	const struct pol_prio *rtcr = NULL;
-	const struct legacy *fit_prio = NULL;
-	int rc;
+/* Legacy names upstream accepted as aliases of a registry key. */
+static const struct {
+	const char *alias, *key;
+} aliases[] = {
+	{ "PodFitsPorts", "PodFitsHostPorts" },
+	{ "ServiceSpreadingPriority", "SelectorSpreadPriority" },
+};
 
-	/* Predicates. */
+static const char *unalias(const char *name)
+{
+	for (size_t i = 0; i < sizeof(aliases) / sizeof(aliases[0]); i++)
+		if (strcmp(aliases[i].alias, name) == 0)
+			return aliases[i].key;
+	return name;
+}
+
+/* Pushes "<list>[i].name" for a message about that entry; returns the length for dec_pop. */
+static size_t push_name(struct cfg_dec *d, const char *list, size_t i)
+{
+	size_t saved = dec_push_key(d, list);
+	dec_push_index(d, i);
+	dec_push_key(d, "name");
+	return saved;
+}
+
+/* The mapping's state: which legacy entries are wanted, with what weight. */
+struct mapping {
+	bool want_pred[N_PRED];
+	int64_t prio_weight[N_PRIO];
+	const struct pol_prio *rtcr;    /* the priority with requestedToCapacityRatioArguments */
+	const struct legacy *fit_prio;  /* the priority setting NodeResourcesFit's scoringStrategy */
+};
+
+static int check_predicate(struct cfg_dec *d, const struct pol *pol, size_t i, const struct legacy **out)
+{
+	const char *name = pol->preds[i].name;
+	const struct legacy *l = find(predicates, N_PRED, unalias(name));
+	size_t saved = push_name(d, "predicates", i);
+	int rc = 0;
+	for (size_t j = 0; j < i && !rc; j++)
+		if (strcmp(pol->preds[j].name, name) == 0)
+			rc = dec_err(d, pol->preds[i].node, "duplicate predicate name %s", name);
+	if (!rc)
+		rc = l ? check_supported(d, pol->preds[i].node, "predicate", name, l)
+		       : dec_err(d, pol->preds[i].node, "predicate type not found for \"%s\"", name);
+	dec_pop(d, saved);
+	*out = l;
+	return rc;
+}
+
+static int want_predicates(struct cfg_dec *d, const struct pol *pol, struct mapping *m)
+{
 	if (!pol->has_predicates) {
 		for (size_t i = 0; i < sizeof(default_predicates) / sizeof(default_predicates[0]); i++) {
 			const struct legacy *l = find(predicates, N_PRED, default_predicates[i]);
-			if (all_implemented(l))
-				want_pred[l - predicates] = true;
+			if (all_implemented(d->reg, l))
+				m->want_pred[l - predicates] = true;
 		}
 	}
 	for (size_t i = 0; i < pol->n_preds; i++) {
-		const char *name = pol->preds[i].name;
-		const char *key = strcmp(name, "PodFitsPorts") == 0 ? "PodFitsHostPorts" : name; /* legacy alias */
-		const struct legacy *l = find(predicates, N_PRED, key);
-		size_t saved = dec_push_key(d, "predicates");
-		dec_push_index(d, i);
-		dec_push_key(d, "name");
-		rc = 0;
-		for (size_t j = 0; j < i && !rc; j++)
-			if (strcmp(pol->preds[j].name, name) == 0)
-				rc = dec_err(d, pol->preds[i].node, "duplicate predicate name %s", name);
-		if (!rc)
-			rc = l ? check_supported(d, pol->preds[i].node, "predicate", name, l)
-			       : dec_err(d, pol->preds[i].node, "predicate type not found for \"%s\"", name);
-		dec_pop(d, saved);
+		const struct legacy *l;
+		int rc = check_predicate(d, pol, i, &l);
 		if (rc)
 			return rc;
-		want_pred[l - predicates] = true;
+		m->want_pred[l - predicates] = true;
 	}
 	/* Mandatory since TaintNodesByCondition: configured whatever the file says. */
-	want_pred[find(predicates, N_PRED, "PodToleratesNodeTaints") - predicates] = true;
-	want_pred[find(predicates, N_PRED, "CheckNodeUnschedulable") - predicates] = true;
-	for (size_t i = 0; i < N_PRED; i++) {
-		if (!want_pred[i])
-			continue;
-		for (int k = 0; k < MAX_PLUGINS && predicates[i].plugins[k]; k++)
-			if (add_plugin(&b, predicates[i].plugins[k], ~(CFG_EP_BIT(CFG_EP_PRE_SCORE) | CFG_EP_BIT(CFG_EP_SCORE)), 0))
-				return nomem(d);
-	}
+	m->want_pred[find(predicates, N_PRED, "PodToleratesNodeTaints") - predicates] = true;
+	m->want_pred[find(predicates, N_PRED, "CheckNodeUnschedulable") - predicates] = true;
+	return 0;
+}
 
-	/* Priorities. */
+/* Checks priority i and finds its legacy entry (*out; NULL for EqualPriority): keyed by its
+ * name, an alias's target, or "RequestedToCapacityRatio" for any name with
+ * requestedToCapacityRatioArguments. */
+static int check_priority(struct cfg_dec *d, const struct pol *pol, size_t i, struct mapping *m,
+			  const struct legacy **out)
+{
+	const struct pol_prio *p = &pol->prios[i];
+	size_t saved = push_name(d, "priorities", i);
+	int rc = 0;
+	const struct legacy *l = NULL;
+	for (size_t j = 0; j < i && !rc; j++)
+		if (strcmp(pol->prios[j].name, p->name) == 0)
+			rc = dec_err(d, p->name_node, "duplicate priority name %s", p->name);
+	/* EqualPriority: every node scores the same, no plugin, as upstream skipped it. */
+	if (rc || strcmp(p->name, "EqualPriority") == 0)
+		goto out;
+	l = find(priorities, N_PRIO, p->rtcr ? "RequestedToCapacityRatio" : unalias(p->name));
+	if (!l)
+		rc = dec_err(d, p->name_node, "priority type not found for \"%s\"%s", p->name,
+			     strcmp(p->name, "RequestedToCapacityRatioPriority") == 0
+				     ? " (it needs argument.requestedToCapacityRatioArguments)" : "");
+	else
+		rc = check_supported(d, p->name_node, "priority", p->name, l);
+	if (!rc && l->fit != FIT_NONE) {
+		if (m->fit_prio && m->fit_prio != l)
+			rc = dec_err(d, p->name_node, "priority \"%s\" cannot be combined with %s: both map to NodeResourcesFit's single scoringStrategy",
+				     p->name, m->fit_prio->name);
+		m->fit_prio = l;
+	}
+out:
+	dec_pop(d, saved);
+	*out = l;
+	return rc;
+}
+
+static int want_priorities(struct cfg_dec *d, const struct pol *pol, struct mapping *m)
+{
 	if (!pol->has_priorities) {
 		for (size_t i = 0; i < sizeof(default_priorities) / sizeof(default_priorities[0]); i++) {
 			const struct legacy *l = find(priorities, N_PRIO, default_priorities[i].name);
-			if (all_implemented(l))
-				prio_weight[l - priorities] = default_priorities[i].weight;
+			if (all_implemented(d->reg, l))
+				m->prio_weight[l - priorities] = default_priorities[i].weight;
 		}
 	}
 	for (size_t i = 0; i < pol->n_prios; i++) {
-		const struct pol_prio *p = &pol->prios[i];
-		for (size_t j = 0; j < i; j++) {
-			if (strcmp(pol->prios[j].name, p->name) == 0) {
-				size_t saved = dec_push_key(d, "priorities");
-				dec_push_index(d, i);
-				dec_push_key(d, "name");
-				rc = dec_err(d, p->name_node, "duplicate priority name %s", p->name);
-				dec_pop(d, saved);
-				return rc;
-			}
-		}
-		if (strcmp(p->name, "EqualPriority") == 0)
-			continue; /* every node scores the same: no plugin, as upstream skipped it */
-		const char *key = p->rtcr ? "RequestedToCapacityRatio"
-			: strcmp(p->name, "ServiceSpreadingPriority") == 0 ? "SelectorSpreadPriority" : p->name;
-		const struct legacy *l = find(priorities, N_PRIO, key);
-		size_t saved = dec_push_key(d, "priorities");
-		dec_push_index(d, i);
-		dec_push_key(d, "name");
-		if (!l)
-			rc = dec_err(d, p->name_node, "priority type not found for \"%s\"%s", p->name,
-				     strcmp(p->name, "RequestedToCapacityRatioPriority") == 0
-					     ? " (it needs argument.requestedToCapacityRatioArguments)" : "");
-		else
-			rc = check_supported(d, p->name_node, "priority", p->name, l);
-		if (!rc && l->fit != FIT_NONE) {
-			if (fit_prio && fit_prio != l)
-				rc = dec_err(d, p->name_node, "priority \"%s\" cannot be combined with %s: both map to NodeResourcesFit's single scoringStrategy",
-					     p->name, fit_prio->name);
-			fit_prio = l;
-		}
-		dec_pop(d, saved);
+		const struct legacy *l;
+		int rc = check_priority(d, pol, i, m, &l);
 		if (rc)
 			return rc;
-		if (p->rtcr)
-			rtcr = p;
-		prio_weight[l - priorities] = p->weight;
+		if (!l)
+			continue;
+		if (pol->prios[i].rtcr)
+			m->rtcr = &pol->prios[i];
+		m->prio_weight[l - priorities] = pol->prios[i].weight;
 	}
+	return 0;
+}
+
+/* Enables the wanted entries' plugins: predicates at every point but PreScore/Score,
+ * priorities at PreScore and Score with the priority's weight. */
+static int add_wanted(struct builder *b, const struct pol *pol, struct mapping *m)
+{
+	const unsigned scoring = CFG_EP_BIT(CFG_EP_PRE_SCORE) | CFG_EP_BIT(CFG_EP_SCORE);
+	for (size_t i = 0; i < N_PRED; i++)
+		for (int k = 0; m->want_pred[i] && k < MAX_PLUGINS && predicates[i].plugins[k]; k++)
+			if (add_plugin(b, predicates[i].plugins[k], ~scoring, 0))
+				return ERR_NOMEM;
 	for (size_t i = 0; i < N_PRIO; i++) {
-		if (!prio_weight[i])
+		if (!m->prio_weight[i])
 			continue;
 		for (int k = 0; k < MAX_PLUGINS && priorities[i].plugins[k]; k++)
-			if (add_plugin(&b, priorities[i].plugins[k], CFG_EP_BIT(CFG_EP_PRE_SCORE) | CFG_EP_BIT(CFG_EP_SCORE),
-				       (int32_t)prio_weight[i]))
-				return nomem(d);
+			if (add_plugin(b, priorities[i].plugins[k], scoring, (int32_t)m->prio_weight[i]))
+				return ERR_NOMEM;
 		if (!pol->has_priorities && priorities[i].fit != FIT_NONE)
-			fit_prio = &priorities[i];
+			m->fit_prio = &priorities[i];
 	}
-
 	/* PrioritySort and DefaultBinder were neither predicates nor priorities: upstream added
 	 * them. csched also adds SchedulingGates (PreEnqueue) so that gated pods keep waiting. */
-	if (add(&b, CFG_EP_PRE_ENQUEUE, "SchedulingGates", 0) || add(&b, CFG_EP_QUEUE_SORT, "PrioritySort", 0) ||
-	    add(&b, CFG_EP_BIND, "DefaultBinder", 0))
-		return nomem(d);
+	if (add(b, CFG_EP_PRE_ENQUEUE, "SchedulingGates", 0) || add(b, CFG_EP_QUEUE_SORT, "PrioritySort", 0) ||
+	    add(b, CFG_EP_BIND, "DefaultBinder", 0))
+		return ERR_NOMEM;
+	return 0;
+}
 
+/* The one profile of a Policy: the builder's plugins and no default plugin. */
+static struct cfg_profile *build_profile(struct cfg_dec *d, const struct builder *b, struct config *cfg)
+{
 	cfg->profiles = arena_alloc(d->arena, sizeof(*cfg->profiles));
-	if (!cfg->profiles)
-		return nomem(d);
+	const char **star = arena_alloc(d->arena, sizeof(char *));
+	if (!cfg->profiles || !star || !(star[0] = intern_str("*")))
+		return NULL;
 	cfg->n_profiles = 1;
 	struct cfg_profile *prof = &cfg->profiles[0];
 	memset(prof, 0, sizeof(*prof));
 	cfg_args_set_defaults(&prof->args);
 	prof->scheduler_name = CFG_DEFAULT_SCHEDULER_NAME;
 	for (int ep = 0; ep < CFG_EP_COUNT; ep++) {
-		prof->plugins.sets[ep].enabled = b.items[ep];
-		prof->plugins.sets[ep].n_enabled = b.n[ep];
+		prof->plugins.sets[ep].enabled = b->items[ep];
+		prof->plugins.sets[ep].n_enabled = b->n[ep];
 	}
-	/* No default plugin joins a Policy profile. */
-	const char **star = arena_alloc(d->arena, sizeof(char *));
-	if (!star || !(star[0] = intern_str("*")))
-		return nomem(d);
 	prof->plugins.sets[CFG_EP_MULTI_POINT].disabled = star;
 	prof->plugins.sets[CFG_EP_MULTI_POINT].n_disabled = 1;
+	return prof;
+}
 
-	if (fit_prio) {
-		struct cfg_fit_args *f = &prof->args.fit;
-		f->scoring_type = fit_prio->fit == FIT_MOST ? CFG_SCORING_MOST_ALLOCATED
-				: fit_prio->fit == FIT_RTCR ? CFG_SCORING_REQUESTED_TO_CAPACITY_RATIO
-							    : CFG_SCORING_LEAST_ALLOCATED;
-		if (rtcr) {
-			char path[CFG_PATH_MAX];
-			struct cfg_vctx v = { .file = d->file, .marks = d->marks, .e = d->e };
-			size_t idx = (size_t)(rtcr - pol->prios);
-			cfg_pathf(path, sizeof(path), "priorities[%zu].argument.requestedToCapacityRatioArguments.shape", idx);
-			if ((rc = cfg_check_shape(&v, path, rtcr->shape, rtcr->n_shape)))
-				return rc;
-			for (uint32_t i = 0; i < rtcr->n_resources; i++) {
-				if (rtcr->resources[i].weight < 1 || rtcr->resources[i].weight > 100) {
-					cfg_pathf(path, sizeof(path), "priorities[%zu].argument.requestedToCapacityRatioArguments.resources[%u].weight",
-						 idx, i);
-					return cfg_verr(&v, path, "Invalid value: %lld: resource weight of %s not in valid range (0, 100]",
-							(long long)rtcr->resources[i].weight, rtcr->resources[i].name);
-				}
-			}
-			f->shape = rtcr->shape;
-			f->n_shape = rtcr->n_shape;
-			if (rtcr->n_resources) {
-				f->resources = rtcr->resources;
-				f->n_resources = rtcr->n_resources;
-			}
+/* requestedToCapacityRatioArguments: checked like NodeResourcesFitArgs, then its shape and
+ * resources (if any) replace the defaults. */
+static int apply_rtcr(struct cfg_dec *d, const struct pol *pol, const struct pol_prio *rtcr, struct cfg_fit_args *f)
+{
+	char path[CFG_PATH_MAX];
+	struct cfg_vctx v = { .file = d->file, .marks = d->marks, .e = d->e };
+	size_t idx = (size_t)(rtcr - pol->prios);
+	int rc;
+	cfg_pathf(path, sizeof(path), "priorities[%zu].argument.requestedToCapacityRatioArguments.shape", idx);
+	if ((rc = cfg_check_shape(&v, path, rtcr->shape, rtcr->n_shape)))
+		return rc;
+	for (uint32_t i = 0; i < rtcr->n_resources; i++) {
+		if (rtcr->resources[i].weight < 1 || rtcr->resources[i].weight > 100) {
+			cfg_pathf(path, sizeof(path), "priorities[%zu].argument.requestedToCapacityRatioArguments.resources[%u].weight",
+				 idx, i);
+			return cfg_verr(&v, path, "Invalid value: %lld: resource weight of %s not in valid range (0, 100]",
+					(long long)rtcr->resources[i].weight, rtcr->resources[i].name);
 		}
+	}
+	f->shape = rtcr->shape;
+	f->n_shape = rtcr->n_shape;
+	if (rtcr->n_resources) {
+		f->resources = rtcr->resources;
+		f->n_resources = rtcr->n_resources;
+	}
+	return 0;
+}
+
+/* The legacy fit priority's scoringStrategy and hardPodAffinitySymmetricWeight, as pluginConfig. */
+static int apply_args(struct cfg_dec *d, const struct pol *pol, const struct mapping *m, struct cfg_profile *prof)
+{
+	static const enum cfg_scoring_type scoring[] = {
+		[FIT_NONE] = CFG_SCORING_LEAST_ALLOCATED, [FIT_LEAST] = CFG_SCORING_LEAST_ALLOCATED,
+		[FIT_MOST] = CFG_SCORING_MOST_ALLOCATED, [FIT_RTCR] = CFG_SCORING_REQUESTED_TO_CAPACITY_RATIO,
+	};
+	int rc;
+	if (m->fit_prio) {
+		prof->args.fit.scoring_type = scoring[m->fit_prio->fit];
+		if (m->rtcr && (rc = apply_rtcr(d, pol, m->rtcr, &prof->args.fit)))
+			return rc;
 		prof->plugin_config[prof->n_plugin_config++] = CFG_ARGS_FIT;
 	}
 	if (pol->hard_weight != 0) {
@@ -506,6 +571,21 @@ static int map_policy(struct cfg_dec *d, struct pol *pol, struct config *cfg)
 		prof->plugin_config[prof->n_plugin_config++] = CFG_ARGS_INTER_POD_AFFINITY;
 	}
 	return 0;
+}
+
+static int map_policy(struct cfg_dec *d, struct pol *pol, struct config *cfg)
+{
+	struct builder b = { .a = d->arena, .reg = d->reg };
+	struct mapping m = { .rtcr = NULL };
+	int rc;
+	if ((rc = want_predicates(d, pol, &m)) || (rc = want_priorities(d, pol, &m)))
+		return rc;
+	if (add_wanted(&b, pol, &m))
+		return nomem(d);
+	struct cfg_profile *prof = build_profile(d, &b, cfg);
+	if (!prof)
+		return nomem(d);
+	return apply_args(d, pol, &m, prof);
 }
 
 int cfg_policy_decode(struct cfg_dec *d, yaml_node_t *root, struct config *cfg)

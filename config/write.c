@@ -76,10 +76,7 @@ static void w_plugins(FILE *f, int ind, const struct cfg_plugins *p)
 			fputs("enabled:\n", f);
 		}
 		for (uint32_t i = 0; i < s->n_enabled; i++) {
-			cfg_write_indent(f, ind + 4);
-			fputs("- name: ", f);
-			cfg_write_str(f, s->enabled[i].name);
-			fputc('\n', f);
+			cfg_write_item(f, ind + 4, "- name: ", s->enabled[i].name);
 			if (s->enabled[i].weight)
 				w_kv_int(f, ind + 6, "weight", s->enabled[i].weight);
 		}
@@ -87,12 +84,8 @@ static void w_plugins(FILE *f, int ind, const struct cfg_plugins *p)
 			cfg_write_indent(f, ind + 4);
 			fputs("disabled:\n", f);
 		}
-		for (uint32_t i = 0; i < s->n_disabled; i++) {
-			cfg_write_indent(f, ind + 4);
-			fputs("- name: ", f);
-			cfg_write_str(f, s->disabled[i]);
-			fputc('\n', f);
-		}
+		for (uint32_t i = 0; i < s->n_disabled; i++)
+			cfg_write_item(f, ind + 4, "- name: ", s->disabled[i]);
 	}
 }
 
@@ -130,15 +123,9 @@ static void w_extender(FILE *f, const struct cfg_extender *x)
 	}
 	w_kv_dur(f, 2, "httpTimeout", x->http_timeout_ns);
 	w_kv_bool(f, 2, "nodeCacheCapable", x->node_cache_capable);
-	if (x->n_managed_resources) {
-		cfg_write_indent(f, 2);
-		fputs("managedResources:\n", f);
-	}
+	cfg_write_list_key(f, 2, "managedResources", x->n_managed_resources);
 	for (uint32_t i = 0; i < x->n_managed_resources; i++) {
-		cfg_write_indent(f, 2);
-		fputs("- name: ", f);
-		cfg_write_str(f, x->managed_resources[i].name);
-		fputc('\n', f);
+		cfg_write_item(f, 2, "- name: ", x->managed_resources[i].name);
 		w_kv_bool(f, 4, "ignoredByScheduler", x->managed_resources[i].ignored_by_scheduler);
 	}
 	w_kv_bool(f, 2, "ignorable", x->ignorable);
@@ -183,7 +170,7 @@ int config_write(const struct config *cfg, FILE *f, struct err *e)
 		if (p->n_plugin_config)
 			fputs("  pluginConfig:\n", f);
 		for (uint32_t j = 0; j < p->n_plugin_config; j++) {
-			fprintf(f, "  - name: %s\n    args:\n", cfg_args_kind_plugin(p->plugin_config[j]));
+			fprintf(f, "  - name: %s\n    args:\n", cfg_registry_args_plugin(cfg->registry, p->plugin_config[j]));
 			cfg_args_write(f, 6, p->plugin_config[j], &p->args);
 		}
 	}

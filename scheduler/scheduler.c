@@ -349,7 +349,7 @@ static int use_config(struct scheduler *s, const struct sched_options *o, struct
 	if (o->cfg) {
 		s->cfg = o->cfg;
 	} else {
-		int rc = config_init_default(&s->own_cfg, e);
+		int rc = config_init_default(&s->own_cfg, fw_registry(), e);
 		if (rc < 0)
 			return rc;
 		s->cfg = &s->own_cfg;

@@ -24,6 +24,7 @@
 #include <cmocka.h>
 #include <yajl/yajl_tree.h>
 
+#include "algorithm/framework.h"
 #include "apiclient/api_client.h"
 #include "apiclient/api_types.h"
 #include "common/intern.h"
@@ -156,7 +157,7 @@ static const char *wait_bound(const char *name, long timeout_ms)
 static void start_sched(const struct sched_hooks *hooks, int binders)
 {
 	struct err e = { 0 };
-	if (!cfg.arena && config_init_default(&cfg, &e) < 0)
+	if (!cfg.arena && config_init_default(&cfg, fw_registry(), &e) < 0)
 		fail_msg("config: %s", e.msg);
 	struct sched_options o = { .cfg = &cfg, .client = cl, .binders = binders, .seed = 42 };
 	if (hooks)
@@ -723,7 +724,7 @@ static void test_two_profiles(void **state)
 				   "  plugins:\n"
 				   "    score:\n"
 				   "      disabled: [{name: NodeResourcesBalancedAllocation}]\n";
-	if (config_load_buffer(&cfg, "two.yaml", yaml, sizeof(yaml) - 1, &e) < 0)
+	if (config_load_buffer(&cfg, fw_registry(), "two.yaml", yaml, sizeof(yaml) - 1, &e) < 0)
 		fail_msg("config: %s", e.msg);
 	mk_node("n1", "4", "8Gi", 110, "", "", false);
 	start_sched(NULL, 0);

@@ -28,6 +28,7 @@
 #include <cmocka.h>
 
 #include "../unit/prom_text_check.h"
+#include "algorithm/framework.h"
 #include "apiclient/api_client.h"
 #include "config/config.h"
 #include "harness.h"
@@ -602,7 +603,7 @@ static void test_metrics_and_health_over_http(void **state)
 	struct sched_metrics *m = a.m;
 	struct config cfg;
 	struct err e = {0};
-	if (config_init_default(&cfg, &e) != 0)
+	if (config_init_default(&cfg, fw_registry(), &e) != 0)
 		fail_msg("config: %s", e.msg);
 	struct sched_options so = {.cfg = &cfg, .client = sa, .metrics = m, .binders = 2, .seed = 7};
 	struct scheduler *s = sched_new(&so, &e);

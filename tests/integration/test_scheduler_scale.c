@@ -15,6 +15,7 @@
 
 #include <cmocka.h>
 
+#include "algorithm/framework.h"
 #include "apiclient/api_client.h"
 #include "apiclient/api_types.h"
 #include "config/config.h"
@@ -76,7 +77,7 @@ static void test_5000_pods_500_nodes(void **state)
 		fail_msg("cluster: %s", e.msg);
 	struct api_client *cl = harness_client_new(&c, NULL, &e);
 	assert_non_null(cl);
-	if (config_load_buffer(&cfg, "scale.yaml", yaml, sizeof(yaml) - 1, &e) < 0)
+	if (config_load_buffer(&cfg, fw_registry(), "scale.yaml", yaml, sizeof(yaml) - 1, &e) < 0)
 		fail_msg("config: %s", e.msg);
 	if (harness_create_nodes(cl, "node-", 0, NODES, &e) < 0)
 		fail_msg("nodes: %s", e.msg);

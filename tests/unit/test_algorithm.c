@@ -323,6 +323,28 @@ static void sum_fn(void *ctx, size_t i)
 		atomic_store(&j->stop, true);
 }
 
+/* The framework's default profile and config's are one: both derive from the registry table
+ * (config through mergePlugins + MultiPoint expansion). Same names, order and weights. */
+static void test_default_profile_matches_config(void **state)
+{
+	(void)state;
+	struct config c;
+	struct err e = { 0 };
+	assert_int_equal(config_init_default(&c, fw_registry(), &e), 0);
+	struct fw_profile_config pc;
+	fw_default_profile_config(NULL, &pc);
+	assert_string_equal(pc.scheduler_name, c.profiles[0].scheduler_name);
+	for (int ep = 0; ep < CFG_EP_COUNT; ep++) {
+		const struct cfg_plugin_list *want = config_effective_plugins(&c.profiles[0], (enum cfg_ext_point)ep);
+		assert_int_equal(pc.points[ep].n, want->n);
+		for (uint32_t i = 0; i < want->n; i++) {
+			assert_string_equal(pc.points[ep].items[i].name, want->items[i].name);
+			assert_int_equal(pc.points[ep].items[i].weight, want->items[i].weight);
+		}
+	}
+	config_free(&c);
+}
+
 static void test_pool(void **state)
 {
 	(void)state;
@@ -1304,6 +1326,7 @@ int main(void)
 		cmocka_unit_test(test_default_normalize_score),
 		cmocka_unit_test(test_fit_error_message),
 		cmocka_unit_test(test_profile_building),
+		cmocka_unit_test(test_default_profile_matches_config),
 		cmocka_unit_test(test_pool),
 		cmocka_unit_test(test_pool_handover),
 		cmocka_unit_test(test_pool_worker_index),

@@ -10,6 +10,7 @@
 
 #include <cmocka.h>
 
+#include "algorithm/framework.h"
 #include "common/intern.h"
 #include "config/config.h"
 #include "testutil.h"
@@ -44,7 +45,7 @@ static void check_round_trip(const struct config *cfg)
 	char *first = write_to_string(cfg);
 	struct config again;
 	struct err e = { 0 };
-	int rc = config_load_buffer(&again, "written.yaml", first, strlen(first), &e);
+	int rc = config_load_buffer(&again, fw_registry(), "written.yaml", first, strlen(first), &e);
 	if (rc)
 		fail_msg("reload failed: %s\n%s", e.msg, first);
 	char *second = write_to_string(&again);
@@ -81,7 +82,7 @@ static void test_defaults(void **state)
 	struct config c;
 	struct err e = { 0 };
 	char buf[1024];
-	assert_int_equal(config_init_default(&c, &e), 0);
+	assert_int_equal(config_init_default(&c, fw_registry(), &e), 0);
 	assert_int_equal(c.parallelism, 16);
 	assert_int_equal(c.percentage_of_nodes_to_score, 0);
 	assert_int_equal(c.pod_initial_backoff_seconds, 1);
@@ -138,8 +139,9 @@ static void test_defaults(void **state)
 static void test_registry(void **state)
 {
 	(void)state;
-	size_t n;
-	const struct cfg_plugin_info *r = cfg_plugin_registry(&n);
+	const struct cfg_registry *reg = fw_registry();
+	const struct cfg_plugin_desc *r = reg->plugins;
+	size_t n = reg->n;
 	assert_true(n >= 19);
 	static const struct {
 		const char *name;
@@ -153,13 +155,13 @@ static void test_registry(void **state)
 		{ "DefaultPreemption", false, CFG_EP_BIT(CFG_EP_POST_FILTER) },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		const struct cfg_plugin_info *info = cfg_plugin_lookup(cases[i].name);
+		const struct cfg_plugin_desc *info = cfg_registry_lookup(reg, cases[i].name);
 		assert_non_null(info);
 		assert_true(info >= r && info < r + n);
 		assert_int_equal(info->implemented, cases[i].implemented);
 		assert_int_equal(info->points, cases[i].points);
 	}
-	assert_null(cfg_plugin_lookup("NodeResourcesLeastAllocated"));
+	assert_null(cfg_registry_lookup(reg, "NodeResourcesLeastAllocated"));
 	assert_string_equal(cfg_ext_point_key(CFG_EP_MULTI_POINT), "multiPoint");
 	assert_string_equal(cfg_ext_point_type(CFG_EP_PRE_FILTER), "PreFilterPlugin");
 }
@@ -170,8 +172,8 @@ static struct config load_fixture(const char *rel, bool policy)
 {
 	struct config c;
 	struct err e = { 0 };
-	int rc = policy ? config_load_policy_file(&c, testutil_source_path(rel), &e)
-			: config_load_file(&c, testutil_source_path(rel), &e);
+	int rc = policy ? config_load_policy_file(&c, fw_registry(), testutil_source_path(rel), &e)
+			: config_load_file(&c, fw_registry(), testutil_source_path(rel), &e);
 	if (rc)
 		fail_msg("%s: %s", rel, e.msg);
 	return c;
@@ -396,7 +398,7 @@ static void test_merge(void **state)
 		snprintf(doc, sizeof(doc), H "profiles:\n- plugins:\n%s", cases[i].plugins);
 		struct config c;
 		struct err e = { 0 };
-		if (config_load_buffer(&c, "merge.yaml", doc, strlen(doc), &e))
+		if (config_load_buffer(&c, fw_registry(), "merge.yaml", doc, strlen(doc), &e))
 			fail_msg("%s: %s", cases[i].name, e.msg);
 		const char *got = list_str(&c.profiles[0], cases[i].ep, buf, sizeof(buf));
 		if (strcmp(got, cases[i].want))
@@ -433,7 +435,7 @@ static void test_policy_seed(void **state)
 	char buf[1024];
 	struct config c;
 	struct err e = { 0 };
-	if (config_load_policy_buffer(&c, "seed.json", seed, sizeof(seed) - 1, &e))
+	if (config_load_policy_buffer(&c, fw_registry(), "seed.json", seed, sizeof(seed) - 1, &e))
 		fail_msg("%s", e.msg);
 	assert_true(c.from_policy);
 	assert_int_equal(c.n_profiles, 1);
@@ -488,7 +490,7 @@ static void test_policy_mappings(void **state)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct config c;
 		struct err e = { 0 };
-		if (config_load_policy_buffer(&c, "p.yaml", cases[i].doc, strlen(cases[i].doc), &e))
+		if (config_load_policy_buffer(&c, fw_registry(), "p.yaml", cases[i].doc, strlen(cases[i].doc), &e))
 			fail_msg("%s: %s", cases[i].name, e.msg);
 		const char *got = list_str(&c.profiles[0], cases[i].ep, buf, sizeof(buf));
 		if (strcmp(got, cases[i].want))
@@ -551,8 +553,8 @@ static void test_json_and_yaml_agree(void **state)
 				   "\t\"parallelism\":4,\"profiles\":[{\"schedulerName\":\"x\",\"plugins\":{\"score\":{\"enabled\":[{\"name\":\"ImageLocality\",\"weight\":9}]}}}]\n}\n";
 	struct config a, b;
 	struct err e = { 0 };
-	assert_int_equal(config_load_buffer(&a, "a.yaml", yaml, sizeof(yaml) - 1, &e), 0);
-	if (config_load_buffer(&b, "b.json", json, sizeof(json) - 1, &e))
+	assert_int_equal(config_load_buffer(&a, fw_registry(), "a.yaml", yaml, sizeof(yaml) - 1, &e), 0);
+	if (config_load_buffer(&b, fw_registry(), "b.json", json, sizeof(json) - 1, &e))
 		fail_msg("%s", e.msg);
 	char *wa = write_to_string(&a), *wb = write_to_string(&b);
 	assert_string_equal(wa, wb);
@@ -568,7 +570,7 @@ static void test_validate_after_override(void **state)
 	(void)state;
 	struct config c;
 	struct err e = { 0 };
-	assert_int_equal(config_init_default(&c, &e), 0);
+	assert_int_equal(config_init_default(&c, fw_registry(), &e), 0);
 	c.client_connection.kubeconfig = config_strdup(&c, "/etc/kube.conf");
 	c.leader_election.leader_elect = false;
 	assert_int_equal(config_validate(&c, &e), 0);
@@ -591,7 +593,7 @@ static void test_plugin_config_without_args(void **state)
 	static const char doc[] = H "profiles:\n- pluginConfig:\n  - name: NodeAffinity\n  - name: ImageLocality\n    args: {}\n";
 	struct config c;
 	struct err e = { 0 };
-	if (config_load_buffer(&c, "t.yaml", doc, sizeof(doc) - 1, &e))
+	if (config_load_buffer(&c, fw_registry(), "t.yaml", doc, sizeof(doc) - 1, &e))
 		fail_msg("%s", e.msg);
 	const struct cfg_profile *p = &c.profiles[0];
 	assert_null(p->args.node_affinity.added_affinity);
@@ -626,7 +628,7 @@ static void test_malformed(void **state)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct config c;
 		struct err e = { 0 };
-		int rc = config_load_buffer(&c, "t.yaml", cases[i].doc, strlen(cases[i].doc), &e);
+		int rc = config_load_buffer(&c, fw_registry(), "t.yaml", cases[i].doc, strlen(cases[i].doc), &e);
 		if (rc != ERR_INVALID || strcmp(e.msg, cases[i].want))
 			fail_msg("case %zu: rc %d\n got: %s\nwant: %s", i, rc, e.msg, cases[i].want);
 		assert_null(c.arena);
@@ -634,7 +636,7 @@ static void test_malformed(void **state)
 	}
 	struct config c;
 	struct err e = { 0 };
-	assert_int_equal(config_load_file(&c, "/nonexistent/sched.yaml", &e), ERR_IO);
+	assert_int_equal(config_load_file(&c, fw_registry(), "/nonexistent/sched.yaml", &e), ERR_IO);
 	assert_string_equal(e.msg, "/nonexistent/sched.yaml: No such file or directory");
 }
 

@@ -8,6 +8,7 @@
 
 #include <cmocka.h>
 
+#include "algorithm/framework.h"
 #include "config/config.h"
 
 #define H "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
@@ -249,8 +250,8 @@ static void run(const struct error_case *cases, size_t n, bool policy)
 	for (size_t i = 0; i < n; i++) {
 		struct config c;
 		struct err e = { 0 };
-		int rc = policy ? config_load_policy_buffer(&c, "t.yaml", cases[i].doc, strlen(cases[i].doc), &e)
-				: config_load_buffer(&c, "t.yaml", cases[i].doc, strlen(cases[i].doc), &e);
+		int rc = policy ? config_load_policy_buffer(&c, fw_registry(), "t.yaml", cases[i].doc, strlen(cases[i].doc), &e)
+				: config_load_buffer(&c, fw_registry(), "t.yaml", cases[i].doc, strlen(cases[i].doc), &e);
 		if (rc != ERR_INVALID || strcmp(e.msg, cases[i].want) != 0) {
 			print_error("%s: rc %d\n  got: %s\n want: %s\n", cases[i].name, rc, e.msg, cases[i].want);
 			failures++;
