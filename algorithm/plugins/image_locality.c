@@ -6,7 +6,8 @@
  * repeated images once with their multiplicity, and tells the framework to skip Score when no
  * examined node would score above 0. Score without that state (a test calling it alone) does the
  * per-node normalisation; both give upstream's numbers. */
-#include "algorithm/framework_internal.h"
+#include "algorithm/plugin.h"
+#include "algorithm/plugin_helpers.h"
 
 #include <stdio.h>
 #include <stdlib.h>

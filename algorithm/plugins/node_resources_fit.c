@@ -1,7 +1,8 @@
 /* NodeResourcesFit (PreFilter, Filter, PreScore, Score): the pod's requests must fit the
  * node's allocatable minus what its pods request; scoring by LeastAllocated (default),
  * MostAllocated or RequestedToCapacityRatio (NodeResourcesFitArgs). */
-#include "algorithm/framework_internal.h"
+#include "algorithm/plugin.h"
+#include "algorithm/plugin_helpers.h"
 
 #include <math.h>
 #include <stdio.h>

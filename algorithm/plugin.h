@@ -1,0 +1,227 @@
+/* What a plugin author needs: statuses, the plugin struct and its callbacks, the cycle state a
+ * plugin keeps per pod, and the cluster-event vocabulary its EventsToRegister and queueing hints
+ * use (queue/event.h). A plugin is one `const struct fw_plugin` in algorithm/plugins/<name>.c and
+ * one row of the table in algorithm/registry.c; profiles and the cycle itself are in
+ * algorithm/framework.h, which the scheduler uses.
+ *
+ * Threads: Filter and Score callbacks run on the worker pool and may only read their const
+ * arguments (the pod, the node_info, the cycle state); what they need they allocate in PreFilter
+ * / PreScore, which run on the scheduler thread. Reserve..PostBind may run on a binder thread,
+ * one thread per cycle state at a time.
+ *
+ * Statuses follow upstream: a scheduling outcome is a code plus reason strings, never an error
+ * (struct err is for broken input and resource exhaustion). */
+#ifndef CSCHED_ALGORITHM_PLUGIN_H
+#define CSCHED_ALGORITHM_PLUGIN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "apiclient/api_types.h"
+#include "cache/node_info.h"
+#include "common/err.h"
+#include "config/plugin_args.h"
+#include "queue/event.h"
+
+#define FW_MAX_NODE_SCORE 100
+#define FW_MIN_NODE_SCORE 0
+#define FW_MAX_PLUGINS 32          /* distinct plugins in one profile */
+#define FW_STATUS_TEXT_MAX 480     /* bytes of reason text one status holds */
+
+/* ---------- Status ---------- */
+
+/* Upstream's status codes, same order. */
+enum fw_code {
+	FW_SUCCESS,
+	FW_ERROR,
+	FW_UNSCHEDULABLE,
+	FW_UNSCHEDULABLE_AND_UNRESOLVABLE,
+	FW_WAIT,
+	FW_SKIP,
+	FW_PENDING,
+};
+
+/* "Success", "Error", "Unschedulable", "UnschedulableAndUnresolvable", "Wait", "Skip", "Pending". */
+const char *fw_code_str(enum fw_code c);
+
+/* A code, reasons and the plugin that produced it. Reasons are copied into text (each
+ * NUL-terminated, back to back), so a status is a self-contained value that may be copied with
+ * `=`. A reason that does not fit is truncated, never dropped silently (it ends in "..."). */
+struct fw_status {
+	enum fw_code code;
+	uint16_t n_reasons;
+	uint16_t len;       /* bytes of text in use */
+	const char *plugin; /* static plugin name; NULL when not from a plugin */
+	char text[FW_STATUS_TEXT_MAX];
+};
+
+/* Code Success, no reasons, no plugin. Inline: it runs before every plugin call (thousands per
+ * pod), and an out-of-line call cost more than the five stores. */
+static inline void fw_status_reset(struct fw_status *st)
+{
+	st->code = FW_SUCCESS;
+	st->n_reasons = 0;
+	st->len = 0;
+	st->plugin = NULL;
+	st->text[0] = '\0';
+}
+/* Resets st to code with one reason (NULL = none) and returns code, so a plugin can write
+ * `return fw_status_set(st, FW_UNSCHEDULABLE, "node(s) were unschedulable");`. */
+enum fw_code fw_status_set(struct fw_status *st, enum fw_code code, const char *reason);
+enum fw_code fw_status_setf(struct fw_status *st, enum fw_code code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Appends a reason (code unchanged). */
+void fw_status_add_reason(struct fw_status *st, const char *reason);
+void fw_status_add_reasonf(struct fw_status *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Iteration: for (const char *r = fw_status_reason_next(st, NULL); r; r = fw_status_reason_next(st, r)) */
+const char *fw_status_reason_next(const struct fw_status *st, const char *prev);
+/* Upstream's Status.Message(): reasons joined with ", ". Returns buf (truncated to size). */
+const char *fw_status_message(const struct fw_status *st, char *buf, size_t size);
+static inline bool fw_status_is_success(const struct fw_status *st) { return st->code == FW_SUCCESS; }
+/* Unschedulable or UnschedulableAndUnresolvable. */
+static inline bool fw_code_is_rejected(enum fw_code c)
+{
+	return c == FW_UNSCHEDULABLE || c == FW_UNSCHEDULABLE_AND_UNRESOLVABLE;
+}
+
+/* Cluster events and queueing hints are the queue's vocabulary (queue/event.h): a plugin lists
+ * struct queue_event_hint entries (upstream EventsToRegister) and its hints receive its instance
+ * (const struct fw_pl *) as their plugin argument. */
+
+struct fw_pl;
+
+/* ---------- Plugins ---------- */
+
+struct fw_cycle;
+struct fw_profile;
+
+/* A node-name set returned by PreFilter (upstream's PreFilterResult). all = every node;
+ * otherwise names[0..n) (interned; allocated from the cycle arena) is the only candidates. */
+struct fw_node_names {
+	bool all;
+	uint32_t n;
+	const char **names;
+};
+
+/* A node and its score, for NormalizeScore. */
+struct fw_node_score {
+	const struct node_info *ni;
+	int64_t score;
+};
+
+/* PostFilter output (preemption): the node nominated for the pod, "" for none. */
+struct fw_post_filter_result {
+	const char *nominated_node_name;
+};
+
+struct fw_diagnosis;
+
+/* An enabled plugin in a profile. Read-only after fw_profile_new. */
+struct fw_pl {
+	const struct fw_plugin *plugin;
+	uint32_t index;    /* its slot in the cycle state */
+	const void *args;  /* the plugin's member of struct cfg_plugin_args, NULL = defaults */
+	void *priv;        /* what plugin->init stored (parsed args, tables) */
+	const struct fw_profile *profile;
+};
+
+/* Extension point callbacks. Every callback that returns enum fw_code also fills st (reset to
+ * Success by the framework before the call) with its reasons, usually via fw_status_set. */
+typedef enum fw_code (*fw_pre_enqueue_fn)(const struct fw_pl *pl, const struct api_pod *pod,
+					  struct fw_status *st);
+/* QueueSort: whether a sorts before b (timestamps are when each pod was added to the queue). */
+typedef bool (*fw_less_fn)(const struct api_pod *a, int64_t a_timestamp, const struct api_pod *b,
+			   int64_t b_timestamp);
+/* PreFilter: out starts as {all = true}; a plugin narrowing the candidates sets all = false and
+ * names (allocated with fw_cycle_alloc). Skip disables the plugin's Filter for this cycle. */
+typedef enum fw_code (*fw_pre_filter_fn)(const struct fw_pl *pl, struct fw_cycle *c,
+					 const struct api_pod *pod, struct fw_node_names *out,
+					 struct fw_status *st);
+/* Filter: runs on worker threads; the cycle state is read-only. */
+typedef enum fw_code (*fw_filter_fn)(const struct fw_pl *pl, const struct fw_cycle *c,
+				     const struct api_pod *pod, const struct node_info *ni,
+				     struct fw_status *st);
+typedef enum fw_code (*fw_post_filter_fn)(const struct fw_pl *pl, struct fw_cycle *c,
+					  const struct api_pod *pod, const struct fw_diagnosis *d,
+					  struct fw_post_filter_result *out, struct fw_status *st);
+/* PreScore: Skip drops the plugin's Score for this cycle. */
+typedef enum fw_code (*fw_pre_score_fn)(const struct fw_pl *pl, struct fw_cycle *c,
+					const struct api_pod *pod, const struct node_info *const *nodes,
+					uint32_t n, struct fw_status *st);
+/* Score: runs on worker threads; the cycle state is read-only. */
+typedef enum fw_code (*fw_score_fn)(const struct fw_pl *pl, const struct fw_cycle *c,
+				    const struct api_pod *pod, const struct node_info *ni,
+				    int64_t *score, struct fw_status *st);
+typedef enum fw_code (*fw_normalize_fn)(const struct fw_pl *pl, const struct fw_cycle *c,
+					const struct api_pod *pod, struct fw_node_score *scores,
+					uint32_t n, struct fw_status *st);
+/* Reserve, PreBind, Bind, PostBind (PostBind's status is ignored). */
+typedef enum fw_code (*fw_node_op_fn)(const struct fw_pl *pl, struct fw_cycle *c,
+				      const struct api_pod *pod, const char *node_name,
+				      struct fw_status *st);
+typedef void (*fw_unreserve_fn)(const struct fw_pl *pl, struct fw_cycle *c, const struct api_pod *pod,
+				const char *node_name);
+/* Permit: Wait with *timeout_ms set asks the scheduler to hold the pod. */
+typedef enum fw_code (*fw_permit_fn)(const struct fw_pl *pl, struct fw_cycle *c,
+				     const struct api_pod *pod, const char *node_name,
+				     int64_t *timeout_ms, struct fw_status *st);
+
+struct fw_plugin {
+	const char *name;
+	enum cfg_args_kind args_kind; /* CFG_ARGS_NONE when the plugin takes no args */
+	/* Optional: validates pl->args (NULL = defaults) and stores derived data in pl->priv. */
+	int (*init)(struct fw_pl *pl, struct err *e);
+	void (*release)(struct fw_pl *pl);
+
+	fw_pre_enqueue_fn pre_enqueue;
+	fw_less_fn less;
+	fw_pre_filter_fn pre_filter;
+	fw_filter_fn filter;
+	fw_post_filter_fn post_filter;
+	fw_pre_score_fn pre_score;
+	fw_score_fn score;
+	fw_normalize_fn normalize_score;
+	fw_node_op_fn reserve;
+	fw_unreserve_fn unreserve;
+	fw_permit_fn permit;
+	fw_node_op_fn pre_bind;
+	fw_node_op_fn bind;
+	fw_node_op_fn post_bind;
+
+	uint32_t n_events; /* 0 = every event ({*, All}) when the plugin can reject a pod */
+	const struct queue_event_hint *events;
+};
+
+/* ---------- Cycle state ---------- */
+
+/* The nodes of one scheduling cycle: a snapshot's node list in zone-interleaved order. get
+ * (optional) finds a node by interned name; without it the list is searched. */
+struct fw_node_list {
+	uint32_t n;
+	const struct node_info *const *nodes;
+	const struct node_info *(*get)(const void *ctx, const char *interned_name);
+	const void *get_ctx;
+};
+
+/* Zeroed memory from the cycle arena (scheduler thread, PreFilter/PreScore/PostFilter/Reserve..).
+ * NULL on out of memory. */
+void *fw_cycle_alloc(struct fw_cycle *c, size_t n);
+void fw_cycle_set_state(struct fw_cycle *c, const struct fw_pl *pl, void *data);
+void *fw_cycle_state(const struct fw_cycle *c, const struct fw_pl *pl);
+/* Registers a cleanup run when the cycle is reset or freed (for malloc'd plugin state). */
+int fw_cycle_on_release(struct fw_cycle *c, void (*fn)(void *), void *arg);
+/* The node list of the current fw_schedule_pod call (valid only during it). */
+const struct fw_node_list *fw_cycle_nodes(const struct fw_cycle *c);
+
+/* upstream's DefaultNormalizeScore: scales scores to 0..max_priority by the highest score
+ * (reverse: max_priority - scaled); all 0 -> 0, or max_priority when reverse. */
+void fw_default_normalize_score(int64_t max_priority, bool reverse, struct fw_node_score *scores, uint32_t n);
+/* NormalizeScore callbacks for plugins: DefaultNormalizeScore to FW_MAX_NODE_SCORE, and its reverse
+ * (the highest raw score becomes 0). */
+enum fw_code fw_normalize_to_max(const struct fw_pl *pl, const struct fw_cycle *c, const struct api_pod *pod,
+				 struct fw_node_score *scores, uint32_t n, struct fw_status *st);
+enum fw_code fw_normalize_to_max_reversed(const struct fw_pl *pl, const struct fw_cycle *c, const struct api_pod *pod,
+					  struct fw_node_score *scores, uint32_t n, struct fw_status *st);
+
+#endif
