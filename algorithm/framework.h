@@ -18,12 +18,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "algorithm/plugin.h"
 #include "common/err.h"
 #include "config/config.h"
-#include "algorithm/plugin.h"
 #include "queue/queue.h"
 
 #define FW_DEFAULT_PARALLELISM 16
+
+/* ---------- Registry (algorithm/registry.c) ---------- */
 
 /* The registry: every plugin csched implements. NULL when unknown. */
 const struct fw_plugin *fw_registry_lookup(const char *name);
