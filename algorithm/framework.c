@@ -727,34 +727,77 @@ enum fw_code fw_run_post_filter(struct fw_profile *p, struct fw_cycle *c, const 
 	return code;
 }
 
-static enum fw_code run_reserve(const struct fw_profile *p, struct fw_cycle *c, const struct api_pod *pod,
-				const char *node_name, struct fw_status *st)
+/* The points whose plugins act on the chosen node (Reserve, PreBind, Bind), as a table: which
+ * codes let the next plugin run, whether Success ends the point, and the result when every plugin
+ * passed. */
+struct node_op_point {
+	enum cfg_ext_point ep;
+	enum fw_ep timing;
+	const char *what;  /* "running <what> plugin" */
+	size_t fn;         /* offsetof the fw_node_op_fn in struct fw_plugin */
+	bool skip_passes;  /* Skip lets the next plugin run */
+	bool success_ends; /* Success ends the point (Bind: the first binder to act wins) */
+	enum fw_code all_passed;
+};
+
+static const struct node_op_point reserve_point = {
+	CFG_EP_RESERVE, FW_EP_RESERVE, "Reserve", offsetof(struct fw_plugin, reserve), false, false, FW_SUCCESS,
+};
+static const struct node_op_point pre_bind_point = {
+	CFG_EP_PRE_BIND, FW_EP_PRE_BIND, "PreBind", offsetof(struct fw_plugin, pre_bind), true, false, FW_SUCCESS,
+};
+/* every bind plugin skipped: upstream reports this as Skip */
+static const struct node_op_point bind_point = {
+	CFG_EP_BIND, FW_EP_BIND, "Bind", offsetof(struct fw_plugin, bind), true, true, FW_SKIP,
+};
+
+static enum fw_code run_node_op_plugins(const struct fw_profile *p, struct fw_cycle *c, const struct node_op_point *pt,
+					const struct api_pod *pod, const char *node_name, struct fw_status *st)
 {
-	for (uint32_t i = 0; i < p->n_points[CFG_EP_RESERVE]; i++) {
-		const struct fw_pl *pl = p->points[CFG_EP_RESERVE][i];
+	for (uint32_t i = 0; i < p->n_points[pt->ep]; i++) {
+		const struct fw_pl *pl = p->points[pt->ep][i];
+		fw_node_op_fn fn = *(const fw_node_op_fn *)(const void *)((const char *)pl->plugin + pt->fn);
 		fw_status_reset(st);
 		int64_t t0 = fw_plugin_clock(c);
-		enum fw_code code = pl->plugin->reserve(pl, c, pod, node_name, st);
-		fw_cycle_record_plugin(c, pl, FW_EP_RESERVE, code, t0);
+		enum fw_code code = fn(pl, c, pod, node_name, st);
+		fw_cycle_record_plugin(c, pl, pt->timing, code, t0);
 		st->code = code;
-		if (code == FW_SUCCESS)
+		if ((code == FW_SUCCESS && !pt->success_ends) || (code == FW_SKIP && pt->skip_passes))
 			continue;
 		st->plugin = pl->plugin->name;
-		if (fw_code_is_rejected(code))
+		if (code == FW_SUCCESS || fw_code_is_rejected(code))
 			return code;
-		return as_error(st, "Reserve", pl->plugin->name);
+		return as_error(st, pt->what, pl->plugin->name);
 	}
-	fw_status_reset(st);
-	return FW_SUCCESS;
+	fw_status_set(st, pt->all_passed, NULL);
+	return pt->all_passed;
+}
+
+static enum fw_code run_node_op(const struct fw_profile *p, struct fw_cycle *c, const struct node_op_point *pt,
+				const struct api_pod *pod, const char *node_name, struct fw_status *st)
+{
+	int64_t t = fw_now_ns();
+	enum fw_code code = run_node_op_plugins(p, c, pt, pod, node_name, st);
+	fw_cycle_record_ep(c, pt->timing, code, t);
+	return code;
 }
 
 enum fw_code fw_run_reserve(const struct fw_profile *p, struct fw_cycle *c, const struct api_pod *pod,
 			    const char *node_name, struct fw_status *st)
 {
-	int64_t t = fw_now_ns();
-	enum fw_code code = run_reserve(p, c, pod, node_name, st);
-	fw_cycle_record_ep(c, FW_EP_RESERVE, code, t);
-	return code;
+	return run_node_op(p, c, &reserve_point, pod, node_name, st);
+}
+
+enum fw_code fw_run_pre_bind(const struct fw_profile *p, struct fw_cycle *c, const struct api_pod *pod,
+			     const char *node_name, struct fw_status *st)
+{
+	return run_node_op(p, c, &pre_bind_point, pod, node_name, st);
+}
+
+enum fw_code fw_run_bind(const struct fw_profile *p, struct fw_cycle *c, const struct api_pod *pod,
+			 const char *node_name, struct fw_status *st)
+{
+	return run_node_op(p, c, &bind_point, pod, node_name, st);
 }
 
 void fw_run_unreserve(const struct fw_profile *p, struct fw_cycle *c, const struct api_pod *pod,
@@ -814,67 +857,6 @@ enum fw_code fw_run_permit(const struct fw_profile *p, struct fw_cycle *c, const
 	int64_t t = fw_now_ns();
 	enum fw_code code = run_permit(p, c, pod, node_name, timeout_ms, st);
 	fw_cycle_record_ep(c, FW_EP_PERMIT, code, t);
-	return code;
-}
-
-static enum fw_code run_pre_bind(const struct fw_profile *p, struct fw_cycle *c, const struct api_pod *pod,
-				 const char *node_name, struct fw_status *st)
-{
-	for (uint32_t i = 0; i < p->n_points[CFG_EP_PRE_BIND]; i++) {
-		const struct fw_pl *pl = p->points[CFG_EP_PRE_BIND][i];
-		fw_status_reset(st);
-		int64_t t0 = fw_plugin_clock(c);
-		enum fw_code code = pl->plugin->pre_bind(pl, c, pod, node_name, st);
-		fw_cycle_record_plugin(c, pl, FW_EP_PRE_BIND, code, t0);
-		st->code = code;
-		if (code == FW_SUCCESS || code == FW_SKIP)
-			continue;
-		st->plugin = pl->plugin->name;
-		if (fw_code_is_rejected(code))
-			return code;
-		return as_error(st, "PreBind", pl->plugin->name);
-	}
-	fw_status_reset(st);
-	return FW_SUCCESS;
-}
-
-enum fw_code fw_run_pre_bind(const struct fw_profile *p, struct fw_cycle *c, const struct api_pod *pod,
-			     const char *node_name, struct fw_status *st)
-{
-	int64_t t = fw_now_ns();
-	enum fw_code code = run_pre_bind(p, c, pod, node_name, st);
-	fw_cycle_record_ep(c, FW_EP_PRE_BIND, code, t);
-	return code;
-}
-
-static enum fw_code run_bind(const struct fw_profile *p, struct fw_cycle *c, const struct api_pod *pod,
-			     const char *node_name, struct fw_status *st)
-{
-	for (uint32_t i = 0; i < p->n_points[CFG_EP_BIND]; i++) {
-		const struct fw_pl *pl = p->points[CFG_EP_BIND][i];
-		fw_status_reset(st);
-		int64_t t0 = fw_plugin_clock(c);
-		enum fw_code code = pl->plugin->bind(pl, c, pod, node_name, st);
-		fw_cycle_record_plugin(c, pl, FW_EP_BIND, code, t0);
-		st->code = code;
-		if (code == FW_SKIP)
-			continue;
-		st->plugin = pl->plugin->name;
-		if (code == FW_SUCCESS || fw_code_is_rejected(code))
-			return code;
-		return as_error(st, "Bind", pl->plugin->name);
-	}
-	/* every bind plugin skipped: upstream reports this as Skip */
-	fw_status_set(st, FW_SKIP, NULL);
-	return FW_SKIP;
-}
-
-enum fw_code fw_run_bind(const struct fw_profile *p, struct fw_cycle *c, const struct api_pod *pod,
-			 const char *node_name, struct fw_status *st)
-{
-	int64_t t = fw_now_ns();
-	enum fw_code code = run_bind(p, c, pod, node_name, st);
-	fw_cycle_record_ep(c, FW_EP_BIND, code, t);
 	return code;
 }
 
