@@ -9,7 +9,7 @@
  * started piece finished (its mutex orders the workers' writes before our reads). The snapshot,
  * pod and cycle state are read-only while workers run; nominated pods are prepared beforehand
  * into a read-only map. */
-#include "algorithm/cycle_internal.h"
+#include "cycle_internal.h"
 
 #include <stdatomic.h>
 #include <stdio.h>

@@ -3,7 +3,7 @@
 #ifndef CSCHED_ALGORITHM_CYCLE_INTERNAL_H
 #define CSCHED_ALGORITHM_CYCLE_INTERNAL_H
 
-#include "algorithm/framework_internal.h"
+#include "framework_internal.h"
 
 /* Where a sampled cycle's worker writes the duration (fw_ticks) and code of plugin k's call for
  * one node (ticks[k * stride], code[k * stride]); NULL in unsampled cycles. */

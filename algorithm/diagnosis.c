@@ -1,5 +1,5 @@
 /* The Diagnosis of a failed cycle and upstream's FitError message built from it. */
-#include "algorithm/cycle_internal.h"
+#include "cycle_internal.h"
 
 #include <stdatomic.h>
 #include <stdio.h>

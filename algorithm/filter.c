@@ -1,6 +1,6 @@
 /* Filter: the Filter plugins over the candidate nodes on the worker pool (upstream
  * findNodesThatPassFilters), twice on nodes with nominated pods. See the DESIGN comment in cycle.c. */
-#include "algorithm/cycle_internal.h"
+#include "cycle_internal.h"
 
 #include <stdatomic.h>
 #include <stdio.h>

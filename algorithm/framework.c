@@ -5,7 +5,7 @@
  * algorithm mutates (next start index, RNG, scratch buffers), which only the scheduler thread
  * touches. A cycle state belongs to one thread at a time: the scheduler thread until the pod is
  * handed to a binder, then that binder thread. No locks here. */
-#include "algorithm/framework_internal.h"
+#include "framework_internal.h"
 
 #include <pthread.h>
 #include <stdarg.h>

@@ -6,7 +6,7 @@
 #include <time.h>
 
 #include "algorithm/framework.h"
-#include "algorithm/plugin_helpers.h"
+#include "plugin_helpers.h"
 
 struct arena;
 struct fw_cleanup;

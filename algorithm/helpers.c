@@ -1,6 +1,6 @@
 /* Matching helpers shared by several plugins: host ports, node selectors, tolerations. All are
  * pure functions of their arguments (safe on worker threads). */
-#include "algorithm/framework_internal.h"
+#include "framework_internal.h"
 
 #include <errno.h>
 #include <stdlib.h>

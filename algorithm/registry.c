@@ -1,6 +1,6 @@
 /* The plugin registry: one table from which config/ (through fw_registry()), the framework and
  * the default profile read every plugin. */
-#include "algorithm/framework_internal.h"
+#include "framework_internal.h"
 
 #include <pthread.h>
 #include <string.h>

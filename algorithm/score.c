@@ -1,6 +1,6 @@
 /* PreScore, Score, NormalizeScore, the weighted sum and selectHost (upstream prioritizeNodes and
  * selectHost). See the DESIGN comment in cycle.c. */
-#include "algorithm/cycle_internal.h"
+#include "cycle_internal.h"
 
 #include <stdatomic.h>
 #include <stdio.h>

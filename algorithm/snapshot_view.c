@@ -1,6 +1,6 @@
 /* The cache snapshot as the framework's node list (cache/snapshot.h). Kept apart so that
  * programs using the framework without a cache snapshot do not link it. */
-#include "algorithm/framework_internal.h"
+#include "framework_internal.h"
 
 #include "cache/snapshot.h"
 

@@ -36,7 +36,7 @@
 #include <curl/curl.h>
 #include <yajl/yajl_tree.h>
 
-#include "apiclient/api_internal.h"
+#include "api_internal.h"
 #include "common/log.h"
 
 #define MAX_BODY ((size_t)1 << 30)      /* a response larger than 1 GiB is an error, not an OOM */

@@ -16,7 +16,7 @@
 
 #include <yajl/yajl_tree.h>
 
-#include "apiclient/api_internal.h"
+#include "api_internal.h"
 #include "apiclient/api_types.h"
 #include "common/arena.h"
 #include "common/err.h"

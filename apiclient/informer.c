@@ -43,7 +43,7 @@
 #include <time.h>
 #include <yajl/yajl_tree.h>
 
-#include "apiclient/api_internal.h"
+#include "api_internal.h"
 #include "common/log.h"
 #include "common/map.h"
 

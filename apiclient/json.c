@@ -27,7 +27,7 @@
 #include <yajl/yajl_parse.h>
 #include <yajl/yajl_tree.h>
 
-#include "apiclient/api_internal.h"
+#include "api_internal.h"
 #include "common/arena.h"
 
 #define JSON_DOC_ARENA 4096

@@ -27,7 +27,7 @@
 #include <yajl/yajl_gen.h>
 #include <yajl/yajl_tree.h>
 
-#include "apiclient/api_internal.h"
+#include "api_internal.h"
 #include "common/log.h"
 
 extern char **environ;

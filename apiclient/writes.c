@@ -10,7 +10,7 @@
 #include <yajl/yajl_gen.h>
 #include <yajl/yajl_tree.h>
 
-#include "apiclient/api_internal.h"
+#include "api_internal.h"
 
 #define EVENT_NOTE_MAX 1024 /* events.k8s.io/v1 validation: note must be at most 1 kB */
 

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cache/cache_internal.h"
+#include "cache_internal.h"
 #include "common/intern.h"
 #include "common/log.h"
 

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cache/cache_internal.h"
+#include "cache_internal.h"
 #include "common/intern.h"
 
 static const char *label_get(const struct api_labels *l, const char *key)

@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cache/cache_internal.h"
+#include "cache_internal.h"
 
 struct snapshot *snapshot_new(void)
 {

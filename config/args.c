@@ -9,7 +9,7 @@
 
 #include "common/arena.h"
 #include "common/intern.h"
-#include "config/cfg_internal.h"
+#include "cfg_internal.h"
 
 /* Indexed by enum cfg_args_kind. */
 static const struct cfg_args_type *const types[CFG_ARGS_COUNT] = {

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "config/cfg_internal.h"
+#include "cfg_internal.h"
 
 static const char *const scoring_names[] = { "LeastAllocated", "MostAllocated", "RequestedToCapacityRatio" };
 

@@ -9,7 +9,7 @@
 
 #include "common/arena.h"
 #include "common/intern.h"
-#include "config/cfg_internal.h"
+#include "cfg_internal.h"
 
 #define NS_PER_SEC 1000000000LL
 /* client-go's leaderelection.JitterFactor: RenewDeadline must exceed RetryPeriod * 1.2. */

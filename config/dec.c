@@ -12,7 +12,7 @@
 
 #include "common/arena.h"
 #include "common/intern.h"
-#include "config/cfg_internal.h"
+#include "cfg_internal.h"
 
 /* ---------- marks ---------- */
 

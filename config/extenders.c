@@ -6,7 +6,7 @@
 
 #include "common/arena.h"
 #include "common/intern.h"
-#include "config/cfg_internal.h"
+#include "cfg_internal.h"
 
 static int nomem(struct err *e)
 {

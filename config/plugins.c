@@ -6,7 +6,7 @@
 
 #include "common/arena.h"
 #include "common/intern.h"
-#include "config/cfg_internal.h"
+#include "cfg_internal.h"
 
 /* Plugins upstream removed from kubescheduler.config.k8s.io/v1 (validation.go's
  * invalidPluginsByVersion): naming one gets upstream's message. */

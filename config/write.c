@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "config/cfg_internal.h"
+#include "cfg_internal.h"
 
 static void w_kv_str(FILE *f, int ind, const char *key, const char *val)
 {

@@ -1,7 +1,7 @@
 /* In-flight pods and cluster events: the events recorded while pods are in flight, the rejector
  * plugins' queueing hints, and the moves they cause. Every static or queue__ function here: caller
  * holds q->lock. */
-#include "queue/queue_internal.h"
+#include "queue_internal.h"
 
 #include <stdlib.h>
 

@@ -1,5 +1,5 @@
 /* Nominated pods (upstream nominator): pods preemption nominated to a node. */
-#include "queue/queue_internal.h"
+#include "queue_internal.h"
 
 #include <stdlib.h>
 #include <string.h>

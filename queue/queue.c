@@ -14,7 +14,7 @@
  * pod comes back (queue_add_unschedulable_if_not_present) only the entries after its marker are
  * replayed against its rejector plugins' hints; queue_done drops the marker and the events no
  * remaining marker precedes. */
-#include "queue/queue_internal.h"
+#include "queue_internal.h"
 
 #include <pthread.h>
 #include <stdlib.h>

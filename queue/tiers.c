@@ -1,7 +1,7 @@
 /* Pod infos, backoff and the three tiers (activeQ, the backoffQ heaps, unschedulable): where a
  * queued pod is and how it moves between them. The static and queue__ functions here: caller holds
  * q->lock. */
-#include "queue/queue_internal.h"
+#include "queue_internal.h"
 
 #include <stdlib.h>
 #include <time.h>

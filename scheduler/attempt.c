@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "common/log.h"
-#include "scheduler/sched_internal.h"
+#include "sched_internal.h"
 
 /* Upstream's pluginMetricsSamplePercent: the share of cycles that time every plugin call. */
 #define SCHED_PLUGIN_METRICS_SAMPLE_PERCENT 10

@@ -27,7 +27,7 @@
 #include <time.h>
 
 #include "common/log.h"
-#include "scheduler/sched_internal.h"
+#include "sched_internal.h"
 
 enum job_kind { JOB_BIND, JOB_PATCH };
 

@@ -10,7 +10,7 @@
  * adds, a histogram's sum is a CAS loop on the bits of a double. Buckets are stored
  * non-cumulatively (summed at render time). Lock order: refresh_lock (metrics_render.c), then a
  * family's insert_lock. */
-#include "scheduler/metrics_internal.h"
+#include "metrics_internal.h"
 
 #include <math.h>
 #include <stdio.h>

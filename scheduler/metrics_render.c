@@ -13,7 +13,7 @@
  * emitting), then under refresh_lock stores them into the series and renders the family, so two
  * concurrent scrapes cannot interleave their zero-and-set. Lock order: refresh_lock, then a
  * family's insert_lock. */
-#include "scheduler/metrics_internal.h"
+#include "metrics_internal.h"
 
 #include <dirent.h>
 #include <inttypes.h>

@@ -31,7 +31,7 @@
 #include "common/intern.h"
 #include "common/log.h"
 #include "common/map.h"
-#include "scheduler/sched_internal.h"
+#include "sched_internal.h"
 
 #define POD_FIELD_SELECTOR "status.phase!=Succeeded,status.phase!=Failed"
 

@@ -1,7 +1,7 @@
 /* NodeResourcesBalancedAllocation (PreScore, Score): prefer nodes whose resource fractions
  * (requested / allocatable, with the pod) are close to each other. */
 #include "algorithm/plugin.h"
-#include "algorithm/plugin_helpers.h"
+#include "plugin_helpers.h"
 
 #include <math.h>
 #include <stdlib.h>

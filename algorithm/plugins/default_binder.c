@@ -2,7 +2,7 @@
  * (algorithm/ does not know HTTP). */
 #include "algorithm/framework.h" /* fw_profile_call_bind: the profile holds the API binding */
 #include "algorithm/plugin.h"
-#include "algorithm/plugin_helpers.h"
+#include "plugin_helpers.h"
 
 static enum fw_code bind(const struct fw_pl *pl, struct fw_cycle *c, const struct api_pod *pod,
 			 const char *node_name, struct fw_status *st)

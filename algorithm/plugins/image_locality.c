@@ -7,7 +7,7 @@
  * examined node would score above 0. Score without that state (a test calling it alone) does the
  * per-node normalisation; both give upstream's numbers. */
 #include "algorithm/plugin.h"
-#include "algorithm/plugin_helpers.h"
+#include "plugin_helpers.h"
 
 #include <stdio.h>
 #include <stdlib.h>

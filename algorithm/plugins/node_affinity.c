@@ -1,7 +1,7 @@
 /* NodeAffinity (PreFilter, Filter, PreScore, Score): spec.nodeSelector, required and preferred
  * node affinity, plus the profile's addedAffinity (NodeAffinityArgs). */
 #include "algorithm/plugin.h"
-#include "algorithm/plugin_helpers.h"
+#include "plugin_helpers.h"
 
 #include <string.h>
 

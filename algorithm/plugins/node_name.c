@@ -1,6 +1,6 @@
 /* NodeName (Filter): a pod with spec.nodeName fits only that node. */
 #include "algorithm/plugin.h"
-#include "algorithm/plugin_helpers.h"
+#include "plugin_helpers.h"
 
 #include <string.h>
 

@@ -1,6 +1,6 @@
 /* NodePorts (PreFilter, Filter): the host ports a pod asks for must be free on the node. */
 #include "algorithm/plugin.h"
-#include "algorithm/plugin_helpers.h"
+#include "plugin_helpers.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -2,7 +2,7 @@
  * node's allocatable minus what its pods request; scoring by LeastAllocated (default),
  * MostAllocated or RequestedToCapacityRatio (NodeResourcesFitArgs). */
 #include "algorithm/plugin.h"
-#include "algorithm/plugin_helpers.h"
+#include "plugin_helpers.h"
 
 #include <math.h>
 #include <stdio.h>

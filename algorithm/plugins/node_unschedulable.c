@@ -1,7 +1,7 @@
 /* NodeUnschedulable (Filter): node.spec.unschedulable rejects pods that do not tolerate the
  * node.kubernetes.io/unschedulable:NoSchedule taint. */
 #include "algorithm/plugin.h"
-#include "algorithm/plugin_helpers.h"
+#include "plugin_helpers.h"
 
 #define REASON "node(s) were unschedulable"
 

@@ -1,6 +1,6 @@
 /* PrioritySort (QueueSort): higher spec.priority first, then the earlier queue timestamp. */
 #include "algorithm/plugin.h"
-#include "algorithm/plugin_helpers.h"
+#include "plugin_helpers.h"
 
 static bool less(const struct api_pod *a, int64_t a_ts, const struct api_pod *b, int64_t b_ts)
 {

@@ -1,6 +1,6 @@
 /* SchedulingGates (PreEnqueue): a pod with spec.schedulingGates waits until they are removed. */
 #include "algorithm/plugin.h"
-#include "algorithm/plugin_helpers.h"
+#include "plugin_helpers.h"
 
 #include <stdio.h>
 

@@ -1,7 +1,7 @@
 /* TaintToleration (Filter, PreScore, Score): NoSchedule/NoExecute taints must be tolerated;
  * untolerated PreferNoSchedule taints lower the score. */
 #include "algorithm/plugin.h"
-#include "algorithm/plugin_helpers.h"
+#include "plugin_helpers.h"
 
 #include <string.h>
 

@@ -4,7 +4,7 @@
  * Not covered: the ReadWriteOncePod PVC check, which needs PersistentVolumeClaim objects that
  * csched does not watch; pods whose only restricted volumes are such PVCs are not rejected. */
 #include "algorithm/plugin.h"
-#include "algorithm/plugin_helpers.h"
+#include "plugin_helpers.h"
 
 #include <string.h>
 
