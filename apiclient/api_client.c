@@ -37,7 +37,9 @@
 #include <yajl/yajl_tree.h>
 
 #include "apiclient/api_internal.h"
+#include "common/clock.h"
 #include "common/log.h"
+#include "common/rfc3339.h"
 
 #define MAX_BODY ((size_t)1 << 30)      /* a response larger than 1 GiB is an error, not an OOM */
 #define MAX_LINE ((size_t)64 << 20)     /* one watch event */
@@ -78,7 +80,7 @@ struct api_conn {
 	bool fresh;        /* next transfer opens a new connection (new client certificate) */
 	char errbuf[CURL_ERROR_SIZE];
 	/* per transfer */
-	struct api__buf body; /* response body, or the pending partial line of a stream */
+	struct strbuf body; /* response body, or the pending partial line of a stream */
 	size_t body_max;
 	const atomic_bool *stop;
 	int (*on_line)(void *ctx, char *line, size_t len);
@@ -89,34 +91,7 @@ struct api_conn {
 	bool overflow;
 };
 
-/* ---------- buffers ---------- */
-
-bool api__buf_add(struct api__buf *b, const void *p, size_t n, size_t max)
-{
-	if (n > max || b->len > max - n)
-		return false;
-	if (b->len + n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap : 4096;
-		while (cap < b->len + n + 1)
-			cap *= 2;
-		char *d = realloc(b->data, cap);
-		if (!d)
-			return false;
-		b->data = d;
-		b->cap = cap;
-	}
-	if (n)
-		memcpy(b->data + b->len, p, n);
-	b->len += n;
-	b->data[b->len] = '\0';
-	return true;
-}
-
-void api__buf_release(struct api__buf *b)
-{
-	free(b->data);
-	memset(b, 0, sizeof(*b));
-}
+/* ---------- responses ---------- */
 
 void api_response_release(struct api_response *r)
 {
@@ -130,99 +105,22 @@ void api_response_release(struct api_response *r)
 
 int64_t api_now_ns(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+	return mono_ns();
 }
 
 int64_t api_wall_us(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000000LL + ts.tv_nsec / 1000;
-}
-
-/* Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil). */
-static int64_t days_from_civil(int64_t y, int m, int d)
-{
-	y -= m <= 2;
-	int64_t era = (y >= 0 ? y : y - 399) / 400;
-	int64_t yoe = y - era * 400;
-	int64_t doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
-	int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return era * 146097 + doe - 719468;
-}
-
-static bool digits(const char *s, int n, int *out)
-{
-	int v = 0;
-	for (int i = 0; i < n; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return false;
-		v = v * 10 + (s[i] - '0');
-	}
-	*out = v;
-	return true;
+	return wall_us();
 }
 
 int api_parse_time(const char *s, int64_t *us)
 {
-	static const int mdays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-	int y, mo, d, h, mi, sec;
-	if (!s || strlen(s) < 20 || !digits(s, 4, &y) || s[4] != '-' || !digits(s + 5, 2, &mo) || s[7] != '-' ||
-	    !digits(s + 8, 2, &d) || (s[10] != 'T' && s[10] != 't') || !digits(s + 11, 2, &h) || s[13] != ':' ||
-	    !digits(s + 14, 2, &mi) || s[16] != ':' || !digits(s + 17, 2, &sec))
-		return ERR_INVALID;
-	bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-	if (mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1] + (mo == 2 && leap) || h > 23 || mi > 59 || sec > 59)
-		return ERR_INVALID;
-	const char *p = s + 19;
-	int64_t frac = 0;
-	if (*p == '.') {
-		int n = 0;
-		for (p++; *p >= '0' && *p <= '9'; p++, n++) {
-			if (n < 6)
-				frac = frac * 10 + (*p - '0');
-		}
-		if (n == 0 || n > 9)
-			return ERR_INVALID;
-		for (; n < 6; n++)
-			frac *= 10;
-	}
-	int64_t off = 0;
-	if (*p == 'Z' || *p == 'z') {
-		p++;
-	} else if (*p == '+' || *p == '-') {
-		int oh, om;
-		if (!digits(p + 1, 2, &oh) || p[3] != ':' || !digits(p + 4, 2, &om) || oh > 23 || om > 59)
-			return ERR_INVALID;
-		off = (oh * 3600 + om * 60) * (*p == '-' ? -1 : 1);
-		p += 6;
-	} else {
-		return ERR_INVALID;
-	}
-	if (*p)
-		return ERR_INVALID;
-	int64_t secs = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + sec - off;
-	*us = secs * 1000000 + frac;
-	return 0;
+	return rfc3339_parse(s, us) ? 0 : ERR_INVALID;
 }
 
 void api_format_time(int64_t us, char *buf, size_t size)
 {
-	int64_t secs = us / 1000000, rem = us % 1000000;
-	if (rem < 0) {
-		rem += 1000000;
-		secs--;
-	}
-	time_t t = (time_t)secs;
-	struct tm tm;
-	if (!gmtime_r(&t, &tm)) {
-		snprintf(buf, size, "1970-01-01T00:00:00.000000Z");
-		return;
-	}
-	snprintf(buf, size, "%04d-%02d-%02dT%02d:%02d:%02d.%06dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
-		 tm.tm_hour, tm.tm_min, tm.tm_sec, (int)rem);
+	rfc3339_format_micro(us, buf, size);
 }
 
 /* ---------- errors ---------- */
@@ -580,24 +478,24 @@ static size_t on_write(char *p, size_t size, size_t nmemb, void *ud)
 			}
 			return n;
 		}
-		api__buf_add(&c->body, p, n, MAX_ERROR_BODY);
+		strbuf_add_max(&c->body, p, n, MAX_ERROR_BODY);
 		return n;
 	}
 	if (c->on_line) {
 		if (!c->stream_status)
 			curl_easy_getinfo(c->h, CURLINFO_RESPONSE_CODE, &c->stream_status);
 		if (c->stream_status >= 200 && c->stream_status < 300) {
-			if (!api__buf_add(&c->body, p, n, MAX_LINE)) {
+			if (!strbuf_add_max(&c->body, p, n, MAX_LINE)) {
 				c->overflow = true;
 				return 0;
 			}
 			return stream_lines(c) ? n : 0;
 		}
 		/* An error: keep the Status body for the message; what exceeds the bound is dropped. */
-		api__buf_add(&c->body, p, n, MAX_ERROR_BODY);
+		strbuf_add_max(&c->body, p, n, MAX_ERROR_BODY);
 		return n;
 	}
-	if (!api__buf_add(&c->body, p, n, c->body_max)) {
+	if (!strbuf_add_max(&c->body, p, n, c->body_max)) {
 		c->overflow = true;
 		return 0;
 	}
@@ -689,7 +587,7 @@ void api_conn_free(struct api_conn *c)
 		curl_multi_cleanup(c->m);
 	if (c->h)
 		curl_easy_cleanup(c->h);
-	api__buf_release(&c->body);
+	strbuf_release(&c->body);
 	free(c);
 }
 
@@ -804,6 +702,7 @@ static char *make_url(const struct api_client *c, const char *path)
 static void reset_transfer(struct api_conn *c)
 {
 	c->body.len = 0;
+	c->body.oom = false;
 	if (c->body.data)
 		c->body.data[0] = '\0';
 	c->overflow = false;
@@ -924,14 +823,14 @@ int api_request(struct api_conn *conn, const char *method, const char *path, con
 	int rc = conn_do(conn, method, path, content_type, body, body_len, false, &status, e);
 	if (resp && (rc == 0 || status >= 400)) {
 		/* The body moves to the caller; an empty body is still a valid string. */
-		if (!conn->body.data && !api__buf_add(&conn->body, "", 0, 1))
+		if (!conn->body.data && !strbuf_add_max(&conn->body, "", 0, 1))
 			return err_set(e, ERR_NOMEM, "%s %s: out of memory", method, path);
 		resp->status = status;
 		resp->body = conn->body.data;
 		resp->len = conn->body.len;
 		memset(&conn->body, 0, sizeof(conn->body));
 	} else if (conn->body.cap > (1u << 20)) {
-		api__buf_release(&conn->body); /* do not keep a large page alive between requests */
+		strbuf_release(&conn->body); /* do not keep a large page alive between requests */
 	}
 	return rc;
 }
@@ -953,7 +852,7 @@ int api_stream(struct api_conn *conn, const char *path, int (*on_line)(void *ctx
 	conn->on_line = NULL;
 	conn->stop = NULL;
 	if (conn->body.cap > (1u << 20))
-		api__buf_release(&conn->body);
+		strbuf_release(&conn->body);
 	return rc;
 }
 
@@ -971,7 +870,7 @@ int api__get_chunks(struct api_conn *conn, const char *path, int (*on_data)(void
 	int rc = conn_do(conn, "GET", path, NULL, NULL, 0, false, &status, e);
 	conn->on_data = NULL;
 	if (conn->body.cap > (1u << 20))
-		api__buf_release(&conn->body);
+		strbuf_release(&conn->body);
 	return rc;
 }
 

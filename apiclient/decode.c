@@ -21,6 +21,7 @@
 #include "common/arena.h"
 #include "common/err.h"
 #include "common/intern.h"
+#include "common/rfc3339.h"
 
 /* Each object lives in one arena whose first block is sized from what recent objects of its kind
  * needed (a decoded pod-default Pod takes ~700 bytes, a Node ~500; fixed 2 and 4 KiB blocks
@@ -830,74 +831,6 @@ static int gate_item(struct dec *d, jv v, void *item)
 
 /* ---------- metadata and status ---------- */
 
-/* n decimal digits at s into *v; false when one is not a digit. */
-static bool digits(const char *s, int n, int *v)
-{
-	*v = 0;
-	for (int i = 0; i < n; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return false;
-		*v = *v * 10 + (s[i] - '0');
-	}
-	return true;
-}
-
-/* RFC 3339 ("2024-05-01T10:20:30Z", "...30.123456+02:00") -> Unix microseconds. A static
- * copy of the parser so decoding does not depend on the transport; digits are read by hand
- * (sscanf was a visible share of decoding a pod). */
-static bool parse_rfc3339(const char *s, int64_t *us)
-{
-	int y, mo, da, h, mi, se;
-	if (!digits(s, 4, &y) || s[4] != '-' || !digits(s + 5, 2, &mo) || s[7] != '-' || !digits(s + 8, 2, &da) ||
-	    (s[10] != 'T' && s[10] != 't'))
-		return false;
-	s += 11;
-	if (!digits(s, 2, &h) || s[2] != ':' || !digits(s + 3, 2, &mi) || s[5] != ':' || !digits(s + 6, 2, &se))
-		return false;
-	s += 8;
-	if (mo < 1 || mo > 12 || da < 1 || da > 31 || h > 23 || mi > 59 || se > 60)
-		return false;
-	int64_t frac = 0;
-	if (*s == '.') {
-		int n = 0;
-		s++;
-		while (*s >= '0' && *s <= '9') {
-			if (n < 6) {
-				frac = frac * 10 + (*s - '0');
-				n++;
-			}
-			s++;
-		}
-		if (!n)
-			return false;
-		while (n++ < 6)
-			frac *= 10;
-	}
-	int64_t off = 0;
-	if (*s == 'Z' || *s == 'z') {
-		s++;
-	} else if (*s == '+' || *s == '-') {
-		int oh, om;
-		if (!digits(s + 1, 2, &oh) || s[3] != ':' || !digits(s + 4, 2, &om))
-			return false;
-		off = (oh * 60 + om) * 60 * (*s == '-' ? -1 : 1);
-		s += 6;
-	} else {
-		return false;
-	}
-	if (*s)
-		return false;
-	/* days from civil (Howard Hinnant's algorithm) */
-	int64_t yy = y - (mo <= 2);
-	int64_t era = (yy >= 0 ? yy : yy - 399) / 400;
-	int64_t yoe = yy - era * 400;
-	int64_t doy = (153 * (mo + (mo > 2 ? -3 : 9)) + 2) / 5 + da - 1;
-	int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	int64_t days = era * 146097 + doe - 719468;
-	*us = ((days * 86400 + h * 3600 + mi * 60 + se) - off) * 1000000 + frac;
-	return true;
-}
-
 static int get_time_us(struct dec *d, jv obj, const char *key, bool *has, int64_t *us)
 {
 	const char *s;
@@ -907,7 +840,7 @@ static int get_time_us(struct dec *d, jv obj, const char *key, bool *has, int64_
 	int rc = get_str(d, obj, key, false, "", &s);
 	if (rc || !s[0])
 		return rc;
-	if (!parse_rfc3339(s, us))
+	if (!rfc3339_parse(s, us))
 		return WITH_KEY(d, key, fail(d, "invalid time \"%.64s\"", s));
 	if (has)
 		*has = true;

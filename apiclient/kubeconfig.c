@@ -28,6 +28,7 @@
 #include <yajl/yajl_tree.h>
 
 #include "apiclient/api_internal.h"
+#include "common/base64.h"
 #include "common/log.h"
 
 extern char **environ;
@@ -56,7 +57,7 @@ int api__read_file(const char *path, size_t max, char **out, size_t *len, struct
 	if (len)
 		*len = 0;
 	int rc = 0;
-	struct api__buf b = {0};
+	struct strbuf b = {0};
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return err_set(e, ERR_IO, "%s: %s", path, strerror(errno));
@@ -71,13 +72,13 @@ int api__read_file(const char *path, size_t max, char **out, size_t *len, struct
 		}
 		if (n == 0)
 			break;
-		if (!api__buf_add(&b, chunk, (size_t)n, max)) {
+		if (!strbuf_add_max(&b, chunk, (size_t)n, max)) {
 			rc = b.len + (size_t)n > max ? err_set(e, ERR_INVALID, "%s: larger than %zu bytes", path, max)
 						     : err_set(e, ERR_NOMEM, "%s: out of memory", path);
 			goto out;
 		}
 	}
-	if (!api__buf_add(&b, "", 0, max)) { /* an empty file still gets its NUL */
+	if (!strbuf_add_max(&b, "", 0, max)) { /* an empty file still gets its NUL */
 		rc = err_set(e, ERR_NOMEM, "%s: out of memory", path);
 		goto out;
 	}
@@ -87,63 +88,24 @@ int api__read_file(const char *path, size_t max, char **out, size_t *len, struct
 	b.data = NULL;
 out:
 	close(fd);
-	api__buf_release(&b);
+	strbuf_release(&b);
 	return rc;
-}
-
-static int b64_value(unsigned char c)
-{
-	if (c >= 'A' && c <= 'Z')
-		return c - 'A';
-	if (c >= 'a' && c <= 'z')
-		return c - 'a' + 26;
-	if (c >= '0' && c <= '9')
-		return c - '0' + 52;
-	if (c == '+')
-		return 62;
-	if (c == '/')
-		return 63;
-	return -1;
 }
 
 int api__base64_decode(const char *in, size_t in_len, char **out, size_t *len)
 {
 	*out = NULL;
 	*len = 0;
-	char *d = malloc(in_len / 4 * 3 + 4);
+	unsigned char *d = malloc(base64_decoded_max(in_len) + 1);
 	if (!d)
 		return ERR_NOMEM;
-	size_t n = 0, pad = 0;
-	uint32_t acc = 0;
-	int bits = 0;
-	for (size_t i = 0; i < in_len; i++) {
-		unsigned char c = (unsigned char)in[i];
-		if (isspace(c))
-			continue;
-		if (c == '=') {
-			pad++;
-			continue;
-		}
-		int v = b64_value(c);
-		if (v < 0 || pad) /* a bad character, or data after padding */
-			goto bad;
-		acc = (acc << 6) | (uint32_t)v;
-		bits += 6;
-		if (bits >= 8) {
-			bits -= 8;
-			d[n++] = (char)((acc >> bits) & 0xff);
-		}
+	if (!base64_decode(in, in_len, BASE64_LENIENT, d, len, NULL)) {
+		free(d);
+		return ERR_INVALID;
 	}
-	/* 6 leftover bits cannot encode a byte; padding must complete a 4-character group. */
-	if (bits >= 6 || pad > 2 || (pad && (size_t)(bits / 2) != pad))
-		goto bad;
-	d[n] = '\0';
-	*out = d;
-	*len = n;
+	d[*len] = '\0';
+	*out = (char *)d;
 	return 0;
-bad:
-	free(d);
-	return ERR_INVALID;
 }
 
 static void strv_free(char **v)
@@ -1020,7 +982,7 @@ int api__exec_run(const struct api_exec_config *x, struct api__exec_result *r, s
 {
 	int rc = 0, pfd[2] = {-1, -1}, status = 0;
 	char *info = NULL, **envp = NULL, **argv = NULL;
-	struct api__buf b = {0};
+	struct strbuf b = {0};
 	pid_t pid = -1;
 	bool fa_ok = false;
 	posix_spawn_file_actions_t fa;
@@ -1079,7 +1041,7 @@ int api__exec_run(const struct api_exec_config *x, struct api__exec_result *r, s
 			continue;
 		if (n <= 0)
 			break;
-		if (!api__buf_add(&b, chunk, (size_t)n, EXEC_MAX_OUTPUT)) {
+		if (!strbuf_add_max(&b, chunk, (size_t)n, EXEC_MAX_OUTPUT)) {
 			rc = err_set(e, ERR_INVALID, "exec plugin %s: output larger than %u bytes (or out of memory)", x->command,
 				     EXEC_MAX_OUTPUT);
 			kill(pid, SIGKILL);
@@ -1113,7 +1075,7 @@ out:
 		close(pfd[1]);
 	if (b.data)
 		memset(b.data, 0, b.len);
-	api__buf_release(&b);
+	strbuf_release(&b);
 	free(argv);
 	free(envp);
 	free(info);
