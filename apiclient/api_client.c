@@ -792,8 +792,7 @@ static int conn_do(struct api_conn *c, const char *method, const char *path, con
 					rc = err_set(e, ERR_STOPPED, "%s %s: stopped", method, path);
 					goto out;
 				}
-				struct timespec ts = {0, POLL_MS * 1000000L};
-				nanosleep(&ts, NULL);
+				sleep_ns(POLL_MS * NSEC_PER_MSEC);
 			}
 			continue;
 		}

@@ -44,6 +44,7 @@
 #include <yajl/yajl_tree.h>
 
 #include "apiclient/api_internal.h"
+#include "common/clock.h"
 #include "common/log.h"
 #include "common/map.h"
 
@@ -168,23 +169,24 @@ static void set_rv(struct api_informer *inf, const char *rv)
 	pthread_mutex_unlock(&inf->lock);
 }
 
-/* Sleeps ms unless a stop request comes first; false when stopped. */
-static bool sleep_unless_stopped(struct api_informer *inf, long ms)
+/* Waits up to ms for *flag (signalled on inf->cond, a CLOCK_MONOTONIC condvar); returns it. */
+static bool wait_flag(struct api_informer *inf, atomic_bool *flag, long ms)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += ms / 1000;
-	ts.tv_nsec += (ms % 1000) * 1000000L;
-	if (ts.tv_nsec >= 1000000000L) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000L;
-	}
+	struct timespec ts = ns_to_timespec(mono_ns() + (int64_t)ms * NSEC_PER_MSEC);
 	pthread_mutex_lock(&inf->lock);
-	while (!atomic_load(&inf->stop)) {
+	while (!atomic_load(flag)) {
 		if (pthread_cond_timedwait(&inf->cond, &inf->lock, &ts) == ETIMEDOUT)
 			break;
 	}
+	bool set = atomic_load(flag);
 	pthread_mutex_unlock(&inf->lock);
+	return set;
+}
+
+/* Sleeps ms unless a stop request comes first; false when stopped. */
+static bool sleep_unless_stopped(struct api_informer *inf, long ms)
+{
+	wait_flag(inf, &inf->stop, ms);
 	return !atomic_load(&inf->stop);
 }
 
@@ -703,7 +705,11 @@ struct api_informer *api_informer_new(struct api_client *c, enum api_kind kind, 
 	atomic_init(&inf->synced, false);
 	map_init(&inf->store);
 	pthread_mutex_init(&inf->lock, NULL);
-	pthread_cond_init(&inf->cond, NULL);
+	pthread_condattr_t ca; /* deadlines on the monotonic clock: a wall clock jump stretches none */
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&inf->cond, &ca);
+	pthread_condattr_destroy(&ca);
 	return inf;
 nomem:
 	if (inf) {
@@ -772,22 +778,7 @@ bool api_informer_wait_synced(struct api_informer *inf, long timeout_ms)
 {
 	if (!inf)
 		return false;
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += timeout_ms / 1000;
-	ts.tv_nsec += (timeout_ms % 1000) * 1000000L;
-	if (ts.tv_nsec >= 1000000000L) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000L;
-	}
-	pthread_mutex_lock(&inf->lock);
-	while (!atomic_load(&inf->synced)) {
-		if (pthread_cond_timedwait(&inf->cond, &inf->lock, &ts) == ETIMEDOUT)
-			break;
-	}
-	bool ok = atomic_load(&inf->synced);
-	pthread_mutex_unlock(&inf->lock);
-	return ok;
+	return wait_flag(inf, &inf->synced, timeout_ms);
 }
 
 void *api_informer_get(struct api_informer *inf, const char *ns, const char *name)

@@ -22,6 +22,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/clock.h"
 #include "common/intern.h"
 #include "common/log.h"
 #include "common/map.h"
@@ -374,9 +375,7 @@ static bool rejected_by(const struct qpi *p, const char *plugin)
 static int64_t mono_now(void *ctx)
 {
 	(void)ctx;
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * NS_PER_SEC + ts.tv_nsec;
+	return mono_ns();
 }
 
 static int64_t now_locked(const struct queue *q)
@@ -1325,7 +1324,7 @@ static void *timer_main(void *arg)
 	int64_t next_leftover = mono_now(NULL) + 30 * NS_PER_SEC;
 	while (!q->closed) {
 		int64_t wake = mono_now(NULL) + NS_PER_SEC;
-		struct timespec ts = { (time_t)(wake / NS_PER_SEC), (long)(wake % NS_PER_SEC) };
+		struct timespec ts = ns_to_timespec(wake);
 		pthread_cond_timedwait(&q->tcond, &q->lock, &ts);
 		if (q->closed)
 			break;
