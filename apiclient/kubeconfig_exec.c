@@ -20,6 +20,7 @@
 #include "apiclient/kubeconfig_internal.h"
 #include "common/clock.h"
 #include "common/log.h"
+#include "common/rfc3339.h"
 
 extern char **environ;
 
@@ -48,106 +49,133 @@ void api__exec_config_free(struct api_exec_config *x)
 	free(x);
 }
 
+#define KC_NOMEM(f, e) err_set(e, ERR_NOMEM, "%s: out of memory", (f)->path)
+
+/* command, apiVersion and interactiveMode of an exec section, checked as client-go does. */
+static int exec_check(struct kc_file *f, yaml_node_t *x, const char *field, const char **cmd, const char **ver,
+		      struct err *e)
+{
+	const char *mode = NULL;
+	bool cluster_info = false;
+	int rc;
+	if ((rc = api__kc_str(f, x, "command", field, cmd, e)) || (rc = api__kc_str(f, x, "apiVersion", field, ver, e)) ||
+	    (rc = api__kc_str(f, x, "interactiveMode", field, &mode, e)))
+		return rc;
+	if (!*cmd)
+		return api__kc_err(e, ERR_INVALID, f, x, field, "command: required");
+	if (!*ver)
+		return api__kc_err(e, ERR_INVALID, f, x, field, "apiVersion: required");
+	if (strcmp(*ver, "client.authentication.k8s.io/v1") && strcmp(*ver, "client.authentication.k8s.io/v1beta1"))
+		return api__kc_err(e, ERR_UNSUPPORTED, f, api__kc_get(f, x, "apiVersion"), field,
+				   "apiVersion: \"%s\" is not supported (client.authentication.k8s.io/v1 or v1beta1)", *ver);
+	if (mode && strcmp(mode, "Never") && strcmp(mode, "IfAvailable")) {
+		bool always = !strcmp(mode, "Always");
+		return api__kc_err(e, always ? ERR_UNSUPPORTED : ERR_INVALID, f, api__kc_get(f, x, "interactiveMode"), field,
+				   "interactiveMode: \"%s\": %s", mode,
+				   always ? "the scheduler has no terminal for an interactive plugin"
+					  : "expected Never, IfAvailable or Always");
+	}
+	if ((rc = api__kc_bool(f, x, "provideClusterInfo", field, &cluster_info, e)))
+		return rc;
+	if (cluster_info)
+		LOG_WARN("%s: %s: provideClusterInfo is not supported; the plugin runs without cluster information", f->path,
+			 field);
+	return 0;
+}
+
+/* The sequence under key (NULL when absent) and its length; what names the expected items. */
+static int exec_seq(struct kc_file *f, yaml_node_t *x, const char *field, const char *key, const char *what,
+		    yaml_node_t **seq, size_t *n, struct err *e)
+{
+	*seq = api__kc_get(f, x, key);
+	*n = 0;
+	if (!*seq)
+		return 0;
+	if ((*seq)->type != YAML_SEQUENCE_NODE)
+		return api__kc_err(e, ERR_INVALID, f, *seq, field, "%s: expected a list of %s", key, what);
+	*n = (size_t)((*seq)->data.sequence.items.top - (*seq)->data.sequence.items.start);
+	return 0;
+}
+
+/* args[i] -> *out (malloc'd). */
+static int exec_arg(struct kc_file *f, yaml_node_t *args, size_t i, const char *field, char **out, struct err *e)
+{
+	yaml_node_t *a = api__kc_node(f, args->data.sequence.items.start[i]);
+	if (!a || a->type != YAML_SCALAR_NODE)
+		return api__kc_err(e, ERR_INVALID, f, a, field, "args[%zu]: expected a string", i);
+	if (!(*out = strdup((const char *)a->data.scalar.value)))
+		return KC_NOMEM(f, e);
+	return 0;
+}
+
+/* env[i] ({name, value}) -> "name=value" in *out (malloc'd). */
+static int exec_env_item(struct kc_file *f, yaml_node_t *env, size_t i, const char *field, char **out,
+			 struct err *e)
+{
+	yaml_node_t *v = api__kc_node(f, env->data.sequence.items.start[i]);
+	char where[ERR_MSG_MAX];
+	const char *name = NULL, *value = NULL;
+	int rc;
+	if (snprintf(where, sizeof(where), "%s.env[%zu]", field, i) >= (int)sizeof(where))
+		where[sizeof(where) - 1] = 0; /* a cut field path still names the place */
+	if (!v || v->type != YAML_MAPPING_NODE)
+		return api__kc_err(e, ERR_INVALID, f, v, where, "expected a mapping with name and value");
+	if ((rc = api__kc_str(f, v, "name", where, &name, e)) || (rc = api__kc_str(f, v, "value", where, &value, e)))
+		return rc;
+	if (!name || strchr(name, '='))
+		return api__kc_err(e, ERR_INVALID, f, v, where, "name: %s", name ? "must not contain '='" : "required");
+	size_t n = strlen(name) + (value ? strlen(value) : 0) + 2;
+	if (!(*out = malloc(n)))
+		return KC_NOMEM(f, e);
+	snprintf(*out, n, "%s=%s", name, value ? value : "");
+	return 0;
+}
+
+/* args and env of an exec section into c->args and c->env (NULL-terminated). */
+static int exec_lists(struct kc_file *f, yaml_node_t *x, const char *field, struct api_exec_config *c,
+		      struct err *e)
+{
+	yaml_node_t *args, *env;
+	size_t na, ne;
+	int rc;
+	if ((rc = exec_seq(f, x, field, "args", "strings", &args, &na, e)) ||
+	    (rc = exec_seq(f, x, field, "env", "{name, value}", &env, &ne, e)))
+		return rc;
+	c->args = calloc(na + 1, sizeof(char *));
+	c->env = calloc(ne + 1, sizeof(char *));
+	if (!c->args || !c->env)
+		return KC_NOMEM(f, e);
+	for (size_t i = 0; i < na && !rc; i++)
+		rc = exec_arg(f, args, i, field, &c->args[i], e);
+	for (size_t i = 0; i < ne && !rc; i++)
+		rc = exec_env_item(f, env, i, field, &c->env[i], e);
+	return rc;
+}
+
 int api__kc_exec(struct kc_file *f, yaml_node_t *x, const char *field, struct api_exec_config **out, struct err *e)
 {
 	int rc = 0;
 	bool ok = true;
-	const char *cmd = NULL, *ver = NULL, *mode = NULL;
+	const char *cmd = NULL, *ver = NULL;
 	struct api_exec_config *c = calloc(1, sizeof(*c));
 	if (!c)
-		return err_set(e, ERR_NOMEM, "%s: out of memory", f->path);
+		return KC_NOMEM(f, e);
 	if (x->type != YAML_MAPPING_NODE) {
 		rc = api__kc_err(e, ERR_INVALID, f, x, field, "expected a mapping");
 		goto out;
 	}
-	if ((rc = api__kc_str(f, x, "command", field, &cmd, e)) || (rc = api__kc_str(f, x, "apiVersion", field, &ver, e)) ||
-	    (rc = api__kc_str(f, x, "interactiveMode", field, &mode, e)))
+	if ((rc = exec_check(f, x, field, &cmd, &ver, e)))
 		goto out;
-	if (!cmd) {
-		rc = api__kc_err(e, ERR_INVALID, f, x, field, "command: required");
-		goto out;
-	}
-	if (!ver) {
-		rc = api__kc_err(e, ERR_INVALID, f, x, field, "apiVersion: required");
-		goto out;
-	}
-	if (strcmp(ver, "client.authentication.k8s.io/v1") && strcmp(ver, "client.authentication.k8s.io/v1beta1")) {
-		rc = api__kc_err(e, ERR_UNSUPPORTED, f, api__kc_get(f, x, "apiVersion"), field,
-			    "apiVersion: \"%s\" is not supported (client.authentication.k8s.io/v1 or v1beta1)", ver);
-		goto out;
-	}
-	if (mode && strcmp(mode, "Never") && strcmp(mode, "IfAvailable")) {
-		rc = api__kc_err(e, strcmp(mode, "Always") ? ERR_INVALID : ERR_UNSUPPORTED, f, api__kc_get(f, x, "interactiveMode"),
-			    field, "interactiveMode: \"%s\": %s", mode,
-			    strcmp(mode, "Always") ? "expected Never, IfAvailable or Always"
-						   : "the scheduler has no terminal for an interactive plugin");
-		goto out;
-	}
-	bool cluster_info = false;
-	if ((rc = api__kc_bool(f, x, "provideClusterInfo", field, &cluster_info, e)))
-		goto out;
-	if (cluster_info)
-		LOG_WARN("%s: %s: provideClusterInfo is not supported; the plugin runs without cluster information", f->path,
-			 field);
 	/* client-go resolves a command with a path separator against the kubeconfig's directory,
 	 * and leaves a bare name to $PATH. */
 	c->command = strchr(cmd, '/') ? api__kc_resolve_path(f->dir, cmd) : strdup(cmd);
 	c->api_version = api__strdup(ver, &ok);
 	if (!c->command || !ok) {
-		rc = err_set(e, ERR_NOMEM, "%s: out of memory", f->path);
+		rc = KC_NOMEM(f, e);
 		goto out;
 	}
-	yaml_node_t *args = api__kc_get(f, x, "args"), *env = api__kc_get(f, x, "env");
-	if (args && args->type != YAML_SEQUENCE_NODE) {
-		rc = api__kc_err(e, ERR_INVALID, f, args, field, "args: expected a list of strings");
+	if ((rc = exec_lists(f, x, field, c, e)))
 		goto out;
-	}
-	if (env && env->type != YAML_SEQUENCE_NODE) {
-		rc = api__kc_err(e, ERR_INVALID, f, env, field, "env: expected a list of {name, value}");
-		goto out;
-	}
-	size_t na = args ? (size_t)(args->data.sequence.items.top - args->data.sequence.items.start) : 0;
-	size_t ne = env ? (size_t)(env->data.sequence.items.top - env->data.sequence.items.start) : 0;
-	c->args = calloc(na + 1, sizeof(char *));
-	c->env = calloc(ne + 1, sizeof(char *));
-	if (!c->args || !c->env) {
-		rc = err_set(e, ERR_NOMEM, "%s: out of memory", f->path);
-		goto out;
-	}
-	for (size_t i = 0; i < na; i++) {
-		yaml_node_t *a = api__kc_node(f, args->data.sequence.items.start[i]);
-		if (!a || a->type != YAML_SCALAR_NODE) {
-			rc = api__kc_err(e, ERR_INVALID, f, a, field, "args[%zu]: expected a string", i);
-			goto out;
-		}
-		if (!(c->args[i] = strdup((const char *)a->data.scalar.value))) {
-			rc = err_set(e, ERR_NOMEM, "%s: out of memory", f->path);
-			goto out;
-		}
-	}
-	for (size_t i = 0; i < ne; i++) {
-		yaml_node_t *v = api__kc_node(f, env->data.sequence.items.start[i]);
-		char where[ERR_MSG_MAX];
-		if (snprintf(where, sizeof(where), "%s.env[%zu]", field, i) >= (int)sizeof(where))
-			where[sizeof(where) - 1] = 0; /* a cut field path still names the place */
-		const char *name = NULL, *value = NULL;
-		if (!v || v->type != YAML_MAPPING_NODE) {
-			rc = api__kc_err(e, ERR_INVALID, f, v, where, "expected a mapping with name and value");
-			goto out;
-		}
-		if ((rc = api__kc_str(f, v, "name", where, &name, e)) || (rc = api__kc_str(f, v, "value", where, &value, e)))
-			goto out;
-		if (!name || strchr(name, '=')) {
-			rc = api__kc_err(e, ERR_INVALID, f, v, where, "name: %s", name ? "must not contain '='" : "required");
-			goto out;
-		}
-		size_t n = strlen(name) + (value ? strlen(value) : 0) + 2;
-		if (!(c->env[i] = malloc(n))) {
-			rc = err_set(e, ERR_NOMEM, "%s: out of memory", f->path);
-			goto out;
-		}
-		snprintf(c->env[i], n, "%s=%s", name, value ? value : "");
-	}
 	*out = c;
 	c = NULL;
 out:
@@ -235,89 +263,80 @@ static const char *jstr(yajl_val v)
 	return v && YAJL_IS_STRING(v) && v->u.string ? v->u.string : "";
 }
 
-static int exec_parse(const struct api_exec_config *x, const char *out, struct api__exec_result *r, struct err *e)
+/* A string under key of obj; NULL when absent or empty. */
+static const char *exec_field(yajl_val obj, const char *key)
 {
-	char ebuf[256];
-	int rc = 0;
-	yajl_val root = yajl_tree_parse(out, ebuf, sizeof(ebuf));
-	if (!root || !YAJL_IS_OBJECT(root)) {
-		rc = err_set(e, ERR_INVALID, "exec plugin %s: output is not a JSON ExecCredential: %s", x->command,
-			     root ? "not an object" : ebuf);
-		goto out;
-	}
+	const char *path[] = {key, NULL};
+	yajl_val v = yajl_tree_get(obj, path, yajl_t_string);
+	const char *s = v ? jstr(v) : NULL;
+	return s && *s ? s : NULL;
+}
+
+/* kind and apiVersion of the ExecCredential; its status object in *st. */
+static int exec_check_output(const struct api_exec_config *x, yajl_val root, yajl_val *st, struct err *e)
+{
 	static const char *const kind_p[] = {"kind", NULL}, *const ver_p[] = {"apiVersion", NULL},
-				 *const st_p[] = {"status", NULL}, *const tok_p[] = {"token", NULL},
-				 *const cert_p[] = {"clientCertificateData", NULL}, *const key_p[] = {"clientKeyData", NULL},
-				 *const exp_p[] = {"expirationTimestamp", NULL};
+				 *const st_p[] = {"status", NULL};
 	yajl_val kind = yajl_tree_get(root, (const char **)kind_p, yajl_t_string);
 	yajl_val ver = yajl_tree_get(root, (const char **)ver_p, yajl_t_string);
-	if (!kind || strcmp(jstr(kind), "ExecCredential")) {
-		rc = err_set(e, ERR_INVALID, "exec plugin %s: kind: expected ExecCredential", x->command);
-		goto out;
-	}
-	if (!ver || strcmp(jstr(ver), x->api_version)) {
-		rc = err_set(e, ERR_INVALID, "exec plugin %s: apiVersion: plugin returned \"%s\", configured \"%s\"", x->command,
-			     ver ? jstr(ver) : "", x->api_version);
-		goto out;
-	}
-	yajl_val st = yajl_tree_get(root, (const char **)st_p, yajl_t_object);
-	if (!st) {
-		rc = err_set(e, ERR_INVALID, "exec plugin %s: status: required", x->command);
-		goto out;
-	}
-	yajl_val tok = yajl_tree_get(st, (const char **)tok_p, yajl_t_string);
-	yajl_val cert = yajl_tree_get(st, (const char **)cert_p, yajl_t_string);
-	yajl_val key = yajl_tree_get(st, (const char **)key_p, yajl_t_string);
-	yajl_val exp = yajl_tree_get(st, (const char **)exp_p, yajl_t_string);
-	const char *ts = tok ? jstr(tok) : NULL, *cs = cert ? jstr(cert) : NULL,
-		   *ks = key ? jstr(key) : NULL;
-	if (ts && !*ts)
-		ts = NULL;
-	if (cs && !*cs)
-		cs = NULL;
-	if (ks && !*ks)
-		ks = NULL;
-	if (!cs != !ks) {
-		rc = err_set(e, ERR_INVALID, "exec plugin %s: status: clientCertificateData and clientKeyData must both be set",
-			     x->command);
-		goto out;
-	}
-	if (!ts && !cs) {
-		rc = err_set(e, ERR_INVALID, "exec plugin %s: status: token or clientCertificateData required", x->command);
-		goto out;
-	}
-	if (exp && *jstr(exp) && api_parse_time(jstr(exp), &r->expiry_us)) {
-		rc = err_set(e, ERR_INVALID, "exec plugin %s: status.expirationTimestamp: invalid time \"%s\"", x->command,
-			     jstr(exp));
-		goto out;
-	}
+	if (!kind || strcmp(jstr(kind), "ExecCredential"))
+		return err_set(e, ERR_INVALID, "exec plugin %s: kind: expected ExecCredential", x->command);
+	if (!ver || strcmp(jstr(ver), x->api_version))
+		return err_set(e, ERR_INVALID, "exec plugin %s: apiVersion: plugin returned \"%s\", configured \"%s\"",
+			       x->command, ver ? jstr(ver) : "", x->api_version);
+	if (!(*st = yajl_tree_get(root, (const char **)st_p, yajl_t_object)))
+		return err_set(e, ERR_INVALID, "exec plugin %s: status: required", x->command);
+	return 0;
+}
+
+/* The credential of an ExecCredential's status into r. */
+static int exec_status(const struct api_exec_config *x, yajl_val st, struct api__exec_result *r, struct err *e)
+{
+	const char *ts = exec_field(st, "token"), *cs = exec_field(st, "clientCertificateData"),
+		   *ks = exec_field(st, "clientKeyData"), *exp = exec_field(st, "expirationTimestamp");
+	if (!cs != !ks)
+		return err_set(e, ERR_INVALID, "exec plugin %s: status: clientCertificateData and clientKeyData must both be set",
+			       x->command);
+	if (!ts && !cs)
+		return err_set(e, ERR_INVALID, "exec plugin %s: status: token or clientCertificateData required", x->command);
+	if (exp && !rfc3339_parse(exp, &r->expiry_us))
+		return err_set(e, ERR_INVALID, "exec plugin %s: status.expirationTimestamp: invalid time \"%s\"", x->command,
+			       exp);
 	bool ok = true;
 	r->token = api__strdup(ts, &ok);
 	r->cert_data = api__strdup(cs, &ok);
 	r->key_data = api__strdup(ks, &ok);
 	r->cert_len = cs ? strlen(cs) : 0;
 	r->key_len = ks ? strlen(ks) : 0;
-	if (!ok)
-		rc = err_set(e, ERR_NOMEM, "exec plugin %s: out of memory", x->command);
-out:
+	return ok ? 0 : err_set(e, ERR_NOMEM, "exec plugin %s: out of memory", x->command);
+}
+
+static int exec_parse(const struct api_exec_config *x, const char *out, struct api__exec_result *r, struct err *e)
+{
+	char ebuf[256];
+	int rc = 0;
+	yajl_val st = NULL, root = yajl_tree_parse(out, ebuf, sizeof(ebuf));
+	if (!root || !YAJL_IS_OBJECT(root))
+		rc = err_set(e, ERR_INVALID, "exec plugin %s: output is not a JSON ExecCredential: %s", x->command,
+			     root ? "not an object" : ebuf);
+	else if (!(rc = exec_check_output(x, root, &st, e)))
+		rc = exec_status(x, st, r, e);
 	yajl_tree_free(root);
 	if (rc)
 		api__exec_result_release(r);
 	return rc;
 }
 
-int api__exec_run(const struct api_exec_config *x, struct api__exec_result *r, struct err *e)
+/* Starts the plugin with stdout on a pipe: *pid and *rfd (the read end, close-on-exec). */
+static int exec_spawn(const struct api_exec_config *x, pid_t *pid, int *rfd, struct err *e)
 {
-	int rc = 0, pfd[2] = {-1, -1}, status = 0;
+	int rc = 0, pfd[2] = {-1, -1};
 	char *info = NULL, **envp = NULL, **argv = NULL;
-	struct strbuf b = {0};
-	pid_t pid = -1;
 	bool fa_ok = false;
 	posix_spawn_file_actions_t fa;
-	memset(r, 0, sizeof(*r));
+	size_t na = 0;
 	if ((rc = exec_info(x->api_version, &info, e)))
 		goto out;
-	size_t na = 0;
 	while (x->args && x->args[na])
 		na++;
 	argv = calloc(na + 2, sizeof(char *));
@@ -341,72 +360,90 @@ int api__exec_run(const struct api_exec_config *x, struct api__exec_result *r, s
 	/* stdin: nothing (not interactive); stdout: the credential; stderr: ours, as client-go. */
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_adddup2(&fa, pfd[1], 1);
-	int se = posix_spawnp(&pid, x->command, &fa, NULL, argv, envp);
+	int se = posix_spawnp(pid, x->command, &fa, NULL, argv, envp);
 	if (se) {
-		pid = -1;
+		*pid = -1;
 		rc = err_set(e, ERR_IO, "exec plugin %s: cannot run: %s", x->command, strerror(se));
 		goto out;
 	}
-	close(pfd[1]);
-	pfd[1] = -1;
-	int64_t deadline = api_now_ns() + (int64_t)EXEC_TIMEOUT_MS * 1000000;
-	for (;;) {
-		int64_t left_ms = (deadline - api_now_ns()) / 1000000;
-		if (left_ms <= 0) {
-			rc = err_set(e, ERR_TIMEOUT, "exec plugin %s: no credential within %d s", x->command, EXEC_TIMEOUT_MS / 1000);
-			kill(pid, SIGKILL);
-			goto out;
-		}
-		struct pollfd p = {.fd = pfd[0], .events = POLLIN};
-		int pr = poll(&p, 1, (int)left_ms);
-		if (pr < 0 && errno == EINTR)
-			continue;
-		if (pr <= 0)
-			continue;
-		char chunk[4096];
-		ssize_t n = read(pfd[0], chunk, sizeof(chunk));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		if (!strbuf_add_max(&b, chunk, (size_t)n, EXEC_MAX_OUTPUT)) {
-			rc = err_set(e, ERR_INVALID, "exec plugin %s: output larger than %u bytes (or out of memory)", x->command,
-				     EXEC_MAX_OUTPUT);
-			kill(pid, SIGKILL);
-			goto out;
-		}
-	}
-	while (waitpid(pid, &status, 0) < 0) {
-		if (errno != EINTR) {
-			rc = err_set(e, ERR_IO, "exec plugin %s: waitpid: %s", x->command, strerror(errno));
-			pid = -1;
-			goto out;
-		}
-	}
-	pid = -1;
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-		rc = err_set(e, ERR_IO, "exec plugin %s: %s %d", x->command,
-			     WIFEXITED(status) ? "exited with status" : "killed by signal",
-			     WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
-		goto out;
-	}
-	rc = exec_parse(x, b.data ? b.data : "", r, e);
+	*rfd = pfd[0];
+	pfd[0] = -1;
 out:
-	if (pid > 0) /* our own child, killed above on timeout or oversize: reap it */
-		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-			;
 	if (fa_ok)
 		posix_spawn_file_actions_destroy(&fa);
 	if (pfd[0] >= 0)
 		close(pfd[0]);
 	if (pfd[1] >= 0)
 		close(pfd[1]);
-	if (b.data)
-		memset(b.data, 0, b.len);
-	strbuf_release(&b);
 	free(argv);
 	free(envp);
 	free(info);
 	return rc;
 }
 
+/* Reads the plugin's stdout to its end into b, within EXEC_TIMEOUT_MS and EXEC_MAX_OUTPUT. */
+static int exec_read(const struct api_exec_config *x, int fd, struct strbuf *b, struct err *e)
+{
+	int64_t deadline = mono_ns() + (int64_t)EXEC_TIMEOUT_MS * NSEC_PER_MSEC;
+	for (;;) {
+		int64_t left_ms = (deadline - mono_ns()) / NSEC_PER_MSEC;
+		if (left_ms <= 0)
+			return err_set(e, ERR_TIMEOUT, "exec plugin %s: no credential within %d s", x->command,
+				       EXEC_TIMEOUT_MS / 1000);
+		struct pollfd p = {.fd = fd, .events = POLLIN};
+		if (poll(&p, 1, (int)left_ms) <= 0) /* EINTR or not ready yet */
+			continue;
+		char chunk[4096];
+		ssize_t n = read(fd, chunk, sizeof(chunk));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return 0;
+		if (!strbuf_add_max(b, chunk, (size_t)n, EXEC_MAX_OUTPUT))
+			return err_set(e, ERR_INVALID, "exec plugin %s: output larger than %u bytes (or out of memory)",
+				       x->command, EXEC_MAX_OUTPUT);
+	}
+}
+
+/* Reaps the plugin; an error unless it exited with status 0. */
+static int exec_wait(const struct api_exec_config *x, pid_t pid, struct err *e)
+{
+	int status = 0;
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR)
+			return err_set(e, ERR_IO, "exec plugin %s: waitpid: %s", x->command, strerror(errno));
+	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		return err_set(e, ERR_IO, "exec plugin %s: %s %d", x->command,
+			       WIFEXITED(status) ? "exited with status" : "killed by signal",
+			       WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+	return 0;
+}
+
+int api__exec_run(const struct api_exec_config *x, struct api__exec_result *r, struct err *e)
+{
+	int rc, fd = -1, status;
+	struct strbuf b = STRBUF_INIT;
+	pid_t pid = -1;
+	memset(r, 0, sizeof(*r));
+	if ((rc = exec_spawn(x, &pid, &fd, e)))
+		goto out;
+	if ((rc = exec_read(x, fd, &b, e))) {
+		kill(pid, SIGKILL); /* reaped below */
+		goto out;
+	}
+	rc = exec_wait(x, pid, e);
+	pid = -1;
+	if (!rc)
+		rc = exec_parse(x, b.data ? b.data : "", r, e);
+out:
+	if (pid > 0) /* our own child, killed above on timeout or oversize: reap it */
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+	if (fd >= 0)
+		close(fd);
+	if (b.data)
+		memset(b.data, 0, b.len);
+	strbuf_release(&b);
+	return rc;
+}
