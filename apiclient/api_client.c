@@ -710,100 +710,127 @@ static void reset_transfer(struct api_conn *c)
 	c->stream_status = 0;
 }
 
+/* One request of conn_do. */
+struct req {
+	const char *method, *path, *url, *content_type, *body;
+	size_t body_len;
+	bool stream; /* on_line/stop are set: no overall timeout, a low-speed limit instead */
+};
+
+static void set_timeouts(struct api_conn *c, bool stream)
+{
+	if (stream) {
+		curl_easy_setopt(c->h, CURLOPT_TIMEOUT_MS, 0L);
+		curl_easy_setopt(c->h, CURLOPT_LOW_SPEED_LIMIT, 1L);
+		curl_easy_setopt(c->h, CURLOPT_LOW_SPEED_TIME, (long)LOW_SPEED_TIME_S);
+	} else {
+		curl_easy_setopt(c->h, CURLOPT_TIMEOUT_MS, c->client->cfg.request_timeout_ms);
+		curl_easy_setopt(c->h, CURLOPT_LOW_SPEED_LIMIT, 0L);
+		curl_easy_setopt(c->h, CURLOPT_LOW_SPEED_TIME, 0L);
+	}
+}
+
+static void log_transfer(struct api_conn *c, const struct req *r, long status, int64_t t0, CURLcode cc)
+{
+	if (!log_v_enabled(6))
+		return;
+	long httpv = 0, connects = 0;
+	curl_easy_getinfo(c->h, CURLINFO_HTTP_VERSION, &httpv);
+	curl_easy_getinfo(c->h, CURLINFO_NUM_CONNECTS, &connects);
+	LOG_V(6, "%s %s %ld in %lld ms (%s%s)%s", r->method, r->url, status, (long long)((api_now_ns() - t0) / 1000000),
+	      httpv == CURL_HTTP_VERSION_2_0 ? "HTTP/2" : "HTTP/1.1", connects ? ", new connection" : "",
+	      cc ? " transfer failed" : "");
+}
+
+/* One attempt: credential, setup, perform. *gen is the exec credential generation it used. */
+static int conn_attempt(struct api_conn *c, const struct req *r, long *status, uint64_t *gen, CURLcode *cc,
+			struct err *e)
+{
+	char *auth = NULL;
+	struct curl_slist *hdrs = NULL;
+	int rc;
+	reset_transfer(c);
+	api_limiter_wait(c->client->limiter);
+	if ((rc = conn_auth(c, &auth, gen, e))) {
+		err_prefix(e, "%s %s", r->method, r->path);
+		return rc;
+	}
+	rc = conn_setup(c, r->method, r->url, r->content_type, r->body, r->body_len, auth, &hdrs, e);
+	free_header(auth);
+	if (rc)
+		return rc;
+	set_timeouts(c, r->stream);
+	int64_t t0 = api_now_ns();
+	*cc = conn_perform(c);
+	slist_free_secret(hdrs);
+	curl_easy_setopt(c->h, CURLOPT_HTTPHEADER, NULL);
+	*status = 0;
+	curl_easy_getinfo(c->h, CURLINFO_RESPONSE_CODE, status);
+	log_transfer(c, r, *status, t0, *cc);
+	return 0;
+}
+
+/* The error of a transfer that libcurl did not complete (cc != CURLE_OK), else 0. */
+static int transfer_result(struct api_conn *c, const struct req *r, CURLcode cc, struct err *e)
+{
+	if (cc == CURLE_ABORTED_BY_CALLBACK)
+		return err_set(e, ERR_STOPPED, "%s %s: stopped", r->method, r->path);
+	if (cc == CURLE_WRITE_ERROR && c->line_rc)
+		return c->line_rc;
+	if (cc == CURLE_WRITE_ERROR && c->overflow)
+		return err_set(e, ERR_TRANSPORT, "%s %s: response %s larger than %zu bytes", r->method, r->path,
+			       r->stream ? "line" : "body", r->stream ? MAX_LINE : c->body_max);
+	return cc ? transport_error(c, r->method, r->url, cc, e) : 0;
+}
+
+/* A 429 or 5xx with Retry-After (at most MAX_RETRY_AFTER times): waits it out (at most
+ * MAX_RETRY_AFTER_S, stoppable) and returns 1; 0 when the answer is final; ERR_STOPPED. */
+static int retry_after_wait(struct api_conn *c, const struct req *r, long status, int attempt, struct err *e)
+{
+	curl_off_t retry_after = 0;
+	curl_easy_getinfo(c->h, CURLINFO_RETRY_AFTER, &retry_after);
+	if ((status != 429 && (status < 500 || status >= 600)) || retry_after <= 0 || attempt >= MAX_RETRY_AFTER)
+		return 0;
+	long s = retry_after > MAX_RETRY_AFTER_S ? MAX_RETRY_AFTER_S : (long)retry_after;
+	LOG_V(2, "%s %s: HTTP %ld, retrying after %ld s", r->method, r->path, status, s);
+	for (long ms = 0; ms < s * 1000; ms += POLL_MS) {
+		if (c->stop && atomic_load(c->stop))
+			return err_set(e, ERR_STOPPED, "%s %s: stopped", r->method, r->path);
+		sleep_ns(POLL_MS * NSEC_PER_MSEC);
+	}
+	return 1;
+}
+
 /* One transfer with retries (401 with an exec credential: once; 429 or 5xx with Retry-After: up
  * to MAX_RETRY_AFTER times). Leaves the body in c->body. stream: on_line/stop are set. */
 static int conn_do(struct api_conn *c, const char *method, const char *path, const char *content_type,
 		   const char *body, size_t body_len, bool stream, long *status, struct err *e)
 {
 	int rc = 0;
-	char *url = make_url(c->client, path);
+	struct req r = {method, path, make_url(c->client, path), content_type, body, body_len, stream};
 	bool auth_retried = false;
 	if (e)
 		e->http_status = 0; /* set again only when this request's answer is an HTTP error */
-	if (!url)
+	if (!r.url)
 		return err_set(e, ERR_NOMEM, "%s %s: out of memory", method, path);
 	for (int attempt = 0;; attempt++) {
-		char *auth = NULL;
 		uint64_t gen = 0;
-		struct curl_slist *hdrs = NULL;
-		reset_transfer(c);
-		api_limiter_wait(c->client->limiter);
-		if ((rc = conn_auth(c, &auth, &gen, e))) {
-			err_prefix(e, "%s %s", method, path);
-			goto out;
-		}
-		rc = conn_setup(c, method, url, content_type, body, body_len, auth, &hdrs, e);
-		free_header(auth);
-		if (rc)
-			goto out;
-		if (stream) {
-			curl_easy_setopt(c->h, CURLOPT_TIMEOUT_MS, 0L);
-			curl_easy_setopt(c->h, CURLOPT_LOW_SPEED_LIMIT, 1L);
-			curl_easy_setopt(c->h, CURLOPT_LOW_SPEED_TIME, (long)LOW_SPEED_TIME_S);
-		} else {
-			curl_easy_setopt(c->h, CURLOPT_TIMEOUT_MS, c->client->cfg.request_timeout_ms);
-			curl_easy_setopt(c->h, CURLOPT_LOW_SPEED_LIMIT, 0L);
-			curl_easy_setopt(c->h, CURLOPT_LOW_SPEED_TIME, 0L);
-		}
-		int64_t t0 = api_now_ns();
-		CURLcode cc = conn_perform(c);
-		slist_free_secret(hdrs);
-		curl_easy_setopt(c->h, CURLOPT_HTTPHEADER, NULL);
-		*status = 0;
-		curl_easy_getinfo(c->h, CURLINFO_RESPONSE_CODE, status);
-		if (log_v_enabled(6)) {
-			long httpv = 0, connects = 0;
-			curl_easy_getinfo(c->h, CURLINFO_HTTP_VERSION, &httpv);
-			curl_easy_getinfo(c->h, CURLINFO_NUM_CONNECTS, &connects);
-			LOG_V(6, "%s %s %ld in %lld ms (%s%s)%s", method, url, *status,
-			      (long long)((api_now_ns() - t0) / 1000000), httpv == CURL_HTTP_VERSION_2_0 ? "HTTP/2" : "HTTP/1.1",
-			      connects ? ", new connection" : "", cc ? " transfer failed" : "");
-		}
-		if (cc == CURLE_ABORTED_BY_CALLBACK) {
-			rc = err_set(e, ERR_STOPPED, "%s %s: stopped", method, path);
-			goto out;
-		}
-		if (cc == CURLE_WRITE_ERROR && c->line_rc) {
-			rc = c->line_rc;
-			goto out;
-		}
-		if (cc == CURLE_WRITE_ERROR && c->overflow) {
-			rc = err_set(e, ERR_TRANSPORT, "%s %s: response %s larger than %zu bytes", method, path,
-				     stream ? "line" : "body", stream ? MAX_LINE : c->body_max);
-			goto out;
-		}
-		if (cc) {
-			rc = transport_error(c, method, url, cc, e);
-			goto out;
-		}
+		CURLcode cc = CURLE_OK;
+		if ((rc = conn_attempt(c, &r, status, &gen, &cc, e)) || (rc = transfer_result(c, &r, cc, e)))
+			break;
 		if (*status == 401 && c->client->cfg.exec && !auth_retried) {
 			auth_retried = true;
 			exec_invalidate(c->client, gen);
 			LOG_V(2, "%s %s: 401 with the exec credential: running the plugin again", method, path);
 			continue;
 		}
-		curl_off_t retry_after = 0;
-		curl_easy_getinfo(c->h, CURLINFO_RETRY_AFTER, &retry_after);
-		if ((*status == 429 || (*status >= 500 && *status < 600)) && retry_after > 0 && attempt < MAX_RETRY_AFTER) {
-			long s = retry_after > MAX_RETRY_AFTER_S ? MAX_RETRY_AFTER_S : (long)retry_after;
-			LOG_V(2, "%s %s: HTTP %ld, retrying after %ld s", method, path, *status, s);
-			for (long ms = 0; ms < s * 1000; ms += POLL_MS) {
-				if (c->stop && atomic_load(c->stop)) {
-					rc = err_set(e, ERR_STOPPED, "%s %s: stopped", method, path);
-					goto out;
-				}
-				sleep_ns(POLL_MS * NSEC_PER_MSEC);
-			}
+		if ((rc = retry_after_wait(c, &r, *status, attempt, e)) > 0)
 			continue;
-		}
-		if (*status >= 400) {
+		if (!rc && *status >= 400)
 			rc = http_error(method, path, *status, c->body.data, c->body.len, e);
-			goto out;
-		}
 		break;
 	}
-out:
-	free(url);
+	free((char *)r.url);
 	return rc;
 }
 
