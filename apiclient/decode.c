@@ -21,6 +21,7 @@
 #include "common/arena.h"
 #include "common/err.h"
 #include "common/intern.h"
+#include "common/macros.h"
 #include "common/rfc3339.h"
 
 /* Each object lives in one arena whose first block is sized from what recent objects of its kind
@@ -474,7 +475,7 @@ static enum api_op parse_op(const char *s)
 		{ "In", API_OP_IN },	 { "NotIn", API_OP_NOT_IN },		  { "Exists", API_OP_EXISTS },
 		{ "DoesNotExist", API_OP_DOES_NOT_EXIST }, { "Gt", API_OP_GT }, { "Lt", API_OP_LT },
 	};
-	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(ops); i++)
 		if (strcmp(s, ops[i].s) == 0)
 			return ops[i].op;
 	return API_OP_UNKNOWN;
@@ -754,6 +755,53 @@ static int container_item(struct dec *d, jv v, void *item)
 	return 0;
 }
 
+/* The fields of each volume source csched reads (readOnly is read after them, for all). */
+static int vol_pvc(struct dec *d, jv s, struct api_volume *vol)
+{
+	return get_str(d, s, "claimName", false, "", &vol->claim_name);
+}
+
+static int vol_gce_pd(struct dec *d, jv s, struct api_volume *vol)
+{
+	return get_str(d, s, "pdName", false, "", &vol->pd_name);
+}
+
+static int vol_aws_ebs(struct dec *d, jv s, struct api_volume *vol)
+{
+	return get_str(d, s, "volumeID", false, "", &vol->volume_id);
+}
+
+static int vol_rbd(struct dec *d, jv s, struct api_volume *vol)
+{
+	int rc;
+	if ((rc = get_array(d, s, "monitors", sizeof(char *), &vol->n_monitors, (void **)&vol->monitors, str_item)) ||
+	    (rc = get_str(d, s, "pool", false, "rbd", &vol->pool)))
+		return rc;
+	return get_str(d, s, "image", false, "", &vol->image);
+}
+
+static int vol_iscsi(struct dec *d, jv s, struct api_volume *vol)
+{
+	int rc;
+	if ((rc = get_str(d, s, "targetPortal", false, "", &vol->target_portal)) ||
+	    (rc = get_str(d, s, "iqn", false, "", &vol->iqn)))
+		return rc;
+	return get_i32(d, s, "lun", NULL, &vol->lun);
+}
+
+/* Volume sources in the order they are looked for: the first one present is the volume's. */
+static const struct {
+	const char *key;
+	enum api_volume_kind kind;
+	int (*decode)(struct dec *d, jv s, struct api_volume *vol);
+} volume_sources[] = {
+	{"persistentVolumeClaim", API_VOLUME_PVC, vol_pvc},
+	{"gcePersistentDisk", API_VOLUME_GCE_PD, vol_gce_pd},
+	{"awsElasticBlockStore", API_VOLUME_AWS_EBS, vol_aws_ebs},
+	{"rbd", API_VOLUME_RBD, vol_rbd},
+	{"iscsi", API_VOLUME_ISCSI, vol_iscsi},
+};
+
 static int volume_item(struct dec *d, jv v, void *item)
 {
 	struct api_volume *vol = item;
@@ -762,63 +810,17 @@ static int volume_item(struct dec *d, jv v, void *item)
 	if ((rc = want_object(d, v)) || (rc = get_str(d, v, "name", false, "", &vol->name)))
 		return rc;
 	vol->kind = API_VOLUME_OTHER;
-	if ((rc = get_obj(d, v, "persistentVolumeClaim", &s)))
-		return rc;
-	if (s) {
-		vol->kind = API_VOLUME_PVC;
-		size_t m = push_key(d, "persistentVolumeClaim");
-		if ((rc = get_str(d, s, "claimName", false, "", &vol->claim_name)) ||
-		    (rc = get_bool(d, s, "readOnly", &vol->read_only)))
+	for (size_t i = 0; i < ARRAY_SIZE(volume_sources); i++) {
+		if ((rc = get_obj(d, v, volume_sources[i].key, &s)))
+			return rc;
+		if (!s)
+			continue;
+		vol->kind = volume_sources[i].kind;
+		size_t m = push_key(d, volume_sources[i].key);
+		if ((rc = volume_sources[i].decode(d, s, vol)) || (rc = get_bool(d, s, "readOnly", &vol->read_only)))
 			return rc;
 		pop(d, m);
 		return 0;
-	}
-	if ((rc = get_obj(d, v, "gcePersistentDisk", &s)))
-		return rc;
-	if (s) {
-		vol->kind = API_VOLUME_GCE_PD;
-		size_t m = push_key(d, "gcePersistentDisk");
-		if ((rc = get_str(d, s, "pdName", false, "", &vol->pd_name)) ||
-		    (rc = get_bool(d, s, "readOnly", &vol->read_only)))
-			return rc;
-		pop(d, m);
-		return 0;
-	}
-	if ((rc = get_obj(d, v, "awsElasticBlockStore", &s)))
-		return rc;
-	if (s) {
-		vol->kind = API_VOLUME_AWS_EBS;
-		size_t m = push_key(d, "awsElasticBlockStore");
-		if ((rc = get_str(d, s, "volumeID", false, "", &vol->volume_id)) ||
-		    (rc = get_bool(d, s, "readOnly", &vol->read_only)))
-			return rc;
-		pop(d, m);
-		return 0;
-	}
-	if ((rc = get_obj(d, v, "rbd", &s)))
-		return rc;
-	if (s) {
-		vol->kind = API_VOLUME_RBD;
-		size_t m = push_key(d, "rbd");
-		if ((rc = get_array(d, s, "monitors", sizeof(char *), &vol->n_monitors, (void **)&vol->monitors,
-				    str_item)) ||
-		    (rc = get_str(d, s, "pool", false, "rbd", &vol->pool)) ||
-		    (rc = get_str(d, s, "image", false, "", &vol->image)) ||
-		    (rc = get_bool(d, s, "readOnly", &vol->read_only)))
-			return rc;
-		pop(d, m);
-		return 0;
-	}
-	if ((rc = get_obj(d, v, "iscsi", &s)))
-		return rc;
-	if (s) {
-		vol->kind = API_VOLUME_ISCSI;
-		size_t m = push_key(d, "iscsi");
-		if ((rc = get_str(d, s, "targetPortal", false, "", &vol->target_portal)) ||
-		    (rc = get_str(d, s, "iqn", false, "", &vol->iqn)) || (rc = get_i32(d, s, "lun", NULL, &vol->lun)) ||
-		    (rc = get_bool(d, s, "readOnly", &vol->read_only)))
-			return rc;
-		pop(d, m);
 	}
 	return 0;
 }

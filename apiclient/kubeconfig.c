@@ -19,6 +19,7 @@
 
 #include "apiclient/kubeconfig_internal.h"
 #include "common/log.h"
+#include "common/macros.h"
 
 #define KC_MAX_FILE (16u << 20)      /* a kubeconfig larger than this is not a kubeconfig */
 
@@ -131,7 +132,7 @@ int api__kc_bool(struct kc_file *f, yaml_node_t *map, const char *key, const cha
 	static const char *const yes[] = {"true", "yes", "on", "y"}, *const no[] = {"false", "no", "off", "n"};
 	if (v->type == YAML_SCALAR_NODE) {
 		const char *s = (const char *)v->data.scalar.value;
-		for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
+		for (size_t i = 0; i < ARRAY_SIZE(yes); i++) {
 			if (!strcasecmp(s, yes[i])) {
 				*out = true;
 				return 0;
