@@ -11,7 +11,6 @@
 #include "common/err.h"
 #include "common/intern.h"
 #include "common/macros.h"
-#include "common/rfc3339.h"
 
 static struct arena_hint pod_hint = { ARENA_HINT_START };
 
