@@ -455,7 +455,7 @@ int api__dec_condition_item(struct dec *d, jv v, void *item)
 }
 
 /* Sets d->ns/d->name from metadata before anything else so every message names the object. */
-void api__dec_peek_identity(struct dec *d, jv obj)
+static void peek_identity(struct dec *d, jv obj)
 {
 	jv md = get(obj, "metadata");
 	jv name = get(md, "name"), ns = get(md, "namespace");
@@ -492,6 +492,42 @@ int api__dec_meta_value(struct dec *d, jv obj, struct api_meta *m)
 	return 0;
 }
 
+/* ---------- one object in its arena ---------- */
+
+/* Decodes obj into a new arena whose first block is first_block bytes; NULL on error (e set). */
+static void *decode_in(const struct dec_kind *k, jv obj, size_t first_block, struct arena **arena, struct err *e)
+{
+	struct dec d = {.e = e, .kind = k->kind, .pod = k->pod};
+	void *o = NULL;
+	peek_identity(&d, obj);
+	if (!(d.a = arena_new(first_block)) || !(o = arena_alloc(d.a, k->size))) {
+		api__dec_nomem(&d);
+		goto fail;
+	}
+	if (k->fill(&d, obj, o))
+		goto fail;
+	*arena = d.a;
+	return o;
+fail:
+	arena_free(d.a);
+	return NULL;
+}
+
+void *api__dec_object(const struct dec_kind *k, const struct yajl_val_s *obj, struct err *e)
+{
+	struct arena *a = NULL;
+	void *o = decode_in(k, (jv)obj, hint_get(k->hint), &a, e);
+	if (!o)
+		return NULL;
+	size_t need = arena_footprint(a);
+	hint_learn(k->hint, need);
+	if (arena_overflowed(a)) {
+		arena_free(a); /* the only reference: the object was never handed out */
+		o = decode_in(k, (jv)obj, need, &a, e);
+	}
+	return o;
+}
+
 /* ---------- Node ---------- */
 
 static int image_item(struct dec *d, jv v, void *item)
@@ -522,8 +558,11 @@ static int node_status(struct dec *d, jv st, struct api_node *n)
 	return api__dec_get_array(d, st, "images", sizeof(*n->images), &n->n_images, (void **)&n->images, image_item);
 }
 
-static int node_fill(struct dec *d, jv obj, struct api_node *n)
+static int node_fill(struct dec *d, jv obj, void *out)
 {
+	struct api_node *n = out;
+	n->arena = d->a;
+	n->refs = 1;
 	jv spec, st;
 	int rc;
 	if (!YAJL_IS_OBJECT(obj))
@@ -536,44 +575,18 @@ static int node_fill(struct dec *d, jv obj, struct api_node *n)
 	return WITH_KEY(d, "status", node_status(d, st, n));
 }
 
-static struct api_node *node_decode_in(const struct yajl_val_s *obj, size_t first_block, struct err *e)
-{
-	struct dec d = { .e = e, .kind = "node" };
-	struct api_node *n = NULL;
-	api__dec_peek_identity(&d, (jv)obj);
-	if (!(d.a = arena_new(first_block)) || !(n = arena_alloc(d.a, sizeof(*n)))) {
-		api__dec_nomem(&d);
-		goto fail;
-	}
-	n->arena = d.a;
-	n->refs = 1;
-	if (node_fill(&d, (jv)obj, n))
-		goto fail;
-	return n;
-fail:
-	arena_free(d.a);
-	return NULL;
-}
+static const struct dec_kind node_kind = {"node", false, sizeof(struct api_node), &node_hint, node_fill};
 
 struct api_node *api_node_decode(const struct yajl_val_s *obj, struct err *e)
 {
-	struct api_node *n = node_decode_in(obj, hint_get(&node_hint), e);
-	if (!n)
-		return NULL;
-	size_t need = arena_footprint(n->arena);
-	hint_learn(&node_hint, need);
-	if (arena_overflowed(n->arena)) {
-		api_node_unref(n);
-		n = node_decode_in(obj, need, e);
-	}
-	return n;
+	return api__dec_object(&node_kind, obj, e);
 }
 
 /* ---------- JSON text ---------- */
 
 /* Parses text into a tree in j (the parser the informers use: fields csched never reads are
  * skipped); on error fills e with "KIND: invalid JSON: <yajl's first line>". */
-jv api__dec_parse_text(struct api__json *j, const char *kind, const char *json, size_t len, struct err *e)
+static jv parse_text(struct api__json *j, const char *kind, const char *json, size_t len, struct err *e)
 {
 	char errbuf[256] = "";
 	jv tree = NULL;
@@ -595,13 +608,18 @@ jv api__dec_parse_text(struct api__json *j, const char *kind, const char *json, 
 	return rc ? NULL : tree;
 }
 
-struct api_node *api_node_decode_json(const char *json, size_t len, struct err *e)
+void *api__dec_json(const struct dec_kind *k, const char *json, size_t len, struct err *e)
 {
 	struct api__json *j = api__json_new();
-	jv tree = api__dec_parse_text(j, "node", json, len, e);
-	struct api_node *n = tree ? api_node_decode(tree, e) : NULL;
+	jv tree = parse_text(j, k->kind, json, len, e);
+	void *o = tree ? api__dec_object(k, tree, e) : NULL;
 	api__json_free(j);
-	return n;
+	return o;
+}
+
+struct api_node *api_node_decode_json(const char *json, size_t len, struct err *e)
+{
+	return api__dec_json(&node_kind, json, len, e);
 }
 
 /* ---------- Lease ---------- */
@@ -626,7 +644,7 @@ int api_lease_decode(const struct yajl_val_s *obj, struct api_lease *out, struct
 	struct api_lease l = { 0 };
 	jv md, spec;
 	int rc;
-	api__dec_peek_identity(&d, (jv)obj);
+	peek_identity(&d, (jv)obj);
 	memset(out, 0, sizeof(*out));
 	/* Strings pass through a scratch arena (get_str's copies) before being strdup'd. */
 	if (!(d.a = arena_new(512))) {

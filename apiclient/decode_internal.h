@@ -73,10 +73,23 @@ int api__dec_get_istrs(struct dec *d, jv obj, const char *key, uint32_t *n, cons
 int api__dec_get_labels(struct dec *d, jv obj, const char *key, struct api_labels *l);
 int api__dec_get_resources(struct dec *d, jv obj, const char *key, struct api_resources *r);
 int api__dec_condition_item(struct dec *d, jv v, void *item);
-void api__dec_peek_identity(struct dec *d, jv obj);
 int api__dec_meta_value(struct dec *d, jv obj, struct api_meta *m);
-jv api__dec_parse_text(struct api__json *j, const char *kind, const char *json, size_t len, struct err *e);
 int api__dec_taint_item(struct dec *d, jv v, void *item);
+
+/* One kind of refcounted object that lives in its own arena (api_pod, api_node). fill decodes
+ * obj into out (size bytes, zeroed, in d->a) and sets its arena and first reference. */
+struct dec_kind {
+	const char *kind; /* "pod", "node": for messages */
+	bool pod;
+	size_t size;
+	struct arena_hint *hint; /* first block size, learnt from recent objects of the kind */
+	int (*fill)(struct dec *d, jv obj, void *out);
+};
+/* obj -> a new object of kind k (NULL with e set on error); an object that outgrew the hinted
+ * first block is decoded again into one block of its exact size. */
+void *api__dec_object(const struct dec_kind *k, const struct yajl_val_s *obj, struct err *e);
+/* JSON text -> object, through the informers' parser. */
+void *api__dec_json(const struct dec_kind *k, const char *json, size_t len, struct err *e);
 
 #define fail(d, ...) api__dec_fail_code((d), ERR_INVALID, __VA_ARGS__)
 

@@ -438,8 +438,11 @@ static int pod_status(struct dec *d, jv st, struct api_pod *p)
 	return api__dec_get_str(d, st, "nominatedNodeName", true, "", &p->nominated_node_name);
 }
 
-static int pod_fill(struct dec *d, jv obj, struct api_pod *p)
+static int pod_fill(struct dec *d, jv obj, void *out)
 {
+	struct api_pod *p = out;
+	p->arena = d->a;
+	p->refs = 1;
 	jv spec, st;
 	int rc;
 	if (!YAJL_IS_OBJECT(obj))
@@ -452,45 +455,14 @@ static int pod_fill(struct dec *d, jv obj, struct api_pod *p)
 	return WITH_KEY(d, "status", pod_status(d, st, p));
 }
 
-static struct api_pod *pod_decode_in(const struct yajl_val_s *obj, size_t first_block, struct err *e)
-{
-	struct dec d = { .e = e, .kind = "pod", .pod = true };
-	struct api_pod *p = NULL;
-	api__dec_peek_identity(&d, (jv)obj);
-	if (!(d.a = arena_new(first_block)) || !(p = arena_alloc(d.a, sizeof(*p)))) {
-		api__dec_nomem(&d);
-		goto fail;
-	}
-	p->arena = d.a;
-	p->refs = 1;
-	if (pod_fill(&d, (jv)obj, p))
-		goto fail;
-	return p;
-fail:
-	arena_free(d.a);
-	return NULL;
-}
+static const struct dec_kind pod_kind = {"pod", true, sizeof(struct api_pod), &pod_hint, pod_fill};
 
 struct api_pod *api_pod_decode(const struct yajl_val_s *obj, struct err *e)
 {
-	struct api_pod *p = pod_decode_in(obj, hint_get(&pod_hint), e);
-	if (!p)
-		return NULL;
-	size_t need = arena_footprint(p->arena);
-	hint_learn(&pod_hint, need);
-	if (arena_overflowed(p->arena)) {
-		api_pod_unref(p);
-		p = pod_decode_in(obj, need, e);
-	}
-	return p;
+	return api__dec_object(&pod_kind, obj, e);
 }
 
 struct api_pod *api_pod_decode_json(const char *json, size_t len, struct err *e)
 {
-	struct api__json *j = api__json_new();
-	jv tree = api__dec_parse_text(j, "pod", json, len, e);
-	struct api_pod *p = tree ? api_pod_decode(tree, e) : NULL;
-	api__json_free(j);
-	return p;
+	return api__dec_json(&pod_kind, json, len, e);
 }
-
