@@ -60,12 +60,9 @@ char *api__kc_resolve_path(const char *dir, const char *p)
 
 /* ---------- the kubeconfig document ---------- */
 
-/* Formats "PATH:LINE:COL: FIELD: message" (line:col when the node is known). A message that
- * starts with "key: " names a field under FIELD and extends the path ("users[0].user" and
- * "token: expected a string" give "users[0].user.token: expected a string"). field "" is the
- * top level of the file. */
-int api__kc_err(struct err *e, int code, const struct kc_file *f,
-							 const yaml_node_t *n, const char *field, const char *fmt, ...)
+/* Contract in kubeconfig_internal.h. */
+int api__kc_err(struct err *e, int code, const struct kc_file *f, const yaml_node_t *n, const char *field,
+		const char *fmt, ...)
 {
 	char msg[ERR_MSG_MAX], where[64] = "";
 	va_list ap;
