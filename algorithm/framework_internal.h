@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "algorithm/framework.h"
+#include "common/clock.h"
 #include "plugin_helpers.h"
 
 struct arena;
@@ -76,9 +77,7 @@ struct fw_cycle {
 
 static inline int64_t fw_now_ns(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+	return mono_ns();
 }
 
 /* The clock of per-call timings in sampled cycles (one read per Filter or Score call, thousands

@@ -31,6 +31,7 @@
  * gives up its slot, then re-checks seq; the caller publishes seq, then reads the slots), with
  * the mutex held across the re-check and the wait so that no signal is lost. */
 #include "algorithm/framework.h"
+#include "common/clock.h"
 
 #include <assert.h>
 #include <math.h>
@@ -82,13 +83,6 @@ struct fw_pool {
 	_Atomic bool *stop;
 	_Atomic size_t next; /* next unclaimed index */
 };
-
-static int64_t mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
 
 static inline void cpu_relax(void)
 {

@@ -36,87 +36,13 @@
 #include <curl/curl.h>
 #include <yajl/yajl_tree.h>
 
-#include "api_internal.h"
+#include "client_internal.h"
+#include "common/clock.h"
 #include "common/log.h"
+#include "common/rfc3339.h"
 
-#define MAX_BODY ((size_t)1 << 30)      /* a response larger than 1 GiB is an error, not an OOM */
-#define MAX_LINE ((size_t)64 << 20)     /* one watch event */
-#define MAX_ERROR_BODY ((size_t)1 << 20)
-#define POLL_MS 200
-/* Receive buffer of the connections that read LIST pages and watch streams (api__conn_bulk).
- * Other connections (binders, events, the lease) read answers of ~1 KB and keep libcurl's
- * 16 KiB default: 128 KiB on each of them was 2-3 MB of the process for nothing. */
-#define BULK_BUFFER_SIZE (128L * 1024)
-/* No byte for this long ends a stream. The apiserver sends a watch bookmark about every 60 s
- * (measured: 60.8 s), so 60 s would cut healthy quiet watches. */
-#define LOW_SPEED_TIME_S 90
-#define TOKEN_FILE_REREAD_NS (60LL * 1000000000LL)
-#define MAX_RETRY_AFTER 10              /* client-go's maxRetries for 429 / Retry-After */
-#define MAX_RETRY_AFTER_S 10
 
-struct api_client {
-	struct api_config cfg; /* immutable after api_client_new */
-	struct api_limiter *limiter; /* NULL = unlimited */
-
-	pthread_mutex_t cred_lock; /* guards the fields below; leaf lock (held while a plugin runs) */
-	char *file_token;          /* last content of cfg.token_file, trimmed */
-	struct timespec file_mtime;
-	ino_t file_ino;
-	off_t file_size;
-	int64_t file_read_ns;      /* api_now_ns() of the last read attempt */
-	struct api__exec_result exec; /* cached exec credential */
-	bool exec_valid;
-	uint64_t exec_gen;         /* bumped by every successful plugin run */
-};
-
-struct api_conn {
-	struct api_client *client;
-	CURL *h;
-	CURLM *m;
-	uint64_t cert_gen; /* exec_gen whose client certificate is set on h */
-	bool bulk;         /* reads LIST pages and watches: transfers go through m (stoppable) */
-	bool fresh;        /* next transfer opens a new connection (new client certificate) */
-	char errbuf[CURL_ERROR_SIZE];
-	/* per transfer */
-	struct api__buf body; /* response body, or the pending partial line of a stream */
-	size_t body_max;
-	const atomic_bool *stop;
-	int (*on_line)(void *ctx, char *line, size_t len);
-	int (*on_data)(void *ctx, const char *buf, size_t len); /* api__get_chunks */
-	void *line_ctx;  /* of on_line or on_data */
-	int line_rc;     /* non-zero value returned by on_line or on_data */
-	long stream_status;
-	bool overflow;
-};
-
-/* ---------- buffers ---------- */
-
-bool api__buf_add(struct api__buf *b, const void *p, size_t n, size_t max)
-{
-	if (n > max || b->len > max - n)
-		return false;
-	if (b->len + n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap : 4096;
-		while (cap < b->len + n + 1)
-			cap *= 2;
-		char *d = realloc(b->data, cap);
-		if (!d)
-			return false;
-		b->data = d;
-		b->cap = cap;
-	}
-	if (n)
-		memcpy(b->data + b->len, p, n);
-	b->len += n;
-	b->data[b->len] = '\0';
-	return true;
-}
-
-void api__buf_release(struct api__buf *b)
-{
-	free(b->data);
-	memset(b, 0, sizeof(*b));
-}
+/* ---------- responses ---------- */
 
 void api_response_release(struct api_response *r)
 {
@@ -130,99 +56,22 @@ void api_response_release(struct api_response *r)
 
 int64_t api_now_ns(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+	return mono_ns();
 }
 
 int64_t api_wall_us(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000000LL + ts.tv_nsec / 1000;
-}
-
-/* Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil). */
-static int64_t days_from_civil(int64_t y, int m, int d)
-{
-	y -= m <= 2;
-	int64_t era = (y >= 0 ? y : y - 399) / 400;
-	int64_t yoe = y - era * 400;
-	int64_t doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
-	int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return era * 146097 + doe - 719468;
-}
-
-static bool digits(const char *s, int n, int *out)
-{
-	int v = 0;
-	for (int i = 0; i < n; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return false;
-		v = v * 10 + (s[i] - '0');
-	}
-	*out = v;
-	return true;
+	return wall_us();
 }
 
 int api_parse_time(const char *s, int64_t *us)
 {
-	static const int mdays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-	int y, mo, d, h, mi, sec;
-	if (!s || strlen(s) < 20 || !digits(s, 4, &y) || s[4] != '-' || !digits(s + 5, 2, &mo) || s[7] != '-' ||
-	    !digits(s + 8, 2, &d) || (s[10] != 'T' && s[10] != 't') || !digits(s + 11, 2, &h) || s[13] != ':' ||
-	    !digits(s + 14, 2, &mi) || s[16] != ':' || !digits(s + 17, 2, &sec))
-		return ERR_INVALID;
-	bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-	if (mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1] + (mo == 2 && leap) || h > 23 || mi > 59 || sec > 59)
-		return ERR_INVALID;
-	const char *p = s + 19;
-	int64_t frac = 0;
-	if (*p == '.') {
-		int n = 0;
-		for (p++; *p >= '0' && *p <= '9'; p++, n++) {
-			if (n < 6)
-				frac = frac * 10 + (*p - '0');
-		}
-		if (n == 0 || n > 9)
-			return ERR_INVALID;
-		for (; n < 6; n++)
-			frac *= 10;
-	}
-	int64_t off = 0;
-	if (*p == 'Z' || *p == 'z') {
-		p++;
-	} else if (*p == '+' || *p == '-') {
-		int oh, om;
-		if (!digits(p + 1, 2, &oh) || p[3] != ':' || !digits(p + 4, 2, &om) || oh > 23 || om > 59)
-			return ERR_INVALID;
-		off = (oh * 3600 + om * 60) * (*p == '-' ? -1 : 1);
-		p += 6;
-	} else {
-		return ERR_INVALID;
-	}
-	if (*p)
-		return ERR_INVALID;
-	int64_t secs = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + sec - off;
-	*us = secs * 1000000 + frac;
-	return 0;
+	return rfc3339_parse(s, us) ? 0 : ERR_INVALID;
 }
 
 void api_format_time(int64_t us, char *buf, size_t size)
 {
-	int64_t secs = us / 1000000, rem = us % 1000000;
-	if (rem < 0) {
-		rem += 1000000;
-		secs--;
-	}
-	time_t t = (time_t)secs;
-	struct tm tm;
-	if (!gmtime_r(&t, &tm)) {
-		snprintf(buf, size, "1970-01-01T00:00:00.000000Z");
-		return;
-	}
-	snprintf(buf, size, "%04d-%02d-%02dT%02d:%02d:%02d.%06dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
-		 tm.tm_hour, tm.tm_min, tm.tm_sec, (int)rem);
+	rfc3339_format_micro(us, buf, size);
 }
 
 /* ---------- errors ---------- */
@@ -268,7 +117,7 @@ static int http_error_code(long status)
 	}
 }
 
-static int http_error(const char *method, const char *path, long status, const char *body,
+int api__http_error(const char *method, const char *path, long status, const char *body,
 		      size_t len, struct err *e)
 {
 	char msg[ERR_MSG_MAX];
@@ -280,7 +129,7 @@ static int http_error(const char *method, const char *path, long status, const c
 	return code;
 }
 
-static int transport_error(struct api_conn *c, const char *method, const char *url, CURLcode cc, struct err *e)
+int api__transport_error(struct api_conn *c, const char *method, const char *url, CURLcode cc, struct err *e)
 {
 	const struct api_config *cfg = &c->client->cfg;
 	const char *detail = c->errbuf[0] ? c->errbuf : curl_easy_strerror(cc);
@@ -458,7 +307,7 @@ static void token_file_refresh_locked(struct api_client *c)
 
 /* The Authorization header for the next request (malloc'd, or NULL for no bearer token), and the
  * exec generation it came from. Applies a new exec client certificate to conn. */
-static int conn_auth(struct api_conn *conn, char **header, uint64_t *gen, struct err *e)
+int api__conn_auth(struct api_conn *conn, char **header, uint64_t *gen, struct err *e)
 {
 	struct api_client *c = conn->client;
 	const char *token = c->cfg.token;
@@ -517,7 +366,7 @@ out:
 }
 
 /* A 401 with the exec credential of generation gen: drop it (once, if nobody refreshed since). */
-static void exec_invalidate(struct api_client *c, uint64_t gen)
+void api__exec_invalidate(struct api_client *c, uint64_t gen)
 {
 	pthread_mutex_lock(&c->cred_lock);
 	if (c->exec_valid && c->exec_gen == gen)
@@ -525,461 +374,10 @@ static void exec_invalidate(struct api_client *c, uint64_t gen)
 	pthread_mutex_unlock(&c->cred_lock);
 }
 
-static void free_header(char *h)
+void api__free_header(char *h)
 {
 	if (h) {
 		memset(h, 0, strlen(h));
 		free(h);
 	}
-}
-
-/* ---------- connections ---------- */
-
-static int on_progress(void *ud, curl_off_t dt, curl_off_t dn, curl_off_t ut, curl_off_t un)
-{
-	(void)dt, (void)dn, (void)ut, (void)un;
-	struct api_conn *c = ud;
-	return c->stop && atomic_load(c->stop) ? 1 : 0;
-}
-
-/* Hands every complete line of the stream to on_line; keeps the partial last line. */
-static bool stream_lines(struct api_conn *c)
-{
-	size_t start = 0;
-	char *nl;
-	while (start < c->body.len && (nl = memchr(c->body.data + start, '\n', c->body.len - start))) {
-		*nl = '\0';
-		size_t len = (size_t)(nl - (c->body.data + start));
-		int rc = c->on_line(c->line_ctx, c->body.data + start, len);
-		start += len + 1;
-		if (rc) {
-			c->line_rc = rc;
-			return false;
-		}
-	}
-	if (start) {
-		memmove(c->body.data, c->body.data + start, c->body.len - start);
-		c->body.len -= start;
-		c->body.data[c->body.len] = '\0';
-	}
-	return true;
-}
-
-static size_t on_write(char *p, size_t size, size_t nmemb, void *ud)
-{
-	struct api_conn *c = ud;
-	size_t n = size * nmemb;
-	if (c->on_data) {
-		if (!c->stream_status)
-			curl_easy_getinfo(c->h, CURLINFO_RESPONSE_CODE, &c->stream_status);
-		if (c->stream_status >= 200 && c->stream_status < 300) {
-			int rc = c->on_data(c->line_ctx, p, n);
-			if (rc) {
-				c->line_rc = rc;
-				return 0;
-			}
-			return n;
-		}
-		api__buf_add(&c->body, p, n, MAX_ERROR_BODY);
-		return n;
-	}
-	if (c->on_line) {
-		if (!c->stream_status)
-			curl_easy_getinfo(c->h, CURLINFO_RESPONSE_CODE, &c->stream_status);
-		if (c->stream_status >= 200 && c->stream_status < 300) {
-			if (!api__buf_add(&c->body, p, n, MAX_LINE)) {
-				c->overflow = true;
-				return 0;
-			}
-			return stream_lines(c) ? n : 0;
-		}
-		/* An error: keep the Status body for the message; what exceeds the bound is dropped. */
-		api__buf_add(&c->body, p, n, MAX_ERROR_BODY);
-		return n;
-	}
-	if (!api__buf_add(&c->body, p, n, c->body_max)) {
-		c->overflow = true;
-		return 0;
-	}
-	return n;
-}
-
-struct api_conn *api_conn_new(struct api_client *client, struct err *e)
-{
-	struct api_conn *c = calloc(1, sizeof(*c));
-	const struct api_config *k = &client->cfg;
-	if (!c) {
-		err_set(e, ERR_NOMEM, "api conn: out of memory");
-		return NULL;
-	}
-	c->client = client;
-	c->h = curl_easy_init();
-	c->m = curl_multi_init();
-	if (!c->h || !c->m) {
-		err_set(e, ERR_NOMEM, "api conn: cannot create a curl handle");
-		goto fail;
-	}
-	CURL *h = c->h;
-	CURLcode cc = CURLE_OK;
-#define SET(opt, val)                                              \
-	do {                                                       \
-		if (!cc)                                           \
-			cc = curl_easy_setopt(h, opt, val);       \
-	} while (0)
-	SET(CURLOPT_NOSIGNAL, 1L);
-	SET(CURLOPT_ERRORBUFFER, c->errbuf);
-	SET(CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
-	SET(CURLOPT_PROTOCOLS_STR, "http,https");
-	SET(CURLOPT_CONNECTTIMEOUT_MS, k->connect_timeout_ms);
-	SET(CURLOPT_USERAGENT, k->user_agent);
-	SET(CURLOPT_WRITEFUNCTION, on_write);
-	SET(CURLOPT_WRITEDATA, c);
-	SET(CURLOPT_NOPROGRESS, 0L);
-	SET(CURLOPT_XFERINFOFUNCTION, on_progress);
-	SET(CURLOPT_XFERINFODATA, c);
-	SET(CURLOPT_TCP_KEEPALIVE, 1L);
-	SET(CURLOPT_TCP_KEEPIDLE, 30L);
-	SET(CURLOPT_TCP_KEEPINTVL, 30L);
-	if (k->insecure_skip_tls_verify) {
-		SET(CURLOPT_SSL_VERIFYPEER, 0L);
-		SET(CURLOPT_SSL_VERIFYHOST, 0L);
-	} else if (k->ca_data || k->ca_file) {
-		/* Only the configured CA, as client-go: not the system's roots besides. */
-		SET(CURLOPT_CAPATH, NULL);
-		if (k->ca_data) {
-			struct curl_blob b = {.data = k->ca_data, .len = k->ca_data_len, .flags = CURL_BLOB_COPY};
-			SET(CURLOPT_CAINFO, NULL);
-			SET(CURLOPT_CAINFO_BLOB, &b);
-		} else {
-			SET(CURLOPT_CAINFO, k->ca_file);
-		}
-	}
-	if (k->cert_data) {
-		struct curl_blob b = {.data = k->cert_data, .len = k->cert_data_len, .flags = CURL_BLOB_COPY};
-		SET(CURLOPT_SSLCERT_BLOB, &b);
-	} else if (k->cert_file) {
-		SET(CURLOPT_SSLCERT, k->cert_file);
-	}
-	if (k->key_data) {
-		struct curl_blob b = {.data = k->key_data, .len = k->key_data_len, .flags = CURL_BLOB_COPY};
-		SET(CURLOPT_SSLKEY_BLOB, &b);
-	} else if (k->key_file) {
-		SET(CURLOPT_SSLKEY, k->key_file);
-	}
-	if (k->cert_data || k->cert_file) {
-		SET(CURLOPT_SSLCERTTYPE, "PEM");
-		SET(CURLOPT_SSLKEYTYPE, "PEM");
-	}
-#undef SET
-	if (cc) {
-		err_set(e, ERR_TRANSPORT, "api conn: curl option: %s", curl_easy_strerror(cc));
-		goto fail;
-	}
-	return c;
-fail:
-	api_conn_free(c);
-	return NULL;
-}
-
-void api_conn_free(struct api_conn *c)
-{
-	if (!c)
-		return;
-	if (c->m)
-		curl_multi_cleanup(c->m);
-	if (c->h)
-		curl_easy_cleanup(c->h);
-	api__buf_release(&c->body);
-	free(c);
-}
-
-/* Runs the transfer set up on c->h; returns curl's result. */
-static CURLcode conn_perform(struct api_conn *c)
-{
-	/* Without a stop flag nothing needs the loop below. A bulk connection keeps to its multi
-	 * handle even then: the connection cache belongs to the multi handle that runs the
-	 * transfer, so mixing both would open a second connection. */
-	if (!c->bulk && !c->stop)
-		return curl_easy_perform(c->h);
-	CURLcode res = CURLE_OK;
-	CURLMcode mc = curl_multi_add_handle(c->m, c->h);
-	if (mc)
-		return CURLE_OUT_OF_MEMORY;
-	int running = 1;
-	bool stopped = false;
-	while (running) {
-		mc = curl_multi_perform(c->m, &running);
-		if (mc) {
-			res = CURLE_RECV_ERROR;
-			snprintf(c->errbuf, sizeof(c->errbuf), "curl_multi_perform: %s", curl_multi_strerror(mc));
-			break;
-		}
-		if (!running)
-			break;
-		if (c->stop && atomic_load(c->stop)) {
-			stopped = true;
-			break;
-		}
-		mc = curl_multi_poll(c->m, NULL, 0, POLL_MS, NULL);
-		if (mc) {
-			res = CURLE_RECV_ERROR;
-			snprintf(c->errbuf, sizeof(c->errbuf), "curl_multi_poll: %s", curl_multi_strerror(mc));
-			break;
-		}
-	}
-	int left;
-	CURLMsg *msg;
-	while ((msg = curl_multi_info_read(c->m, &left))) {
-		if (msg->msg == CURLMSG_DONE && msg->easy_handle == c->h && !stopped && res == CURLE_OK)
-			res = msg->data.result;
-	}
-	curl_multi_remove_handle(c->m, c->h);
-	if (stopped)
-		res = CURLE_ABORTED_BY_CALLBACK;
-	return res;
-}
-
-/* Sets up method, URL and headers of one transfer. */
-static int conn_setup(struct api_conn *c, const char *method, const char *url, const char *content_type,
-		      const char *body, size_t body_len, const char *auth, struct curl_slist **hdrs, struct err *e)
-{
-	CURL *h = c->h;
-	struct curl_slist *l = NULL, *t;
-	bool has_body = strcmp(method, "GET") && (body || strcmp(method, "DELETE"));
-	c->errbuf[0] = '\0';
-	curl_easy_setopt(h, CURLOPT_URL, url);
-	curl_easy_setopt(h, CURLOPT_FRESH_CONNECT, c->fresh ? 1L : 0L);
-	c->fresh = false;
-	if (!has_body) {
-		curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);
-		curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, strcmp(method, "GET") ? method : NULL);
-	} else {
-		curl_easy_setopt(h, CURLOPT_POST, 1L);
-		curl_easy_setopt(h, CURLOPT_POSTFIELDS, body ? body : "");
-		curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)(body ? body_len : 0));
-		curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, strcmp(method, "POST") ? method : NULL);
-	}
-	char ct[160];
-	snprintf(ct, sizeof(ct), "Content-Type: %s", content_type ? content_type : "application/json");
-	if (!(t = curl_slist_append(l, "Accept: application/json")))
-		goto nomem;
-	l = t;
-	if (has_body) {
-		if (!(t = curl_slist_append(l, ct)))
-			goto nomem;
-		l = t;
-	}
-	if (!(t = curl_slist_append(l, "Expect:"))) /* no 100-continue round trip for large bodies */
-		goto nomem;
-	l = t;
-	if (auth) {
-		if (!(t = curl_slist_append(l, auth)))
-			goto nomem;
-		l = t;
-	}
-	curl_easy_setopt(h, CURLOPT_HTTPHEADER, l);
-	*hdrs = l;
-	return 0;
-nomem:
-	curl_slist_free_all(l);
-	return err_set(e, ERR_NOMEM, "%s %s: out of memory", method, url);
-}
-
-static void slist_free_secret(struct curl_slist *l)
-{
-	for (struct curl_slist *p = l; p; p = p->next)
-		memset(p->data, 0, strlen(p->data));
-	curl_slist_free_all(l);
-}
-
-static char *make_url(const struct api_client *c, const char *path)
-{
-	size_t n = strlen(c->cfg.server) + strlen(path) + 2;
-	char *u = malloc(n);
-	if (u)
-		snprintf(u, n, "%s%s%s", c->cfg.server, path[0] == '/' ? "" : "/", path);
-	return u;
-}
-
-static void reset_transfer(struct api_conn *c)
-{
-	c->body.len = 0;
-	if (c->body.data)
-		c->body.data[0] = '\0';
-	c->overflow = false;
-	c->line_rc = 0;
-	c->stream_status = 0;
-}
-
-/* One transfer with retries (401 with an exec credential: once; 429 or 5xx with Retry-After: up
- * to MAX_RETRY_AFTER times). Leaves the body in c->body. stream: on_line/stop are set. */
-static int conn_do(struct api_conn *c, const char *method, const char *path, const char *content_type,
-		   const char *body, size_t body_len, bool stream, long *status, struct err *e)
-{
-	int rc = 0;
-	char *url = make_url(c->client, path);
-	bool auth_retried = false;
-	if (e)
-		e->http_status = 0; /* set again only when this request's answer is an HTTP error */
-	if (!url)
-		return err_set(e, ERR_NOMEM, "%s %s: out of memory", method, path);
-	for (int attempt = 0;; attempt++) {
-		char *auth = NULL;
-		uint64_t gen = 0;
-		struct curl_slist *hdrs = NULL;
-		reset_transfer(c);
-		api_limiter_wait(c->client->limiter);
-		if ((rc = conn_auth(c, &auth, &gen, e))) {
-			err_prefix(e, "%s %s", method, path);
-			goto out;
-		}
-		rc = conn_setup(c, method, url, content_type, body, body_len, auth, &hdrs, e);
-		free_header(auth);
-		if (rc)
-			goto out;
-		if (stream) {
-			curl_easy_setopt(c->h, CURLOPT_TIMEOUT_MS, 0L);
-			curl_easy_setopt(c->h, CURLOPT_LOW_SPEED_LIMIT, 1L);
-			curl_easy_setopt(c->h, CURLOPT_LOW_SPEED_TIME, (long)LOW_SPEED_TIME_S);
-		} else {
-			curl_easy_setopt(c->h, CURLOPT_TIMEOUT_MS, c->client->cfg.request_timeout_ms);
-			curl_easy_setopt(c->h, CURLOPT_LOW_SPEED_LIMIT, 0L);
-			curl_easy_setopt(c->h, CURLOPT_LOW_SPEED_TIME, 0L);
-		}
-		int64_t t0 = api_now_ns();
-		CURLcode cc = conn_perform(c);
-		slist_free_secret(hdrs);
-		curl_easy_setopt(c->h, CURLOPT_HTTPHEADER, NULL);
-		*status = 0;
-		curl_easy_getinfo(c->h, CURLINFO_RESPONSE_CODE, status);
-		if (log_v_enabled(6)) {
-			long httpv = 0, connects = 0;
-			curl_easy_getinfo(c->h, CURLINFO_HTTP_VERSION, &httpv);
-			curl_easy_getinfo(c->h, CURLINFO_NUM_CONNECTS, &connects);
-			LOG_V(6, "%s %s %ld in %lld ms (%s%s)%s", method, url, *status,
-			      (long long)((api_now_ns() - t0) / 1000000), httpv == CURL_HTTP_VERSION_2_0 ? "HTTP/2" : "HTTP/1.1",
-			      connects ? ", new connection" : "", cc ? " transfer failed" : "");
-		}
-		if (cc == CURLE_ABORTED_BY_CALLBACK) {
-			rc = err_set(e, ERR_STOPPED, "%s %s: stopped", method, path);
-			goto out;
-		}
-		if (cc == CURLE_WRITE_ERROR && c->line_rc) {
-			rc = c->line_rc;
-			goto out;
-		}
-		if (cc == CURLE_WRITE_ERROR && c->overflow) {
-			rc = err_set(e, ERR_TRANSPORT, "%s %s: response %s larger than %zu bytes", method, path,
-				     stream ? "line" : "body", stream ? MAX_LINE : c->body_max);
-			goto out;
-		}
-		if (cc) {
-			rc = transport_error(c, method, url, cc, e);
-			goto out;
-		}
-		if (*status == 401 && c->client->cfg.exec && !auth_retried) {
-			auth_retried = true;
-			exec_invalidate(c->client, gen);
-			LOG_V(2, "%s %s: 401 with the exec credential: running the plugin again", method, path);
-			continue;
-		}
-		curl_off_t retry_after = 0;
-		curl_easy_getinfo(c->h, CURLINFO_RETRY_AFTER, &retry_after);
-		if ((*status == 429 || (*status >= 500 && *status < 600)) && retry_after > 0 && attempt < MAX_RETRY_AFTER) {
-			long s = retry_after > MAX_RETRY_AFTER_S ? MAX_RETRY_AFTER_S : (long)retry_after;
-			LOG_V(2, "%s %s: HTTP %ld, retrying after %ld s", method, path, *status, s);
-			for (long ms = 0; ms < s * 1000; ms += POLL_MS) {
-				if (c->stop && atomic_load(c->stop)) {
-					rc = err_set(e, ERR_STOPPED, "%s %s: stopped", method, path);
-					goto out;
-				}
-				struct timespec ts = {0, POLL_MS * 1000000L};
-				nanosleep(&ts, NULL);
-			}
-			continue;
-		}
-		if (*status >= 400) {
-			rc = http_error(method, path, *status, c->body.data, c->body.len, e);
-			goto out;
-		}
-		break;
-	}
-out:
-	free(url);
-	return rc;
-}
-
-int api_request(struct api_conn *conn, const char *method, const char *path, const char *content_type,
-		const char *body, size_t body_len, struct api_response *resp, struct err *e)
-{
-	long status = 0;
-	if (resp)
-		memset(resp, 0, sizeof(*resp));
-	if (!conn || !method || !path)
-		return err_set(e, ERR_INVALID, "api_request: missing connection, method or path");
-	conn->on_line = NULL;
-	conn->on_data = NULL;
-	conn->stop = NULL;
-	conn->body_max = MAX_BODY;
-	int rc = conn_do(conn, method, path, content_type, body, body_len, false, &status, e);
-	if (resp && (rc == 0 || status >= 400)) {
-		/* The body moves to the caller; an empty body is still a valid string. */
-		if (!conn->body.data && !api__buf_add(&conn->body, "", 0, 1))
-			return err_set(e, ERR_NOMEM, "%s %s: out of memory", method, path);
-		resp->status = status;
-		resp->body = conn->body.data;
-		resp->len = conn->body.len;
-		memset(&conn->body, 0, sizeof(conn->body));
-	} else if (conn->body.cap > (1u << 20)) {
-		api__buf_release(&conn->body); /* do not keep a large page alive between requests */
-	}
-	return rc;
-}
-
-int api_stream(struct api_conn *conn, const char *path, int (*on_line)(void *ctx, char *line, size_t len), void *ctx,
-	       const atomic_bool *stop, struct err *e)
-{
-	long status = 0;
-	if (!conn || !path || !on_line)
-		return err_set(e, ERR_INVALID, "api_stream: missing connection, path or callback");
-	conn->on_line = on_line;
-	conn->on_data = NULL;
-	conn->line_ctx = ctx;
-	conn->stop = stop;
-	conn->body_max = MAX_LINE;
-	int rc = conn_do(conn, "GET", path, NULL, NULL, 0, true, &status, e);
-	if (rc == 0 && conn->body.len)
-		LOG_V(4, "GET %s: stream ended with %zu bytes of an incomplete line", path, conn->body.len);
-	conn->on_line = NULL;
-	conn->stop = NULL;
-	if (conn->body.cap > (1u << 20))
-		api__buf_release(&conn->body);
-	return rc;
-}
-
-int api__get_chunks(struct api_conn *conn, const char *path, int (*on_data)(void *ctx, const char *buf, size_t len),
-		    void *ctx, struct err *e)
-{
-	long status = 0;
-	if (!conn || !path || !on_data)
-		return err_set(e, ERR_INVALID, "api__get_chunks: missing connection, path or callback");
-	conn->on_line = NULL;
-	conn->on_data = on_data;
-	conn->line_ctx = ctx;
-	conn->stop = NULL;
-	conn->body_max = MAX_ERROR_BODY;
-	int rc = conn_do(conn, "GET", path, NULL, NULL, 0, false, &status, e);
-	conn->on_data = NULL;
-	if (conn->body.cap > (1u << 20))
-		api__buf_release(&conn->body);
-	return rc;
-}
-
-int api__conn_bulk(struct api_conn *conn, struct err *e)
-{
-	CURLcode cc = curl_easy_setopt(conn->h, CURLOPT_BUFFERSIZE, BULK_BUFFER_SIZE);
-	conn->bulk = true;
-	if (cc)
-		return err_set(e, ERR_TRANSPORT, "api conn: curl option: %s", curl_easy_strerror(cc));
-	return 0;
 }

@@ -10,18 +10,10 @@
 
 #include "apiclient/api_client.h"
 #include "common/err.h"
+#include "common/strbuf.h"
 
 struct yajl_gen_t;
 struct yajl_val_s;
-
-/* A growable byte buffer; data is always NUL-terminated when len > 0 or after api__buf_add. */
-struct api__buf {
-	char *data;
-	size_t len, cap;
-};
-/* Appends n bytes; false when memory ran out or the buffer would exceed max bytes. */
-bool api__buf_add(struct api__buf *b, const void *p, size_t n, size_t max);
-void api__buf_release(struct api__buf *b);
 
 /* malloc'd copy of s (NULL stays NULL); *ok is cleared when memory ran out. */
 char *api__strdup(const char *s, bool *ok);

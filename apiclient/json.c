@@ -28,6 +28,7 @@
 #include <yajl/yajl_tree.h>
 
 #include "api_internal.h"
+#include "common/macros.h"
 #include "common/arena.h"
 
 #define JSON_DOC_ARENA 4096
@@ -119,7 +120,7 @@ static const struct jkey *skip_list(const char *key, size_t len)
 {
 	if (!key)
 		return NULL;
-	for (size_t i = 0; i < sizeof(skip_rules) / sizeof(skip_rules[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(skip_rules); i++)
 		if (key_is(key, len, &skip_rules[i].parent))
 			return skip_rules[i].keys;
 	return NULL;

@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "apiclient/api_client.h"
+#include "common/clock.h"
 
 struct api_limiter {
 	int64_t interval_ns; /* 1e9 / qps; 0 = unlimited */
@@ -70,10 +71,5 @@ int64_t api_limiter_reserve(struct api_limiter *l, int64_t now_ns)
 
 void api_limiter_wait(struct api_limiter *l)
 {
-	int64_t wait = api_limiter_reserve(l, api_now_ns());
-	if (wait <= 0)
-		return;
-	struct timespec ts = {.tv_sec = (time_t)(wait / 1000000000), .tv_nsec = (long)(wait % 1000000000)};
-	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-		;
+	sleep_ns(api_limiter_reserve(l, api_now_ns()));
 }

@@ -27,6 +27,7 @@
 
 #include "apiclient/api_types.h"
 #include "common/err.h"
+#include "common/macros.h"
 
 #define MAX_INT64 INT64_MAX
 #define MOST_NEGATIVE INT64_MIN
@@ -372,7 +373,7 @@ static bool interpret(const char *s, size_t n, int *base, int32_t *exponent, enu
 		{ "Ki", 2, 10 }, { "Mi", 2, 20 }, { "Gi", 2, 30 },  { "Ti", 2, 40 },  { "Pi", 2, 50 },
 		{ "Ei", 2, 60 },
 	};
-	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(table); i++) {
 		if (strlen(table[i].s) == n && !memcmp(table[i].s, s, n)) {
 			*base = table[i].base;
 			*exponent = table[i].exp;

@@ -3,6 +3,7 @@
  * Every body is built with yajl_gen, which escapes strings and (with validation on) refuses
  * text that is not UTF-8. */
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include <yajl/yajl_tree.h>
 
 #include "api_internal.h"
+#include "common/macros.h"
 
 #define EVENT_NOTE_MAX 1024 /* events.k8s.io/v1 validation: note must be at most 1 kB */
 
@@ -147,14 +149,40 @@ static int check_segment(const char *what, const char *field, const char *s, str
 	return 0;
 }
 
+/* Finishes b and sends it with method (content type ctype, NULL for JSON) to the path printed
+ * from fmt. An out-of-memory message names what and, when name is set, ns/name. */
+__attribute__((format(printf, 9, 10))) static int jb_send(struct api_conn *conn, struct jb *b, struct err *e,
+							   const char *what, const char *ns, const char *name,
+							   const char *method, const char *ctype, const char *fmt, ...)
+{
+	char *body = NULL, *path = NULL;
+	size_t len = 0;
+	int rc = jb_finish(b, what, &body, &len, e);
+	if (rc)
+		return rc;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vasprintf(&path, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		path = NULL;
+		rc = name ? err_set(e, ERR_NOMEM, "%s %s/%s: out of memory", what, ns, name)
+			  : err_set(e, ERR_NOMEM, "%s: out of memory", what);
+		goto out;
+	}
+	rc = api_request(conn, method, path, ctype, body, len, NULL, e);
+out:
+	free(body);
+	free(path);
+	return rc;
+}
+
 /* ---------- Binding ---------- */
 
 int api_bind_pod(struct api_conn *conn, const char *ns, const char *name, const char *uid, const char *node,
 		 struct err *e)
 {
 	int rc;
-	char *body = NULL, *path = NULL;
-	size_t len = 0;
 	struct jb b;
 	if ((rc = check_segment("bind", "namespace", ns, e)) || (rc = check_segment("bind", "pod name", name, e)))
 		return rc;
@@ -178,19 +206,7 @@ int api_bind_pod(struct api_conn *conn, const char *ns, const char *name, const 
 	jb_str(&b, "name", node);
 	jb_close(&b);
 	jb_close(&b);
-	if ((rc = jb_finish(&b, "bind", &body, &len, e)))
-		goto out;
-	size_t n = strlen(ns) + strlen(name) + 64;
-	if (!(path = malloc(n))) {
-		rc = err_set(e, ERR_NOMEM, "bind %s/%s: out of memory", ns, name);
-		goto out;
-	}
-	snprintf(path, n, "/api/v1/namespaces/%s/pods/%s/binding", ns, name);
-	rc = api_request(conn, "POST", path, NULL, body, len, NULL, e);
-out:
-	free(body);
-	free(path);
-	return rc;
+	return jb_send(conn, &b, e, "bind", ns, name, "POST", NULL, "/api/v1/namespaces/%s/pods/%s/binding", ns, name);
 }
 
 /* ---------- Event ---------- */
@@ -219,71 +235,82 @@ static uint64_t event_name_ns(void)
 	return next;
 }
 
-int api_create_event(struct api_conn *conn, const struct api_event *ev, struct err *e)
+static int event_check(const struct api_event *ev, struct err *e)
 {
 	int rc;
-	char *body = NULL, *path = NULL, *name = NULL;
-	size_t len = 0;
-	struct jb b;
 	if (!ev)
 		return err_set(e, ERR_INVALID, "event: missing");
 	if ((rc = check_segment("event", "namespace", ev->namespace, e)) ||
 	    (rc = check_segment("event", "regarding name", ev->regarding_name, e)))
 		return rc;
-	if (!ev->reason || !*ev->reason || !ev->action || !*ev->action || !ev->reporting_controller ||
-	    !*ev->reporting_controller || !ev->reporting_instance || !*ev->reporting_instance)
-		return err_set(e, ERR_INVALID,
-			       "event for %s/%s: reason, action, reportingController and reportingInstance are required",
-			       ev->namespace, ev->regarding_name);
+	const char *required[] = {ev->reason, ev->action, ev->reporting_controller, ev->reporting_instance};
+	for (size_t i = 0; i < ARRAY_SIZE(required); i++) {
+		if (!required[i] || !*required[i])
+			return err_set(e, ERR_INVALID,
+				       "event for %s/%s: reason, action, reportingController and reportingInstance are required",
+				       ev->namespace, ev->regarding_name);
+	}
+	return 0;
+}
+
+/* s, or dflt when s is NULL or "". */
+static const char *or_default(const char *s, const char *dflt)
+{
+	return s && *s ? s : dflt;
+}
+
+/* An events.k8s.io/v1 Event named name into b. */
+static void event_body(struct jb *b, const struct api_event *ev, const char *name)
+{
+	int64_t first = ev->first_us ? ev->first_us : api_wall_us();
+	jb_open(b, NULL);
+	jb_str(b, "apiVersion", "events.k8s.io/v1");
+	jb_str(b, "kind", "Event");
+	jb_open(b, "metadata");
+	jb_str(b, "name", name);
+	jb_str(b, "namespace", ev->namespace);
+	jb_close(b);
+	jb_time(b, "eventTime", first);
+	if (ev->count > 1) {
+		jb_open(b, "series");
+		jb_int(b, "count", ev->count);
+		jb_time(b, "lastObservedTime", ev->last_us ? ev->last_us : first);
+		jb_close(b);
+	}
+	jb_str(b, "reportingController", ev->reporting_controller);
+	jb_str(b, "reportingInstance", ev->reporting_instance);
+	jb_str(b, "action", ev->action);
+	jb_str(b, "reason", ev->reason);
+	if (ev->note)
+		jb_strn(b, "note", ev->note, utf8_prefix(ev->note, EVENT_NOTE_MAX));
+	jb_str(b, "type", or_default(ev->type, "Normal"));
+	jb_open(b, "regarding");
+	jb_str(b, "kind", or_default(ev->regarding_kind, "Pod"));
+	jb_str(b, "namespace", ev->namespace);
+	jb_str(b, "name", ev->regarding_name);
+	jb_opt(b, "uid", ev->regarding_uid);
+	jb_str(b, "apiVersion", or_default(ev->regarding_api_version, "v1"));
+	jb_close(b);
+	jb_close(b);
+}
+
+int api_create_event(struct api_conn *conn, const struct api_event *ev, struct err *e)
+{
+	int rc;
+	char *name = NULL;
+	struct jb b;
+	if ((rc = event_check(ev, e)))
+		return rc;
 	size_t nn = strlen(ev->regarding_name) + 24;
 	if (!(name = malloc(nn)) || !jb_init(&b)) {
 		free(name);
 		return err_set(e, ERR_NOMEM, "event for %s/%s: out of memory", ev->namespace, ev->regarding_name);
 	}
 	snprintf(name, nn, "%s.%016" PRIx64, ev->regarding_name, event_name_ns());
-	int64_t first = ev->first_us ? ev->first_us : api_wall_us();
-	jb_open(&b, NULL);
-	jb_str(&b, "apiVersion", "events.k8s.io/v1");
-	jb_str(&b, "kind", "Event");
-	jb_open(&b, "metadata");
-	jb_str(&b, "name", name);
-	jb_str(&b, "namespace", ev->namespace);
-	jb_close(&b);
-	jb_time(&b, "eventTime", first);
-	if (ev->count > 1) {
-		jb_open(&b, "series");
-		jb_int(&b, "count", ev->count);
-		jb_time(&b, "lastObservedTime", ev->last_us ? ev->last_us : first);
-		jb_close(&b);
-	}
-	jb_str(&b, "reportingController", ev->reporting_controller);
-	jb_str(&b, "reportingInstance", ev->reporting_instance);
-	jb_str(&b, "action", ev->action);
-	jb_str(&b, "reason", ev->reason);
-	if (ev->note)
-		jb_strn(&b, "note", ev->note, utf8_prefix(ev->note, EVENT_NOTE_MAX));
-	jb_str(&b, "type", ev->type && *ev->type ? ev->type : "Normal");
-	jb_open(&b, "regarding");
-	jb_str(&b, "kind", ev->regarding_kind && *ev->regarding_kind ? ev->regarding_kind : "Pod");
-	jb_str(&b, "namespace", ev->namespace);
-	jb_str(&b, "name", ev->regarding_name);
-	jb_opt(&b, "uid", ev->regarding_uid);
-	jb_str(&b, "apiVersion", ev->regarding_api_version && *ev->regarding_api_version ? ev->regarding_api_version : "v1");
-	jb_close(&b);
-	jb_close(&b);
-	if ((rc = jb_finish(&b, "event", &body, &len, e)))
-		goto out;
-	size_t n = strlen(ev->namespace) + 64;
-	if (!(path = malloc(n))) {
-		rc = err_set(e, ERR_NOMEM, "event: out of memory");
-		goto out;
-	}
-	snprintf(path, n, "/apis/events.k8s.io/v1/namespaces/%s/events", ev->namespace);
-	rc = api_request(conn, "POST", path, NULL, body, len, NULL, e);
-out:
+	event_body(&b, ev, name);
+	rc = jb_send(conn, &b, e, "event", ev->namespace, NULL, "POST", NULL, "/apis/events.k8s.io/v1/namespaces/%s/events",
+		     ev->namespace);
 	free(name);
-	free(body);
-	free(path);
 	return rc;
 }
 
@@ -293,8 +320,6 @@ int api_patch_pod_status(struct api_conn *conn, const char *ns, const char *name
 			 const char *reason, const char *message, const char *nominated_node, struct err *e)
 {
 	int rc;
-	char *body = NULL, *path = NULL;
-	size_t len = 0;
 	struct jb b;
 	if ((rc = check_segment("patch pod status", "namespace", ns, e)) ||
 	    (rc = check_segment("patch pod status", "pod name", name, e)))
@@ -327,19 +352,8 @@ int api_patch_pod_status(struct api_conn *conn, const char *ns, const char *name
 	}
 	jb_close(&b);
 	jb_close(&b);
-	if ((rc = jb_finish(&b, "patch pod status", &body, &len, e)))
-		goto out;
-	size_t n = strlen(ns) + strlen(name) + 64;
-	if (!(path = malloc(n))) {
-		rc = err_set(e, ERR_NOMEM, "patch pod status %s/%s: out of memory", ns, name);
-		goto out;
-	}
-	snprintf(path, n, "/api/v1/namespaces/%s/pods/%s/status", ns, name);
-	rc = api_request(conn, "PATCH", path, "application/strategic-merge-patch+json", body, len, NULL, e);
-out:
-	free(body);
-	free(path);
-	return rc;
+	return jb_send(conn, &b, e, "patch pod status", ns, name, "PATCH", "application/strategic-merge-patch+json",
+		       "/api/v1/namespaces/%s/pods/%s/status", ns, name);
 }
 
 /* ---------- Lease ---------- */

@@ -11,6 +11,7 @@
 #include <strings.h>
 
 #include "common/arena.h"
+#include "common/base64.h"
 #include "common/intern.h"
 #include "cfg_internal.h"
 
@@ -453,56 +454,22 @@ int dec_duration(struct cfg_dec *d, yaml_node_t *n, int64_t *ns)
 	return 0;
 }
 
-static int b64val(unsigned char c)
-{
-	if (c >= 'A' && c <= 'Z')
-		return c - 'A';
-	if (c >= 'a' && c <= 'z')
-		return c - 'a' + 26;
-	if (c >= '0' && c <= '9')
-		return c - '0' + 52;
-	if (c == '+')
-		return 62;
-	if (c == '/')
-		return 63;
-	return -1;
-}
-
 int dec_base64(struct cfg_dec *d, yaml_node_t *n, const unsigned char **out, size_t *len)
 {
 	int rc = want_scalar(d, n, "a base64 string");
 	if (rc)
 		return rc;
 	const char *s = scalar(n);
-	size_t slen = n->data.scalar.length;
-	unsigned char *buf = arena_alloc(d->arena, slen / 4 * 3 + 3);
+	size_t slen = n->data.scalar.length, bad;
+	unsigned char *buf = arena_alloc(d->arena, base64_decoded_max(slen));
 	if (!buf)
 		return err_set(d->e, ERR_NOMEM, "%s: out of memory", d->file);
 	/* Go's encoding/json decodes []byte with StdEncoding: padded, no whitespace. */
 	if (slen % 4)
 		return dec_err(d, n, "illegal base64 data: length %zu is not a multiple of 4", slen);
-	size_t o = 0;
-	for (size_t i = 0; i < slen; i += 4) {
-		int v[4];
-		int pad = 0;
-		for (int j = 0; j < 4; j++) {
-			unsigned char c = (unsigned char)s[i + j];
-			if (c == '=' && i + 4 == slen && j >= 2) {
-				v[j] = 0;
-				pad++;
-			} else if (pad || (v[j] = b64val(c)) < 0) {
-				return dec_err(d, n, "illegal base64 data at input byte %zu", i + (size_t)j);
-			}
-		}
-		uint32_t w = (uint32_t)v[0] << 18 | (uint32_t)v[1] << 12 | (uint32_t)v[2] << 6 | (uint32_t)v[3];
-		buf[o++] = (unsigned char)(w >> 16);
-		if (pad < 2)
-			buf[o++] = (unsigned char)(w >> 8);
-		if (pad < 1)
-			buf[o++] = (unsigned char)w;
-	}
+	if (!base64_decode(s, slen, BASE64_STRICT, buf, len, &bad))
+		return dec_err(d, n, "illegal base64 data at input byte %zu", bad);
 	*out = buf;
-	*len = o;
 	return 0;
 }
 

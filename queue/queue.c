@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/clock.h"
 #include "common/intern.h"
 #include "common/log.h"
 
@@ -409,7 +410,7 @@ static void *timer_main(void *arg)
 	int64_t next_leftover = queue__mono_now(NULL) + 30 * NS_PER_SEC;
 	while (!q->closed) {
 		int64_t wake = queue__mono_now(NULL) + NS_PER_SEC;
-		struct timespec ts = { (time_t)(wake / NS_PER_SEC), (long)(wake % NS_PER_SEC) };
+		struct timespec ts = ns_to_timespec(wake);
 		pthread_cond_timedwait(&q->tcond, &q->lock, &ts);
 		if (q->closed)
 			break;

@@ -4,8 +4,8 @@
 #include "queue_internal.h"
 
 #include <stdlib.h>
-#include <time.h>
 
+#include "common/clock.h"
 #include "common/intern.h"
 #include "common/log.h"
 
@@ -83,9 +83,7 @@ bool queue__rejected_by(const struct qpi *p, const char *plugin)
 int64_t queue__mono_now(void *ctx)
 {
 	(void)ctx;
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * NS_PER_SEC + ts.tv_nsec;
+	return mono_ns();
 }
 
 int64_t queue__now_locked(const struct queue *q)

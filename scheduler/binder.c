@@ -26,6 +26,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/clock.h"
 #include "common/log.h"
 #include "sched_internal.h"
 
@@ -178,9 +179,7 @@ static void run_bind(struct scheduler *s, struct sched_bind_job *j)
 	fw_status_reset(&st);
 	if (j->permit_wait) {
 		/* No csched plugin allows a waiting pod early, so WaitOnPermit ends at the timeout. */
-		struct timespec ts = { j->permit_timeout_ms / 1000, (j->permit_timeout_ms % 1000) * 1000000L };
-		while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-			;
+		sleep_ns(j->permit_timeout_ms * NSEC_PER_MSEC);
 		code = fw_status_setf(&st, FW_UNSCHEDULABLE, "rejected due to timeout after waiting %" PRId64 "ms at plugin %s",
 				      j->permit_timeout_ms, j->permit_plugin ? j->permit_plugin : "");
 		st.plugin = j->permit_plugin;

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "apiclient/api_types.h"
+#include "common/clock.h"
 #include "common/log.h"
 #include "common/map.h"
 
@@ -320,15 +321,7 @@ static void *sender_main(void *arg)
 		if (ev->stopping && (!ev->head || now >= ev->drain_deadline_ns))
 			break;
 		if (!ev->head) {
-			struct timespec ts;
-			clock_gettime(CLOCK_REALTIME, &ts);
-			int64_t wait = next_maint - now;
-			ts.tv_sec += wait / 1000000000LL;
-			ts.tv_nsec += wait % 1000000000LL;
-			if (ts.tv_nsec >= 1000000000L) {
-				ts.tv_sec++;
-				ts.tv_nsec -= 1000000000L;
-			}
+			struct timespec ts = realtime_after(next_maint - now);
 			pthread_cond_timedwait(&ev->cond, &ev->lock, &ts);
 			continue;
 		}
@@ -374,11 +367,7 @@ static void *sender_main(void *arg)
 		/* upstream: reportingInstance = reportingController + "-" + hostname */
 		snprintf(reporting_instance, sizeof(reporting_instance), "%s-%s", x->controller, ev->instance);
 		int64_t wait = api_limiter_reserve(ev->limiter, api_now_ns());
-		if (wait > 0) {
-			struct timespec ts = { wait / 1000000000LL, wait % 1000000000LL };
-			while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-				;
-		}
+		sleep_ns(wait);
 		int rc;
 		err_clear(&e);
 		if (ev->o.send)

@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/log.h"
 #include "scheduler/metrics.h"
 
@@ -147,11 +148,6 @@ static void forget_observed(struct sched_leader *l)
 	l->have_observed = false;
 }
 
-static int64_t mono_ns(void)
-{
-	return api_now_ns();
-}
-
 static bool stop_requested(struct sched_leader *l)
 {
 	pthread_mutex_lock(&l->lock);
@@ -163,7 +159,7 @@ static bool stop_requested(struct sched_leader *l)
 /* Sleeps until `until_ns` (monotonic) or a stop request. Returns true when asked to stop. */
 static bool sleep_until(struct sched_leader *l, int64_t until_ns)
 {
-	struct timespec ts = {.tv_sec = until_ns / NS_PER_S, .tv_nsec = until_ns % NS_PER_S};
+	struct timespec ts = ns_to_timespec(until_ns);
 	pthread_mutex_lock(&l->lock);
 	while (!l->stop && mono_ns() < until_ns)
 		pthread_cond_timedwait(&l->wake, &l->lock, &ts);

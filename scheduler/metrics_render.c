@@ -26,67 +26,9 @@
 #include <unistd.h>
 
 #include "common/log.h"
+#include "common/strbuf.h"
 
 /* ---------- Rendering ---------- */
-
-struct buf {
-	char *p;
-	size_t len, cap;
-	bool oom;
-};
-
-static void buf_reserve(struct buf *b, size_t more)
-{
-	if (b->oom || b->len + more + 1 <= b->cap)
-		return;
-	size_t cap = b->cap ? b->cap : 16384;
-	while (cap < b->len + more + 1)
-		cap *= 2;
-	char *p = realloc(b->p, cap);
-	if (!p) {
-		b->oom = true;
-		return;
-	}
-	b->p = p;
-	b->cap = cap;
-}
-
-static void buf_add(struct buf *b, const char *s, size_t n)
-{
-	buf_reserve(b, n);
-	if (b->oom)
-		return;
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-	b->p[b->len] = '\0';
-}
-
-static void buf_puts(struct buf *b, const char *s)
-{
-	buf_add(b, s, strlen(s));
-}
-
-static void __attribute__((format(printf, 2, 3))) buf_printf(struct buf *b, const char *fmt, ...)
-{
-	char tmp[256];
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	if ((size_t)n < sizeof tmp) {
-		buf_add(b, tmp, (size_t)n);
-		return;
-	}
-	buf_reserve(b, (size_t)n);
-	if (b->oom)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	b->len += (size_t)n;
-}
 
 /* Go's strconv.FormatFloat(v, 'g', -1, 64), which client_golang writes: the shortest digits that
  * round-trip, in exponent form when the decimal exponent is < -4 or >= 6 (Go fixes the
@@ -121,49 +63,49 @@ static void format_go_float(double v, char *out, size_t size)
 	snprintf(out, size, "%.*f", frac > 0 ? frac : 0, v);
 }
 
-static void buf_float(struct buf *b, double v)
+static void buf_float(struct strbuf *b, double v)
 {
 	char tmp[48];
 	format_go_float(v, tmp, sizeof tmp);
-	buf_puts(b, tmp);
+	strbuf_puts(b, tmp);
 }
 
 /* Label values escape backslash, double quote and newline; HELP text backslash and newline. */
-static void buf_escaped(struct buf *b, const char *s, bool quote)
+static void buf_escaped(struct strbuf *b, const char *s, bool quote)
 {
 	for (; *s; s++) {
 		if (*s == '\\')
-			buf_puts(b, "\\\\");
+			strbuf_puts(b, "\\\\");
 		else if (*s == '\n')
-			buf_puts(b, "\\n");
+			strbuf_puts(b, "\\n");
 		else if (quote && *s == '"')
-			buf_puts(b, "\\\"");
+			strbuf_puts(b, "\\\"");
 		else
-			buf_add(b, s, 1);
+			strbuf_add(b, s, 1);
 	}
 }
 
-static void render_header(struct buf *b, const char *name, const char *help, const char *type)
+static void render_header(struct strbuf *b, const char *name, const char *help, const char *type)
 {
-	buf_printf(b, "# HELP %s ", name);
+	strbuf_addf(b, "# HELP %s ", name);
 	buf_escaped(b, help, false);
-	buf_printf(b, "\n# TYPE %s %s\n", name, type);
+	strbuf_addf(b, "\n# TYPE %s %s\n", name, type);
 }
 
 /* {a="x",b="y"[,le="..."]} or nothing when there are no labels at all. */
-static void render_labels(struct buf *b, const struct family_desc *d, const struct series *s, const char *le)
+static void render_labels(struct strbuf *b, const struct family_desc *d, const struct series *s, const char *le)
 {
 	if (d->nlabels == 0 && !le)
 		return;
-	buf_puts(b, "{");
+	strbuf_puts(b, "{");
 	for (int i = 0; i < d->nlabels; i++) {
-		buf_printf(b, "%s%s=\"", i ? "," : "", d->labels[i]);
+		strbuf_addf(b, "%s%s=\"", i ? "," : "", d->labels[i]);
 		buf_escaped(b, s->labels[i], true);
-		buf_puts(b, "\"");
+		strbuf_puts(b, "\"");
 	}
 	if (le)
-		buf_printf(b, "%sle=\"%s\"", d->nlabels ? "," : "", le);
-	buf_puts(b, "}");
+		strbuf_addf(b, "%sle=\"%s\"", d->nlabels ? "," : "", le);
+	strbuf_puts(b, "}");
 }
 
 /* Unused label slots hold "", so comparing all of them orders any family's series. */
@@ -178,7 +120,7 @@ static int series_cmp(const void *a, const void *b)
 	return 0;
 }
 
-static void render_family(struct buf *b, struct family *f)
+static void render_family(struct strbuf *b, struct family *f)
 {
 	const struct family_desc *d = f->d;
 	size_t n = atomic_load_explicit(&f->nseries, memory_order_acquire);
@@ -197,13 +139,13 @@ static void render_family(struct buf *b, struct family *f)
 	for (size_t i = 0; i < n; i++) {
 		const struct series *s = sorted[i];
 		if (d->type == FAM_COUNTER || d->type == FAM_GAUGE) {
-			buf_puts(b, d->name);
+			strbuf_puts(b, d->name);
 			render_labels(b, d, s, NULL);
 			if (d->type == FAM_COUNTER)
-				buf_printf(b, " %" PRIu64 "\n", (uint64_t)atomic_load_explicit(&s->count,
+				strbuf_addf(b, " %" PRIu64 "\n", (uint64_t)atomic_load_explicit(&s->count,
 												 memory_order_relaxed));
 			else
-				buf_printf(b, " %" PRId64 "\n", (int64_t)atomic_load_explicit(&s->gauge,
+				strbuf_addf(b, " %" PRId64 "\n", (int64_t)atomic_load_explicit(&s->gauge,
 												memory_order_relaxed));
 			continue;
 		}
@@ -215,20 +157,20 @@ static void render_family(struct buf *b, struct family *f)
 				format_go_float(f->bounds[j], le, sizeof le);
 			else
 				snprintf(le, sizeof le, "+Inf");
-			buf_printf(b, "%s_bucket", d->name);
+			strbuf_addf(b, "%s_bucket", d->name);
 			render_labels(b, d, s, le);
-			buf_printf(b, " %" PRIu64 "\n", cum);
+			strbuf_addf(b, " %" PRIu64 "\n", cum);
 		}
 		uint64_t bits = atomic_load_explicit(&s->sum_bits, memory_order_relaxed);
 		double sum;
 		memcpy(&sum, &bits, sizeof sum);
-		buf_printf(b, "%s_sum", d->name);
+		strbuf_addf(b, "%s_sum", d->name);
 		render_labels(b, d, s, NULL);
-		buf_puts(b, " ");
+		strbuf_puts(b, " ");
 		buf_float(b, sum);
-		buf_printf(b, "\n%s_count", d->name);
+		strbuf_addf(b, "\n%s_count", d->name);
 		render_labels(b, d, s, NULL);
-		buf_printf(b, " %" PRIu64 "\n", cum);
+		strbuf_addf(b, " %" PRIu64 "\n", cum);
 	}
 	free(sorted);
 }
@@ -277,7 +219,7 @@ static void collect_row(void *ctx, const char *l1, const char *l2, double value)
 
 /* Stores the source's rows into family fam (a gauge's series not emitted drop to 0, as
  * upstream's gauges stay at 0 once seen) and renders it. */
-static void render_source_family(struct sched_metrics *m, struct buf *b, int fam,
+static void render_source_family(struct sched_metrics *m, struct strbuf *b, int fam,
 				 void (*source)(void *ctx, sched_metrics_emit_fn emit, void *emit_ctx))
 {
 	struct src_rows r = {0};
@@ -313,15 +255,15 @@ out:
 	free(r.v);
 }
 
-static void render_gauge_set(struct buf *b, const char *name, const char *help, const char *label,
+static void render_gauge_set(struct strbuf *b, const char *name, const char *help, const char *label,
 			     const char *const *values, const int64_t *counts, int n)
 {
 	render_header(b, name, help, "gauge");
 	for (int i = 0; i < n; i++)
-		buf_printf(b, "%s{%s=\"%s\"} %" PRId64 "\n", name, label, values[i], counts[i]);
+		strbuf_addf(b, "%s{%s=\"%s\"} %" PRId64 "\n", name, label, values[i], counts[i]);
 }
 
-static void render_process(struct buf *b)
+static void render_process(struct strbuf *b)
 {
 	struct sched_metrics_process p;
 	struct err e = {0};
@@ -350,15 +292,16 @@ static void render_process(struct buf *b)
 		double v;
 		memcpy(&v, (const char *)&p + pm[i].off, sizeof v);
 		render_header(b, pm[i].name, pm[i].help, pm[i].type);
-		buf_printf(b, "%s ", pm[i].name);
+		strbuf_addf(b, "%s ", pm[i].name);
 		buf_float(b, v);
-		buf_puts(b, "\n");
+		strbuf_puts(b, "\n");
 	}
 }
 
 int sched_metrics_render(struct sched_metrics *m, char **out, size_t *len, struct err *e)
 {
-	struct buf b = {0};
+	struct strbuf b = STRBUF_INIT;
+	strbuf_grow(&b, 16383); /* one allocation for a typical page */
 	*out = NULL;
 	if (len)
 		*len = 0;
@@ -403,11 +346,11 @@ int sched_metrics_render(struct sched_metrics *m, char **out, size_t *len, struc
 		else if (m->src.unschedulable_pods)
 			render_source_family(m, &b, i, m->src.unschedulable_pods);
 	}
-	if (b.oom || !b.p) {
-		free(b.p);
+	if (b.oom || !b.data) {
+		free(b.data);
 		return err_set(e, ERR_NOMEM, "sched_metrics_render: out of memory");
 	}
-	*out = b.p;
+	*out = b.data;
 	if (len)
 		*len = b.len;
 	return 0;

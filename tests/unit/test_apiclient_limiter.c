@@ -145,65 +145,27 @@ static void test_limiter_wait(void **state)
 
 /* ---------- time helpers ---------- */
 
+/* api_parse_time / api_format_time wrap common/rfc3339.h, whose cases are in
+ * test_common_time.c: here only the wrappers' return codes and a round trip. */
 static void test_parse_time(void **state)
 {
 	(void)state;
-	static const struct {
-		const char *s;
-		int rc;
-		int64_t us;
-	} cases[] = {
-		{"1970-01-01T00:00:00Z", 0, 0},
-		{"2026-11-23T06:49:36Z", 0, 1795416576000000LL},
-		{"2026-11-23T06:49:36.123456Z", 0, 1795416576123456LL},
-		{"2026-11-23T06:49:36.5Z", 0, 1795416576500000LL},
-		{"2026-11-23T06:49:36.123456789Z", 0, 1795416576123456LL}, /* nanoseconds truncated */
-		{"2026-11-23T08:49:36+02:00", 0, 1795416576000000LL},
-		{"2026-11-23T01:19:36-05:30", 0, 1795416576000000LL},
-		{"2024-02-29T00:00:00Z", 0, 1709164800000000LL},
-		{"1969-12-31T23:59:59.5Z", 0, -500000LL},
-		{"2023-02-29T00:00:00Z", ERR_INVALID, 0}, /* not a leap year */
-		{"2026-13-01T00:00:00Z", ERR_INVALID, 0},
-		{"2026-11-23 06:49:36Z", ERR_INVALID, 0},
-		{"2026-11-23T06:49:36", ERR_INVALID, 0}, /* no zone */
-		{"2026-11-23T06:49:60Z", ERR_INVALID, 0},
-		{"2026-11-23T06:49:36.Z", ERR_INVALID, 0},
-		{"2026-11-23T06:49:36Zjunk", ERR_INVALID, 0},
-		{"", ERR_INVALID, 0},
-		{"garbage", ERR_INVALID, 0},
-	};
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		int64_t us = 42;
-		int rc = api_parse_time(cases[i].s, &us);
-		if (rc != cases[i].rc)
-			fail_msg("\"%s\": rc %d want %d", cases[i].s, rc, cases[i].rc);
-		if (rc == 0 && us != cases[i].us)
-			fail_msg("\"%s\": %lld want %lld", cases[i].s, (long long)us, (long long)cases[i].us);
-	}
-	int64_t us;
+	int64_t us = 42;
+	assert_int_equal(api_parse_time("2026-11-23T08:49:36.5+02:00", &us), 0);
+	assert_int_equal(us, 1795416576500000LL);
+	assert_int_equal(api_parse_time("2023-02-29T00:00:00Z", &us), ERR_INVALID);
 	assert_int_equal(api_parse_time(NULL, &us), ERR_INVALID);
 }
 
 static void test_format_time(void **state)
 {
 	(void)state;
-	static const struct {
-		int64_t us;
-		const char *want;
-	} cases[] = {
-		{0, "1970-01-01T00:00:00.000000Z"},
-		{1795416576123456LL, "2026-11-23T06:49:36.123456Z"},
-		{1709164800000001LL, "2024-02-29T00:00:00.000001Z"},
-		{-1, "1969-12-31T23:59:59.999999Z"},
-	};
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		char buf[32];
-		api_format_time(cases[i].us, buf, sizeof(buf));
-		assert_string_equal(buf, cases[i].want);
-		int64_t back = 0;
-		assert_int_equal(api_parse_time(buf, &back), 0);
-		assert_int_equal(back, cases[i].us); /* round trip */
-	}
+	char buf[32];
+	int64_t back = 0;
+	api_format_time(1795416576123456LL, buf, sizeof(buf));
+	assert_string_equal(buf, "2026-11-23T06:49:36.123456Z");
+	assert_int_equal(api_parse_time(buf, &back), 0);
+	assert_int_equal(back, 1795416576123456LL);
 }
 
 static void test_clocks(void **state)

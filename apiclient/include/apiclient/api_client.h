@@ -150,7 +150,7 @@ void api_limiter_wait(struct api_limiter *l); /* reserve + sleep */
 
 int64_t api_now_ns(void); /* CLOCK_MONOTONIC */
 int64_t api_wall_us(void); /* CLOCK_REALTIME, microseconds */
-/* RFC 3339 ("2026-11-23T06:49:36Z" or with fraction) -> Unix microseconds. */
+/* RFC 3339 -> Unix microseconds: 0 or ERR_INVALID (what is accepted: common/rfc3339.h). */
 int api_parse_time(const char *s, int64_t *us);
 /* Unix microseconds -> "2026-11-23T06:49:36.123456Z" (MicroTime) into buf of >= 32 bytes. */
 void api_format_time(int64_t us, char *buf, size_t size);

@@ -1,0 +1,75 @@
+/* Internals shared by api_client.c (the client, credentials, errors) and api_conn.c (connections
+ * and requests): the two structs and what one file calls in the other. */
+#ifndef CSCHED_API_CLIENT_INTERNAL_H
+#define CSCHED_API_CLIENT_INTERNAL_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+#include <curl/curl.h>
+
+#include "api_internal.h"
+
+#define MAX_BODY ((size_t)1 << 30)      /* a response larger than 1 GiB is an error, not an OOM */
+#define MAX_LINE ((size_t)64 << 20)     /* one watch event */
+#define MAX_ERROR_BODY ((size_t)1 << 20)
+#define POLL_MS 200
+/* Receive buffer of the connections that read LIST pages and watch streams (api__conn_bulk).
+ * Other connections (binders, events, the lease) read answers of ~1 KB and keep libcurl's
+ * 16 KiB default: 128 KiB on each of them was 2-3 MB of the process for nothing. */
+#define BULK_BUFFER_SIZE (128L * 1024)
+/* No byte for this long ends a stream. The apiserver sends a watch bookmark about every 60 s
+ * (measured: 60.8 s), so 60 s would cut healthy quiet watches. */
+#define LOW_SPEED_TIME_S 90
+#define TOKEN_FILE_REREAD_NS (60LL * 1000000000LL)
+#define MAX_RETRY_AFTER 10              /* client-go's maxRetries for 429 / Retry-After */
+#define MAX_RETRY_AFTER_S 10
+
+struct api_client {
+	struct api_config cfg; /* immutable after api_client_new */
+	struct api_limiter *limiter; /* NULL = unlimited */
+
+	pthread_mutex_t cred_lock; /* guards the fields below; leaf lock (held while a plugin runs) */
+	char *file_token;          /* last content of cfg.token_file, trimmed */
+	struct timespec file_mtime;
+	ino_t file_ino;
+	off_t file_size;
+	int64_t file_read_ns;      /* api_now_ns() of the last read attempt */
+	struct api__exec_result exec; /* cached exec credential */
+	bool exec_valid;
+	uint64_t exec_gen;         /* bumped by every successful plugin run */
+};
+
+struct api_conn {
+	struct api_client *client;
+	CURL *h;
+	CURLM *m;
+	uint64_t cert_gen; /* exec_gen whose client certificate is set on h */
+	bool bulk;         /* reads LIST pages and watches: transfers go through m (stoppable) */
+	bool fresh;        /* next transfer opens a new connection (new client certificate) */
+	char errbuf[CURL_ERROR_SIZE];
+	/* per transfer */
+	struct strbuf body; /* response body, or the pending partial line of a stream */
+	size_t body_max;
+	const atomic_bool *stop;
+	int (*on_line)(void *ctx, char *line, size_t len);
+	int (*on_data)(void *ctx, const char *buf, size_t len); /* api__get_chunks */
+	void *line_ctx;  /* of on_line or on_data */
+	int line_rc;     /* non-zero value returned by on_line or on_data */
+	long stream_status;
+	bool overflow;
+};
+
+/* errors (api_client.c): an HTTP status >= 400, a libcurl failure -> ERR_* with a message */
+int api__http_error(const char *method, const char *path, long status, const char *body, size_t len,
+		    struct err *e);
+int api__transport_error(struct api_conn *c, const char *method, const char *url, CURLcode cc, struct err *e);
+/* credentials (api_client.c): the Authorization header for a request (malloc'd, NULL when none;
+ * free with api__free_header), the exec credential generation it came from; a 401 drops it. */
+int api__conn_auth(struct api_conn *conn, char **header, uint64_t *gen, struct err *e);
+void api__exec_invalidate(struct api_client *c, uint64_t gen);
+void api__free_header(char *h);
+
+#endif

@@ -1,0 +1,468 @@
+/* JSON (yajl tree) -> api_pod: selectors, affinity, tolerations, topology spread, containers,
+ * volumes and the Pod itself (field access and metadata: decode.c). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <yajl/yajl_tree.h>
+
+#include "decode_internal.h"
+#include "common/arena.h"
+#include "common/err.h"
+#include "common/intern.h"
+#include "common/macros.h"
+
+static struct arena_hint pod_hint = { ARENA_HINT_START };
+
+/* ---------- selectors ---------- */
+
+static enum api_op parse_op(const char *s)
+{
+	static const struct {
+		const char *s;
+		enum api_op op;
+	} ops[] = {
+		{ "In", API_OP_IN },	 { "NotIn", API_OP_NOT_IN },		  { "Exists", API_OP_EXISTS },
+		{ "DoesNotExist", API_OP_DOES_NOT_EXIST }, { "Gt", API_OP_GT }, { "Lt", API_OP_LT },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(ops); i++)
+		if (strcmp(s, ops[i].s) == 0)
+			return ops[i].op;
+	return API_OP_UNKNOWN;
+}
+
+static int requirement_item(struct dec *d, jv v, void *item)
+{
+	struct api_requirement *r = item;
+	const char *op;
+	int rc;
+	if ((rc = api__dec_want_object(d, v)) || (rc = api__dec_get_str(d, v, "key", true, "", &r->key)) ||
+	    (rc = api__dec_get_str(d, v, "operator", false, "", &op)))
+		return rc;
+	r->op = parse_op(op);
+	return api__dec_get_istrs(d, v, "values", &r->n_values, &r->values);
+}
+
+static int get_requirements(struct dec *d, jv obj, const char *key, uint32_t *n, struct api_requirement **out)
+{
+	return api__dec_get_array(d, obj, key, sizeof(**out), n, (void **)out, requirement_item);
+}
+
+/* A metav1.LabelSelector, or NULL in *out when absent. */
+static int get_selector(struct dec *d, jv obj, const char *key, struct api_label_selector **out)
+{
+	jv v;
+	int rc;
+	*out = NULL;
+	if ((rc = api__dec_get_obj(d, obj, key, &v)) || !v)
+		return rc;
+	struct api_label_selector *s = api__dec_alloc(d, sizeof(*s));
+	if (!s)
+		return api__dec_nomem(d);
+	size_t mark = api__dec_push_key(d, key);
+	if ((rc = api__dec_get_labels(d, v, "matchLabels", &s->match_labels)) ||
+	    (rc = get_requirements(d, v, "matchExpressions", &s->n_exprs, &s->exprs)))
+		return rc;
+	api__dec_pop(d, mark);
+	*out = s;
+	return 0;
+}
+
+/* ---------- affinity ---------- */
+
+static int node_term_value(struct dec *d, jv v, struct api_node_selector_term *t)
+{
+	int rc;
+	if ((rc = api__dec_want_object(d, v)) ||
+	    (rc = get_requirements(d, v, "matchExpressions", &t->n_exprs, &t->exprs)))
+		return rc;
+	return get_requirements(d, v, "matchFields", &t->n_fields, &t->fields);
+}
+
+static int node_term_item(struct dec *d, jv v, void *item)
+{
+	return node_term_value(d, v, item);
+}
+
+static int preferred_node_item(struct dec *d, jv v, void *item)
+{
+	struct api_preferred_node_term *p = item;
+	jv pref;
+	int rc;
+	if ((rc = api__dec_want_object(d, v)) || (rc = api__dec_get_i32(d, v, "weight", NULL, &p->weight)) ||
+	    (rc = api__dec_get_obj(d, v, "preference", &pref)))
+		return rc;
+	return WITH_KEY(d, "preference", node_term_value(d, pref, &p->term));
+}
+
+static int node_affinity(struct dec *d, jv v, struct api_node_affinity **out)
+{
+	struct api_node_affinity *na = api__dec_alloc(d, sizeof(*na));
+	jv req;
+	int rc;
+	if (!na)
+		return api__dec_nomem(d);
+	if ((rc = api__dec_get_obj(d, v, "requiredDuringSchedulingIgnoredDuringExecution", &req)))
+		return rc;
+	if (req) {
+		na->has_required = true;
+		size_t mark = api__dec_push_key(d, "requiredDuringSchedulingIgnoredDuringExecution");
+		if ((rc = api__dec_get_array(d, req, "nodeSelectorTerms", sizeof(*na->required), &na->n_required,
+				    (void **)&na->required, node_term_item)))
+			return rc;
+		api__dec_pop(d, mark);
+	}
+	if ((rc = api__dec_get_array(d, v, "preferredDuringSchedulingIgnoredDuringExecution", sizeof(*na->preferred),
+			    &na->n_preferred, (void **)&na->preferred, preferred_node_item)))
+		return rc;
+	*out = na;
+	return 0;
+}
+
+static int pod_term_value(struct dec *d, jv v, struct api_pod_affinity_term *t)
+{
+	int rc;
+	if ((rc = api__dec_want_object(d, v)) || (rc = get_selector(d, v, "labelSelector", &t->label_selector)) ||
+	    (rc = api__dec_get_istrs(d, v, "namespaces", &t->n_namespaces, &t->namespaces)) ||
+	    (rc = get_selector(d, v, "namespaceSelector", &t->namespace_selector)) ||
+	    (rc = api__dec_get_str(d, v, "topologyKey", true, "", &t->topology_key)) ||
+	    (rc = api__dec_get_istrs(d, v, "matchLabelKeys", &t->n_match_label_keys, &t->match_label_keys)))
+		return rc;
+	return api__dec_get_istrs(d, v, "mismatchLabelKeys", &t->n_mismatch_label_keys, &t->mismatch_label_keys);
+}
+
+static int pod_term_item(struct dec *d, jv v, void *item)
+{
+	return pod_term_value(d, v, item);
+}
+
+static int weighted_pod_term_item(struct dec *d, jv v, void *item)
+{
+	struct api_weighted_pod_affinity_term *w = item;
+	jv t;
+	int rc;
+	if ((rc = api__dec_want_object(d, v)) || (rc = api__dec_get_i32(d, v, "weight", NULL, &w->weight)) ||
+	    (rc = api__dec_get_obj(d, v, "podAffinityTerm", &t)))
+		return rc;
+	return WITH_KEY(d, "podAffinityTerm", pod_term_value(d, t, &w->term));
+}
+
+static int pod_affinity(struct dec *d, jv v, struct api_pod_affinity **out)
+{
+	struct api_pod_affinity *pa = api__dec_alloc(d, sizeof(*pa));
+	int rc;
+	if (!pa)
+		return api__dec_nomem(d);
+	if ((rc = api__dec_get_array(d, v, "requiredDuringSchedulingIgnoredDuringExecution", sizeof(*pa->required),
+			    &pa->n_required, (void **)&pa->required, pod_term_item)) ||
+	    (rc = api__dec_get_array(d, v, "preferredDuringSchedulingIgnoredDuringExecution", sizeof(*pa->preferred),
+			    &pa->n_preferred, (void **)&pa->preferred, weighted_pod_term_item)))
+		return rc;
+	*out = pa;
+	return 0;
+}
+
+static int affinity_value(struct dec *d, jv v, struct api_affinity *a)
+{
+	jv na, pa, paa;
+	int rc;
+	if ((rc = api__dec_get_obj(d, v, "nodeAffinity", &na)) || (rc = api__dec_get_obj(d, v, "podAffinity", &pa)) ||
+	    (rc = api__dec_get_obj(d, v, "podAntiAffinity", &paa)))
+		return rc;
+	if (na && (rc = WITH_KEY(d, "nodeAffinity", node_affinity(d, na, &a->node_affinity))))
+		return rc;
+	if (pa && (rc = WITH_KEY(d, "podAffinity", pod_affinity(d, pa, &a->pod_affinity))))
+		return rc;
+	if (paa && (rc = WITH_KEY(d, "podAntiAffinity", pod_affinity(d, paa, &a->pod_anti_affinity))))
+		return rc;
+	return 0;
+}
+
+/* ---------- taints and tolerations ---------- */
+
+static int effect_value(struct dec *d, jv obj, enum api_taint_effect *out)
+{
+	const char *s;
+	int rc = api__dec_get_str(d, obj, "effect", false, "", &s);
+	if (rc)
+		return rc;
+	if (!s[0])
+		*out = API_EFFECT_NONE;
+	else if (!strcmp(s, "NoSchedule"))
+		*out = API_EFFECT_NO_SCHEDULE;
+	else if (!strcmp(s, "PreferNoSchedule"))
+		*out = API_EFFECT_PREFER_NO_SCHEDULE;
+	else if (!strcmp(s, "NoExecute"))
+		*out = API_EFFECT_NO_EXECUTE;
+	else
+		*out = API_EFFECT_UNKNOWN;
+	return 0;
+}
+
+static int toleration_item(struct dec *d, jv v, void *item)
+{
+	struct api_toleration *t = item;
+	const char *op;
+	int rc;
+	if ((rc = api__dec_want_object(d, v)) || (rc = api__dec_get_str(d, v, "key", true, "", &t->key)) ||
+	    (rc = api__dec_get_str(d, v, "operator", false, "", &op)) || (rc = api__dec_get_str(d, v, "value", true, "", &t->value)) ||
+	    (rc = effect_value(d, v, &t->effect)) ||
+	    (rc = api__dec_get_i64(d, v, "tolerationSeconds", INT64_MIN, INT64_MAX, &t->has_toleration_seconds,
+			  &t->toleration_seconds)))
+		return rc;
+	t->op = (!op[0] || !strcmp(op, "Equal")) ? API_TOLERATION_EQUAL
+		: !strcmp(op, "Exists")		 ? API_TOLERATION_EXISTS
+						 : API_TOLERATION_UNKNOWN;
+	return 0;
+}
+
+int api__dec_taint_item(struct dec *d, jv v, void *item)
+{
+	struct api_taint *t = item;
+	int rc;
+	if ((rc = api__dec_want_object(d, v)) || (rc = api__dec_get_str(d, v, "key", true, "", &t->key)) ||
+	    (rc = api__dec_get_str(d, v, "value", true, "", &t->value)))
+		return rc;
+	return effect_value(d, v, &t->effect);
+}
+
+/* ---------- topology spread ---------- */
+
+static int policy_value(struct dec *d, jv obj, const char *key, enum api_inclusion_policy *out)
+{
+	const char *s;
+	int rc = api__dec_get_str(d, obj, key, false, "", &s);
+	if (rc)
+		return rc;
+	if (!s[0])
+		*out = API_POLICY_UNSET;
+	else if (!strcmp(s, "Honor"))
+		*out = API_POLICY_HONOR;
+	else if (!strcmp(s, "Ignore"))
+		*out = API_POLICY_IGNORE;
+	else
+		return WITH_KEY(d, key, fail(d, "unsupported value \"%s\": supported values: \"Honor\", \"Ignore\"", s));
+	return 0;
+}
+
+static int spread_item(struct dec *d, jv v, void *item)
+{
+	struct api_topology_spread_constraint *c = item;
+	const char *when;
+	int rc;
+	if ((rc = api__dec_want_object(d, v)) || (rc = api__dec_get_i32(d, v, "maxSkew", NULL, &c->max_skew)) ||
+	    (rc = api__dec_get_str(d, v, "topologyKey", true, "", &c->topology_key)) ||
+	    (rc = api__dec_get_str(d, v, "whenUnsatisfiable", false, "", &when)) ||
+	    (rc = get_selector(d, v, "labelSelector", &c->label_selector)) ||
+	    (rc = api__dec_get_i32(d, v, "minDomains", &c->has_min_domains, &c->min_domains)) ||
+	    (rc = policy_value(d, v, "nodeAffinityPolicy", &c->node_affinity_policy)) ||
+	    (rc = policy_value(d, v, "nodeTaintsPolicy", &c->node_taints_policy)) ||
+	    (rc = api__dec_get_istrs(d, v, "matchLabelKeys", &c->n_match_label_keys, &c->match_label_keys)))
+		return rc;
+	if (!strcmp(when, "DoNotSchedule"))
+		c->when_unsatisfiable = API_DO_NOT_SCHEDULE;
+	else if (!strcmp(when, "ScheduleAnyway"))
+		c->when_unsatisfiable = API_SCHEDULE_ANYWAY;
+	else
+		return WITH_KEY(d, "whenUnsatisfiable",
+				fail(d, "unsupported value \"%s\": supported values: \"DoNotSchedule\", \"ScheduleAnyway\"",
+				     when));
+	return 0;
+}
+
+/* ---------- containers and volumes ---------- */
+
+static int port_item(struct dec *d, jv v, void *item)
+{
+	struct api_container_port *p = item;
+	int rc;
+	if ((rc = api__dec_want_object(d, v)) || (rc = api__dec_get_i32(d, v, "containerPort", NULL, &p->container_port)) ||
+	    (rc = api__dec_get_i32(d, v, "hostPort", NULL, &p->host_port)) ||
+	    (rc = api__dec_get_str(d, v, "protocol", true, "", &p->protocol)) ||
+	    (rc = api__dec_get_str(d, v, "hostIP", true, "", &p->host_ip)))
+		return rc;
+	if (!p->protocol[0] && !(p->protocol = intern_str("TCP")))
+		return api__dec_nomem(d);
+	return 0;
+}
+
+static int container_item(struct dec *d, jv v, void *item)
+{
+	struct api_container *c = item;
+	const char *restart;
+	jv res;
+	int rc;
+	if ((rc = api__dec_want_object(d, v)) || (rc = api__dec_get_str(d, v, "name", true, "", &c->name)) ||
+	    (rc = api__dec_get_str(d, v, "image", true, "", &c->image)) ||
+	    (rc = api__dec_get_array(d, v, "ports", sizeof(*c->ports), &c->n_ports, (void **)&c->ports, port_item)) ||
+	    (rc = api__dec_get_obj(d, v, "resources", &res)) || (rc = api__dec_get_str(d, v, "restartPolicy", false, "", &restart)))
+		return rc;
+	c->restart_policy_always = !strcmp(restart, "Always");
+	size_t mark = api__dec_push_key(d, "resources");
+	if ((rc = api__dec_get_resources(d, res, "requests", &c->requests)) || (rc = api__dec_get_resources(d, res, "limits", &c->limits)))
+		return rc;
+	api__dec_pop(d, mark);
+	return 0;
+}
+
+/* The fields of each volume source csched reads (readOnly is read after them, for all). */
+static int vol_pvc(struct dec *d, jv s, struct api_volume *vol)
+{
+	return api__dec_get_str(d, s, "claimName", false, "", &vol->claim_name);
+}
+
+static int vol_gce_pd(struct dec *d, jv s, struct api_volume *vol)
+{
+	return api__dec_get_str(d, s, "pdName", false, "", &vol->pd_name);
+}
+
+static int vol_aws_ebs(struct dec *d, jv s, struct api_volume *vol)
+{
+	return api__dec_get_str(d, s, "volumeID", false, "", &vol->volume_id);
+}
+
+static int vol_rbd(struct dec *d, jv s, struct api_volume *vol)
+{
+	int rc;
+	if ((rc = api__dec_get_array(d, s, "monitors", sizeof(char *), &vol->n_monitors, (void **)&vol->monitors, api__dec_str_item)) ||
+	    (rc = api__dec_get_str(d, s, "pool", false, "rbd", &vol->pool)))
+		return rc;
+	return api__dec_get_str(d, s, "image", false, "", &vol->image);
+}
+
+static int vol_iscsi(struct dec *d, jv s, struct api_volume *vol)
+{
+	int rc;
+	if ((rc = api__dec_get_str(d, s, "targetPortal", false, "", &vol->target_portal)) ||
+	    (rc = api__dec_get_str(d, s, "iqn", false, "", &vol->iqn)))
+		return rc;
+	return api__dec_get_i32(d, s, "lun", NULL, &vol->lun);
+}
+
+/* Volume sources in the order they are looked for: the first one present is the volume's. */
+static const struct {
+	const char *key;
+	enum api_volume_kind kind;
+	int (*decode)(struct dec *d, jv s, struct api_volume *vol);
+} volume_sources[] = {
+	{"persistentVolumeClaim", API_VOLUME_PVC, vol_pvc},
+	{"gcePersistentDisk", API_VOLUME_GCE_PD, vol_gce_pd},
+	{"awsElasticBlockStore", API_VOLUME_AWS_EBS, vol_aws_ebs},
+	{"rbd", API_VOLUME_RBD, vol_rbd},
+	{"iscsi", API_VOLUME_ISCSI, vol_iscsi},
+};
+
+static int volume_item(struct dec *d, jv v, void *item)
+{
+	struct api_volume *vol = item;
+	jv s;
+	int rc;
+	if ((rc = api__dec_want_object(d, v)) || (rc = api__dec_get_str(d, v, "name", false, "", &vol->name)))
+		return rc;
+	vol->kind = API_VOLUME_OTHER;
+	for (size_t i = 0; i < ARRAY_SIZE(volume_sources); i++) {
+		if ((rc = api__dec_get_obj(d, v, volume_sources[i].key, &s)))
+			return rc;
+		if (!s)
+			continue;
+		vol->kind = volume_sources[i].kind;
+		size_t m = api__dec_push_key(d, volume_sources[i].key);
+		if ((rc = volume_sources[i].decode(d, s, vol)) || (rc = api__dec_get_bool(d, s, "readOnly", &vol->read_only)))
+			return rc;
+		api__dec_pop(d, m);
+		return 0;
+	}
+	return 0;
+}
+
+static int gate_item(struct dec *d, jv v, void *item)
+{
+	int rc = api__dec_want_object(d, v);
+	return rc ? rc : api__dec_get_str(d, v, "name", false, "", item);
+}
+
+/* ---------- Pod ---------- */
+
+static int pod_spec(struct dec *d, jv spec, struct api_pod *p)
+{
+	const char *preempt;
+	jv aff, res;
+	int rc;
+	if ((rc = api__dec_get_str(d, spec, "nodeName", true, "", &p->node_name)) ||
+	    (rc = api__dec_get_str(d, spec, "schedulerName", true, "default-scheduler", &p->scheduler_name)) ||
+	    (rc = api__dec_get_i32(d, spec, "priority", &p->has_priority, &p->priority)) ||
+	    (rc = api__dec_get_str(d, spec, "preemptionPolicy", false, "", &preempt)))
+		return rc;
+	if (!preempt[0] || !strcmp(preempt, "PreemptLowerPriority"))
+		p->preemption_policy = API_PREEMPT_LOWER_PRIORITY;
+	else if (!strcmp(preempt, "Never"))
+		p->preemption_policy = API_PREEMPT_NEVER;
+	else
+		return WITH_KEY(d, "preemptionPolicy",
+				fail(d, "unsupported value \"%s\": supported values: \"Never\", \"PreemptLowerPriority\"",
+				     preempt));
+	/* An empty schedulerName is defaulted by the apiserver; treat it like an absent one. */
+	if (!p->scheduler_name[0] && !(p->scheduler_name = intern_str("default-scheduler")))
+		return api__dec_nomem(d);
+	if ((rc = api__dec_get_labels(d, spec, "nodeSelector", &p->node_selector)) || (rc = api__dec_get_obj(d, spec, "affinity", &aff)))
+		return rc;
+	if (aff && (rc = WITH_KEY(d, "affinity", affinity_value(d, aff, &p->affinity))))
+		return rc;
+	if ((rc = api__dec_get_array(d, spec, "tolerations", sizeof(*p->tolerations), &p->n_tolerations,
+			    (void **)&p->tolerations, toleration_item)) ||
+	    (rc = api__dec_get_array(d, spec, "topologySpreadConstraints", sizeof(*p->spread_constraints),
+			    &p->n_spread_constraints, (void **)&p->spread_constraints, spread_item)) ||
+	    (rc = api__dec_get_array(d, spec, "containers", sizeof(*p->containers), &p->n_containers, (void **)&p->containers,
+			    container_item)) ||
+	    (rc = api__dec_get_array(d, spec, "initContainers", sizeof(*p->init_containers), &p->n_init_containers,
+			    (void **)&p->init_containers, container_item)) ||
+	    (rc = api__dec_get_resources(d, spec, "overhead", &p->overhead)) || (rc = api__dec_get_obj(d, spec, "resources", &res)))
+		return rc;
+	if (res && (rc = WITH_KEY(d, "resources", api__dec_get_resources(d, res, "requests", &p->pod_requests))))
+		return rc;
+	if ((rc = api__dec_get_array(d, spec, "volumes", sizeof(*p->volumes), &p->n_volumes, (void **)&p->volumes,
+			    volume_item)) ||
+	    (rc = api__dec_get_array(d, spec, "schedulingGates", sizeof(char *), &p->n_scheduling_gates,
+			    (void **)&p->scheduling_gates, gate_item)))
+		return rc;
+	return api__dec_get_bool(d, spec, "hostNetwork", &p->host_network);
+}
+
+static int pod_status(struct dec *d, jv st, struct api_pod *p)
+{
+	int rc;
+	if ((rc = api__dec_get_str(d, st, "phase", true, "", &p->phase)) ||
+	    (rc = api__dec_get_array(d, st, "conditions", sizeof(*p->conditions), &p->n_conditions, (void **)&p->conditions,
+			    api__dec_condition_item)))
+		return rc;
+	return api__dec_get_str(d, st, "nominatedNodeName", true, "", &p->nominated_node_name);
+}
+
+static int pod_fill(struct dec *d, jv obj, void *out)
+{
+	struct api_pod *p = out;
+	p->arena = d->a;
+	p->refs = 1;
+	jv spec, st;
+	int rc;
+	if (!YAJL_IS_OBJECT(obj))
+		return fail(d, "expected object, got %s", obj ? api__dec_jtype(obj) : "nothing");
+	if ((rc = api__dec_meta_value(d, obj, &p->meta)) || (rc = api__dec_get_obj(d, obj, "spec", &spec)) ||
+	    (rc = api__dec_get_obj(d, obj, "status", &st)))
+		return rc;
+	if ((rc = WITH_KEY(d, "spec", pod_spec(d, spec, p))))
+		return rc;
+	return WITH_KEY(d, "status", pod_status(d, st, p));
+}
+
+static const struct dec_kind pod_kind = {"pod", true, sizeof(struct api_pod), &pod_hint, pod_fill};
+
+struct api_pod *api_pod_decode(const struct yajl_val_s *obj, struct err *e)
+{
+	return api__dec_object(&pod_kind, obj, e);
+}
+
+struct api_pod *api_pod_decode_json(const char *json, size_t len, struct err *e)
+{
+	return api__dec_json(&pod_kind, json, len, e);
+}

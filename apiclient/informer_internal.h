@@ -1,0 +1,77 @@
+/* Internals shared by informer.c (store, thread, public API) and informer_sync.c (LIST and
+ * WATCH): the informer struct and what one file calls in the other. */
+#ifndef CSCHED_API_INFORMER_INTERNAL_H
+#define CSCHED_API_INFORMER_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <yajl/yajl_tree.h>
+
+#include "api_internal.h"
+#include "apiclient/informer.h"
+#include "common/map.h"
+
+#define INFORMER_DEFAULT_PAGE 500
+#define INFORMER_DEFAULT_WATCH_S 300
+#define INFORMER_BACKOFF_MIN_MS 500
+#define INFORMER_BACKOFF_MAX_MS 30000
+#define INFORMER_RV_MAX 64
+
+/* A stored object; the key lives in the entry (the map borrows it). */
+struct store_entry {
+	void *obj;         /* one reference owned by the store */
+	unsigned long gen; /* list generation that last saw the key */
+	char key[];
+};
+
+struct api_informer {
+	struct api_client *client; /* borrowed */
+	enum api_kind kind;
+	const char *resource;      /* "pods" / "nodes", for paths and logs */
+	char *field_selector_q;    /* URL-escaped, or NULL */
+	char *label_selector_q;
+	int page_size;
+	int min_watch_timeout_s;
+	struct api_informer_handlers h;
+	uint64_t rng; /* xorshift state; informer thread only */
+
+	pthread_t thread;
+	bool running; /* start/stop/free caller's thread only */
+	atomic_bool stop;
+
+	/* Informer-thread-only state (besides the store writes). */
+	struct api__json *json; /* parses LIST pages (streamed) and watch events */
+	unsigned long list_gen;
+	bool have_rv; /* false: the next step is a (re)LIST */
+	bool listed_once;
+	char rv[INFORMER_RV_MAX]; /* last resourceVersion seen (also read under lock by stats) */
+
+	/* lock guards: store, synced's condition, stats, rv (writes by the informer thread are made
+	 * under it so that api_informer_stats can copy it), stats_rv. It is a leaf lock: nothing
+	 * is called while it is held except map operations and (for foreach) the caller's fn. */
+	pthread_mutex_t lock;
+	pthread_cond_t cond; /* signalled on synced and on stop */
+	struct map store;    /* key -> struct store_entry * */
+	atomic_bool synced;
+	struct api_informer_stats stats;
+	char stats_rv[INFORMER_RV_MAX];
+};
+
+/* informer.c: object operations, helpers and store updates (informer thread for the writes) */
+void *api__inf_obj_decode(const struct api_informer *inf, const yajl_val v, struct err *e);
+char *api__inf_url_escape(const char *s);
+uint64_t api__inf_rng_next(struct api_informer *inf);
+const char *api__inf_str_at(yajl_val v, const char **path);
+bool api__inf_raw_key(yajl_val obj, char *buf, size_t size);
+void api__inf_set_rv(struct api_informer *inf, const char *rv);
+void api__inf_store_upsert(struct api_informer *inf, const char *key, void *obj, unsigned long gen, bool from_list);
+void api__inf_store_delete(struct api_informer *inf, const char *key, void *final);
+void api__inf_store_touch(struct api_informer *inf, const char *key, unsigned long gen);
+void api__inf_count_decode_error(struct api_informer *inf, const char *key, const struct err *e);
+/* informer_sync.c: one (re)LIST into the store; one WATCH until it ends (*events: events seen) */
+int api__inf_do_list(struct api_informer *inf, struct api_conn *conn, struct err *e);
+int api__inf_do_watch(struct api_informer *inf, struct api_conn *conn, unsigned long *events, struct err *e);
+
+#endif
