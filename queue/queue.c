@@ -139,11 +139,6 @@ void queue_free(struct queue *q)
 
 /* ---------- Informer side ---------- */
 
-bool queue__pod_ok(const struct api_pod *pod)
-{
-	return pod && pod->meta.uid && pod->meta.uid[0];
-}
-
 static struct qpi *qpi_new(struct queue *q, struct api_pod *pod)
 {
 	struct qpi *p = calloc(1, sizeof(*p));

@@ -138,8 +138,10 @@ void queue__nominate_locked(struct queue *q, struct api_pod *pod, const char *no
 /* upstream updateNominatedPod: keep an in-memory nomination across updates that carry none. */
 void queue__nomination_update_locked(struct queue *q, const struct api_pod *old_pod, struct api_pod *new_pod);
 
-/* ---------- queue.c ---------- */
-
-bool queue__pod_ok(const struct api_pod *pod);
+/* Pods are identified by UID: one without cannot be queued. */
+static inline bool queue__pod_ok(const struct api_pod *pod)
+{
+	return pod && pod->meta.uid && pod->meta.uid[0];
+}
 
 #endif
