@@ -271,3 +271,24 @@ fw_pre_score_fn fw_score_prepare_of(const struct fw_plugin *plugin)
 {
 	return plugin == &fw_plugin_image_locality ? fw_image_locality_prepare : NULL;
 }
+
+int fw_pod_res_refs_new(struct fw_cycle *c, const struct api_pod *pod, bool defaults, const char *const *names,
+			const int64_t *weights, uint32_t n, const struct fw_pod_res_refs **out)
+{
+	struct fw_pod_res_refs *s = fw_cycle_alloc(c, sizeof(*s));
+	int64_t *req = fw_cycle_alloc(c, n * sizeof(*req));
+	struct node_res r;
+	if (!s || !req || !(s->res = fw_cycle_alloc(c, n * sizeof(*s->res))))
+		return ERR_NOMEM;
+	if (node_res_of_pod(pod, defaults, &r) < 0)
+		return ERR_INVALID;
+	s->requests_none = true;
+	for (uint32_t i = 0; i < n; i++) {
+		req[i] = fw_res_get(&r, names[i]);
+		s->requests_none &= req[i] == 0;
+	}
+	node_res_release(&r);
+	s->n = fw_res_refs(names, req, weights, n, s->res);
+	*out = s;
+	return 0;
+}

@@ -72,6 +72,18 @@ struct fw_res_ref {
  * the pod does not request. Returns how many were written. */
 uint32_t fw_res_refs(const char *const *names, const int64_t *pod_req, const int64_t *weights, uint32_t n,
 		     struct fw_res_ref *out);
+/* A resource-scoring plugin's PreScore state: the pod's requests of the plugin's resources,
+ * resolved by fw_res_refs once per pod. */
+struct fw_pod_res_refs {
+	uint32_t n;
+	struct fw_res_ref *res;
+	bool requests_none; /* the pod requests none of the resources */
+};
+/* Builds it in the cycle arena for names[0..n) (interned) with weights (NULL = 1), the pod's
+ * requests taken as node_res_of_pod(pod, defaults). Returns 0, ERR_NOMEM, or ERR_INVALID when the
+ * pod's requests cannot be computed. */
+int fw_pod_res_refs_new(struct fw_cycle *c, const struct api_pod *pod, bool defaults, const char *const *names,
+			const int64_t *weights, uint32_t n, const struct fw_pod_res_refs **out);
 static inline void fw_res_ref_alloc_req(const struct node_info *ni, const struct fw_res_ref *ref,
 					bool use_requested, int64_t *alloc, int64_t *req)
 {

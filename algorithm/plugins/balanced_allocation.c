@@ -44,36 +44,22 @@ static void release(struct fw_pl *pl)
 	pl->priv = NULL;
 }
 
-/* PreScore state: the resources this pod is scored on, resolved once per pod. */
-struct score_state {
-	uint32_t n;
-	struct fw_res_ref *res;
-};
-
+/* PreScore state (struct fw_pod_res_refs): the resources this pod is scored on. */
 static enum fw_code pre_score(const struct fw_pl *pl, struct fw_cycle *c, const struct api_pod *pod,
 			      const struct node_info *const *nodes, uint32_t n, struct fw_status *st)
 {
 	(void)nodes;
 	(void)n;
 	const struct balanced_priv *p = pl->priv;
-	int64_t *req = fw_cycle_alloc(c, p->n * sizeof(*req));
-	struct score_state *s = fw_cycle_alloc(c, sizeof(*s));
-	struct node_res r;
-	if (!req || !s || !(s->res = fw_cycle_alloc(c, p->n * sizeof(*s->res))))
-		return fw_status_set(st, FW_ERROR, "NodeResourcesBalancedAllocation: out of memory");
-	if (node_res_of_pod(pod, false, &r) < 0)
-		return fw_status_set(st, FW_ERROR, "NodeResourcesBalancedAllocation: computing pod requests failed");
-	bool best_effort = true;
-	for (uint32_t i = 0; i < p->n; i++) {
-		req[i] = fw_res_get(&r, p->names[i]);
-		best_effort &= req[i] == 0;
-	}
-	node_res_release(&r);
+	const struct fw_pod_res_refs *s;
+	int rc = fw_pod_res_refs_new(c, pod, false, p->names, NULL, p->n, &s);
+	if (rc < 0)
+		return fw_status_set(st, FW_ERROR, rc == ERR_NOMEM ? "NodeResourcesBalancedAllocation: out of memory"
+								   : "NodeResourcesBalancedAllocation: computing pod requests failed");
 	/* scoring best-effort pods would pile them onto one node (upstream #129138) */
-	if (best_effort)
+	if (s->requests_none)
 		return FW_SKIP;
-	s->n = fw_res_refs(p->names, req, NULL, p->n, s->res);
-	fw_cycle_set_state(c, pl, s);
+	fw_cycle_set_state(c, pl, (void *)s);
 	return FW_SUCCESS;
 }
 
@@ -81,7 +67,7 @@ static enum fw_code score(const struct fw_pl *pl, const struct fw_cycle *c, cons
 			  const struct node_info *ni, int64_t *out, struct fw_status *st)
 {
 	(void)pod;
-	const struct score_state *s = fw_cycle_state(c, pl);
+	const struct fw_pod_res_refs *s = fw_cycle_state(c, pl);
 	if (!s)
 		return fw_status_set(st, FW_ERROR,
 				     "reading \"PreScoreNodeResourcesBalancedAllocation\" from cycleState: not found");

@@ -18,6 +18,8 @@ struct fit_priv {
 	enum cfg_scoring_type type;
 	uint32_t n_res;
 	struct cfg_resource_weight *res; /* names interned */
+	const char **res_names;          /* the same names and weights as two arrays (PreScore) */
+	int64_t *res_weights;
 	uint32_t n_shape;
 	struct { int64_t utilization, score; } *shape; /* score scaled to 0..100 */
 	uint32_t n_ignored, n_ignored_groups;
@@ -52,6 +54,14 @@ static int init(struct fw_pl *pl, struct err *e)
 		p->res[1] = (struct cfg_resource_weight){ nm->memory, 1 };
 	}
 	p->n_res = n;
+	p->res_names = calloc(n, sizeof(*p->res_names));
+	p->res_weights = calloc(n, sizeof(*p->res_weights));
+	if (!p->res_names || !p->res_weights)
+		return err_set(e, ERR_NOMEM, "out of memory");
+	for (uint32_t i = 0; i < n; i++) {
+		p->res_names[i] = p->res[i].name;
+		p->res_weights[i] = p->res[i].weight;
+	}
 	if (p->type == CFG_SCORING_REQUESTED_TO_CAPACITY_RATIO) {
 		if (!a || !a->n_shape)
 			return err_set(e, ERR_INVALID, "scoringStrategy.requestedToCapacityRatio.shape: required");
@@ -87,6 +97,8 @@ static void release(struct fw_pl *pl)
 	if (!p)
 		return;
 	free(p->res);
+	free(p->res_names);
+	free(p->res_weights);
 	free(p->shape);
 	free(p);
 	pl->priv = NULL;
@@ -274,34 +286,19 @@ static enum fw_code filter(const struct fw_pl *pl, const struct fw_cycle *c, con
 
 /* ---------- Score ---------- */
 
-/* PreScore state: the configured resources this pod is scored on, resolved once per pod. */
-struct score_state {
-	uint32_t n;
-	struct fw_res_ref *res;
-};
-
+/* PreScore state (struct fw_pod_res_refs): the configured resources this pod is scored on. */
 static enum fw_code pre_score(const struct fw_pl *pl, struct fw_cycle *c, const struct api_pod *pod,
 			      const struct node_info *const *nodes, uint32_t n, struct fw_status *st)
 {
 	(void)nodes;
 	(void)n;
 	const struct fit_priv *p = pl->priv;
-	struct score_state *s = fw_cycle_alloc(c, sizeof(*s));
-	const char **names = fw_cycle_alloc(c, p->n_res * sizeof(*names));
-	int64_t *req = fw_cycle_alloc(c, p->n_res * sizeof(*req)), *w = fw_cycle_alloc(c, p->n_res * sizeof(*w));
-	struct node_res r;
-	if (!s || !names || !req || !w || !(s->res = fw_cycle_alloc(c, p->n_res * sizeof(*s->res))))
-		return fw_status_set(st, FW_ERROR, "NodeResourcesFit: out of memory");
-	if (node_res_of_pod(pod, true, &r) < 0)
-		return fw_status_set(st, FW_ERROR, "NodeResourcesFit: computing pod requests failed");
-	for (uint32_t i = 0; i < p->n_res; i++) {
-		names[i] = p->res[i].name;
-		req[i] = fw_res_get(&r, p->res[i].name);
-		w[i] = p->res[i].weight;
-	}
-	node_res_release(&r);
-	s->n = fw_res_refs(names, req, w, p->n_res, s->res);
-	fw_cycle_set_state(c, pl, s);
+	const struct fw_pod_res_refs *s;
+	int rc = fw_pod_res_refs_new(c, pod, true, p->res_names, p->res_weights, p->n_res, &s);
+	if (rc < 0)
+		return fw_status_set(st, FW_ERROR, rc == ERR_NOMEM ? "NodeResourcesFit: out of memory"
+								   : "NodeResourcesFit: computing pod requests failed");
+	fw_cycle_set_state(c, pl, (void *)s);
 	return FW_SUCCESS;
 }
 
@@ -324,7 +321,7 @@ static enum fw_code score(const struct fw_pl *pl, const struct fw_cycle *c, cons
 {
 	(void)pod;
 	const struct fit_priv *p = pl->priv;
-	const struct score_state *s = fw_cycle_state(c, pl);
+	const struct fw_pod_res_refs *s = fw_cycle_state(c, pl);
 	if (!s)
 		return fw_status_set(st, FW_ERROR, "reading \"PreScoreNodeResourcesFit\" from cycleState: not found");
 	int64_t num = 0, den = 0;
