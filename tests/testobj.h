@@ -82,6 +82,11 @@ struct tobj_pod {
 #define TOBJ_NODE_AFFINITY(terms) \
 	"{\"nodeAffinity\":{\"requiredDuringSchedulingIgnoredDuringExecution\":{\"nodeSelectorTerms\":" terms "}}}"
 
+/* A spec.affinity object: required anti-affinity to every pod (no selector) in the topology key. */
+#define TOBJ_POD_ANTI_AFFINITY(topology_key) \
+	"{\"podAntiAffinity\":{\"requiredDuringSchedulingIgnoredDuringExecution\":[{\"topologyKey\":\"" \
+	topology_key "\"}]}}"
+
 struct tobj_node {
 	const char *name; /* default "n<N>" */
 	const char *uid;  /* none when NULL */
