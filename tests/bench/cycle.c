@@ -30,6 +30,7 @@
 #include "cache/cache.h"
 #include "cache/snapshot.h"
 #include "common/err.h"
+#include "testobj.h"
 
 static int64_t now_ns(void)
 {
@@ -59,88 +60,64 @@ static int noop_bind(void *ctx, const struct api_pod *pod, const char *node_name
 	return 0;
 }
 
-static struct api_node *make_node(int i, bool mixed, struct err *e)
+static struct api_node *make_node(int i, bool mixed)
 {
-	char buf[4096];
-	int n;
+	char name[32], uid[32], labels[128], alloc[128], images[512];
+	snprintf(name, sizeof(name), "node-%d", i);
+	snprintf(uid, sizeof(uid), "node-uid-%d", i);
 	if (!mixed) {
-		n = snprintf(buf, sizeof(buf),
-			     "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"node-%d\",\"uid\":\"node-uid-%d\","
-			     "\"labels\":{\"kubernetes.io/hostname\":\"node-%d\"}},\"spec\":{},\"status\":{"
-			     "\"capacity\":{\"pods\":\"110\",\"cpu\":\"4\",\"memory\":\"32Gi\"},"
-			     "\"allocatable\":{\"pods\":\"110\",\"cpu\":\"4\",\"memory\":\"32Gi\"},"
-			     "\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\"}],\"phase\":\"Running\"}}",
-			     i, i, i);
-		return api_node_decode_json(buf, (size_t)n, e);
+		snprintf(labels, sizeof(labels), "kubernetes.io/hostname=%s", name);
+		return TOBJ_NODE(.name = name, .uid = uid, .labels = labels, .cap = "pods=110,cpu=4,memory=32Gi",
+				 .alloc = "pods=110,cpu=4,memory=32Gi", .ready = true);
 	}
 	/* --mixed: three zones, four sizes, images spread unevenly (tagged, untagged, several names
 	 * per image), PreferNoSchedule and NoSchedule taints, an extended resource on some nodes */
-	char taints[256] = "", images[1024], alloc[256];
 	int cpu = 2 + (i % 4) * 2, mem_gi = 8 * (1 + i % 3), pods = i % 9 == 0 ? 20 : 110;
-	bool gpu = i % 13 == 0;
-	if (i % 10 == 0 || gpu)
-		snprintf(taints, sizeof(taints), "\"taints\":[%s%s%s]",
-			 i % 10 == 0 ? "{\"key\":\"pref\",\"value\":\"x\",\"effect\":\"PreferNoSchedule\"}" : "",
-			 i % 10 == 0 && gpu ? "," : "",
-			 gpu ? "{\"key\":\"dedicated\",\"value\":\"gpu\",\"effect\":\"NoSchedule\"}" : "");
-	int k = snprintf(images, sizeof(images), "\"images\":[{\"names\":[\"registry.k8s.io/pause:3.10\"],\"sizeBytes\":736000}");
+	bool gpu = i % 13 == 0, pref = i % 10 == 0;
+	snprintf(labels, sizeof(labels), "kubernetes.io/hostname=%s,topology.kubernetes.io/zone=zone-%d", name, i % 3);
+	snprintf(alloc, sizeof(alloc), "pods=%d,cpu=%d,memory=%dGi%s", pods, cpu, mem_gi, gpu ? ",example.com/gpu=4" : "");
+	int k = snprintf(images, sizeof(images), "registry.k8s.io/pause:3.10=736000");
 	if (i % 2 == 0)
-		k += snprintf(images + k, sizeof(images) - (size_t)k,
-			      ",{\"names\":[\"docker.io/library/nginx:1.25\",\"nginx:1.25\"],\"sizeBytes\":%d}",
+		k += snprintf(images + k, sizeof(images) - (size_t)k, ",docker.io/library/nginx:1.25|nginx:1.25=%d",
 			      60000000 + (i % 7) * 1000000);
 	if (i % 5 == 0)
-		k += snprintf(images + k, sizeof(images) - (size_t)k, ",{\"names\":[\"busybox\"],\"sizeBytes\":5000000}");
+		k += snprintf(images + k, sizeof(images) - (size_t)k, ",busybox=5000000");
 	if (i % 7 == 0)
-		k += snprintf(images + k, sizeof(images) - (size_t)k,
-			      ",{\"names\":[\"example.com/big/img:v1\",\"example.com/big/img\"],\"sizeBytes\":500000000}");
-	snprintf(images + k, sizeof(images) - (size_t)k, "]");
-	snprintf(alloc, sizeof(alloc), "{\"pods\":\"%d\",\"cpu\":\"%d\",\"memory\":\"%dGi\"%s}", pods, cpu, mem_gi,
-		 gpu ? ",\"example.com/gpu\":\"4\"" : "");
-	n = snprintf(buf, sizeof(buf),
-		     "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"node-%d\",\"uid\":\"node-uid-%d\","
-		     "\"labels\":{\"kubernetes.io/hostname\":\"node-%d\",\"topology.kubernetes.io/zone\":\"zone-%d\"}},"
-		     "\"spec\":{%s},\"status\":{\"capacity\":%s,\"allocatable\":%s,"
-		     "\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\"}],\"phase\":\"Running\",%s}}",
-		     i, i, i, i % 3, taints, alloc, alloc, images);
-	return api_node_decode_json(buf, (size_t)n, e);
+		snprintf(images + k, sizeof(images) - (size_t)k, ",example.com/big/img:v1|example.com/big/img=500000000");
+	const char *taints = pref && gpu ? "pref=x:PreferNoSchedule,dedicated=gpu:NoSchedule"
+			     : pref	 ? "pref=x:PreferNoSchedule"
+			     : gpu	 ? "dedicated=gpu:NoSchedule"
+				         : NULL;
+	return TOBJ_NODE(.name = name, .uid = uid, .labels = labels, .cap = alloc, .alloc = alloc, .taints = taints,
+			 .images = images, .ready = true);
 }
 
-static struct api_pod *make_pod(int i, bool mixed, struct err *e)
+static struct api_pod *make_pod(int i, bool mixed)
 {
-	char buf[4096];
-	int n;
-	if (!mixed) {
-		n = snprintf(buf, sizeof(buf),
-			     "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"pod-%d\",\"namespace\":\"bench\","
-			     "\"uid\":\"pod-uid-%d\"},\"spec\":{\"schedulerName\":\"csched\",\"containers\":[{\"name\":\"pause\","
-			     "\"image\":\"registry.k8s.io/pause:3.10\",\"ports\":[{\"containerPort\":80}],\"resources\":{"
-			     "\"limits\":{\"cpu\":\"100m\",\"memory\":\"500Mi\"},\"requests\":{\"cpu\":\"100m\",\"memory\":\"500Mi\"}}}]}}",
-			     i, i);
-		return api_pod_decode_json(buf, (size_t)n, e);
-	}
+	char name[32], uid[32], req[128];
+	snprintf(name, sizeof(name), "pod-%d", i);
+	snprintf(uid, sizeof(uid), "pod-uid-%d", i);
+	if (!mixed)
+		return TOBJ_POD(.name = name, .ns = "bench", .uid = uid, .scheduler = "csched",
+				.containers = { { .name = "pause", .image = "registry.k8s.io/pause:3.10", .ports = "0:80",
+						  .lim = "cpu=100m,memory=500Mi", .req = "cpu=100m,memory=500Mi" } });
 	/* --mixed: varied requests (some best-effort, some with an extended resource), images that
 	 * nodes have or not, with and without tags, init containers, tolerations */
 	static const char *const image_of[] = { "registry.k8s.io/pause:3.10", "nginx:1.25", "busybox",
 						"example.com/big/img", "docker.io/library/nginx:1.25" };
-	char res[256] = "", tol[512] = "", init[512] = "";
-	bool gpu = i % 17 == 0;
-	if (i % 11 != 0)
-		snprintf(res, sizeof(res), ",\"resources\":{\"requests\":{\"cpu\":\"%dm\",\"memory\":\"%dMi\"%s}}",
-			 100 + (i % 5) * 100, 200 + (i % 6) * 300, gpu ? ",\"example.com/gpu\":\"1\"" : "");
-	if (i % 3 == 0 || gpu)
-		snprintf(tol, sizeof(tol), ",\"tolerations\":[%s%s%s]",
-			 i % 3 == 0 ? "{\"key\":\"pref\",\"operator\":\"Exists\",\"effect\":\"PreferNoSchedule\"}" : "",
-			 i % 3 == 0 && gpu ? "," : "",
-			 gpu ? "{\"key\":\"dedicated\",\"operator\":\"Equal\",\"value\":\"gpu\",\"effect\":\"NoSchedule\"}" : "");
-	if (i % 4 == 1)
-		snprintf(init, sizeof(init), "\"initContainers\":[{\"name\":\"init\",\"image\":\"busybox\"}],");
-	n = snprintf(buf, sizeof(buf),
-		     "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"pod-%d\",\"namespace\":\"bench\","
-		     "\"uid\":\"pod-uid-%d\"},\"spec\":{\"schedulerName\":\"csched\",%s\"containers\":["
-		     "{\"name\":\"app\",\"image\":\"%s\"%s}%s]%s}}",
-		     i, i, init, image_of[i % 5], res,
-		     i % 6 == 0 ? ",{\"name\":\"side\",\"image\":\"example.com/big/img:v1\"}" : "", tol);
-	return api_pod_decode_json(buf, (size_t)n, e);
+	bool gpu = i % 17 == 0, pref = i % 3 == 0;
+	snprintf(req, sizeof(req), "cpu=%dm,memory=%dMi%s", 100 + (i % 5) * 100, 200 + (i % 6) * 300,
+		 gpu ? ",example.com/gpu=1" : "");
+	const char *tolerations = pref && gpu ? "pref:PreferNoSchedule,dedicated=gpu:NoSchedule"
+				  : pref      ? "pref:PreferNoSchedule"
+				  : gpu	      ? "dedicated=gpu:NoSchedule"
+					      : NULL;
+	return TOBJ_POD(.name = name, .ns = "bench", .uid = uid, .scheduler = "csched",
+			.inits = { { .name = i % 4 == 1 ? "init" : NULL, .image = i % 4 == 1 ? "busybox" : NULL } },
+			.containers = { { .name = "app", .image = image_of[i % 5], .req = i % 11 ? req : NULL },
+					{ .name = i % 6 == 0 ? "side" : NULL,
+					  .image = i % 6 == 0 ? "example.com/big/img:v1" : NULL } },
+			.tolerations = tolerations);
 }
 
 /* ---------- per-plugin breakdown ---------- */
@@ -369,17 +346,14 @@ int main(int argc, char **argv)
 	}
 
 	for (int i = 0; i < o.nodes; i++) {
-		struct api_node *n = make_node(i, o.mixed, &e);
-		if (!n)
-			goto out;
+		struct api_node *n = make_node(i, o.mixed);
 		int r = cache_add_node(cache, n, &e);
 		api_node_unref(n);
 		if (r < 0)
 			goto out;
 	}
 	for (int i = 0; i < o.pods; i++)
-		if (!(pods[i] = make_pod(i, o.mixed, &e)))
-			goto out;
+		pods[i] = make_pod(i, o.mixed);
 
 	if (o.parallelism > 1 && !(pool = fw_pool_new(o.parallelism, &e)))
 		goto out;
@@ -450,9 +424,7 @@ int main(int argc, char **argv)
 	 * filled nodes, as in a running cluster. They are not assumed themselves. */
 	uint32_t start = 0;
 	for (int i = 0; i < o.breakdown_pods; i++) {
-		struct api_pod *p = make_pod(o.pods + i, o.mixed, &e);
-		if (!p)
-			goto out;
+		struct api_pod *p = make_pod(o.pods + i, o.mixed);
 		if (cache_update_snapshot(cache, snap, &e) < 0)
 			goto out;
 		fw_node_list_from_snapshot(snap, &list);
