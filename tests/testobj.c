@@ -385,32 +385,29 @@ char *tobj_node_manifest(const struct tobj_node *s)
 
 /* ---------- decoding ---------- */
 
-static _Noreturn void bad_decode(const char *what, const char *json, const struct err *e)
+/* obj, decoded from json (freed here) as what; aborts with e's message when obj is NULL. */
+static void *decoded(void *obj, const char *what, char *json, const struct err *e)
 {
-	fprintf(stderr, "testobj: %s decode: %s\n%s\n", what, e->msg, json);
-	abort();
+	if (!obj) {
+		fprintf(stderr, "testobj: %s decode: %s\n%s\n", what, e->msg, json);
+		abort();
+	}
+	free(json);
+	return obj;
 }
 
 struct api_pod *tobj_pod(const struct tobj_pod *s)
 {
-	char *json = tobj_pod_manifest(s);
 	struct err e = { 0 };
-	struct api_pod *p = api_pod_decode_json(json, strlen(json), &e);
-	if (!p)
-		bad_decode("pod", json, &e);
-	free(json);
-	return p;
+	char *json = tobj_pod_manifest(s);
+	return decoded(api_pod_decode_json(json, strlen(json), &e), "pod", json, &e);
 }
 
 struct api_node *tobj_node(const struct tobj_node *s)
 {
-	char *json = tobj_node_manifest(s);
 	struct err e = { 0 };
-	struct api_node *n = api_node_decode_json(json, strlen(json), &e);
-	if (!n)
-		bad_decode("node", json, &e);
-	free(json);
-	return n;
+	char *json = tobj_node_manifest(s);
+	return decoded(api_node_decode_json(json, strlen(json), &e), "node", json, &e);
 }
 
 static char *vformat(const char *fmt, va_list ap)
@@ -422,28 +419,20 @@ static char *vformat(const char *fmt, va_list ap)
 
 struct api_pod *tobj_pod_json(const char *fmt, ...)
 {
+	struct err e = { 0 };
 	va_list ap;
 	va_start(ap, fmt);
 	char *json = vformat(fmt, ap);
 	va_end(ap);
-	struct err e = { 0 };
-	struct api_pod *p = api_pod_decode_json(json, strlen(json), &e);
-	if (!p)
-		bad_decode("pod", json, &e);
-	free(json);
-	return p;
+	return decoded(api_pod_decode_json(json, strlen(json), &e), "pod", json, &e);
 }
 
 struct api_node *tobj_node_json(const char *fmt, ...)
 {
+	struct err e = { 0 };
 	va_list ap;
 	va_start(ap, fmt);
 	char *json = vformat(fmt, ap);
 	va_end(ap);
-	struct err e = { 0 };
-	struct api_node *n = api_node_decode_json(json, strlen(json), &e);
-	if (!n)
-		bad_decode("node", json, &e);
-	free(json);
-	return n;
+	return decoded(api_node_decode_json(json, strlen(json), &e), "node", json, &e);
 }

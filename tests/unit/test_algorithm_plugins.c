@@ -50,6 +50,29 @@ static enum fw_code run_filter(struct one *o, const struct api_pod *pod, const s
 	return code;
 }
 
+/* Case name: plugin's PreFilter and Filter (profile spec) for pod on node, where existing (NULL =
+ * none) runs; fails unless the code is want and (want_msg not NULL) the message want_msg. Drops
+ * the references to node, existing and pod. */
+static void expect_filter(const struct tl_profile_spec *spec, const char *plugin, const char *name,
+			  struct api_node *node, struct api_pod *existing, struct api_pod *pod, enum fw_code want,
+			  const char *want_msg)
+{
+	struct one o;
+	struct node_info ni;
+	char msg[512];
+	one_init(&o, spec, plugin);
+	tl_node_info(&ni, node, &existing, existing ? 1 : 0);
+	enum fw_code code = run_filter(&o, pod, &ni, msg, sizeof(msg));
+	if (code != want || (want_msg && strcmp(msg, want_msg) != 0))
+		fail_msg("%s: got %s \"%s\", want %s \"%s\"", name, fw_code_str(code), msg, fw_code_str(want),
+			 want_msg ? want_msg : "");
+	node_info_release(&ni);
+	api_pod_unref(pod);
+	api_pod_unref(existing);
+	api_node_unref(node);
+	one_release(&o);
+}
+
 /* PreScore, Score on every node, NormalizeScore: the plugin's final scores. Returns the
  * PreScore code (Skip: scores untouched). */
 static enum fw_code run_score(struct one *o, const struct api_pod *pod, struct node_info *nis, uint32_t n,
@@ -184,23 +207,9 @@ static void test_fit_filter(void **state)
 		args.fit.ignored_resource_groups = grp;
 		struct tl_profile_spec spec = { .pre_filter = { "NodeResourcesFit" }, .filter = { "NodeResourcesFit" },
 						.args = &args };
-		struct one o;
-		one_init(&o, &spec, "NodeResourcesFit");
-		struct api_node *node = tobj_node_json(FIT_NODE, tc->alloc_pods);
-		struct api_pod *existing = tc->existing ? TOBJ_POD(.containers_json = tc->existing, .node = "machine") : NULL;
-		struct node_info ni;
-		tl_node_info(&ni, node, &existing, existing ? 1 : 0);
-		struct api_pod *pod = TOBJ_POD(.containers_json = tc->containers, .inits_json = tc->inits);
-		char msg[512];
-		enum fw_code code = run_filter(&o, pod, &ni, msg, sizeof(msg));
-		if (code != tc->code || strcmp(msg, tc->msg) != 0)
-			fail_msg("%s: got %s \"%s\", want %s \"%s\"", tc->name, fw_code_str(code), msg,
-				 fw_code_str(tc->code), tc->msg);
-		node_info_release(&ni);
-		api_pod_unref(pod);
-		api_pod_unref(existing);
-		api_node_unref(node);
-		one_release(&o);
+		expect_filter(&spec, "NodeResourcesFit", tc->name, tobj_node_json(FIT_NODE, tc->alloc_pods),
+			      tc->existing ? TOBJ_POD(.containers_json = tc->existing, .node = "machine") : NULL,
+			      TOBJ_POD(.containers_json = tc->containers, .inits_json = tc->inits), tc->code, tc->msg);
 	}
 }
 
@@ -751,22 +760,10 @@ static void test_taint_filter(void **state)
 		  FW_UNSCHEDULABLE_AND_UNRESOLVABLE, "node(s) had untolerated taint {b: }" },
 	};
 	struct tl_profile_spec spec = { .filter = { "TaintToleration" } };
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct one o;
-		one_init(&o, &spec, "TaintToleration");
-		struct api_node *n = TOBJ_NODE(.name = "nodeA", .taints = cases[i].taints);
-		struct node_info ni;
-		tl_node_info(&ni, n, NULL, 0);
-		struct api_pod *pod = TOBJ_POD(.tolerations = cases[i].tolerations);
-		char msg[512];
-		enum fw_code code = run_filter(&o, pod, &ni, msg, sizeof(msg));
-		if (code != cases[i].code || strcmp(msg, cases[i].msg))
-			fail_msg("%s: got %s \"%s\"", cases[i].name, fw_code_str(code), msg);
-		node_info_release(&ni);
-		api_node_unref(n);
-		api_pod_unref(pod);
-		one_release(&o);
-	}
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		expect_filter(&spec, "TaintToleration", cases[i].name,
+			      TOBJ_NODE(.name = "nodeA", .taints = cases[i].taints), NULL,
+			      TOBJ_POD(.tolerations = cases[i].tolerations), cases[i].code, cases[i].msg);
 }
 
 static void test_taint_score(void **state)
@@ -928,22 +925,10 @@ static void test_node_affinity_filter(void **state)
 		  "", "node1", FW_UNSCHEDULABLE_AND_UNRESOLVABLE, POD_REASON },
 	};
 	struct tl_profile_spec spec = { .pre_filter = { "NodeAffinity" }, .filter = { "NodeAffinity" } };
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct one o;
-		one_init(&o, &spec, "NodeAffinity");
-		struct api_node *n = TOBJ_NODE(.name = cases[i].node_name, .labels = cases[i].labels);
-		struct node_info ni;
-		tl_node_info(&ni, n, NULL, 0);
-		struct api_pod *pod = TOBJ_POD(.spec = cases[i].extra);
-		char msg[512];
-		enum fw_code code = run_filter(&o, pod, &ni, msg, sizeof(msg));
-		if (code != cases[i].code || strcmp(msg, cases[i].msg))
-			fail_msg("%s: got %s \"%s\"", cases[i].name, fw_code_str(code), msg);
-		node_info_release(&ni);
-		api_node_unref(n);
-		api_pod_unref(pod);
-		one_release(&o);
-	}
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		expect_filter(&spec, "NodeAffinity", cases[i].name,
+			      TOBJ_NODE(.name = cases[i].node_name, .labels = cases[i].labels), NULL,
+			      TOBJ_POD(.spec = cases[i].extra), cases[i].code, cases[i].msg);
 }
 
 /* PreFilter node-name results (node_affinity_test.go TestNodeAffinity wantPreFilterResult). */
@@ -1093,26 +1078,12 @@ static void test_node_ports(void **state)
 		  false },
 	};
 	struct tl_profile_spec spec = { .pre_filter = { "NodePorts" }, .filter = { "NodePorts" } };
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct one o;
-		one_init(&o, &spec, "NodePorts");
-		struct api_node *n = TOBJ_NODE(.name = "n");
-		struct api_pod *ex = cases[i].existing
-					     ? TOBJ_POD(.node = "n", .containers = { { .ports = cases[i].existing } })
-					     : NULL;
-		struct node_info ni;
-		tl_node_info(&ni, n, &ex, ex ? 1 : 0);
-		struct api_pod *pod = TOBJ_POD(.containers = { { .ports = cases[i].want } });
-		char msg[256];
-		enum fw_code code = run_filter(&o, pod, &ni, msg, sizeof(msg));
-		if (cases[i].fits ? code != FW_SUCCESS : (code != FW_UNSCHEDULABLE || strcmp(msg, REASON)))
-			fail_msg("%s: got %s \"%s\"", cases[i].name, fw_code_str(code), msg);
-		node_info_release(&ni);
-		api_node_unref(n);
-		api_pod_unref(pod);
-		api_pod_unref(ex);
-		one_release(&o);
-	}
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		expect_filter(&spec, "NodePorts", cases[i].name, TOBJ_NODE(.name = "n"),
+			      cases[i].existing ? TOBJ_POD(.node = "n", .containers = { { .ports = cases[i].existing } })
+						: NULL,
+			      TOBJ_POD(.containers = { { .ports = cases[i].want } }),
+			      cases[i].fits ? FW_SUCCESS : FW_UNSCHEDULABLE, cases[i].fits ? NULL : REASON);
 }
 
 /* ---------- VolumeRestrictions (volume_restrictions_test.go disk conflicts) ---------- */
@@ -1149,28 +1120,12 @@ static void test_volume_restrictions(void **state)
 	};
 	struct tl_profile_spec spec = { .pre_filter = { "VolumeRestrictions" }, .filter = { "VolumeRestrictions" } };
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct one o;
-		one_init(&o, &spec, "VolumeRestrictions");
-		struct api_node *n = TOBJ_NODE(.name = "n");
-		char extra[512];
-		struct api_pod *ex = NULL;
-		if (cases[i].existing) {
-			snprintf(extra, sizeof(extra), "\"nodeName\":\"n\",\"volumes\":[%s]", cases[i].existing);
-			ex = TOBJ_POD(.spec = extra);
-		}
-		struct node_info ni;
-		tl_node_info(&ni, n, &ex, ex ? 1 : 0);
-		snprintf(extra, sizeof(extra), "\"volumes\":[%s]", cases[i].want);
-		struct api_pod *pod = TOBJ_POD(.spec = extra);
-		char msg[256];
-		enum fw_code code = run_filter(&o, pod, &ni, msg, sizeof(msg));
-		if (cases[i].fits ? code != FW_SUCCESS : (code != FW_UNSCHEDULABLE || strcmp(msg, REASON)))
-			fail_msg("%s: got %s \"%s\"", cases[i].name, fw_code_str(code), msg);
-		node_info_release(&ni);
-		api_node_unref(n);
-		api_pod_unref(pod);
-		api_pod_unref(ex);
-		one_release(&o);
+		char ex[512], want[512];
+		snprintf(ex, sizeof(ex), "\"volumes\":[%s]", cases[i].existing ? cases[i].existing : "");
+		snprintf(want, sizeof(want), "\"volumes\":[%s]", cases[i].want);
+		expect_filter(&spec, "VolumeRestrictions", cases[i].name, TOBJ_NODE(.name = "n"),
+			      cases[i].existing ? TOBJ_POD(.node = "n", .spec = ex) : NULL, TOBJ_POD(.spec = want),
+			      cases[i].fits ? FW_SUCCESS : FW_UNSCHEDULABLE, cases[i].fits ? NULL : REASON);
 	}
 	/* no restricted volume: PreFilter Skip */
 	struct one o;
