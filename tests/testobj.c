@@ -48,16 +48,27 @@ static _Noreturn void bad_spec(const char *what, const char *item)
 	abort();
 }
 
-/* Calls fn on each comma-separated item of list (copied, so fn may cut it). */
-static void each_item(struct buf *b, const char *list, void (*fn)(struct buf *b, char *item, int i))
+/* Calls fn on each item of list separated by one of seps, spaces around it trimmed (list is
+ * copied, so fn may cut the item). */
+static void each_sep(struct buf *b, const char *list, const char *seps, void (*fn)(struct buf *b, char *item, int i))
 {
 	char *copy = strdup(list), *save = NULL;
 	int i = 0;
 	if (!copy)
 		abort();
-	for (char *it = strtok_r(copy, ",", &save); it; it = strtok_r(NULL, ",", &save))
+	for (char *it = strtok_r(copy, seps, &save); it; it = strtok_r(NULL, seps, &save)) {
+		while (*it == ' ')
+			it++;
+		for (char *end = it + strlen(it); end > it && end[-1] == ' ';)
+			*--end = '\0';
 		fn(b, it, i++);
+	}
 	free(copy);
+}
+
+static void each_item(struct buf *b, const char *list, void (*fn)(struct buf *b, char *item, int i))
+{
+	each_sep(b, list, ",", fn);
 }
 
 static void sep(struct buf *b, int i)
@@ -214,6 +225,89 @@ static void pvc_item(struct buf *b, char *item, int i)
 	add(b, "{\"name\":\"v%d\",\"persistentVolumeClaim\":{\"claimName\":\"%s\"}}", i, item);
 }
 
+/* Node affinity: "key Op v1,v2" requirements, ";" between those of one term, "|" between terms. */
+
+static void value_item(struct buf *b, char *item, int i)
+{
+	sep(b, i);
+	add(b, "\"%s\"", item);
+}
+
+static void requirement(struct buf *b, char *req, int i)
+{
+	char *save = NULL, *key = strtok_r(req, " ", &save), *op = strtok_r(NULL, " ", &save);
+	char *values = strtok_r(NULL, "", &save);
+	if (!key || !op)
+		bad_spec("node selector requirement", req);
+	sep(b, i);
+	add(b, "{\"key\":\"%s\",\"operator\":\"%s\"", key, op);
+	if (strcmp(op, "Exists") != 0 && strcmp(op, "DoesNotExist") != 0) {
+		add(b, ",\"values\":[");
+		if (values)
+			each_item(b, values, value_item);
+		add(b, "]");
+	}
+	add(b, "}");
+}
+
+/* Requirements on metadata.name (the one field upstream defines) go to matchFields. */
+static bool is_field(const char *req)
+{
+	return strncmp(req, "metadata.name ", 14) == 0;
+}
+
+static void field_requirement(struct buf *b, char *req, int i)
+{
+	static int n;
+	n = i ? n : 0;
+	if (is_field(req))
+		requirement(b, req, n++);
+}
+
+static void label_requirement(struct buf *b, char *req, int i)
+{
+	static int n;
+	n = i ? n : 0;
+	if (!is_field(req))
+		requirement(b, req, n++);
+}
+
+static void term_item(struct buf *b, char *term, int i)
+{
+	bool fields = false, labels = false;
+	char *copy = strdup(term), *save = NULL;
+	if (!copy)
+		abort();
+	for (char *r = strtok_r(copy, ";", &save); r; r = strtok_r(NULL, ";", &save)) {
+		while (*r == ' ')
+			r++;
+		fields |= is_field(r);
+		labels |= !is_field(r);
+	}
+	free(copy);
+	sep(b, i);
+	add(b, "{");
+	if (labels) {
+		add(b, "\"matchExpressions\":[");
+		each_sep(b, term, ";", label_requirement);
+		add(b, "]");
+	}
+	if (fields) {
+		add(b, "%s\"matchFields\":[", labels ? "," : "");
+		each_sep(b, term, ";", field_requirement);
+		add(b, "]");
+	}
+	add(b, "}");
+}
+
+static void node_affinity(struct buf *b, bool *first, const char *terms)
+{
+	member(b, first, "\"affinity\":{\"nodeAffinity\":{\"requiredDuringSchedulingIgnoredDuringExecution\":"
+			 "{\"nodeSelectorTerms\":[");
+	each_sep(b, terms, "|", term_item);
+	add(b, "]}}}");
+}
+
 static void list_member(struct buf *b, bool *first, const char *key, const char *list,
 			void (*fn)(struct buf *b, char *item, int i))
 {
@@ -245,8 +339,12 @@ static void pod_spec(struct buf *b, const struct tobj_pod *s)
 	}
 	kv_object(b, &first, "nodeSelector", s->node_selector);
 	list_member(b, &first, "tolerations", s->tolerations, toleration_item);
+	if (s->affinity && s->node_affinity)
+		bad_spec("pod: both affinity and node_affinity", s->node_affinity);
 	if (s->affinity)
 		member(b, &first, "\"affinity\":%s", s->affinity);
+	if (s->node_affinity)
+		node_affinity(b, &first, s->node_affinity);
 	list_member(b, &first, "schedulingGates", s->gates, gate_item);
 	list_member(b, &first, "volumes", s->pvcs, pvc_item);
 	if (s->spec && s->spec[0])

@@ -23,6 +23,11 @@
  *   images       "name|alias=sizeBytes", e.g. "nginx:1.25|docker.io/library/nginx:1.25=60000000"
  *   gates        "a,b" (schedulingGates names)
  *   pvcs         "claim1,claim2" (persistentVolumeClaim volumes v0, v1...)
+ *   node affinity  required nodeSelectorTerms: requirements "key Op v1,v2" (Op as in the API:
+ *                In, NotIn, Exists, DoesNotExist, Gt, Lt), ";" between the requirements of a
+ *                term (ANDed), "|" between terms (ORed); metadata.name requirements are
+ *                matchFields, the others matchExpressions:
+ *                "zone In a,b; gpu Exists | metadata.name In node1"
  * Anything else goes in as raw JSON members (.spec, .status) or arrays (*_json).
  *
  * Ownership: every builder returns an object holding one reference, owned by the caller, dropped
@@ -70,7 +75,8 @@ struct tobj_pod {
 	const char *pod_req;       /* spec.resources.requests (pod-level resources) */
 	const char *node_selector; /* labels */
 	const char *tolerations;
-	const char *affinity; /* the spec.affinity object, raw JSON */
+	const char *affinity;      /* the spec.affinity object, raw JSON */
+	const char *node_affinity; /* required node affinity (instead of affinity) */
 	const char *gates;
 	const char *pvcs;
 	const char *spec;      /* more spec members, raw JSON ("\"hostNetwork\":true") */

@@ -606,16 +606,14 @@ static void test_cycle_basic(void **state)
 	assert_string_equal(pfr.nominated_node_name, "");
 
 	/* PreFilter node set: pinned to n3 via matchFields; tolerating its taint */
-	struct api_pod *pinned = TOBJ_POD(.tolerations = "dedicated", .affinity = TOBJ_NODE_AFFINITY(
-				       "[{\"matchFields\":[{\"key\":\"metadata.name\",\"operator\":\"In\",\"values\":[\"n3\"]}]}]"));
+	struct api_pod *pinned = TOBJ_POD(.tolerations = "dedicated", .node_affinity = "metadata.name In n3");
 	schedule(p, c, &cl, pinned, NULL, &res);
 	assert_int_equal(res.code, FW_SUCCESS);
 	assert_string_equal(res.suggested_host, "n3");
 	assert_int_equal(res.evaluated_nodes, 1);
 
 	/* pinned to a node that does not exist: every node gets the absent status */
-	struct api_pod *ghost = TOBJ_POD(.affinity = TOBJ_NODE_AFFINITY(
-				      "[{\"matchFields\":[{\"key\":\"metadata.name\",\"operator\":\"In\",\"values\":[\"nope\"]}]}]"));
+	struct api_pod *ghost = TOBJ_POD(.node_affinity = "metadata.name In nope");
 	schedule(p, c, &cl, ghost, NULL, &res);
 	assert_int_equal(res.code, FW_UNSCHEDULABLE);
 	assert_string_equal(fw_fit_error_message(&res.diag, msg, sizeof(msg)),
@@ -624,9 +622,7 @@ static void test_cycle_basic(void **state)
 	assert_string_equal(res.diag.unschedulable_plugins[0], "NodeAffinity");
 
 	/* PreFilter rejection */
-	struct api_pod *conflict = TOBJ_POD(.affinity = TOBJ_NODE_AFFINITY(
-					 "[{\"matchFields\":[{\"key\":\"metadata.name\",\"operator\":\"In\",\"values\":[\"n1\"]},"
-					 "{\"key\":\"metadata.name\",\"operator\":\"In\",\"values\":[\"n2\"]}]}]"));
+	struct api_pod *conflict = TOBJ_POD(.node_affinity = "metadata.name In n1; metadata.name In n2");
 	schedule(p, c, &cl, conflict, NULL, &res);
 	assert_int_equal(res.code, FW_UNSCHEDULABLE);
 	assert_string_equal(fw_fit_error_message(&res.diag, msg, sizeof(msg)),
@@ -1254,9 +1250,7 @@ static void test_cycle_timings(void **state)
 		assert_int_equal(l->n_pl, 0);
 
 		/* PreFilter's rejection code; undrained timings die with the reset */
-		struct api_pod *conflict = TOBJ_POD(.affinity = TOBJ_NODE_AFFINITY(
-			"[{\"matchFields\":[{\"key\":\"metadata.name\",\"operator\":\"In\",\"values\":[\"t1\"]},"
-			"{\"key\":\"metadata.name\",\"operator\":\"In\",\"values\":[\"t2\"]}]}]"));
+		struct api_pod *conflict = TOBJ_POD(.node_affinity = "metadata.name In t1; metadata.name In t2");
 		schedule(p, c, &cl, conflict, NULL, &res);
 		assert_int_equal(res.code, FW_UNSCHEDULABLE);
 		drain(c, l);

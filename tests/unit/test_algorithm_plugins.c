@@ -822,113 +822,87 @@ static void test_taint_score(void **state)
 
 /* ---------- NodeAffinity (node_affinity_test.go) ---------- */
 
-#define REQ_AFF(terms) "\"affinity\":" TOBJ_NODE_AFFINITY(terms)
-
 static void test_node_affinity_filter(void **state)
 {
 	(void)state;
 	static const char *const POD_REASON = "node(s) didn't match Pod's node affinity/selector";
 	struct {
-		const char *name, *extra, *labels, *node_name;
+		const char *name, *selector, *terms, *labels, *node_name;
 		enum fw_code code;
 		const char *msg;
 	} cases[] = {
-		{ "no selector", "", "", "node1", FW_SUCCESS, "" },
-		{ "missing labels", "\"nodeSelector\":{\"foo\":\"bar\"}", "", "node1",
-		  FW_UNSCHEDULABLE_AND_UNRESOLVABLE, POD_REASON },
-		{ "same labels", "\"nodeSelector\":{\"foo\":\"bar\"}", "foo=bar", "node1", FW_SUCCESS, "" },
-		{ "node labels are superset", "\"nodeSelector\":{\"foo\":\"bar\"}", "foo=bar,baz=blah",
-		  "node1", FW_SUCCESS, "" },
-		{ "node labels are subset", "\"nodeSelector\":{\"foo\":\"bar\",\"baz\":\"blah\"}", "foo=bar",
-		  "node1", FW_UNSCHEDULABLE_AND_UNRESOLVABLE, POD_REASON },
+		{ "no selector", NULL, NULL, "", "node1", FW_SUCCESS, "" },
+		{ "missing labels", "foo=bar", NULL, "", "node1", FW_UNSCHEDULABLE_AND_UNRESOLVABLE, POD_REASON },
+		{ "same labels", "foo=bar", NULL, "foo=bar", "node1", FW_SUCCESS, "" },
+		{ "node labels are superset", "foo=bar", NULL, "foo=bar,baz=blah", "node1", FW_SUCCESS, "" },
+		{ "node labels are subset",
+		  "foo=bar,baz=blah", NULL, "foo=bar", "node1", FW_UNSCHEDULABLE_AND_UNRESOLVABLE, POD_REASON },
 		{ "Pod with matchExpressions using In operator that matches the existing node",
-		  REQ_AFF("[{\"matchExpressions\":[{\"key\":\"foo\",\"operator\":\"In\",\"values\":[\"bar\",\"value2\"]}]}]"),
-		  "foo=bar", "node1", FW_SUCCESS, "" },
+		  NULL, "foo In bar,value2", "foo=bar", "node1", FW_SUCCESS, "" },
 		{ "Pod with matchExpressions using Gt operator that matches the existing node",
-		  REQ_AFF("[{\"matchExpressions\":[{\"key\":\"kernel-version\",\"operator\":\"Gt\",\"values\":[\"0204\"]}]}]"),
-		  "kernel-version=0206", "node1", FW_SUCCESS, "" },
+		  NULL, "kernel-version Gt 0204", "kernel-version=0206", "node1", FW_SUCCESS, "" },
 		{ "Pod with matchExpressions using NotIn operator that matches the existing node",
-		  REQ_AFF("[{\"matchExpressions\":[{\"key\":\"mem-type\",\"operator\":\"NotIn\",\"values\":[\"DDR\",\"DDR2\"]}]}]"),
-		  "mem-type=DDR3", "node1", FW_SUCCESS, "" },
+		  NULL, "mem-type NotIn DDR,DDR2", "mem-type=DDR3", "node1", FW_SUCCESS, "" },
 		{ "Pod with matchExpressions using Exists operator that matches the existing node",
-		  REQ_AFF("[{\"matchExpressions\":[{\"key\":\"GPU\",\"operator\":\"Exists\"}]}]"),
-		  "GPU=NVIDIA-GRID-K1", "node1", FW_SUCCESS, "" },
+		  NULL, "GPU Exists", "GPU=NVIDIA-GRID-K1", "node1", FW_SUCCESS, "" },
 		{ "Pod with affinity that don't match node's labels won't schedule onto the node",
-		  REQ_AFF("[{\"matchExpressions\":[{\"key\":\"foo\",\"operator\":\"In\",\"values\":[\"value1\",\"value2\"]}]}]"),
-		  "foo=bar", "node1", FW_UNSCHEDULABLE_AND_UNRESOLVABLE, POD_REASON },
-		{ "Pod with empty MatchExpressions is not a valid value will match no objects and won't schedule onto the node",
-		  REQ_AFF("[{\"matchExpressions\":[]}]"), "foo=bar", "node1",
-		  FW_UNSCHEDULABLE_AND_UNRESOLVABLE, POD_REASON },
-		{ "Pod with no Affinity will schedule onto a node", "", "foo=bar", "node1", FW_SUCCESS, "" },
-		{ "Pod with Affinity but nil NodeSelector will schedule onto a node",
-		  "\"affinity\":{\"nodeAffinity\":{}}", "foo=bar", "node1", FW_SUCCESS, "" },
+		  NULL, "foo In value1,value2", "foo=bar", "node1", FW_UNSCHEDULABLE_AND_UNRESOLVABLE, POD_REASON },
+		{ "Pod with no Affinity will schedule onto a node", NULL, NULL, "foo=bar", "node1", FW_SUCCESS, "" },
 		{ "Pod with multiple matchExpressions ANDed that matches the existing node",
-		  REQ_AFF("[{\"matchExpressions\":[{\"key\":\"GPU\",\"operator\":\"Exists\"},"
-			  "{\"key\":\"GPU\",\"operator\":\"NotIn\",\"values\":[\"AMD\",\"INTER\"]}]}]"),
-		  "GPU=NVIDIA-GRID-K1", "node1", FW_SUCCESS, "" },
+		  NULL, "GPU Exists; GPU NotIn AMD,INTER", "GPU=NVIDIA-GRID-K1", "node1", FW_SUCCESS, "" },
 		{ "Pod with multiple matchExpressions ANDed that doesn't match the existing node",
-		  REQ_AFF("[{\"matchExpressions\":[{\"key\":\"GPU\",\"operator\":\"Exists\"},"
-			  "{\"key\":\"GPU\",\"operator\":\"In\",\"values\":[\"AMD\",\"INTER\"]}]}]"),
-		  "GPU=NVIDIA-GRID-K1", "node1", FW_UNSCHEDULABLE_AND_UNRESOLVABLE, POD_REASON },
+		  NULL, "GPU Exists; GPU In AMD,INTER", "GPU=NVIDIA-GRID-K1", "node1",
+		  FW_UNSCHEDULABLE_AND_UNRESOLVABLE, POD_REASON },
 		{ "Pod with multiple NodeSelectorTerms ORed in affinity, matches the node's labels and will schedule onto the node",
-		  REQ_AFF("[{\"matchExpressions\":[{\"key\":\"foo\",\"operator\":\"In\",\"values\":[\"bar\",\"value2\"]}]},"
-			  "{\"matchExpressions\":[{\"key\":\"diffkey\",\"operator\":\"In\",\"values\":[\"wrong\",\"value2\"]}]}]"),
-		  "foo=bar", "node1", FW_SUCCESS, "" },
+		  NULL, "foo In bar,value2 | diffkey In wrong,value2", "foo=bar", "node1", FW_SUCCESS, "" },
 		{ "Pod with an Affinity and a PodSpec.NodeSelector(the old thing that we are deprecating) both are satisfied, will schedule onto the node",
-		  "\"nodeSelector\":{\"foo\":\"bar\"}," REQ_AFF("[{\"matchExpressions\":[{\"key\":\"foo\",\"operator\":\"Exists\"}]}]"),
-		  "foo=bar", "node1", FW_SUCCESS, "" },
+		  "foo=bar", "foo Exists", "foo=bar", "node1", FW_SUCCESS, "" },
 		{ "Pod with an Affinity matches node's labels but the PodSpec.NodeSelector(the old thing that we are deprecating) is not satisfied, won't schedule onto the node",
-		  "\"nodeSelector\":{\"foo\":\"bar\"}," REQ_AFF("[{\"matchExpressions\":[{\"key\":\"foo\",\"operator\":\"Exists\"}]}]"),
-		  "foo=barrrrrr", "node1", FW_UNSCHEDULABLE_AND_UNRESOLVABLE, POD_REASON },
+		  "foo=bar", "foo Exists", "foo=barrrrrr", "node1", FW_UNSCHEDULABLE_AND_UNRESOLVABLE, POD_REASON },
 		{ "Pod with an invalid value in Affinity term won't be scheduled onto the node",
-		  REQ_AFF("[{\"matchExpressions\":[{\"key\":\"foo\",\"operator\":\"NotIn\",\"values\":[]}]}]"),
-		  "foo=bar", "node1", FW_UNSCHEDULABLE_AND_UNRESOLVABLE, POD_REASON },
+		  NULL, "foo NotIn", "foo=bar", "node1", FW_UNSCHEDULABLE_AND_UNRESOLVABLE, POD_REASON },
 		{ "Gt with a non-integer value never matches",
-		  REQ_AFF("[{\"matchExpressions\":[{\"key\":\"v\",\"operator\":\"Gt\",\"values\":[\"1.5\"]}]}]"),
-		  "v=3", "node1", FW_UNSCHEDULABLE_AND_UNRESOLVABLE, POD_REASON },
+		  NULL, "v Gt 1.5", "v=3", "node1", FW_UNSCHEDULABLE_AND_UNRESOLVABLE, POD_REASON },
 		{ "Lt against a non-integer label does not match",
-		  REQ_AFF("[{\"matchExpressions\":[{\"key\":\"v\",\"operator\":\"Lt\",\"values\":[\"5\"]}]}]"),
-		  "v=x", "node1", FW_UNSCHEDULABLE_AND_UNRESOLVABLE, POD_REASON },
-		{ "DoesNotExist", REQ_AFF("[{\"matchExpressions\":[{\"key\":\"v\",\"operator\":\"DoesNotExist\"}]}]"),
-		  "w=x", "node1", FW_SUCCESS, "" },
+		  NULL, "v Lt 5", "v=x", "node1", FW_UNSCHEDULABLE_AND_UNRESOLVABLE, POD_REASON },
+		{ "DoesNotExist", NULL, "v DoesNotExist", "w=x", "node1", FW_SUCCESS, "" },
 		{ "Pod with matchFields using In operator that matches the existing node",
-		  REQ_AFF("[{\"matchFields\":[{\"key\":\"metadata.name\",\"operator\":\"In\",\"values\":[\"node1\"]}]}]"),
-		  "", "node1", FW_SUCCESS, "" },
+		  NULL, "metadata.name In node1", "", "node1", FW_SUCCESS, "" },
 		{ "Pod with matchFields using In operator that does not match the existing node",
-		  REQ_AFF("[{\"matchFields\":[{\"key\":\"metadata.name\",\"operator\":\"In\",\"values\":[\"node1\"]}]}]"),
-		  "", "node2", FW_UNSCHEDULABLE_AND_UNRESOLVABLE, POD_REASON },
+		  NULL, "metadata.name In node1", "", "node2", FW_UNSCHEDULABLE_AND_UNRESOLVABLE, POD_REASON },
 		{ "Pod with two terms: matchFields does not match, but matchExpressions matches",
-		  REQ_AFF("[{\"matchFields\":[{\"key\":\"metadata.name\",\"operator\":\"In\",\"values\":[\"node1\"]}]},"
-			  "{\"matchExpressions\":[{\"key\":\"foo\",\"operator\":\"In\",\"values\":[\"bar\"]}]}]"),
-		  "foo=bar", "node2", FW_SUCCESS, "" },
+		  NULL, "metadata.name In node1 | foo In bar", "foo=bar", "node2", FW_SUCCESS, "" },
 		{ "Pod with one term: matchFields does not match, but matchExpressions matches",
-		  REQ_AFF("[{\"matchFields\":[{\"key\":\"metadata.name\",\"operator\":\"In\",\"values\":[\"node1\"]}],"
-			  "\"matchExpressions\":[{\"key\":\"foo\",\"operator\":\"In\",\"values\":[\"bar\"]}]}]"),
-		  "foo=bar", "node2", FW_UNSCHEDULABLE_AND_UNRESOLVABLE, POD_REASON },
+		  NULL, "foo In bar; metadata.name In node1", "foo=bar", "node2",
+		  FW_UNSCHEDULABLE_AND_UNRESOLVABLE, POD_REASON },
 		{ "Pod with one term: both matchFields and matchExpressions match",
-		  REQ_AFF("[{\"matchFields\":[{\"key\":\"metadata.name\",\"operator\":\"In\",\"values\":[\"node1\"]}],"
-			  "\"matchExpressions\":[{\"key\":\"foo\",\"operator\":\"In\",\"values\":[\"bar\"]}]}]"),
-		  "foo=bar", "node1", FW_SUCCESS, "" },
+		  NULL, "foo In bar; metadata.name In node1", "foo=bar", "node1", FW_SUCCESS, "" },
 		{ "Pod with two terms: both matchFields and matchExpressions do not match",
-		  REQ_AFF("[{\"matchFields\":[{\"key\":\"metadata.name\",\"operator\":\"In\",\"values\":[\"node1\"]}]},"
-			  "{\"matchExpressions\":[{\"key\":\"foo\",\"operator\":\"In\",\"values\":[\"not-match-to-bar\"]}]}]"),
-		  "foo=bar", "node2", FW_UNSCHEDULABLE_AND_UNRESOLVABLE, POD_REASON },
+		  NULL, "metadata.name In node1 | foo In not-match-to-bar", "foo=bar", "node2",
+		  FW_UNSCHEDULABLE_AND_UNRESOLVABLE, POD_REASON },
 		{ "Pod with two terms of node.Name affinity",
-		  REQ_AFF("[{\"matchFields\":[{\"key\":\"metadata.name\",\"operator\":\"In\",\"values\":[\"node1\"]}]},"
-			  "{\"matchFields\":[{\"key\":\"metadata.name\",\"operator\":\"In\",\"values\":[\"node2\"]}]}]"),
-		  "", "node2", FW_SUCCESS, "" },
+		  NULL, "metadata.name In node1 | metadata.name In node2", "", "node2", FW_SUCCESS, "" },
 		{ "Pod with an Affinity term pinned to conflicting nodes fails at PreFilter",
-		  REQ_AFF("[{\"matchFields\":[{\"key\":\"metadata.name\",\"operator\":\"In\",\"values\":[\"node1\"]},"
-			  "{\"key\":\"metadata.name\",\"operator\":\"In\",\"values\":[\"node2\"]}]}]"),
-		  "", "node2", FW_UNSCHEDULABLE_AND_UNRESOLVABLE, "pod affinity terms conflict" },
-		{ "NotIn on metadata.name", REQ_AFF("[{\"matchFields\":[{\"key\":\"metadata.name\",\"operator\":\"NotIn\",\"values\":[\"node1\"]}]}]"),
-		  "", "node1", FW_UNSCHEDULABLE_AND_UNRESOLVABLE, POD_REASON },
+		  NULL, "metadata.name In node1; metadata.name In node2", "", "node2",
+		  FW_UNSCHEDULABLE_AND_UNRESOLVABLE, "pod affinity terms conflict" },
+		{ "NotIn on metadata.name",
+		  NULL, "metadata.name NotIn node1", "", "node1", FW_UNSCHEDULABLE_AND_UNRESOLVABLE, POD_REASON },
 	};
 	struct tl_profile_spec spec = { .pre_filter = { "NodeAffinity" }, .filter = { "NodeAffinity" } };
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		expect_filter(&spec, "NodeAffinity", cases[i].name,
 			      TOBJ_NODE(.name = cases[i].node_name, .labels = cases[i].labels), NULL,
-			      TOBJ_POD(.spec = cases[i].extra), cases[i].code, cases[i].msg);
+			      TOBJ_POD(.node_selector = cases[i].selector, .node_affinity = cases[i].terms), cases[i].code,
+			      cases[i].msg);
+	/* what the terms syntax does not say: an empty term, a node affinity without required terms */
+	expect_filter(&spec, "NodeAffinity",
+		      "Pod with empty MatchExpressions is not a valid value will match no objects and won't schedule onto the node",
+		      TOBJ_NODE(.name = "node1", .labels = "foo=bar"), NULL,
+		      TOBJ_POD(.affinity = TOBJ_NODE_AFFINITY("[{\"matchExpressions\":[]}]")),
+		      FW_UNSCHEDULABLE_AND_UNRESOLVABLE, POD_REASON);
+	expect_filter(&spec, "NodeAffinity", "Pod with Affinity but nil NodeSelector will schedule onto a node",
+		      TOBJ_NODE(.name = "node1", .labels = "foo=bar"), NULL,
+		      TOBJ_POD(.affinity = "{\"nodeAffinity\":{}}"), FW_SUCCESS, "");
 }
 
 /* PreFilter node-name results (node_affinity_test.go TestNodeAffinity wantPreFilterResult). */
@@ -936,35 +910,28 @@ static void test_node_affinity_pre_filter(void **state)
 {
 	(void)state;
 	struct {
-		const char *name, *extra;
+		const char *name, *selector, *terms;
 		enum fw_code code;
 		bool all;
 		const char *names; /* sorted, space separated */
 	} cases[] = {
-		{ "no affinity: Skip", "", FW_SKIP, true, "" },
-		{ "nodeSelector only: all nodes", "\"nodeSelector\":{\"a\":\"b\"}", FW_SUCCESS, true, "" },
-		{ "one term pinned", REQ_AFF("[{\"matchFields\":[{\"key\":\"metadata.name\",\"operator\":\"In\",\"values\":[\"node1\"]}]}]"),
-		  FW_SUCCESS, false, "node1" },
+		{ "no affinity: Skip", NULL, NULL, FW_SKIP, true, "" },
+		{ "nodeSelector only: all nodes", "a=b", NULL, FW_SUCCESS, true, "" },
+		{ "one term pinned", NULL, "metadata.name In node1", FW_SUCCESS, false, "node1" },
 		{ "terms ORed: union",
-		  REQ_AFF("[{\"matchFields\":[{\"key\":\"metadata.name\",\"operator\":\"In\",\"values\":[\"node1\"]}]},"
-			  "{\"matchFields\":[{\"key\":\"metadata.name\",\"operator\":\"In\",\"values\":[\"node2\",\"node3\"]}]}]"),
+		  NULL, "metadata.name In node1 | metadata.name In node2,node3",
 		  FW_SUCCESS, false, "node1 node2 node3" },
 		{ "requirements ANDed: intersection",
-		  REQ_AFF("[{\"matchFields\":[{\"key\":\"metadata.name\",\"operator\":\"In\",\"values\":[\"node1\",\"node2\"]},"
-			  "{\"key\":\"metadata.name\",\"operator\":\"In\",\"values\":[\"node2\",\"node3\"]}]}]"),
-		  FW_SUCCESS, false, "node2" },
+		  NULL, "metadata.name In node1,node2; metadata.name In node2,node3", FW_SUCCESS, false, "node2" },
 		{ "a term without a name pin allows every node",
-		  REQ_AFF("[{\"matchFields\":[{\"key\":\"metadata.name\",\"operator\":\"In\",\"values\":[\"node1\"]}]},"
-			  "{\"matchExpressions\":[{\"key\":\"foo\",\"operator\":\"Exists\"}]}]"),
-		  FW_SUCCESS, true, "" },
-		{ "NotIn does not pin", REQ_AFF("[{\"matchFields\":[{\"key\":\"metadata.name\",\"operator\":\"NotIn\",\"values\":[\"node1\"]}]}]"),
-		  FW_SUCCESS, true, "" },
+		  NULL, "metadata.name In node1 | foo Exists", FW_SUCCESS, true, "" },
+		{ "NotIn does not pin", NULL, "metadata.name NotIn node1", FW_SUCCESS, true, "" },
 	};
 	struct tl_profile_spec spec = { .pre_filter = { "NodeAffinity" }, .filter = { "NodeAffinity" } };
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct one o;
 		one_init(&o, &spec, "NodeAffinity");
-		struct api_pod *pod = TOBJ_POD(.spec = cases[i].extra);
+		struct api_pod *pod = TOBJ_POD(.node_selector = cases[i].selector, .node_affinity = cases[i].terms);
 		struct fw_node_names names = { .all = true };
 		struct fw_status st;
 		fw_status_reset(&st);
