@@ -1,5 +1,7 @@
 #include "testobj.h"
 
+#include "testutil.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -250,54 +252,30 @@ static void requirement(struct buf *b, char *req, int i)
 	add(b, "}");
 }
 
-/* Requirements on metadata.name (the one field upstream defines) go to matchFields. */
-static bool is_field(const char *req)
-{
-	return strncmp(req, "metadata.name ", 14) == 0;
-}
-
-static void field_requirement(struct buf *b, char *req, int i)
-{
-	static int n;
-	n = i ? n : 0;
-	if (is_field(req))
-		requirement(b, req, n++);
-}
-
-static void label_requirement(struct buf *b, char *req, int i)
-{
-	static int n;
-	n = i ? n : 0;
-	if (!is_field(req))
-		requirement(b, req, n++);
-}
-
+/* One nodeSelectorTerm: requirements on metadata.name (the one field upstream defines) go to
+ * matchFields, the others to matchExpressions. */
 static void term_item(struct buf *b, char *term, int i)
 {
-	bool fields = false, labels = false;
-	char *copy = strdup(term), *save = NULL;
-	if (!copy)
-		abort();
-	for (char *r = strtok_r(copy, ";", &save); r; r = strtok_r(NULL, ";", &save)) {
+	struct buf exprs = { 0 }, fields = { 0 };
+	char *save = NULL;
+	int n_exprs = 0, n_fields = 0;
+	for (char *r = strtok_r(term, ";", &save); r; r = strtok_r(NULL, ";", &save)) {
 		while (*r == ' ')
 			r++;
-		fields |= is_field(r);
-		labels |= !is_field(r);
+		if (strncmp(r, "metadata.name ", 14) == 0)
+			requirement(&fields, r, n_fields++);
+		else
+			requirement(&exprs, r, n_exprs++);
 	}
-	free(copy);
 	sep(b, i);
 	add(b, "{");
-	if (labels) {
-		add(b, "\"matchExpressions\":[");
-		each_sep(b, term, ";", label_requirement);
-		add(b, "]");
-	}
-	if (fields) {
-		add(b, "%s\"matchFields\":[", labels ? "," : "");
-		each_sep(b, term, ";", field_requirement);
-		add(b, "]");
-	}
+	if (n_exprs)
+		add(b, "\"matchExpressions\":[%s]", exprs.s);
+	if (n_fields)
+		add(b, "%s\"matchFields\":[%s]", n_exprs ? "," : "", fields.s);
 	add(b, "}");
+	free(exprs.s);
+	free(fields.s);
 }
 
 static void node_affinity(struct buf *b, bool *first, const char *terms)
@@ -533,4 +511,27 @@ struct api_node *tobj_node_json(const char *fmt, ...)
 	char *json = vformat(fmt, ap);
 	va_end(ap);
 	return decoded(api_node_decode_json(json, strlen(json), &e), "node", json, &e);
+}
+
+static char *fixture(const char *name, size_t *len)
+{
+	char path[256];
+	snprintf(path, sizeof(path), "tests/fixtures/api/%s", name);
+	return testutil_read_source_file(path, len);
+}
+
+struct api_pod *tobj_pod_fixture(const char *name)
+{
+	struct err e = { 0 };
+	size_t len;
+	char *json = fixture(name, &len);
+	return decoded(api_pod_decode_json(json, len, &e), name, json, &e);
+}
+
+struct api_node *tobj_node_fixture(const char *name)
+{
+	struct err e = { 0 };
+	size_t len;
+	char *json = fixture(name, &len);
+	return decoded(api_node_decode_json(json, len, &e), name, json, &e);
 }

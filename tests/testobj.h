@@ -122,4 +122,8 @@ char *tobj_node_manifest(const struct tobj_node *s);
 struct api_pod *tobj_pod_json(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 struct api_node *tobj_node_json(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* Objects from the manifests in tests/fixtures/api (name: "pod_rich.json"). */
+struct api_pod *tobj_pod_fixture(const char *name);
+struct api_node *tobj_node_fixture(const char *name);
+
 #endif
