@@ -73,6 +73,18 @@ static void expect_filter(const struct tl_profile_spec *spec, const char *plugin
 	one_release(&o);
 }
 
+/* A fresh cycle state whose node list is nis[0..n) (through ptrs, 16 slots). */
+static void one_set_nodes(struct one *o, struct node_info *nis, uint32_t n, const struct node_info **ptrs)
+{
+	assert_true(n <= 16);
+	for (uint32_t i = 0; i < n; i++)
+		ptrs[i] = &nis[i];
+	o->list.n = n;
+	o->list.nodes = ptrs;
+	fw_cycle_reset(o->c);
+	o->c->nodes = &o->list;
+}
+
 /* PreScore, Score on every node, NormalizeScore: the plugin's final scores. Returns the
  * PreScore code (Skip: scores untouched). */
 static enum fw_code run_score(struct one *o, const struct api_pod *pod, struct node_info *nis, uint32_t n,
@@ -81,13 +93,7 @@ static enum fw_code run_score(struct one *o, const struct api_pod *pod, struct n
 	const struct node_info *ptrs[16];
 	struct fw_node_score ns[16];
 	struct fw_status st;
-	assert_true(n <= 16);
-	for (uint32_t i = 0; i < n; i++)
-		ptrs[i] = &nis[i];
-	o->list.n = n;
-	o->list.nodes = ptrs;
-	fw_cycle_reset(o->c);
-	o->c->nodes = &o->list;
+	one_set_nodes(o, nis, n, ptrs);
 	if (o->pl->plugin->pre_score) {
 		fw_status_reset(&st);
 		enum fw_code code = o->pl->plugin->pre_score(o->pl, o->c, pod, ptrs, n, &st);
@@ -107,6 +113,27 @@ static enum fw_code run_score(struct one *o, const struct api_pod *pod, struct n
 	for (uint32_t i = 0; i < n; i++)
 		out[i] = ns[i].score;
 	return FW_SUCCESS;
+}
+
+/* Case name: the plugin's final scores (run_score) for pod over nis[0..n) are want. Drops pod. */
+static void expect_scores(struct one *o, const char *name, struct api_pod *pod, struct node_info *nis, uint32_t n,
+			  const int64_t *want)
+{
+	int64_t got[16];
+	assert_int_equal(run_score(o, pod, nis, n, got), FW_SUCCESS);
+	for (uint32_t k = 0; k < n; k++)
+		if (got[k] != want[k])
+			fail_msg("%s: node %u: got %lld want %lld", name, k, (long long)got[k], (long long)want[k]);
+	api_pod_unref(pod);
+}
+
+/* Releases nis[0..n) and drops the references to their nodes. */
+static void release_nodes(struct node_info *nis, struct api_node **nodes, uint32_t n)
+{
+	for (uint32_t k = 0; k < n; k++) {
+		node_info_release(&nis[k]);
+		api_node_unref(nodes[k]);
+	}
 }
 
 /* ---------- NodeResourcesFit: Filter (fit_test.go TestEnoughRequests) ---------- */
@@ -244,20 +271,11 @@ static void run_score_cases(const struct score_case *cases, size_t n_cases, cons
 				pods[k][np] = TOBJ_POD(.containers_json = tc->existing[k][np], .node = nodes[k]->meta.name);
 			tl_node_info(&nis[k], nodes[k], pods[k], np);
 		}
-		struct api_pod *pod = TOBJ_POD(.containers_json = tc->pod_containers);
-		int64_t got[3];
-		assert_int_equal(run_score(&o, pod, nis, tc->n_nodes, got), FW_SUCCESS);
+		expect_scores(&o, tc->name, TOBJ_POD(.containers_json = tc->pod_containers), nis, tc->n_nodes, tc->want);
+		release_nodes(nis, nodes, tc->n_nodes);
 		for (uint32_t k = 0; k < tc->n_nodes; k++)
-			if (got[k] != tc->want[k])
-				fail_msg("%s: node %u: got %lld want %lld", tc->name, k, (long long)got[k],
-					 (long long)tc->want[k]);
-		for (uint32_t k = 0; k < tc->n_nodes; k++) {
-			node_info_release(&nis[k]);
-			api_node_unref(nodes[k]);
 			for (int j = 0; j < 3; j++)
 				api_pod_unref(pods[k][j]);
-		}
-		api_pod_unref(pod);
 		one_release(&o);
 	}
 }
@@ -520,25 +538,16 @@ static void test_image_locality(void **state)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct one o;
 		one_init(&o, &spec, "ImageLocality");
-		struct api_node *n1 = TOBJ_NODE(.name = "node1");
-		struct api_node *n2 = TOBJ_NODE(.name = "node2");
+		struct api_node *nodes[2] = { TOBJ_NODE(.name = "node1"), TOBJ_NODE(.name = "node2") };
 		struct node_info nis[2];
-		tl_node_info(&nis[0], n1, NULL, 0);
-		tl_node_info(&nis[1], n2, NULL, 0);
+		tl_node_info(&nis[0], nodes[0], NULL, 0);
+		tl_node_info(&nis[1], nodes[1], NULL, 0);
 		tl_set_images(&nis[0], n1_imgs, 5);
 		tl_set_images(&nis[1], n2_imgs, 3);
-		struct api_pod *pod = TOBJ_POD(.containers_json = cases[i].containers, .inits_json = cases[i].inits);
-		int64_t got[2];
-		assert_int_equal(run_score(&o, pod, nis, 2, got), FW_SUCCESS);
-		for (int k = 0; k < 2; k++)
-			if (got[k] != cases[i].want[k])
-				fail_msg("%s: node %d: got %lld want %lld", cases[i].name, k, (long long)got[k],
-					 (long long)cases[i].want[k]);
-		node_info_release(&nis[0]);
-		node_info_release(&nis[1]);
-		api_node_unref(n1);
-		api_node_unref(n2);
-		api_pod_unref(pod);
+		expect_scores(&o, cases[i].name,
+			      TOBJ_POD(.containers_json = cases[i].containers, .inits_json = cases[i].inits), nis, 2,
+			      cases[i].want);
+		release_nodes(nis, nodes, 2);
 		one_release(&o);
 	}
 }
@@ -550,13 +559,7 @@ static enum fw_code run_prepared_image_score(struct one *o, const struct api_pod
 {
 	const struct node_info *ptrs[16];
 	struct fw_status st;
-	assert_true(n <= 16);
-	for (uint32_t i = 0; i < n; i++)
-		ptrs[i] = &nis[i];
-	o->list.n = n;
-	o->list.nodes = ptrs;
-	fw_cycle_reset(o->c);
-	o->c->nodes = &o->list;
+	one_set_nodes(o, nis, n, ptrs);
 	fw_pre_score_fn prepare = fw_score_prepare_of(o->pl->plugin);
 	assert_non_null(prepare);
 	fw_status_reset(&st);
@@ -627,10 +630,7 @@ static void test_image_locality_prepared(void **state)
 			}
 			if (code != (all_zero ? FW_SKIP : FW_SUCCESS))
 				fail_msg("%s: preparation returned %s", cases[i].name, fw_code_str(code));
-			for (int k = 0; k < 3; k++) {
-				node_info_release(&nis[k]);
-				api_node_unref(nodes[k]);
-			}
+			release_nodes(nis, nodes, 3);
 			api_pod_unref(pod);
 			one_release(&o);
 		}
@@ -805,17 +805,9 @@ static void test_taint_score(void **state)
 			nodes[k] = TOBJ_NODE(.name = name, .taints = cases[i].taints[k]);
 			tl_node_info(&nis[k], nodes[k], NULL, 0);
 		}
-		struct api_pod *pod = TOBJ_POD(.tolerations = cases[i].tolerations);
-		int64_t got[3];
-		assert_int_equal(run_score(&o, pod, nis, cases[i].n, got), FW_SUCCESS);
-		for (uint32_t k = 0; k < cases[i].n; k++) {
-			if (got[k] != cases[i].want[k])
-				fail_msg("%s: node %u: got %lld want %lld", cases[i].name, k, (long long)got[k],
-					 (long long)cases[i].want[k]);
-			node_info_release(&nis[k]);
-			api_node_unref(nodes[k]);
-		}
-		api_pod_unref(pod);
+		expect_scores(&o, cases[i].name, TOBJ_POD(.tolerations = cases[i].tolerations), nis, cases[i].n,
+			      cases[i].want);
+		release_nodes(nis, nodes, cases[i].n);
 		one_release(&o);
 	}
 }
