@@ -405,15 +405,12 @@ static void image_item(struct buf *b, char *item, int i)
 static void node_spec(struct buf *b, const struct tobj_node *s)
 {
 	bool first = true;
-	if (!s->unschedulable && !s->taints && !s->taints_json && !s->spec)
+	if (!s->unschedulable && !s->taints && !s->spec)
 		return;
 	add(b, ",\"spec\":{");
 	if (s->unschedulable)
 		member(b, &first, "\"unschedulable\":true");
-	if (s->taints_json)
-		member(b, &first, "\"taints\":%s", s->taints_json);
-	else
-		list_member(b, &first, "taints", s->taints, taint_item);
+	list_member(b, &first, "taints", s->taints, taint_item);
 	if (s->spec && s->spec[0])
 		member(b, &first, "%s", s->spec);
 	add(b, "}");

@@ -4,7 +4,7 @@
  *
  * A builder renders a v1 manifest (JSON) from a spec and decodes it with api_*_decode_json, so a
  * built object is exactly what the decoder makes of that manifest (interned strings, defaults).
- * Integration tests POST the same manifest (tobj_*_manifest).
+ * tobj_*_manifest gives the manifest itself (e.g. to POST it to an API server).
  *
  * Specs are plain structs written with designated initialisers; every field is optional:
  *
@@ -100,7 +100,6 @@ struct tobj_node {
 	const char *cap;   /* status.capacity; none when NULL */
 	const char *alloc; /* status.allocatable; none when NULL */
 	const char *taints;
-	const char *taints_json; /* a JSON array, replaces taints */
 	const char *images;
 	bool unschedulable;
 	bool ready; /* a Ready=True condition */
