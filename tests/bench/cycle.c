@@ -30,6 +30,7 @@
 #include "cache/cache.h"
 #include "cache/snapshot.h"
 #include "common/err.h"
+#include "testobj.h"
 
 static int64_t now_ns(void)
 {
@@ -59,88 +60,64 @@ static int noop_bind(void *ctx, const struct api_pod *pod, const char *node_name
 	return 0;
 }
 
-static struct api_node *make_node(int i, bool mixed, struct err *e)
+static struct api_node *make_node(int i, bool mixed)
 {
-	char buf[4096];
-	int n;
+	char name[32], uid[32], labels[128], alloc[128], images[512];
+	snprintf(name, sizeof(name), "node-%d", i);
+	snprintf(uid, sizeof(uid), "node-uid-%d", i);
 	if (!mixed) {
-		n = snprintf(buf, sizeof(buf),
-			     "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"node-%d\",\"uid\":\"node-uid-%d\","
-			     "\"labels\":{\"kubernetes.io/hostname\":\"node-%d\"}},\"spec\":{},\"status\":{"
-			     "\"capacity\":{\"pods\":\"110\",\"cpu\":\"4\",\"memory\":\"32Gi\"},"
-			     "\"allocatable\":{\"pods\":\"110\",\"cpu\":\"4\",\"memory\":\"32Gi\"},"
-			     "\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\"}],\"phase\":\"Running\"}}",
-			     i, i, i);
-		return api_node_decode_json(buf, (size_t)n, e);
+		snprintf(labels, sizeof(labels), "kubernetes.io/hostname=%s", name);
+		return TOBJ_NODE(.name = name, .uid = uid, .labels = labels, .cap = "pods=110,cpu=4,memory=32Gi",
+				 .alloc = "pods=110,cpu=4,memory=32Gi", .ready = true);
 	}
 	/* --mixed: three zones, four sizes, images spread unevenly (tagged, untagged, several names
 	 * per image), PreferNoSchedule and NoSchedule taints, an extended resource on some nodes */
-	char taints[256] = "", images[1024], alloc[256];
 	int cpu = 2 + (i % 4) * 2, mem_gi = 8 * (1 + i % 3), pods = i % 9 == 0 ? 20 : 110;
-	bool gpu = i % 13 == 0;
-	if (i % 10 == 0 || gpu)
-		snprintf(taints, sizeof(taints), "\"taints\":[%s%s%s]",
-			 i % 10 == 0 ? "{\"key\":\"pref\",\"value\":\"x\",\"effect\":\"PreferNoSchedule\"}" : "",
-			 i % 10 == 0 && gpu ? "," : "",
-			 gpu ? "{\"key\":\"dedicated\",\"value\":\"gpu\",\"effect\":\"NoSchedule\"}" : "");
-	int k = snprintf(images, sizeof(images), "\"images\":[{\"names\":[\"registry.k8s.io/pause:3.10\"],\"sizeBytes\":736000}");
+	bool gpu = i % 13 == 0, pref = i % 10 == 0;
+	snprintf(labels, sizeof(labels), "kubernetes.io/hostname=%s,topology.kubernetes.io/zone=zone-%d", name, i % 3);
+	snprintf(alloc, sizeof(alloc), "pods=%d,cpu=%d,memory=%dGi%s", pods, cpu, mem_gi, gpu ? ",example.com/gpu=4" : "");
+	int k = snprintf(images, sizeof(images), "registry.k8s.io/pause:3.10=736000");
 	if (i % 2 == 0)
-		k += snprintf(images + k, sizeof(images) - (size_t)k,
-			      ",{\"names\":[\"docker.io/library/nginx:1.25\",\"nginx:1.25\"],\"sizeBytes\":%d}",
+		k += snprintf(images + k, sizeof(images) - (size_t)k, ",docker.io/library/nginx:1.25|nginx:1.25=%d",
 			      60000000 + (i % 7) * 1000000);
 	if (i % 5 == 0)
-		k += snprintf(images + k, sizeof(images) - (size_t)k, ",{\"names\":[\"busybox\"],\"sizeBytes\":5000000}");
+		k += snprintf(images + k, sizeof(images) - (size_t)k, ",busybox=5000000");
 	if (i % 7 == 0)
-		k += snprintf(images + k, sizeof(images) - (size_t)k,
-			      ",{\"names\":[\"example.com/big/img:v1\",\"example.com/big/img\"],\"sizeBytes\":500000000}");
-	snprintf(images + k, sizeof(images) - (size_t)k, "]");
-	snprintf(alloc, sizeof(alloc), "{\"pods\":\"%d\",\"cpu\":\"%d\",\"memory\":\"%dGi\"%s}", pods, cpu, mem_gi,
-		 gpu ? ",\"example.com/gpu\":\"4\"" : "");
-	n = snprintf(buf, sizeof(buf),
-		     "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"node-%d\",\"uid\":\"node-uid-%d\","
-		     "\"labels\":{\"kubernetes.io/hostname\":\"node-%d\",\"topology.kubernetes.io/zone\":\"zone-%d\"}},"
-		     "\"spec\":{%s},\"status\":{\"capacity\":%s,\"allocatable\":%s,"
-		     "\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\"}],\"phase\":\"Running\",%s}}",
-		     i, i, i, i % 3, taints, alloc, alloc, images);
-	return api_node_decode_json(buf, (size_t)n, e);
+		snprintf(images + k, sizeof(images) - (size_t)k, ",example.com/big/img:v1|example.com/big/img=500000000");
+	const char *taints = pref && gpu ? "pref=x:PreferNoSchedule,dedicated=gpu:NoSchedule"
+			     : pref	 ? "pref=x:PreferNoSchedule"
+			     : gpu	 ? "dedicated=gpu:NoSchedule"
+				         : NULL;
+	return TOBJ_NODE(.name = name, .uid = uid, .labels = labels, .cap = alloc, .alloc = alloc, .taints = taints,
+			 .images = images, .ready = true);
 }
 
-static struct api_pod *make_pod(int i, bool mixed, struct err *e)
+static struct api_pod *make_pod(int i, bool mixed)
 {
-	char buf[4096];
-	int n;
-	if (!mixed) {
-		n = snprintf(buf, sizeof(buf),
-			     "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"pod-%d\",\"namespace\":\"bench\","
-			     "\"uid\":\"pod-uid-%d\"},\"spec\":{\"schedulerName\":\"csched\",\"containers\":[{\"name\":\"pause\","
-			     "\"image\":\"registry.k8s.io/pause:3.10\",\"ports\":[{\"containerPort\":80}],\"resources\":{"
-			     "\"limits\":{\"cpu\":\"100m\",\"memory\":\"500Mi\"},\"requests\":{\"cpu\":\"100m\",\"memory\":\"500Mi\"}}}]}}",
-			     i, i);
-		return api_pod_decode_json(buf, (size_t)n, e);
-	}
+	char name[32], uid[32], req[128];
+	snprintf(name, sizeof(name), "pod-%d", i);
+	snprintf(uid, sizeof(uid), "pod-uid-%d", i);
+	if (!mixed)
+		return TOBJ_POD(.name = name, .ns = "bench", .uid = uid, .scheduler = "csched",
+				.containers = { { .name = "pause", .image = "registry.k8s.io/pause:3.10", .ports = "0:80",
+						  .lim = "cpu=100m,memory=500Mi", .req = "cpu=100m,memory=500Mi" } });
 	/* --mixed: varied requests (some best-effort, some with an extended resource), images that
 	 * nodes have or not, with and without tags, init containers, tolerations */
 	static const char *const image_of[] = { "registry.k8s.io/pause:3.10", "nginx:1.25", "busybox",
 						"example.com/big/img", "docker.io/library/nginx:1.25" };
-	char res[256] = "", tol[512] = "", init[512] = "";
-	bool gpu = i % 17 == 0;
-	if (i % 11 != 0)
-		snprintf(res, sizeof(res), ",\"resources\":{\"requests\":{\"cpu\":\"%dm\",\"memory\":\"%dMi\"%s}}",
-			 100 + (i % 5) * 100, 200 + (i % 6) * 300, gpu ? ",\"example.com/gpu\":\"1\"" : "");
-	if (i % 3 == 0 || gpu)
-		snprintf(tol, sizeof(tol), ",\"tolerations\":[%s%s%s]",
-			 i % 3 == 0 ? "{\"key\":\"pref\",\"operator\":\"Exists\",\"effect\":\"PreferNoSchedule\"}" : "",
-			 i % 3 == 0 && gpu ? "," : "",
-			 gpu ? "{\"key\":\"dedicated\",\"operator\":\"Equal\",\"value\":\"gpu\",\"effect\":\"NoSchedule\"}" : "");
-	if (i % 4 == 1)
-		snprintf(init, sizeof(init), "\"initContainers\":[{\"name\":\"init\",\"image\":\"busybox\"}],");
-	n = snprintf(buf, sizeof(buf),
-		     "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"pod-%d\",\"namespace\":\"bench\","
-		     "\"uid\":\"pod-uid-%d\"},\"spec\":{\"schedulerName\":\"csched\",%s\"containers\":["
-		     "{\"name\":\"app\",\"image\":\"%s\"%s}%s]%s}}",
-		     i, i, init, image_of[i % 5], res,
-		     i % 6 == 0 ? ",{\"name\":\"side\",\"image\":\"example.com/big/img:v1\"}" : "", tol);
-	return api_pod_decode_json(buf, (size_t)n, e);
+	bool gpu = i % 17 == 0, pref = i % 3 == 0;
+	snprintf(req, sizeof(req), "cpu=%dm,memory=%dMi%s", 100 + (i % 5) * 100, 200 + (i % 6) * 300,
+		 gpu ? ",example.com/gpu=1" : "");
+	const char *tolerations = pref && gpu ? "pref:PreferNoSchedule,dedicated=gpu:NoSchedule"
+				  : pref      ? "pref:PreferNoSchedule"
+				  : gpu	      ? "dedicated=gpu:NoSchedule"
+					      : NULL;
+	return TOBJ_POD(.name = name, .ns = "bench", .uid = uid, .scheduler = "csched",
+			.inits = { { .name = i % 4 == 1 ? "init" : NULL, .image = i % 4 == 1 ? "busybox" : NULL } },
+			.containers = { { .name = "app", .image = image_of[i % 5], .req = i % 11 ? req : NULL },
+					{ .name = i % 6 == 0 ? "side" : NULL,
+					  .image = i % 6 == 0 ? "example.com/big/img:v1" : NULL } },
+			.tolerations = tolerations);
 }
 
 /* ---------- per-plugin breakdown ---------- */
@@ -169,117 +146,161 @@ static struct row *row_of(struct breakdown *b, const char *point, const char *pl
 	return &b->rows[b->n++];
 }
 
+/* One pod's pass through the breakdown: what each point leaves for the next. */
+struct bd_pod {
+	struct breakdown *b;
+	struct fw_profile *p;
+	struct fw_cycle *c;
+	const struct api_pod *pod;
+	bool skip_f[FW_MAX_PLUGINS], skip_s[FW_MAX_PLUGINS];
+	const struct node_info **examined, **feasible; /* list->n entries each */
+	struct fw_node_score *scores;
+	uint32_t n_ex, n_feas;
+};
+
+static void bd_add(struct bd_pod *d, const char *point, const struct fw_pl *pl, int64_t since)
+{
+	row_of(d->b, point, pl->plugin->name)->ns += now_ns() - since;
+}
+
+static int bd_pre_filter(struct bd_pod *d, struct err *e)
+{
+	uint32_t n_pl;
+	const struct fw_pl *const *pls = fw_profile_plugins(d->p, CFG_EP_PRE_FILTER, &n_pl);
+	for (uint32_t i = 0; i < n_pl; i++) {
+		struct fw_node_names names = { .all = true };
+		struct fw_status st;
+		fw_status_reset(&st);
+		int64_t t = now_ns();
+		enum fw_code code = pls[i]->plugin->pre_filter(pls[i], d->c, d->pod, &names, &st);
+		bd_add(d, "PreFilter", pls[i], t);
+		if (code == FW_SKIP)
+			d->skip_f[pls[i]->index] = true;
+		else if (code != FW_SUCCESS)
+			return err_set(e, ERR_INVALID, "breakdown: PreFilter %s rejected the pod", pls[i]->plugin->name);
+	}
+	return 0;
+}
+
+static bool bd_node_fits(struct bd_pod *d, const struct fw_pl *const *pls, uint32_t n_pl, const struct node_info *ni)
+{
+	for (uint32_t i = 0; i < n_pl; i++) {
+		struct fw_status st;
+		if (d->skip_f[pls[i]->index])
+			continue;
+		fw_status_reset(&st);
+		if (pls[i]->plugin->filter(pls[i], d->c, d->pod, ni, &st) != FW_SUCCESS)
+			return false;
+	}
+	return true;
+}
+
+/* Which nodes the generic algorithm examines (from a rotating start until enough feasible nodes
+ * are found) and which pass; then each plugin's Filter time over the examined nodes (a second,
+ * timed pass per plugin). */
+static void bd_filter(struct bd_pod *d, const struct fw_node_list *list, uint32_t *start, int32_t pct)
+{
+	uint32_t n_pl, n = list->n, want = fw_num_feasible_nodes_to_find(pct, n);
+	const struct fw_pl *const *pls = fw_profile_plugins(d->p, CFG_EP_FILTER, &n_pl);
+	for (uint32_t k = 0; k < n && d->n_feas < want; k++) {
+		const struct node_info *ni = list->nodes[(*start + k) % n];
+		d->examined[d->n_ex++] = ni;
+		if (bd_node_fits(d, pls, n_pl, ni))
+			d->feasible[d->n_feas++] = ni;
+	}
+	*start = n ? (*start + d->n_ex) % n : 0;
+	for (uint32_t i = 0; i < n_pl; i++) {
+		if (d->skip_f[pls[i]->index])
+			continue;
+		int64_t t = now_ns();
+		for (uint32_t k = 0; k < d->n_ex; k++) {
+			struct fw_status st;
+			fw_status_reset(&st);
+			(void)pls[i]->plugin->filter(pls[i], d->c, d->pod, d->examined[k], &st);
+		}
+		bd_add(d, "Filter", pls[i], t);
+	}
+}
+
+/* One plugin's Score over the feasible nodes, then its NormalizeScore. */
+static void bd_score_one(struct bd_pod *d, const struct fw_pl *pl)
+{
+	struct fw_status st;
+	int64_t t = now_ns();
+	/* as the cycle does: a plugin's per-pod preparation, which may skip its Score (counted
+	 * in its Score row) */
+	fw_pre_score_fn prepare = fw_score_prepare_of(pl->plugin);
+	if (prepare) {
+		fw_status_reset(&st);
+		if (prepare(pl, d->c, d->pod, d->feasible, d->n_feas, &st) == FW_SKIP) {
+			bd_add(d, "Score", pl, t);
+			return;
+		}
+	}
+	for (uint32_t k = 0; k < d->n_feas; k++) {
+		fw_status_reset(&st);
+		d->scores[k].ni = d->feasible[k];
+		d->scores[k].score = 0;
+		(void)pl->plugin->score(pl, d->c, d->pod, d->feasible[k], &d->scores[k].score, &st);
+	}
+	bd_add(d, "Score", pl, t);
+	if (pl->plugin->normalize_score) {
+		fw_status_reset(&st);
+		t = now_ns();
+		(void)pl->plugin->normalize_score(pl, d->c, d->pod, d->scores, d->n_feas, &st);
+		bd_add(d, "NormalizeScore", pl, t);
+	}
+}
+
+static void bd_score(struct bd_pod *d)
+{
+	uint32_t n_pl;
+	const struct fw_pl *const *pls = fw_profile_plugins(d->p, CFG_EP_PRE_SCORE, &n_pl);
+	for (uint32_t i = 0; i < n_pl; i++) {
+		struct fw_status st;
+		fw_status_reset(&st);
+		int64_t t = now_ns();
+		enum fw_code code = pls[i]->plugin->pre_score(pls[i], d->c, d->pod, d->feasible, d->n_feas, &st);
+		bd_add(d, "PreScore", pls[i], t);
+		if (code == FW_SKIP)
+			d->skip_s[pls[i]->index] = true;
+	}
+	pls = fw_profile_plugins(d->p, CFG_EP_SCORE, &n_pl);
+	for (uint32_t i = 0; i < n_pl; i++)
+		if (!d->skip_s[pls[i]->index])
+			bd_score_one(d, pls[i]);
+}
+
 /* Runs the cycle of pod plugin by plugin, single-threaded, timing each plugin at each point:
- * PreFilter, Filter (over the nodes the generic algorithm examines: from a rotating start until
- * enough feasible nodes are found), PreScore, Score and NormalizeScore over the feasible ones. */
+ * PreFilter, Filter (over the nodes the generic algorithm examines), PreScore, Score and
+ * NormalizeScore over the feasible ones. */
 static int breakdown_pod(struct breakdown *b, struct fw_profile *p, struct fw_cycle *c,
 			 const struct fw_node_list *list, const struct api_pod *pod, uint32_t *start,
 			 int32_t pct, struct err *e)
 {
-	struct fw_status st;
-	uint32_t n_pl, n = list->n;
-	const struct fw_pl *const *pls;
-	bool skip_f[FW_MAX_PLUGINS] = { 0 }, skip_s[FW_MAX_PLUGINS] = { 0 };
+	uint32_t n = list->n ? list->n : 1;
+	struct bd_pod d = { .b = b, .p = p, .c = c, .pod = pod };
 	int rc = 0;
-	const struct node_info **examined = calloc(n ? n : 1, sizeof(*examined));
-	const struct node_info **feasible = calloc(n ? n : 1, sizeof(*feasible));
-	struct fw_node_score *scores = calloc(n ? n : 1, sizeof(*scores));
-	if (!examined || !feasible || !scores) {
+	d.examined = calloc(n, sizeof(*d.examined));
+	d.feasible = calloc(n, sizeof(*d.feasible));
+	d.scores = calloc(n, sizeof(*d.scores));
+	if (!d.examined || !d.feasible || !d.scores) {
 		rc = err_set(e, ERR_NOMEM, "breakdown: node arrays");
 		goto out;
 	}
 	fw_cycle_reset(c);
 	c->nodes = list;
-
-	pls = fw_profile_plugins(p, CFG_EP_PRE_FILTER, &n_pl);
-	for (uint32_t i = 0; i < n_pl; i++) {
-		struct fw_node_names names = { .all = true };
-		fw_status_reset(&st);
-		int64_t t = now_ns();
-		enum fw_code code = pls[i]->plugin->pre_filter(pls[i], c, pod, &names, &st);
-		row_of(b, "PreFilter", pls[i]->plugin->name)->ns += now_ns() - t;
-		if (code == FW_SKIP)
-			skip_f[pls[i]->index] = true;
-		else if (code != FW_SUCCESS) {
-			rc = err_set(e, ERR_INVALID, "breakdown: PreFilter %s rejected the pod", pls[i]->plugin->name);
-			goto out;
-		}
-	}
-
-	/* Which nodes the generic algorithm examines, and which pass. */
-	uint32_t want = fw_num_feasible_nodes_to_find(pct, n), n_ex = 0, n_feas = 0;
-	pls = fw_profile_plugins(p, CFG_EP_FILTER, &n_pl);
-	for (uint32_t k = 0; k < n && n_feas < want; k++) {
-		const struct node_info *ni = list->nodes[(*start + k) % n];
-		bool ok = true;
-		for (uint32_t i = 0; i < n_pl && ok; i++) {
-			if (skip_f[pls[i]->index])
-				continue;
-			fw_status_reset(&st);
-			ok = pls[i]->plugin->filter(pls[i], c, pod, ni, &st) == FW_SUCCESS;
-		}
-		examined[n_ex++] = ni;
-		if (ok)
-			feasible[n_feas++] = ni;
-	}
-	*start = n ? (*start + n_ex) % n : 0;
-	/* Per-plugin Filter time over the examined nodes (a second, timed pass per plugin). */
-	for (uint32_t i = 0; i < n_pl; i++) {
-		if (skip_f[pls[i]->index])
-			continue;
-		int64_t t = now_ns();
-		for (uint32_t k = 0; k < n_ex; k++) {
-			fw_status_reset(&st);
-			(void)pls[i]->plugin->filter(pls[i], c, pod, examined[k], &st);
-		}
-		row_of(b, "Filter", pls[i]->plugin->name)->ns += now_ns() - t;
-	}
-
-	pls = fw_profile_plugins(p, CFG_EP_PRE_SCORE, &n_pl);
-	for (uint32_t i = 0; i < n_pl; i++) {
-		fw_status_reset(&st);
-		int64_t t = now_ns();
-		enum fw_code code = pls[i]->plugin->pre_score(pls[i], c, pod, feasible, n_feas, &st);
-		row_of(b, "PreScore", pls[i]->plugin->name)->ns += now_ns() - t;
-		if (code == FW_SKIP)
-			skip_s[pls[i]->index] = true;
-	}
-	pls = fw_profile_plugins(p, CFG_EP_SCORE, &n_pl);
-	for (uint32_t i = 0; i < n_pl; i++) {
-		if (skip_s[pls[i]->index])
-			continue;
-		int64_t t = now_ns();
-		/* as the cycle does: a plugin's per-pod preparation, which may skip its Score (counted
-		 * in its Score row) */
-		fw_pre_score_fn prepare = fw_score_prepare_of(pls[i]->plugin);
-		if (prepare) {
-			fw_status_reset(&st);
-			if (prepare(pls[i], c, pod, feasible, n_feas, &st) == FW_SKIP) {
-				row_of(b, "Score", pls[i]->plugin->name)->ns += now_ns() - t;
-				continue;
-			}
-		}
-		for (uint32_t k = 0; k < n_feas; k++) {
-			fw_status_reset(&st);
-			scores[k].ni = feasible[k];
-			scores[k].score = 0;
-			(void)pls[i]->plugin->score(pls[i], c, pod, feasible[k], &scores[k].score, &st);
-		}
-		row_of(b, "Score", pls[i]->plugin->name)->ns += now_ns() - t;
-		if (pls[i]->plugin->normalize_score) {
-			fw_status_reset(&st);
-			t = now_ns();
-			(void)pls[i]->plugin->normalize_score(pls[i], c, pod, scores, n_feas, &st);
-			row_of(b, "NormalizeScore", pls[i]->plugin->name)->ns += now_ns() - t;
-		}
-	}
+	if ((rc = bd_pre_filter(&d, e)) < 0)
+		goto out;
+	bd_filter(&d, list, start, pct);
+	bd_score(&d);
 	b->pods++;
 out:
 	c->nodes = NULL;
 	fw_cycle_reset(c);
-	free(examined);
-	free(feasible);
-	free(scores);
+	free(d.examined);
+	free(d.feasible);
+	free(d.scores);
 	return rc;
 }
 
@@ -341,185 +362,229 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	return 0;
 }
 
-int main(int argc, char **argv)
-{
+/* One run: its inputs, the state the loop drives and the measurements. */
+struct run {
 	struct opts o;
-	if (parse_args(argc, argv, &o) < 0)
-		return 2;
-	struct err e = { 0 };
-	int rc = 1;
-	struct cache *cache = cache_new();
-	struct snapshot *snap = snapshot_new();
-	struct fw_pool *pool = NULL;
-	struct fw_profile *prof = NULL;
-	struct fw_cycle *cyc = NULL;
-	struct api_pod **pods = calloc((size_t)o.pods, sizeof(*pods));
-	int64_t *cycle_ns = calloc((size_t)o.pods, sizeof(*cycle_ns));
-	int64_t *algo_ns = calloc((size_t)o.pods, sizeof(*algo_ns));
-	struct breakdown *bd = calloc(1, sizeof(*bd));
+	struct cache *cache;
+	struct snapshot *snap;
+	struct fw_pool *pool;
+	struct fw_profile *prof;
+	struct fw_cycle *cyc;
+	struct api_pod **pods;
+	int64_t *cycle_ns, *algo_ns; /* per pod, sorted after the loop */
+	struct breakdown *bd;
 	/* decisions are recorded during the loop and written after it, outside the timing */
-	const char **chosen = calloc((size_t)o.pods, sizeof(*chosen));
-	uint32_t *dec_eval = calloc((size_t)o.pods, sizeof(*dec_eval));
-	uint32_t *dec_feas = calloc((size_t)o.pods, sizeof(*dec_feas));
-	uint64_t evaluated = 0, unschedulable = 0;
-	FILE *jf = NULL;
-	if (!cache || !snap || !pods || !cycle_ns || !algo_ns || !bd || !chosen || !dec_eval || !dec_feas) {
-		err_set(&e, ERR_NOMEM, "bench_cycle: setup");
-		goto out;
-	}
+	const char **chosen;
+	uint32_t *dec_eval, *dec_feas;
+	uint64_t evaluated, unschedulable;
+	int64_t total_ns;
+};
 
-	for (int i = 0; i < o.nodes; i++) {
-		struct api_node *n = make_node(i, o.mixed, &e);
-		if (!n)
-			goto out;
-		int r = cache_add_node(cache, n, &e);
+static int run_alloc(struct run *r, struct err *e)
+{
+	size_t n = (size_t)r->o.pods;
+	r->cache = cache_new();
+	r->snap = snapshot_new();
+	r->pods = calloc(n, sizeof(*r->pods));
+	r->cycle_ns = calloc(n, sizeof(*r->cycle_ns));
+	r->algo_ns = calloc(n, sizeof(*r->algo_ns));
+	r->bd = calloc(1, sizeof(*r->bd));
+	r->chosen = calloc(n, sizeof(*r->chosen));
+	r->dec_eval = calloc(n, sizeof(*r->dec_eval));
+	r->dec_feas = calloc(n, sizeof(*r->dec_feas));
+	if (!r->cache || !r->snap || !r->pods || !r->cycle_ns || !r->algo_ns || !r->bd || !r->chosen || !r->dec_eval ||
+	    !r->dec_feas)
+		return err_set(e, ERR_NOMEM, "bench_cycle: setup");
+	return 0;
+}
+
+static void run_release(struct run *r)
+{
+	fw_cycle_free(r->cyc);
+	fw_profile_free(r->prof);
+	fw_pool_free(r->pool);
+	snapshot_free(r->snap);
+	cache_free(r->cache);
+	for (int i = 0; r->pods && i < r->o.pods; i++)
+		api_pod_unref(r->pods[i]);
+	free(r->pods);
+	free(r->cycle_ns);
+	free(r->algo_ns);
+	free(r->bd);
+	free(r->chosen);
+	free(r->dec_eval);
+	free(r->dec_feas);
+}
+
+/* The cluster, the pods, the default profile and a first snapshot. */
+static int run_setup(struct run *r, struct err *e)
+{
+	const struct opts *o = &r->o;
+	for (int i = 0; i < o->nodes; i++) {
+		struct api_node *n = make_node(i, o->mixed);
+		int rc = cache_add_node(r->cache, n, e);
 		api_node_unref(n);
-		if (r < 0)
-			goto out;
+		if (rc < 0)
+			return rc;
 	}
-	for (int i = 0; i < o.pods; i++)
-		if (!(pods[i] = make_pod(i, o.mixed, &e)))
-			goto out;
-
-	if (o.parallelism > 1 && !(pool = fw_pool_new(o.parallelism, &e)))
-		goto out;
+	for (int i = 0; i < o->pods; i++)
+		r->pods[i] = make_pod(i, o->mixed);
+	if (o->parallelism > 1 && !(r->pool = fw_pool_new(o->parallelism, e)))
+		return -1;
 	struct fw_profile_config pc;
 	fw_default_profile_config("csched", &pc);
-	struct fw_profile_options po = { .percentage_of_nodes_to_score = o.pct, .pool = pool, .bind = noop_bind, .seed = 1 };
-	if (!(prof = fw_profile_new(&pc, &po, &e)) || !(cyc = fw_cycle_new(prof))) {
-		if (!e.msg[0])
-			err_set(&e, ERR_NOMEM, "bench_cycle: cycle state");
-		goto out;
+	struct fw_profile_options po = { .percentage_of_nodes_to_score = o->pct, .pool = r->pool, .bind = noop_bind, .seed = 1 };
+	if (!(r->prof = fw_profile_new(&pc, &po, e)) || !(r->cyc = fw_cycle_new(r->prof))) {
+		if (!e->msg[0])
+			err_set(e, ERR_NOMEM, "bench_cycle: cycle state");
+		return -1;
 	}
-	if (cache_update_snapshot(cache, snap, &e) < 0)
-		goto out;
+	return cache_update_snapshot(r->cache, r->snap, e);
+}
 
-	/* The measured loop: what the scheduler thread does per pod. */
+/* One pod as the scheduler thread does it: refresh the snapshot, schedule, assume. */
+static int run_one(struct run *r, int i, struct fw_node_list *list, struct fw_schedule_result *res, struct err *e)
+{
+	int64_t t0 = now_ns();
+	if (cache_update_snapshot(r->cache, r->snap, e) < 0)
+		return -1;
+	fw_node_list_from_snapshot(r->snap, list);
+	fw_cycle_reset(r->cyc);
+	int64_t t1 = now_ns();
+	if (fw_schedule_pod(r->prof, r->cyc, list, r->pods[i], NULL, res, e) < 0)
+		return -1;
+	int64_t t2 = now_ns();
+	if (res->code == FW_SUCCESS) {
+		if (cache_assume_pod(r->cache, r->pods[i], res->suggested_host, e) < 0)
+			return -1;
+		r->chosen[i] = res->suggested_host;
+	} else
+		r->unschedulable++;
+	r->evaluated += res->evaluated_nodes;
+	r->dec_eval[i] = res->evaluated_nodes;
+	r->dec_feas[i] = res->feasible_nodes;
+	r->cycle_ns[i] = now_ns() - t0;
+	r->algo_ns[i] = t2 - t1;
+	return 0;
+}
+
+/* The measured loop. */
+static int run_loop(struct run *r, struct err *e)
+{
 	struct fw_node_list list;
 	struct fw_schedule_result *res = calloc(1, sizeof(*res));
-	if (!res) {
-		err_set(&e, ERR_NOMEM, "bench_cycle: result");
-		goto out;
-	}
+	if (!res)
+		return err_set(e, ERR_NOMEM, "bench_cycle: result");
 	int64_t t_all = now_ns();
-	for (int i = 0; i < o.pods; i++) {
-		int64_t t0 = now_ns();
-		if (cache_update_snapshot(cache, snap, &e) < 0)
+	for (int i = 0; i < r->o.pods; i++)
+		if (run_one(r, i, &list, res, e) < 0)
 			break;
-		fw_node_list_from_snapshot(snap, &list);
-		fw_cycle_reset(cyc);
-		int64_t t1 = now_ns();
-		if (fw_schedule_pod(prof, cyc, &list, pods[i], NULL, res, &e) < 0)
-			break;
-		int64_t t2 = now_ns();
-		if (res->code == FW_SUCCESS) {
-			if (cache_assume_pod(cache, pods[i], res->suggested_host, &e) < 0)
-				break;
-			chosen[i] = res->suggested_host;
-		} else
-			unschedulable++;
-		evaluated += res->evaluated_nodes;
-		dec_eval[i] = res->evaluated_nodes;
-		dec_feas[i] = res->feasible_nodes;
-		cycle_ns[i] = now_ns() - t0;
-		algo_ns[i] = t2 - t1;
-	}
-	int64_t total_ns = now_ns() - t_all;
+	r->total_ns = now_ns() - t_all;
 	free(res);
-	if (e.code) {
-		err_prefix(&e, "bench_cycle: scheduling loop");
-		goto out;
+	if (e->code) {
+		err_prefix(e, "bench_cycle: scheduling loop");
+		return -1;
 	}
+	return 0;
+}
 
-	if (o.dump) {
-		FILE *df = fopen(o.dump, "w");
-		if (!df) {
-			err_set(&e, ERR_IO, "bench_cycle: %s: cannot write", o.dump);
-			goto out;
-		}
-		for (int i = 0; i < o.pods; i++)
-			fprintf(df, "%s %s %u %u\n", pods[i]->meta.name, chosen[i] ? chosen[i] : "-", dec_eval[i],
-				dec_feas[i]);
-		if (fclose(df) != 0) {
-			err_set(&e, ERR_IO, "bench_cycle: %s: write failed", o.dump);
-			goto out;
-		}
-	}
+static int write_decisions(const struct run *r, struct err *e)
+{
+	FILE *df = fopen(r->o.dump, "w");
+	if (!df)
+		return err_set(e, ERR_IO, "bench_cycle: %s: cannot write", r->o.dump);
+	for (int i = 0; i < r->o.pods; i++)
+		fprintf(df, "%s %s %u %u\n", r->pods[i]->meta.name, r->chosen[i] ? r->chosen[i] : "-", r->dec_eval[i],
+			r->dec_feas[i]);
+	if (fclose(df) != 0)
+		return err_set(e, ERR_IO, "bench_cycle: %s: write failed", r->o.dump);
+	return 0;
+}
 
-	/* The breakdown, single-threaded: the pods above stay assumed, so these pods see partly
-	 * filled nodes, as in a running cluster. They are not assumed themselves. */
+/* The breakdown, single-threaded: the pods above stay assumed, so these pods see partly
+ * filled nodes, as in a running cluster. They are not assumed themselves. */
+static int run_breakdown(struct run *r, struct err *e)
+{
+	struct fw_node_list list;
 	uint32_t start = 0;
-	for (int i = 0; i < o.breakdown_pods; i++) {
-		struct api_pod *p = make_pod(o.pods + i, o.mixed, &e);
-		if (!p)
-			goto out;
-		if (cache_update_snapshot(cache, snap, &e) < 0)
-			goto out;
-		fw_node_list_from_snapshot(snap, &list);
-		if (breakdown_pod(bd, prof, cyc, &list, p, &start, o.pct, &e) < 0) {
-			api_pod_unref(p);
-			goto out;
+	for (int i = 0; i < r->o.breakdown_pods; i++) {
+		struct api_pod *p = make_pod(r->o.pods + i, r->o.mixed);
+		int rc = cache_update_snapshot(r->cache, r->snap, e);
+		if (rc == 0) {
+			fw_node_list_from_snapshot(r->snap, &list);
+			rc = breakdown_pod(r->bd, r->prof, r->cyc, &list, p, &start, r->o.pct, e);
 		}
 		api_pod_unref(p);
+		if (rc < 0)
+			return rc;
 	}
+	return 0;
+}
 
-	qsort(cycle_ns, (size_t)o.pods, sizeof(*cycle_ns), cmp_i64);
-	qsort(algo_ns, (size_t)o.pods, sizeof(*algo_ns), cmp_i64);
-	double pods_per_s = (double)o.pods / ((double)total_ns / 1e9);
+static void print_summary(const struct run *r, double pods_per_s)
+{
+	const struct opts *o = &r->o;
+	size_t n = (size_t)o->pods;
 	printf("bench_cycle: %d nodes, %d pods, parallelism %d: %.0f pods/s; cycle p50 %.1f us p99 %.1f us "
 	       "(fw_schedule_pod alone p50 %.1f us p99 %.1f us); %.0f nodes evaluated per pod; %" PRIu64 " unschedulable\n",
-	       o.nodes, o.pods, o.parallelism, pods_per_s, pct_of(cycle_ns, (size_t)o.pods, 50) / 1e3,
-	       pct_of(cycle_ns, (size_t)o.pods, 99) / 1e3, pct_of(algo_ns, (size_t)o.pods, 50) / 1e3,
-	       pct_of(algo_ns, (size_t)o.pods, 99) / 1e3, (double)evaluated / o.pods, unschedulable);
-	if (bd->pods) {
-		printf("per extension point and plugin, single-threaded, us per pod (%" PRIu64 " pods):\n", bd->pods);
-		for (size_t i = 0; i < bd->n; i++)
-			printf("  %-15s %-32s %9.1f\n", bd->rows[i].point, bd->rows[i].plugin,
-			       (double)bd->rows[i].ns / 1e3 / (double)bd->pods);
-	}
-	if (o.json) {
-		if (!(jf = fopen(o.json, "w"))) {
-			err_set(&e, ERR_IO, "bench_cycle: %s: cannot write", o.json);
-			goto out;
-		}
-		fprintf(jf, "{\"nodes\": %d, \"pods\": %d, \"parallelism\": %d, \"percentageOfNodesToScore\": %d,\n"
-			    " \"pods_per_s\": %.1f, \"p50_us\": %.1f, \"p99_us\": %.1f, \"algo_p50_us\": %.1f, \"algo_p99_us\": %.1f,\n"
-			    " \"evaluated_nodes\": %.0f, \"unschedulable\": %" PRIu64 ", \"breakdown_pods\": %" PRIu64 ",\n"
-			    " \"extension_points\": [",
-			o.nodes, o.pods, o.parallelism, o.pct, pods_per_s, pct_of(cycle_ns, (size_t)o.pods, 50) / 1e3,
-			pct_of(cycle_ns, (size_t)o.pods, 99) / 1e3, pct_of(algo_ns, (size_t)o.pods, 50) / 1e3,
-			pct_of(algo_ns, (size_t)o.pods, 99) / 1e3, (double)evaluated / o.pods, unschedulable, bd->pods);
-		for (size_t i = 0; i < bd->n; i++)
-			fprintf(jf, "%s\n  {\"point\": \"%s\", \"plugin\": \"%s\", \"us_per_pod\": %.2f}", i ? "," : "",
-				bd->rows[i].point, bd->rows[i].plugin,
-				(double)bd->rows[i].ns / 1e3 / (double)(bd->pods ? bd->pods : 1));
-		fprintf(jf, "]}\n");
-		if (fclose(jf) != 0) {
-			jf = NULL;
-			err_set(&e, ERR_IO, "bench_cycle: %s: write failed", o.json);
-			goto out;
-		}
-		jf = NULL;
-	}
+	       o->nodes, o->pods, o->parallelism, pods_per_s, pct_of(r->cycle_ns, n, 50) / 1e3,
+	       pct_of(r->cycle_ns, n, 99) / 1e3, pct_of(r->algo_ns, n, 50) / 1e3, pct_of(r->algo_ns, n, 99) / 1e3,
+	       (double)r->evaluated / o->pods, r->unschedulable);
+	if (!r->bd->pods)
+		return;
+	printf("per extension point and plugin, single-threaded, us per pod (%" PRIu64 " pods):\n", r->bd->pods);
+	for (size_t i = 0; i < r->bd->n; i++)
+		printf("  %-15s %-32s %9.1f\n", r->bd->rows[i].point, r->bd->rows[i].plugin,
+		       (double)r->bd->rows[i].ns / 1e3 / (double)r->bd->pods);
+}
+
+static int write_json(const struct run *r, double pods_per_s, struct err *e)
+{
+	const struct opts *o = &r->o;
+	const struct breakdown *bd = r->bd;
+	size_t n = (size_t)o->pods;
+	FILE *jf = fopen(o->json, "w");
+	if (!jf)
+		return err_set(e, ERR_IO, "bench_cycle: %s: cannot write", o->json);
+	fprintf(jf, "{\"nodes\": %d, \"pods\": %d, \"parallelism\": %d, \"percentageOfNodesToScore\": %d,\n"
+		    " \"pods_per_s\": %.1f, \"p50_us\": %.1f, \"p99_us\": %.1f, \"algo_p50_us\": %.1f, \"algo_p99_us\": %.1f,\n"
+		    " \"evaluated_nodes\": %.0f, \"unschedulable\": %" PRIu64 ", \"breakdown_pods\": %" PRIu64 ",\n"
+		    " \"extension_points\": [",
+		o->nodes, o->pods, o->parallelism, o->pct, pods_per_s, pct_of(r->cycle_ns, n, 50) / 1e3,
+		pct_of(r->cycle_ns, n, 99) / 1e3, pct_of(r->algo_ns, n, 50) / 1e3, pct_of(r->algo_ns, n, 99) / 1e3,
+		(double)r->evaluated / o->pods, r->unschedulable, bd->pods);
+	for (size_t i = 0; i < bd->n; i++)
+		fprintf(jf, "%s\n  {\"point\": \"%s\", \"plugin\": \"%s\", \"us_per_pod\": %.2f}", i ? "," : "",
+			bd->rows[i].point, bd->rows[i].plugin, (double)bd->rows[i].ns / 1e3 / (double)(bd->pods ? bd->pods : 1));
+	fprintf(jf, "]}\n");
+	if (fclose(jf) != 0)
+		return err_set(e, ERR_IO, "bench_cycle: %s: write failed", o->json);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct run r = { 0 };
+	struct err e = { 0 };
+	int rc = 1;
+	if (parse_args(argc, argv, &r.o) < 0)
+		return 2;
+	if (run_alloc(&r, &e) < 0 || run_setup(&r, &e) < 0 || run_loop(&r, &e) < 0)
+		goto out;
+	if (r.o.dump && write_decisions(&r, &e) < 0)
+		goto out;
+	if (run_breakdown(&r, &e) < 0)
+		goto out;
+	qsort(r.cycle_ns, (size_t)r.o.pods, sizeof(*r.cycle_ns), cmp_i64);
+	qsort(r.algo_ns, (size_t)r.o.pods, sizeof(*r.algo_ns), cmp_i64);
+	double pods_per_s = (double)r.o.pods / ((double)r.total_ns / 1e9);
+	print_summary(&r, pods_per_s);
+	if (r.o.json && write_json(&r, pods_per_s, &e) < 0)
+		goto out;
 	rc = 0;
 out:
 	if (rc)
 		fprintf(stderr, "%s\n", e.msg[0] ? e.msg : "bench_cycle: failed");
-	if (jf)
-		fclose(jf);
-	fw_cycle_free(cyc);
-	fw_profile_free(prof);
-	fw_pool_free(pool);
-	snapshot_free(snap);
-	cache_free(cache);
-	for (int i = 0; pods && i < o.pods; i++)
-		api_pod_unref(pods[i]);
-	free(pods);
-	free(cycle_ns);
-	free(algo_ns);
-	free(bd);
-	free(chosen);
-	free(dec_eval);
-	free(dec_feas);
+	run_release(&r);
 	return rc;
 }

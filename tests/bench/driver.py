@@ -519,7 +519,7 @@ def machine_info():
     return info
 
 
-def main():
+def parse_args():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--workload", required=True, help="workload YAML file")
     ap.add_argument("--kubeconfig", required=True)
@@ -534,17 +534,11 @@ def main():
     cmd = a.cmd[1:] if a.cmd[:1] == ["--"] else a.cmd
     if not cmd:
         ap.error("no scheduler command after --")
+    return a, cmd
 
-    wl = Workload(a.workload, a.scheduler_name)
-    api = Api(a.kubeconfig)
-    result = {"workload": wl.name, "workload_file": os.path.relpath(a.workload, HERE),
-              "scheduler": a.scheduler, "scheduler_name": a.scheduler_name, "command": cmd,
-              "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "machine": machine_info(),
-              "settings": json.loads(a.extra), "ok": False}
-    t0 = time.monotonic()
-    hard_deadline = t0 + wl.timeout
 
-    # Namespaces (one per createPods op, one for churn) and the churn pods' PriorityClass.
+def create_namespaces(api, wl):
+    """Namespaces (one per createPods op, one for churn) and the churn pods' PriorityClass."""
     namespaces = [Workload.namespace(i) for i, op in enumerate(wl.ops) if op["opcode"] == "createPods"]
     namespaces.append("bench-churn")
     for ns in namespaces:
@@ -553,123 +547,145 @@ def main():
     api.request("POST", "/apis/scheduling.k8s.io/v1/priorityclasses",
                 {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
                  "metadata": {"name": "bench-priority-10"}, "value": 10}, ok=(201, 409))
-    watch = PodWatch(api)
 
-    n_setup = wl.setup_len()
+
+def run_setup_ops(api, wl, n_setup, workers):
+    """The ops before the scheduler starts; returns the (namespace, count) of pods to wait for."""
     setup_waits = []
     for i, op in enumerate(wl.ops[:n_setup]):
         ts = time.monotonic()
         if op["opcode"] == "createNodes":
-            run_parallel(api, wl.node_items(op), a.workers)
+            run_parallel(api, wl.node_items(op), workers)
             log(f"created {op['count']} nodes in {time.monotonic() - ts:.1f} s")
         else:
             ns = Workload.namespace(i)
-            run_parallel(api, wl.pod_items(op, ns), a.workers)
+            run_parallel(api, wl.pod_items(op, ns), workers)
             log(f"created {op['count']} initial pods in {ns} in {time.monotonic() - ts:.1f} s")
             if not op.get("skipWaitToCompletion"):
                 setup_waits.append((ns, int(op["count"])))
+    return setup_waits
 
-    servers = server_pids(a.kubeconfig)
-    logf = open(a.log, "w")
-    log(f"starting {a.scheduler}: {' '.join(cmd)}")
-    sched = subprocess.Popen(cmd, stdout=logf, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                             start_new_session=True)
-    t_start = time.monotonic()
-    procs = ProcSampler(sched.pid, t0)
-    churns = []
-    collectors = []
-    try:
+
+class Run:
+    """One run's state from the scheduler's start to the result file."""
+
+    def __init__(self, a, cmd, wl, api, watch, result, t0):
+        self.a, self.cmd, self.wl, self.api, self.watch, self.result, self.t0 = a, cmd, wl, api, watch, result, t0
+        self.hard_deadline = t0 + wl.timeout
+        self.servers = server_pids(a.kubeconfig)
+        self.churns, self.collectors = [], []
+        self.logf = self.sched = self.procs = None
+
+    def start_scheduler(self):
+        self.logf = open(self.a.log, "w")
+        log(f"starting {self.a.scheduler}: {' '.join(self.cmd)}")
+        self.sched = subprocess.Popen(self.cmd, stdout=self.logf, stderr=subprocess.STDOUT,
+                                      stdin=subprocess.DEVNULL, start_new_session=True)
+        self.t_start = time.monotonic()
+        self.procs = ProcSampler(self.sched.pid, self.t0)
+
+    def wait_initial(self, setup_waits):
         for ns, want in setup_waits:
-            if not wait_bound(watch, ns, want, hard_deadline, f"initial pods in {ns}", sched):
+            if not wait_bound(self.watch, ns, want, self.hard_deadline, f"initial pods in {ns}", self.sched):
                 raise BenchError(f"initial pods in {ns} were not all bound before the timeout")
-        result["initial_pods_bound_s"] = round(time.monotonic() - t_start, 3)
-        log(f"initial pods bound {result['initial_pods_bound_s']} s after the scheduler started")
+        self.result["initial_pods_bound_s"] = round(time.monotonic() - self.t_start, 3)
+        log(f"initial pods bound {self.result['initial_pods_bound_s']} s after the scheduler started")
 
-        for i, op in enumerate(wl.ops[n_setup:], start=n_setup):
-            if op["opcode"] == "createNodes":
-                run_parallel(api, wl.node_items(op), a.workers)
-            elif op["opcode"] == "churn":
-                churns.append(Churn(api, wl, op, "bench-churn"))
-            else:
-                ns = Workload.namespace(i)
-                want = int(op["count"])
-                if not op.get("collectMetrics"):
-                    run_parallel(api, wl.pod_items(op, ns), a.workers)
-                    if not op.get("skipWaitToCompletion"):
-                        wait_bound(watch, ns, want, hard_deadline, f"pods in {ns}", sched)
-                    continue
-                items = wl.pod_items(op, ns)
-                cpu0 = procs.sample_now()
-                all0 = cpu_snapshot(sched.pid, servers)
-                tm0 = time.monotonic()
-                created = Counter()
-                col = ThroughputCollector(watch, ns, t0, on_tick=None, created=created)
-                run_parallel(api, items, a.workers, created)
-                created_s = time.monotonic() - tm0
-                log(f"created {want} measured pods in {created_s:.1f} s")
-                complete = wait_bound(watch, ns, want, hard_deadline, f"measured pods in {ns}", sched)
-                col.stop.set()
-                col.thread.join()
-                tm1 = time.monotonic()
-                cpu1 = procs.sample_now()
-                all1 = cpu_snapshot(sched.pid, servers)
-                collectors.append(col)
-                m = {"namespace": ns, "pods": want, "bound": watch.count(ns), "complete": complete,
-                     "create_s": round(created_s, 3), "duration_s": round(tm1 - tm0, 3),
-                     "overall_pods_per_s": round(watch.count(ns) / (tm1 - tm0), 1),
-                     "start_t": round(tm0 - t0, 3), "end_t": round(tm1 - t0, 3),
-                     "throughput": col.summary(), "throughput_samples": [round(x, 2) for x in col.samples],
-                     "timeline": col.timeline, "created_timeline": col.created_timeline,
-                     # bound after the last create: how far the scheduler lagged behind creation
-                     "tail_s": round(tm1 - tm0 - created_s, 3),
-                     "max_backlog": max((c - b for (_, b), (_, c) in zip(col.timeline, col.created_timeline)),
-                                        default=0)}
-                if cpu0 and cpu1:
-                    m["cpu_s"] = round(cpu1[0] - cpu0[0], 3)
-                # CPU seconds of every process of the measured phase: what the machine spent on it,
-                # which the load of other processes does not change much (unlike wall time).
-                m["phase_cpu_s"] = {k: round(all1[k] - all0[k], 3) for k in all1 if k in all0}
-                result.setdefault("measured", []).append(m)
-                tp = m["throughput"]
-                log(f"{wl.name}/{a.scheduler}: {m['bound']}/{want} bound in {m['duration_s']} s; "
-                    f"throughput avg {tp.get('average', 0):.1f} p50 {tp.get('p50', 0):.1f} pods/s; "
-                    f"created in {m['create_s']} s, tail {m['tail_s']} s, max backlog {m['max_backlog']} pods; "
-                    f"CPU s {m['phase_cpu_s']}")
-        result["ok"] = all(m["complete"] for m in result.get("measured", []))
-    except BenchError as ex:
-        result["error"] = str(ex)
-        log(f"run failed: {ex}")
-    finally:
-        for c in churns:
+    def run_op(self, i, op):
+        if op["opcode"] == "createNodes":
+            run_parallel(self.api, self.wl.node_items(op), self.a.workers)
+        elif op["opcode"] == "churn":
+            self.churns.append(Churn(self.api, self.wl, op, "bench-churn"))
+        elif op.get("collectMetrics"):
+            self.measure(Workload.namespace(i), op)
+        else:
+            ns = Workload.namespace(i)
+            run_parallel(self.api, self.wl.pod_items(op, ns), self.a.workers)
+            if not op.get("skipWaitToCompletion"):
+                wait_bound(self.watch, ns, int(op["count"]), self.hard_deadline, f"pods in {ns}", self.sched)
+
+    def measure(self, ns, op):
+        """A measured createPods op: pods created while the throughput collector samples."""
+        want = int(op["count"])
+        items = self.wl.pod_items(op, ns)
+        cpu0 = self.procs.sample_now()
+        all0 = cpu_snapshot(self.sched.pid, self.servers)
+        tm0 = time.monotonic()
+        created = Counter()
+        col = ThroughputCollector(self.watch, ns, self.t0, on_tick=None, created=created)
+        run_parallel(self.api, items, self.a.workers, created)
+        created_s = time.monotonic() - tm0
+        log(f"created {want} measured pods in {created_s:.1f} s")
+        complete = wait_bound(self.watch, ns, want, self.hard_deadline, f"measured pods in {ns}", self.sched)
+        col.stop.set()
+        col.thread.join()
+        tm1 = time.monotonic()
+        cpu1 = self.procs.sample_now()
+        all1 = cpu_snapshot(self.sched.pid, self.servers)
+        self.collectors.append(col)
+        m = {"namespace": ns, "pods": want, "bound": self.watch.count(ns), "complete": complete,
+             "create_s": round(created_s, 3), "duration_s": round(tm1 - tm0, 3),
+             "overall_pods_per_s": round(self.watch.count(ns) / (tm1 - tm0), 1),
+             "start_t": round(tm0 - self.t0, 3), "end_t": round(tm1 - self.t0, 3),
+             "throughput": col.summary(), "throughput_samples": [round(x, 2) for x in col.samples],
+             "timeline": col.timeline, "created_timeline": col.created_timeline,
+             # bound after the last create: how far the scheduler lagged behind creation
+             "tail_s": round(tm1 - tm0 - created_s, 3),
+             "max_backlog": max((c - b for (_, b), (_, c) in zip(col.timeline, col.created_timeline)),
+                                default=0)}
+        if cpu0 and cpu1:
+            m["cpu_s"] = round(cpu1[0] - cpu0[0], 3)
+        # CPU seconds of every process of the measured phase: what the machine spent on it,
+        # which the load of other processes does not change much (unlike wall time).
+        m["phase_cpu_s"] = {k: round(all1[k] - all0[k], 3) for k in all1 if k in all0}
+        self.result.setdefault("measured", []).append(m)
+        tp = m["throughput"]
+        log(f"{self.wl.name}/{self.a.scheduler}: {m['bound']}/{want} bound in {m['duration_s']} s; "
+            f"throughput avg {tp.get('average', 0):.1f} p50 {tp.get('p50', 0):.1f} pods/s; "
+            f"created in {m['create_s']} s, tail {m['tail_s']} s, max backlog {m['max_backlog']} pods; "
+            f"CPU s {m['phase_cpu_s']}")
+
+    def stop_background(self):
+        for c in self.churns:
             c.stop.set()
-        for c in churns:
+        for c in self.churns:
             c.thread.join()
             if c.error:
-                result.setdefault("churn_errors", []).append(c.error)
-        for col in collectors:
+                self.result.setdefault("churn_errors", []).append(c.error)
+        for col in self.collectors:
             col.stop.set()
-        last = procs.sample_now()
-        procs.stop.set()
-        exited_early = sched.poll() is not None
+
+    def stop_scheduler(self):
+        """SIGTERM (SIGKILL after 15 s) and reap: (exit status, rusage, exited before the stop)."""
+        exited_early = self.sched.poll() is not None
         if not exited_early:
-            os.killpg(sched.pid, signal.SIGTERM)
+            os.killpg(self.sched.pid, signal.SIGTERM)
         deadline = time.monotonic() + 15
         status = ru = None
         while time.monotonic() < deadline:
-            pid, st, r = os.wait4(sched.pid, os.WNOHANG)
-            if pid == sched.pid:
+            pid, st, r = os.wait4(self.sched.pid, os.WNOHANG)
+            if pid == self.sched.pid:
                 status, ru = st, r
                 break
             time.sleep(0.05)
         if ru is None:
-            os.killpg(sched.pid, signal.SIGKILL)
-            _, status, ru = os.wait4(sched.pid, 0)
-        sched.returncode = 0  # reaped by wait4 above; keep Popen from waiting again
-        logf.close()
-        watch.stop.set()
-        hwm = max((s[3] for s in procs.samples), default=0)
+            os.killpg(self.sched.pid, signal.SIGKILL)
+            _, status, ru = os.wait4(self.sched.pid, 0)
+        self.sched.returncode = 0  # reaped by wait4 above; keep Popen from waiting again
+        return status, ru, exited_early
+
+    def finish(self):
+        """Stops everything and writes the result file."""
+        self.stop_background()
+        last = self.procs.sample_now()
+        self.procs.stop.set()
+        status, ru, exited_early = self.stop_scheduler()
+        self.logf.close()
+        self.watch.stop.set()
+        hwm = max((s[3] for s in self.procs.samples), default=0)
+        result = self.result
         result["process"] = {
-            "pid": sched.pid,
+            "pid": self.sched.pid,
             "exited_before_stop": exited_early,
             "exit_status": os.waitstatus_to_exitcode(status) if status is not None else None,
             "cpu_s": round(ru.ru_utime + ru.ru_stime, 3),
@@ -677,16 +693,43 @@ def main():
             "peak_rss_kb": max(ru.ru_maxrss, hwm),
             "peak_rss_kb_sampled": hwm,
             "cpu_s_sampled": last[0] if last else None,
-            "samples": procs.samples,
+            "samples": self.procs.samples,
         }
         if exited_early:
             result["ok"] = False
-            result.setdefault("error", f"the scheduler exited early (see {a.log})")
-        result["wall_s"] = round(time.monotonic() - t0, 3)
+            result.setdefault("error", f"the scheduler exited early (see {self.a.log})")
+        result["wall_s"] = round(time.monotonic() - self.t0, 3)
         result["machine"]["loadavg_at_end"] = list(os.getloadavg())
-        with open(a.out, "w") as f:
+        with open(self.a.out, "w") as f:
             json.dump(result, f, indent=1)
-        log(f"wrote {a.out}")
+        log(f"wrote {self.a.out}")
+
+
+def main():
+    a, cmd = parse_args()
+    wl = Workload(a.workload, a.scheduler_name)
+    api = Api(a.kubeconfig)
+    result = {"workload": wl.name, "workload_file": os.path.relpath(a.workload, HERE),
+              "scheduler": a.scheduler, "scheduler_name": a.scheduler_name, "command": cmd,
+              "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "machine": machine_info(),
+              "settings": json.loads(a.extra), "ok": False}
+    t0 = time.monotonic()
+    create_namespaces(api, wl)
+    watch = PodWatch(api)
+    n_setup = wl.setup_len()
+    setup_waits = run_setup_ops(api, wl, n_setup, a.workers)
+    run = Run(a, cmd, wl, api, watch, result, t0)
+    run.start_scheduler()
+    try:
+        run.wait_initial(setup_waits)
+        for i, op in enumerate(wl.ops[n_setup:], start=n_setup):
+            run.run_op(i, op)
+        result["ok"] = all(m["complete"] for m in result.get("measured", []))
+    except BenchError as ex:
+        result["error"] = str(ex)
+        log(f"run failed: {ex}")
+    finally:
+        run.finish()
     return 0 if result["ok"] else 1
 
 

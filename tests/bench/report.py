@@ -122,12 +122,19 @@ def machine(runs, cycle):
     return (cycle or {}).get("machine", {}), {}
 
 
-def table(all_runs, cycle):
-    runs = {w: rounds[median_round(rounds)] for w, rounds in all_runs.items()}
-    n_rounds = max((len(r) for r in all_runs.values()), default=1)
-    lines = []
+def schedulers(per):
+    """The schedulers of one workload's runs, in table order."""
+    return [s for s in ORDER + sorted(set(per) - set(ORDER)) if per.get(s)]
+
+
+def table_head(lines, hdr):
+    lines.append(hdr)
+    lines.append("|" + "---|" * (hdr.count("|") - 1))
+
+
+def intro(runs, cycle, n_rounds):
+    lines = ["# csched benchmark results\n"]
     mach, settings = machine(runs, cycle)
-    lines.append("# csched benchmark results\n")
     if mach:
         lines.append(f"Machine: {mach.get('nproc')} CPUs ({mach.get('cpu', '?')}), "
                      f"{mach.get('mem_gib', '?')} GiB memory. ")
@@ -144,78 +151,88 @@ def table(all_runs, cycle):
                      "the other). The tables and the plot show, per workload, the round whose csched/upstream "
                      "throughput ratio is the median; the csched / upstream table gives the median of each "
                      "ratio over the rounds, and the last table every round.\n")
-    hdr = ("| workload | scheduler | bound | avg | p50 | p90 | p99 | overall | CPU s | peak RSS MiB "
-           "| % of ceiling (avg) |")
-    lines.append(hdr)
-    lines.append("|" + "---|" * (hdr.count("|") - 1))
+    return lines
+
+
+def throughput_row(w, s, r, ceil_avg):
+    m = (r.get("measured") or [{}])[0]
+    p = r.get("process", {})
+    avg = tput(r, "average")
+    frac = f"{100 * avg / ceil_avg:.0f}%" if avg is not None and ceil_avg else "-"
+    bound = f"{m.get('bound', 0)}/{m.get('pods', '?')}" if m else "failed"
+    if r.get("error"):
+        bound += " (error)"
+    return (f"| {w} | {s} | {bound} | {fmt(avg)} | {fmt(tput(r, 'p50'))} | "
+            f"{fmt(tput(r, 'p90'))} | {fmt(tput(r, 'p99'))} | {fmt(m.get('overall_pods_per_s'))} | "
+            f"{fmt(p.get('cpu_s'), 2)} | {fmt(p.get('peak_rss_kb', 0) / 1024 if p else None)} | {frac} |")
+
+
+def throughput_table(runs):
+    lines = []
+    table_head(lines, "| workload | scheduler | bound | avg | p50 | p90 | p99 | overall | CPU s | peak RSS MiB "
+                      "| % of ceiling (avg) |")
     for w in sorted(runs):
-        per = runs[w]
-        ceil_avg = tput(per.get("ceiling"), "average")
-        for s in ORDER + sorted(set(per) - set(ORDER)):
-            r = per.get(s)
-            if not r:
-                continue
-            m = (r.get("measured") or [{}])[0]
-            p = r.get("process", {})
-            avg = tput(r, "average")
-            frac = f"{100 * avg / ceil_avg:.0f}%" if avg is not None and ceil_avg else "-"
-            bound = f"{m.get('bound', 0)}/{m.get('pods', '?')}" if m else "failed"
-            if r.get("error"):
-                bound += " (error)"
-            lines.append(f"| {w} | {s} | {bound} | {fmt(avg)} | {fmt(tput(r, 'p50'))} | "
-                         f"{fmt(tput(r, 'p90'))} | {fmt(tput(r, 'p99'))} | {fmt(m.get('overall_pods_per_s'))} | "
-                         f"{fmt(p.get('cpu_s'), 2)} | {fmt(p.get('peak_rss_kb', 0) / 1024 if p else None)} | {frac} |")
+        ceil_avg = tput(runs[w].get("ceiling"), "average")
+        lines += [throughput_row(w, s, runs[w][s], ceil_avg) for s in schedulers(runs[w])]
     lines.append("")
-    lines.append("## Load, backlog and the machine's CPU per pod\n")
-    lines.append("Wall-clock throughput on a shared 2-CPU machine moves with the load of other processes, "
-                 "and while a scheduler keeps up it equals the pod creation rate. These columns tell "
-                 "the runs apart: the load average at the start; the time from the last create to the "
-                 "last bind (tail) and the largest created-minus-bound gap (backlog), which stay small "
-                 "when the scheduler keeps up; and the CPU ms per measured pod of every process of the "
-                 "measured phase (scheduler, kube-apiserver, etcd, the driver), which does not depend "
-                 "much on the load: on an otherwise idle machine throughput would be about "
-                 "CPUs / that. Its ratio to the ceiling's is the last column (higher is better).\n")
-    hdr = ("| workload | scheduler | load at start | created in s | tail s | max backlog | scheduler CPU ms/pod "
-           "| kube-apiserver + etcd CPU ms/pod | machine CPU ms/pod | % of ceiling (CPU/pod) |")
-    lines.append(hdr)
-    lines.append("|" + "---|" * (hdr.count("|") - 1))
+    return lines
+
+
+def load_row(w, s, r, ceil_ms):
+    m = (r.get("measured") or [{}])[0]
+    c = m.get("phase_cpu_s") or {}
+    n = m.get("bound") or 0
+    ms = phase_ms_per_pod(r)
+    load = (r.get("machine", {}).get("loadavg_at_start") or [None])[0]
+    sched_ms = 1000 * c["scheduler"] / n if n and "scheduler" in c else None
+    srv = [c[k] for k in ("kube-apiserver", "etcd") if k in c]
+    srv_ms = 1000 * sum(srv) / n if n and srv else None
+    frac = f"{100 * ceil_ms / ms:.0f}%" if ms and ceil_ms else "-"
+    return (f"| {w} | {s} | {fmt(load)} | {fmt(m.get('create_s'))} | {fmt(m.get('tail_s'))} | "
+            f"{fmt(m.get('max_backlog'))} | {fmt(sched_ms, 2)} | {fmt(srv_ms, 2)} | {fmt(ms, 2)} | {frac} |")
+
+
+def load_table(runs):
+    lines = ["## Load, backlog and the machine's CPU per pod\n",
+             "Wall-clock throughput on a shared 2-CPU machine moves with the load of other processes, "
+             "and while a scheduler keeps up it equals the pod creation rate. These columns tell "
+             "the runs apart: the load average at the start; the time from the last create to the "
+             "last bind (tail) and the largest created-minus-bound gap (backlog), which stay small "
+             "when the scheduler keeps up; and the CPU ms per measured pod of every process of the "
+             "measured phase (scheduler, kube-apiserver, etcd, the driver), which does not depend "
+             "much on the load: on an otherwise idle machine throughput would be about "
+             "CPUs / that. Its ratio to the ceiling's is the last column (higher is better).\n"]
+    table_head(lines, "| workload | scheduler | load at start | created in s | tail s | max backlog "
+                      "| scheduler CPU ms/pod | kube-apiserver + etcd CPU ms/pod | machine CPU ms/pod "
+                      "| % of ceiling (CPU/pod) |")
     for w in sorted(runs):
-        per = runs[w]
-        ceil_ms = phase_ms_per_pod(per.get("ceiling"))
-        for s in ORDER + sorted(set(per) - set(ORDER)):
-            r = per.get(s)
-            if not r:
-                continue
-            m = (r.get("measured") or [{}])[0]
-            c = m.get("phase_cpu_s") or {}
-            n = m.get("bound") or 0
-            ms = phase_ms_per_pod(r)
-            load = (r.get("machine", {}).get("loadavg_at_start") or [None])[0]
-            sched_ms = 1000 * c["scheduler"] / n if n and "scheduler" in c else None
-            srv = [c[k] for k in ("kube-apiserver", "etcd") if k in c]
-            srv_ms = 1000 * sum(srv) / n if n and srv else None
-            frac = f"{100 * ceil_ms / ms:.0f}%" if ms and ceil_ms else "-"
-            lines.append(f"| {w} | {s} | {fmt(load)} | {fmt(m.get('create_s'))} | {fmt(m.get('tail_s'))} | "
-                         f"{fmt(m.get('max_backlog'))} | {fmt(sched_ms, 2)} | {fmt(srv_ms, 2)} | {fmt(ms, 2)} | {frac} |")
+        ceil_ms = phase_ms_per_pod(runs[w].get("ceiling"))
+        lines += [load_row(w, s, runs[w][s], ceil_ms) for s in schedulers(runs[w])]
     lines.append("")
-    lines.append("## csched / upstream\n")
+    return lines
+
+
+def ratio_columns(per):
+    """One round's csched/upstream ratios (throughput avg, p50, p90, p99, CPU, RSS) and both
+    schedulers' fractions of the ceiling; None when the round lacks either scheduler."""
+    c, u, z = per.get("csched"), per.get("upstream"), per.get("ceiling")
+    if not (c and u):
+        return None
+    cz = tput(z, "average")
+    row = [div(tput(c, k), tput(u, k)) for k in ("average", "p50", "p90", "p99")]
+    row += list(round_ratios(per)[1:])
+    row += [div(tput(r, "average"), cz) for r in (c, u)]
+    return row
+
+
+def ratio_table(all_runs, n_rounds):
+    lines = ["## csched / upstream\n"]
     if n_rounds > 1:
         lines.append("Median over the rounds of each column (rounds per workload in the last table).\n")
-    hdr = ("| workload | avg | p50 | p90 | p99 | CPU s (lower is better) | peak RSS (lower is better) "
-           "| csched % of ceiling | upstream % of ceiling |")
-    lines.append(hdr)
-    lines.append("|" + "---|" * (hdr.count("|") - 1))
+    table_head(lines, "| workload | avg | p50 | p90 | p99 | CPU s (lower is better) | peak RSS (lower is better) "
+                      "| csched % of ceiling | upstream % of ceiling |")
     for w in sorted(all_runs):
-        cols = []
-        for per in all_runs[w].values():
-            c, u, z = per.get("csched"), per.get("upstream"), per.get("ceiling")
-            if not (c and u):
-                continue
-            cz = tput(z, "average")
-            row = [div(tput(c, k), tput(u, k)) for k in ("average", "p50", "p90", "p99")]
-            row += list(round_ratios(per)[1:])
-            row += [div(tput(r, "average"), cz) for r in (c, u)]
-            cols.append(row)
+        cols = [row for row in map(ratio_columns, all_runs[w].values()) if row is not None]
         if not cols:
             continue
         med = [median(col) for col in zip(*cols)]
@@ -223,46 +240,64 @@ def table(all_runs, cycle):
         cells += [f"{100 * x:.0f}%" if x is not None else "-" for x in med[6:]]
         lines.append(f"| {w} | " + " | ".join(cells) + " |")
     lines.append("")
-    if n_rounds > 1:
-        lines.append("### Every round: csched / upstream\n")
-        lines.append("| workload | round | avg throughput | CPU s | peak RSS | csched avg | upstream avg | ceiling avg |")
-        lines.append("|---|---|---|---|---|---|---|---|")
-        for w in sorted(all_runs):
-            for rnd in sorted(all_runs[w]):
-                per = all_runs[w][rnd]
-                rr = round_ratios(per) or (None, None, None)
-                cells = [f"{x:.2f}x" if x is not None else "-" for x in rr]
-                cells += [fmt(tput(per.get(s), "average")) for s in ORDER]
-                lines.append(f"| {w} | {rnd} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def rounds_table(all_runs):
+    lines = ["### Every round: csched / upstream\n",
+             "| workload | round | avg throughput | CPU s | peak RSS | csched avg | upstream avg | ceiling avg |",
+             "|---|---|---|---|---|---|---|---|"]
+    for w in sorted(all_runs):
+        for rnd in sorted(all_runs[w]):
+            per = all_runs[w][rnd]
+            rr = round_ratios(per) or (None, None, None)
+            cells = [f"{x:.2f}x" if x is not None else "-" for x in rr]
+            cells += [fmt(tput(per.get(s), "average")) for s in ORDER]
+            lines.append(f"| {w} | {rnd} | " + " | ".join(cells) + " |")
+    lines.append("")
+    return lines
+
+
+def cycle_section(cycle):
+    lines = ["## In-process scheduling cycle (no API server)\n",
+             f"{cycle.get('nodes')} nodes, {cycle.get('pods')} pods (pod-default template), "
+             f"default plugins, parallelism {cycle.get('parallelism')}: "
+             f"**{fmt(cycle.get('pods_per_s'))} pods/s**, cycle p50 "
+             f"{fmt(cycle.get('p50_us'))} us, p99 {fmt(cycle.get('p99_us'))} us "
+             f"(evaluated nodes per pod: {cycle.get('evaluated_nodes')})."]
+    rs = cycle.get("runs_pods_per_s") or []
+    if len(rs) > 1:
+        lines.append(f"The median of {len(rs)} runs, each in a fresh process; all runs, pods/s: "
+                     + ", ".join(fmt(x) for x in rs) + ".")
+    lines.append("")
+    eps = cycle.get("extension_points") or []
+    if eps:
+        lines += ["| extension point | plugin | us per pod | share |", "|---|---|---|---|"]
+        total = sum(e["us_per_pod"] for e in eps) or 1
+        lines += [f"| {e['point']} | {e['plugin']} | {e['us_per_pod']:.1f} | "
+                  f"{100 * e['us_per_pod'] / total:.0f}% |" for e in eps]
         lines.append("")
-    if cycle:
-        lines.append("## In-process scheduling cycle (no API server)\n")
-        lines.append(f"{cycle.get('nodes')} nodes, {cycle.get('pods')} pods (pod-default template), "
-                     f"default plugins, parallelism {cycle.get('parallelism')}: "
-                     f"**{fmt(cycle.get('pods_per_s'))} pods/s**, cycle p50 "
-                     f"{fmt(cycle.get('p50_us'))} us, p99 {fmt(cycle.get('p99_us'))} us "
-                     f"(evaluated nodes per pod: {cycle.get('evaluated_nodes')}).")
-        rs = cycle.get("runs_pods_per_s") or []
-        if len(rs) > 1:
-            lines.append(f"The median of {len(rs)} runs, each in a fresh process; all runs, pods/s: "
-                         + ", ".join(fmt(x) for x in rs) + ".")
-        lines.append("")
-        eps = cycle.get("extension_points") or []
-        if eps:
-            lines.append("| extension point | plugin | us per pod | share |")
-            lines.append("|---|---|---|---|")
-            total = sum(e["us_per_pod"] for e in eps) or 1
-            for e in eps:
-                lines.append(f"| {e['point']} | {e['plugin']} | {e['us_per_pod']:.1f} | "
-                             f"{100 * e['us_per_pod'] / total:.0f}% |")
-            lines.append("")
-    lines.append(TARGETS + "\n")
+    return lines
+
+
+def errors_section(runs):
     errors = [(w, s, r["error"]) for w, per in runs.items() for s, r in per.items() if r.get("error")]
-    if errors:
-        lines.append("## Errors\n")
-        for w, s, e in errors:
-            lines.append(f"- {w} / {s}: {e}")
-        lines.append("")
+    if not errors:
+        return []
+    return ["## Errors\n"] + [f"- {w} / {s}: {e}" for w, s, e in errors] + [""]
+
+
+def table(all_runs, cycle):
+    runs = {w: rounds[median_round(rounds)] for w, rounds in all_runs.items()}
+    n_rounds = max((len(r) for r in all_runs.values()), default=1)
+    lines = intro(runs, cycle, n_rounds) + throughput_table(runs) + load_table(runs)
+    lines += ratio_table(all_runs, n_rounds)
+    if n_rounds > 1:
+        lines += rounds_table(all_runs)
+    if cycle:
+        lines += cycle_section(cycle)
+    lines.append(TARGETS + "\n")
+    lines += errors_section(runs)
     return "\n".join(lines)
 
 

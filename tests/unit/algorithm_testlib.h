@@ -1,5 +1,5 @@
-/* Helpers shared by the algorithm unit tests: objects from JSON, node_infos, a profile with
- * chosen plugins. Header-only (each test program includes it once). */
+/* Helpers shared by the algorithm unit tests: node_infos, a profile with chosen plugins (pods and
+ * nodes come from testobj.h). Header-only (each test program includes it once). */
 #ifndef CSCHED_ALGORITHM_TESTLIB_H
 #define CSCHED_ALGORITHM_TESTLIB_H
 
@@ -15,37 +15,7 @@
 
 #include "algorithm/framework_internal.h"
 #include "common/intern.h"
-
-/* A pod from JSON (printf format); fails the test on a decode error. */
-static inline struct api_pod *tl_pod(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static inline struct api_pod *tl_pod(const char *fmt, ...)
-{
-	char buf[8192];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	struct err e = { 0 };
-	struct api_pod *p = api_pod_decode_json(buf, strlen(buf), &e);
-	if (!p)
-		fail_msg("pod decode: %s\n%s", e.msg, buf);
-	return p;
-}
-
-static inline struct api_node *tl_node(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static inline struct api_node *tl_node(const char *fmt, ...)
-{
-	char buf[8192];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	struct err e = { 0 };
-	struct api_node *n = api_node_decode_json(buf, strlen(buf), &e);
-	if (!n)
-		fail_msg("node decode: %s\n%s", e.msg, buf);
-	return n;
-}
+#include "testobj.h"
 
 /* A node_info for node (reference taken) with pods added (references taken). */
 static inline void tl_node_info(struct node_info *ni, struct api_node *node, struct api_pod **pods, size_t n)

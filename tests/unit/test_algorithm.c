@@ -7,15 +7,6 @@
 #include <stdatomic.h>
 #include <time.h>
 
-static int uid_seq;
-
-static struct api_pod *mkpod(const char *spec_fields)
-{
-	uid_seq++;
-	return tl_pod("{\"metadata\":{\"name\":\"p%d\",\"namespace\":\"ns\",\"uid\":\"uid-%d\"},\"spec\":{%s}}", uid_seq,
-		      uid_seq, spec_fields);
-}
-
 /* ---------- status ---------- */
 
 static void test_status(void **state)
@@ -516,11 +507,13 @@ static void cluster_release(struct cluster *cl)
 	cl->n = 0;
 }
 
-static struct api_node *std_node(const char *name, const char *cpu, const char *extra)
+/* The cycle tests' node: hostname label, cpu, 16Gi, 110 pods, taints (testobj.h syntax) or none. */
+static struct api_node *std_node(const char *name, const char *cpu, const char *taints)
 {
-	return tl_node("{\"metadata\":{\"name\":\"%s\",\"labels\":{\"kubernetes.io/hostname\":\"%s\"}}%s%s,"
-		       "\"status\":{\"allocatable\":{\"cpu\":\"%s\",\"memory\":\"16Gi\",\"pods\":\"110\"}}}",
-		       name, name, extra && extra[0] ? "," : "", extra ? extra : "", cpu);
+	char labels[128], alloc[64];
+	snprintf(labels, sizeof(labels), "kubernetes.io/hostname=%s", name);
+	snprintf(alloc, sizeof(alloc), "cpu=%s,memory=16Gi,pods=110", cpu);
+	return TOBJ_NODE(.name = name, .labels = labels, .alloc = alloc, .taints = taints);
 }
 
 static struct fw_profile *default_profile(struct fw_pool *pool, uint64_t seed)
@@ -557,17 +550,17 @@ static void test_cycle_basic(void **state)
 	char msg[1024];
 
 	/* no nodes */
-	struct api_pod *pod = mkpod("\"containers\":[{\"name\":\"c\",\"image\":\"i\",\"resources\":{\"requests\":{\"cpu\":\"1\"}}}]");
+	struct api_pod *pod = TOBJ_POD(.containers = { { .req = "cpu=1" } });
 	schedule(p, c, &cl, pod, NULL, &res);
 	assert_int_equal(res.code, FW_UNSCHEDULABLE_AND_UNRESOLVABLE);
 	assert_string_equal(fw_status_message(&res.status, msg, sizeof(msg)), "no nodes available to schedule pods");
 
 	/* the least loaded node wins (LeastAllocated + BalancedAllocation) */
-	struct api_pod *busy = mkpod("\"nodeName\":\"n1\",\"containers\":[{\"name\":\"c\",\"image\":\"i\",\"resources\":{\"requests\":{\"cpu\":\"3\",\"memory\":\"1Gi\"}}}]");
-	struct api_pod *fat = mkpod("\"nodeName\":\"n2\",\"containers\":[{\"name\":\"c\",\"image\":\"i\",\"resources\":{\"requests\":{\"cpu\":\"0\",\"memory\":\"8Gi\"}}}]");
+	struct api_pod *busy = TOBJ_POD(.node = "n1", .containers = { { .req = "cpu=3,memory=1Gi" } });
+	struct api_pod *fat = TOBJ_POD(.node = "n2", .containers = { { .req = "cpu=0,memory=8Gi" } });
 	cluster_add(&cl, std_node("n1", "4", NULL), &busy, 1);
 	cluster_add(&cl, std_node("n2", "4", NULL), &fat, 1);
-	cluster_add(&cl, std_node("n3", "4", "\"spec\":{\"taints\":[{\"key\":\"dedicated\",\"value\":\"x\",\"effect\":\"NoSchedule\"}]}"),
+	cluster_add(&cl, std_node("n3", "4", "dedicated=x:NoSchedule"),
 		    NULL, 0);
 	schedule(p, c, &cl, pod, NULL, &res);
 	assert_int_equal(res.code, FW_SUCCESS);
@@ -583,7 +576,7 @@ static void test_cycle_basic(void **state)
 	assert_non_null(strstr(e.msg, "already used"));
 
 	/* fit error: histogram message and rejector plugins */
-	struct api_pod *huge = mkpod("\"containers\":[{\"name\":\"c\",\"image\":\"i\",\"resources\":{\"requests\":{\"cpu\":\"2\",\"memory\":\"10Gi\"}}}]");
+	struct api_pod *huge = TOBJ_POD(.containers = { { .req = "cpu=2,memory=10Gi" } });
 	schedule(p, c, &cl, huge, NULL, &res);
 	assert_int_equal(res.code, FW_UNSCHEDULABLE);
 	assert_string_equal(fw_fit_error_message(&res.diag, msg, sizeof(msg)),
@@ -607,19 +600,14 @@ static void test_cycle_basic(void **state)
 	assert_string_equal(pfr.nominated_node_name, "");
 
 	/* PreFilter node set: pinned to n3 via matchFields; tolerating its taint */
-	struct api_pod *pinned = mkpod("\"containers\":[{\"name\":\"c\",\"image\":\"i\"}],"
-				       "\"tolerations\":[{\"key\":\"dedicated\",\"operator\":\"Exists\"}],"
-				       "\"affinity\":{\"nodeAffinity\":{\"requiredDuringSchedulingIgnoredDuringExecution\":{\"nodeSelectorTerms\":"
-				       "[{\"matchFields\":[{\"key\":\"metadata.name\",\"operator\":\"In\",\"values\":[\"n3\"]}]}]}}}");
+	struct api_pod *pinned = TOBJ_POD(.tolerations = "dedicated", .node_affinity = "metadata.name In n3");
 	schedule(p, c, &cl, pinned, NULL, &res);
 	assert_int_equal(res.code, FW_SUCCESS);
 	assert_string_equal(res.suggested_host, "n3");
 	assert_int_equal(res.evaluated_nodes, 1);
 
 	/* pinned to a node that does not exist: every node gets the absent status */
-	struct api_pod *ghost = mkpod("\"containers\":[{\"name\":\"c\",\"image\":\"i\"}],"
-				      "\"affinity\":{\"nodeAffinity\":{\"requiredDuringSchedulingIgnoredDuringExecution\":{\"nodeSelectorTerms\":"
-				      "[{\"matchFields\":[{\"key\":\"metadata.name\",\"operator\":\"In\",\"values\":[\"nope\"]}]}]}}}");
+	struct api_pod *ghost = TOBJ_POD(.node_affinity = "metadata.name In nope");
 	schedule(p, c, &cl, ghost, NULL, &res);
 	assert_int_equal(res.code, FW_UNSCHEDULABLE);
 	assert_string_equal(fw_fit_error_message(&res.diag, msg, sizeof(msg)),
@@ -628,10 +616,7 @@ static void test_cycle_basic(void **state)
 	assert_string_equal(res.diag.unschedulable_plugins[0], "NodeAffinity");
 
 	/* PreFilter rejection */
-	struct api_pod *conflict = mkpod("\"containers\":[{\"name\":\"c\",\"image\":\"i\"}],"
-					 "\"affinity\":{\"nodeAffinity\":{\"requiredDuringSchedulingIgnoredDuringExecution\":{\"nodeSelectorTerms\":"
-					 "[{\"matchFields\":[{\"key\":\"metadata.name\",\"operator\":\"In\",\"values\":[\"n1\"]},"
-					 "{\"key\":\"metadata.name\",\"operator\":\"In\",\"values\":[\"n2\"]}]}]}}}");
+	struct api_pod *conflict = TOBJ_POD(.node_affinity = "metadata.name In n1; metadata.name In n2");
 	schedule(p, c, &cl, conflict, NULL, &res);
 	assert_int_equal(res.code, FW_UNSCHEDULABLE);
 	assert_string_equal(fw_fit_error_message(&res.diag, msg, sizeof(msg)),
@@ -640,13 +625,13 @@ static void test_cycle_basic(void **state)
 	assert_int_equal(res.diag.absent_status.code, FW_UNSCHEDULABLE_AND_UNRESOLVABLE);
 
 	/* nominated node tried first: n1 is worse by score but is the pod's nominated node */
-	struct api_pod *nominated = mkpod("\"containers\":[{\"name\":\"c\",\"image\":\"i\"}]},\"status\":{\"nominatedNodeName\":\"n1\"");
+	struct api_pod *nominated = TOBJ_POD(.nominated = "n1");
 	schedule(p, c, &cl, nominated, NULL, &res);
 	assert_int_equal(res.code, FW_SUCCESS);
 	assert_string_equal(res.suggested_host, "n1");
 	assert_int_equal(res.evaluated_nodes, 1);
 	/* nominated to the tainted node: its failure is recorded, the pod goes elsewhere */
-	struct api_pod *nominated3 = mkpod("\"containers\":[{\"name\":\"c\",\"image\":\"i\"}]},\"status\":{\"nominatedNodeName\":\"n3\"");
+	struct api_pod *nominated3 = TOBJ_POD(.nominated = "n3");
 	schedule(p, c, &cl, nominated3, NULL, &res);
 	assert_int_equal(res.code, FW_SUCCESS);
 	assert_string_equal(res.suggested_host, "n2");
@@ -676,9 +661,9 @@ static void test_cycle_nominated_pods(void **state)
 	struct fw_profile *p = default_profile(NULL, 3);
 	struct fw_cycle *c = fw_cycle_new(p);
 	cluster_add(&cl, std_node("only", "4", NULL), NULL, 0);
-	struct api_pod *pod = mkpod("\"priority\":10,\"containers\":[{\"name\":\"c\",\"image\":\"i\",\"resources\":{\"requests\":{\"cpu\":\"3\"}}}]");
-	struct api_pod *high = mkpod("\"priority\":10,\"containers\":[{\"name\":\"c\",\"image\":\"i\",\"resources\":{\"requests\":{\"cpu\":\"2\"}}}]");
-	struct api_pod *low = mkpod("\"priority\":5,\"containers\":[{\"name\":\"c\",\"image\":\"i\",\"resources\":{\"requests\":{\"cpu\":\"2\"}}}]");
+	struct api_pod *pod = TOBJ_POD(.priority = "10", .containers = { { .req = "cpu=3" } });
+	struct api_pod *high = TOBJ_POD(.priority = "10", .containers = { { .req = "cpu=2" } });
+	struct api_pod *low = TOBJ_POD(.priority = "5", .containers = { { .req = "cpu=2" } });
 	const char *only = intern_str("only");
 	struct fw_nominated_pod hp[] = { { only, high } }, lp[] = { { only, low } }, self[] = { { only, pod } };
 	struct fw_nominated nh = { 1, hp }, nl = { 1, lp }, ns = { 1, self };
@@ -714,13 +699,13 @@ static void test_cycle_start_index_rotation(void **state)
 	struct tl_profile_spec spec = { .filter = { "TaintToleration" } };
 	struct fw_profile *p = tl_profile(&spec, NULL, 1);
 	struct fw_cycle *c = fw_cycle_new(p);
-	const char *taint = "\"spec\":{\"taints\":[{\"key\":\"k\",\"value\":\"v\",\"effect\":\"NoSchedule\"}]}";
+	const char *taint = "k=v:NoSchedule";
 	cluster_add(&cl, std_node("bad0", "4", taint), NULL, 0);
 	cluster_add(&cl, std_node("good1", "4", NULL), NULL, 0);
 	cluster_add(&cl, std_node("bad2", "4", taint), NULL, 0);
 	cluster_add(&cl, std_node("good3", "4", NULL), NULL, 0);
 	cluster_add(&cl, std_node("good4", "4", NULL), NULL, 0);
-	struct api_pod *pod = mkpod("\"containers\":[{\"name\":\"c\",\"image\":\"i\"}]");
+	struct api_pod *pod = tobj_pod(NULL);
 	/* As upstream, the search stops when a second feasible node turns up (it is dropped), and
 	 * failures met on the way count as processed:
 	 * start 0: bad0 x, good1 ok, bad2 x, good3 dropped -> good1, 3 evaluated, next 3
@@ -753,7 +738,7 @@ static void test_cycle_tie_break_uniform(void **state)
 	const char *names[] = { "a", "b", "c", "d" };
 	for (int i = 0; i < 4; i++)
 		cluster_add(&cl, std_node(names[i], "4", NULL), NULL, 0);
-	struct api_pod *pod = mkpod("\"containers\":[{\"name\":\"c\",\"image\":\"i\",\"resources\":{\"requests\":{\"cpu\":\"1\"}}}]");
+	struct api_pod *pod = TOBJ_POD(.containers = { { .req = "cpu=1" } });
 	int count[4] = { 0 };
 	for (int i = 0; i < 4000; i++) {
 		schedule(p, c, &cl, pod, NULL, &res);
@@ -795,13 +780,13 @@ static void test_cycle_parallel(void **state)
 	struct err e;
 	struct fw_pool *pool = fw_pool_new(4, &e);
 	assert_non_null(pool);
-	const char *taint = "\"spec\":{\"taints\":[{\"key\":\"k\",\"value\":\"v\",\"effect\":\"NoSchedule\"}]}";
+	const char *taint = "k=v:NoSchedule";
 	for (int i = 0; i < 500; i++) {
 		char name[32];
 		snprintf(name, sizeof(name), "node-%03d", i);
 		cluster_add(&cl, std_node(name, "4", i % 2 ? taint : NULL), NULL, 0);
 	}
-	struct api_pod *pod = mkpod("\"containers\":[{\"name\":\"c\",\"image\":\"i\",\"resources\":{\"requests\":{\"cpu\":\"1\"}}}]");
+	struct api_pod *pod = TOBJ_POD(.containers = { { .req = "cpu=1" } });
 	uint32_t to_find = fw_num_feasible_nodes_to_find(0, 500); /* 46% of 500 = 230 */
 	assert_int_equal(to_find, 230);
 	for (int mode = 0; mode < 2; mode++) {
@@ -827,7 +812,7 @@ static void test_cycle_parallel(void **state)
 			assert_int_equal(idx % 2, 0);
 		}
 		/* every node fails: the full histogram, whatever the order */
-		struct api_pod *pick = mkpod("\"containers\":[{\"name\":\"c\",\"image\":\"i\"}],\"nodeSelector\":{\"none\":\"x\"}");
+		struct api_pod *pick = TOBJ_POD(.node_selector = "none=x");
 		schedule(p, c, &cl, pick, NULL, &res);
 		assert_int_equal(res.code, FW_UNSCHEDULABLE);
 		char msg[512];
@@ -863,8 +848,8 @@ static void test_cycle_filter_batches(void **state)
 		{ 1000, 10, 50, 3 }, { 1500, 1, 10, 1 }, { 1500, 1, 10, 2 }, { 300, 3, 100, 1 },
 		{ 300, 3, 100, 4 },  { 150, 7, 0, 1 },  { 150, 7, 0, 2 },   { 1999, 5, 20, 16 },
 	};
-	const char *taint = "\"spec\":{\"taints\":[{\"key\":\"k\",\"value\":\"v\",\"effect\":\"NoSchedule\"}]}";
-	struct api_pod *pod = mkpod("\"containers\":[{\"name\":\"c\",\"image\":\"i\"}]");
+	const char *taint = "k=v:NoSchedule";
+	struct api_pod *pod = tobj_pod(NULL);
 	struct tl_profile_spec spec = {
 		.filter = { "TaintToleration" }, .pre_score = { "TaintToleration" }, .score = { "TaintToleration" },
 		.score_weight = { 1 }, .has_pct = true,
@@ -950,7 +935,7 @@ static void test_cycle_filter_error(void **state)
 		cluster_add(&cl, std_node(name, "4", NULL), NULL, 0);
 	}
 	struct tl_profile_spec spec = { .filter = { "NodeName", "NodePorts" }, .score = { "ImageLocality" } };
-	struct api_pod *pod = mkpod("\"containers\":[{\"name\":\"c\",\"image\":\"i\",\"ports\":[{\"containerPort\":80,\"hostPort\":80}]}]");
+	struct api_pod *pod = TOBJ_POD(.containers = { { .ports = "80" } });
 	for (int mode = 0; mode < 2; mode++) {
 		struct fw_profile *p = tl_profile(&spec, mode ? pool : NULL, 1);
 		struct fw_cycle *c = fw_cycle_new(p);
@@ -990,7 +975,7 @@ static void test_cycle_many_cycles(void **state)
 	struct fw_profile *p = fw_profile_new(&pc, &o, &e);
 	assert_non_null(p);
 	struct fw_cycle *c = fw_cycle_new(p);
-	struct api_pod *pod = mkpod("\"containers\":[{\"name\":\"c\",\"image\":\"i\",\"resources\":{\"requests\":{\"cpu\":\"1\"}}}]");
+	struct api_pod *pod = TOBJ_POD(.containers = { { .req = "cpu=1" } });
 	for (int i = 0; i < 80; i++) {
 		schedule(p, c, &cl, pod, NULL, &res);
 		assert_int_equal(res.code, FW_SUCCESS);
@@ -1032,7 +1017,7 @@ static void test_binding_helpers(void **state)
 	struct fw_profile *p = fw_profile_new(&pc, &o, &e);
 	assert_non_null(p);
 	struct fw_cycle *c = fw_cycle_new(p);
-	struct api_pod *pod = mkpod("\"containers\":[{\"name\":\"c\",\"image\":\"i\"}]");
+	struct api_pod *pod = tobj_pod(NULL);
 	struct fw_status st;
 	int64_t timeout = -1;
 	assert_int_equal(fw_run_reserve(p, c, pod, "n1", &st), FW_SUCCESS);
@@ -1137,13 +1122,13 @@ static void test_cycle_timings(void **state)
 	struct err e = { 0 };
 	struct fw_pool *pool = fw_pool_new(2, &e);
 	assert_non_null(pool);
-	const char *taint = "\"spec\":{\"taints\":[{\"key\":\"k\",\"value\":\"v\",\"effect\":\"NoSchedule\"}]}";
+	const char *taint = "k=v:NoSchedule";
 	for (int i = 0; i < 60; i++) { /* under 100 nodes every node is evaluated */
 		char name[32];
 		snprintf(name, sizeof(name), "t%d", i);
 		cluster_add(&cl, std_node(name, "4", i % 3 == 0 ? taint : NULL), NULL, 0);
 	}
-	struct api_pod *pod = mkpod("\"containers\":[{\"name\":\"c\",\"image\":\"i\",\"resources\":{\"requests\":{\"cpu\":\"1\"}}}]");
+	struct api_pod *pod = TOBJ_POD(.containers = { { .req = "cpu=1" } });
 	const double *bounds = fw_plugin_timing_bounds();
 	assert_true(bounds[0] == 0.00001 && bounds[1] == 0.00001 * 1.5);
 	assert_true(bounds[FW_PLUGIN_TIMING_BUCKETS - 1] > 0.022 && bounds[FW_PLUGIN_TIMING_BUCKETS - 1] < 0.0222);
@@ -1259,11 +1244,7 @@ static void test_cycle_timings(void **state)
 		assert_int_equal(l->n_pl, 0);
 
 		/* PreFilter's rejection code; undrained timings die with the reset */
-		struct api_pod *conflict = mkpod(
-			"\"containers\":[{\"name\":\"c\",\"image\":\"i\"}],"
-			"\"affinity\":{\"nodeAffinity\":{\"requiredDuringSchedulingIgnoredDuringExecution\":{\"nodeSelectorTerms\":"
-			"[{\"matchFields\":[{\"key\":\"metadata.name\",\"operator\":\"In\",\"values\":[\"t1\"]},"
-			"{\"key\":\"metadata.name\",\"operator\":\"In\",\"values\":[\"t2\"]}]}]}}}");
+		struct api_pod *conflict = TOBJ_POD(.node_affinity = "metadata.name In t1; metadata.name In t2");
 		schedule(p, c, &cl, conflict, NULL, &res);
 		assert_int_equal(res.code, FW_UNSCHEDULABLE);
 		drain(c, l);
@@ -1281,7 +1262,7 @@ static void test_cycle_timings(void **state)
 	struct tl_profile_spec spec = { .filter = { "NodeName", "NodePorts" }, .score = { "ImageLocality" } };
 	struct fw_profile *p = tl_profile(&spec, pool, 1);
 	struct fw_cycle *c = fw_cycle_new(p);
-	struct api_pod *ports = mkpod("\"containers\":[{\"name\":\"c\",\"image\":\"i\",\"ports\":[{\"containerPort\":80,\"hostPort\":80}]}]");
+	struct api_pod *ports = TOBJ_POD(.containers = { { .ports = "80" } });
 	fw_cycle_reset(c);
 	fw_cycle_set_record_plugin_timings(c, true);
 	assert_int_equal(fw_schedule_pod(p, c, &cl.list, ports, NULL, &res, &e), 0);
@@ -1298,7 +1279,7 @@ static void test_cycle_timings(void **state)
 	p = default_profile(pool, 3);
 	c = fw_cycle_new(p);
 	cluster_add(&cl, std_node("only", "4", NULL), NULL, 0);
-	struct api_pod *high = mkpod("\"priority\":10,\"containers\":[{\"name\":\"c\",\"image\":\"i\",\"resources\":{\"requests\":{\"cpu\":\"1\"}}}]");
+	struct api_pod *high = TOBJ_POD(.priority = "10", .containers = { { .req = "cpu=1" } });
 	struct fw_nominated_pod hp[] = { { intern_str("only"), high } };
 	struct fw_nominated nh = { 1, hp };
 	fw_cycle_reset(c);

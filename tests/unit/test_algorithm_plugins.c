@@ -2,19 +2,6 @@
  * (pkg/scheduler/framework/plugins/NAME/NAME_test.go): expected reasons and scores are upstream's. */
 #include "algorithm_testlib.h"
 
-static int uid_seq;
-
-/* A pod with containers / init containers (JSON arrays) and extra spec fields. */
-static struct api_pod *pod_spec(const char *containers, const char *inits, const char *extra)
-{
-	uid_seq++;
-	return tl_pod("{\"metadata\":{\"name\":\"p%d\",\"namespace\":\"default\",\"uid\":\"uid-%d\"},"
-		      "\"spec\":{\"containers\":%s%s%s%s%s}}",
-		      uid_seq, uid_seq, containers ? containers : "[{\"name\":\"c\",\"image\":\"i\"}]",
-		      inits ? ",\"initContainers\":" : "", inits ? inits : "", extra && extra[0] ? "," : "",
-		      extra ? extra : "");
-}
-
 /* ---------- helpers running one plugin ---------- */
 
 struct one {
@@ -63,6 +50,41 @@ static enum fw_code run_filter(struct one *o, const struct api_pod *pod, const s
 	return code;
 }
 
+/* Case name: plugin's PreFilter and Filter (profile spec) for pod on node, where existing (NULL =
+ * none) runs; fails unless the code is want and (want_msg not NULL) the message want_msg. Drops
+ * the references to node, existing and pod. */
+static void expect_filter(const struct tl_profile_spec *spec, const char *plugin, const char *name,
+			  struct api_node *node, struct api_pod *existing, struct api_pod *pod, enum fw_code want,
+			  const char *want_msg)
+{
+	struct one o;
+	struct node_info ni;
+	char msg[512];
+	one_init(&o, spec, plugin);
+	tl_node_info(&ni, node, &existing, existing ? 1 : 0);
+	enum fw_code code = run_filter(&o, pod, &ni, msg, sizeof(msg));
+	if (code != want || (want_msg && strcmp(msg, want_msg) != 0))
+		fail_msg("%s: got %s \"%s\", want %s \"%s\"", name, fw_code_str(code), msg, fw_code_str(want),
+			 want_msg ? want_msg : "");
+	node_info_release(&ni);
+	api_pod_unref(pod);
+	api_pod_unref(existing);
+	api_node_unref(node);
+	one_release(&o);
+}
+
+/* A fresh cycle state whose node list is nis[0..n) (through ptrs, 16 slots). */
+static void one_set_nodes(struct one *o, struct node_info *nis, uint32_t n, const struct node_info **ptrs)
+{
+	assert_true(n <= 16);
+	for (uint32_t i = 0; i < n; i++)
+		ptrs[i] = &nis[i];
+	o->list.n = n;
+	o->list.nodes = ptrs;
+	fw_cycle_reset(o->c);
+	o->c->nodes = &o->list;
+}
+
 /* PreScore, Score on every node, NormalizeScore: the plugin's final scores. Returns the
  * PreScore code (Skip: scores untouched). */
 static enum fw_code run_score(struct one *o, const struct api_pod *pod, struct node_info *nis, uint32_t n,
@@ -71,13 +93,7 @@ static enum fw_code run_score(struct one *o, const struct api_pod *pod, struct n
 	const struct node_info *ptrs[16];
 	struct fw_node_score ns[16];
 	struct fw_status st;
-	assert_true(n <= 16);
-	for (uint32_t i = 0; i < n; i++)
-		ptrs[i] = &nis[i];
-	o->list.n = n;
-	o->list.nodes = ptrs;
-	fw_cycle_reset(o->c);
-	o->c->nodes = &o->list;
+	one_set_nodes(o, nis, n, ptrs);
 	if (o->pl->plugin->pre_score) {
 		fw_status_reset(&st);
 		enum fw_code code = o->pl->plugin->pre_score(o->pl, o->c, pod, ptrs, n, &st);
@@ -97,6 +113,27 @@ static enum fw_code run_score(struct one *o, const struct api_pod *pod, struct n
 	for (uint32_t i = 0; i < n; i++)
 		out[i] = ns[i].score;
 	return FW_SUCCESS;
+}
+
+/* Case name: the plugin's final scores (run_score) for pod over nis[0..n) are want. Drops pod. */
+static void expect_scores(struct one *o, const char *name, struct api_pod *pod, struct node_info *nis, uint32_t n,
+			  const int64_t *want)
+{
+	int64_t got[16];
+	assert_int_equal(run_score(o, pod, nis, n, got), FW_SUCCESS);
+	for (uint32_t k = 0; k < n; k++)
+		if (got[k] != want[k])
+			fail_msg("%s: node %u: got %lld want %lld", name, k, (long long)got[k], (long long)want[k]);
+	api_pod_unref(pod);
+}
+
+/* Releases nis[0..n) and drops the references to their nodes. */
+static void release_nodes(struct node_info *nis, struct api_node **nodes, uint32_t n)
+{
+	for (uint32_t k = 0; k < n; k++) {
+		node_info_release(&nis[k]);
+		api_node_unref(nodes[k]);
+	}
 }
 
 /* ---------- NodeResourcesFit: Filter (fit_test.go TestEnoughRequests) ---------- */
@@ -197,23 +234,9 @@ static void test_fit_filter(void **state)
 		args.fit.ignored_resource_groups = grp;
 		struct tl_profile_spec spec = { .pre_filter = { "NodeResourcesFit" }, .filter = { "NodeResourcesFit" },
 						.args = &args };
-		struct one o;
-		one_init(&o, &spec, "NodeResourcesFit");
-		struct api_node *node = tl_node(FIT_NODE, tc->alloc_pods);
-		struct api_pod *existing = tc->existing ? pod_spec(tc->existing, NULL, "\"nodeName\":\"machine\"") : NULL;
-		struct node_info ni;
-		tl_node_info(&ni, node, &existing, existing ? 1 : 0);
-		struct api_pod *pod = pod_spec(tc->containers, tc->inits, NULL);
-		char msg[512];
-		enum fw_code code = run_filter(&o, pod, &ni, msg, sizeof(msg));
-		if (code != tc->code || strcmp(msg, tc->msg) != 0)
-			fail_msg("%s: got %s \"%s\", want %s \"%s\"", tc->name, fw_code_str(code), msg,
-				 fw_code_str(tc->code), tc->msg);
-		node_info_release(&ni);
-		api_pod_unref(pod);
-		api_pod_unref(existing);
-		api_node_unref(node);
-		one_release(&o);
+		expect_filter(&spec, "NodeResourcesFit", tc->name, tobj_node_json(FIT_NODE, tc->alloc_pods),
+			      tc->existing ? TOBJ_POD(.containers_json = tc->existing, .node = "machine") : NULL,
+			      TOBJ_POD(.containers_json = tc->containers, .inits_json = tc->inits), tc->code, tc->msg);
 	}
 }
 
@@ -242,28 +265,17 @@ static void run_score_cases(const struct score_case *cases, size_t n_cases, cons
 		struct api_node *nodes[3];
 		struct api_pod *pods[3][3] = { { 0 } };
 		for (uint32_t k = 0; k < tc->n_nodes; k++) {
-			nodes[k] = tl_node("%s", tc->nodes[k]);
+			nodes[k] = tobj_node_json("%s", tc->nodes[k]);
 			size_t np = 0;
-			char extra[128];
-			snprintf(extra, sizeof(extra), "\"nodeName\":\"%s\"", nodes[k]->meta.name);
 			for (; np < 3 && tc->existing[k][np]; np++)
-				pods[k][np] = pod_spec(tc->existing[k][np], NULL, extra);
+				pods[k][np] = TOBJ_POD(.containers_json = tc->existing[k][np], .node = nodes[k]->meta.name);
 			tl_node_info(&nis[k], nodes[k], pods[k], np);
 		}
-		struct api_pod *pod = pod_spec(tc->pod_containers, NULL, NULL);
-		int64_t got[3];
-		assert_int_equal(run_score(&o, pod, nis, tc->n_nodes, got), FW_SUCCESS);
+		expect_scores(&o, tc->name, TOBJ_POD(.containers_json = tc->pod_containers), nis, tc->n_nodes, tc->want);
+		release_nodes(nis, nodes, tc->n_nodes);
 		for (uint32_t k = 0; k < tc->n_nodes; k++)
-			if (got[k] != tc->want[k])
-				fail_msg("%s: node %u: got %lld want %lld", tc->name, k, (long long)got[k],
-					 (long long)tc->want[k]);
-		for (uint32_t k = 0; k < tc->n_nodes; k++) {
-			node_info_release(&nis[k]);
-			api_node_unref(nodes[k]);
 			for (int j = 0; j < 3; j++)
 				api_pod_unref(pods[k][j]);
-		}
-		api_pod_unref(pod);
 		one_release(&o);
 	}
 }
@@ -458,10 +470,10 @@ static void test_balanced_allocation(void **state)
 	/* best-effort pods are not scored (PreScore Skip) */
 	struct one o;
 	one_init(&o, &spec, "NodeResourcesBalancedAllocation");
-	struct api_node *n = tl_node(CAP_NODE("node1", "4", "10", ""));
+	struct api_node *n = tobj_node_json(CAP_NODE("node1", "4", "10", ""));
 	struct node_info ni;
 	tl_node_info(&ni, n, NULL, 0);
-	struct api_pod *pod = pod_spec(NO_REQ, NULL, NULL);
+	struct api_pod *pod = TOBJ_POD(.containers_json = NO_REQ);
 	int64_t got;
 	assert_int_equal(run_score(&o, pod, &ni, 1, &got), FW_SKIP);
 	node_info_release(&ni);
@@ -526,25 +538,16 @@ static void test_image_locality(void **state)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct one o;
 		one_init(&o, &spec, "ImageLocality");
-		struct api_node *n1 = tl_node("{\"metadata\":{\"name\":\"node1\"}}");
-		struct api_node *n2 = tl_node("{\"metadata\":{\"name\":\"node2\"}}");
+		struct api_node *nodes[2] = { TOBJ_NODE(.name = "node1"), TOBJ_NODE(.name = "node2") };
 		struct node_info nis[2];
-		tl_node_info(&nis[0], n1, NULL, 0);
-		tl_node_info(&nis[1], n2, NULL, 0);
+		tl_node_info(&nis[0], nodes[0], NULL, 0);
+		tl_node_info(&nis[1], nodes[1], NULL, 0);
 		tl_set_images(&nis[0], n1_imgs, 5);
 		tl_set_images(&nis[1], n2_imgs, 3);
-		struct api_pod *pod = pod_spec(cases[i].containers, cases[i].inits, NULL);
-		int64_t got[2];
-		assert_int_equal(run_score(&o, pod, nis, 2, got), FW_SUCCESS);
-		for (int k = 0; k < 2; k++)
-			if (got[k] != cases[i].want[k])
-				fail_msg("%s: node %d: got %lld want %lld", cases[i].name, k, (long long)got[k],
-					 (long long)cases[i].want[k]);
-		node_info_release(&nis[0]);
-		node_info_release(&nis[1]);
-		api_node_unref(n1);
-		api_node_unref(n2);
-		api_pod_unref(pod);
+		expect_scores(&o, cases[i].name,
+			      TOBJ_POD(.containers_json = cases[i].containers, .inits_json = cases[i].inits), nis, 2,
+			      cases[i].want);
+		release_nodes(nis, nodes, 2);
 		one_release(&o);
 	}
 }
@@ -556,13 +559,7 @@ static enum fw_code run_prepared_image_score(struct one *o, const struct api_pod
 {
 	const struct node_info *ptrs[16];
 	struct fw_status st;
-	assert_true(n <= 16);
-	for (uint32_t i = 0; i < n; i++)
-		ptrs[i] = &nis[i];
-	o->list.n = n;
-	o->list.nodes = ptrs;
-	fw_cycle_reset(o->c);
-	o->c->nodes = &o->list;
+	one_set_nodes(o, nis, n, ptrs);
 	fw_pre_score_fn prepare = fw_score_prepare_of(o->pl->plugin);
 	assert_non_null(prepare);
 	fw_status_reset(&st);
@@ -608,9 +605,9 @@ static void test_image_locality_prepared(void **state)
 		for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 			struct one o;
 			one_init(&o, &spec, "ImageLocality");
-			struct api_node *nodes[3] = { tl_node("{\"metadata\":{\"name\":\"node1\"}}"),
-						      tl_node("{\"metadata\":{\"name\":\"node2\"}}"),
-						      tl_node("{\"metadata\":{\"name\":\"node3\"}}") };
+			struct api_node *nodes[3] = { TOBJ_NODE(.name = "node1"),
+						      TOBJ_NODE(.name = "node2"),
+						      TOBJ_NODE(.name = "node3") };
 			struct node_info nis[3];
 			for (int k = 0; k < 3; k++)
 				tl_node_info(&nis[k], nodes[k], NULL, 0);
@@ -619,7 +616,7 @@ static void test_image_locality_prepared(void **state)
 			tl_set_images(&nis[2], n3_imgs, 1);
 			for (int k = 0; indexed && k < 3; k++)
 				assert_int_equal(node_info_index_images(&nis[k]), 0);
-			struct api_pod *pod = pod_spec(cases[i].containers, cases[i].inits, NULL);
+			struct api_pod *pod = TOBJ_POD(.containers_json = cases[i].containers, .inits_json = cases[i].inits);
 			int64_t plain[3], prepared[3];
 			assert_int_equal(run_score(&o, pod, nis, 3, plain), FW_SUCCESS);
 			enum fw_code code = run_prepared_image_score(&o, pod, nis, 3, prepared);
@@ -633,10 +630,7 @@ static void test_image_locality_prepared(void **state)
 			}
 			if (code != (all_zero ? FW_SKIP : FW_SUCCESS))
 				fail_msg("%s: preparation returned %s", cases[i].name, fw_code_str(code));
-			for (int k = 0; k < 3; k++) {
-				node_info_release(&nis[k]);
-				api_node_unref(nodes[k]);
-			}
+			release_nodes(nis, nodes, 3);
 			api_pod_unref(pod);
 			one_release(&o);
 		}
@@ -671,15 +665,12 @@ static void test_resource_refs(void **state)
 		interned[i] = intern_str(names[i]);
 		weights[i] = i + 1;
 	}
-	struct api_node *n1 = tl_node("{\"metadata\":{\"name\":\"n1\"},\"status\":{\"allocatable\":{\"cpu\":\"4\","
-				      "\"memory\":\"10Gi\",\"ephemeral-storage\":\"20Gi\",\"pods\":\"110\","
-				      "\"example.com/foo\":\"5\",\"hugepages-2Mi\":\"8Mi\"}}}");
-	struct api_node *n2 = tl_node("{\"metadata\":{\"name\":\"n2\"},\"status\":{\"allocatable\":{\"cpu\":\"2\","
-				      "\"memory\":\"1Gi\",\"pods\":\"10\",\"example.com/bar\":\"3\"}}}");
-	struct api_pod *e1 = pod_spec("[{\"name\":\"c\",\"image\":\"i\",\"resources\":{\"requests\":{\"cpu\":\"1\","
-				      "\"memory\":\"1Gi\",\"ephemeral-storage\":\"1Gi\",\"example.com/foo\":\"2\"}}}]",
-				      NULL, "\"nodeName\":\"n1\"");
-	struct api_pod *e2 = pod_spec("[{\"name\":\"c\",\"image\":\"i\"}]", NULL, "\"nodeName\":\"n2\"");
+	struct api_node *n1 = TOBJ_NODE(.name = "n1", .alloc = "cpu=4,memory=10Gi,ephemeral-storage=20Gi,pods=110,"
+							       "example.com/foo=5,hugepages-2Mi=8Mi");
+	struct api_node *n2 = TOBJ_NODE(.name = "n2", .alloc = "cpu=2,memory=1Gi,pods=10,example.com/bar=3");
+	struct api_pod *e1 = TOBJ_POD(.node = "n1",
+				      .containers = { { .req = "cpu=1,memory=1Gi,ephemeral-storage=1Gi,example.com/foo=2" } });
+	struct api_pod *e2 = TOBJ_POD(.node = "n2");
 	struct node_info nis[3];
 	tl_node_info(&nis[0], n1, &e1, 1);
 	tl_node_info(&nis[1], n2, &e2, 1);
@@ -734,11 +725,6 @@ static void test_resource_refs(void **state)
 
 /* ---------- TaintToleration (taint_toleration_test.go) ---------- */
 
-static struct api_node *taint_node(const char *name, const char *taints)
-{
-	return tl_node("{\"metadata\":{\"name\":\"%s\"},\"spec\":{\"taints\":%s}}", name, taints ? taints : "[]");
-}
-
 static void test_taint_filter(void **state)
 {
 	(void)state;
@@ -747,61 +733,37 @@ static void test_taint_filter(void **state)
 		enum fw_code code;
 		const char *msg;
 	} cases[] = {
-		{ "A pod having no tolerations can't be scheduled onto a node with nonempty taints", "[]",
-		  "[{\"key\":\"dedicated\",\"value\":\"user1\",\"effect\":\"NoSchedule\"}]",
+		{ "A pod having no tolerations can't be scheduled onto a node with nonempty taints", "",
+		  "dedicated=user1:NoSchedule",
 		  FW_UNSCHEDULABLE_AND_UNRESOLVABLE, "node(s) had untolerated taint {dedicated: user1}" },
 		{ "A pod which can be scheduled on a dedicated node assigned to user1 with effect NoSchedule",
-		  "[{\"key\":\"dedicated\",\"value\":\"user1\",\"effect\":\"NoSchedule\"}]",
-		  "[{\"key\":\"dedicated\",\"value\":\"user1\",\"effect\":\"NoSchedule\"}]", FW_SUCCESS, "" },
+		  "dedicated=user1:NoSchedule", "dedicated=user1:NoSchedule", FW_SUCCESS, "" },
 		{ "A pod which can't be scheduled on a dedicated node assigned to user2 with effect NoSchedule",
-		  "[{\"key\":\"dedicated\",\"operator\":\"Equal\",\"value\":\"user2\",\"effect\":\"NoSchedule\"}]",
-		  "[{\"key\":\"dedicated\",\"value\":\"user1\",\"effect\":\"NoSchedule\"}]",
+		  "dedicated=user2:NoSchedule", "dedicated=user1:NoSchedule",
 		  FW_UNSCHEDULABLE_AND_UNRESOLVABLE, "node(s) had untolerated taint {dedicated: user1}" },
 		{ "A pod can be scheduled onto the node, with a toleration uses operator Exists that tolerates the taints on the node",
-		  "[{\"key\":\"foo\",\"operator\":\"Exists\",\"effect\":\"NoSchedule\"}]",
-		  "[{\"key\":\"foo\",\"value\":\"bar\",\"effect\":\"NoSchedule\"}]", FW_SUCCESS, "" },
+		  "foo:NoSchedule", "foo=bar:NoSchedule", FW_SUCCESS, "" },
 		{ "A pod has multiple tolerations, node has multiple taints, all the taints are tolerated",
-		  "[{\"key\":\"dedicated\",\"operator\":\"Equal\",\"value\":\"user2\",\"effect\":\"NoSchedule\"},"
-		  "{\"key\":\"foo\",\"operator\":\"Exists\",\"effect\":\"NoSchedule\"}]",
-		  "[{\"key\":\"dedicated\",\"value\":\"user2\",\"effect\":\"NoSchedule\"},"
-		  "{\"key\":\"foo\",\"value\":\"bar\",\"effect\":\"NoSchedule\"}]",
+		  "dedicated=user2:NoSchedule,foo:NoSchedule", "dedicated=user2:NoSchedule,foo=bar:NoSchedule",
 		  FW_SUCCESS, "" },
 		{ "A pod has a toleration that keys and values match the taint on the node, but (non-empty) effect doesn't match",
-		  "[{\"key\":\"foo\",\"operator\":\"Equal\",\"value\":\"bar\",\"effect\":\"PreferNoSchedule\"}]",
-		  "[{\"key\":\"foo\",\"value\":\"bar\",\"effect\":\"NoSchedule\"}]", FW_UNSCHEDULABLE_AND_UNRESOLVABLE,
+		  "foo=bar:PreferNoSchedule", "foo=bar:NoSchedule", FW_UNSCHEDULABLE_AND_UNRESOLVABLE,
 		  "node(s) had untolerated taint {foo: bar}" },
 		{ "The pod has a toleration that keys and values match the taint on the node, the effect of toleration is empty",
-		  "[{\"key\":\"foo\",\"operator\":\"Equal\",\"value\":\"bar\"}]",
-		  "[{\"key\":\"foo\",\"value\":\"bar\",\"effect\":\"NoSchedule\"}]", FW_SUCCESS, "" },
+		  "foo=bar", "foo=bar:NoSchedule", FW_SUCCESS, "" },
 		{ "The pod has a toleration that key and value don't match the taint on the node, but the effect of taint on node is PreferNoSchedule",
-		  "[{\"key\":\"dedicated\",\"operator\":\"Equal\",\"value\":\"user2\",\"effect\":\"NoSchedule\"}]",
-		  "[{\"key\":\"dedicated\",\"value\":\"user1\",\"effect\":\"PreferNoSchedule\"}]", FW_SUCCESS, "" },
-		{ "The pod has no toleration, but the effect of taint on node is PreferNoSchedule", "[]",
-		  "[{\"key\":\"dedicated\",\"value\":\"user1\",\"effect\":\"PreferNoSchedule\"}]", FW_SUCCESS, "" },
-		{ "NoExecute counts; the first untolerated taint is reported", "[]",
-		  "[{\"key\":\"a\",\"value\":\"1\",\"effect\":\"PreferNoSchedule\"},{\"key\":\"b\",\"effect\":\"NoExecute\"},"
-		  "{\"key\":\"c\",\"value\":\"3\",\"effect\":\"NoSchedule\"}]",
+		  "dedicated=user2:NoSchedule", "dedicated=user1:PreferNoSchedule", FW_SUCCESS, "" },
+		{ "The pod has no toleration, but the effect of taint on node is PreferNoSchedule", "",
+		  "dedicated=user1:PreferNoSchedule", FW_SUCCESS, "" },
+		{ "NoExecute counts; the first untolerated taint is reported", "",
+		  "a=1:PreferNoSchedule,b:NoExecute,c=3:NoSchedule",
 		  FW_UNSCHEDULABLE_AND_UNRESOLVABLE, "node(s) had untolerated taint {b: }" },
 	};
 	struct tl_profile_spec spec = { .filter = { "TaintToleration" } };
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct one o;
-		one_init(&o, &spec, "TaintToleration");
-		struct api_node *n = taint_node("nodeA", cases[i].taints);
-		struct node_info ni;
-		tl_node_info(&ni, n, NULL, 0);
-		char extra[1024];
-		snprintf(extra, sizeof(extra), "\"tolerations\":%s", cases[i].tolerations);
-		struct api_pod *pod = pod_spec(NULL, NULL, extra);
-		char msg[512];
-		enum fw_code code = run_filter(&o, pod, &ni, msg, sizeof(msg));
-		if (code != cases[i].code || strcmp(msg, cases[i].msg))
-			fail_msg("%s: got %s \"%s\"", cases[i].name, fw_code_str(code), msg);
-		node_info_release(&ni);
-		api_node_unref(n);
-		api_pod_unref(pod);
-		one_release(&o);
-	}
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		expect_filter(&spec, "TaintToleration", cases[i].name,
+			      TOBJ_NODE(.name = "nodeA", .taints = cases[i].taints), NULL,
+			      TOBJ_POD(.tolerations = cases[i].tolerations), cases[i].code, cases[i].msg);
 }
 
 static void test_taint_score(void **state)
@@ -813,32 +775,23 @@ static void test_taint_score(void **state)
 		uint32_t n;
 	} cases[] = {
 		{ "node with taints tolerated by the pod, gets a higher score than those node with intolerable taints",
-		  "[{\"key\":\"foo\",\"operator\":\"Equal\",\"value\":\"bar\",\"effect\":\"PreferNoSchedule\"}]",
-		  { "[{\"key\":\"foo\",\"value\":\"bar\",\"effect\":\"PreferNoSchedule\"}]",
-		    "[{\"key\":\"foo\",\"value\":\"blah\",\"effect\":\"PreferNoSchedule\"}]" },
+		  "foo=bar:PreferNoSchedule", { "foo=bar:PreferNoSchedule", "foo=blah:PreferNoSchedule" },
 		  { 100, 0 }, 2 },
 		{ "the nodes that all of their taints are tolerated by the pod, get the same score, no matter how many tolerable taints a node has",
-		  "[{\"key\":\"cpu-type\",\"operator\":\"Equal\",\"value\":\"arm64\",\"effect\":\"PreferNoSchedule\"},"
-		  "{\"key\":\"disk-type\",\"operator\":\"Equal\",\"value\":\"ssd\",\"effect\":\"PreferNoSchedule\"}]",
-		  { "[]", "[{\"key\":\"cpu-type\",\"value\":\"arm64\",\"effect\":\"PreferNoSchedule\"}]",
-		    "[{\"key\":\"cpu-type\",\"value\":\"arm64\",\"effect\":\"PreferNoSchedule\"},"
-		    "{\"key\":\"disk-type\",\"value\":\"ssd\",\"effect\":\"PreferNoSchedule\"}]" },
+		  "cpu-type=arm64:PreferNoSchedule,disk-type=ssd:PreferNoSchedule",
+		  { "", "cpu-type=arm64:PreferNoSchedule",
+		    "cpu-type=arm64:PreferNoSchedule,disk-type=ssd:PreferNoSchedule" },
 		  { 100, 100, 100 }, 3 },
-		{ "the more intolerable taints a node has, the lower score it gets.",
-		  "[{\"key\":\"foo\",\"operator\":\"Equal\",\"value\":\"bar\",\"effect\":\"PreferNoSchedule\"}]",
-		  { "[]", "[{\"key\":\"cpu-type\",\"value\":\"arm64\",\"effect\":\"PreferNoSchedule\"}]",
-		    "[{\"key\":\"cpu-type\",\"value\":\"arm64\",\"effect\":\"PreferNoSchedule\"},"
-		    "{\"key\":\"disk-type\",\"value\":\"ssd\",\"effect\":\"PreferNoSchedule\"}]" },
+		{ "the more intolerable taints a node has, the lower score it gets.", "foo=bar:PreferNoSchedule",
+		  { "", "cpu-type=arm64:PreferNoSchedule",
+		    "cpu-type=arm64:PreferNoSchedule,disk-type=ssd:PreferNoSchedule" },
 		  { 100, 50, 0 }, 3 },
 		{ "only taints and tolerations that have effect PreferNoSchedule are checked by prioritizer function",
-		  "[{\"key\":\"cpu-type\",\"operator\":\"Equal\",\"value\":\"arm64\",\"effect\":\"NoSchedule\"},"
-		  "{\"key\":\"disk-type\",\"operator\":\"Equal\",\"value\":\"ssd\",\"effect\":\"NoSchedule\"}]",
-		  { "[]", "[{\"key\":\"cpu-type\",\"value\":\"arm64\",\"effect\":\"NoSchedule\"}]",
-		    "[{\"key\":\"cpu-type\",\"value\":\"arm64\",\"effect\":\"PreferNoSchedule\"},"
-		    "{\"key\":\"disk-type\",\"value\":\"ssd\",\"effect\":\"PreferNoSchedule\"}]" },
+		  "cpu-type=arm64:NoSchedule,disk-type=ssd:NoSchedule", { "", "cpu-type=arm64:NoSchedule",
+		    "cpu-type=arm64:PreferNoSchedule,disk-type=ssd:PreferNoSchedule" },
 		  { 100, 100, 0 }, 3 },
-		{ "Default behaviour No taints and tolerations, lands on node with no taints", "[]",
-		  { "[]", "[{\"key\":\"cpu-type\",\"value\":\"arm64\",\"effect\":\"PreferNoSchedule\"}]" }, { 100, 0 }, 2 },
+		{ "Default behaviour No taints and tolerations, lands on node with no taints", "",
+		  { "", "cpu-type=arm64:PreferNoSchedule" }, { 100, 0 }, 2 },
 	};
 	struct tl_profile_spec spec = { .pre_score = { "TaintToleration" }, .score = { "TaintToleration" } };
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -849,148 +802,99 @@ static void test_taint_score(void **state)
 		for (uint32_t k = 0; k < cases[i].n; k++) {
 			char name[32];
 			snprintf(name, sizeof(name), "node%u", k);
-			nodes[k] = taint_node(name, cases[i].taints[k]);
+			nodes[k] = TOBJ_NODE(.name = name, .taints = cases[i].taints[k]);
 			tl_node_info(&nis[k], nodes[k], NULL, 0);
 		}
-		char extra[1024];
-		snprintf(extra, sizeof(extra), "\"tolerations\":%s", cases[i].tolerations);
-		struct api_pod *pod = pod_spec(NULL, NULL, extra);
-		int64_t got[3];
-		assert_int_equal(run_score(&o, pod, nis, cases[i].n, got), FW_SUCCESS);
-		for (uint32_t k = 0; k < cases[i].n; k++) {
-			if (got[k] != cases[i].want[k])
-				fail_msg("%s: node %u: got %lld want %lld", cases[i].name, k, (long long)got[k],
-					 (long long)cases[i].want[k]);
-			node_info_release(&nis[k]);
-			api_node_unref(nodes[k]);
-		}
-		api_pod_unref(pod);
+		expect_scores(&o, cases[i].name, TOBJ_POD(.tolerations = cases[i].tolerations), nis, cases[i].n,
+			      cases[i].want);
+		release_nodes(nis, nodes, cases[i].n);
 		one_release(&o);
 	}
 }
 
 /* ---------- NodeAffinity (node_affinity_test.go) ---------- */
 
-#define REQ_AFF(terms) "\"affinity\":{\"nodeAffinity\":{\"requiredDuringSchedulingIgnoredDuringExecution\":{\"nodeSelectorTerms\":" terms "}}}"
-
 static void test_node_affinity_filter(void **state)
 {
 	(void)state;
 	static const char *const POD_REASON = "node(s) didn't match Pod's node affinity/selector";
 	struct {
-		const char *name, *extra, *labels, *node_name;
+		const char *name, *selector, *terms, *labels, *node_name;
 		enum fw_code code;
 		const char *msg;
 	} cases[] = {
-		{ "no selector", "", "{}", "node1", FW_SUCCESS, "" },
-		{ "missing labels", "\"nodeSelector\":{\"foo\":\"bar\"}", "{}", "node1",
-		  FW_UNSCHEDULABLE_AND_UNRESOLVABLE, POD_REASON },
-		{ "same labels", "\"nodeSelector\":{\"foo\":\"bar\"}", "{\"foo\":\"bar\"}", "node1", FW_SUCCESS, "" },
-		{ "node labels are superset", "\"nodeSelector\":{\"foo\":\"bar\"}", "{\"foo\":\"bar\",\"baz\":\"blah\"}",
-		  "node1", FW_SUCCESS, "" },
-		{ "node labels are subset", "\"nodeSelector\":{\"foo\":\"bar\",\"baz\":\"blah\"}", "{\"foo\":\"bar\"}",
-		  "node1", FW_UNSCHEDULABLE_AND_UNRESOLVABLE, POD_REASON },
+		{ "no selector", NULL, NULL, "", "node1", FW_SUCCESS, "" },
+		{ "missing labels", "foo=bar", NULL, "", "node1", FW_UNSCHEDULABLE_AND_UNRESOLVABLE, POD_REASON },
+		{ "same labels", "foo=bar", NULL, "foo=bar", "node1", FW_SUCCESS, "" },
+		{ "node labels are superset", "foo=bar", NULL, "foo=bar,baz=blah", "node1", FW_SUCCESS, "" },
+		{ "node labels are subset",
+		  "foo=bar,baz=blah", NULL, "foo=bar", "node1", FW_UNSCHEDULABLE_AND_UNRESOLVABLE, POD_REASON },
 		{ "Pod with matchExpressions using In operator that matches the existing node",
-		  REQ_AFF("[{\"matchExpressions\":[{\"key\":\"foo\",\"operator\":\"In\",\"values\":[\"bar\",\"value2\"]}]}]"),
-		  "{\"foo\":\"bar\"}", "node1", FW_SUCCESS, "" },
+		  NULL, "foo In bar,value2", "foo=bar", "node1", FW_SUCCESS, "" },
 		{ "Pod with matchExpressions using Gt operator that matches the existing node",
-		  REQ_AFF("[{\"matchExpressions\":[{\"key\":\"kernel-version\",\"operator\":\"Gt\",\"values\":[\"0204\"]}]}]"),
-		  "{\"kernel-version\":\"0206\"}", "node1", FW_SUCCESS, "" },
+		  NULL, "kernel-version Gt 0204", "kernel-version=0206", "node1", FW_SUCCESS, "" },
 		{ "Pod with matchExpressions using NotIn operator that matches the existing node",
-		  REQ_AFF("[{\"matchExpressions\":[{\"key\":\"mem-type\",\"operator\":\"NotIn\",\"values\":[\"DDR\",\"DDR2\"]}]}]"),
-		  "{\"mem-type\":\"DDR3\"}", "node1", FW_SUCCESS, "" },
+		  NULL, "mem-type NotIn DDR,DDR2", "mem-type=DDR3", "node1", FW_SUCCESS, "" },
 		{ "Pod with matchExpressions using Exists operator that matches the existing node",
-		  REQ_AFF("[{\"matchExpressions\":[{\"key\":\"GPU\",\"operator\":\"Exists\"}]}]"),
-		  "{\"GPU\":\"NVIDIA-GRID-K1\"}", "node1", FW_SUCCESS, "" },
+		  NULL, "GPU Exists", "GPU=NVIDIA-GRID-K1", "node1", FW_SUCCESS, "" },
 		{ "Pod with affinity that don't match node's labels won't schedule onto the node",
-		  REQ_AFF("[{\"matchExpressions\":[{\"key\":\"foo\",\"operator\":\"In\",\"values\":[\"value1\",\"value2\"]}]}]"),
-		  "{\"foo\":\"bar\"}", "node1", FW_UNSCHEDULABLE_AND_UNRESOLVABLE, POD_REASON },
-		{ "Pod with empty MatchExpressions is not a valid value will match no objects and won't schedule onto the node",
-		  REQ_AFF("[{\"matchExpressions\":[]}]"), "{\"foo\":\"bar\"}", "node1",
-		  FW_UNSCHEDULABLE_AND_UNRESOLVABLE, POD_REASON },
-		{ "Pod with no Affinity will schedule onto a node", "", "{\"foo\":\"bar\"}", "node1", FW_SUCCESS, "" },
-		{ "Pod with Affinity but nil NodeSelector will schedule onto a node",
-		  "\"affinity\":{\"nodeAffinity\":{}}", "{\"foo\":\"bar\"}", "node1", FW_SUCCESS, "" },
+		  NULL, "foo In value1,value2", "foo=bar", "node1", FW_UNSCHEDULABLE_AND_UNRESOLVABLE, POD_REASON },
+		{ "Pod with no Affinity will schedule onto a node", NULL, NULL, "foo=bar", "node1", FW_SUCCESS, "" },
 		{ "Pod with multiple matchExpressions ANDed that matches the existing node",
-		  REQ_AFF("[{\"matchExpressions\":[{\"key\":\"GPU\",\"operator\":\"Exists\"},"
-			  "{\"key\":\"GPU\",\"operator\":\"NotIn\",\"values\":[\"AMD\",\"INTER\"]}]}]"),
-		  "{\"GPU\":\"NVIDIA-GRID-K1\"}", "node1", FW_SUCCESS, "" },
+		  NULL, "GPU Exists; GPU NotIn AMD,INTER", "GPU=NVIDIA-GRID-K1", "node1", FW_SUCCESS, "" },
 		{ "Pod with multiple matchExpressions ANDed that doesn't match the existing node",
-		  REQ_AFF("[{\"matchExpressions\":[{\"key\":\"GPU\",\"operator\":\"Exists\"},"
-			  "{\"key\":\"GPU\",\"operator\":\"In\",\"values\":[\"AMD\",\"INTER\"]}]}]"),
-		  "{\"GPU\":\"NVIDIA-GRID-K1\"}", "node1", FW_UNSCHEDULABLE_AND_UNRESOLVABLE, POD_REASON },
+		  NULL, "GPU Exists; GPU In AMD,INTER", "GPU=NVIDIA-GRID-K1", "node1",
+		  FW_UNSCHEDULABLE_AND_UNRESOLVABLE, POD_REASON },
 		{ "Pod with multiple NodeSelectorTerms ORed in affinity, matches the node's labels and will schedule onto the node",
-		  REQ_AFF("[{\"matchExpressions\":[{\"key\":\"foo\",\"operator\":\"In\",\"values\":[\"bar\",\"value2\"]}]},"
-			  "{\"matchExpressions\":[{\"key\":\"diffkey\",\"operator\":\"In\",\"values\":[\"wrong\",\"value2\"]}]}]"),
-		  "{\"foo\":\"bar\"}", "node1", FW_SUCCESS, "" },
+		  NULL, "foo In bar,value2 | diffkey In wrong,value2", "foo=bar", "node1", FW_SUCCESS, "" },
 		{ "Pod with an Affinity and a PodSpec.NodeSelector(the old thing that we are deprecating) both are satisfied, will schedule onto the node",
-		  "\"nodeSelector\":{\"foo\":\"bar\"}," REQ_AFF("[{\"matchExpressions\":[{\"key\":\"foo\",\"operator\":\"Exists\"}]}]"),
-		  "{\"foo\":\"bar\"}", "node1", FW_SUCCESS, "" },
+		  "foo=bar", "foo Exists", "foo=bar", "node1", FW_SUCCESS, "" },
 		{ "Pod with an Affinity matches node's labels but the PodSpec.NodeSelector(the old thing that we are deprecating) is not satisfied, won't schedule onto the node",
-		  "\"nodeSelector\":{\"foo\":\"bar\"}," REQ_AFF("[{\"matchExpressions\":[{\"key\":\"foo\",\"operator\":\"Exists\"}]}]"),
-		  "{\"foo\":\"barrrrrr\"}", "node1", FW_UNSCHEDULABLE_AND_UNRESOLVABLE, POD_REASON },
+		  "foo=bar", "foo Exists", "foo=barrrrrr", "node1", FW_UNSCHEDULABLE_AND_UNRESOLVABLE, POD_REASON },
 		{ "Pod with an invalid value in Affinity term won't be scheduled onto the node",
-		  REQ_AFF("[{\"matchExpressions\":[{\"key\":\"foo\",\"operator\":\"NotIn\",\"values\":[]}]}]"),
-		  "{\"foo\":\"bar\"}", "node1", FW_UNSCHEDULABLE_AND_UNRESOLVABLE, POD_REASON },
+		  NULL, "foo NotIn", "foo=bar", "node1", FW_UNSCHEDULABLE_AND_UNRESOLVABLE, POD_REASON },
 		{ "Gt with a non-integer value never matches",
-		  REQ_AFF("[{\"matchExpressions\":[{\"key\":\"v\",\"operator\":\"Gt\",\"values\":[\"1.5\"]}]}]"),
-		  "{\"v\":\"3\"}", "node1", FW_UNSCHEDULABLE_AND_UNRESOLVABLE, POD_REASON },
+		  NULL, "v Gt 1.5", "v=3", "node1", FW_UNSCHEDULABLE_AND_UNRESOLVABLE, POD_REASON },
 		{ "Lt against a non-integer label does not match",
-		  REQ_AFF("[{\"matchExpressions\":[{\"key\":\"v\",\"operator\":\"Lt\",\"values\":[\"5\"]}]}]"),
-		  "{\"v\":\"x\"}", "node1", FW_UNSCHEDULABLE_AND_UNRESOLVABLE, POD_REASON },
-		{ "DoesNotExist", REQ_AFF("[{\"matchExpressions\":[{\"key\":\"v\",\"operator\":\"DoesNotExist\"}]}]"),
-		  "{\"w\":\"x\"}", "node1", FW_SUCCESS, "" },
+		  NULL, "v Lt 5", "v=x", "node1", FW_UNSCHEDULABLE_AND_UNRESOLVABLE, POD_REASON },
+		{ "DoesNotExist", NULL, "v DoesNotExist", "w=x", "node1", FW_SUCCESS, "" },
 		{ "Pod with matchFields using In operator that matches the existing node",
-		  REQ_AFF("[{\"matchFields\":[{\"key\":\"metadata.name\",\"operator\":\"In\",\"values\":[\"node1\"]}]}]"),
-		  "{}", "node1", FW_SUCCESS, "" },
+		  NULL, "metadata.name In node1", "", "node1", FW_SUCCESS, "" },
 		{ "Pod with matchFields using In operator that does not match the existing node",
-		  REQ_AFF("[{\"matchFields\":[{\"key\":\"metadata.name\",\"operator\":\"In\",\"values\":[\"node1\"]}]}]"),
-		  "{}", "node2", FW_UNSCHEDULABLE_AND_UNRESOLVABLE, POD_REASON },
+		  NULL, "metadata.name In node1", "", "node2", FW_UNSCHEDULABLE_AND_UNRESOLVABLE, POD_REASON },
 		{ "Pod with two terms: matchFields does not match, but matchExpressions matches",
-		  REQ_AFF("[{\"matchFields\":[{\"key\":\"metadata.name\",\"operator\":\"In\",\"values\":[\"node1\"]}]},"
-			  "{\"matchExpressions\":[{\"key\":\"foo\",\"operator\":\"In\",\"values\":[\"bar\"]}]}]"),
-		  "{\"foo\":\"bar\"}", "node2", FW_SUCCESS, "" },
+		  NULL, "metadata.name In node1 | foo In bar", "foo=bar", "node2", FW_SUCCESS, "" },
 		{ "Pod with one term: matchFields does not match, but matchExpressions matches",
-		  REQ_AFF("[{\"matchFields\":[{\"key\":\"metadata.name\",\"operator\":\"In\",\"values\":[\"node1\"]}],"
-			  "\"matchExpressions\":[{\"key\":\"foo\",\"operator\":\"In\",\"values\":[\"bar\"]}]}]"),
-		  "{\"foo\":\"bar\"}", "node2", FW_UNSCHEDULABLE_AND_UNRESOLVABLE, POD_REASON },
+		  NULL, "foo In bar; metadata.name In node1", "foo=bar", "node2",
+		  FW_UNSCHEDULABLE_AND_UNRESOLVABLE, POD_REASON },
 		{ "Pod with one term: both matchFields and matchExpressions match",
-		  REQ_AFF("[{\"matchFields\":[{\"key\":\"metadata.name\",\"operator\":\"In\",\"values\":[\"node1\"]}],"
-			  "\"matchExpressions\":[{\"key\":\"foo\",\"operator\":\"In\",\"values\":[\"bar\"]}]}]"),
-		  "{\"foo\":\"bar\"}", "node1", FW_SUCCESS, "" },
+		  NULL, "foo In bar; metadata.name In node1", "foo=bar", "node1", FW_SUCCESS, "" },
 		{ "Pod with two terms: both matchFields and matchExpressions do not match",
-		  REQ_AFF("[{\"matchFields\":[{\"key\":\"metadata.name\",\"operator\":\"In\",\"values\":[\"node1\"]}]},"
-			  "{\"matchExpressions\":[{\"key\":\"foo\",\"operator\":\"In\",\"values\":[\"not-match-to-bar\"]}]}]"),
-		  "{\"foo\":\"bar\"}", "node2", FW_UNSCHEDULABLE_AND_UNRESOLVABLE, POD_REASON },
+		  NULL, "metadata.name In node1 | foo In not-match-to-bar", "foo=bar", "node2",
+		  FW_UNSCHEDULABLE_AND_UNRESOLVABLE, POD_REASON },
 		{ "Pod with two terms of node.Name affinity",
-		  REQ_AFF("[{\"matchFields\":[{\"key\":\"metadata.name\",\"operator\":\"In\",\"values\":[\"node1\"]}]},"
-			  "{\"matchFields\":[{\"key\":\"metadata.name\",\"operator\":\"In\",\"values\":[\"node2\"]}]}]"),
-		  "{}", "node2", FW_SUCCESS, "" },
+		  NULL, "metadata.name In node1 | metadata.name In node2", "", "node2", FW_SUCCESS, "" },
 		{ "Pod with an Affinity term pinned to conflicting nodes fails at PreFilter",
-		  REQ_AFF("[{\"matchFields\":[{\"key\":\"metadata.name\",\"operator\":\"In\",\"values\":[\"node1\"]},"
-			  "{\"key\":\"metadata.name\",\"operator\":\"In\",\"values\":[\"node2\"]}]}]"),
-		  "{}", "node2", FW_UNSCHEDULABLE_AND_UNRESOLVABLE, "pod affinity terms conflict" },
-		{ "NotIn on metadata.name", REQ_AFF("[{\"matchFields\":[{\"key\":\"metadata.name\",\"operator\":\"NotIn\",\"values\":[\"node1\"]}]}]"),
-		  "{}", "node1", FW_UNSCHEDULABLE_AND_UNRESOLVABLE, POD_REASON },
+		  NULL, "metadata.name In node1; metadata.name In node2", "", "node2",
+		  FW_UNSCHEDULABLE_AND_UNRESOLVABLE, "pod affinity terms conflict" },
+		{ "NotIn on metadata.name",
+		  NULL, "metadata.name NotIn node1", "", "node1", FW_UNSCHEDULABLE_AND_UNRESOLVABLE, POD_REASON },
 	};
 	struct tl_profile_spec spec = { .pre_filter = { "NodeAffinity" }, .filter = { "NodeAffinity" } };
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct one o;
-		one_init(&o, &spec, "NodeAffinity");
-		struct api_node *n = tl_node("{\"metadata\":{\"name\":\"%s\",\"labels\":%s}}", cases[i].node_name,
-					     cases[i].labels);
-		struct node_info ni;
-		tl_node_info(&ni, n, NULL, 0);
-		struct api_pod *pod = pod_spec(NULL, NULL, cases[i].extra);
-		char msg[512];
-		enum fw_code code = run_filter(&o, pod, &ni, msg, sizeof(msg));
-		if (code != cases[i].code || strcmp(msg, cases[i].msg))
-			fail_msg("%s: got %s \"%s\"", cases[i].name, fw_code_str(code), msg);
-		node_info_release(&ni);
-		api_node_unref(n);
-		api_pod_unref(pod);
-		one_release(&o);
-	}
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		expect_filter(&spec, "NodeAffinity", cases[i].name,
+			      TOBJ_NODE(.name = cases[i].node_name, .labels = cases[i].labels), NULL,
+			      TOBJ_POD(.node_selector = cases[i].selector, .node_affinity = cases[i].terms), cases[i].code,
+			      cases[i].msg);
+	/* what the terms syntax does not say: an empty term, a node affinity without required terms */
+	expect_filter(&spec, "NodeAffinity",
+		      "Pod with empty MatchExpressions is not a valid value will match no objects and won't schedule onto the node",
+		      TOBJ_NODE(.name = "node1", .labels = "foo=bar"), NULL,
+		      TOBJ_POD(.affinity = TOBJ_NODE_AFFINITY("[{\"matchExpressions\":[]}]")),
+		      FW_UNSCHEDULABLE_AND_UNRESOLVABLE, POD_REASON);
+	expect_filter(&spec, "NodeAffinity", "Pod with Affinity but nil NodeSelector will schedule onto a node",
+		      TOBJ_NODE(.name = "node1", .labels = "foo=bar"), NULL,
+		      TOBJ_POD(.affinity = "{\"nodeAffinity\":{}}"), FW_SUCCESS, "");
 }
 
 /* PreFilter node-name results (node_affinity_test.go TestNodeAffinity wantPreFilterResult). */
@@ -998,35 +902,28 @@ static void test_node_affinity_pre_filter(void **state)
 {
 	(void)state;
 	struct {
-		const char *name, *extra;
+		const char *name, *selector, *terms;
 		enum fw_code code;
 		bool all;
 		const char *names; /* sorted, space separated */
 	} cases[] = {
-		{ "no affinity: Skip", "", FW_SKIP, true, "" },
-		{ "nodeSelector only: all nodes", "\"nodeSelector\":{\"a\":\"b\"}", FW_SUCCESS, true, "" },
-		{ "one term pinned", REQ_AFF("[{\"matchFields\":[{\"key\":\"metadata.name\",\"operator\":\"In\",\"values\":[\"node1\"]}]}]"),
-		  FW_SUCCESS, false, "node1" },
+		{ "no affinity: Skip", NULL, NULL, FW_SKIP, true, "" },
+		{ "nodeSelector only: all nodes", "a=b", NULL, FW_SUCCESS, true, "" },
+		{ "one term pinned", NULL, "metadata.name In node1", FW_SUCCESS, false, "node1" },
 		{ "terms ORed: union",
-		  REQ_AFF("[{\"matchFields\":[{\"key\":\"metadata.name\",\"operator\":\"In\",\"values\":[\"node1\"]}]},"
-			  "{\"matchFields\":[{\"key\":\"metadata.name\",\"operator\":\"In\",\"values\":[\"node2\",\"node3\"]}]}]"),
+		  NULL, "metadata.name In node1 | metadata.name In node2,node3",
 		  FW_SUCCESS, false, "node1 node2 node3" },
 		{ "requirements ANDed: intersection",
-		  REQ_AFF("[{\"matchFields\":[{\"key\":\"metadata.name\",\"operator\":\"In\",\"values\":[\"node1\",\"node2\"]},"
-			  "{\"key\":\"metadata.name\",\"operator\":\"In\",\"values\":[\"node2\",\"node3\"]}]}]"),
-		  FW_SUCCESS, false, "node2" },
+		  NULL, "metadata.name In node1,node2; metadata.name In node2,node3", FW_SUCCESS, false, "node2" },
 		{ "a term without a name pin allows every node",
-		  REQ_AFF("[{\"matchFields\":[{\"key\":\"metadata.name\",\"operator\":\"In\",\"values\":[\"node1\"]}]},"
-			  "{\"matchExpressions\":[{\"key\":\"foo\",\"operator\":\"Exists\"}]}]"),
-		  FW_SUCCESS, true, "" },
-		{ "NotIn does not pin", REQ_AFF("[{\"matchFields\":[{\"key\":\"metadata.name\",\"operator\":\"NotIn\",\"values\":[\"node1\"]}]}]"),
-		  FW_SUCCESS, true, "" },
+		  NULL, "metadata.name In node1 | foo Exists", FW_SUCCESS, true, "" },
+		{ "NotIn does not pin", NULL, "metadata.name NotIn node1", FW_SUCCESS, true, "" },
 	};
 	struct tl_profile_spec spec = { .pre_filter = { "NodeAffinity" }, .filter = { "NodeAffinity" } };
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct one o;
 		one_init(&o, &spec, "NodeAffinity");
-		struct api_pod *pod = pod_spec(NULL, NULL, cases[i].extra);
+		struct api_pod *pod = TOBJ_POD(.node_selector = cases[i].selector, .node_affinity = cases[i].terms);
 		struct fw_node_names names = { .all = true };
 		struct fw_status st;
 		fw_status_reset(&st);
@@ -1062,8 +959,8 @@ static void test_node_affinity_added_and_score(void **state)
 {
 	(void)state;
 	/* addedAffinity from NodeAffinityArgs: required zone=foo, preferred weight 5 on zone=foo */
-	struct api_pod *holder = pod_spec(NULL, NULL,
-					  "\"affinity\":{\"nodeAffinity\":{\"requiredDuringSchedulingIgnoredDuringExecution\":"
+	struct api_pod *holder = TOBJ_POD(.affinity =
+					  "{\"nodeAffinity\":{\"requiredDuringSchedulingIgnoredDuringExecution\":"
 					  "{\"nodeSelectorTerms\":[{\"matchExpressions\":[{\"key\":\"zone\",\"operator\":\"In\",\"values\":[\"foo\"]}]}]},"
 					  "\"preferredDuringSchedulingIgnoredDuringExecution\":[{\"weight\":5,\"preference\":"
 					  "{\"matchExpressions\":[{\"key\":\"zone\",\"operator\":\"In\",\"values\":[\"foo\"]}]}}]}}");
@@ -1074,15 +971,15 @@ static void test_node_affinity_added_and_score(void **state)
 					.pre_score = { "NodeAffinity" }, .score = { "NodeAffinity" }, .args = &args };
 	struct one o;
 	one_init(&o, &spec, "NodeAffinity");
-	struct api_node *n1 = tl_node("{\"metadata\":{\"name\":\"node1\",\"labels\":{\"zone\":\"foo\",\"foo\":\"bar\"}}}");
-	struct api_node *n2 = tl_node("{\"metadata\":{\"name\":\"node2\",\"labels\":{\"zone\":\"bar\",\"foo\":\"bar\"}}}");
-	struct api_node *n3 = tl_node("{\"metadata\":{\"name\":\"node3\",\"labels\":{\"zone\":\"foo\"}}}");
+	struct api_node *n1 = TOBJ_NODE(.name = "node1", .labels = "zone=foo,foo=bar");
+	struct api_node *n2 = TOBJ_NODE(.name = "node2", .labels = "zone=bar,foo=bar");
+	struct api_node *n3 = TOBJ_NODE(.name = "node3", .labels = "zone=foo");
 	struct node_info nis[3];
 	tl_node_info(&nis[0], n1, NULL, 0);
 	tl_node_info(&nis[1], n2, NULL, 0);
 	tl_node_info(&nis[2], n3, NULL, 0);
 	/* a pod without affinity is still checked against addedAffinity (PreFilter does not skip) */
-	struct api_pod *plain = pod_spec(NULL, NULL, NULL);
+	struct api_pod *plain = tobj_pod(NULL);
 	char msg[256];
 	assert_int_equal(run_filter(&o, plain, &nis[0], msg, sizeof(msg)), FW_SUCCESS);
 	assert_int_equal(run_filter(&o, plain, &nis[1], msg, sizeof(msg)), FW_UNSCHEDULABLE_AND_UNRESOLVABLE);
@@ -1090,8 +987,8 @@ static void test_node_affinity_added_and_score(void **state)
 
 	/* scores: pod prefers foo=bar (weight 10); added preference zone=foo weight 5:
 	 * node1 15, node2 10, node3 5 -> normalized 100, 66, 33 */
-	struct api_pod *pref = pod_spec(NULL, NULL,
-					"\"affinity\":{\"nodeAffinity\":{\"preferredDuringSchedulingIgnoredDuringExecution\":["
+	struct api_pod *pref = TOBJ_POD(.affinity =
+					"{\"nodeAffinity\":{\"preferredDuringSchedulingIgnoredDuringExecution\":["
 					"{\"weight\":10,\"preference\":{\"matchExpressions\":[{\"key\":\"foo\",\"operator\":\"In\",\"values\":[\"bar\"]}]}},"
 					"{\"weight\":0,\"preference\":{\"matchExpressions\":[{\"key\":\"zone\",\"operator\":\"Exists\"}]}}]}}");
 	int64_t got[3];
@@ -1113,27 +1010,6 @@ static void test_node_affinity_added_and_score(void **state)
 }
 
 /* ---------- NodePorts (node_ports_test.go TestNodePorts) ---------- */
-
-static char *ports_json(char *buf, size_t size, const char *spec)
-{
-	/* spec: "PROTO/IP/PORT,..." -> a container with those host ports */
-	size_t off = (size_t)snprintf(buf, size, "[{\"name\":\"c\",\"image\":\"i\",\"ports\":[");
-	char tmp[256];
-	snprintf(tmp, sizeof(tmp), "%s", spec);
-	int first = 1;
-	for (char *tok = strtok(tmp, ","); tok; tok = strtok(NULL, ",")) {
-		char proto[16], ip[64];
-		int port;
-		if (sscanf(tok, "%15[^/]/%63[^/]/%d", proto, ip, &port) != 3)
-			fail_msg("bad port spec %s", tok);
-		off += (size_t)snprintf(buf + off, size - off,
-					"%s{\"containerPort\":%d,\"hostPort\":%d,\"protocol\":\"%s\",\"hostIP\":\"%s\"}",
-					first ? "" : ",", port, port, proto, ip);
-		first = 0;
-	}
-	snprintf(buf + off, size - off, "]}]");
-	return buf;
-}
 
 static void test_node_ports(void **state)
 {
@@ -1161,28 +1037,12 @@ static void test_node_ports(void **state)
 		  false },
 	};
 	struct tl_profile_spec spec = { .pre_filter = { "NodePorts" }, .filter = { "NodePorts" } };
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct one o;
-		one_init(&o, &spec, "NodePorts");
-		struct api_node *n = tl_node("{\"metadata\":{\"name\":\"n\"}}");
-		char buf[1024];
-		struct api_pod *ex = cases[i].existing ? pod_spec(ports_json(buf, sizeof(buf), cases[i].existing), NULL,
-								 "\"nodeName\":\"n\"")
-						       : NULL;
-		struct node_info ni;
-		tl_node_info(&ni, n, &ex, ex ? 1 : 0);
-		struct api_pod *pod = pod_spec(cases[i].want ? ports_json(buf, sizeof(buf), cases[i].want) : NULL, NULL,
-					       NULL);
-		char msg[256];
-		enum fw_code code = run_filter(&o, pod, &ni, msg, sizeof(msg));
-		if (cases[i].fits ? code != FW_SUCCESS : (code != FW_UNSCHEDULABLE || strcmp(msg, REASON)))
-			fail_msg("%s: got %s \"%s\"", cases[i].name, fw_code_str(code), msg);
-		node_info_release(&ni);
-		api_node_unref(n);
-		api_pod_unref(pod);
-		api_pod_unref(ex);
-		one_release(&o);
-	}
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		expect_filter(&spec, "NodePorts", cases[i].name, TOBJ_NODE(.name = "n"),
+			      cases[i].existing ? TOBJ_POD(.node = "n", .containers = { { .ports = cases[i].existing } })
+						: NULL,
+			      TOBJ_POD(.containers = { { .ports = cases[i].want } }),
+			      cases[i].fits ? FW_SUCCESS : FW_UNSCHEDULABLE, cases[i].fits ? NULL : REASON);
 }
 
 /* ---------- VolumeRestrictions (volume_restrictions_test.go disk conflicts) ---------- */
@@ -1219,33 +1079,17 @@ static void test_volume_restrictions(void **state)
 	};
 	struct tl_profile_spec spec = { .pre_filter = { "VolumeRestrictions" }, .filter = { "VolumeRestrictions" } };
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct one o;
-		one_init(&o, &spec, "VolumeRestrictions");
-		struct api_node *n = tl_node("{\"metadata\":{\"name\":\"n\"}}");
-		char extra[512];
-		struct api_pod *ex = NULL;
-		if (cases[i].existing) {
-			snprintf(extra, sizeof(extra), "\"nodeName\":\"n\",\"volumes\":[%s]", cases[i].existing);
-			ex = pod_spec(NULL, NULL, extra);
-		}
-		struct node_info ni;
-		tl_node_info(&ni, n, &ex, ex ? 1 : 0);
-		snprintf(extra, sizeof(extra), "\"volumes\":[%s]", cases[i].want);
-		struct api_pod *pod = pod_spec(NULL, NULL, extra);
-		char msg[256];
-		enum fw_code code = run_filter(&o, pod, &ni, msg, sizeof(msg));
-		if (cases[i].fits ? code != FW_SUCCESS : (code != FW_UNSCHEDULABLE || strcmp(msg, REASON)))
-			fail_msg("%s: got %s \"%s\"", cases[i].name, fw_code_str(code), msg);
-		node_info_release(&ni);
-		api_node_unref(n);
-		api_pod_unref(pod);
-		api_pod_unref(ex);
-		one_release(&o);
+		char ex[512], want[512];
+		snprintf(ex, sizeof(ex), "\"volumes\":[%s]", cases[i].existing ? cases[i].existing : "");
+		snprintf(want, sizeof(want), "\"volumes\":[%s]", cases[i].want);
+		expect_filter(&spec, "VolumeRestrictions", cases[i].name, TOBJ_NODE(.name = "n"),
+			      cases[i].existing ? TOBJ_POD(.node = "n", .spec = ex) : NULL, TOBJ_POD(.spec = want),
+			      cases[i].fits ? FW_SUCCESS : FW_UNSCHEDULABLE, cases[i].fits ? NULL : REASON);
 	}
 	/* no restricted volume: PreFilter Skip */
 	struct one o;
 	one_init(&o, &spec, "VolumeRestrictions");
-	struct api_pod *plain = pod_spec(NULL, NULL, "\"volumes\":[{\"name\":\"e\",\"emptyDir\":{}}]");
+	struct api_pod *plain = TOBJ_POD(.spec = "\"volumes\":[{\"name\":\"e\",\"emptyDir\":{}}]");
 	struct fw_node_names names = { .all = true };
 	struct fw_status st;
 	fw_status_reset(&st);
@@ -1266,7 +1110,7 @@ static void test_node_name_and_unschedulable(void **state)
 	struct tl_profile_spec spec = { .filter = { "NodeName", "NodeUnschedulable" } };
 	struct one o;
 	one_init(&o, &spec, "NodeName");
-	struct api_node *n = tl_node("{\"metadata\":{\"name\":\"foo\"},\"spec\":{\"unschedulable\":true}}");
+	struct api_node *n = TOBJ_NODE(.name = "foo", .unschedulable = true);
 	struct node_info ni;
 	tl_node_info(&ni, n, NULL, 0);
 	char msg[256];
@@ -1280,7 +1124,7 @@ static void test_node_name_and_unschedulable(void **state)
 		{ "\"nodeName\":\"bar\"", FW_UNSCHEDULABLE_AND_UNRESOLVABLE, "node(s) didn't match the requested node name" },
 	};
 	for (size_t i = 0; i < 3; i++) {
-		struct api_pod *pod = pod_spec(NULL, NULL, name_cases[i].extra);
+		struct api_pod *pod = TOBJ_POD(.spec = name_cases[i].extra);
 		assert_int_equal(run_filter(&o, pod, &ni, msg, sizeof(msg)), name_cases[i].code);
 		assert_string_equal(msg, name_cases[i].msg);
 		api_pod_unref(pod);
@@ -1290,25 +1134,22 @@ static void test_node_name_and_unschedulable(void **state)
 		const char *tolerations;
 		enum fw_code code;
 	} unsched_cases[] = {
-		{ "[]", FW_UNSCHEDULABLE_AND_UNRESOLVABLE },
-		{ "[{\"key\":\"node.kubernetes.io/unschedulable\",\"operator\":\"Exists\",\"effect\":\"NoSchedule\"}]", FW_SUCCESS },
-		{ "[{\"operator\":\"Exists\"}]", FW_SUCCESS },
-		{ "[{\"key\":\"node.kubernetes.io/unschedulable\",\"operator\":\"Exists\",\"effect\":\"NoExecute\"}]",
-		  FW_UNSCHEDULABLE_AND_UNRESOLVABLE },
+		{ "", FW_UNSCHEDULABLE_AND_UNRESOLVABLE },
+		{ "node.kubernetes.io/unschedulable:NoSchedule", FW_SUCCESS },
+		{ ":", FW_SUCCESS },
+		{ "node.kubernetes.io/unschedulable:NoExecute", FW_UNSCHEDULABLE_AND_UNRESOLVABLE },
 	};
 	for (size_t i = 0; i < 4; i++) {
-		char extra[256];
-		snprintf(extra, sizeof(extra), "\"tolerations\":%s", unsched_cases[i].tolerations);
-		struct api_pod *pod = pod_spec(NULL, NULL, extra);
+		struct api_pod *pod = TOBJ_POD(.tolerations = unsched_cases[i].tolerations);
 		assert_int_equal(run_filter(&o, pod, &ni, msg, sizeof(msg)), unsched_cases[i].code);
 		if (unsched_cases[i].code != FW_SUCCESS)
 			assert_string_equal(msg, "node(s) were unschedulable");
 		api_pod_unref(pod);
 	}
-	struct api_node *ok = tl_node("{\"metadata\":{\"name\":\"ok\"}}");
+	struct api_node *ok = TOBJ_NODE(.name = "ok");
 	struct node_info ni2;
 	tl_node_info(&ni2, ok, NULL, 0);
-	struct api_pod *pod = pod_spec(NULL, NULL, NULL);
+	struct api_pod *pod = tobj_pod(NULL);
 	assert_int_equal(run_filter(&o, pod, &ni2, msg, sizeof(msg)), FW_SUCCESS);
 	api_pod_unref(pod);
 	node_info_release(&ni2);
@@ -1324,8 +1165,8 @@ static void test_scheduling_gates_and_priority_sort(void **state)
 	struct tl_profile_spec spec = { .pre_enqueue = { "SchedulingGates" } };
 	struct fw_profile *p = tl_profile(&spec, NULL, 1);
 	struct fw_status st;
-	struct api_pod *gated = pod_spec(NULL, NULL, "\"schedulingGates\":[{\"name\":\"foo\"},{\"name\":\"bar\"}]");
-	struct api_pod *free_pod = pod_spec(NULL, NULL, NULL);
+	struct api_pod *gated = TOBJ_POD(.gates = "foo,bar");
+	struct api_pod *free_pod = tobj_pod(NULL);
 	assert_int_equal(fw_run_pre_enqueue(p, gated, &st), FW_UNSCHEDULABLE_AND_UNRESOLVABLE);
 	char msg[256];
 	assert_string_equal(fw_status_message(&st, msg, sizeof(msg)), "waiting for scheduling gates: [foo bar]");
@@ -1333,8 +1174,8 @@ static void test_scheduling_gates_and_priority_sort(void **state)
 	assert_int_equal(fw_run_pre_enqueue(p, free_pod, &st), FW_SUCCESS);
 
 	fw_less_fn less = fw_profile_less(p);
-	struct api_pod *hi = pod_spec(NULL, NULL, "\"priority\":10");
-	struct api_pod *lo = pod_spec(NULL, NULL, "\"priority\":-5");
+	struct api_pod *hi = TOBJ_POD(.priority = "10");
+	struct api_pod *lo = TOBJ_POD(.priority = "-5");
 	assert_true(less(hi, 100, lo, 1));   /* priority first */
 	assert_false(less(lo, 1, hi, 100));
 	assert_true(less(free_pod, 1, gated, 2)); /* equal priority (0): earlier first */
@@ -1373,15 +1214,14 @@ static void test_queueing_hints(void **state)
 	struct fw_profile *p = fw_profile_new(&pc, NULL, &e);
 	assert_non_null(p);
 
-	struct api_pod *pod = pod_spec("[" R("2", "1Gi") "]", NULL,
-				       "\"nodeSelector\":{\"zone\":\"a\"},"
-				       "\"tolerations\":[{\"key\":\"t\",\"operator\":\"Equal\",\"value\":\"ok\",\"effect\":\"NoSchedule\"}]");
-	struct api_node *small = tl_node("{\"metadata\":{\"name\":\"n\",\"labels\":{\"zone\":\"a\"}},\"status\":{\"allocatable\":{\"cpu\":\"1\",\"memory\":\"4Gi\",\"pods\":\"10\"}}}");
-	struct api_node *big = tl_node("{\"metadata\":{\"name\":\"n\",\"labels\":{\"zone\":\"a\"}},\"status\":{\"allocatable\":{\"cpu\":\"4\",\"memory\":\"4Gi\",\"pods\":\"10\"}}}");
-	struct api_node *big2 = tl_node("{\"metadata\":{\"name\":\"n\",\"labels\":{\"zone\":\"b\"}},\"status\":{\"allocatable\":{\"cpu\":\"8\",\"memory\":\"4Gi\",\"pods\":\"10\"}}}");
-	struct api_node *tainted = tl_node("{\"metadata\":{\"name\":\"n\"},\"spec\":{\"taints\":[{\"key\":\"t\",\"value\":\"no\",\"effect\":\"NoSchedule\"}]}}");
-	struct api_node *clean = tl_node("{\"metadata\":{\"name\":\"n\"},\"spec\":{\"taints\":[{\"key\":\"t\",\"value\":\"ok\",\"effect\":\"NoSchedule\"}]}}");
-	struct api_node *unsched = tl_node("{\"metadata\":{\"name\":\"n\"},\"spec\":{\"unschedulable\":true}}");
+	struct api_pod *pod = TOBJ_POD(.containers = { { .req = "cpu=2,memory=1Gi" } }, .node_selector = "zone=a",
+				       .tolerations = "t=ok:NoSchedule");
+	struct api_node *small = TOBJ_NODE(.name = "n", .labels = "zone=a", .alloc = "cpu=1,memory=4Gi,pods=10");
+	struct api_node *big = TOBJ_NODE(.name = "n", .labels = "zone=a", .alloc = "cpu=4,memory=4Gi,pods=10");
+	struct api_node *big2 = TOBJ_NODE(.name = "n", .labels = "zone=b", .alloc = "cpu=8,memory=4Gi,pods=10");
+	struct api_node *tainted = TOBJ_NODE(.name = "n", .taints = "t=no:NoSchedule");
+	struct api_node *clean = TOBJ_NODE(.name = "n", .taints = "t=ok:NoSchedule");
+	struct api_node *unsched = TOBJ_NODE(.name = "n", .unschedulable = true);
 
 	/* NodeResourcesFit: a node the pod does not fit -> Skip; fits on add -> Queue; grew -> Queue */
 	assert_int_equal(hint_of(p, "NodeResourcesFit", QUEUE_RES_NODE, QUEUE_ACT_ADD, pod, NULL, small), QUEUE_HINT_SKIP);
@@ -1391,8 +1231,8 @@ static void test_queueing_hints(void **state)
 	assert_int_equal(hint_of(p, "NodeResourcesFit", QUEUE_RES_NODE, QUEUE_ACT_UPDATE_NODE_ALLOCATABLE, pod, big, big),
 			 QUEUE_HINT_SKIP);
 	/* deleted pods: assigned -> Queue, unassigned -> Skip */
-	struct api_pod *assigned = pod_spec(NULL, NULL, "\"nodeName\":\"n\"");
-	struct api_pod *unassigned = pod_spec(NULL, NULL, NULL);
+	struct api_pod *assigned = TOBJ_POD(.node = "n");
+	struct api_pod *unassigned = tobj_pod(NULL);
 	assert_int_equal(hint_of(p, "NodeResourcesFit", QUEUE_RES_ASSIGNED_POD, QUEUE_ACT_DELETE, pod, assigned, NULL),
 			 QUEUE_HINT_QUEUE);
 	assert_int_equal(hint_of(p, "NodeResourcesFit", QUEUE_RES_UNSCHEDULED_POD, QUEUE_ACT_DELETE, pod, unassigned, NULL),
@@ -1415,16 +1255,15 @@ static void test_queueing_hints(void **state)
 			 QUEUE_HINT_QUEUE);
 	assert_int_equal(hint_of(p, "NodeUnschedulable", QUEUE_RES_NODE, QUEUE_ACT_ADD, pod, NULL, unsched), QUEUE_HINT_SKIP);
 	/* NodePorts: the deleted pod must share a host port */
-	char buf[512];
-	struct api_pod *pp = pod_spec(ports_json(buf, sizeof(buf), "TCP/0.0.0.0/80"), NULL, NULL);
-	struct api_pod *holder = pod_spec(ports_json(buf, sizeof(buf), "TCP/10.0.0.1/80"), NULL, "\"nodeName\":\"n\"");
-	struct api_pod *other = pod_spec(ports_json(buf, sizeof(buf), "TCP/10.0.0.1/81"), NULL, "\"nodeName\":\"n\"");
+	struct api_pod *pp = TOBJ_POD(.containers = { { .ports = "TCP/0.0.0.0/80" } });
+	struct api_pod *holder = TOBJ_POD(.node = "n", .containers = { { .ports = "TCP/10.0.0.1/80" } });
+	struct api_pod *other = TOBJ_POD(.node = "n", .containers = { { .ports = "TCP/10.0.0.1/81" } });
 	assert_int_equal(hint_of(p, "NodePorts", QUEUE_RES_ASSIGNED_POD, QUEUE_ACT_DELETE, pp, holder, NULL), QUEUE_HINT_QUEUE);
 	assert_int_equal(hint_of(p, "NodePorts", QUEUE_RES_ASSIGNED_POD, QUEUE_ACT_DELETE, pp, other, NULL), QUEUE_HINT_SKIP);
 	/* NodeName registers Node Add only, without a hint (the queue adds Node UpdateNodeTaint) */
 	assert_int_equal(hint_of(p, "NodeName", QUEUE_RES_NODE, QUEUE_ACT_ADD, pod, NULL, clean), QUEUE_HINT_QUEUE);
 	/* SchedulingGates: the pod itself lost its gates */
-	struct api_pod *gated = pod_spec(NULL, NULL, "\"schedulingGates\":[{\"name\":\"g\"}]");
+	struct api_pod *gated = TOBJ_POD(.gates = "g");
 	assert_int_equal(hint_of(p, "SchedulingGates", QUEUE_RES_UNSCHEDULED_POD,
 				 QUEUE_ACT_UPDATE_POD_SCHEDULING_GATES_ELIMINATED, pod, gated, pod),
 			 QUEUE_HINT_QUEUE);

@@ -17,6 +17,7 @@
 #include "apiclient/api_types.h"
 #include "common/arena.h"
 #include "common/intern.h"
+#include "testobj.h"
 #include "testutil.h"
 
 #define I(s) intern_str(s)
@@ -30,40 +31,12 @@ static const char *annotation(const struct api_labels *l, const char *key)
 	return NULL;
 }
 
-static struct api_pod *pod_fixture(const char *name)
-{
-	char path[128];
-	size_t len;
-	struct err e = { 0 };
-	snprintf(path, sizeof(path), "tests/fixtures/api/%s", name);
-	char *json = testutil_read_source_file(path, &len);
-	struct api_pod *p = api_pod_decode_json(json, len, &e);
-	free(json);
-	if (!p)
-		fail_msg("%s: %s", name, e.msg);
-	return p;
-}
-
-static struct api_node *node_fixture(const char *name)
-{
-	char path[128];
-	size_t len;
-	struct err e = { 0 };
-	snprintf(path, sizeof(path), "tests/fixtures/api/%s", name);
-	char *json = testutil_read_source_file(path, &len);
-	struct api_node *n = api_node_decode_json(json, len, &e);
-	free(json);
-	if (!n)
-		fail_msg("%s: %s", name, e.msg);
-	return n;
-}
-
 /* ---------- fixtures ---------- */
 
 static void test_pod_rich(void **state)
 {
 	(void)state;
-	struct api_pod *p = pod_fixture("pod-rich.json");
+	struct api_pod *p = tobj_pod_fixture("pod-rich.json");
 	char key[64];
 
 	/* metadata */
@@ -260,7 +233,7 @@ static void test_pod_rich(void **state)
 static void test_pod_minimal_and_assigned(void **state)
 {
 	(void)state;
-	struct api_pod *p = pod_fixture("pod-minimal.json");
+	struct api_pod *p = tobj_pod_fixture("pod-minimal.json");
 	assert_ptr_equal(p->scheduler_name, I("default-scheduler"));
 	assert_true(p->has_priority); /* the Priority admission plugin sets 0 */
 	assert_int_equal(p->priority, 0);
@@ -276,7 +249,7 @@ static void test_pod_minimal_and_assigned(void **state)
 	assert_int_equal(p->meta.labels.n, 0);
 	api_pod_unref(p);
 
-	p = pod_fixture("pod-assigned-deleting.json");
+	p = tobj_pod_fixture("pod-assigned-deleting.json");
 	assert_true(api_pod_is_assigned(p));
 	assert_ptr_equal(p->node_name, I("node-plain"));
 	assert_ptr_equal(p->meta.namespace, I("kube-system"));
@@ -293,7 +266,7 @@ static void test_pod_minimal_and_assigned(void **state)
 static void test_node_rich(void **state)
 {
 	(void)state;
-	struct api_node *n = node_fixture("node-rich.json");
+	struct api_node *n = tobj_node_fixture("node-rich.json");
 	assert_ptr_equal(n->meta.name, I("node-rich"));
 	assert_ptr_equal(n->meta.namespace, I(""));
 	assert_string_equal(n->meta.uid, "cb9b294e-2f9d-4606-8de7-007adea9ebc7"); /* not interned */
@@ -334,7 +307,7 @@ static void test_node_rich(void **state)
 	assert_int_equal(n->images[1].size_bytes, 72955450);
 	api_node_unref(n);
 
-	n = node_fixture("node-plain.json");
+	n = tobj_node_fixture("node-plain.json");
 	assert_false(n->unschedulable);
 	assert_int_equal(n->n_taints, 0);
 	assert_int_equal(n->allocatable.cpu, 4000);
@@ -772,8 +745,8 @@ static void test_tolerations(void **state)
 			fail_msg("%s: want %d", t[i].name, t[i].want);
 	}
 	/* Tolerations decoded from the fixture against the fixture node's taints. */
-	struct api_pod *p = pod_fixture("pod-rich.json");
-	struct api_node *n = node_fixture("node-rich.json");
+	struct api_pod *p = tobj_pod_fixture("pod-rich.json");
+	struct api_node *n = tobj_node_fixture("node-rich.json");
 	static const bool want[3][4] = {
 		{ true, false, false, false }, /* dedicated=gpu:NoSchedule */
 		{ false, false, false, true }, /* example.com/evict Exists NoExecute */
@@ -798,7 +771,7 @@ static void *unref_pod(void *arg)
 static void test_refcount(void **state)
 {
 	(void)state;
-	struct api_pod *p = pod_fixture("pod-rich.json");
+	struct api_pod *p = tobj_pod_fixture("pod-rich.json");
 	assert_int_equal(p->refs, 1);
 	assert_ptr_equal(api_pod_ref(p), p);
 	assert_ptr_equal(api_pod_ref(p), p);
@@ -813,7 +786,7 @@ static void test_refcount(void **state)
 	assert_int_equal(p->refs, 1);
 	api_pod_unref(p);
 
-	struct api_node *n = node_fixture("node-plain.json");
+	struct api_node *n = tobj_node_fixture("node-plain.json");
 	assert_ptr_equal(api_node_ref(n), n);
 	api_node_unref(n);
 	assert_int_equal(n->refs, 1);

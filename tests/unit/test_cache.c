@@ -14,145 +14,33 @@
 #include "cache/cache.h"
 #include "cache/cache_internal.h"
 #include "cache/snapshot.h"
-#include "common/arena.h"
 #include "common/intern.h"
+#include "testobj.h"
 
 #define MI (1024LL * 1024)
-#define ABSENT INT64_MIN
 
 /* ---------- builders ---------- */
 
-struct rq {
-	int64_t cpu, mem;         /* ABSENT = key not present */
-	const char *scalar_name;  /* optional */
-	int64_t scalar;
-	bool sidecar;             /* init containers: restartPolicy Always */
-	int32_t host_port;        /* optional */
-	const char *host_ip, *protocol;
-};
-
-static void set_res(struct arena *a, struct api_resources *r, const struct rq *q)
+/* A pod with one container requesting req (testobj.h syntax, NULL = none) on node (NULL = unassigned). */
+static struct api_pod *mkpod(const char *name, const char *node, const char *req)
 {
-	if (q->cpu != ABSENT) {
-		r->cpu = q->cpu;
-		r->has_cpu = true;
-	}
-	if (q->mem != ABSENT) {
-		r->memory = q->mem;
-		r->has_memory = true;
-	}
-	if (q->scalar_name) {
-		r->scalar = arena_alloc(a, sizeof(*r->scalar));
-		r->scalar[0] = (struct api_resource){ intern_str(q->scalar_name), q->scalar };
-		r->n_scalar = 1;
-	}
+	return TOBJ_POD(.name = name, .node = node, .containers = { { .req = req } });
 }
 
-static void set_container(struct arena *a, struct api_container *c, const struct rq *q)
-{
-	c->name = intern_str("c");
-	c->image = intern_str("pause");
-	set_res(a, &c->requests, q);
-	c->restart_policy_always = q->sidecar;
-	if (q->host_port) {
-		c->ports = arena_alloc(a, sizeof(*c->ports));
-		c->ports[0] = (struct api_container_port){ 80, q->host_port,
-							   intern_str(q->protocol ? q->protocol : "TCP"),
-							   intern_str(q->host_ip ? q->host_ip : "") };
-		c->n_ports = 1;
-	}
-}
-
-struct podspec {
-	const char *name, *node;
-	struct rq containers[3];
-	uint32_t n_containers;
-	struct rq inits[3];
-	uint32_t n_inits;
-	struct rq overhead, pod_level;
-	bool has_overhead, has_pod_level;
-	bool affinity, anti_affinity;
-};
-
-static struct api_pod *mkpod_spec(const struct podspec *s)
-{
-	struct arena *a = arena_new(0);
-	struct api_pod *p = arena_alloc(a, sizeof(*p));
-	p->refs = 1;
-	p->arena = a;
-	char uid[96];
-	snprintf(uid, sizeof(uid), "uid-%s", s->name);
-	p->meta.name = intern_str(s->name);
-	p->meta.namespace = intern_str("default");
-	p->meta.uid = intern_str(uid);
-	p->meta.resource_version = arena_strdup(a, "1");
-	p->node_name = intern_str(s->node ? s->node : "");
-	p->scheduler_name = intern_str("default-scheduler");
-	p->nominated_node_name = intern_str("");
-	p->containers = arena_alloc(a, (s->n_containers + 1) * sizeof(*p->containers));
-	for (uint32_t i = 0; i < s->n_containers; i++)
-		set_container(a, &p->containers[i], &s->containers[i]);
-	p->n_containers = s->n_containers;
-	p->init_containers = arena_alloc(a, (s->n_inits + 1) * sizeof(*p->init_containers));
-	for (uint32_t i = 0; i < s->n_inits; i++)
-		set_container(a, &p->init_containers[i], &s->inits[i]);
-	p->n_init_containers = s->n_inits;
-	if (s->has_overhead)
-		set_res(a, &p->overhead, &s->overhead);
-	if (s->has_pod_level)
-		set_res(a, &p->pod_requests, &s->pod_level);
-	if (s->affinity || s->anti_affinity) {
-		struct api_pod_affinity *pa = arena_alloc(a, sizeof(*pa));
-		if (s->anti_affinity) {
-			pa->required = arena_alloc(a, sizeof(*pa->required));
-			pa->required[0].topology_key = intern_str("kubernetes.io/hostname");
-			pa->n_required = 1;
-			p->affinity.pod_anti_affinity = pa;
-		} else {
-			p->affinity.pod_affinity = pa;
-		}
-	}
-	return p;
-}
-
-/* A pod with one container of cpu/mem requests on node (NULL = unassigned). */
-static struct api_pod *mkpod(const char *name, const char *node, int64_t cpu, int64_t mem)
-{
-	struct podspec s = { .name = name, .node = node, .n_containers = 1 };
-	s.containers[0] = (struct rq){ .cpu = cpu, .mem = mem };
-	return mkpod_spec(&s);
-}
-
+/* A node of 4 cpus, 32Gi, 110 pods, in region/zone (NULL = no label), with images of 100Mi, 200Mi... */
 static struct api_node *mknode(const char *name, const char *region, const char *zone, const char *const *images,
 			       uint32_t n_images)
 {
-	struct arena *a = arena_new(0);
-	struct api_node *n = arena_alloc(a, sizeof(*n));
-	n->refs = 1;
-	n->arena = a;
-	n->meta.name = intern_str(name);
-	n->meta.namespace = intern_str("");
-	n->meta.uid = intern_str(name);
-	n->allocatable = (struct api_resources){ .cpu = 4000, .memory = 32 * 1024 * MI, .pods = 110,
-						 .has_cpu = true, .has_memory = true, .has_pods = true };
-	n->meta.labels.items = arena_alloc(a, 2 * sizeof(struct api_kv));
-	if (region)
-		n->meta.labels.items[n->meta.labels.n++] =
-			(struct api_kv){ intern_str("topology.kubernetes.io/region"), intern_str(region) };
-	if (zone)
-		n->meta.labels.items[n->meta.labels.n++] =
-			(struct api_kv){ intern_str("topology.kubernetes.io/zone"), intern_str(zone) };
-	if (n_images) {
-		n->images = arena_alloc(a, n_images * sizeof(*n->images));
-		for (uint32_t i = 0; i < n_images; i++) {
-			n->images[i].names = arena_alloc(a, sizeof(const char *));
-			n->images[i].names[0] = intern_str(images[i]);
-			n->images[i].n_names = 1;
-			n->images[i].size_bytes = (int64_t)(i + 1) * 100 * MI;
-		}
-		n->n_images = n_images;
-	}
-	return n;
+	char labels[256], imgs[16384];
+	snprintf(labels, sizeof(labels), "%s%s%s%s%s", region ? "topology.kubernetes.io/region=" : "",
+		 region ? region : "", region && zone ? "," : "", zone ? "topology.kubernetes.io/zone=" : "",
+		 zone ? zone : "");
+	size_t off = 0;
+	for (uint32_t i = 0; i < n_images; i++)
+		off += (size_t)snprintf(imgs + off, sizeof(imgs) - off, "%s%s=%lld", i ? "," : "", images[i],
+					(long long)(i + 1) * 100 * MI);
+	return TOBJ_NODE(.name = name, .uid = name, .labels = labels[0] ? labels : NULL,
+			 .alloc = "cpu=4,memory=32Gi,pods=110", .images = n_images ? imgs : NULL);
 }
 
 static void add_node(struct cache *c, struct api_node *n)
@@ -177,50 +65,43 @@ static void test_pod_requests(void **state)
 	(void)state;
 	static const struct {
 		const char *desc;
-		struct podspec spec;
+		struct tobj_pod spec;
 		int64_t cpu, mem, nz_cpu, nz_mem;
 	} cases[] = {
-		{ "no requests: zero, defaults for non-zero",
-		  { .name = "a", .n_containers = 1, .containers = { { ABSENT, ABSENT } } }, 0, 0, 100, 200 * MI },
+		{ "no requests: zero, defaults for non-zero", { .n_containers = 1 }, 0, 0, 100, 200 * MI },
 		{ "two containers add up",
-		  { .name = "a", .n_containers = 2, .containers = { { 100, 1000 * MI }, { 200, 2000 * MI } } }, 300,
+		  { .containers = { { .req = "cpu=100m,memory=1000Mi" }, { .req = "cpu=200m,memory=2000Mi" } } }, 300,
 		  3000 * MI, 300, 3000 * MI },
 		{ "defaults per container where the key is missing",
-		  { .name = "a", .n_containers = 2, .containers = { { ABSENT, 1000 * MI }, { 200, ABSENT } } }, 200,
-		  1000 * MI, 300, 1200 * MI },
-		{ "an explicit zero stays zero",
-		  { .name = "a", .n_containers = 1, .containers = { { 0, 0 } } }, 0, 0, 0, 0 },
+		  { .containers = { { .req = "memory=1000Mi" }, { .req = "cpu=200m" } } }, 200, 1000 * MI, 300, 1200 * MI },
+		{ "an explicit zero stays zero", { .containers = { { .req = "cpu=0,memory=0" } } }, 0, 0, 0, 0 },
 		{ "init container larger than the app",
-		  { .name = "a", .n_containers = 1, .containers = { { 100, 1000 * MI } }, .n_inits = 1,
-		    .inits = { { 500, 500 * MI } } },
+		  { .containers = { { .req = "cpu=100m,memory=1000Mi" } }, .inits = { { .req = "cpu=500m,memory=500Mi" } } },
 		  500, 1000 * MI, 500, 1000 * MI },
 		{ "sidecar then init: init runs beside the sidecar",
-		  { .name = "a", .n_containers = 1, .containers = { { 100, ABSENT } }, .n_inits = 2,
-		    .inits = { { 50, ABSENT, .sidecar = true }, { 200, ABSENT } } },
+		  { .containers = { { .req = "cpu=100m" } },
+		    .inits = { { .req = "cpu=50m", .sidecar = true }, { .req = "cpu=200m" } } },
 		  250, 0, 250, 400 * MI }, /* memory: app 200Mi + sidecar 200Mi defaults */
 		{ "init then sidecar: the sidecar is not counted under the init",
-		  { .name = "a", .n_containers = 1, .containers = { { 100, ABSENT } }, .n_inits = 2,
-		    .inits = { { 200, ABSENT }, { 50, ABSENT, .sidecar = true } } },
+		  { .containers = { { .req = "cpu=100m" } },
+		    .inits = { { .req = "cpu=200m" }, { .req = "cpu=50m", .sidecar = true } } },
 		  200, 0, 200, 400 * MI },
 		{ "sidecars accumulate",
-		  { .name = "a", .n_containers = 1, .containers = { { 100, 100 * MI } }, .n_inits = 3,
-		    .inits = { { 10, 10 * MI, .sidecar = true }, { 20, 20 * MI, .sidecar = true }, { 100, 50 * MI } } },
+		  { .containers = { { .req = "cpu=100m,memory=100Mi" } },
+		    .inits = { { .req = "cpu=10m,memory=10Mi", .sidecar = true },
+			       { .req = "cpu=20m,memory=20Mi", .sidecar = true }, { .req = "cpu=100m,memory=50Mi" } } },
 		  130, 130 * MI, 130, 130 * MI },
 		{ "overhead is added",
-		  { .name = "a", .n_containers = 1, .containers = { { 100, 1000 * MI } }, .has_overhead = true,
-		    .overhead = { 10, 100 * MI } },
+		  { .containers = { { .req = "cpu=100m,memory=1000Mi" } }, .overhead = "cpu=10m,memory=100Mi" },
 		  110, 1100 * MI, 110, 1100 * MI },
 		{ "pod-level requests override",
-		  { .name = "a", .n_containers = 1, .containers = { { 100, 1000 * MI } }, .has_pod_level = true,
-		    .pod_level = { 1000, ABSENT } },
+		  { .containers = { { .req = "cpu=100m,memory=1000Mi" } }, .pod_req = "cpu=1000m" },
 		  1000, 1000 * MI, 1000, 1000 * MI },
-		{ "pod-level cpu only: memory defaults per container",
-		  { .name = "a", .n_containers = 2, .containers = { { ABSENT, ABSENT }, { ABSENT, ABSENT } },
-		    .has_pod_level = true, .pod_level = { 500, ABSENT } },
+		{ "pod-level cpu only: memory defaults per container", { .n_containers = 2, .pod_req = "cpu=500m" },
 		  500, 0, 500, 400 * MI },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct api_pod *p = mkpod_spec(&cases[i].spec);
+		struct api_pod *p = tobj_pod(&cases[i].spec);
 		struct node_res r, nz;
 		assert_int_equal(node_res_of_pod(p, false, &r), 0);
 		assert_int_equal(node_res_of_pod(p, true, &nz), 0);
@@ -260,13 +141,9 @@ static void test_scalar_resources(void **state)
 		if (node_res_is_scalar_name(names[i].name) != names[i].scalar)
 			fail_msg("%s: want scalar=%d", names[i].name, names[i].scalar);
 
-	struct podspec s = { .name = "g", .n_containers = 3 };
-	s.containers[0] = (struct rq){ 100, ABSENT, .scalar_name = "example.com/gpu", .scalar = 2 };
-	s.containers[1] = (struct rq){ ABSENT, ABSENT, .scalar_name = "foo", .scalar = 5 };
-	s.containers[2] = (struct rq){ ABSENT, ABSENT, .scalar_name = "example.com/gpu", .scalar = 1 };
-	s.n_inits = 1;
-	s.inits[0] = (struct rq){ ABSENT, ABSENT, .scalar_name = "hugepages-2Mi", .scalar = 4 * MI };
-	struct api_pod *p = mkpod_spec(&s);
+	struct api_pod *p = TOBJ_POD(.name = "g", .containers = { { .req = "cpu=100m,example.com/gpu=2" }, { .req = "foo=5" },
+								  { .req = "example.com/gpu=1" } },
+				     .inits = { { .req = "hugepages-2Mi=4Mi" } });
 	struct node_res r;
 	assert_int_equal(node_res_of_pod(p, false, &r), 0);
 	assert_int_equal(r.n_scalar, 2);
@@ -276,7 +153,7 @@ static void test_scalar_resources(void **state)
 	node_res_release(&r);
 
 	/* scale-down detection (UpdatePodScaleDown) */
-	struct api_pod *smaller = mkpod("g", NULL, 50, ABSENT), *bigger = mkpod("g", NULL, 500, ABSENT);
+	struct api_pod *smaller = mkpod("g", NULL, "cpu=50m"), *bigger = mkpod("g", NULL, "cpu=500m");
 	assert_true(node_res_scaled_down(p, smaller)); /* cpu lowered, gpu removed */
 	assert_false(node_res_scaled_down(smaller, bigger));
 	assert_true(node_res_scaled_down(bigger, smaller));
@@ -293,12 +170,11 @@ static void test_node_info_ports_and_counts(void **state)
 	struct node_info ni;
 	struct err e = { 0 };
 	node_info_init(&ni, intern_str("n"));
-	struct podspec s1 = { .name = "web", .node = "n", .n_containers = 1 };
-	s1.containers[0] = (struct rq){ 100, 100 * MI, .host_port = 8080 };
-	struct podspec s2 = { .name = "dns", .node = "n", .n_containers = 1, .n_inits = 1, .anti_affinity = true };
-	s2.containers[0] = (struct rq){ 200, ABSENT, .host_port = 53, .protocol = "UDP", .host_ip = "10.0.0.1" };
-	s2.inits[0] = (struct rq){ ABSENT, ABSENT, .sidecar = true, .host_port = 9090 };
-	struct api_pod *web = mkpod_spec(&s1), *dns = mkpod_spec(&s2);
+	struct api_pod *web = TOBJ_POD(.name = "web", .node = "n",
+				       .containers = { { .req = "cpu=100m,memory=100Mi", .ports = "8080:80" } });
+	struct api_pod *dns = TOBJ_POD(.name = "dns", .node = "n", .affinity = TOBJ_POD_ANTI_AFFINITY("kubernetes.io/hostname"),
+				       .containers = { { .req = "cpu=200m", .ports = "UDP/10.0.0.1/53:80" } },
+				       .inits = { { .sidecar = true, .ports = "9090:80" } });
 	assert_int_equal(node_info_add_pod(&ni, web, &e), 0);
 	assert_int_equal(node_info_add_pod(&ni, dns, &e), 0);
 	assert_int_equal(ni.n_pods, 2);
@@ -349,7 +225,7 @@ static void test_assume_confirm_forget(void **state)
 	add_node(c, mknode("n1", NULL, NULL, NULL, 0));
 	add_node(c, mknode("n2", NULL, NULL, NULL, 0));
 	struct snapshot *s = snapshot_new();
-	struct api_pod *p = mkpod("p", NULL, 500, 100 * MI);
+	struct api_pod *p = mkpod("p", NULL, "cpu=500m,memory=100Mi");
 
 	assert_int_equal(cache_assume_pod(c, p, "n1", &e), 0);
 	assert_true(cache_is_assumed(c, p->meta.uid));
@@ -366,7 +242,7 @@ static void test_assume_confirm_forget(void **state)
 
 	/* assumed on n1, bound (informer add) on n2: moved and confirmed */
 	assert_int_equal(cache_assume_pod(c, p, "n1", &e), 0);
-	struct api_pod *bound = mkpod("p", "n2", 500, 100 * MI);
+	struct api_pod *bound = mkpod("p", "n2", "cpu=500m,memory=100Mi");
 	assert_int_equal(cache_add_pod(c, bound, &e), 0);
 	assert_false(cache_is_assumed(c, p->meta.uid));
 	assert_int_equal(cache_add_pod(c, bound, &e), ERR_CONFLICT);
@@ -377,9 +253,9 @@ static void test_assume_confirm_forget(void **state)
 	assert_int_equal(cache_forget_pod(c, bound, "n2", &e), ERR_INVALID); /* not assumed any more */
 
 	/* update and remove of an added pod */
-	struct api_pod *bigger = mkpod("p", "n2", 900, 100 * MI);
+	struct api_pod *bigger = mkpod("p", "n2", "cpu=900m,memory=100Mi");
 	assert_int_equal(cache_update_pod(c, bound, bigger, &e), 0);
-	struct api_pod *elsewhere = mkpod("p", "n1", 900, 100 * MI);
+	struct api_pod *elsewhere = mkpod("p", "n1", "cpu=900m,memory=100Mi");
 	assert_int_equal(cache_update_pod(c, bigger, elsewhere, &e), ERR_INVALID);
 	update(c, s);
 	assert_int_equal(snapshot_get(s, "n2")->requested.cpu, 900);
@@ -414,7 +290,7 @@ static void test_ghost_nodes(void **state)
 	struct snapshot *s = snapshot_new();
 	struct err e = { 0 };
 	add_node(c, mknode("n1", NULL, NULL, NULL, 0));
-	struct api_pod *p = mkpod("p", NULL, 100, 0), *q = mkpod("q", "n1", 100, 0);
+	struct api_pod *p = mkpod("p", NULL, "cpu=100m,memory=0"), *q = mkpod("q", "n1", "cpu=100m,memory=0");
 	/* assumed onto an unknown node: a ghost entry, not in the snapshot */
 	assert_int_equal(cache_assume_pod(c, p, "ghost", &e), 0);
 	update(c, s);
@@ -500,7 +376,7 @@ static void test_images(void **state)
 	/* a pod change on a (no image change) does not refresh every node's images */
 	struct snapshot_stats before, after;
 	snapshot_stats(s, &before);
-	struct api_pod *p = mkpod("p", "a", 1, 1);
+	struct api_pod *p = mkpod("p", "a", "cpu=1m,memory=1");
 	assert_int_equal(cache_add_pod(c, p, &e), 0);
 	update(c, s);
 	snapshot_stats(s, &after);
@@ -716,10 +592,9 @@ static void test_snapshot_generations(void **state)
 		{ "node removed", 4, 0, 1, N, 0, 0 },
 		{ "anti-affinity pod: lists rebuilt, not the node list", 5, 1, 0, N, 1, 1 },
 	};
-	struct api_pod *p = mkpod("p", NULL, 100, 0);
-	struct podspec aspec = { .name = "aff", .n_containers = 1, .anti_affinity = true };
-	aspec.containers[0] = (struct rq){ .cpu = 100, .mem = 0 };
-	struct api_pod *aff = mkpod_spec(&aspec);
+	struct api_pod *p = mkpod("p", NULL, "cpu=100m,memory=0");
+	struct api_pod *aff = TOBJ_POD(.name = "aff", .containers = { { .req = "cpu=100m,memory=0" } },
+				       .affinity = TOBJ_POD_ANTI_AFFINITY("kubernetes.io/hostname"));
 	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
 		struct snapshot_stats before;
 		snapshot_stats(s, &before);
@@ -846,7 +721,7 @@ static void *churn_thread(void *arg)
 	char name[32];
 	for (int i = 0; i < 200; i++) {
 		snprintf(name, sizeof(name), "t%d-p%d", ch->id, i);
-		struct api_pod *p = mkpod(name, NULL, 10, 10);
+		struct api_pod *p = mkpod(name, NULL, "cpu=10m,memory=10");
 		if (cache_assume_pod(ch->c, p, i % 2 ? "n1" : "n2", &e) == 0 && i % 3 == 0)
 			cache_forget_pod(ch->c, p, i % 2 ? "n1" : "n2", &e);
 		api_pod_unref(p);

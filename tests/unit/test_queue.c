@@ -13,6 +13,7 @@
 #include "common/arena.h"
 #include "common/intern.h"
 #include "queue/queue.h"
+#include "testobj.h"
 
 #define SEC 1000000000LL
 
@@ -25,30 +26,13 @@ static int64_t fake_clock(void *ctx)
 	return __atomic_load_n(&fake_now, __ATOMIC_RELAXED);
 }
 
+/* A pod of priority prio at resourceVersion rv with n_gates (0 to 2) scheduling gates. */
 static struct api_pod *mkpod_rv(const char *name, int32_t prio, const char *rv, uint32_t n_gates)
 {
-	struct arena *a = arena_new(0);
-	struct api_pod *p = arena_alloc(a, sizeof(*p));
-	p->refs = 1;
-	p->arena = a;
-	char uid[96];
-	snprintf(uid, sizeof(uid), "uid-%s", name);
-	p->meta.name = intern_str(name);
-	p->meta.namespace = intern_str("default");
-	p->meta.uid = intern_str(uid);
-	p->meta.resource_version = arena_strdup(a, rv);
-	p->node_name = intern_str("");
-	p->scheduler_name = intern_str("default-scheduler");
-	p->nominated_node_name = intern_str("");
-	p->priority = prio;
-	p->has_priority = true;
-	if (n_gates) {
-		p->scheduling_gates = arena_alloc(a, n_gates * sizeof(*p->scheduling_gates));
-		for (uint32_t i = 0; i < n_gates; i++)
-			p->scheduling_gates[i] = intern_str("example.com/gate");
-		p->n_scheduling_gates = n_gates;
-	}
-	return p;
+	static const char *const gates[] = { NULL, "example.com/gate", "example.com/gate,example.com/gate" };
+	char pr[16];
+	snprintf(pr, sizeof(pr), "%d", prio);
+	return TOBJ_POD(.name = name, .priority = pr, .rv = rv, .gates = gates[n_gates]);
 }
 
 static struct api_pod *mkpod(const char *name, int32_t prio)
@@ -56,23 +40,13 @@ static struct api_pod *mkpod(const char *name, int32_t prio)
 	return mkpod_rv(name, prio, "1", 0);
 }
 
+/* A node with cpu millicores, labelled zone=label_value (NULL = no label). */
 static struct api_node *mknode(const char *name, const char *label_value, int64_t cpu)
 {
-	struct arena *a = arena_new(0);
-	struct api_node *n = arena_alloc(a, sizeof(*n));
-	n->refs = 1;
-	n->arena = a;
-	n->meta.name = intern_str(name);
-	n->meta.namespace = intern_str("");
-	n->meta.uid = intern_str(name);
-	n->allocatable.cpu = cpu;
-	n->allocatable.has_cpu = true;
-	if (label_value) {
-		n->meta.labels.items = arena_alloc(a, sizeof(struct api_kv));
-		n->meta.labels.items[0] = (struct api_kv){ intern_str("zone"), intern_str(label_value) };
-		n->meta.labels.n = 1;
-	}
-	return n;
+	char labels[64], alloc[32];
+	snprintf(labels, sizeof(labels), "zone=%s", label_value ? label_value : "");
+	snprintf(alloc, sizeof(alloc), "cpu=%lldm", (long long)cpu);
+	return TOBJ_NODE(.name = name, .uid = name, .labels = label_value ? labels : NULL, .alloc = alloc);
 }
 
 /* Hints: NodeAffinity queues only for nodes labelled zone=good; NodeResourcesFit always. */

@@ -16,8 +16,8 @@
 
 #include <cmocka.h>
 
-#include "apiclient/api_types.h"
 #include "scheduler/events.h"
+#include "testobj.h"
 
 struct sent {
 	char name[64], type[16], reason[32], action[32], note[1100], controller[32], instance[64], kind[8], apiv[8];
@@ -87,16 +87,6 @@ static bool wait_count(struct sink *s, int n, long ms)
 	return sink_count(s) >= n;
 }
 
-static struct api_pod make_pod(const char *name, const char *uid)
-{
-	struct api_pod p;
-	memset(&p, 0, sizeof(p));
-	p.meta.name = name;
-	p.meta.namespace = "ns";
-	p.meta.uid = uid;
-	return p;
-}
-
 static struct sched_events *new_rec(struct sink *s, double qps, int burst, int cap, long window, long series)
 {
 	struct err e = { 0 };
@@ -116,15 +106,15 @@ static void test_aggregation_and_fields(void **state)
 	(void)state;
 	struct sink s;
 	struct sched_events *ev = new_rec(&s, 0, 1, 16, 60000, 60000);
-	struct api_pod a = make_pod("a", "uid-a"), b = make_pod("b", "uid-b");
+	struct api_pod *a = TOBJ_POD(.name = "a", .ns = "ns"), *b = TOBJ_POD(.name = "b", .ns = "ns");
 	for (int i = 0; i < 5; i++) {
-		sched_events_record(ev, &a, "Warning", "FailedScheduling", "Scheduling", "csched",
+		sched_events_record(ev, a, "Warning", "FailedScheduling", "Scheduling", "csched",
 				    "0/%d nodes are available: %d Insufficient cpu.", 3, 3);
 		usleep(2000); /* distinct first and last observation times */
 	}
-	sched_events_record(ev, &b, "Normal", "Scheduled", "Binding", "csched", "Successfully assigned ns/b to n1");
+	sched_events_record(ev, b, "Normal", "Scheduled", "Binding", "csched", "Successfully assigned ns/b to n1");
 	/* same pod and reason, other note: a distinct event */
-	sched_events_record(ev, &a, "Warning", "FailedScheduling", "Scheduling", "csched", "other");
+	sched_events_record(ev, a, "Warning", "FailedScheduling", "Scheduling", "csched", "other");
 	assert_int_equal(sched_events_start(ev, NULL), 0);
 	assert_true(wait_count(&s, 3, 10000));
 	usleep(100 * 1000);
@@ -159,6 +149,8 @@ static void test_aggregation_and_fields(void **state)
 	assert_int_equal(st.sent, 3);
 	assert_int_equal(st.dropped, 0);
 	sched_events_free(ev);
+	api_pod_unref(a);
+	api_pod_unref(b);
 }
 
 /* A sent event observed again becomes a series, re-sent once the series interval has passed. */
@@ -167,13 +159,13 @@ static void test_series_resent_after_interval(void **state)
 	(void)state;
 	struct sink s;
 	struct sched_events *ev = new_rec(&s, 0, 1, 16, 60000, 300);
-	struct api_pod a = make_pod("a", "uid-a");
+	struct api_pod *a = TOBJ_POD(.name = "a", .ns = "ns");
 	assert_int_equal(sched_events_start(ev, NULL), 0);
 	int64_t t0 = mono_ns();
-	sched_events_record(ev, &a, "Warning", "FailedScheduling", "Scheduling", "csched", "no fit");
+	sched_events_record(ev, a, "Warning", "FailedScheduling", "Scheduling", "csched", "no fit");
 	assert_true(wait_count(&s, 1, 10000));
 	for (int i = 0; i < 3; i++)
-		sched_events_record(ev, &a, "Warning", "FailedScheduling", "Scheduling", "csched", "no fit");
+		sched_events_record(ev, a, "Warning", "FailedScheduling", "Scheduling", "csched", "no fit");
 	assert_true(wait_count(&s, 2, 10000));
 	usleep(1500 * 1000); /* nothing more: the count did not grow again */
 	assert_int_equal(sink_count(&s), 2);
@@ -183,6 +175,7 @@ static void test_series_resent_after_interval(void **state)
 	assert_true(s.v[1].last_us > s.v[0].last_us);
 	assert_true(s.v[1].at_ns - t0 >= 300 * 1000000LL); /* not before the series interval */
 	sched_events_free(ev);
+	api_pod_unref(a);
 }
 
 /* After the aggregation window the same event starts a new object with count 1. */
@@ -191,16 +184,17 @@ static void test_window_expiry_starts_new_event(void **state)
 	(void)state;
 	struct sink s;
 	struct sched_events *ev = new_rec(&s, 0, 1, 16, 100, 60000);
-	struct api_pod a = make_pod("a", "uid-a");
+	struct api_pod *a = TOBJ_POD(.name = "a", .ns = "ns");
 	assert_int_equal(sched_events_start(ev, NULL), 0);
-	sched_events_record(ev, &a, "Warning", "FailedScheduling", "Scheduling", "csched", "no fit");
+	sched_events_record(ev, a, "Warning", "FailedScheduling", "Scheduling", "csched", "no fit");
 	assert_true(wait_count(&s, 1, 10000));
 	usleep(250 * 1000);
-	sched_events_record(ev, &a, "Warning", "FailedScheduling", "Scheduling", "csched", "no fit");
+	sched_events_record(ev, a, "Warning", "FailedScheduling", "Scheduling", "csched", "no fit");
 	assert_true(wait_count(&s, 2, 10000));
 	assert_int_equal(s.v[1].count, 1);
 	assert_true(s.v[1].first_us > s.v[0].first_us);
 	sched_events_free(ev);
+	api_pod_unref(a);
 }
 
 /* At capacity the oldest waiting event is dropped and counted. */
@@ -209,13 +203,12 @@ static void test_drop_oldest_when_full(void **state)
 	(void)state;
 	struct sink s;
 	struct sched_events *ev = new_rec(&s, 0, 1, 3, 60000, 60000);
-	char name[8], uid[16];
-	struct api_pod p[5];
+	char name[8];
+	struct api_pod *p[5];
 	for (int i = 0; i < 5; i++) {
 		snprintf(name, sizeof(name), "p%d", i);
-		snprintf(uid, sizeof(uid), "uid-%d", i);
-		p[i] = make_pod(strdup(name), strdup(uid));
-		sched_events_record(ev, &p[i], "Normal", "Scheduled", "Binding", "csched", "bound");
+		p[i] = TOBJ_POD(.name = name, .ns = "ns");
+		sched_events_record(ev, p[i], "Normal", "Scheduled", "Binding", "csched", "bound");
 	}
 	struct sched_events_stats st;
 	sched_events_stats(ev, &st);
@@ -230,10 +223,8 @@ static void test_drop_oldest_when_full(void **state)
 		assert_string_equal(s.v[i].name, name);
 	}
 	sched_events_free(ev);
-	for (int i = 0; i < 5; i++) {
-		free((char *)p[i].meta.name);
-		free((char *)p[i].meta.uid);
-	}
+	for (int i = 0; i < 5; i++)
+		api_pod_unref(p[i]);
 }
 
 /* qps 20, burst 1: six events take at least 5/20 s. */
@@ -242,9 +233,9 @@ static void test_rate_limit(void **state)
 	(void)state;
 	struct sink s;
 	struct sched_events *ev = new_rec(&s, 20, 1, 16, 60000, 60000);
-	struct api_pod a = make_pod("a", "uid-a");
+	struct api_pod *a = TOBJ_POD(.name = "a", .ns = "ns");
 	for (int i = 0; i < 6; i++)
-		sched_events_record(ev, &a, "Normal", "Scheduled", "Binding", "csched", "event %d", i);
+		sched_events_record(ev, a, "Normal", "Scheduled", "Binding", "csched", "event %d", i);
 	int64_t t0 = mono_ns();
 	assert_int_equal(sched_events_start(ev, NULL), 0);
 	assert_true(wait_count(&s, 6, 10000));
@@ -252,6 +243,7 @@ static void test_rate_limit(void **state)
 	assert_true(took >= 240 * 1000000LL);
 	assert_true(took < 5000 * 1000000LL);
 	sched_events_free(ev);
+	api_pod_unref(a);
 }
 
 /* Notes over 1 kB end in " ..." (upstream truncateMessage); failed sends are counted. */
@@ -277,12 +269,12 @@ static void test_truncation_and_errors(void **state)
 	struct sink s;
 	struct sched_events *ev = new_rec(&s, 0, 1, 16, 60000, 60000);
 	s.fail = 1;
-	struct api_pod a = make_pod("a", "uid-a");
+	struct api_pod *a = TOBJ_POD(.name = "a", .ns = "ns");
 	char *big = malloc(1500);
 	memset(big, 'y', 1499);
 	big[1499] = 0;
-	sched_events_record(ev, &a, "Warning", "FailedScheduling", "Scheduling", "csched", "first");
-	sched_events_record(ev, &a, "Warning", "FailedScheduling", "Scheduling", "csched", "%s", big);
+	sched_events_record(ev, a, "Warning", "FailedScheduling", "Scheduling", "csched", "first");
+	sched_events_record(ev, a, "Warning", "FailedScheduling", "Scheduling", "csched", "%s", big);
 	free(big);
 	assert_int_equal(sched_events_start(ev, NULL), 0);
 	assert_true(wait_count(&s, 1, 10000));
@@ -292,6 +284,7 @@ static void test_truncation_and_errors(void **state)
 	assert_int_equal(st.errors, 1);
 	assert_int_equal(st.sent, 1);
 	sched_events_free(ev);
+	api_pod_unref(a);
 }
 
 /* Events still queued at stop are sent within the drain time. */
@@ -300,19 +293,20 @@ static void test_stop_drains(void **state)
 	(void)state;
 	struct sink s;
 	struct sched_events *ev = new_rec(&s, 0, 1, 16, 60000, 60000);
-	struct api_pod a = make_pod("a", "uid-a");
+	struct api_pod *a = TOBJ_POD(.name = "a", .ns = "ns");
 	assert_int_equal(sched_events_start(ev, NULL), 0);
 	for (int i = 0; i < 10; i++)
-		sched_events_record(ev, &a, "Normal", "Scheduled", "Binding", "csched", "e%d", i);
+		sched_events_record(ev, a, "Normal", "Scheduled", "Binding", "csched", "e%d", i);
 	sched_events_stop(ev, 1000);
 	assert_int_equal(sink_count(&s), 10);
 	/* recording after stop is dropped, not queued */
-	sched_events_record(ev, &a, "Normal", "Scheduled", "Binding", "csched", "late");
+	sched_events_record(ev, a, "Normal", "Scheduled", "Binding", "csched", "late");
 	struct sched_events_stats st;
 	sched_events_stats(ev, &st);
 	assert_int_equal(st.dropped, 1);
 	assert_int_equal(st.queued, 0);
 	sched_events_free(ev);
+	api_pod_unref(a);
 }
 
 static bool flag_busy(void *ctx)
@@ -336,9 +330,9 @@ static void test_yields_while_busy(void **state)
 					  .send_ctx = &s };
 	struct sched_events *ev = sched_events_new(&o, &e);
 	assert_non_null(ev);
-	struct api_pod a = make_pod("a", "uid-a");
+	struct api_pod *a = TOBJ_POD(.name = "a", .ns = "ns");
 	for (int i = 0; i < 5; i++)
-		sched_events_record(ev, &a, "Normal", "Scheduled", "Binding", "csched", "e%d", i);
+		sched_events_record(ev, a, "Normal", "Scheduled", "Binding", "csched", "e%d", i);
 	assert_int_equal(sched_events_start(ev, NULL), 0);
 	assert_true(wait_count(&s, 1, 10000)); /* the first: nothing was sent for an interval */
 	usleep(300 * 1000);
@@ -356,6 +350,7 @@ static void test_yields_while_busy(void **state)
 		assert_string_equal(s.v[i].note, want);
 	}
 	sched_events_free(ev);
+	api_pod_unref(a);
 }
 
 int main(void)

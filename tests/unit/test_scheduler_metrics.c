@@ -3,6 +3,7 @@
  * Go's own formatting of upstream's ExponentialBuckets), concurrency, the series cap, process
  * metrics, the health endpoints over HTTP, and the leader-election decision table. */
 #include <arpa/inet.h>
+#include <math.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
