@@ -41,6 +41,14 @@ bool fw_node_selector_matches(const struct api_node_selector_term *terms, uint32
  * GetRequiredNodeAffinity(pod).Match(node)). */
 bool fw_pod_required_affinity_matches(const struct api_pod *pod, const struct api_node *node);
 
+/* For hints on a pod's own update: the updated pod (new_obj) when the event is about pod itself,
+ * else NULL. */
+static inline const struct api_pod *fw_hint_updated_self(const struct api_pod *pod, const void *new_obj)
+{
+	const struct api_pod *np = new_obj;
+	return np && np->meta.uid == pod->meta.uid ? np : NULL;
+}
+
 /* Whether any toleration tolerates the taint. */
 bool fw_tolerations_tolerate(const struct api_toleration *t, uint32_t n, const struct api_taint *taint);
 

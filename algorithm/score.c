@@ -191,12 +191,7 @@ static int score_job_init(struct score_job *j, struct fw_profile *p, struct fw_c
 			  const struct node_info *const *nodes, uint32_t n)
 {
 	struct fw_status st;
-	memset(j, 0, sizeof(*j));
-	j->p = p;
-	j->c = c;
-	j->pod = pod;
-	j->nodes = nodes;
-	j->n_nodes = n;
+	*j = (struct score_job){ .p = p, .c = c, .pod = pod, .nodes = nodes, .n_nodes = n };
 	j->pls = fw_cycle_alloc(c, p->n_points[CFG_EP_SCORE] * sizeof(*j->pls));
 	if (!j->pls)
 		return ERR_NOMEM;

@@ -43,7 +43,8 @@ struct node_tree_zone {
 
 struct node_tree {
 	struct node_tree_zone *zones; /* in first-seen order */
-	uint32_t n_zones, cap_zones;
+	uint32_t n_zones;
+	size_t cap_zones;
 	uint32_t num_nodes;
 };
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/array.h"
 #include "common/intern.h"
 
 #define DEFAULT_MILLI_CPU 100               /* schedutil.DefaultMilliCPURequest */
@@ -88,7 +89,8 @@ bool node_res_is_scalar_name(const char *name)
 struct rl {
 	int64_t cpu, mem, eph;
 	bool has_cpu, has_mem, has_eph;
-	uint32_t n, cap;
+	uint32_t n;
+	size_t cap;
 	struct api_resource *sc; /* scalar names only */
 };
 
@@ -110,14 +112,8 @@ static struct api_resource *rl_slot(struct rl *r, const char *name, bool create)
 			return &r->sc[i];
 	if (!create)
 		return NULL;
-	if (r->n == r->cap) {
-		uint32_t cap = r->cap ? r->cap * 2 : 4;
-		struct api_resource *sc = realloc(r->sc, cap * sizeof(*sc));
-		if (!sc)
-			return NULL;
-		r->sc = sc;
-		r->cap = cap;
-	}
+	if (ARRAY_RESERVE(r->sc, r->n, r->cap, 4) < 0)
+		return NULL;
 	r->sc[r->n] = (struct api_resource){ name, 0 };
 	return &r->sc[r->n++];
 }

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cache_internal.h"
+#include "common/array.h"
 #include "common/intern.h"
 
 static const char *label_get(const struct api_labels *l, const char *key)
@@ -63,14 +64,8 @@ int node_tree_add(struct node_tree *t, const char *region, const char *zone, con
 {
 	int32_t zi = zone_index(t, region, zone);
 	if (zi < 0) {
-		if (t->n_zones == t->cap_zones) {
-			uint32_t cap = t->cap_zones ? t->cap_zones * 2 : 4;
-			struct node_tree_zone *z = realloc(t->zones, cap * sizeof(*z));
-			if (!z)
-				return ERR_NOMEM;
-			t->zones = z;
-			t->cap_zones = cap;
-		}
+		if (ARRAY_RESERVE(t->zones, t->n_zones, t->cap_zones, 4) < 0)
+			return ERR_NOMEM;
 		zi = (int32_t)t->n_zones++;
 		t->zones[zi] = (struct node_tree_zone){ region, zone, NULL, 0, 0, { 0 } };
 		map_init(&t->zones[zi].members);

@@ -11,6 +11,7 @@
 #include <strings.h>
 
 #include "common/arena.h"
+#include "common/array.h"
 #include "common/base64.h"
 #include "common/intern.h"
 #include "cfg_internal.h"
@@ -30,14 +31,8 @@ void cfg_marks_release(struct cfg_marks *m)
 
 static int marks_add(struct cfg_marks *m, const char *path, uint32_t line, uint32_t col)
 {
-	if (m->n == m->cap) {
-		size_t cap = m->cap ? m->cap * 2 : 64;
-		struct cfg_mark *items = realloc(m->items, cap * sizeof(*items));
-		if (!items)
-			return ERR_NOMEM;
-		m->items = items;
-		m->cap = cap;
-	}
+	if (ARRAY_RESERVE(m->items, m->n, m->cap, 64) < 0)
+		return ERR_NOMEM;
 	char *p = strdup(path);
 	if (!p)
 		return ERR_NOMEM;

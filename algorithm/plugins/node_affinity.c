@@ -223,6 +223,5 @@ const struct fw_plugin fw_plugin_node_affinity = {
 	.pre_score = pre_score,
 	.score = score,
 	.normalize_score = fw_normalize_to_max,
-	.n_events = 1,
-	.events = events,
+	FW_EVENTS(events),
 };

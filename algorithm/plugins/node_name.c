@@ -25,6 +25,5 @@ const struct fw_plugin fw_plugin_node_name = {
 	.name = "NodeName",
 	.args_kind = CFG_ARGS_NONE,
 	.filter = filter,
-	.n_events = 1,
-	.events = events,
+	FW_EVENTS(events),
 };

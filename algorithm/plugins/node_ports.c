@@ -140,6 +140,5 @@ const struct fw_plugin fw_plugin_node_ports = {
 	.args_kind = CFG_ARGS_NONE,
 	.pre_filter = pre_filter,
 	.filter = filter,
-	.n_events = 2,
-	.events = events,
+	FW_EVENTS(events),
 };

@@ -475,7 +475,5 @@ const struct fw_plugin fw_plugin_node_resources_fit = {
 	.filter = filter,
 	.pre_score = pre_score,
 	.score = score,
-	.normalize_score = NULL,
-	.n_events = 2,
-	.events = events,
+	FW_EVENTS(events),
 };

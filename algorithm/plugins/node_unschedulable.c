@@ -41,10 +41,8 @@ static enum queue_hint toleration_change(const void *pl, const struct api_pod *p
 {
 	(void)pl;
 	(void)old_obj;
-	const struct api_pod *np = new_obj;
-	if (!np || np->meta.uid != pod->meta.uid)
-		return QUEUE_HINT_SKIP;
-	return tolerates_unschedulable(np) ? QUEUE_HINT_QUEUE : QUEUE_HINT_SKIP;
+	const struct api_pod *np = fw_hint_updated_self(pod, new_obj);
+	return np && tolerates_unschedulable(np) ? QUEUE_HINT_QUEUE : QUEUE_HINT_SKIP;
 }
 
 static const struct queue_event_hint events[] = {
@@ -56,6 +54,5 @@ const struct fw_plugin fw_plugin_node_unschedulable = {
 	.name = "NodeUnschedulable",
 	.args_kind = CFG_ARGS_NONE,
 	.filter = filter,
-	.n_events = 2,
-	.events = events,
+	FW_EVENTS(events),
 };

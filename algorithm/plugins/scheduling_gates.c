@@ -29,10 +29,8 @@ static enum queue_hint gates_eliminated(const void *pl, const struct api_pod *po
 {
 	(void)pl;
 	(void)old_obj;
-	const struct api_pod *np = new_obj;
-	if (!np || np->meta.uid != pod->meta.uid)
-		return QUEUE_HINT_SKIP;
-	return np->n_scheduling_gates ? QUEUE_HINT_SKIP : QUEUE_HINT_QUEUE;
+	const struct api_pod *np = fw_hint_updated_self(pod, new_obj);
+	return np && !np->n_scheduling_gates ? QUEUE_HINT_QUEUE : QUEUE_HINT_SKIP;
 }
 
 static const struct queue_event_hint events[] = {
@@ -43,6 +41,5 @@ const struct fw_plugin fw_plugin_scheduling_gates = {
 	.name = "SchedulingGates",
 	.args_kind = CFG_ARGS_NONE,
 	.pre_enqueue = pre_enqueue,
-	.n_events = 1,
-	.events = events,
+	FW_EVENTS(events),
 };

@@ -109,8 +109,7 @@ static enum queue_hint toleration_change(const void *pl, const struct api_pod *p
 {
 	(void)pl;
 	(void)old_obj;
-	const struct api_pod *np = new_obj;
-	return np && np->meta.uid == pod->meta.uid ? QUEUE_HINT_QUEUE : QUEUE_HINT_SKIP;
+	return fw_hint_updated_self(pod, new_obj) ? QUEUE_HINT_QUEUE : QUEUE_HINT_SKIP;
 }
 
 static const struct queue_event_hint events[] = {
@@ -125,6 +124,5 @@ const struct fw_plugin fw_plugin_taint_toleration = {
 	.pre_score = pre_score,
 	.score = score,
 	.normalize_score = fw_normalize_to_max_reversed,
-	.n_events = 2,
-	.events = events,
+	FW_EVENTS(events),
 };

@@ -111,6 +111,5 @@ const struct fw_plugin fw_plugin_volume_restrictions = {
 	.args_kind = CFG_ARGS_NONE,
 	.pre_filter = pre_filter,
 	.filter = filter,
-	.n_events = 2,
-	.events = events,
+	FW_EVENTS(events),
 };

@@ -6,9 +6,11 @@
 #include <cmocka.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/arena.h"
+#include "common/array.h"
 #include "common/err.h"
 #include "common/intern.h"
 #include "common/map.h"
@@ -192,6 +194,32 @@ static void test_map(void **state)
 	assert_int_equal(map_len(&m), 0);
 }
 
+/* ARRAY_RESERVE: room for element n; capacity doubles from min; nothing moves when there is room. */
+static void test_array_reserve(void **state)
+{
+	(void)state;
+	struct pair {
+		int a, b;
+	} *v = NULL;
+	size_t cap = 0;
+	static const size_t want_cap[] = { 4, 4, 4, 4, 8, 8, 8, 8, 16 };
+	for (size_t n = 0; n < sizeof(want_cap) / sizeof(want_cap[0]); n++) {
+		struct pair *before = v;
+		assert_int_equal(ARRAY_RESERVE(v, n, cap, 4), 0);
+		assert_int_equal(cap, want_cap[n]);
+		if (n && n < 4)
+			assert_ptr_equal(v, before);
+		v[n] = (struct pair){ (int)n, -(int)n };
+	}
+	for (int n = 0; n < 9; n++)
+		assert_true(v[n].a == n && v[n].b == -n);
+	/* a capacity the caller set below n still ends above n */
+	size_t small = 2;
+	assert_int_equal(ARRAY_RESERVE(v, 9, small, 4), 0);
+	assert_true(small > 9);
+	free(v);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -201,6 +229,7 @@ int main(void)
 		cmocka_unit_test(test_intern_identity),
 		cmocka_unit_test(test_intern_threads),
 		cmocka_unit_test(test_map),
+		cmocka_unit_test(test_array_reserve),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -21,6 +21,7 @@
 #include "apiclient/api_types.h"
 #include "cache/node_info.h"
 #include "common/err.h"
+#include "common/macros.h"
 #include "config/plugin_args.h"
 #include "queue/event.h"
 
@@ -192,6 +193,9 @@ struct fw_plugin {
 	uint32_t n_events; /* 0 = every event ({*, All}) when the plugin can reject a pod */
 	const struct queue_event_hint *events;
 };
+
+/* Sets .n_events and .events of a struct fw_plugin from a static array of struct queue_event_hint. */
+#define FW_EVENTS(arr) .n_events = ARRAY_SIZE(arr), .events = (arr)
 
 /* ---------- Cycle state ---------- */
 
