@@ -26,18 +26,16 @@ struct fit_priv {
 	const char **ignored, **ignored_groups; /* borrowed from the args */
 };
 
-static int init(struct fw_pl *pl, struct err *e)
+/* scoringStrategy.resources (default cpu and memory, weight 1), as a table and as the two arrays
+ * PreScore resolves. */
+static int init_resources(struct fit_priv *p, const struct cfg_fit_args *a, struct err *e)
 {
-	const struct cfg_fit_args *a = pl->args;
-	struct fit_priv *p = calloc(1, sizeof(*p));
-	if (!p)
-		return err_set(e, ERR_NOMEM, "out of memory");
-	pl->priv = p;
 	const struct fw_names *nm = fw_names();
-	p->type = a ? a->scoring_type : CFG_SCORING_LEAST_ALLOCATED;
 	uint32_t n = a && a->n_resources ? a->n_resources : 2;
 	p->res = calloc(n, sizeof(*p->res));
-	if (!p->res)
+	p->res_names = calloc(n, sizeof(*p->res_names));
+	p->res_weights = calloc(n, sizeof(*p->res_weights));
+	if (!p->res || !p->res_names || !p->res_weights)
 		return err_set(e, ERR_NOMEM, "out of memory");
 	if (a && a->n_resources) {
 		for (uint32_t i = 0; i < n; i++) {
@@ -54,34 +52,50 @@ static int init(struct fw_pl *pl, struct err *e)
 		p->res[1] = (struct cfg_resource_weight){ nm->memory, 1 };
 	}
 	p->n_res = n;
-	p->res_names = calloc(n, sizeof(*p->res_names));
-	p->res_weights = calloc(n, sizeof(*p->res_weights));
-	if (!p->res_names || !p->res_weights)
-		return err_set(e, ERR_NOMEM, "out of memory");
 	for (uint32_t i = 0; i < n; i++) {
 		p->res_names[i] = p->res[i].name;
 		p->res_weights[i] = p->res[i].weight;
 	}
-	if (p->type == CFG_SCORING_REQUESTED_TO_CAPACITY_RATIO) {
-		if (!a || !a->n_shape)
-			return err_set(e, ERR_INVALID, "scoringStrategy.requestedToCapacityRatio.shape: required");
-		p->shape = calloc(a->n_shape, sizeof(*p->shape));
-		if (!p->shape)
-			return err_set(e, ERR_NOMEM, "out of memory");
-		for (uint32_t i = 0; i < a->n_shape; i++) {
-			const struct cfg_shape_point *sp = &a->shape[i];
-			if (sp->utilization < 0 || sp->utilization > MAX_UTILIZATION ||
-			    (i && sp->utilization <= a->shape[i - 1].utilization))
-				return err_set(e, ERR_INVALID,
-					       "scoringStrategy.requestedToCapacityRatio.shape[%u].utilization: must be increasing in 0..100", i);
-			if (sp->score < 0 || sp->score > MAX_CUSTOM_PRIORITY_SCORE)
-				return err_set(e, ERR_INVALID,
-					       "scoringStrategy.requestedToCapacityRatio.shape[%u].score: must be in the range 0..10", i);
-			p->shape[i].utilization = sp->utilization;
-			p->shape[i].score = (int64_t)sp->score * (FW_MAX_NODE_SCORE / MAX_CUSTOM_PRIORITY_SCORE);
-		}
-		p->n_shape = a->n_shape;
+	return 0;
+}
+
+/* scoringStrategy.requestedToCapacityRatio.shape, scores scaled to 0..100. */
+static int init_shape(struct fit_priv *p, const struct cfg_fit_args *a, struct err *e)
+{
+	if (!a || !a->n_shape)
+		return err_set(e, ERR_INVALID, "scoringStrategy.requestedToCapacityRatio.shape: required");
+	p->shape = calloc(a->n_shape, sizeof(*p->shape));
+	if (!p->shape)
+		return err_set(e, ERR_NOMEM, "out of memory");
+	for (uint32_t i = 0; i < a->n_shape; i++) {
+		const struct cfg_shape_point *sp = &a->shape[i];
+		if (sp->utilization < 0 || sp->utilization > MAX_UTILIZATION ||
+		    (i && sp->utilization <= a->shape[i - 1].utilization))
+			return err_set(e, ERR_INVALID,
+				       "scoringStrategy.requestedToCapacityRatio.shape[%u].utilization: must be increasing in 0..100", i);
+		if (sp->score < 0 || sp->score > MAX_CUSTOM_PRIORITY_SCORE)
+			return err_set(e, ERR_INVALID,
+				       "scoringStrategy.requestedToCapacityRatio.shape[%u].score: must be in the range 0..10", i);
+		p->shape[i].utilization = sp->utilization;
+		p->shape[i].score = (int64_t)sp->score * (FW_MAX_NODE_SCORE / MAX_CUSTOM_PRIORITY_SCORE);
 	}
+	p->n_shape = a->n_shape;
+	return 0;
+}
+
+static int init(struct fw_pl *pl, struct err *e)
+{
+	const struct cfg_fit_args *a = pl->args;
+	struct fit_priv *p = calloc(1, sizeof(*p));
+	if (!p)
+		return err_set(e, ERR_NOMEM, "out of memory");
+	pl->priv = p;
+	p->type = a ? a->scoring_type : CFG_SCORING_LEAST_ALLOCATED;
+	int rc = init_resources(p, a, e);
+	if (rc == 0 && p->type == CFG_SCORING_REQUESTED_TO_CAPACITY_RATIO)
+		rc = init_shape(p, a, e);
+	if (rc < 0)
+		return rc;
 	if (a) {
 		p->n_ignored = a->n_ignored_resources;
 		p->ignored = a->ignored_resources;
