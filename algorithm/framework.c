@@ -1,5 +1,5 @@
-/* Statuses, profiles, the cycle state and the extension-point runners outside the scheduling
- * algorithm proper (which is in cycle.c).
+/* Statuses, profiles and the cycle state (the scheduling algorithm proper is in cycle.c, the
+ * extension-point runners in runners.c).
  *
  * DESIGN: a profile is immutable after fw_profile_new except the few fields the scheduling
  * algorithm mutates (next start index, RNG, scratch buffers), which only the scheduler thread
