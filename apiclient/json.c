@@ -31,6 +31,13 @@
 #include "common/macros.h"
 #include "common/arena.h"
 
+#define JSON_STR_(x) #x
+#define JSON_STR(x) JSON_STR_(x)
+
+/* Go's encoding/json (and so the apiserver's decoder) refuses documents nested deeper than this;
+ * without a bound, 16 MB of "[" made csched allocate ~900 MB of frames. */
+#define JSON_MAX_DEPTH 10000
+
 #define JSON_DOC_ARENA 4096
 #define JSON_ITEM_ARENA 8192
 /* An arena that needed more than its first block is replaced by one whose first block holds
@@ -72,7 +79,8 @@ struct api__json {
 	bool skip_next; /* the value about to start is skipped */
 	api__json_item_fn on_item;
 	void *item_ctx;
-	int rc; /* why a callback stopped the parser: ERR_NOMEM or on_item's code */
+	int rc; /* why a callback stopped the parser: ERR_NOMEM, ERR_INVALID or on_item's code */
+	const char *why; /* with ERR_INVALID: the message */
 };
 
 static struct yajl_val_s v_true = { .type = yajl_t_true }, v_false = { .type = yajl_t_false },
@@ -203,6 +211,16 @@ static int attach(struct api__json *j, yajl_val v)
 	return 1;
 }
 
+/* A container opens one level deeper than the limit allows: stops the parser with an error. */
+static bool too_deep(struct api__json *j)
+{
+	if (j->n_frames + j->skip < JSON_MAX_DEPTH)
+		return false;
+	j->rc = ERR_INVALID;
+	j->why = "exceeded max depth of " JSON_STR(JSON_MAX_DEPTH);
+	return true;
+}
+
 /* A scalar or the start of a container: false when it is skipped (and consumed). */
 static bool take_value(struct api__json *j, bool container)
 {
@@ -311,12 +329,16 @@ static int push_frame(struct api__json *j, bool is_map)
 static int on_start_map(void *ctx)
 {
 	struct api__json *j = ctx;
+	if (too_deep(j))
+		return 0;
 	return take_value(j, true) ? push_frame(j, true) : 1;
 }
 
 static int on_start_array(void *ctx)
 {
 	struct api__json *j = ctx;
+	if (too_deep(j))
+		return 0;
 	return take_value(j, true) ? push_frame(j, false) : 1;
 }
 
@@ -455,6 +477,7 @@ int api__json_begin(struct api__json *j, api__json_item_fn on_item, void *ctx)
 	j->on_item = on_item;
 	j->item_ctx = ctx;
 	j->rc = 0;
+	j->why = NULL;
 	if (!(j->h = yajl_alloc(&callbacks, NULL, j)))
 		return ERR_NOMEM;
 	yajl_config(j->h, yajl_allow_comments, 1); /* as yajl_tree_parse */
@@ -468,8 +491,11 @@ int api__json_begin(struct api__json *j, api__json_item_fn on_item, void *ctx)
 static int parse_failed(struct api__json *j, yajl_status st, const char *buf, size_t len, char *errbuf,
 			size_t errsize)
 {
-	if (st == yajl_status_client_canceled && j->rc)
+	if (st == yajl_status_client_canceled && j->rc) {
+		if (j->why && errbuf && errsize)
+			snprintf(errbuf, errsize, "%s", j->why);
 		return j->rc;
+	}
 	if (errbuf && errsize) {
 		unsigned char *msg = yajl_get_error(j->h, 1, (const unsigned char *)buf, len);
 		snprintf(errbuf, errsize, "%s", msg ? (const char *)msg : "parse error");

@@ -307,6 +307,54 @@ static void test_errors(void **state)
 	api__json_free(NULL);
 }
 
+/* {"a":[[...1...]]} with `arrays` arrays, into buf; returns its length. */
+static size_t nested(char *buf, size_t arrays)
+{
+	size_t k = 0;
+	memcpy(buf, "{\"a\":", 5);
+	k += 5;
+	memset(buf + k, '[', arrays);
+	k += arrays;
+	buf[k++] = '1';
+	memset(buf + k, ']', arrays);
+	k += arrays;
+	buf[k++] = '}';
+	return k;
+}
+
+/* Nesting is bounded as Go's encoding/json bounds it (maxNestingDepth 10000): 16 MB of "[" is
+ * refused at the limit (it made csched allocate ~900 MB before), in a skipped field too, while
+ * the deepest document Go accepts still parses. */
+static void test_nesting_limit(void **state)
+{
+	(void)state;
+	struct api__json *j = api__json_new();
+	size_t n = (size_t)16 << 20;
+	char *deep = malloc(n);
+	assert_non_null(deep);
+	memset(deep, '[', n);
+	yajl_val root = (yajl_val)1;
+	char ebuf[256] = "";
+	assert_int_equal(api__json_parse(j, deep, n, &root, ebuf, sizeof(ebuf)), ERR_INVALID);
+	assert_null(root);
+	assert_string_equal(ebuf, "exceeded max depth of 10000");
+
+	/* inside a field the parser skips (metadata.managedFields) */
+	static const char pre[] = "{\"metadata\":{\"managedFields\":";
+	memcpy(deep, pre, sizeof(pre) - 1);
+	ebuf[0] = '\0';
+	assert_int_equal(api__json_parse(j, deep, n, &root, ebuf, sizeof(ebuf)), ERR_INVALID);
+	assert_string_equal(ebuf, "exceeded max depth of 10000");
+
+	/* 10000 levels (a map around 9999 arrays around a number) is the deepest accepted */
+	assert_int_equal(api__json_parse(j, deep, nested(deep, 9999), &root, ebuf, sizeof(ebuf)), 0);
+	assert_non_null(root);
+	assert_int_equal(api__json_parse(j, deep, nested(deep, 10000), &root, ebuf, sizeof(ebuf)), ERR_INVALID);
+	assert_string_equal(ebuf, "exceeded max depth of 10000");
+	api__json_free(j);
+	free(deep);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -315,6 +363,7 @@ int main(void)
 		cmocka_unit_test(test_streamed_items),
 		cmocka_unit_test(test_large_documents),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_nesting_limit),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
