@@ -369,11 +369,7 @@ struct api_informer *api_informer_new(struct api_client *c, enum api_kind kind, 
 	atomic_init(&inf->synced, false);
 	map_init(&inf->store);
 	pthread_mutex_init(&inf->lock, NULL);
-	pthread_condattr_t ca; /* deadlines on the monotonic clock: a wall clock jump stretches none */
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&inf->cond, &ca);
-	pthread_condattr_destroy(&ca);
+	mono_cond_init(&inf->cond);
 	return inf;
 nomem:
 	if (inf) {

@@ -41,12 +41,8 @@ struct queue *queue_new(const struct queue_options *o, struct err *e)
 		err_set(e, ERR_NOMEM, "queue_new: mutex");
 		return NULL;
 	}
-	pthread_condattr_t ca;
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&q->cond, NULL);
-	pthread_cond_init(&q->tcond, &ca);
-	pthread_condattr_destroy(&ca);
+	mono_cond_init(&q->tcond);
 	map_init(&q->pods);
 	map_init(&q->in_flight);
 	map_init(&q->nominated);

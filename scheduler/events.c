@@ -104,7 +104,7 @@ struct sched_events *sched_events_new(const struct sched_events_options *o, stru
 		goto nomem;
 	map_init(&ev->map);
 	pthread_mutex_init(&ev->lock, NULL);
-	pthread_cond_init(&ev->cond, NULL);
+	mono_cond_init(&ev->cond);
 	return ev;
 nomem:
 	free(ev);
@@ -321,7 +321,7 @@ static void *sender_main(void *arg)
 		if (ev->stopping && (!ev->head || now >= ev->drain_deadline_ns))
 			break;
 		if (!ev->head) {
-			struct timespec ts = realtime_after(next_maint - now);
+			struct timespec ts = ns_to_timespec(next_maint); /* api_now_ns is mono_ns */
 			pthread_cond_timedwait(&ev->cond, &ev->lock, &ts);
 			continue;
 		}

@@ -471,11 +471,7 @@ struct sched_leader *sched_leader_new(struct api_client *client, const struct sc
 	atomic_init(&l->leader, false);
 	atomic_init(&l->last_renew_ns, 0);
 	pthread_mutex_init(&l->lock, NULL);
-	pthread_condattr_t ca;
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&l->wake, &ca);
-	pthread_condattr_destroy(&ca);
+	mono_cond_init(&l->wake);
 	return l;
 
 invalid_arg:

@@ -1,6 +1,7 @@
 /* Unit tests for common/rfc3339.h and common/clock.h. The RFC 3339 cases follow Go's
  * time.Parse(time.RFC3339, ...) (time/format_rfc3339.go and its tests): what Go accepts is
  * accepted with the same instant; what RFC 3339 rejects is rejected. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -119,11 +120,21 @@ static void test_clock(void **state)
 	struct timespec ts = ns_to_timespec(3 * NSEC_PER_SEC + 250 * NSEC_PER_MSEC);
 	assert_int_equal(ts.tv_sec, 3);
 	assert_int_equal(ts.tv_nsec, 250000000L);
-	struct timespec now;
-	clock_gettime(CLOCK_REALTIME, &now);
-	ts = realtime_after(NSEC_PER_SEC - 1);
-	assert_true(ts.tv_nsec >= 0 && ts.tv_nsec < NSEC_PER_SEC);
-	assert_true(ts.tv_sec == now.tv_sec + 1 || ts.tv_sec == now.tv_sec + 2 || ts.tv_sec == now.tv_sec);
+	/* a mono_cond_init condvar takes mono_ns deadlines: on a wall-clock one this deadline (the
+	 * machine's uptime as seconds since 1970) would lie in the past and return at once */
+	pthread_cond_t c;
+	pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+	assert_int_equal(mono_cond_init(&c), 0);
+	pthread_mutex_lock(&mu);
+	a = mono_ns();
+	ts = ns_to_timespec(a + 20 * NSEC_PER_MSEC);
+	int rc;
+	while ((rc = pthread_cond_timedwait(&c, &mu, &ts)) == 0)
+		;
+	assert_int_equal(rc, ETIMEDOUT);
+	assert_true(mono_ns() - a >= 20 * NSEC_PER_MSEC);
+	pthread_mutex_unlock(&mu);
+	pthread_cond_destroy(&c);
 	a = mono_ns();
 	sleep_ns(2 * NSEC_PER_MSEC);
 	sleep_ns(-1); /* no-op */

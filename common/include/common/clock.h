@@ -1,13 +1,13 @@
 /* Clock reads, durations and deadlines, in int64_t nanoseconds.
  *
  * Deadlines and intervals are taken on CLOCK_MONOTONIC (mono_ns): the wall clock jumps (NTP,
- * an operator) and would stretch or cut a timeout. A condition variable waits on the clock its
- * condattr names: mono_timespec for one set up with pthread_condattr_setclock(CLOCK_MONOTONIC),
- * realtime_after for a default one. */
+ * an operator) and would stretch or cut a timeout. A condition variable with timed waits is made
+ * by mono_cond_init, and its deadlines are ns_to_timespec(mono_ns() + d). */
 #ifndef CSCHED_COMMON_CLOCK_H
 #define CSCHED_COMMON_CLOCK_H
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -37,18 +37,19 @@ static inline struct timespec ns_to_timespec(int64_t ns)
 	return ts;
 }
 
-/* The CLOCK_REALTIME time ns from now, for pthread_cond_timedwait on a default condvar. */
-static inline struct timespec realtime_after(int64_t ns)
+/* Initialises a condition variable whose pthread_cond_timedwait deadlines are mono_ns times
+ * (ns_to_timespec): every timed wait in csched uses one, so that a wall-clock step neither stalls
+ * nor spins it. 0 or an errno value. */
+static inline int mono_cond_init(pthread_cond_t *cond)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += (time_t)(ns / NSEC_PER_SEC);
-	ts.tv_nsec += (long)(ns % NSEC_PER_SEC);
-	if (ts.tv_nsec >= NSEC_PER_SEC) {
-		ts.tv_sec++;
-		ts.tv_nsec -= NSEC_PER_SEC;
-	}
-	return ts;
+	pthread_condattr_t ca;
+	int rc = pthread_condattr_init(&ca);
+	if (rc == 0)
+		rc = pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	if (rc == 0)
+		rc = pthread_cond_init(cond, &ca);
+	pthread_condattr_destroy(&ca);
+	return rc;
 }
 
 /* Sleeps ns (nothing when ns <= 0), resumed after a signal. */
