@@ -381,15 +381,19 @@ out:
 	return rc;
 }
 
-/* Reads the plugin's stdout to its end into b, within EXEC_TIMEOUT_MS and EXEC_MAX_OUTPUT. */
-static int exec_read(const struct api_exec_config *x, int fd, struct strbuf *b, struct err *e)
+static int exec_timeout_ms(const struct api_exec_config *x)
 {
-	int64_t deadline = mono_ns() + (int64_t)EXEC_TIMEOUT_MS * NSEC_PER_MSEC;
+	return x->timeout_ms > 0 ? x->timeout_ms : EXEC_TIMEOUT_MS;
+}
+
+/* Reads the plugin's stdout to its end into b, by the deadline and within EXEC_MAX_OUTPUT. */
+static int exec_read(const struct api_exec_config *x, int fd, int64_t deadline, struct strbuf *b, struct err *e)
+{
 	for (;;) {
 		int64_t left_ms = (deadline - mono_ns()) / NSEC_PER_MSEC;
 		if (left_ms <= 0)
-			return err_set(e, ERR_TIMEOUT, "exec plugin %s: no credential within %d s", x->command,
-				       EXEC_TIMEOUT_MS / 1000);
+			return err_set(e, ERR_TIMEOUT, "exec plugin %s: no credential within %.1f s", x->command,
+				       exec_timeout_ms(x) / 1000.0);
 		struct pollfd p = {.fd = fd, .events = POLLIN};
 		if (poll(&p, 1, (int)left_ms) <= 0) /* EINTR or not ready yet */
 			continue;
@@ -405,14 +409,29 @@ static int exec_read(const struct api_exec_config *x, int fd, struct strbuf *b, 
 	}
 }
 
-/* Reaps the plugin; an error unless it exited with status 0. */
-static int exec_wait(const struct api_exec_config *x, pid_t pid, struct err *e)
+/* Reaps the plugin by the deadline (one that closed its output may still run): an error unless it
+ * exited with status 0. *reaped is false when it is still running at the deadline. */
+static int exec_wait(const struct api_exec_config *x, pid_t pid, int64_t deadline, bool *reaped, struct err *e)
 {
 	int status = 0;
-	while (waitpid(pid, &status, 0) < 0) {
-		if (errno != EINTR)
+	int64_t nap = NSEC_PER_MSEC;
+	*reaped = false;
+	for (;;) {
+		pid_t w = waitpid(pid, &status, WNOHANG);
+		if (w == pid)
+			break;
+		if (w < 0 && errno != EINTR) {
+			*reaped = true; /* not a child of ours any more: nothing to reap */
 			return err_set(e, ERR_IO, "exec plugin %s: waitpid: %s", x->command, strerror(errno));
+		}
+		if (mono_ns() >= deadline)
+			return err_set(e, ERR_TIMEOUT, "exec plugin %s: did not exit within %.1f s", x->command,
+				       exec_timeout_ms(x) / 1000.0);
+		sleep_ns(nap);
+		if (nap < 50 * NSEC_PER_MSEC)
+			nap *= 2;
 	}
+	*reaped = true;
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
 		return err_set(e, ERR_IO, "exec plugin %s: %s %d", x->command,
 			       WIFEXITED(status) ? "exited with status" : "killed by signal",
@@ -425,15 +444,20 @@ int api__exec_run(const struct api_exec_config *x, struct api__exec_result *r, s
 	int rc, fd = -1, status;
 	struct strbuf b = STRBUF_INIT;
 	pid_t pid = -1;
+	bool reaped;
+	int64_t deadline = mono_ns() + (int64_t)exec_timeout_ms(x) * NSEC_PER_MSEC;
 	memset(r, 0, sizeof(*r));
 	if ((rc = exec_spawn(x, &pid, &fd, e)))
 		goto out;
-	if ((rc = exec_read(x, fd, &b, e))) {
+	if ((rc = exec_read(x, fd, deadline, &b, e))) {
 		kill(pid, SIGKILL); /* reaped below */
 		goto out;
 	}
-	rc = exec_wait(x, pid, e);
-	pid = -1;
+	rc = exec_wait(x, pid, deadline, &reaped, e);
+	if (reaped)
+		pid = -1;
+	else
+		kill(pid, SIGKILL); /* reaped below */
 	if (!rc)
 		rc = exec_parse(x, b.data ? b.data : "", r, e);
 out:

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -404,6 +405,26 @@ static void test_exec_plugin(void **state)
 		}
 		api__exec_result_release(&r);
 	}
+	/* Bounded by the plugin's timeout (issue 18 defect 5): one that closed its output but keeps
+	 * running, and one that prints nothing, are killed at the deadline with a clear error (before,
+	 * the first one blocked in waitpid, under the credential lock, until it chose to exit). */
+	static const struct {
+		const char *mode, *msg;
+	} hang[] = { { "linger", "did not exit within 0.3 s" }, { "silent", "no credential within 0.3 s" } };
+	c.exec->timeout_ms = 300;
+	for (size_t i = 0; i < sizeof(hang) / sizeof(hang[0]); i++) {
+		free(c.exec->args[1]);
+		c.exec->args[1] = strdup(hang[i].mode);
+		struct api__exec_result hr;
+		struct timespec t0, t1;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		assert_int_equal(api__exec_run(c.exec, &hr, &e), ERR_TIMEOUT);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		assert_non_null(strstr(e.msg, hang[i].msg));
+		assert_null(hr.token);
+		assert_true(t1.tv_sec - t0.tv_sec < 5); /* the plugin runs for 30 s */
+	}
+	c.exec->timeout_ms = 0;
 	/* The plugin's apiVersion must match the configured one. */
 	free(c.exec->args[1]);
 	c.exec->args[1] = strdup("token");

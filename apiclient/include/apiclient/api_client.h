@@ -25,6 +25,7 @@ struct api_exec_config {
 	char **args; /* NULL-terminated */
 	char **env;  /* NULL-terminated "NAME=value" pairs added to the environment */
 	char *api_version;
+	int timeout_ms; /* how long the plugin may take to print and exit; 0 = 60 s */
 };
 
 /* Where and how to connect. Every string is malloc'd and owned by the struct. */
