@@ -76,6 +76,13 @@ static const char *obj_rv(const struct api_informer *inf, const void *obj)
 	return m->resource_version ? m->resource_version : "";
 }
 
+static const char *obj_uid(const struct api_informer *inf, const void *obj)
+{
+	const struct api_meta *m = inf->kind == API_KIND_POD ? &((const struct api_pod *)obj)->meta
+							     : &((const struct api_node *)obj)->meta;
+	return m->uid ? m->uid : "";
+}
+
 /* ---------- small helpers ---------- */
 
 /* Query-string escape (libcurl >= 7.82 accepts a NULL handle); release with curl_free. */
@@ -150,7 +157,7 @@ static bool sleep_unless_stopped(struct api_informer *inf, long ms)
 void api__inf_store_upsert(struct api_informer *inf, const char *key, void *obj, unsigned long gen, bool from_list)
 {
 	void *old = NULL;
-	bool add = false, unchanged = false;
+	bool add = false, unchanged = false, replaced = false;
 	struct store_entry *ent;
 
 	pthread_mutex_lock(&inf->lock);
@@ -176,7 +183,15 @@ void api__inf_store_upsert(struct api_informer *inf, const char *key, void *obj,
 	} else {
 		old = ent->obj;
 		ent->obj = obj;
-		inf->stats.updated++;
+		/* the same name with another UID (deleted and created again while no watch saw it, then
+		 * relisted): client-go's reflector reports a delete and an add, not an update */
+		replaced = strcmp(obj_uid(inf, old), obj_uid(inf, obj)) != 0;
+		if (replaced) {
+			inf->stats.deleted++;
+			inf->stats.added++;
+		} else {
+			inf->stats.updated++;
+		}
 	}
 	ent->gen = gen;
 	pthread_mutex_unlock(&inf->lock);
@@ -186,6 +201,12 @@ void api__inf_store_upsert(struct api_informer *inf, const char *key, void *obj,
 	} else if (add) {
 		if (inf->h.on_add)
 			inf->h.on_add(inf->h.ctx, obj);
+	} else if (replaced) {
+		if (inf->h.on_delete)
+			inf->h.on_delete(inf->h.ctx, old); /* its reference stays ours */
+		if (inf->h.on_add)
+			inf->h.on_add(inf->h.ctx, obj);
+		obj_unref(inf, old);
 	} else {
 		if (inf->h.on_update)
 			inf->h.on_update(inf->h.ctx, old, obj);
