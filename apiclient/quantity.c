@@ -79,6 +79,8 @@ static int64_t mul_checked(int64_t a, int64_t b, bool *ok)
 static int64_t positive_scale(int64_t base, int32_t scale)
 {
 	bool ok;
+	if (base == 0) /* 0 * 10^scale; the loop below would run scale (up to 2^31) times */
+		return 0;
 	switch (scale) {
 	case 0:
 		return base;
