@@ -184,7 +184,8 @@ void api__inf_store_upsert(struct api_informer *inf, const char *key, void *obj,
 		old = ent->obj;
 		ent->obj = obj;
 		/* the same name with another UID (deleted and created again while no watch saw it, then
-		 * relisted): client-go's reflector reports a delete and an add, not an update */
+		 * relisted) is another object: a delete and an add, as upstream's scheduler turns such an
+		 * update (updatePodInCache: UID changed -> delete + add); here once, for pods and nodes */
 		replaced = strcmp(obj_uid(inf, old), obj_uid(inf, obj)) != 0;
 		if (replaced) {
 			inf->stats.deleted++;
