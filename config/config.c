@@ -538,15 +538,20 @@ static int complete(struct config *cfg, const struct cfg_vctx *v, bool raw)
 			return nomem(v->e);
 	} else {
 		for (uint32_t i = 0; i < cfg->n_profiles; i++) {
-			struct cfg_profile *prof = &cfg->profiles[i];
 			cfg_pathf(p, sizeof(p), "profiles[%u]", i);
-			if ((rc = cfg_plugins_check_sets(v, cfg->registry, p, &prof->plugins)))
+			if ((rc = cfg_plugins_check_sets(v, cfg->registry, p, &cfg->profiles[i].plugins)))
 				return rc;
-			for (uint32_t j = 0; j < prof->n_plugin_config; j++) {
-				cfg_pathf(p, sizeof(p), "profiles[%u].pluginConfig[%u].args", i, j);
-				if ((rc = cfg_args_validate(v, p, prof->plugin_config[j], &prof->args)))
-					return rc;
-			}
+		}
+	}
+	/* Whatever made them (a file's pluginConfig, validated as decoded; the Policy mapping; flags),
+	 * the args a configuration runs with are valid: otherwise config_write would write a file
+	 * that does not load (found by tests/fuzz/fuzz_config_load). */
+	for (uint32_t i = 0; i < cfg->n_profiles; i++) {
+		const struct cfg_profile *prof = &cfg->profiles[i];
+		for (uint32_t j = 0; j < prof->n_plugin_config; j++) {
+			cfg_pathf(p, sizeof(p), "profiles[%u].pluginConfig[%u].args", i, j);
+			if ((rc = cfg_args_validate(v, p, prof->plugin_config[j], &prof->args)))
+				return rc;
 		}
 	}
 	if ((rc = validate_config(v, cfg)))
