@@ -211,11 +211,8 @@ static int pc_item_fn(struct cfg_dec *d, size_t i, yaml_node_t *item, void *ctx)
 	}
 	size_t saved = dec_push_key(d, "args");
 	enum cfg_args_kind kind = cfg_args_type_kind(info->args);
+	/* validated with every other profile's args once the document is decoded (complete) */
 	rc = cfg_args_decode(d, it.args, info->name, info->args, &c->prof->args);
-	if (!rc) {
-		struct cfg_vctx v = { .file = d->file, .marks = d->marks, .e = d->e };
-		rc = cfg_args_validate(&v, d->path, kind, &c->prof->args);
-	}
 	dec_pop(d, saved);
 	if (!rc)
 		c->prof->plugin_config[c->prof->n_plugin_config++] = kind;
