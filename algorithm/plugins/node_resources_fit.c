@@ -17,45 +17,38 @@
 struct fit_priv {
 	enum cfg_scoring_type type;
 	uint32_t n_res;
-	struct cfg_resource_weight *res; /* names interned */
-	const char **res_names;          /* the same names and weights as two arrays (PreScore) */
-	int64_t *res_weights;
+	const char **res_names; /* scoringStrategy.resources: names (interned) */
+	int64_t *res_weights;   /* and weights, as PreScore resolves them */
 	uint32_t n_shape;
 	struct { int64_t utilization, score; } *shape; /* score scaled to 0..100 */
 	uint32_t n_ignored, n_ignored_groups;
 	const char **ignored, **ignored_groups; /* borrowed from the args */
 };
 
-/* scoringStrategy.resources (default cpu and memory, weight 1), as a table and as the two arrays
- * PreScore resolves. */
+/* scoringStrategy.resources (default cpu and memory, weight 1). */
 static int init_resources(struct fit_priv *p, const struct cfg_fit_args *a, struct err *e)
 {
 	const struct fw_names *nm = fw_names();
 	uint32_t n = a && a->n_resources ? a->n_resources : 2;
-	p->res = calloc(n, sizeof(*p->res));
 	p->res_names = calloc(n, sizeof(*p->res_names));
 	p->res_weights = calloc(n, sizeof(*p->res_weights));
-	if (!p->res || !p->res_names || !p->res_weights)
+	if (!p->res_names || !p->res_weights)
 		return err_set(e, ERR_NOMEM, "out of memory");
-	if (a && a->n_resources) {
-		for (uint32_t i = 0; i < n; i++) {
-			p->res[i].name = intern_str(a->resources[i].name);
-			p->res[i].weight = a->resources[i].weight;
-			if (!p->res[i].name)
-				return err_set(e, ERR_NOMEM, "out of memory");
-			if (p->res[i].weight < 1 || p->res[i].weight > 100)
-				return err_set(e, ERR_INVALID, "scoringStrategy.resources[%u].weight: must be in the range 1..100, got %lld",
-					       i, (long long)p->res[i].weight);
-		}
-	} else {
-		p->res[0] = (struct cfg_resource_weight){ nm->cpu, 1 };
-		p->res[1] = (struct cfg_resource_weight){ nm->memory, 1 };
+	if (!a || !a->n_resources) {
+		p->res_names[0] = nm->cpu;
+		p->res_names[1] = nm->memory;
+		p->res_weights[0] = p->res_weights[1] = 1;
+	}
+	for (uint32_t i = 0; a && i < a->n_resources; i++) {
+		p->res_names[i] = intern_str(a->resources[i].name);
+		p->res_weights[i] = a->resources[i].weight;
+		if (!p->res_names[i])
+			return err_set(e, ERR_NOMEM, "out of memory");
+		if (p->res_weights[i] < 1 || p->res_weights[i] > 100)
+			return err_set(e, ERR_INVALID, "scoringStrategy.resources[%u].weight: must be in the range 1..100, got %lld",
+				       i, (long long)p->res_weights[i]);
 	}
 	p->n_res = n;
-	for (uint32_t i = 0; i < n; i++) {
-		p->res_names[i] = p->res[i].name;
-		p->res_weights[i] = p->res[i].weight;
-	}
 	return 0;
 }
 
@@ -110,7 +103,6 @@ static void release(struct fw_pl *pl)
 	struct fit_priv *p = pl->priv;
 	if (!p)
 		return;
-	free(p->res);
 	free(p->res_names);
 	free(p->res_weights);
 	free(p->shape);
