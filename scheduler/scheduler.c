@@ -230,7 +230,7 @@ static void on_node_update(void *ctx, void *old_obj, void *new_obj)
 	if (cache_update_node(s->cache, old_node, new_node, &e) < 0)
 		LOG_ERROR("scheduler cache UpdateNode failed for node %s: %s", new_node->meta.name, e.msg);
 	/* one move per kind of change, in upstream's order; none when nothing relevant changed */
-	struct queue_event evs[6];
+	struct queue_event evs[QUEUE_NODE_UPDATE_EVENTS_MAX];
 	uint32_t n = queue_node_update_events(old_node, new_node, evs);
 	for (uint32_t i = 0; i < n; i++)
 		queue_move_on_event(s->queue, &evs[i], old_node, new_node, NULL, NULL);

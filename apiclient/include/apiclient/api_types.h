@@ -213,6 +213,9 @@ struct api_container {
 	struct api_resources requests;
 	struct api_resources limits;
 	bool restart_policy_always; /* init containers: restartPolicy Always (a sidecar) */
+	/* What NodeDeclaredFeatures infers from (upstream nodedeclaredfeatures/features): a
+	 * restartPolicyRules action RestartAllContainers; a volumeMount with bindMountOptions. */
+	bool restart_all_containers, bind_mount_options;
 };
 
 enum api_volume_kind {
@@ -300,6 +303,8 @@ struct api_pod {
 	uint32_t n_scheduling_gates;
 	const char **scheduling_gates; /* gate names, in the arena */
 	bool host_network;
+	bool host_users_false;             /* spec.hostUsers set to false (absent = true) */
+	bool ephemeral_bind_mount_options; /* an ephemeral container's volumeMount has bindMountOptions */
 
 	/* status */
 	const char *phase; /* interned, "" when absent */
@@ -329,6 +334,8 @@ struct api_node {
 	struct api_condition *conditions;
 	uint32_t n_images;
 	struct api_node_image *images;
+	uint32_t n_declared_features;
+	const char **declared_features; /* status.declaredFeatures as listed (interned) */
 };
 
 /* ---------- Lease (leader election) ---------- */
