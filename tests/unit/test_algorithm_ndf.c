@@ -276,6 +276,52 @@ static void test_ndf_events(void **state)
 	api_node_unref(fa2);
 }
 
+/* oracle: s1's nodes n2 (the two other features declared) and n3 (none), pod with hostNetwork and
+ * hostUsers false, default profile: both UnschedulableAndUnresolvable by NodeDeclaredFeatures,
+ * message "0/2 nodes are available: 2 node(s) didn't match Pod's required features. preemption:
+ * 0/2 nodes are available: 2 Preemption is not helpful for scheduling." (the preemption part is
+ * DefaultPreemption's PostFilter, which csched does not implement yet). */
+static void test_ndf_default_profile(void **state)
+{
+	(void)state;
+	struct fw_profile_config pc;
+	fw_default_profile_config("default", &pc);
+	struct fw_profile_options o = { .seed = 1 };
+	struct err e = { 0 };
+	struct fw_profile *p = fw_profile_new(&pc, &o, &e);
+	assert_non_null(p);
+	struct fw_cycle *c = fw_cycle_new(p);
+	struct api_node *nodes[2] = {
+		TOBJ_NODE(.name = "n2", .alloc = "cpu=4,memory=8Gi,pods=110",
+			  .status = "\"declaredFeatures\":[\"" F_BIND "\",\"" F_RESTART "\"]"),
+		TOBJ_NODE(.name = "n3", .alloc = "cpu=4,memory=8Gi,pods=110"),
+	};
+	struct node_info nis[2];
+	const struct node_info *ptrs[2];
+	for (int i = 0; i < 2; i++) {
+		tl_node_info(&nis[i], nodes[i], NULL, 0);
+		ptrs[i] = &nis[i];
+	}
+	struct fw_node_list list = { .n = 2, .nodes = ptrs };
+	struct api_pod *pod = POD(NEED_USERNS ",\"containers\":[{\"name\":\"c\",\"image\":\"i\"}]");
+	static struct fw_schedule_result res;
+	char msg[512];
+	fw_cycle_reset(c);
+	assert_int_equal(fw_schedule_pod(p, c, &list, pod, NULL, &res, &e), 0);
+	assert_int_equal(res.code, FW_UNSCHEDULABLE);
+	assert_int_equal(res.diag.n_unschedulable_plugins, 1);
+	assert_string_equal(res.diag.unschedulable_plugins[0], "NodeDeclaredFeatures");
+	assert_string_equal(fw_fit_error_message(&res.diag, msg, sizeof(msg)),
+			    "0/2 nodes are available: 2 node(s) didn't match Pod's required features.");
+	api_pod_unref(pod);
+	for (int i = 0; i < 2; i++) {
+		node_info_release(&nis[i]);
+		api_node_unref(nodes[i]);
+	}
+	fw_cycle_free(c);
+	fw_profile_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -283,6 +329,7 @@ int main(void)
 		cmocka_unit_test(test_ndf_filter),
 		cmocka_unit_test(test_ndf_node_list),
 		cmocka_unit_test(test_ndf_events),
+		cmocka_unit_test(test_ndf_default_profile),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
