@@ -162,6 +162,12 @@ static bool names_ready(const struct fw_names *nm)
 	       nm->metadata_name && nm->taint_unschedulable;
 }
 
+struct api_pvc *fw_get_pvc(const struct fw_pl *pl, const char *ns, const char *name)
+{
+	const struct fw_listers *l = &pl->profile->listers;
+	return l->pvc ? l->pvc(l->ctx, ns, name) : NULL;
+}
+
 static void profile_set_options(struct fw_profile *p, const struct fw_profile_options *o)
 {
 	if (o) {
@@ -169,6 +175,7 @@ static void profile_set_options(struct fw_profile *p, const struct fw_profile_op
 		p->pool = o->pool;
 		p->bind = o->bind;
 		p->bind_ctx = o->bind_ctx;
+		p->listers = o->listers;
 		p->rng = o->seed;
 	}
 	if (!p->rng)

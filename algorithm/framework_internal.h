@@ -29,6 +29,7 @@ struct fw_profile {
 	struct fw_pool *pool; /* borrowed */
 	fw_bind_fn bind;
 	void *bind_ctx;
+	struct fw_listers listers;
 	uint32_t n_hints;             /* event registrations of the enabled plugins, built once */
 	struct queue_hint_reg *hints; /* ctx = the registering struct fw_pl */
 

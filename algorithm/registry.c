@@ -61,6 +61,8 @@ static const struct row table[] = {
 	PLUGIN(fw_plugin_balanced_allocation, 1),
 	PLUGIN(fw_plugin_image_locality, 1),
 	PLUGIN(fw_plugin_default_binder, 0),
+	/* v1.37 applyFeatureGates appends it (NodeDeclaredFeatures GA, locked on) */
+	PLUGIN(fw_plugin_node_declared_features, 0),
 };
 #define N_TABLE (sizeof(table) / sizeof(table[0]))
 

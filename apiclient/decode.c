@@ -555,7 +555,9 @@ static int node_status(struct dec *d, jv st, struct api_node *n)
 	    (rc = api__dec_get_array(d, st, "conditions", sizeof(*n->conditions), &n->n_conditions, (void **)&n->conditions,
 			    api__dec_condition_item)))
 		return rc;
-	return api__dec_get_array(d, st, "images", sizeof(*n->images), &n->n_images, (void **)&n->images, image_item);
+	if ((rc = api__dec_get_array(d, st, "images", sizeof(*n->images), &n->n_images, (void **)&n->images, image_item)))
+		return rc;
+	return api__dec_get_istrs(d, st, "declaredFeatures", &n->n_declared_features, &n->declared_features);
 }
 
 static int node_fill(struct dec *d, jv obj, void *out)

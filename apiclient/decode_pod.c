@@ -286,6 +286,48 @@ static int port_item(struct dec *d, jv v, void *item)
 	return 0;
 }
 
+/* Items decoded to one flag each, for "does any item ...": a restart rule's action is
+ * RestartAllContainers; a volume mount has bindMountOptions. */
+static int restart_all_item(struct dec *d, jv v, void *item)
+{
+	const char *action;
+	int rc;
+	if ((rc = api__dec_want_object(d, v)) || (rc = api__dec_get_str(d, v, "action", false, "", &action)))
+		return rc;
+	*(bool *)item = !strcmp(action, "RestartAllContainers");
+	return 0;
+}
+
+static int bind_mount_options_item(struct dec *d, jv v, void *item)
+{
+	uint32_t n;
+	const char **opts;
+	int rc;
+	if ((rc = api__dec_want_object(d, v)) ||
+	    (rc = api__dec_get_array(d, v, "bindMountOptions", sizeof(char *), &n, (void **)&opts, api__dec_str_item)))
+		return rc;
+	*(bool *)item = n > 0;
+	return 0;
+}
+
+/* Whether any item of the array obj[key] decodes (fn) to true. */
+static int any_item(struct dec *d, jv obj, const char *key, item_fn fn, bool *out)
+{
+	uint32_t n;
+	bool *flags;
+	int rc = api__dec_get_array(d, obj, key, sizeof(bool), &n, (void **)&flags, fn);
+	*out = false;
+	for (uint32_t i = 0; !rc && i < n; i++)
+		*out = *out || flags[i];
+	return rc;
+}
+
+static int ephemeral_item(struct dec *d, jv v, void *item)
+{
+	int rc = api__dec_want_object(d, v);
+	return rc ? rc : any_item(d, v, "volumeMounts", bind_mount_options_item, item);
+}
+
 static int container_item(struct dec *d, jv v, void *item)
 {
 	struct api_container *c = item;
@@ -295,7 +337,9 @@ static int container_item(struct dec *d, jv v, void *item)
 	if ((rc = api__dec_want_object(d, v)) || (rc = api__dec_get_str(d, v, "name", true, "", &c->name)) ||
 	    (rc = api__dec_get_str(d, v, "image", true, "", &c->image)) ||
 	    (rc = api__dec_get_array(d, v, "ports", sizeof(*c->ports), &c->n_ports, (void **)&c->ports, port_item)) ||
-	    (rc = api__dec_get_obj(d, v, "resources", &res)) || (rc = api__dec_get_str(d, v, "restartPolicy", false, "", &restart)))
+	    (rc = api__dec_get_obj(d, v, "resources", &res)) || (rc = api__dec_get_str(d, v, "restartPolicy", false, "", &restart)) ||
+	    (rc = any_item(d, v, "restartPolicyRules", restart_all_item, &c->restart_all_containers)) ||
+	    (rc = any_item(d, v, "volumeMounts", bind_mount_options_item, &c->bind_mount_options)))
 		return rc;
 	c->restart_policy_always = !strcmp(restart, "Always");
 	size_t mark = api__dec_push_key(d, "resources");
@@ -425,7 +469,16 @@ static int pod_spec(struct dec *d, jv spec, struct api_pod *p)
 	    (rc = api__dec_get_array(d, spec, "schedulingGates", sizeof(char *), &p->n_scheduling_gates,
 			    (void **)&p->scheduling_gates, gate_item)))
 		return rc;
-	return api__dec_get_bool(d, spec, "hostNetwork", &p->host_network);
+	if ((rc = any_item(d, spec, "ephemeralContainers", ephemeral_item, &p->ephemeral_bind_mount_options)) ||
+	    (rc = api__dec_get_bool(d, spec, "hostNetwork", &p->host_network)))
+		return rc;
+	/* hostUsers is a *bool: only an explicit false counts */
+	jv hu = yajl_tree_get(spec, (const char *[]){ "hostUsers", NULL }, yajl_t_any);
+	bool host_users = true;
+	if (hu && !YAJL_IS_NULL(hu) && (rc = api__dec_get_bool(d, spec, "hostUsers", &host_users)))
+		return rc;
+	p->host_users_false = !host_users;
+	return 0;
 }
 
 static int pod_status(struct dec *d, jv st, struct api_pod *p)

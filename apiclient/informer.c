@@ -46,6 +46,7 @@
 #include "informer_internal.h"
 #include "common/clock.h"
 #include "common/log.h"
+#include "common/macros.h"
 #include "common/map.h"
 
 
@@ -53,33 +54,63 @@
 
 void *api__inf_obj_decode(const struct api_informer *inf, const yajl_val v, struct err *e)
 {
-	return inf->kind == API_KIND_POD ? (void *)api_pod_decode(v, e) : (void *)api_node_decode(v, e);
+	switch (inf->kind) {
+	case API_KIND_POD:
+		return api_pod_decode(v, e);
+	case API_KIND_NODE:
+		return api_node_decode(v, e);
+	default:
+		return api_pvc_decode(v, e);
+	}
 }
 
 static void obj_unref(const struct api_informer *inf, void *obj)
 {
-	if (inf->kind == API_KIND_POD)
+	switch (inf->kind) {
+	case API_KIND_POD:
 		api_pod_unref(obj);
-	else
+		break;
+	case API_KIND_NODE:
 		api_node_unref(obj);
+		break;
+	default:
+		api_pvc_unref(obj);
+	}
 }
 
 static void *obj_ref(const struct api_informer *inf, void *obj)
 {
-	return inf->kind == API_KIND_POD ? (void *)api_pod_ref(obj) : (void *)api_node_ref(obj);
+	switch (inf->kind) {
+	case API_KIND_POD:
+		return api_pod_ref(obj);
+	case API_KIND_NODE:
+		return api_node_ref(obj);
+	default:
+		return api_pvc_ref(obj);
+	}
+}
+
+static const struct api_meta *obj_meta(const struct api_informer *inf, const void *obj)
+{
+	switch (inf->kind) {
+	case API_KIND_POD:
+		return &((const struct api_pod *)obj)->meta;
+	case API_KIND_NODE:
+		return &((const struct api_node *)obj)->meta;
+	default:
+		return &((const struct api_pvc *)obj)->meta;
+	}
 }
 
 static const char *obj_rv(const struct api_informer *inf, const void *obj)
 {
-	const struct api_meta *m = inf->kind == API_KIND_POD ? &((const struct api_pod *)obj)->meta
-							     : &((const struct api_node *)obj)->meta;
+	const struct api_meta *m = obj_meta(inf, obj);
 	return m->resource_version ? m->resource_version : "";
 }
 
 static const char *obj_uid(const struct api_informer *inf, const void *obj)
 {
-	const struct api_meta *m = inf->kind == API_KIND_POD ? &((const struct api_pod *)obj)->meta
-							     : &((const struct api_node *)obj)->meta;
+	const struct api_meta *m = obj_meta(inf, obj);
 	return m->uid ? m->uid : "";
 }
 
@@ -361,7 +392,9 @@ struct api_informer *api_informer_new(struct api_client *c, enum api_kind kind, 
 				      const struct api_informer_handlers *h, struct err *e)
 {
 	struct api_informer *inf = NULL;
-	if (!c || (kind != API_KIND_POD && kind != API_KIND_NODE)) {
+	static const char *const resources[] = { [API_KIND_POD] = "pods", [API_KIND_NODE] = "nodes",
+						 [API_KIND_PVC] = "persistentvolumeclaims" };
+	if (!c || (unsigned)kind >= ARRAY_SIZE(resources)) {
 		err_set(e, ERR_INVALID, "api_informer_new: %s", !c ? "no client" : "unknown kind");
 		return NULL;
 	}
@@ -370,7 +403,7 @@ struct api_informer *api_informer_new(struct api_client *c, enum api_kind kind, 
 		goto nomem;
 	inf->client = c;
 	inf->kind = kind;
-	inf->resource = kind == API_KIND_POD ? "pods" : "nodes";
+	inf->resource = resources[kind];
 	if (h)
 		inf->h = *h;
 	inf->page_size = opt && opt->page_size > 0 ? opt->page_size : INFORMER_DEFAULT_PAGE;

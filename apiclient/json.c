@@ -99,17 +99,22 @@ static const struct jkey skip_status[] = {
 	LIT("config"), { NULL, 0 },
 };
 static const struct jkey skip_container[] = {
-	LIT("env"), LIT("envFrom"), LIT("volumeMounts"), LIT("volumeDevices"), LIT("livenessProbe"),
+	LIT("env"), LIT("envFrom"), LIT("volumeDevices"), LIT("livenessProbe"),
 	LIT("readinessProbe"), LIT("startupProbe"), LIT("lifecycle"), LIT("command"), LIT("args"),
 	LIT("securityContext"), { NULL, 0 },
 };
-static const struct jkey skip_spec[] = { LIT("ephemeralContainers"), { NULL, 0 } };
+/* of a volume mount only bindMountOptions is read (NodeDeclaredFeatures) */
+static const struct jkey skip_volume_mount[] = {
+	LIT("name"), LIT("mountPath"), LIT("subPath"), LIT("subPathExpr"), LIT("mountPropagation"),
+	LIT("readOnly"), LIT("recursiveReadOnly"), { NULL, 0 },
+};
 static const struct {
 	struct jkey parent;
 	const struct jkey *keys;
 } skip_rules[] = {
 	{ LIT("metadata"), skip_metadata }, { LIT("status"), skip_status },	      { LIT("containers"), skip_container },
-	{ LIT("initContainers"), skip_container }, { LIT("spec"), skip_spec },
+	{ LIT("initContainers"), skip_container }, { LIT("ephemeralContainers"), skip_container },
+	{ LIT("volumeMounts"), skip_volume_mount },
 };
 #undef LIT
 

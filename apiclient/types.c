@@ -129,6 +129,19 @@ void api_node_unref(struct api_node *n)
 		arena_free(n->arena);
 }
 
+struct api_pvc *api_pvc_ref(struct api_pvc *p)
+{
+	if (p)
+		__atomic_add_fetch(&p->refs, 1, __ATOMIC_RELAXED);
+	return p;
+}
+
+void api_pvc_unref(struct api_pvc *p)
+{
+	if (p && __atomic_sub_fetch(&p->refs, 1, __ATOMIC_ACQ_REL) == 0)
+		arena_free(p->arena);
+}
+
 void api_lease_release(struct api_lease *l)
 {
 	if (!l)

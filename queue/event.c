@@ -15,7 +15,7 @@ static const char *const res_names[QUEUE_RES_COUNT_] = {
 static const char *const act_names[] = {
 	"Add", "Delete", "UpdateNodeAllocatable", "UpdateNodeLabel", "UpdateNodeTaint", "UpdateNodeCondition",
 	"UpdateNodeAnnotation", "UpdatePodLabel", "UpdatePodScaleDown", "UpdatePodToleration",
-	"UpdatePodSchedulingGatesEliminated", "UpdatePodGeneratedResourceClaim",
+	"UpdatePodSchedulingGatesEliminated", "UpdatePodGeneratedResourceClaim", "UpdateNodeDeclaredFeature",
 };
 
 bool queue_event_is_wildcard(const struct queue_event *ev)
@@ -134,8 +134,19 @@ static bool conditions_cover(const struct api_node *a, const struct api_node *b)
 	return true;
 }
 
+/* Upstream compares the lists with slices.Equal (the API keeps them sorted): order counts. */
+static bool declared_features_equal(const struct api_node *a, const struct api_node *b)
+{
+	if (a->n_declared_features != b->n_declared_features)
+		return false;
+	for (uint32_t i = 0; i < a->n_declared_features; i++)
+		if (a->declared_features[i] != b->declared_features[i])
+			return false;
+	return true;
+}
+
 uint32_t queue_node_update_events(const struct api_node *old_node, const struct api_node *new_node,
-				  struct queue_event out[6])
+				  struct queue_event out[QUEUE_NODE_UPDATE_EVENTS_MAX])
 {
 	uint32_t n = 0;
 #define NODE_EV(bit) (out[n++] = (struct queue_event){ QUEUE_RES_NODE, (bit), NULL })
@@ -151,6 +162,8 @@ uint32_t queue_node_update_events(const struct api_node *old_node, const struct 
 		NODE_EV(QUEUE_ACT_UPDATE_NODE_CONDITION);
 	if (!annotations_equal(&old_node->meta.annotations, &new_node->meta.annotations))
 		NODE_EV(QUEUE_ACT_UPDATE_NODE_ANNOTATION);
+	if (!declared_features_equal(old_node, new_node))
+		NODE_EV(QUEUE_ACT_UPDATE_NODE_DECLARED_FEATURE);
 #undef NODE_EV
 	return n;
 }

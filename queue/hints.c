@@ -20,6 +20,8 @@ static void *obj_ref(uint32_t resource, const void *obj)
 		return api_pod_ref((struct api_pod *)obj);
 	if (resource == QUEUE_RES_NODE)
 		return api_node_ref((struct api_node *)obj);
+	if (resource == QUEUE_RES_PERSISTENT_VOLUME_CLAIM)
+		return api_pvc_ref((struct api_pvc *)obj);
 	return NULL; /* no object model for other resources: hints get NULL */
 }
 
@@ -29,6 +31,8 @@ static void obj_unref(uint32_t resource, void *obj)
 		api_pod_unref(obj);
 	else if (resource == QUEUE_RES_NODE)
 		api_node_unref(obj);
+	else if (resource == QUEUE_RES_PERSISTENT_VOLUME_CLAIM)
+		api_pvc_unref(obj);
 }
 
 /* ---------- Hints ---------- */

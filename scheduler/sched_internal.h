@@ -68,6 +68,7 @@ struct scheduler {
 	uint32_t n_profiles;
 	struct sched_profile *profiles;
 	struct api_informer *pod_inf, *node_inf;
+	struct api_informer *pvc_inf; /* its store is the plugins' PVC lister (fw_listers) */
 	struct sched_events *events;
 	struct sched_binder *binder;
 

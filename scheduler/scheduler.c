@@ -230,7 +230,7 @@ static void on_node_update(void *ctx, void *old_obj, void *new_obj)
 	if (cache_update_node(s->cache, old_node, new_node, &e) < 0)
 		LOG_ERROR("scheduler cache UpdateNode failed for node %s: %s", new_node->meta.name, e.msg);
 	/* one move per kind of change, in upstream's order; none when nothing relevant changed */
-	struct queue_event evs[6];
+	struct queue_event evs[QUEUE_NODE_UPDATE_EVENTS_MAX];
 	uint32_t n = queue_node_update_events(old_node, new_node, evs);
 	for (uint32_t i = 0; i < n; i++)
 		queue_move_on_event(s->queue, &evs[i], old_node, new_node, NULL, NULL);
@@ -247,6 +247,29 @@ static void on_node_delete(void *ctx, void *obj)
 		LOG_ERROR("scheduler cache RemoveNode failed for node %s: %s", node->meta.name, e.msg);
 }
 
+/* PVCs only move pods (upstream's PersistentVolumeClaim events); plugins read them through the
+ * informer's store (pvc_lister). */
+static void on_pvc_add(void *ctx, void *obj)
+{
+	move(ctx, QUEUE_RES_PERSISTENT_VOLUME_CLAIM, QUEUE_ACT_ADD, NULL, obj);
+}
+
+static void on_pvc_update(void *ctx, void *old_obj, void *new_obj)
+{
+	move(ctx, QUEUE_RES_PERSISTENT_VOLUME_CLAIM, QUEUE_ACT_UPDATE, old_obj, new_obj);
+}
+
+static void on_pvc_delete(void *ctx, void *obj)
+{
+	move(ctx, QUEUE_RES_PERSISTENT_VOLUME_CLAIM, QUEUE_ACT_DELETE, obj, NULL);
+}
+
+static struct api_pvc *pvc_lister(void *ctx, const char *ns, const char *name)
+{
+	const struct scheduler *s = ctx;
+	return s->pvc_inf ? api_informer_get(s->pvc_inf, ns, name) : NULL;
+}
+
 /* ---------- The scheduling loop ---------- */
 
 static void *loop_main(void *arg)
@@ -261,6 +284,7 @@ static void *loop_main(void *arg)
 	while (!atomic_load(&s->stop) && !sched_caches_synced(s)) {
 		api_informer_wait_synced(s->node_inf, 100);
 		api_informer_wait_synced(s->pod_inf, 100);
+		api_informer_wait_synced(s->pvc_inf, 100);
 		atomic_store(&s->heartbeat_ns, api_now_ns());
 	}
 	if (!atomic_load(&s->stop))
@@ -391,6 +415,7 @@ static int new_profiles(struct scheduler *s, struct queue_profile *qprofs, struc
 			.bind = sched_bind_cb,
 			.bind_ctx = s,
 			.seed = s->o.seed ? s->o.seed + i : 0,
+			.listers = { .pvc = pvc_lister, .ctx = s },
 		};
 		fw_profile_config_from_cfg(&cfg->profiles[i], &pc);
 		pthread_mutex_init(&p->cycles_lock, NULL);
@@ -487,8 +512,10 @@ struct scheduler *sched_new(const struct sched_options *o, struct err *e)
 	struct api_informer_options pio = { .field_selector = POD_FIELD_SELECTOR };
 	struct api_informer_handlers ph = { on_pod_add, on_pod_update, on_pod_delete, NULL, s };
 	struct api_informer_handlers nh = { on_node_add, on_node_update, on_node_delete, NULL, s };
+	struct api_informer_handlers vh = { on_pvc_add, on_pvc_update, on_pvc_delete, NULL, s };
 	if (!(s->pod_inf = api_informer_new(s->client, API_KIND_POD, &pio, &ph, e)) ||
-	    !(s->node_inf = api_informer_new(s->client, API_KIND_NODE, NULL, &nh, e)))
+	    !(s->node_inf = api_informer_new(s->client, API_KIND_NODE, NULL, &nh, e)) ||
+	    !(s->pvc_inf = api_informer_new(s->client, API_KIND_PVC, NULL, &vh, e)))
 		goto fail;
 
 	struct sched_events_options eo = events_options(s);
@@ -516,6 +543,11 @@ int sched_start_informers(struct scheduler *s, struct err *e)
 	if ((rc = api_informer_start(s->node_inf, e)) < 0)
 		goto out;
 	if ((rc = api_informer_start(s->pod_inf, e)) < 0) {
+		api_informer_stop(s->node_inf);
+		goto out;
+	}
+	if ((rc = api_informer_start(s->pvc_inf, e)) < 0) {
+		api_informer_stop(s->pod_inf);
 		api_informer_stop(s->node_inf);
 		goto out;
 	}
@@ -555,7 +587,10 @@ bool sched_wait_synced(struct scheduler *s, long timeout_ms)
 	if (!api_informer_wait_synced(s->node_inf, timeout_ms))
 		return false;
 	long left = (long)((deadline - api_now_ns()) / 1000000LL);
-	return api_informer_wait_synced(s->pod_inf, left > 0 ? left : 0);
+	if (!api_informer_wait_synced(s->pod_inf, left > 0 ? left : 0))
+		return false;
+	left = (long)((deadline - api_now_ns()) / 1000000LL);
+	return api_informer_wait_synced(s->pvc_inf, left > 0 ? left : 0);
 }
 
 void sched_stop(struct scheduler *s)
@@ -576,6 +611,7 @@ void sched_stop(struct scheduler *s)
 		sched_events_stop(s->events, 1000);
 	}
 	if (s->informers_started) {
+		api_informer_stop(s->pvc_inf);
 		api_informer_stop(s->pod_inf);
 		api_informer_stop(s->node_inf);
 	}
@@ -590,6 +626,7 @@ void sched_free(struct scheduler *s)
 	sched_stop(s);
 	sched_binder_free(s->binder);
 	sched_events_free(s->events);
+	api_informer_free(s->pvc_inf);
 	api_informer_free(s->pod_inf);
 	api_informer_free(s->node_inf);
 	queue_free(s->queue);
@@ -623,7 +660,7 @@ bool sched_loop_alive(void *ctx)
 bool sched_caches_synced(void *ctx)
 {
 	const struct scheduler *s = ctx;
-	return api_informer_synced(s->node_inf) && api_informer_synced(s->pod_inf);
+	return api_informer_synced(s->node_inf) && api_informer_synced(s->pod_inf) && api_informer_synced(s->pvc_inf);
 }
 
 int64_t sched_heartbeat_ns(const struct scheduler *s)

@@ -1,14 +1,28 @@
-/* VolumeRestrictions (PreFilter, Filter): a GCE PD, AWS EBS, iSCSI or RBD disk already mounted
- * read-write by a pod on the node cannot be mounted again (upstream isVolumeConflict).
+/* VolumeRestrictions (PreFilter, Filter; upstream plugins/volumerestrictions): a GCE PD, AWS EBS,
+ * iSCSI or RBD disk already mounted read-write by a pod on the node cannot be mounted again
+ * (isVolumeConflict), every PVC the pod names must exist, and a ReadWriteOncePod PVC may be used
+ * by one pod only.
  *
- * Not covered: the ReadWriteOncePod PVC check, which needs PersistentVolumeClaim objects that
- * csched does not watch; pods whose only restricted volumes are such PVCs are not rejected. */
+ * PVCs come from the profile's lister (fw_get_pvc: the scheduler's PVC informer). Upstream's
+ * snapshot-wide "PVC used by pods" index is a scan of the cycle's nodes here, done only for pods
+ * with a ReadWriteOncePod PVC. Instead of PreFilterExtensions AddPod (csched has none), Filter
+ * also looks for the ReadWriteOncePod PVCs on the node's pods: a pod already in the snapshot is
+ * counted by PreFilter anyway, so this adds exactly the nominated pods upstream's AddPod adds. */
 #include "algorithm/plugin.h"
 #include "plugin_helpers.h"
 
 #include <string.h>
 
 #define REASON_DISK_CONFLICT "node(s) had no available disk"
+#define REASON_RWOP_CONFLICT \
+	"node(s) unavailable due to PersistentVolumeClaim with ReadWriteOncePod access mode already in-use by another pod"
+
+/* upstream preFilterState */
+struct vr_state {
+	uint32_t n_rwop;
+	const char **rwop;      /* names of the pod's ReadWriteOncePod PVCs (the pod's strings), distinct */
+	uint32_t conflicting;   /* of those, how many pods in the snapshot use */
+};
 
 static bool str_eq(const char *a, const char *b)
 {
@@ -64,46 +78,137 @@ static bool pods_conflict(const struct api_pod *pod, const struct api_pod *other
 	return false;
 }
 
+static bool uses_claim(const struct api_pod *p, const char *ns, const char *claim)
+{
+	if (p->meta.namespace != ns)
+		return false;
+	for (uint32_t i = 0; i < p->n_volumes; i++)
+		if (p->volumes[i].kind == API_VOLUME_PVC && !strcmp(p->volumes[i].claim_name, claim))
+			return true;
+	return false;
+}
+
+/* upstream Snapshot.IsPVCUsedByPods over the cycle's nodes. */
+static bool claim_used(const struct fw_cycle *c, const char *ns, const char *claim)
+{
+	const struct fw_node_list *nl = fw_cycle_nodes(c);
+	for (uint32_t i = 0; nl && i < nl->n; i++)
+		for (uint32_t k = 0; k < nl->nodes[i]->n_pods; k++)
+			if (uses_claim(nl->nodes[i]->pods[k].pod, ns, claim))
+				return true;
+	return false;
+}
+
+static bool has_name(const struct vr_state *s, const char *name)
+{
+	for (uint32_t i = 0; i < s->n_rwop; i++)
+		if (!strcmp(s->rwop[i], name))
+			return true;
+	return false;
+}
+
+/* upstream readWriteOncePodPVCsForPod: every PVC must exist (NotFound ->
+ * UnschedulableAndUnresolvable); the ReadWriteOncePod ones are collected. */
+static enum fw_code collect_rwop(const struct fw_pl *pl, struct fw_cycle *c, const struct api_pod *pod,
+				 struct vr_state *s, struct fw_status *st)
+{
+	for (uint32_t i = 0; i < pod->n_volumes; i++) {
+		const struct api_volume *v = &pod->volumes[i];
+		if (v->kind != API_VOLUME_PVC)
+			continue;
+		struct api_pvc *pvc = fw_get_pvc(pl, pod->meta.namespace, v->claim_name);
+		if (!pvc)
+			return fw_status_setf(st, FW_UNSCHEDULABLE_AND_UNRESOLVABLE, "persistentvolumeclaim \"%s\" not found",
+					      v->claim_name);
+		bool rwop = pvc->access_modes & API_ACCESS_RWOP;
+		api_pvc_unref(pvc);
+		if (!rwop || has_name(s, v->claim_name))
+			continue;
+		if (!s->rwop && !(s->rwop = fw_cycle_alloc(c, pod->n_volumes * sizeof(*s->rwop))))
+			return fw_status_set(st, FW_ERROR, "VolumeRestrictions: out of memory");
+		s->rwop[s->n_rwop++] = v->claim_name;
+	}
+	return FW_SUCCESS;
+}
+
 static enum fw_code pre_filter(const struct fw_pl *pl, struct fw_cycle *c, const struct api_pod *pod,
 			       struct fw_node_names *out, struct fw_status *st)
 {
 	(void)out;
-	(void)st;
-	for (uint32_t i = 0; i < pod->n_volumes; i++)
-		if (restricted(&pod->volumes[i])) {
-			/* the state only marks that PreFilter ran: Filter reads the pod itself */
-			fw_cycle_set_state(c, pl, (void *)pod);
-			return FW_SUCCESS;
-		}
-	return FW_SKIP;
+	bool needs_check = false;
+	for (uint32_t i = 0; i < pod->n_volumes && !needs_check; i++)
+		needs_check = restricted(&pod->volumes[i]);
+	struct vr_state *s = fw_cycle_alloc(c, sizeof(*s));
+	if (!s)
+		return fw_status_set(st, FW_ERROR, "VolumeRestrictions: out of memory");
+	enum fw_code code = collect_rwop(pl, c, pod, s, st);
+	if (code != FW_SUCCESS)
+		return code;
+	for (uint32_t i = 0; i < s->n_rwop; i++)
+		if (claim_used(c, pod->meta.namespace, s->rwop[i]))
+			s->conflicting++; /* at most one pod can use a ReadWriteOncePod PVC */
+	if (!needs_check && s->conflicting == 0)
+		return FW_SKIP;
+	fw_cycle_set_state(c, pl, s);
+	return FW_SUCCESS;
 }
 
 static enum fw_code filter(const struct fw_pl *pl, const struct fw_cycle *c, const struct api_pod *pod,
 			   const struct node_info *ni, struct fw_status *st)
 {
-	if (!fw_cycle_state(c, pl))
-		return fw_status_set(st, FW_ERROR, "reading \"PreFilterVolumeRestrictions\" from cycleState: not found");
 	for (uint32_t i = 0; i < ni->n_pods; i++)
 		if (pods_conflict(pod, ni->pods[i].pod))
 			return fw_status_set(st, FW_UNSCHEDULABLE, REASON_DISK_CONFLICT);
+	const struct vr_state *s = fw_cycle_state(c, pl);
+	if (!s)
+		return fw_status_set(st, FW_ERROR, "cannot read \"PreFilterVolumeRestrictions\" from cycleState");
+	bool conflict = s->conflicting > 0;
+	for (uint32_t i = 0; !conflict && i < s->n_rwop; i++)
+		for (uint32_t k = 0; !conflict && k < ni->n_pods; k++)
+			conflict = uses_claim(ni->pods[k].pod, pod->meta.namespace, s->rwop[i]);
+	if (conflict)
+		return fw_status_set(st, FW_UNSCHEDULABLE, REASON_RWOP_CONFLICT);
 	return FW_SUCCESS;
 }
 
-/* Queue when a deleted assigned pod held a disk the pod conflicts on. */
+/* upstream isSchedulableAfterAssignedPodDeleted: another namespace never helps; a disk the pod
+ * conflicts on, or a PVC both name (its access mode is not looked up), does. */
 static enum queue_hint pod_deleted(const void *pl, const struct api_pod *pod, const void *old_obj,
-				const void *new_obj)
+				   const void *new_obj)
 {
 	(void)pl;
 	(void)new_obj;
 	const struct api_pod *deleted = old_obj;
-	if (!deleted || !deleted->node_name || !deleted->node_name[0])
+	if (!deleted || deleted->meta.namespace != pod->meta.namespace)
 		return QUEUE_HINT_SKIP;
-	return pods_conflict(pod, deleted) ? QUEUE_HINT_QUEUE : QUEUE_HINT_SKIP;
+	if (pods_conflict(pod, deleted))
+		return QUEUE_HINT_QUEUE;
+	for (uint32_t i = 0; i < pod->n_volumes; i++)
+		if (pod->volumes[i].kind == API_VOLUME_PVC && uses_claim(deleted, pod->meta.namespace, pod->volumes[i].claim_name))
+			return QUEUE_HINT_QUEUE;
+	return QUEUE_HINT_SKIP;
+}
+
+/* upstream isSchedulableAfterPersistentVolumeClaimAdded: a PVC the pod names was created. */
+static enum queue_hint pvc_added(const void *pl, const struct api_pod *pod, const void *old_obj, const void *new_obj)
+{
+	(void)pl;
+	(void)old_obj;
+	const struct api_pvc *pvc = new_obj;
+	if (!pvc)
+		return QUEUE_HINT_QUEUE; /* upstream: an unexpected object is an error, i.e. Queue */
+	if (pvc->meta.namespace != pod->meta.namespace)
+		return QUEUE_HINT_SKIP;
+	for (uint32_t i = 0; i < pod->n_volumes; i++)
+		if (pod->volumes[i].kind == API_VOLUME_PVC && !strcmp(pod->volumes[i].claim_name, pvc->meta.name))
+			return QUEUE_HINT_QUEUE;
+	return QUEUE_HINT_SKIP;
 }
 
 static const struct queue_event_hint events[] = {
 	{ { .resource = QUEUE_RES_ASSIGNED_POD, .actions = QUEUE_ACT_DELETE }, pod_deleted },
 	{ { .resource = QUEUE_RES_NODE, .actions = QUEUE_ACT_ADD }, NULL },
+	{ { .resource = QUEUE_RES_PERSISTENT_VOLUME_CLAIM, .actions = QUEUE_ACT_ADD }, pvc_added },
 };
 
 const struct fw_plugin fw_plugin_volume_restrictions = {

@@ -224,10 +224,11 @@ static void test_profile_building(void **state)
 		assert_int_equal(fw_profile_weight(p, score[i]), want_w[i]);
 	}
 	const struct fw_pl *const *filter = fw_profile_plugins(p, CFG_EP_FILTER, &n);
-	assert_int_equal(n, 7);
+	assert_int_equal(n, 8);
 	assert_string_equal(filter[0]->plugin->name, "NodeUnschedulable");
 	assert_string_equal(filter[5]->plugin->name, "NodeResourcesFit");
 	assert_string_equal(filter[6]->plugin->name, "VolumeRestrictions");
+	assert_string_equal(filter[7]->plugin->name, "NodeDeclaredFeatures"); /* appended in v1.37 */
 	/* one instance per plugin: the same fw_pl at every point */
 	uint32_t npf;
 	const struct fw_pl *const *pf = fw_profile_plugins(p, CFG_EP_PRE_FILTER, &npf);
@@ -269,7 +270,7 @@ static void test_profile_building(void **state)
 	/* every registered plugin declares the points it implements consistently */
 	size_t nreg;
 	const struct fw_plugin *const *all = fw_registry_all(&nreg);
-	assert_int_equal(nreg, 12);
+	assert_int_equal(nreg, 13);
 	for (size_t i = 0; i < nreg; i++)
 		assert_ptr_equal(fw_registry_lookup(all[i]->name), all[i]);
 	assert_null(fw_registry_lookup("nope"));

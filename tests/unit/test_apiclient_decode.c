@@ -800,9 +800,66 @@ static void test_refcount(void **state)
 	assert_null(api_node_condition(NULL, I("Ready")));
 }
 
+/* The fields NodeDeclaredFeatures infers from (component-helpers nodedeclaredfeatures/features)
+ * and the node's status.declaredFeatures, through the informers' parser (which skips most of a
+ * volume mount and an ephemeral container). */
+static void test_declared_features_fields(void **state)
+{
+	(void)state;
+	static const char pod[] = POD_HEAD "\"spec\":{\"hostNetwork\":true,\"hostUsers\":false,"
+		"\"containers\":[{\"name\":\"a\",\"volumeMounts\":[{\"name\":\"v\",\"mountPath\":\"/v\"}]},"
+		"{\"name\":\"b\",\"restartPolicyRules\":[{\"action\":\"Restart\"},{\"action\":\"RestartAllContainers\"}],"
+		"\"volumeMounts\":[{\"name\":\"v\",\"mountPath\":\"/v\"},{\"name\":\"w\",\"mountPath\":\"/w\",\"bindMountOptions\":[\"ro\"]}]}],"
+		"\"ephemeralContainers\":[{\"name\":\"e\",\"volumeMounts\":[{\"name\":\"v\",\"mountPath\":\"/v\",\"bindMountOptions\":[\"x\"]}]}]}}";
+	struct err e = { 0 };
+	struct api_pod *p = api_pod_decode_json(pod, strlen(pod), &e);
+	assert_non_null(p);
+	assert_true(p->host_users_false);
+	assert_true(p->ephemeral_bind_mount_options);
+	assert_false(p->containers[0].restart_all_containers);
+	assert_false(p->containers[0].bind_mount_options);
+	assert_true(p->containers[1].restart_all_containers);
+	assert_true(p->containers[1].bind_mount_options);
+	api_pod_unref(p);
+	static const char plain[] = POD_HEAD "\"spec\":{\"hostUsers\":true}}";
+	p = api_pod_decode_json(plain, strlen(plain), &e);
+	assert_non_null(p);
+	assert_false(p->host_users_false);
+	assert_false(p->ephemeral_bind_mount_options);
+	api_pod_unref(p);
+
+	static const char node[] = "{\"metadata\":{\"name\":\"n\"},\"status\":{\"declaredFeatures\":[\"A\",\"B\"]}}";
+	struct api_node *n = api_node_decode_json(node, strlen(node), &e);
+	assert_non_null(n);
+	assert_int_equal(n->n_declared_features, 2);
+	assert_ptr_equal(n->declared_features[0], I("A"));
+	assert_ptr_equal(n->declared_features[1], I("B"));
+	api_node_unref(n);
+
+	static const struct {
+		const char *json, *msg;
+	} bad[] = {
+		{ POD_HEAD "\"spec\":{\"hostUsers\":\"no\"}}", "pod default/web-1: spec.hostUsers: expected boolean, got string" },
+		{ POD_HEAD "\"spec\":{\"containers\":[{\"volumeMounts\":[{\"bindMountOptions\":\"ro\"}]}]}}",
+		  "pod default/web-1: spec.containers[0].volumeMounts[0].bindMountOptions: expected array, got string" },
+		{ POD_HEAD "\"spec\":{\"initContainers\":[{\"restartPolicyRules\":[{\"action\":1}]}]}}",
+		  "pod default/web-1: spec.initContainers[0].restartPolicyRules[0].action: expected string, got number" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		memset(&e, 0, sizeof(e));
+		assert_null(api_pod_decode_json(bad[i].json, strlen(bad[i].json), &e));
+		assert_string_equal(e.msg, bad[i].msg);
+	}
+	static const char bad_node[] = "{\"metadata\":{\"name\":\"n\"},\"status\":{\"declaredFeatures\":[1]}}";
+	memset(&e, 0, sizeof(e));
+	assert_null(api_node_decode_json(bad_node, strlen(bad_node), &e));
+	assert_string_equal(e.msg, "node n: status.declaredFeatures[0]: expected string, got number");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_declared_features_fields),
 		cmocka_unit_test(test_pod_rich),	  cmocka_unit_test(test_pod_minimal_and_assigned),
 		cmocka_unit_test(test_node_rich),	  cmocka_unit_test(test_list_and_watch),
 		cmocka_unit_test(test_pod_errors),	  cmocka_unit_test(test_node_errors),

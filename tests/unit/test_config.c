@@ -64,8 +64,9 @@ static void check_round_trip(const struct config *cfg)
 static const char *const default_lists[CFG_EP_COUNT] = {
 	[CFG_EP_PRE_ENQUEUE] = "SchedulingGates/0",
 	[CFG_EP_QUEUE_SORT] = "PrioritySort/0",
-	[CFG_EP_PRE_FILTER] = "NodeAffinity/0 NodePorts/0 NodeResourcesFit/0 VolumeRestrictions/0",
-	[CFG_EP_FILTER] = "NodeUnschedulable/0 NodeName/0 TaintToleration/0 NodeAffinity/0 NodePorts/0 NodeResourcesFit/0 VolumeRestrictions/0",
+	/* NodeDeclaredFeatures last: upstream apis/config/testing/defaults ExpandedPluginsV1 */
+	[CFG_EP_PRE_FILTER] = "NodeAffinity/0 NodePorts/0 NodeResourcesFit/0 VolumeRestrictions/0 NodeDeclaredFeatures/0",
+	[CFG_EP_FILTER] = "NodeUnschedulable/0 NodeName/0 TaintToleration/0 NodeAffinity/0 NodePorts/0 NodeResourcesFit/0 VolumeRestrictions/0 NodeDeclaredFeatures/0",
 	[CFG_EP_POST_FILTER] = "",
 	[CFG_EP_PRE_SCORE] = "TaintToleration/0 NodeAffinity/0 NodeResourcesFit/0 NodeResourcesBalancedAllocation/0",
 	[CFG_EP_SCORE] = "TaintToleration/3 NodeAffinity/2 NodeResourcesFit/1 NodeResourcesBalancedAllocation/1 ImageLocality/1",
@@ -383,13 +384,13 @@ static void test_merge(void **state)
 		  CFG_EP_FILTER, "NodePorts/0 NodeName/0" },
 		{ "multiPoint disable + explicit filter enable appends it last",
 		  "    multiPoint:\n      disabled:\n      - name: NodeAffinity\n    filter:\n      enabled:\n      - name: NodeAffinity\n",
-		  CFG_EP_FILTER, "NodeUnschedulable/0 NodeName/0 TaintToleration/0 NodePorts/0 NodeResourcesFit/0 VolumeRestrictions/0 NodeAffinity/0" },
+		  CFG_EP_FILTER, "NodeUnschedulable/0 NodeName/0 TaintToleration/0 NodePorts/0 NodeResourcesFit/0 VolumeRestrictions/0 NodeDeclaredFeatures/0 NodeAffinity/0" },
 		{ "multiPoint disable removes it from score too",
 		  "    multiPoint:\n      disabled:\n      - name: NodeAffinity\n    filter:\n      enabled:\n      - name: NodeAffinity\n",
 		  CFG_EP_SCORE, "TaintToleration/3 NodeResourcesFit/1 NodeResourcesBalancedAllocation/1 ImageLocality/1" },
 		{ "explicit filter override goes first",
 		  "    filter:\n      enabled:\n      - name: NodePorts\n",
-		  CFG_EP_FILTER, "NodePorts/0 NodeUnschedulable/0 NodeName/0 TaintToleration/0 NodeAffinity/0 NodeResourcesFit/0 VolumeRestrictions/0" },
+		  CFG_EP_FILTER, "NodePorts/0 NodeUnschedulable/0 NodeName/0 TaintToleration/0 NodeAffinity/0 NodeResourcesFit/0 VolumeRestrictions/0 NodeDeclaredFeatures/0" },
 		{ "disabling a not-implemented plugin is a no-op",
 		  "    multiPoint:\n      disabled:\n      - name: PodTopologySpread\n", CFG_EP_FILTER, default_lists[CFG_EP_FILTER] },
 	};

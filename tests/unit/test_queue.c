@@ -706,7 +706,7 @@ static void test_node_and_pod_update_events(void **state)
 	struct api_node *both = mknode("n", "b", 8000);
 	struct api_node *cordoned = mknode("n", "a", 4000);
 	cordoned->unschedulable = true;
-	struct queue_event out[6];
+	struct queue_event out[QUEUE_NODE_UPDATE_EVENTS_MAX];
 	assert_int_equal(queue_node_update_events(base, same, out), 0);
 	assert_int_equal(queue_node_update_events(base, alloc, out), 1);
 	assert_int_equal(out[0].actions, QUEUE_ACT_UPDATE_NODE_ALLOCATABLE);
@@ -740,6 +740,30 @@ static void test_node_and_pod_update_events(void **state)
 		api_node_unref(an[0]);
 		api_node_unref(an[1]);
 	}
+
+	/* upstream events.go extractNodeFeaturesChange: slices.Equal on status.declaredFeatures, so
+	 * adding, removing or reordering a feature is UpdateNodeDeclaredFeature, last in the list */
+	static const char *const feats[][2] = {
+		{ "[\"A\"]", "[\"A\"]" }, { NULL, "[\"A\"]" }, { "[\"A\"]", NULL }, { "[\"A\",\"B\"]", "[\"B\",\"A\"]" },
+	};
+	static const uint32_t feat_events[] = { 0, 1, 1, 1 };
+	for (size_t i = 0; i < sizeof(feats) / sizeof(feats[0]); i++) {
+		struct api_node *fn[2];
+		for (int k = 0; k < 2; k++) {
+			char st[64];
+			snprintf(st, sizeof(st), "\"declaredFeatures\":%s", feats[i][k] ? feats[i][k] : "[]");
+			fn[k] = TOBJ_NODE(.name = "n", .uid = "n", .labels = k ? "zone=b" : "zone=a", .status = st);
+		}
+		assert_int_equal(queue_node_update_events(fn[0], fn[1], out), 1 + feat_events[i]);
+		assert_int_equal(out[0].actions, QUEUE_ACT_UPDATE_NODE_LABEL);
+		if (feat_events[i])
+			assert_int_equal(out[1].actions, QUEUE_ACT_UPDATE_NODE_DECLARED_FEATURE);
+		api_node_unref(fn[0]);
+		api_node_unref(fn[1]);
+	}
+	char lbl[64];
+	struct queue_event fev = { QUEUE_RES_NODE, QUEUE_ACT_UPDATE_NODE_DECLARED_FEATURE, NULL };
+	assert_string_equal(queue_event_label(&fev, lbl, sizeof(lbl)), "NodeUpdateNodeDeclaredFeature");
 
 	struct api_pod *gated = mkpod_rv("p", 0, "1", 1), *open = mkpod_rv("p", 0, "2", 0);
 	struct queue_event pe[4];

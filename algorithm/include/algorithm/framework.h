@@ -68,6 +68,7 @@ struct fw_profile_options {
 	fw_bind_fn bind;                      /* used by DefaultBinder */
 	void *bind_ctx;
 	uint64_t seed;                        /* tie-break RNG seed; 0 = from the clock */
+	struct fw_listers listers;            /* copied; unset members = no such store */
 };
 
 /* Builds a profile. Errors (unknown plugin, plugin without the point it is listed at, weight

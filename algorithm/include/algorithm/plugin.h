@@ -197,6 +197,19 @@ struct fw_plugin {
 /* Sets .n_events and .events of a struct fw_plugin from a static array of struct queue_event_hint. */
 #define FW_EVENTS(arr) .n_events = ARRAY_SIZE(arr), .events = (arr)
 
+/* ---------- Listers ---------- */
+
+/* Object stores plugins read beyond the snapshot (upstream's informer listers), kept current by
+ * the scheduler's informers: a lookup sees the latest object, not a per-cycle copy. A get
+ * returns a new reference the caller drops (api_pvc_unref), or NULL when the object does not
+ * exist or the profile has no such store. Any thread may call them. */
+struct fw_listers {
+	struct api_pvc *(*pvc)(void *ctx, const char *ns, const char *name);
+	void *ctx;
+};
+/* The PVC ns/name of pl's profile's lister, or NULL (see struct fw_listers). */
+struct api_pvc *fw_get_pvc(const struct fw_pl *pl, const char *ns, const char *name);
+
 /* ---------- Cycle state ---------- */
 
 /* The nodes of one scheduling cycle: a snapshot's node list in zone-interleaved order. get

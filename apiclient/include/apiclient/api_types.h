@@ -213,6 +213,9 @@ struct api_container {
 	struct api_resources requests;
 	struct api_resources limits;
 	bool restart_policy_always; /* init containers: restartPolicy Always (a sidecar) */
+	/* What NodeDeclaredFeatures infers from (upstream nodedeclaredfeatures/features): a
+	 * restartPolicyRules action RestartAllContainers; a volumeMount with bindMountOptions. */
+	bool restart_all_containers, bind_mount_options;
 };
 
 enum api_volume_kind {
@@ -300,6 +303,8 @@ struct api_pod {
 	uint32_t n_scheduling_gates;
 	const char **scheduling_gates; /* gate names, in the arena */
 	bool host_network;
+	bool host_users_false;             /* spec.hostUsers set to false (absent = true) */
+	bool ephemeral_bind_mount_options; /* an ephemeral container's volumeMount has bindMountOptions */
 
 	/* status */
 	const char *phase; /* interned, "" when absent */
@@ -329,6 +334,30 @@ struct api_node {
 	struct api_condition *conditions;
 	uint32_t n_images;
 	struct api_node_image *images;
+	uint32_t n_declared_features;
+	const char **declared_features; /* status.declaredFeatures as listed (interned) */
+};
+
+/* ---------- PersistentVolumeClaim ---------- */
+
+/* spec.accessModes as bits. */
+enum {
+	API_ACCESS_RWO = 1u << 0,  /* ReadWriteOnce */
+	API_ACCESS_ROX = 1u << 1,  /* ReadOnlyMany */
+	API_ACCESS_RWX = 1u << 2,  /* ReadWriteMany */
+	API_ACCESS_RWOP = 1u << 3, /* ReadWriteOncePod */
+};
+
+/* A PVC, refcounted and immutable like pods and nodes. Its meta is decoded as a node's (name and
+ * namespace interned: PVCs are few and long-lived; annotations kept, for the volume plugins). */
+struct api_pvc {
+	int refs;
+	struct arena *arena;
+	struct api_meta meta;
+	unsigned access_modes;         /* API_ACCESS_* bits; unknown modes are ignored */
+	const char *volume_name;       /* spec.volumeName, "" when unbound */
+	const char *storage_class_name; /* spec.storageClassName; NULL when absent (not "") */
+	const char *phase;             /* status.phase, "" when absent */
 };
 
 /* ---------- Lease (leader election) ---------- */
@@ -348,6 +377,8 @@ struct api_pod *api_pod_ref(struct api_pod *p);       /* returns p; NULL is a no
 void api_pod_unref(struct api_pod *p);                /* NULL is a no-op */
 struct api_node *api_node_ref(struct api_node *n);
 void api_node_unref(struct api_node *n);
+struct api_pvc *api_pvc_ref(struct api_pvc *p);
+void api_pvc_unref(struct api_pvc *p);
 
 /* ---------- Decoding ---------- */
 
@@ -361,6 +392,8 @@ struct api_node *api_node_decode(const struct yajl_val_s *obj, struct err *e);
 /* Decode from JSON text (tests, fixtures). */
 struct api_pod *api_pod_decode_json(const char *json, size_t len, struct err *e);
 struct api_node *api_node_decode_json(const char *json, size_t len, struct err *e);
+struct api_pvc *api_pvc_decode(const struct yajl_val_s *obj, struct err *e);
+struct api_pvc *api_pvc_decode_json(const char *json, size_t len, struct err *e);
 int api_lease_decode(const struct yajl_val_s *obj, struct api_lease *out, struct err *e);
 
 /* ---------- Quantities ---------- */

@@ -34,7 +34,8 @@ enum queue_resource {
 	QUEUE_RES_COUNT_
 };
 
-/* Action bits, exactly upstream's 1.34 fwk.ActionType values. */
+/* Action bits, upstream's 1.34 fwk.ActionType values; UpdateNodeDeclaredFeature (1.37, between
+ * UpdateNodeAnnotation and UpdatePodLabel upstream) is appended, so no older value moves. */
 enum {
 	QUEUE_ACT_ADD = 1u << 0,
 	QUEUE_ACT_DELETE = 1u << 1,
@@ -48,7 +49,8 @@ enum {
 	QUEUE_ACT_UPDATE_POD_TOLERATION = 1u << 9,
 	QUEUE_ACT_UPDATE_POD_SCHEDULING_GATES_ELIMINATED = 1u << 10,
 	QUEUE_ACT_UPDATE_POD_GENERATED_RESOURCE_CLAIM = 1u << 11,
-	QUEUE_ACT_ALL = (1u << 12) - 1,
+	QUEUE_ACT_UPDATE_NODE_DECLARED_FEATURE = 1u << 12,
+	QUEUE_ACT_ALL = (1u << 13) - 1,
 	QUEUE_ACT_UPDATE = QUEUE_ACT_ALL & ~(QUEUE_ACT_ADD | QUEUE_ACT_DELETE),
 };
 
@@ -70,9 +72,11 @@ const char *queue_event_label(const struct queue_event *ev, char *buf, unsigned 
 
 /* The events a node update produces, in upstream's order (NodeSchedulingPropertiesChange):
  * unschedulable true->false (UpdateNodeTaint), allocatable, labels, taints, conditions
- * (type->status), annotations. Returns how many were written to out (0 = no change). */
+ * (type->status), annotations, declared features. Returns how many were written to out (0 = no
+ * change). */
+#define QUEUE_NODE_UPDATE_EVENTS_MAX 7
 uint32_t queue_node_update_events(const struct api_node *old_node, const struct api_node *new_node,
-				  struct queue_event out[6]);
+				  struct queue_event out[QUEUE_NODE_UPDATE_EVENTS_MAX]);
 /* The events a pod update produces (PodSchedulingPropertiesChange): resource ASSIGNED_POD when
  * new_pod has a node, else UNSCHEDULED_POD; labels, scale-down (when scaled_down), gates
  * eliminated, tolerations count; {resource, Update} when none applies. Returns the count. */
@@ -87,8 +91,8 @@ enum queue_hint {
 	QUEUE_HINT_ERROR = 2, /* the hint failed: treated as Queue so the pod is not stuck */
 };
 
-/* A queueing hint (upstream QueueingHintFn): may the event (old_obj -> new_obj, api_node or api_pod
- * by the event's resource; old_obj is NULL for an add, new_obj NULL for a delete) make pod
+/* A queueing hint (upstream QueueingHintFn): may the event (old_obj -> new_obj, api_node, api_pod
+ * or api_pvc by the event's resource; old_obj is NULL for an add, new_obj NULL for a delete) make pod
  * schedulable again? plugin is the registrant's own context (the framework passes its plugin
  * instance). Runs under the queue's lock on an informer thread: it must only read its arguments. */
 typedef enum queue_hint (*queue_hint_fn)(const void *plugin, const struct api_pod *pod, const void *old_obj,

@@ -147,8 +147,8 @@ void queue_done(struct queue *q, const char *pod_uid);
 
 /* Moves the unschedulable pods the event may help (hints of their rejector plugins; every pod for
  * a wildcard) to activeQ or backoffQ, and records the event for in-flight pods. precheck (may be
- * NULL) limits the pods considered. old_obj/new_obj are api_node or api_pod by resource (NULL
- * allowed) and are referenced while recorded; other resources must pass NULL. */
+ * NULL) limits the pods considered. old_obj/new_obj are api_node, api_pod or api_pvc by resource
+ * (NULL allowed) and are referenced while recorded; other resources must pass NULL. */
 void queue_move_on_event(struct queue *q, const struct queue_event *ev, const void *old_obj, const void *new_obj,
 			 bool (*precheck)(void *ctx, const struct api_pod *pod), void *precheck_ctx);
 
