@@ -439,38 +439,49 @@ static void test_fit_requested_to_capacity_ratio(void **state)
 	assert_non_null(strstr(e.msg, "shape[1].utilization"));
 }
 
-/* balanced_allocation_test.go TestNodeResourcesBalancedAllocation */
+/* balanced_allocation_test.go TestNodeResourcesBalancedAllocation (v1.37: the score is the change
+ * in balance, 50 + (50 + with - without) / 2); "with"/"without" per node in the comments */
+#define BA_CPU(cpu) "{\"name\":\"c\",\"image\":\"i\",\"resources\":{\"requests\":{\"cpu\":\"" cpu "\"}}}"
+#define BA_GPU ",\"nvidia.com/gpu\":\"8\""
 static void test_balanced_allocation(void **state)
 {
 	(void)state;
 	struct tl_profile_spec spec = { .pre_score = { "NodeResourcesBalancedAllocation" },
 					.score = { "NodeResourcesBalancedAllocation" } };
 	static const struct score_case cases[] = {
-		/* cpu 3000/4000 = 0.75, memory 5000/10000 = 0.5: std 0.125 -> 87; node2 both 0.5 -> 100 */
-		{ "nothing scheduled, resources requested, differently sized nodes", CPU_AND_MEMORY,
-		  { CAP_NODE("node1", "4000", "10000", ""), CAP_NODE("node2", "6000", "10000", "") }, { { 0 } },
-		  { 87, 100 }, 2 },
-		/* node1: cpu 6000/10000 = 0.6, memory 5000/20000 = 0.25 -> std 0.175 -> 82
-		 * node2: cpu 0.6, memory 10000/20000 = 0.5 -> std 0.05 -> 95 */
-		{ "resources requested, pods scheduled with resources", CPU_AND_MEMORY,
-		  { CAP_NODE("node1", "10000", "20000", ""), CAP_NODE("node2", "10000", "20000", "") },
-		  { { "[" R("3000", "0") "]" }, { "[" R("3000", "5000") "]" } }, { 82, 95 }, 2 },
-		/* node1: cpu 6000/10000 = 0.6, memory 5000/20000 = 0.25 -> 82; node2 memory 10000/50000 = 0.2 -> 80 */
-		{ "differently sized nodes", CPU_AND_MEMORY,
-		  { CAP_NODE("node1", "10000", "20000", ""), CAP_NODE("node2", "10000", "50000", "") },
-		  { { "[" R("3000", "0") "]" }, { "[" R("3000", "5000") "]" } }, { 82, 80 }, 2 },
-		/* requested above capacity: fractions capped at 1 -> cpu 1, memory 0.5 -> 75 */
-		{ "requested resources exceed node capacity", "[" R("6000", "5000") "]",
-		  { CAP_NODE("node1", "4000", "10000", "") }, { { 0 } }, { 75 }, 1 },
-		{ "zero node resources: std 0", "[" R("1000", "1000") "]", { "{\"metadata\":{\"name\":\"node1\"}}" },
-		  { { 0 } }, { 100 }, 1 },
+		/* node1 100 -> 87, node2 100 -> 100 */
+		{ "nothing scheduled, resources requested, differently sized nodes",
+		  "[" R("1000m", "2000") "," R("2000m", "3000") "]",
+		  { CAP_NODE("node1", "4000m", "10000", ""), CAP_NODE("node2", "6000m", "10000", "") }, { { 0 } },
+		  { 68, 75 }, 2 },
+		/* node1 85 -> 82, node2 97 -> 95 */
+		{ "resources requested, pods scheduled with resources", "[" R("1000m", "2000") "," R("2000m", "3000") "]",
+		  { CAP_NODE("node1", "10000m", "20000", ""), CAP_NODE("node2", "10000m", "20000", "") },
+		  { { "[" BA_CPU("1000m") "," BA_CPU("2000m") "]" }, { "[" R("1000m", "2000") "," R("2000m", "3000") "]" } },
+		  { 73, 74 }, 2 },
+		/* node1 85 -> 82, node2 90 -> 80 */
+		{ "resources requested, pods scheduled with resources, differently sized nodes",
+		  "[" R("1000m", "2000") "," R("2000m", "3000") "]",
+		  { CAP_NODE("node1", "10000m", "20000", ""), CAP_NODE("node2", "10000m", "50000", "") },
+		  { { "[" BA_CPU("1000m") "," BA_CPU("2000m") "]" }, { "[" R("1000m", "2000") "," R("2000m", "3000") "]" } },
+		  { 73, 70 }, 2 },
+		/* node1 50 -> 100, node2 100 -> 50 */
+		{ "resources requested, pods scheduled with resources, nodes to reach min/max score",
+		  "[" RX("\"memory\":\"2000\"") "," RX("\"memory\":\"3000\"") "]",
+		  { CAP_NODE("node1", "3000m", "5000", ""), CAP_NODE("node2", "3000m", "5000", "") },
+		  { { "[" BA_CPU("1000m") "," BA_CPU("2000m") "]" }, { 0 } }, { 100, 50 }, 2 },
+		/* node1 75 -> 50, node2 100 -> 75 */
+		{ "requested resources at node capacity", "[" BA_CPU("1000m") "," BA_CPU("2000m") "]",
+		  { CAP_NODE("node1", "6000m", "10000", ""), CAP_NODE("node2", "6000m", "10000", "") },
+		  { { "[" BA_CPU("1000m") "," BA_CPU("2000m") "]" }, { "[" R("1000m", "2000") "," R("2000m", "3000") "]" } },
+		  { 62, 62 }, 2 },
 	};
 	run_score_cases(cases, sizeof(cases) / sizeof(cases[0]), &spec, "NodeResourcesBalancedAllocation");
 
-	/* best-effort pods are not scored (PreScore Skip) */
+	/* "nothing scheduled, nothing requested, skip in PreScore": best-effort pods are not scored */
 	struct one o;
 	one_init(&o, &spec, "NodeResourcesBalancedAllocation");
-	struct api_node *n = tobj_node_json(CAP_NODE("node1", "4", "10", ""));
+	struct api_node *n = tobj_node_json(CAP_NODE("node1", "4000m", "10000", ""));
 	struct node_info ni;
 	tl_node_info(&ni, n, NULL, 0);
 	struct api_pod *pod = TOBJ_POD(.containers_json = NO_REQ);
@@ -481,20 +492,46 @@ static void test_balanced_allocation(void **state)
 	api_pod_unref(pod);
 	one_release(&o);
 
-	/* three resources: std over three fractions */
+	/* three resources: std over the fractions of the resources scored on the node */
 	struct cfg_resource_weight res[] = { { intern_str("cpu"), 1 }, { intern_str("memory"), 1 },
-					     { intern_str("example.com/foo"), 1 } };
+					     { intern_str("nvidia.com/gpu"), 1 } },
+				   res_ba3[] = { { intern_str("cpu"), 1 }, { intern_str("memory"), 1 },
+						 { intern_str("example.com/gpu"), 1 } };
 	struct cfg_plugin_args args;
 	memset(&args, 0, sizeof(args));
 	args.balanced.n_resources = 3;
 	args.balanced.resources = res;
 	spec.args = &args;
-	/* fractions 0.5, 0.5, 0.2: mean 0.4, std sqrt((0.01+0.01+0.04)/3) = 0.1414 -> 85 */
 	static const struct score_case three[] = {
-		{ "three resources", "[" RX("\"cpu\":\"2\",\"memory\":\"5\",\"example.com/foo\":\"2\"") "]",
-		  { CAP_NODE("node1", "4", "10", ",\"example.com/foo\":\"10\"") }, { { 0 } }, { 85 }, 1 },
+		/* node1 69 -> 70, node2 62 -> 65 */
+		{ "scalar resource is included in the score computation if pod requests the scalar resource",
+		  "[" RX("\"cpu\":\"0\",\"memory\":\"0\",\"nvidia.com/gpu\":\"1\"") "]",
+		  { CAP_NODE("node1", "3500m", "40000", BA_GPU), CAP_NODE("node2", "3500m", "40000", BA_GPU) },
+		  { { "[" R("1000m", "2000") "," RX("\"cpu\":\"2000m\",\"memory\":\"3000\",\"nvidia.com/gpu\":\"3\"") "]" },
+		    { "[" R("1000m", "2000") "," R("2000m", "3000") "]" } },
+		  { 75, 76 }, 2 },
+		/* both 100 -> 63: the gpu is not requested, so not scored */
+		{ "scalar resource is not included in the score computation if pod doesn't request the scalar resource",
+		  "[" R("1000m", "2000") "," R("2000m", "3000") "]",
+		  { CAP_NODE("node1", "3500m", "40000", BA_GPU), CAP_NODE("node2", "3500m", "40000", "") }, { { 0 } },
+		  { 56, 56 }, 2 },
 	};
-	run_score_cases(three, 1, &spec, "NodeResourcesBalancedAllocation");
+	run_score_cases(three, sizeof(three) / sizeof(three[0]), &spec, "NodeResourcesBalancedAllocation");
+	args.balanced.resources = res_ba3;
+	static const struct score_case ba3[] = {
+		/* oracle: tests/fixtures/oracle/balanced-3-resources.json (args cpu, memory, example.com/gpu; pod 500m/2Gi/1 gpu): a 77 (gpu 0 -> 1/4),
+		 * b 71 (no gpu on the node: two fractions), d 77 (cpu over capacity: fraction capped at 1) */
+		{ "oracle ba3 a b d", "[" RX("\"cpu\":\"500m\",\"memory\":\"2Gi\",\"example.com/gpu\":\"1\"") "]",
+		  { CAP_NODE("a", "4", "8Gi", ",\"example.com/gpu\":\"4\""), CAP_NODE("b", "4", "8Gi", ""),
+		    CAP_NODE("d", "3", "10Gi", ",\"example.com/gpu\":\"2\"") },
+		  { { "[" R("3", "1Gi") "]" }, { 0 }, { "[" RX("\"cpu\":\"5\",\"memory\":\"1Gi\",\"example.com/gpu\":\"1\"") "]" } },
+		  { 77, 71, 77 }, 3 },
+		/* oracle: balanced-3-resources.json: c 72 (three fractions with and without the pod) */
+		{ "oracle ba3 c", "[" RX("\"cpu\":\"500m\",\"memory\":\"2Gi\",\"example.com/gpu\":\"1\"") "]",
+		  { CAP_NODE("c", "4", "8Gi", ",\"example.com/gpu\":\"8\"") },
+		  { { "[" RX("\"cpu\":\"1500m\",\"memory\":\"6Gi\",\"example.com/gpu\":\"3\"") "]" } }, { 72 }, 1 },
+	};
+	run_score_cases(ba3, sizeof(ba3) / sizeof(ba3[0]), &spec, "NodeResourcesBalancedAllocation");
 }
 
 /* ---------- ImageLocality (image_locality_test.go) ---------- */
