@@ -224,10 +224,13 @@ static void test_profile_building(void **state)
 		assert_int_equal(fw_profile_weight(p, score[i]), want_w[i]);
 	}
 	const struct fw_pl *const *filter = fw_profile_plugins(p, CFG_EP_FILTER, &n);
+	/* Filter run order: upstream v1.37 pkg/scheduler/apis/config/v1/default_plugins.go
+	 * getDefaultPlugins (MultiPoint order), restricted to the Filter plugins csched implements */
+	static const char *const want_filter[] = { "NodeName", "NodeUnschedulable", "TaintToleration", "NodeAffinity",
+						   "NodePorts", "NodeResourcesFit", "VolumeRestrictions" };
 	assert_int_equal(n, 7);
-	assert_string_equal(filter[0]->plugin->name, "NodeUnschedulable");
-	assert_string_equal(filter[5]->plugin->name, "NodeResourcesFit");
-	assert_string_equal(filter[6]->plugin->name, "VolumeRestrictions");
+	for (uint32_t i = 0; i < n; i++)
+		assert_string_equal(filter[i]->plugin->name, want_filter[i]);
 	/* one instance per plugin: the same fw_pl at every point */
 	uint32_t npf;
 	const struct fw_pl *const *pf = fw_profile_plugins(p, CFG_EP_PRE_FILTER, &npf);
