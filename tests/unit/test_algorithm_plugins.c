@@ -1033,8 +1033,11 @@ static void test_node_affinity_added_and_score(void **state)
 	assert_int_equal(got[0], 100);
 	assert_int_equal(got[1], 66);
 	assert_int_equal(got[2], 33);
-	/* no preferred terms on the pod: PreScore Skip */
-	assert_int_equal(run_score(&o, plain, nis, 3, got), FW_SKIP);
+	/* no preferred terms on the pod: the added ones still score (node1 5, node2 0, node3 5) */
+	assert_int_equal(run_score(&o, plain, nis, 3, got), FW_SUCCESS);
+	assert_int_equal(got[0], 100);
+	assert_int_equal(got[1], 0);
+	assert_int_equal(got[2], 100);
 	for (int k = 0; k < 3; k++)
 		node_info_release(&nis[k]);
 	api_node_unref(n1);
@@ -1043,6 +1046,83 @@ static void test_node_affinity_added_and_score(void **state)
 	api_pod_unref(plain);
 	api_pod_unref(pref);
 	one_release(&o);
+	api_pod_unref(holder);
+}
+
+/* node_affinity_test.go TestNodeAffinityPriority, the rows with args.AddedAffinity (and the
+ * PreScore Skip row): affinity1 = preferred weight 2 on foo In [bar] */
+#define NA_PREF(w, key, val)                                                                                   \
+	"{\"weight\":" w ",\"preference\":{\"matchExpressions\":[{\"key\":\"" key "\",\"operator\":\"In\","   \
+	"\"values\":[\"" val "\"]}]}}"
+#define NA_AFFINITY(terms) "{\"nodeAffinity\":{\"preferredDuringSchedulingIgnoredDuringExecution\":[" terms "]}}"
+static void test_node_affinity_priority_added(void **state)
+{
+	(void)state;
+	struct api_node *nodes[3] = { TOBJ_NODE(.name = "node1", .labels = "foo=bar"),
+				      TOBJ_NODE(.name = "node2", .labels = "key=value"),
+				      TOBJ_NODE(.name = "node3", .labels = "foo=bar,key=value,az=az1") };
+	struct node_info nis[3];
+	for (int k = 0; k < 3; k++)
+		tl_node_info(&nis[k], nodes[k], NULL, 0);
+	struct api_pod *affinity1 = TOBJ_POD(.affinity = NA_AFFINITY(NA_PREF("2", "foo", "bar")));
+	struct api_pod *added3 = TOBJ_POD(.affinity = NA_AFFINITY(NA_PREF("3", "key", "value")));
+	struct cfg_plugin_args args;
+	memset(&args, 0, sizeof(args));
+	struct tl_profile_spec spec = { .pre_score = { "NodeAffinity" }, .score = { "NodeAffinity" }, .args = &args };
+	struct one o;
+	int64_t got[3];
+
+	/* "Skip is returned in PreScore when NodeAffinity is nil" (no addedAffinity) */
+	struct api_pod *plain = tobj_pod(NULL);
+	one_init(&o, &spec, "NodeAffinity");
+	assert_int_equal(run_score(&o, plain, nis, 2, got), FW_SKIP);
+	one_release(&o);
+	api_pod_unref(plain);
+
+	/* "added affinity": a pod without affinity is scored by the added preferred terms */
+	args.node_affinity.added_affinity = affinity1->affinity.node_affinity;
+	one_init(&o, &spec, "NodeAffinity");
+	static const int64_t want_added[] = { 100, 0 };
+	expect_scores(&o, "added affinity", tobj_pod(NULL), nis, 2, want_added);
+	one_release(&o);
+
+	/* "added affinity and pod has default affinity": weights sum (pod 2 on foo=bar, added 3 on
+	 * key=value): 2, 3, 5 -> 40, 60, 100 */
+	args.node_affinity.added_affinity = added3->affinity.node_affinity;
+	one_init(&o, &spec, "NodeAffinity");
+	static const int64_t want_both[] = { 40, 60, 100 };
+	expect_scores(&o, "added affinity and pod has default affinity",
+		      TOBJ_POD(.affinity = NA_AFFINITY(NA_PREF("2", "foo", "bar"))), nis, 3, want_both);
+	one_release(&o);
+
+	release_nodes(nis, nodes, 3);
+	api_pod_unref(affinity1);
+	api_pod_unref(added3);
+
+	/* oracle: tests/fixtures/oracle/node-affinity-added.json (added required pool In [a, b],
+	 * preferred 7 on disk=ssd and 3 on pool=b; a pod without affinity): n1 raw 7 -> 100, n2 3 -> 42,
+	 * n3 0; n4 (pool=c) fails Filter with the scheduler-enforced reason */
+	struct api_pod *holder = TOBJ_POD(
+		.affinity = "{\"nodeAffinity\":{\"requiredDuringSchedulingIgnoredDuringExecution\":{\"nodeSelectorTerms\":"
+			    "[{\"matchExpressions\":[{\"key\":\"pool\",\"operator\":\"In\",\"values\":[\"a\",\"b\"]}]}]},"
+			    "\"preferredDuringSchedulingIgnoredDuringExecution\":[" NA_PREF("7", "disk", "ssd") "," NA_PREF(
+				    "3", "pool", "b") "]}}");
+	args.node_affinity.added_affinity = holder->affinity.node_affinity;
+	struct tl_profile_spec full = { .pre_filter = { "NodeAffinity" }, .filter = { "NodeAffinity" },
+					.pre_score = { "NodeAffinity" }, .score = { "NodeAffinity" }, .args = &args };
+	struct api_node *onodes[3] = { TOBJ_NODE(.name = "n1", .labels = "pool=a,disk=ssd"),
+				       TOBJ_NODE(.name = "n2", .labels = "pool=b"),
+				       TOBJ_NODE(.name = "n3", .labels = "pool=a") };
+	for (int k = 0; k < 3; k++)
+		tl_node_info(&nis[k], onodes[k], NULL, 0);
+	one_init(&o, &full, "NodeAffinity");
+	static const int64_t want_oracle[] = { 100, 42, 0 };
+	expect_scores(&o, "oracle node-affinity-added", tobj_pod(NULL), nis, 3, want_oracle);
+	one_release(&o);
+	release_nodes(nis, onodes, 3);
+	expect_filter(&full, "NodeAffinity", "oracle node-affinity-added n4", TOBJ_NODE(.name = "n4", .labels = "pool=c,disk=ssd"),
+		      NULL, tobj_pod(NULL), FW_UNSCHEDULABLE_AND_UNRESOLVABLE,
+		      "node(s) didn't match scheduler-enforced node affinity");
 	api_pod_unref(holder);
 }
 
@@ -1362,6 +1442,7 @@ int main(void)
 		cmocka_unit_test(test_node_affinity_filter),
 		cmocka_unit_test(test_node_affinity_pre_filter),
 		cmocka_unit_test(test_node_affinity_added_and_score),
+		cmocka_unit_test(test_node_affinity_priority_added),
 		cmocka_unit_test(test_node_ports),
 		cmocka_unit_test(test_volume_restrictions),
 		cmocka_unit_test(test_node_name_and_unschedulable),
