@@ -2,6 +2,9 @@
  * (pkg/scheduler/framework/plugins/NAME/NAME_test.go): expected reasons and scores are upstream's. */
 #include "algorithm_testlib.h"
 
+#include "cache/cache.h"
+#include "cache/snapshot.h"
+
 /* ---------- helpers running one plugin ---------- */
 
 struct one {
@@ -672,6 +675,101 @@ static void test_image_locality_prepared(void **state)
 			one_release(&o);
 		}
 	}
+}
+
+/* Image volumes count as images of the pod (upstream image_locality.go sumImageScores) */
+#define IL_VOLUME(ref) "{\"name\":\"v\",\"image\":{\"reference\":\"" ref "\"}}"
+static void test_image_locality_volumes(void **state)
+{
+	(void)state;
+	struct tl_profile_spec spec = { .score = { "ImageLocality" } };
+	/* image_locality_test.go TestImageLocalityPriority: node300600900 and node400030 */
+	static const struct node_image n1_imgs[] = {
+		{ "gcr.io/300:latest", 300 * MB, 1 }, { "gcr.io/600:latest", 600 * MB, 1 }, { "gcr.io/900:latest", 900 * MB, 1 },
+	};
+	static const struct node_image n2_imgs[] = { { "gcr.io/4000:latest", 4000 * MB, 1 }, { "gcr.io/30:latest", 30 * MB, 1 } };
+	static const struct {
+		const char *name, *containers, *volumes;
+		int64_t want[2];
+	} cases[] = {
+		/* 100 * (300M * 1/2 - 23M) / (1000M * 2 - 23M) = 6 */
+		{ "pod with ImageVolume", "[{\"name\":\"c\",\"image\":\"gcr.io/30\"}]", "[" IL_VOLUME("gcr.io/300") "]", { 6, 0 } },
+		{ "same images as ImageVolume pod but as regular container images",
+		  "[{\"name\":\"c\",\"image\":\"gcr.io/30\"},{\"name\":\"d\",\"image\":\"gcr.io/300\"}]", "[]", { 6, 0 } },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct one o;
+		one_init(&o, &spec, "ImageLocality");
+		struct api_node *nodes[2] = { TOBJ_NODE(.name = "node1"), TOBJ_NODE(.name = "node2") };
+		struct node_info nis[2];
+		for (int k = 0; k < 2; k++)
+			tl_node_info(&nis[k], nodes[k], NULL, 0);
+		tl_set_images(&nis[0], n1_imgs, 3);
+		tl_set_images(&nis[1], n2_imgs, 2);
+		char vols[256];
+		snprintf(vols, sizeof(vols), "\"volumes\":%s", cases[i].volumes);
+		struct api_pod *pod = TOBJ_POD(.containers_json = cases[i].containers, .spec = vols);
+		int64_t plain[2], prepared[2];
+		assert_int_equal(run_score(&o, pod, nis, 2, plain), FW_SUCCESS);
+		run_prepared_image_score(&o, pod, nis, 2, prepared);
+		for (int k = 0; k < 2; k++)
+			if (plain[k] != cases[i].want[k] || prepared[k] != cases[i].want[k])
+				fail_msg("%s: node%d: Score alone %lld, prepared %lld, want %lld", cases[i].name, k + 1,
+					 (long long)plain[k], (long long)prepared[k], (long long)cases[i].want[k]);
+		release_nodes(nis, nodes, 2);
+		api_pod_unref(pod);
+		one_release(&o);
+	}
+
+	/* oracle: tests/fixtures/oracle/image-locality-volumes.json, through the cache: n1 reports
+	 * "gcr.io/300" untagged, which the pod's volume (normalised to gcr.io/300:latest) does not
+	 * match; three images (one container, two volumes): n1 4, n2 41, n3 41 */
+	struct cache *c = cache_new();
+	struct snapshot *snap = snapshot_new();
+	struct err e = { 0 };
+	static const char *const node_json[] = {
+		"{\"metadata\":{\"name\":\"n1\"},\"status\":{\"images\":[{\"names\":[\"gcr.io/300\"],\"sizeBytes\":943718400},"
+		"{\"names\":[\"gcr.io/30:latest\"],\"sizeBytes\":524288000}]}}",
+		"{\"metadata\":{\"name\":\"n2\"},\"status\":{\"images\":[{\"names\":[\"gcr.io/300:latest\",\"gcr.io/300@sha256:aaaa\"],"
+		"\"sizeBytes\":943718400},{\"names\":[\"registry.io/x:v1\"],\"sizeBytes\":1048576000}]}}",
+		"{\"metadata\":{\"name\":\"n3\"},\"status\":{\"images\":[{\"names\":[\"registry.io/x:v1\"],\"sizeBytes\":1048576000},"
+		"{\"names\":[\"gcr.io/300:latest\"],\"sizeBytes\":104857600}]}}",
+	};
+	for (int k = 0; k < 3; k++) {
+		struct api_node *n = tobj_node_json("%s", node_json[k]);
+		assert_int_equal(cache_add_node(c, n, &e), 0);
+		api_node_unref(n);
+	}
+	assert_int_equal(cache_update_snapshot(c, snap, &e), 0);
+	struct api_pod *pod = TOBJ_POD(.containers_json = "[{\"name\":\"c\",\"image\":\"gcr.io/30\"}]",
+				       .spec = "\"volumes\":[" IL_VOLUME("gcr.io/300") "," IL_VOLUME("registry.io/x:v1") "]");
+	struct one o;
+	one_init(&o, &spec, "ImageLocality");
+	const struct node_info *ptrs[3];
+	for (int k = 0; k < 3; k++)
+		ptrs[k] = snapshot_get(snap, (const char *[]){ "n1", "n2", "n3" }[k]);
+	o.list.n = 3;
+	o.list.nodes = ptrs;
+	static const int64_t want[3] = { 4, 41, 41 };
+	for (int prepared = 0; prepared < 2; prepared++) {
+		struct fw_status st;
+		fw_cycle_reset(o.c);
+		o.c->nodes = &o.list;
+		if (prepared)
+			fw_score_prepare_of(o.pl->plugin)(o.pl, o.c, pod, ptrs, 3, &st);
+		for (int k = 0; k < 3; k++) {
+			int64_t got = -1;
+			fw_status_reset(&st);
+			assert_int_equal(o.pl->plugin->score(o.pl, o.c, pod, ptrs[k], &got, &st), FW_SUCCESS);
+			if (got != want[k])
+				fail_msg("oracle image-locality-volumes (prepared %d): n%d got %lld want %lld", prepared, k + 1,
+					 (long long)got, (long long)want[k]);
+		}
+	}
+	one_release(&o);
+	api_pod_unref(pod);
+	snapshot_free(snap);
+	cache_free(c);
 }
 
 /* ---------- resources resolved once per pod (helpers.c) ---------- */
@@ -1436,6 +1534,7 @@ int main(void)
 		cmocka_unit_test(test_balanced_allocation),
 		cmocka_unit_test(test_image_locality),
 		cmocka_unit_test(test_image_locality_prepared),
+		cmocka_unit_test(test_image_locality_volumes),
 		cmocka_unit_test(test_resource_refs),
 		cmocka_unit_test(test_taint_filter),
 		cmocka_unit_test(test_taint_score),
