@@ -442,6 +442,9 @@ static void test_fit_requested_to_capacity_ratio(void **state)
 	assert_non_null(strstr(e.msg, "shape[1].utilization"));
 }
 
+static enum fw_code run_prepared_image_score(struct one *o, const struct api_pod *pod, struct node_info *nis,
+					     uint32_t n, int64_t *out);
+
 /* balanced_allocation_test.go TestNodeResourcesBalancedAllocation (v1.37: the score is the change
  * in balance, 50 + (50 + with - without) / 2); "with"/"without" per node in the comments */
 #define BA_CPU(cpu) "{\"name\":\"c\",\"image\":\"i\",\"resources\":{\"requests\":{\"cpu\":\"" cpu "\"}}}"
@@ -535,6 +538,54 @@ static void test_balanced_allocation(void **state)
 		  { { "[" RX("\"cpu\":\"1500m\",\"memory\":\"6Gi\",\"example.com/gpu\":\"3\"") "]" } }, { 72 }, 1 },
 	};
 	run_score_cases(ba3, sizeof(ba3) / sizeof(ba3[0]), &spec, "NodeResourcesBalancedAllocation");
+}
+
+/* Score when the profile leaves the plugin's PreScore out: the framework's preparation computes
+ * what PreScore would have. balanced_allocation_test.go "resources requested, pods scheduled with
+ * resources if PreScore not called" (73, 74); fit's least_allocated_test.go "resources
+ * requested, pods scheduled with resources" (57, 45), here without PreScore. */
+static void test_resource_scores_without_pre_score(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *plugin, *cpu, *mem, *existing[2], *pod;
+		int64_t want[2];
+	} cases[] = {
+		{ "NodeResourcesBalancedAllocation", "10000m", "20000",
+		  { "[" BA_CPU("1000m") "," BA_CPU("2000m") "]", "[" R("1000m", "2000") "," R("2000m", "3000") "]" },
+		  "[" R("1000m", "2000") "," R("2000m", "3000") "]", { 73, 74 } },
+		{ "NodeResourcesFit", "10000", "20000", { "[" R("3000", "0") "]", "[" R("3000", "5000") "]" }, CPU_AND_MEMORY,
+		  { 57, 45 } },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct tl_profile_spec spec = { .filter = { "NodeResourcesFit" }, .score = { cases[i].plugin } };
+		struct one o;
+		one_init(&o, &spec, cases[i].plugin);
+		struct api_node *nodes[2];
+		struct api_pod *existing[2];
+		struct node_info nis[2];
+		for (int k = 0; k < 2; k++) {
+			char name[8];
+			snprintf(name, sizeof(name), "node%d", k + 1);
+			nodes[k] = tobj_node_json("{\"metadata\":{\"name\":\"%s\"},\"status\":{\"allocatable\":{\"cpu\":\"%s\","
+						  "\"memory\":\"%s\"}}}",
+						  name, cases[i].cpu, cases[i].mem);
+			existing[k] = TOBJ_POD(.containers_json = cases[i].existing[k], .node = name);
+			tl_node_info(&nis[k], nodes[k], &existing[k], 1);
+		}
+		struct api_pod *pod = TOBJ_POD(.containers_json = cases[i].pod);
+		int64_t got[2];
+		assert_int_equal(run_prepared_image_score(&o, pod, nis, 2, got), FW_SUCCESS);
+		for (int k = 0; k < 2; k++)
+			if (got[k] != cases[i].want[k])
+				fail_msg("%s without PreScore: node%d got %lld want %lld", cases[i].plugin, k + 1,
+					 (long long)got[k], (long long)cases[i].want[k]);
+		release_nodes(nis, nodes, 2);
+		for (int k = 0; k < 2; k++)
+			api_pod_unref(existing[k]);
+		api_pod_unref(pod);
+		one_release(&o);
+	}
 }
 
 /* ---------- ImageLocality (image_locality_test.go) ---------- */
@@ -1532,6 +1583,7 @@ int main(void)
 		cmocka_unit_test(test_fit_most_allocated),
 		cmocka_unit_test(test_fit_requested_to_capacity_ratio),
 		cmocka_unit_test(test_balanced_allocation),
+		cmocka_unit_test(test_resource_scores_without_pre_score),
 		cmocka_unit_test(test_image_locality),
 		cmocka_unit_test(test_image_locality_prepared),
 		cmocka_unit_test(test_image_locality_volumes),
