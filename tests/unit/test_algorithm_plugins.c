@@ -445,6 +445,48 @@ static void test_fit_requested_to_capacity_ratio(void **state)
 static enum fw_code run_prepared_image_score(struct one *o, const struct api_pod *pod, struct node_info *nis,
 					     uint32_t n, int64_t *out);
 
+/* oracle: tests/fixtures/oracle/fit-requested-to-capacity-ratio.json and fit-most-allocated.json
+ * (the nodes and pods of balanced-3-resources.json; resources cpu 2, memory 1, example.com/gpu 3;
+ * shape 0:0 30:7 100:3): RTCR a 53, b 38, c 54, d 37; MostAllocated a 47, b 16, c 58, d 88 */
+#define ORACLE3_POD "[" RX("\"cpu\":\"500m\",\"memory\":\"2Gi\",\"example.com/gpu\":\"1\"") "]"
+#define ORACLE3_NODES_ABD                                                                                  \
+	{ CAP_NODE("a", "4", "8Gi", ",\"example.com/gpu\":\"4\""), CAP_NODE("b", "4", "8Gi", ""),        \
+	  CAP_NODE("d", "3", "10Gi", ",\"example.com/gpu\":\"2\"") },                                      \
+	{ { "[" R("3", "1Gi") "]" }, { 0 }, { "[" RX("\"cpu\":\"5\",\"memory\":\"1Gi\",\"example.com/gpu\":\"1\"") "]" } }
+#define ORACLE3_NODE_C                                                                                     \
+	{ CAP_NODE("c", "4", "8Gi", ",\"example.com/gpu\":\"8\"") },                                      \
+	{ { "[" RX("\"cpu\":\"1500m\",\"memory\":\"6Gi\",\"example.com/gpu\":\"3\"") "]" } }
+static void test_fit_scores_oracle(void **state)
+{
+	(void)state;
+	struct cfg_resource_weight w[] = { { intern_str("cpu"), 2 }, { intern_str("memory"), 1 },
+					   { intern_str("example.com/gpu"), 3 } };
+	struct cfg_shape_point shape[] = { { 0, 0 }, { 30, 7 }, { 100, 3 } };
+	struct cfg_plugin_args args;
+	memset(&args, 0, sizeof(args));
+	args.fit.scoring_type = CFG_SCORING_REQUESTED_TO_CAPACITY_RATIO;
+	args.fit.n_resources = 3;
+	args.fit.resources = w;
+	args.fit.n_shape = 3;
+	args.fit.shape = shape;
+	struct tl_profile_spec spec = { .pre_score = { "NodeResourcesFit" }, .score = { "NodeResourcesFit" },
+					.args = &args };
+	static const struct score_case rtcr[] = {
+		{ "oracle fit-requested-to-capacity-ratio a b d", ORACLE3_POD, ORACLE3_NODES_ABD, { 53, 38, 37 }, 3 },
+		{ "oracle fit-requested-to-capacity-ratio c", ORACLE3_POD, ORACLE3_NODE_C, { 54 }, 1 },
+	};
+	run_score_cases(rtcr, 2, &spec, "NodeResourcesFit");
+	args.fit.scoring_type = CFG_SCORING_MOST_ALLOCATED;
+	args.fit.n_shape = 0;
+	args.fit.shape = NULL;
+	static const struct score_case most[] = {
+		{ "oracle fit-most-allocated a b d", ORACLE3_POD, ORACLE3_NODES_ABD, { 47, 16, 88 }, 3 },
+		{ "oracle fit-most-allocated c", ORACLE3_POD, ORACLE3_NODE_C, { 58 }, 1 },
+	};
+	run_score_cases(most, 2, &spec, "NodeResourcesFit");
+}
+
+
 /* balanced_allocation_test.go TestNodeResourcesBalancedAllocation (v1.37: the score is the change
  * in balance, 50 + (50 + with - without) / 2); "with"/"without" per node in the comments */
 #define BA_CPU(cpu) "{\"name\":\"c\",\"image\":\"i\",\"resources\":{\"requests\":{\"cpu\":\"" cpu "\"}}}"
@@ -1582,6 +1624,7 @@ int main(void)
 		cmocka_unit_test(test_fit_weighted_and_extended),
 		cmocka_unit_test(test_fit_most_allocated),
 		cmocka_unit_test(test_fit_requested_to_capacity_ratio),
+		cmocka_unit_test(test_fit_scores_oracle),
 		cmocka_unit_test(test_balanced_allocation),
 		cmocka_unit_test(test_resource_scores_without_pre_score),
 		cmocka_unit_test(test_image_locality),
