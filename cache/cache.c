@@ -210,7 +210,7 @@ static void images_release_locked(struct cache *c, const struct node_image *v, u
 	}
 }
 
-/* Counts the node's images; sets each entry's size to the cluster-wide state's. */
+/* Counts the node's images (a new state takes the entry's size). */
 static int images_acquire_locked(struct cache *c, struct node_image *v, uint32_t n)
 {
 	for (uint32_t i = 0; i < n; i++) {
@@ -225,7 +225,6 @@ static int images_acquire_locked(struct cache *c, struct node_image *v, uint32_t
 			st->size = v[i].size_bytes;
 		}
 		st->num_nodes++;
-		v[i].size_bytes = st->size;
 	}
 	return 0;
 }
@@ -268,6 +267,17 @@ static int set_node_locked(struct cache *c, struct cache_node *n, struct api_nod
 		imgs = NULL;
 		/* out of memory only costs speed: node_info_image falls back to binary search */
 		(void)node_info_index_images(&n->info);
+	}
+	/* Sizes. Upstream removes the node's image states and adds them again on every update: an
+	 * image no other node has takes the size the node reports now, one that others have keeps
+	 * the size of the node that first reported it. (imgs, when kept, lists the same names in the
+	 * same order, with the reported sizes.) */
+	for (uint32_t i = 0; i < n->info.n_images; i++) {
+		struct cache_image *st = map_get(&c->images, n->info.images[i].name);
+		int64_t reported = same_images ? imgs[i].size_bytes : n->info.images[i].size_bytes;
+		if (st && st->num_nodes == 1)
+			st->size = reported;
+		n->info.images[i].size_bytes = st ? st->size : reported;
 	}
 	if (n->info.node != node) {
 		api_node_unref(n->info.node);

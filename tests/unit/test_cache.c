@@ -390,6 +390,25 @@ static void test_images(void **state)
 	snapshot_stats(s, &after);
 	assert_int_equal(after.node_copies, before.node_copies + 1);
 	assert_int_equal(node_info_image(snapshot_get(s, "a"), intern_str("busybox:1.36"))->num_nodes, 1);
+	/* a reports new sizes for the same names (busybox 100 Mi, nginx 200 Mi, app 300 Mi) while d
+	 * also has nginx: upstream's UpdateNode removes a's image states and adds them again, so the
+	 * images only a has take the new sizes and nginx keeps the first one (100 Mi) */
+	static const char *const d_imgs[] = { "nginx" };
+	static const char *const a2_imgs[] = { "busybox:1.36", "nginx", "registry.io:5000/app" };
+	add_node(c, mknode("d", NULL, NULL, d_imgs, 1));
+	add_node(c, mknode("a", NULL, NULL, a2_imgs, 3));
+	update(c, s);
+	static const struct {
+		const char *image;
+		uint32_t num_nodes;
+		int64_t size;
+	} resized[] = { { "busybox:1.36", 1, 100 * MI }, { "nginx", 2, 100 * MI }, { "registry.io:5000/app", 1, 300 * MI } };
+	for (size_t i = 0; i < sizeof(resized) / sizeof(resized[0]); i++) {
+		const struct node_image *img = node_info_image(snapshot_get(s, "a"), intern_str(resized[i].image));
+		if (!img || img->num_nodes != resized[i].num_nodes || img->size_bytes != resized[i].size)
+			fail_msg("%s on a after the update: %u nodes, %lld bytes", resized[i].image, img ? img->num_nodes : 0,
+				 img ? (long long)img->size_bytes : -1LL);
+	}
 	api_node_unref(b);
 	api_pod_unref(p);
 	snapshot_free(s);
