@@ -153,10 +153,13 @@ static void node_delete_locked(struct cache *c, struct cache_node *n)
 
 /* ---------- Images ---------- */
 
+/* By name pointer, then by position in the node's list (build_images keeps it in num_nodes). */
 static int image_ptr_cmp(const void *a, const void *b)
 {
-	const char *x = ((const struct node_image *)a)->name, *y = ((const struct node_image *)b)->name;
-	return x < y ? -1 : x > y ? 1 : 0;
+	const struct node_image *x = a, *y = b;
+	if (x->name != y->name)
+		return x->name < y->name ? -1 : 1;
+	return x->num_nodes < y->num_nodes ? -1 : x->num_nodes > y->num_nodes;
 }
 
 /* The node's distinct image names as the node reports them (upstream addNodeImageStates keys
@@ -177,15 +180,19 @@ static int build_images(const struct api_node *node, struct node_image **out, ui
 	for (uint32_t i = 0; i < node->n_images; i++) {
 		for (uint32_t j = 0; j < node->images[i].n_names; j++) {
 			const char *name = node->images[i].names[j];
-			if (name)
-				v[n++] = (struct node_image){ name, node->images[i].size_bytes, 0 };
+			if (name) {
+				v[n] = (struct node_image){ name, node->images[i].size_bytes, n };
+				n++;
+			}
 		}
 	}
 	qsort(v, n, sizeof(*v), image_ptr_cmp);
 	uint32_t u = 0;
 	for (uint32_t i = 0; i < n; i++)
 		if (!u || v[u - 1].name != v[i].name)
-			v[u++] = v[i]; /* the first size of a duplicated name wins */
+			v[u++] = v[i]; /* a name listed twice: the first entry's size, as upstream */
+	for (uint32_t i = 0; i < u; i++)
+		v[i].num_nodes = 0;
 	*out = v;
 	*n_out = u;
 	return 0;

@@ -393,6 +393,12 @@ static void test_images(void **state)
 	/* a reports new sizes for the same names (busybox 100 Mi, nginx 200 Mi, app 300 Mi) while d
 	 * also has nginx: upstream's UpdateNode removes a's image states and adds them again, so the
 	 * images only a has take the new sizes and nginx keeps the first one (100 Mi) */
+	/* a name listed twice by one node: the first entry's size (100 Mi, not 200 Mi) */
+	static const char *const e_imgs[] = { "dup:1", "dup:1", "x:1", "dup:1", "y:1", "dup:1" };
+	add_node(c, mknode("e", NULL, NULL, e_imgs, 6));
+	update(c, s);
+	assert_int_equal(node_info_image(snapshot_get(s, "e"), intern_str("dup:1"))->size_bytes, 100 * MI);
+	assert_int_equal(node_info_image(snapshot_get(s, "e"), intern_str("dup:1"))->num_nodes, 1);
 	static const char *const d_imgs[] = { "nginx" };
 	static const char *const a2_imgs[] = { "busybox:1.36", "nginx", "registry.io:5000/app" };
 	add_node(c, mknode("d", NULL, NULL, d_imgs, 1));
