@@ -269,7 +269,23 @@ uint32_t fw_res_refs(const char *const *names, const int64_t *pod_req, const int
 
 fw_pre_score_fn fw_score_prepare_of(const struct fw_plugin *plugin)
 {
-	return plugin == &fw_plugin_image_locality ? fw_image_locality_prepare : NULL;
+	if (plugin == &fw_plugin_image_locality)
+		return fw_image_locality_prepare;
+	if (plugin == &fw_plugin_node_resources_fit || plugin == &fw_plugin_balanced_allocation)
+		return fw_pre_score_if_not_configured;
+	return NULL;
+}
+
+enum fw_code fw_pre_score_if_not_configured(const struct fw_pl *pl, struct fw_cycle *c, const struct api_pod *pod,
+					    const struct node_info *const *nodes, uint32_t n, struct fw_status *st)
+{
+	uint32_t n_pre;
+	const struct fw_pl *const *pre = fw_profile_plugins(pl->profile, CFG_EP_PRE_SCORE, &n_pre);
+	for (uint32_t i = 0; i < n_pre; i++)
+		if (pre[i] == pl)
+			return FW_SUCCESS; /* its PreScore ran (a Skip or an error never gets here) */
+	/* the cycle state slot may hold the plugin's PreFilter state: PreScore overwrites it */
+	return pl->plugin->pre_score(pl, c, pod, nodes, n, st);
 }
 
 int fw_pod_res_refs_new(struct fw_cycle *c, const struct api_pod *pod, bool defaults, const char *const *names,

@@ -119,8 +119,9 @@ static inline void fw_res_ref_alloc_req(const struct node_info *ni, const struct
 
 /* ---------- Score preparation ----------
  *
- * A Score plugin whose upstream Score has no PreScore (so none can be configured) may still want
- * per-pod work done once per cycle rather than once per node. fw_score_prepare_of returns its
+ * A Score plugin whose upstream Score has no PreScore (so none can be configured), or whose
+ * PreScore a profile may leave out, may still want per-pod work done once per cycle rather than
+ * once per node. fw_score_prepare_of returns its
  * preparation (NULL: none), which the cycle runs on the scheduler thread after PreScore and
  * before the parallel Score loop, over the nodes to be scored. It may store cycle state (Score
  * must still work without it, as when a test calls Score alone), never fails the cycle, and
@@ -130,6 +131,11 @@ fw_pre_score_fn fw_score_prepare_of(const struct fw_plugin *plugin);
 /* ImageLocality's: the pod's normalised image names, once (algorithm/plugins/image_locality.c). */
 enum fw_code fw_image_locality_prepare(const struct fw_pl *pl, struct fw_cycle *c, const struct api_pod *pod,
 				       const struct node_info *const *nodes, uint32_t n, struct fw_status *st);
+/* NodeResourcesFit's and NodeResourcesBalancedAllocation's: the plugin's own PreScore when the
+ * profile leaves it out of PreScore but keeps its Score (upstream's Score then computes the pod's
+ * requests itself); nothing when PreScore ran. */
+enum fw_code fw_pre_score_if_not_configured(const struct fw_pl *pl, struct fw_cycle *c, const struct api_pod *pod,
+					    const struct node_info *const *nodes, uint32_t n, struct fw_status *st);
 
 /* Interned constant strings used across plugins (initialised once, thread-safe). */
 struct fw_names {

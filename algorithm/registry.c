@@ -7,9 +7,12 @@
 
 #include "common/intern.h"
 
-/* The one plugin table, in upstream's default MultiPoint order (v1.34 default_plugins.go,
- * DynamicResourceAllocation GA so DynamicResources sits before DefaultPreemption), with default
- * score weights. Config validation, the default profile, --help and docs/config.md all read it:
+/* The one plugin table, in upstream's default MultiPoint order (v1.37 pkg/scheduler/apis/config/v1/
+ * default_plugins.go getDefaultPlugins, then applyFeatureGates with v1.37's defaults:
+ * NodeDeclaredFeatures (GA) appended last, DynamicResources (DynamicResourceAllocation GA) inserted
+ * before DefaultPreemption with weight 2; InPlacePodVerticalScalingSchedulerPreemption,
+ * GenericWorkload and TopologyAwareWorkloadScheduling are off, so no DeferredPodScheduling,
+ * GangScheduling, TopologyPlacementGenerator or PodGroupPodsCount), with default score weights. Config validation, the default profile, --help and docs/config.md all read it:
  * adding a plugin = its file in algorithm/plugins + one row here.
  *
  * A row names an implemented plugin by its struct fw_plugin, whose name, extension points
@@ -44,8 +47,8 @@ struct row {
 static const struct row table[] = {
 	PLUGIN(fw_plugin_scheduling_gates, 0),
 	PLUGIN(fw_plugin_priority_sort, 0),
-	PLUGIN(fw_plugin_node_unschedulable, 0),
 	PLUGIN(fw_plugin_node_name, 0),
+	PLUGIN(fw_plugin_node_unschedulable, 0),
 	PLUGIN(fw_plugin_taint_toleration, 3),
 	PLUGIN(fw_plugin_node_affinity, 2),
 	PLUGIN(fw_plugin_node_ports, 0),
@@ -56,8 +59,8 @@ static const struct row table[] = {
 	NOT_YET("VolumeZone", PF | F, 0, CFG_ARGS_NONE),
 	NOT_YET("PodTopologySpread", PF | F | PS | S, 2, CFG_ARGS_TOPOLOGY_SPREAD),
 	NOT_YET("InterPodAffinity", PF | F | PS | S, 2, CFG_ARGS_INTER_POD_AFFINITY),
-	NOT_YET("DynamicResources", PE | PF | F | PoF | R | PB, 0, CFG_ARGS_NONE),
-	NOT_YET("DefaultPreemption", PoF, 0, CFG_ARGS_PREEMPTION),
+	NOT_YET("DynamicResources", PE | PF | F | PoF | S | R | PB, 2, CFG_ARGS_NONE),
+	NOT_YET("DefaultPreemption", PE | PoF, 0, CFG_ARGS_PREEMPTION),
 	PLUGIN(fw_plugin_balanced_allocation, 1),
 	PLUGIN(fw_plugin_image_locality, 1),
 	PLUGIN(fw_plugin_default_binder, 0),

@@ -383,6 +383,12 @@ static int vol_iscsi(struct dec *d, jv s, struct api_volume *vol)
 	return api__dec_get_i32(d, s, "lun", NULL, &vol->lun);
 }
 
+/* ImageLocality scores image volumes like container images (upstream sumImageScores). */
+static int vol_image(struct dec *d, jv s, struct api_volume *vol)
+{
+	return api__dec_get_str(d, s, "reference", true, "", &vol->reference);
+}
+
 /* Volume sources in the order they are looked for: the first one present is the volume's. */
 static const struct {
 	const char *key;
@@ -394,6 +400,7 @@ static const struct {
 	{"awsElasticBlockStore", API_VOLUME_AWS_EBS, vol_aws_ebs},
 	{"rbd", API_VOLUME_RBD, vol_rbd},
 	{"iscsi", API_VOLUME_ISCSI, vol_iscsi},
+	{"image", API_VOLUME_IMAGE, vol_image},
 };
 
 static int volume_item(struct dec *d, jv v, void *item)

@@ -10,8 +10,9 @@
  * ++generation on the node_info and moves it to the head of a recency list, so that
  * cache_update_snapshot walks from the head and stops at the first node_info the snapshot has
  * already seen: with 5000 nodes and one change, it copies one node_info. The node tree (zone
- * order) and image states change only on node add/update/remove; each has its own generation so
- * that the snapshot rebuilds its list or refreshes image counts only when they moved.
+ * order) changes only on node add/update/remove; it has its own generation so that the snapshot
+ * rebuilds its list only when it moved. Image node counts are taken when a node_info is copied,
+ * as upstream's snapshot does: a node that did not change keeps the counts of its last copy.
  *
  * Pods: `pods` maps UID -> cache_pod (the object, the node it is counted on, assumed or not). */
 #include "cache/cache.h"
@@ -54,7 +55,6 @@ struct cache {
 	struct node_tree tree;
 	uint64_t tree_generation; /* bumped when the tree's order may have changed */
 	struct map images;        /* normalised image name -> struct cache_image */
-	uint64_t images_generation; /* bumped when any image's num_nodes changed */
 	uint64_t generation;
 };
 
@@ -153,30 +153,18 @@ static void node_delete_locked(struct cache *c, struct cache_node *n)
 
 /* ---------- Images ---------- */
 
-/* upstream normalizedImageName: append ":latest" when the name has no tag. */
-static const char *normalize_image(const char *name)
-{
-	const char *colon = strrchr(name, ':'), *slash = strrchr(name, '/');
-	if (colon && (!slash || colon > slash))
-		return name;
-	size_t len = strlen(name);
-	char *buf = malloc(len + 8);
-	if (!buf)
-		return NULL;
-	memcpy(buf, name, len);
-	memcpy(buf + len, ":latest", 8);
-	const char *out = intern_str(buf);
-	free(buf);
-	return out;
-}
-
+/* By name pointer, then by position in the node's list (build_images keeps it in num_nodes). */
 static int image_ptr_cmp(const void *a, const void *b)
 {
-	const char *x = ((const struct node_image *)a)->name, *y = ((const struct node_image *)b)->name;
-	return x < y ? -1 : x > y ? 1 : 0;
+	const struct node_image *x = a, *y = b;
+	if (x->name != y->name)
+		return x->name < y->name ? -1 : 1;
+	return x->num_nodes < y->num_nodes ? -1 : x->num_nodes > y->num_nodes;
 }
 
-/* The node's distinct normalised image names, sorted by pointer (sizes from the node). */
+/* The node's distinct image names as the node reports them (upstream addNodeImageStates keys
+ * them unchanged: only the pod's names are normalised, by ImageLocality), sorted by pointer
+ * (sizes from the node). */
 static int build_images(const struct api_node *node, struct node_image **out, uint32_t *n_out)
 {
 	uint32_t total = 0, n = 0;
@@ -192,21 +180,19 @@ static int build_images(const struct api_node *node, struct node_image **out, ui
 	for (uint32_t i = 0; i < node->n_images; i++) {
 		for (uint32_t j = 0; j < node->images[i].n_names; j++) {
 			const char *name = node->images[i].names[j];
-			if (!name)
-				continue;
-			const char *norm = normalize_image(name);
-			if (!norm) {
-				free(v);
-				return ERR_NOMEM;
+			if (name) {
+				v[n] = (struct node_image){ name, node->images[i].size_bytes, n };
+				n++;
 			}
-			v[n++] = (struct node_image){ norm, node->images[i].size_bytes, 0 };
 		}
 	}
 	qsort(v, n, sizeof(*v), image_ptr_cmp);
 	uint32_t u = 0;
 	for (uint32_t i = 0; i < n; i++)
 		if (!u || v[u - 1].name != v[i].name)
-			v[u++] = v[i]; /* the first size of a duplicated name wins */
+			v[u++] = v[i]; /* a name listed twice: the first entry's size, as upstream */
+	for (uint32_t i = 0; i < u; i++)
+		v[i].num_nodes = 0;
 	*out = v;
 	*n_out = u;
 	return 0;
@@ -229,11 +215,9 @@ static void images_release_locked(struct cache *c, const struct node_image *v, u
 		if (st && --st->num_nodes == 0)
 			free(map_del(&c->images, v[i].name));
 	}
-	if (n)
-		c->images_generation++;
 }
 
-/* Counts the node's images; sets each entry's size to the cluster-wide state's. */
+/* Counts the node's images (a new state takes the entry's size). */
 static int images_acquire_locked(struct cache *c, struct node_image *v, uint32_t n)
 {
 	for (uint32_t i = 0; i < n; i++) {
@@ -248,10 +232,7 @@ static int images_acquire_locked(struct cache *c, struct node_image *v, uint32_t
 			st->size = v[i].size_bytes;
 		}
 		st->num_nodes++;
-		v[i].size_bytes = st->size;
 	}
-	if (n)
-		c->images_generation++;
 	return 0;
 }
 
@@ -293,6 +274,17 @@ static int set_node_locked(struct cache *c, struct cache_node *n, struct api_nod
 		imgs = NULL;
 		/* out of memory only costs speed: node_info_image falls back to binary search */
 		(void)node_info_index_images(&n->info);
+	}
+	/* Sizes. Upstream removes the node's image states and adds them again on every update: an
+	 * image no other node has takes the size the node reports now, one that others have keeps
+	 * the size of the node that first reported it. (imgs, when kept, lists the same names in the
+	 * same order, with the reported sizes.) */
+	for (uint32_t i = 0; i < n->info.n_images; i++) {
+		struct cache_image *st = map_get(&c->images, n->info.images[i].name);
+		int64_t reported = same_images ? imgs[i].size_bytes : n->info.images[i].size_bytes;
+		if (st && st->num_nodes == 1)
+			st->size = reported;
+		n->info.images[i].size_bytes = st ? st->size : reported;
 	}
 	if (n->info.node != node) {
 		api_node_unref(n->info.node);
@@ -634,7 +626,6 @@ int cache_update_snapshot(struct cache *c, struct snapshot *s, struct err *e)
 	}
 	bool update_all = s->tree_generation != c->tree_generation || !s->list;
 	bool update_aff = false;
-	bool refresh_images = s->images_generation != c->images_generation;
 
 	for (struct cache_node *n = c->head; n && n->info.generation > s->generation; n = n->next) {
 		if (!n->info.node)
@@ -651,8 +642,9 @@ int cache_update_snapshot(struct cache *c, struct snapshot *s, struct err *e)
 		bool had_aff = ni->n_pods_with_affinity > 0, had_anti = ni->n_pods_with_required_anti_affinity > 0;
 		if ((rc = node_info_copy(ni, &n->info, e)) < 0)
 			goto out;
-		if (!refresh_images)
-			fill_image_counts_locked(c, ni);
+		/* upstream's clone (NodeInfo.SnapshotConcrete -> ImageStateSummary.Snapshot) counts
+		 * each image's nodes now; an unchanged node keeps the counts of its last copy */
+		fill_image_counts_locked(c, ni);
 		s->stats.node_copies++;
 		if (had_aff != (ni->n_pods_with_affinity > 0) || had_anti != (ni->n_pods_with_required_anti_affinity > 0))
 			update_aff = true;
@@ -676,12 +668,6 @@ int cache_update_snapshot(struct cache *c, struct snapshot *s, struct err *e)
 	if (update_all || update_aff)
 		if ((rc = rebuild_lists_locked(c, s, update_all)) < 0)
 			goto out;
-	if (refresh_images) {
-		for (uint32_t i = 0; i < s->n_list; i++)
-			fill_image_counts_locked(c, (struct node_info *)s->list[i]);
-		s->images_generation = c->images_generation;
-		s->stats.image_refreshes++;
-	}
 	if (s->n_list != c->tree.num_nodes) {
 		LOG_ERROR("snapshot: %u nodes listed but the node tree has %u; rebuilding", s->n_list, c->tree.num_nodes);
 		s->stale = true;

@@ -16,7 +16,6 @@ struct snapshot {
 	const struct cache *owner; /* the cache that last filled it (a different one resets it) */
 	uint64_t generation;       /* cache generation reflected */
 	uint64_t tree_generation;  /* cache node-tree generation the list reflects */
-	uint64_t images_generation;
 	bool stale;                /* a failed update: the next one starts afresh */
 	struct map infos;          /* node name -> struct node_info * (owned clones) */
 	const struct node_info **list;

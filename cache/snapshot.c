@@ -26,7 +26,7 @@ void snapshot_clear_(struct snapshot *s)
 	free(s->anti);
 	s->list = s->aff = s->anti = NULL;
 	s->n_list = s->cap_list = s->n_aff = s->n_anti = 0;
-	s->generation = s->tree_generation = s->images_generation = 0;
+	s->generation = s->tree_generation = 0;
 	s->owner = NULL;
 	s->stale = false;
 }

@@ -1,5 +1,6 @@
 /* NodeResourcesBalancedAllocation (PreScore, Score): prefer nodes whose resource fractions
- * (requested / allocatable, with the pod) are close to each other. */
+ * (requested / allocatable) the pod brings closer to each other (v1.37 scores the change in
+ * balance, upstream noderesources/balanced_allocation.go balancedResourceScorer). */
 #include "algorithm/plugin.h"
 #include "plugin_helpers.h"
 
@@ -63,6 +64,52 @@ static enum fw_code pre_score(const struct fw_pl *pl, struct fw_cycle *c, const 
 	return FW_SUCCESS;
 }
 
+/* The fraction of resource ref used on ni, with or without the pod's request (capped at 1);
+ * false when the resource is not scored on ni (allocatable 0). */
+static bool fraction(const struct node_info *ni, const struct fw_res_ref *ref, bool with_pod, double *f)
+{
+	int64_t alloc, req;
+	fw_res_ref_alloc_req(ni, ref, true, &alloc, &req);
+	if (alloc == 0)
+		return false;
+	if (!with_pod)
+		req -= ref->pod_req;
+	*f = (double)req / (double)alloc;
+	if (*f > 1)
+		*f = 1;
+	return true;
+}
+
+/* upstream balancedResourceScore: (1 - std of the fractions) * MaxNodeScore, truncated. The
+ * fractions are recomputed in a second pass (same values, same order) rather than stored, so any
+ * number of resources is scored. */
+static int64_t balance(const struct fw_pod_res_refs *s, const struct node_info *ni, bool with_pod)
+{
+	double total = 0, two[2] = { 0, 0 }, f;
+	uint32_t k = 0;
+	for (uint32_t i = 0; i < s->n; i++) {
+		if (!fraction(ni, &s->res[i], with_pod, &f))
+			continue;
+		total += f;
+		if (k < 2)
+			two[k] = f;
+		k++;
+	}
+	double std = 0;
+	if (k == 2) {
+		std = fabs((two[0] - two[1]) / 2);
+	} else if (k > 2) {
+		double mean = total / k, sum = 0;
+		for (uint32_t i = 0; i < s->n; i++)
+			if (fraction(ni, &s->res[i], with_pod, &f))
+				sum = sum + (f - mean) * (f - mean);
+		std = sqrt(sum / k);
+	}
+	return (int64_t)((1 - std) * (double)FW_MAX_NODE_SCORE);
+}
+
+/* upstream balancedResourceScorer: the improvement of the node's balance by the pod. Both
+ * balances lie in [50, 100], so the result does too (integer division as Go's). */
 static enum fw_code score(const struct fw_pl *pl, const struct fw_cycle *c, const struct api_pod *pod,
 			  const struct node_info *ni, int64_t *out, struct fw_status *st)
 {
@@ -71,29 +118,8 @@ static enum fw_code score(const struct fw_pl *pl, const struct fw_cycle *c, cons
 	if (!s)
 		return fw_status_set(st, FW_ERROR,
 				     "reading \"PreScoreNodeResourcesBalancedAllocation\" from cycleState: not found");
-	double fr[64], total = 0;
-	uint32_t k = 0;
-	for (uint32_t i = 0; i < s->n && k < 64; i++) {
-		int64_t alloc, r;
-		fw_res_ref_alloc_req(ni, &s->res[i], true, &alloc, &r);
-		if (alloc == 0)
-			continue;
-		double f = (double)r / (double)alloc;
-		if (f > 1)
-			f = 1;
-		total += f;
-		fr[k++] = f;
-	}
-	double std = 0;
-	if (k == 2) {
-		std = fabs((fr[0] - fr[1]) / 2);
-	} else if (k > 2) {
-		double mean = total / k, sum = 0;
-		for (uint32_t i = 0; i < k; i++)
-			sum += (fr[i] - mean) * (fr[i] - mean);
-		std = sqrt(sum / k);
-	}
-	*out = (int64_t)((1 - std) * (double)FW_MAX_NODE_SCORE);
+	int64_t with = balance(s, ni, true), without = balance(s, ni, false);
+	*out = FW_MAX_NODE_SCORE / 2 + (FW_MAX_NODE_SCORE / 2 + with - without) / 2;
 	return FW_SUCCESS;
 }
 

@@ -1,6 +1,11 @@
 /* ImageLocality (Score): prefer nodes that already have the pod's images, scaled by how widely
  * each image is spread over the cluster.
  *
+ * Image volumes (spec.volumes[].image.reference) count as images of the pod, as upstream's
+ * sumImageScores has them (no feature gate in the scheduler). Only the pod's names are normalised
+ * (":latest" added when untagged); the node's names are taken as the node reports them
+ * (cache/cache.c).
+ *
  * Upstream normalises the pod's image names on every node. Here fw_image_locality_prepare (run
  * once per cycle, see fw_score_prepare_of) normalises them once into the cycle state, counting
  * repeated images once with their multiplicity, and tells the framework to skip Score when no
@@ -64,13 +69,24 @@ static int64_t priority(int64_t sum, uint32_t n_containers)
 	return FW_MAX_NODE_SCORE * (sum - MIN_THRESHOLD) / (max - MIN_THRESHOLD);
 }
 
+/* upstream sumImageScores' imageCount: every init and app container, and every image volume
+ * (found on the node or not). */
+static uint32_t image_count(const struct api_pod *pod)
+{
+	uint32_t n = pod->n_init_containers + pod->n_containers;
+	for (uint32_t i = 0; i < pod->n_volumes; i++)
+		n += pod->volumes[i].kind == API_VOLUME_IMAGE;
+	return n;
+}
+
 static uint32_t total_nodes(const struct fw_cycle *c)
 {
 	const struct fw_node_list *nodes = fw_cycle_nodes(c);
 	return nodes && nodes->n ? nodes->n : 1;
 }
 
-/* The pod's distinct normalised image names with how many containers (init and app) use each. */
+/* The pod's distinct normalised image names with how many containers (init and app) and image
+ * volumes use each. */
 struct il_image {
 	const char *name; /* interned */
 	uint32_t count;
@@ -78,13 +94,13 @@ struct il_image {
 
 struct il_state {
 	uint32_t total;        /* nodes in the snapshot */
-	uint32_t n_containers; /* init + app containers: the maximum threshold */
+	uint32_t n_containers; /* init + app containers + image volumes: the maximum threshold */
 	uint32_t n;
 	struct il_image *images;
 };
 
-/* The sum upstream's sumImageScores computes on ni: each container adds its image's scaled size,
- * so an image used by k containers adds it k times. */
+/* The sum upstream's sumImageScores computes on ni: each container or image volume adds its
+ * image's scaled size, so an image used k times adds it k times. */
 static int64_t state_sum(const struct il_state *s, const struct node_info *ni)
 {
 	int64_t sum = 0;
@@ -115,7 +131,7 @@ enum fw_code fw_image_locality_prepare(const struct fw_pl *pl, struct fw_cycle *
 				       const struct node_info *const *nodes, uint32_t n, struct fw_status *st)
 {
 	(void)st;
-	uint32_t n_containers = pod->n_init_containers + pod->n_containers;
+	uint32_t n_containers = image_count(pod);
 	struct il_state *s = fw_cycle_alloc(c, sizeof(*s));
 	if (!s || !(s->images = fw_cycle_alloc(c, (n_containers ? n_containers : 1) * sizeof(*s->images))))
 		return FW_SUCCESS; /* out of memory: Score normalises per node */
@@ -125,6 +141,9 @@ enum fw_code fw_image_locality_prepare(const struct fw_pl *pl, struct fw_cycle *
 		add_image(s, pod->init_containers[i].image);
 	for (uint32_t i = 0; i < pod->n_containers; i++)
 		add_image(s, pod->containers[i].image);
+	for (uint32_t i = 0; i < pod->n_volumes; i++)
+		if (pod->volumes[i].kind == API_VOLUME_IMAGE)
+			add_image(s, pod->volumes[i].reference);
 	fw_cycle_set_state(c, pl, s);
 	/* Score would add 0 to every total when no node scores above 0: most pods (small images, or
 	 * images no examined node has) */
@@ -138,7 +157,7 @@ static enum fw_code score(const struct fw_pl *pl, const struct fw_cycle *c, cons
 			  const struct node_info *ni, int64_t *out, struct fw_status *st)
 {
 	(void)st;
-	uint32_t n_containers = pod->n_init_containers + pod->n_containers;
+	uint32_t n_containers = image_count(pod);
 	const struct il_state *s = fw_cycle_state(c, pl);
 	if (s) {
 		*out = priority(state_sum(s, ni), n_containers);
@@ -153,6 +172,12 @@ static enum fw_code score(const struct fw_pl *pl, const struct fw_cycle *c, cons
 	}
 	for (uint32_t i = 0; i < pod->n_containers; i++) {
 		const struct node_image *img = lookup(ni, pod->containers[i].image);
+		if (img)
+			sum += scaled(img, total);
+	}
+	for (uint32_t i = 0; i < pod->n_volumes; i++) {
+		const struct node_image *img =
+			pod->volumes[i].kind == API_VOLUME_IMAGE ? lookup(ni, pod->volumes[i].reference) : NULL;
 		if (img)
 			sum += scaled(img, total);
 	}

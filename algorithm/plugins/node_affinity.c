@@ -146,16 +146,18 @@ static enum fw_code filter(const struct fw_pl *pl, const struct fw_cycle *c, con
 static enum fw_code pre_score(const struct fw_pl *pl, struct fw_cycle *c, const struct api_pod *pod,
 			      const struct node_info *const *nodes, uint32_t n, struct fw_status *st)
 {
-	(void)pl;
 	(void)c;
 	(void)nodes;
 	const struct api_node_affinity *na = pod->affinity.node_affinity;
+	const struct api_node_affinity *a = added(pl);
 	if (!n)
 		return FW_SUCCESS;
-	if (!na || !na->n_preferred)
+	/* upstream skips only when neither the pod nor the profile's addedAffinity has preferred
+	 * terms: the added ones score every pod */
+	if ((!na || !na->n_preferred) && (!a || !a->n_preferred))
 		return FW_SKIP;
 	/* upstream NewPreferredSchedulingTerms: a broken preferred term is an error */
-	for (uint32_t i = 0; i < na->n_preferred; i++) {
+	for (uint32_t i = 0; na && i < na->n_preferred; i++) {
 		const struct api_preferred_node_term *t = &na->preferred[i];
 		if (t->weight && !term_is_empty(&t->term) && term_broken(&t->term))
 			return fw_status_setf(st, FW_ERROR,

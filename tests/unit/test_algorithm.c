@@ -224,11 +224,14 @@ static void test_profile_building(void **state)
 		assert_int_equal(fw_profile_weight(p, score[i]), want_w[i]);
 	}
 	const struct fw_pl *const *filter = fw_profile_plugins(p, CFG_EP_FILTER, &n);
+	/* Filter run order: upstream v1.37 pkg/scheduler/apis/config/v1/default_plugins.go
+	 * getDefaultPlugins (MultiPoint order), restricted to the Filter plugins csched implements */
+	static const char *const want_filter[] = { "NodeName", "NodeUnschedulable", "TaintToleration", "NodeAffinity",
+						   "NodePorts", "NodeResourcesFit", "VolumeRestrictions",
+						   "NodeDeclaredFeatures" /* appended in v1.37 */ };
 	assert_int_equal(n, 8);
-	assert_string_equal(filter[0]->plugin->name, "NodeUnschedulable");
-	assert_string_equal(filter[5]->plugin->name, "NodeResourcesFit");
-	assert_string_equal(filter[6]->plugin->name, "VolumeRestrictions");
-	assert_string_equal(filter[7]->plugin->name, "NodeDeclaredFeatures"); /* appended in v1.37 */
+	for (uint32_t i = 0; i < n; i++)
+		assert_string_equal(filter[i]->plugin->name, want_filter[i]);
 	/* one instance per plugin: the same fw_pl at every point */
 	uint32_t npf;
 	const struct fw_pl *const *pf = fw_profile_plugins(p, CFG_EP_PRE_FILTER, &npf);
@@ -539,6 +542,43 @@ static int schedule(struct fw_profile *p, struct fw_cycle *c, struct cluster *cl
 	if (rc < 0)
 		fail_msg("fw_schedule_pod: %s", e.msg);
 	return rc;
+}
+
+/* oracle: tests/fixtures/oracle/fit-balanced-no-prescore.json (examples/01-taint-and-cpu with
+ * NodeResourcesFit and NodeResourcesBalancedAllocation left out of PreScore): upstream's Score
+ * computes the requests itself, so scheduling succeeds with the usual scores: n1 452, n2 444,
+ * best n1 (n3 tainted). The slot of NodeResourcesFit holds its PreFilter state by then. */
+static void test_cycle_scores_without_pre_score(void **state)
+{
+	(void)state;
+	struct tl_profile_spec spec = {
+		.pre_filter = { "NodeResourcesFit" },
+		.filter = { "TaintToleration", "NodeResourcesFit" },
+		.pre_score = { "TaintToleration" },
+		.score = { "TaintToleration", "NodeResourcesFit", "NodeResourcesBalancedAllocation" },
+		.score_weight = { 3, 1, 1 },
+	};
+	struct fw_profile *p = tl_profile(&spec, NULL, 1);
+	struct fw_cycle *c = fw_cycle_new(p);
+	static struct cluster cl;
+	struct api_pod *busy = TOBJ_POD(.node = "n2", .containers = { { .req = "cpu=1,memory=1Gi" } });
+	cluster_add(&cl, TOBJ_NODE(.name = "n1", .alloc = "cpu=2,memory=4Gi,pods=110"), NULL, 0);
+	cluster_add(&cl, TOBJ_NODE(.name = "n2", .alloc = "cpu=4,memory=8Gi,pods=110"), &busy, 1);
+	cluster_add(&cl, TOBJ_NODE(.name = "n3", .alloc = "cpu=8,memory=16Gi,pods=110", .taints = "dedicated=gpu:NoSchedule"),
+		    NULL, 0);
+	struct api_pod *pod = TOBJ_POD(.containers = { { .req = "cpu=500m,memory=512Mi" } });
+	static struct fw_schedule_result res;
+	char msg[256];
+	schedule(p, c, &cl, pod, NULL, &res);
+	if (res.code != FW_SUCCESS)
+		fail_msg("got %s: %s", fw_code_str(res.code), fw_status_message(&res.status, msg, sizeof(msg)));
+	assert_string_equal(res.suggested_host, "n1");
+	assert_int_equal(res.feasible_nodes, 2);
+	api_pod_unref(busy);
+	api_pod_unref(pod);
+	cluster_release(&cl);
+	fw_cycle_free(c);
+	fw_profile_free(p);
 }
 
 static void test_cycle_basic(void **state)
@@ -1313,6 +1353,7 @@ int main(void)
 		cmocka_unit_test(test_pool_handover),
 		cmocka_unit_test(test_pool_worker_index),
 		cmocka_unit_test(test_cycle_basic),
+		cmocka_unit_test(test_cycle_scores_without_pre_score),
 		cmocka_unit_test(test_cycle_nominated_pods),
 		cmocka_unit_test(test_cycle_start_index_rotation),
 		cmocka_unit_test(test_cycle_tie_break_uniform),

@@ -2,6 +2,9 @@
  * (pkg/scheduler/framework/plugins/NAME/NAME_test.go): expected reasons and scores are upstream's. */
 #include "algorithm_testlib.h"
 
+#include "cache/cache.h"
+#include "cache/snapshot.h"
+
 /* ---------- helpers running one plugin ---------- */
 
 struct one {
@@ -439,38 +442,94 @@ static void test_fit_requested_to_capacity_ratio(void **state)
 	assert_non_null(strstr(e.msg, "shape[1].utilization"));
 }
 
-/* balanced_allocation_test.go TestNodeResourcesBalancedAllocation */
+static enum fw_code run_prepared_image_score(struct one *o, const struct api_pod *pod, struct node_info *nis,
+					     uint32_t n, int64_t *out);
+
+/* oracle: tests/fixtures/oracle/fit-requested-to-capacity-ratio.json and fit-most-allocated.json
+ * (the nodes and pods of balanced-3-resources.json; resources cpu 2, memory 1, example.com/gpu 3;
+ * shape 0:0 30:7 100:3): RTCR a 53, b 38, c 54, d 37; MostAllocated a 47, b 16, c 58, d 88 */
+#define ORACLE3_POD "[" RX("\"cpu\":\"500m\",\"memory\":\"2Gi\",\"example.com/gpu\":\"1\"") "]"
+#define ORACLE3_NODES_ABD                                                                                  \
+	{ CAP_NODE("a", "4", "8Gi", ",\"example.com/gpu\":\"4\""), CAP_NODE("b", "4", "8Gi", ""),        \
+	  CAP_NODE("d", "3", "10Gi", ",\"example.com/gpu\":\"2\"") },                                      \
+	{ { "[" R("3", "1Gi") "]" }, { 0 }, { "[" RX("\"cpu\":\"5\",\"memory\":\"1Gi\",\"example.com/gpu\":\"1\"") "]" } }
+#define ORACLE3_NODE_C                                                                                     \
+	{ CAP_NODE("c", "4", "8Gi", ",\"example.com/gpu\":\"8\"") },                                      \
+	{ { "[" RX("\"cpu\":\"1500m\",\"memory\":\"6Gi\",\"example.com/gpu\":\"3\"") "]" } }
+static void test_fit_scores_oracle(void **state)
+{
+	(void)state;
+	struct cfg_resource_weight w[] = { { intern_str("cpu"), 2 }, { intern_str("memory"), 1 },
+					   { intern_str("example.com/gpu"), 3 } };
+	struct cfg_shape_point shape[] = { { 0, 0 }, { 30, 7 }, { 100, 3 } };
+	struct cfg_plugin_args args;
+	memset(&args, 0, sizeof(args));
+	args.fit.scoring_type = CFG_SCORING_REQUESTED_TO_CAPACITY_RATIO;
+	args.fit.n_resources = 3;
+	args.fit.resources = w;
+	args.fit.n_shape = 3;
+	args.fit.shape = shape;
+	struct tl_profile_spec spec = { .pre_score = { "NodeResourcesFit" }, .score = { "NodeResourcesFit" },
+					.args = &args };
+	static const struct score_case rtcr[] = {
+		{ "oracle fit-requested-to-capacity-ratio a b d", ORACLE3_POD, ORACLE3_NODES_ABD, { 53, 38, 37 }, 3 },
+		{ "oracle fit-requested-to-capacity-ratio c", ORACLE3_POD, ORACLE3_NODE_C, { 54 }, 1 },
+	};
+	run_score_cases(rtcr, 2, &spec, "NodeResourcesFit");
+	args.fit.scoring_type = CFG_SCORING_MOST_ALLOCATED;
+	args.fit.n_shape = 0;
+	args.fit.shape = NULL;
+	static const struct score_case most[] = {
+		{ "oracle fit-most-allocated a b d", ORACLE3_POD, ORACLE3_NODES_ABD, { 47, 16, 88 }, 3 },
+		{ "oracle fit-most-allocated c", ORACLE3_POD, ORACLE3_NODE_C, { 58 }, 1 },
+	};
+	run_score_cases(most, 2, &spec, "NodeResourcesFit");
+}
+
+
+/* balanced_allocation_test.go TestNodeResourcesBalancedAllocation (v1.37: the score is the change
+ * in balance, 50 + (50 + with - without) / 2); "with"/"without" per node in the comments */
+#define BA_CPU(cpu) "{\"name\":\"c\",\"image\":\"i\",\"resources\":{\"requests\":{\"cpu\":\"" cpu "\"}}}"
+#define BA_GPU ",\"nvidia.com/gpu\":\"8\""
 static void test_balanced_allocation(void **state)
 {
 	(void)state;
 	struct tl_profile_spec spec = { .pre_score = { "NodeResourcesBalancedAllocation" },
 					.score = { "NodeResourcesBalancedAllocation" } };
 	static const struct score_case cases[] = {
-		/* cpu 3000/4000 = 0.75, memory 5000/10000 = 0.5: std 0.125 -> 87; node2 both 0.5 -> 100 */
-		{ "nothing scheduled, resources requested, differently sized nodes", CPU_AND_MEMORY,
-		  { CAP_NODE("node1", "4000", "10000", ""), CAP_NODE("node2", "6000", "10000", "") }, { { 0 } },
-		  { 87, 100 }, 2 },
-		/* node1: cpu 6000/10000 = 0.6, memory 5000/20000 = 0.25 -> std 0.175 -> 82
-		 * node2: cpu 0.6, memory 10000/20000 = 0.5 -> std 0.05 -> 95 */
-		{ "resources requested, pods scheduled with resources", CPU_AND_MEMORY,
-		  { CAP_NODE("node1", "10000", "20000", ""), CAP_NODE("node2", "10000", "20000", "") },
-		  { { "[" R("3000", "0") "]" }, { "[" R("3000", "5000") "]" } }, { 82, 95 }, 2 },
-		/* node1: cpu 6000/10000 = 0.6, memory 5000/20000 = 0.25 -> 82; node2 memory 10000/50000 = 0.2 -> 80 */
-		{ "differently sized nodes", CPU_AND_MEMORY,
-		  { CAP_NODE("node1", "10000", "20000", ""), CAP_NODE("node2", "10000", "50000", "") },
-		  { { "[" R("3000", "0") "]" }, { "[" R("3000", "5000") "]" } }, { 82, 80 }, 2 },
-		/* requested above capacity: fractions capped at 1 -> cpu 1, memory 0.5 -> 75 */
-		{ "requested resources exceed node capacity", "[" R("6000", "5000") "]",
-		  { CAP_NODE("node1", "4000", "10000", "") }, { { 0 } }, { 75 }, 1 },
-		{ "zero node resources: std 0", "[" R("1000", "1000") "]", { "{\"metadata\":{\"name\":\"node1\"}}" },
-		  { { 0 } }, { 100 }, 1 },
+		/* node1 100 -> 87, node2 100 -> 100 */
+		{ "nothing scheduled, resources requested, differently sized nodes",
+		  "[" R("1000m", "2000") "," R("2000m", "3000") "]",
+		  { CAP_NODE("node1", "4000m", "10000", ""), CAP_NODE("node2", "6000m", "10000", "") }, { { 0 } },
+		  { 68, 75 }, 2 },
+		/* node1 85 -> 82, node2 97 -> 95 */
+		{ "resources requested, pods scheduled with resources", "[" R("1000m", "2000") "," R("2000m", "3000") "]",
+		  { CAP_NODE("node1", "10000m", "20000", ""), CAP_NODE("node2", "10000m", "20000", "") },
+		  { { "[" BA_CPU("1000m") "," BA_CPU("2000m") "]" }, { "[" R("1000m", "2000") "," R("2000m", "3000") "]" } },
+		  { 73, 74 }, 2 },
+		/* node1 85 -> 82, node2 90 -> 80 */
+		{ "resources requested, pods scheduled with resources, differently sized nodes",
+		  "[" R("1000m", "2000") "," R("2000m", "3000") "]",
+		  { CAP_NODE("node1", "10000m", "20000", ""), CAP_NODE("node2", "10000m", "50000", "") },
+		  { { "[" BA_CPU("1000m") "," BA_CPU("2000m") "]" }, { "[" R("1000m", "2000") "," R("2000m", "3000") "]" } },
+		  { 73, 70 }, 2 },
+		/* node1 50 -> 100, node2 100 -> 50 */
+		{ "resources requested, pods scheduled with resources, nodes to reach min/max score",
+		  "[" RX("\"memory\":\"2000\"") "," RX("\"memory\":\"3000\"") "]",
+		  { CAP_NODE("node1", "3000m", "5000", ""), CAP_NODE("node2", "3000m", "5000", "") },
+		  { { "[" BA_CPU("1000m") "," BA_CPU("2000m") "]" }, { 0 } }, { 100, 50 }, 2 },
+		/* node1 75 -> 50, node2 100 -> 75 */
+		{ "requested resources at node capacity", "[" BA_CPU("1000m") "," BA_CPU("2000m") "]",
+		  { CAP_NODE("node1", "6000m", "10000", ""), CAP_NODE("node2", "6000m", "10000", "") },
+		  { { "[" BA_CPU("1000m") "," BA_CPU("2000m") "]" }, { "[" R("1000m", "2000") "," R("2000m", "3000") "]" } },
+		  { 62, 62 }, 2 },
 	};
 	run_score_cases(cases, sizeof(cases) / sizeof(cases[0]), &spec, "NodeResourcesBalancedAllocation");
 
-	/* best-effort pods are not scored (PreScore Skip) */
+	/* "nothing scheduled, nothing requested, skip in PreScore": best-effort pods are not scored */
 	struct one o;
 	one_init(&o, &spec, "NodeResourcesBalancedAllocation");
-	struct api_node *n = tobj_node_json(CAP_NODE("node1", "4", "10", ""));
+	struct api_node *n = tobj_node_json(CAP_NODE("node1", "4000m", "10000", ""));
 	struct node_info ni;
 	tl_node_info(&ni, n, NULL, 0);
 	struct api_pod *pod = TOBJ_POD(.containers_json = NO_REQ);
@@ -481,20 +540,94 @@ static void test_balanced_allocation(void **state)
 	api_pod_unref(pod);
 	one_release(&o);
 
-	/* three resources: std over three fractions */
+	/* three resources: std over the fractions of the resources scored on the node */
 	struct cfg_resource_weight res[] = { { intern_str("cpu"), 1 }, { intern_str("memory"), 1 },
-					     { intern_str("example.com/foo"), 1 } };
+					     { intern_str("nvidia.com/gpu"), 1 } },
+				   res_ba3[] = { { intern_str("cpu"), 1 }, { intern_str("memory"), 1 },
+						 { intern_str("example.com/gpu"), 1 } };
 	struct cfg_plugin_args args;
 	memset(&args, 0, sizeof(args));
 	args.balanced.n_resources = 3;
 	args.balanced.resources = res;
 	spec.args = &args;
-	/* fractions 0.5, 0.5, 0.2: mean 0.4, std sqrt((0.01+0.01+0.04)/3) = 0.1414 -> 85 */
 	static const struct score_case three[] = {
-		{ "three resources", "[" RX("\"cpu\":\"2\",\"memory\":\"5\",\"example.com/foo\":\"2\"") "]",
-		  { CAP_NODE("node1", "4", "10", ",\"example.com/foo\":\"10\"") }, { { 0 } }, { 85 }, 1 },
+		/* node1 69 -> 70, node2 62 -> 65 */
+		{ "scalar resource is included in the score computation if pod requests the scalar resource",
+		  "[" RX("\"cpu\":\"0\",\"memory\":\"0\",\"nvidia.com/gpu\":\"1\"") "]",
+		  { CAP_NODE("node1", "3500m", "40000", BA_GPU), CAP_NODE("node2", "3500m", "40000", BA_GPU) },
+		  { { "[" R("1000m", "2000") "," RX("\"cpu\":\"2000m\",\"memory\":\"3000\",\"nvidia.com/gpu\":\"3\"") "]" },
+		    { "[" R("1000m", "2000") "," R("2000m", "3000") "]" } },
+		  { 75, 76 }, 2 },
+		/* both 100 -> 63: the gpu is not requested, so not scored */
+		{ "scalar resource is not included in the score computation if pod doesn't request the scalar resource",
+		  "[" R("1000m", "2000") "," R("2000m", "3000") "]",
+		  { CAP_NODE("node1", "3500m", "40000", BA_GPU), CAP_NODE("node2", "3500m", "40000", "") }, { { 0 } },
+		  { 56, 56 }, 2 },
 	};
-	run_score_cases(three, 1, &spec, "NodeResourcesBalancedAllocation");
+	run_score_cases(three, sizeof(three) / sizeof(three[0]), &spec, "NodeResourcesBalancedAllocation");
+	args.balanced.resources = res_ba3;
+	static const struct score_case ba3[] = {
+		/* oracle: tests/fixtures/oracle/balanced-3-resources.json (args cpu, memory, example.com/gpu; pod 500m/2Gi/1 gpu): a 77 (gpu 0 -> 1/4),
+		 * b 71 (no gpu on the node: two fractions), d 77 (cpu over capacity: fraction capped at 1) */
+		{ "oracle ba3 a b d", "[" RX("\"cpu\":\"500m\",\"memory\":\"2Gi\",\"example.com/gpu\":\"1\"") "]",
+		  { CAP_NODE("a", "4", "8Gi", ",\"example.com/gpu\":\"4\""), CAP_NODE("b", "4", "8Gi", ""),
+		    CAP_NODE("d", "3", "10Gi", ",\"example.com/gpu\":\"2\"") },
+		  { { "[" R("3", "1Gi") "]" }, { 0 }, { "[" RX("\"cpu\":\"5\",\"memory\":\"1Gi\",\"example.com/gpu\":\"1\"") "]" } },
+		  { 77, 71, 77 }, 3 },
+		/* oracle: balanced-3-resources.json: c 72 (three fractions with and without the pod) */
+		{ "oracle ba3 c", "[" RX("\"cpu\":\"500m\",\"memory\":\"2Gi\",\"example.com/gpu\":\"1\"") "]",
+		  { CAP_NODE("c", "4", "8Gi", ",\"example.com/gpu\":\"8\"") },
+		  { { "[" RX("\"cpu\":\"1500m\",\"memory\":\"6Gi\",\"example.com/gpu\":\"3\"") "]" } }, { 72 }, 1 },
+	};
+	run_score_cases(ba3, sizeof(ba3) / sizeof(ba3[0]), &spec, "NodeResourcesBalancedAllocation");
+}
+
+/* Score when the profile leaves the plugin's PreScore out: the framework's preparation computes
+ * what PreScore would have. balanced_allocation_test.go "resources requested, pods scheduled with
+ * resources if PreScore not called" (73, 74); fit's least_allocated_test.go "resources
+ * requested, pods scheduled with resources" (57, 45), here without PreScore. */
+static void test_resource_scores_without_pre_score(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *plugin, *cpu, *mem, *existing[2], *pod;
+		int64_t want[2];
+	} cases[] = {
+		{ "NodeResourcesBalancedAllocation", "10000m", "20000",
+		  { "[" BA_CPU("1000m") "," BA_CPU("2000m") "]", "[" R("1000m", "2000") "," R("2000m", "3000") "]" },
+		  "[" R("1000m", "2000") "," R("2000m", "3000") "]", { 73, 74 } },
+		{ "NodeResourcesFit", "10000", "20000", { "[" R("3000", "0") "]", "[" R("3000", "5000") "]" }, CPU_AND_MEMORY,
+		  { 57, 45 } },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct tl_profile_spec spec = { .filter = { "NodeResourcesFit" }, .score = { cases[i].plugin } };
+		struct one o;
+		one_init(&o, &spec, cases[i].plugin);
+		struct api_node *nodes[2];
+		struct api_pod *existing[2];
+		struct node_info nis[2];
+		for (int k = 0; k < 2; k++) {
+			char name[8];
+			snprintf(name, sizeof(name), "node%d", k + 1);
+			nodes[k] = tobj_node_json("{\"metadata\":{\"name\":\"%s\"},\"status\":{\"allocatable\":{\"cpu\":\"%s\","
+						  "\"memory\":\"%s\"}}}",
+						  name, cases[i].cpu, cases[i].mem);
+			existing[k] = TOBJ_POD(.containers_json = cases[i].existing[k], .node = name);
+			tl_node_info(&nis[k], nodes[k], &existing[k], 1);
+		}
+		struct api_pod *pod = TOBJ_POD(.containers_json = cases[i].pod);
+		int64_t got[2];
+		assert_int_equal(run_prepared_image_score(&o, pod, nis, 2, got), FW_SUCCESS);
+		for (int k = 0; k < 2; k++)
+			if (got[k] != cases[i].want[k])
+				fail_msg("%s without PreScore: node%d got %lld want %lld", cases[i].plugin, k + 1,
+					 (long long)got[k], (long long)cases[i].want[k]);
+		release_nodes(nis, nodes, 2);
+		for (int k = 0; k < 2; k++)
+			api_pod_unref(existing[k]);
+		api_pod_unref(pod);
+		one_release(&o);
+	}
 }
 
 /* ---------- ImageLocality (image_locality_test.go) ---------- */
@@ -635,6 +768,101 @@ static void test_image_locality_prepared(void **state)
 			one_release(&o);
 		}
 	}
+}
+
+/* Image volumes count as images of the pod (upstream image_locality.go sumImageScores) */
+#define IL_VOLUME(ref) "{\"name\":\"v\",\"image\":{\"reference\":\"" ref "\"}}"
+static void test_image_locality_volumes(void **state)
+{
+	(void)state;
+	struct tl_profile_spec spec = { .score = { "ImageLocality" } };
+	/* image_locality_test.go TestImageLocalityPriority: node300600900 and node400030 */
+	static const struct node_image n1_imgs[] = {
+		{ "gcr.io/300:latest", 300 * MB, 1 }, { "gcr.io/600:latest", 600 * MB, 1 }, { "gcr.io/900:latest", 900 * MB, 1 },
+	};
+	static const struct node_image n2_imgs[] = { { "gcr.io/4000:latest", 4000 * MB, 1 }, { "gcr.io/30:latest", 30 * MB, 1 } };
+	static const struct {
+		const char *name, *containers, *volumes;
+		int64_t want[2];
+	} cases[] = {
+		/* 100 * (300M * 1/2 - 23M) / (1000M * 2 - 23M) = 6 */
+		{ "pod with ImageVolume", "[{\"name\":\"c\",\"image\":\"gcr.io/30\"}]", "[" IL_VOLUME("gcr.io/300") "]", { 6, 0 } },
+		{ "same images as ImageVolume pod but as regular container images",
+		  "[{\"name\":\"c\",\"image\":\"gcr.io/30\"},{\"name\":\"d\",\"image\":\"gcr.io/300\"}]", "[]", { 6, 0 } },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct one o;
+		one_init(&o, &spec, "ImageLocality");
+		struct api_node *nodes[2] = { TOBJ_NODE(.name = "node1"), TOBJ_NODE(.name = "node2") };
+		struct node_info nis[2];
+		for (int k = 0; k < 2; k++)
+			tl_node_info(&nis[k], nodes[k], NULL, 0);
+		tl_set_images(&nis[0], n1_imgs, 3);
+		tl_set_images(&nis[1], n2_imgs, 2);
+		char vols[256];
+		snprintf(vols, sizeof(vols), "\"volumes\":%s", cases[i].volumes);
+		struct api_pod *pod = TOBJ_POD(.containers_json = cases[i].containers, .spec = vols);
+		int64_t plain[2], prepared[2];
+		assert_int_equal(run_score(&o, pod, nis, 2, plain), FW_SUCCESS);
+		run_prepared_image_score(&o, pod, nis, 2, prepared);
+		for (int k = 0; k < 2; k++)
+			if (plain[k] != cases[i].want[k] || prepared[k] != cases[i].want[k])
+				fail_msg("%s: node%d: Score alone %lld, prepared %lld, want %lld", cases[i].name, k + 1,
+					 (long long)plain[k], (long long)prepared[k], (long long)cases[i].want[k]);
+		release_nodes(nis, nodes, 2);
+		api_pod_unref(pod);
+		one_release(&o);
+	}
+
+	/* oracle: tests/fixtures/oracle/image-locality-volumes.json, through the cache: n1 reports
+	 * "gcr.io/300" untagged, which the pod's volume (normalised to gcr.io/300:latest) does not
+	 * match; three images (one container, two volumes): n1 4, n2 41, n3 41 */
+	struct cache *c = cache_new();
+	struct snapshot *snap = snapshot_new();
+	struct err e = { 0 };
+	static const char *const node_json[] = {
+		"{\"metadata\":{\"name\":\"n1\"},\"status\":{\"images\":[{\"names\":[\"gcr.io/300\"],\"sizeBytes\":943718400},"
+		"{\"names\":[\"gcr.io/30:latest\"],\"sizeBytes\":524288000}]}}",
+		"{\"metadata\":{\"name\":\"n2\"},\"status\":{\"images\":[{\"names\":[\"gcr.io/300:latest\",\"gcr.io/300@sha256:aaaa\"],"
+		"\"sizeBytes\":943718400},{\"names\":[\"registry.io/x:v1\"],\"sizeBytes\":1048576000}]}}",
+		"{\"metadata\":{\"name\":\"n3\"},\"status\":{\"images\":[{\"names\":[\"registry.io/x:v1\"],\"sizeBytes\":1048576000},"
+		"{\"names\":[\"gcr.io/300:latest\"],\"sizeBytes\":104857600}]}}",
+	};
+	for (int k = 0; k < 3; k++) {
+		struct api_node *n = tobj_node_json("%s", node_json[k]);
+		assert_int_equal(cache_add_node(c, n, &e), 0);
+		api_node_unref(n);
+	}
+	assert_int_equal(cache_update_snapshot(c, snap, &e), 0);
+	struct api_pod *pod = TOBJ_POD(.containers_json = "[{\"name\":\"c\",\"image\":\"gcr.io/30\"}]",
+				       .spec = "\"volumes\":[" IL_VOLUME("gcr.io/300") "," IL_VOLUME("registry.io/x:v1") "]");
+	struct one o;
+	one_init(&o, &spec, "ImageLocality");
+	const struct node_info *ptrs[3];
+	for (int k = 0; k < 3; k++)
+		ptrs[k] = snapshot_get(snap, (const char *[]){ "n1", "n2", "n3" }[k]);
+	o.list.n = 3;
+	o.list.nodes = ptrs;
+	static const int64_t want[3] = { 4, 41, 41 };
+	for (int prepared = 0; prepared < 2; prepared++) {
+		struct fw_status st;
+		fw_cycle_reset(o.c);
+		o.c->nodes = &o.list;
+		if (prepared)
+			fw_score_prepare_of(o.pl->plugin)(o.pl, o.c, pod, ptrs, 3, &st);
+		for (int k = 0; k < 3; k++) {
+			int64_t got = -1;
+			fw_status_reset(&st);
+			assert_int_equal(o.pl->plugin->score(o.pl, o.c, pod, ptrs[k], &got, &st), FW_SUCCESS);
+			if (got != want[k])
+				fail_msg("oracle image-locality-volumes (prepared %d): n%d got %lld want %lld", prepared, k + 1,
+					 (long long)got, (long long)want[k]);
+		}
+	}
+	one_release(&o);
+	api_pod_unref(pod);
+	snapshot_free(snap);
+	cache_free(c);
 }
 
 /* ---------- resources resolved once per pod (helpers.c) ---------- */
@@ -996,8 +1224,11 @@ static void test_node_affinity_added_and_score(void **state)
 	assert_int_equal(got[0], 100);
 	assert_int_equal(got[1], 66);
 	assert_int_equal(got[2], 33);
-	/* no preferred terms on the pod: PreScore Skip */
-	assert_int_equal(run_score(&o, plain, nis, 3, got), FW_SKIP);
+	/* no preferred terms on the pod: the added ones still score (node1 5, node2 0, node3 5) */
+	assert_int_equal(run_score(&o, plain, nis, 3, got), FW_SUCCESS);
+	assert_int_equal(got[0], 100);
+	assert_int_equal(got[1], 0);
+	assert_int_equal(got[2], 100);
 	for (int k = 0; k < 3; k++)
 		node_info_release(&nis[k]);
 	api_node_unref(n1);
@@ -1006,6 +1237,83 @@ static void test_node_affinity_added_and_score(void **state)
 	api_pod_unref(plain);
 	api_pod_unref(pref);
 	one_release(&o);
+	api_pod_unref(holder);
+}
+
+/* node_affinity_test.go TestNodeAffinityPriority, the rows with args.AddedAffinity (and the
+ * PreScore Skip row): affinity1 = preferred weight 2 on foo In [bar] */
+#define NA_PREF(w, key, val)                                                                                   \
+	"{\"weight\":" w ",\"preference\":{\"matchExpressions\":[{\"key\":\"" key "\",\"operator\":\"In\","   \
+	"\"values\":[\"" val "\"]}]}}"
+#define NA_AFFINITY(terms) "{\"nodeAffinity\":{\"preferredDuringSchedulingIgnoredDuringExecution\":[" terms "]}}"
+static void test_node_affinity_priority_added(void **state)
+{
+	(void)state;
+	struct api_node *nodes[3] = { TOBJ_NODE(.name = "node1", .labels = "foo=bar"),
+				      TOBJ_NODE(.name = "node2", .labels = "key=value"),
+				      TOBJ_NODE(.name = "node3", .labels = "foo=bar,key=value,az=az1") };
+	struct node_info nis[3];
+	for (int k = 0; k < 3; k++)
+		tl_node_info(&nis[k], nodes[k], NULL, 0);
+	struct api_pod *affinity1 = TOBJ_POD(.affinity = NA_AFFINITY(NA_PREF("2", "foo", "bar")));
+	struct api_pod *added3 = TOBJ_POD(.affinity = NA_AFFINITY(NA_PREF("3", "key", "value")));
+	struct cfg_plugin_args args;
+	memset(&args, 0, sizeof(args));
+	struct tl_profile_spec spec = { .pre_score = { "NodeAffinity" }, .score = { "NodeAffinity" }, .args = &args };
+	struct one o;
+	int64_t got[3];
+
+	/* "Skip is returned in PreScore when NodeAffinity is nil" (no addedAffinity) */
+	struct api_pod *plain = tobj_pod(NULL);
+	one_init(&o, &spec, "NodeAffinity");
+	assert_int_equal(run_score(&o, plain, nis, 2, got), FW_SKIP);
+	one_release(&o);
+	api_pod_unref(plain);
+
+	/* "added affinity": a pod without affinity is scored by the added preferred terms */
+	args.node_affinity.added_affinity = affinity1->affinity.node_affinity;
+	one_init(&o, &spec, "NodeAffinity");
+	static const int64_t want_added[] = { 100, 0 };
+	expect_scores(&o, "added affinity", tobj_pod(NULL), nis, 2, want_added);
+	one_release(&o);
+
+	/* "added affinity and pod has default affinity": weights sum (pod 2 on foo=bar, added 3 on
+	 * key=value): 2, 3, 5 -> 40, 60, 100 */
+	args.node_affinity.added_affinity = added3->affinity.node_affinity;
+	one_init(&o, &spec, "NodeAffinity");
+	static const int64_t want_both[] = { 40, 60, 100 };
+	expect_scores(&o, "added affinity and pod has default affinity",
+		      TOBJ_POD(.affinity = NA_AFFINITY(NA_PREF("2", "foo", "bar"))), nis, 3, want_both);
+	one_release(&o);
+
+	release_nodes(nis, nodes, 3);
+	api_pod_unref(affinity1);
+	api_pod_unref(added3);
+
+	/* oracle: tests/fixtures/oracle/node-affinity-added.json (added required pool In [a, b],
+	 * preferred 7 on disk=ssd and 3 on pool=b; a pod without affinity): n1 raw 7 -> 100, n2 3 -> 42,
+	 * n3 0; n4 (pool=c) fails Filter with the scheduler-enforced reason */
+	struct api_pod *holder = TOBJ_POD(
+		.affinity = "{\"nodeAffinity\":{\"requiredDuringSchedulingIgnoredDuringExecution\":{\"nodeSelectorTerms\":"
+			    "[{\"matchExpressions\":[{\"key\":\"pool\",\"operator\":\"In\",\"values\":[\"a\",\"b\"]}]}]},"
+			    "\"preferredDuringSchedulingIgnoredDuringExecution\":[" NA_PREF("7", "disk", "ssd") "," NA_PREF(
+				    "3", "pool", "b") "]}}");
+	args.node_affinity.added_affinity = holder->affinity.node_affinity;
+	struct tl_profile_spec full = { .pre_filter = { "NodeAffinity" }, .filter = { "NodeAffinity" },
+					.pre_score = { "NodeAffinity" }, .score = { "NodeAffinity" }, .args = &args };
+	struct api_node *onodes[3] = { TOBJ_NODE(.name = "n1", .labels = "pool=a,disk=ssd"),
+				       TOBJ_NODE(.name = "n2", .labels = "pool=b"),
+				       TOBJ_NODE(.name = "n3", .labels = "pool=a") };
+	for (int k = 0; k < 3; k++)
+		tl_node_info(&nis[k], onodes[k], NULL, 0);
+	one_init(&o, &full, "NodeAffinity");
+	static const int64_t want_oracle[] = { 100, 42, 0 };
+	expect_scores(&o, "oracle node-affinity-added", tobj_pod(NULL), nis, 3, want_oracle);
+	one_release(&o);
+	release_nodes(nis, onodes, 3);
+	expect_filter(&full, "NodeAffinity", "oracle node-affinity-added n4", TOBJ_NODE(.name = "n4", .labels = "pool=c,disk=ssd"),
+		      NULL, tobj_pod(NULL), FW_UNSCHEDULABLE_AND_UNRESOLVABLE,
+		      "node(s) didn't match scheduler-enforced node affinity");
 	api_pod_unref(holder);
 }
 
@@ -1316,15 +1624,19 @@ int main(void)
 		cmocka_unit_test(test_fit_weighted_and_extended),
 		cmocka_unit_test(test_fit_most_allocated),
 		cmocka_unit_test(test_fit_requested_to_capacity_ratio),
+		cmocka_unit_test(test_fit_scores_oracle),
 		cmocka_unit_test(test_balanced_allocation),
+		cmocka_unit_test(test_resource_scores_without_pre_score),
 		cmocka_unit_test(test_image_locality),
 		cmocka_unit_test(test_image_locality_prepared),
+		cmocka_unit_test(test_image_locality_volumes),
 		cmocka_unit_test(test_resource_refs),
 		cmocka_unit_test(test_taint_filter),
 		cmocka_unit_test(test_taint_score),
 		cmocka_unit_test(test_node_affinity_filter),
 		cmocka_unit_test(test_node_affinity_pre_filter),
 		cmocka_unit_test(test_node_affinity_added_and_score),
+		cmocka_unit_test(test_node_affinity_priority_added),
 		cmocka_unit_test(test_node_ports),
 		cmocka_unit_test(test_volume_restrictions),
 		cmocka_unit_test(test_node_name_and_unschedulable),

@@ -66,7 +66,7 @@ static const char *const default_lists[CFG_EP_COUNT] = {
 	[CFG_EP_QUEUE_SORT] = "PrioritySort/0",
 	/* NodeDeclaredFeatures last: upstream apis/config/testing/defaults ExpandedPluginsV1 */
 	[CFG_EP_PRE_FILTER] = "NodeAffinity/0 NodePorts/0 NodeResourcesFit/0 VolumeRestrictions/0 NodeDeclaredFeatures/0",
-	[CFG_EP_FILTER] = "NodeUnschedulable/0 NodeName/0 TaintToleration/0 NodeAffinity/0 NodePorts/0 NodeResourcesFit/0 VolumeRestrictions/0 NodeDeclaredFeatures/0",
+	[CFG_EP_FILTER] = "NodeName/0 NodeUnschedulable/0 TaintToleration/0 NodeAffinity/0 NodePorts/0 NodeResourcesFit/0 VolumeRestrictions/0 NodeDeclaredFeatures/0",
 	[CFG_EP_POST_FILTER] = "",
 	[CFG_EP_PRE_SCORE] = "TaintToleration/0 NodeAffinity/0 NodeResourcesFit/0 NodeResourcesBalancedAllocation/0",
 	[CFG_EP_SCORE] = "TaintToleration/3 NodeAffinity/2 NodeResourcesFit/1 NodeResourcesBalancedAllocation/1 ImageLocality/1",
@@ -153,8 +153,32 @@ static void test_registry(void **state)
 		{ "ImageLocality", true, CFG_EP_BIT(CFG_EP_SCORE) },
 		{ "DefaultBinder", true, CFG_EP_BIT(CFG_EP_BIND) },
 		{ "PodTopologySpread", false, CFG_EP_BIT(CFG_EP_PRE_FILTER) | CFG_EP_BIT(CFG_EP_FILTER) | CFG_EP_BIT(CFG_EP_PRE_SCORE) | CFG_EP_BIT(CFG_EP_SCORE) },
-		{ "DefaultPreemption", false, CFG_EP_BIT(CFG_EP_POST_FILTER) },
+		{ "DefaultPreemption", false, CFG_EP_BIT(CFG_EP_PRE_ENQUEUE) | CFG_EP_BIT(CFG_EP_POST_FILTER) },
 	};
+	/* upstream v1.37 pkg/scheduler/apis/config/v1/default_plugins.go: getDefaultPlugins' MultiPoint
+	 * list after applyFeatureGates with v1.37's default gates (DynamicResources before
+	 * DefaultPreemption, NodeDeclaredFeatures appended), with its weights */
+	static const struct {
+		const char *name;
+		int32_t weight;
+	} upstream_order[] = {
+		{ "SchedulingGates", 0 }, { "PrioritySort", 0 }, { "NodeName", 0 }, { "NodeUnschedulable", 0 },
+		{ "TaintToleration", 3 }, { "NodeAffinity", 2 }, { "NodePorts", 0 }, { "NodeResourcesFit", 1 },
+		{ "VolumeRestrictions", 0 }, { "NodeVolumeLimits", 0 }, { "VolumeBinding", 0 }, { "VolumeZone", 0 },
+		{ "PodTopologySpread", 2 }, { "InterPodAffinity", 2 }, { "DynamicResources", 2 },
+		{ "DefaultPreemption", 0 }, { "NodeResourcesBalancedAllocation", 1 }, { "ImageLocality", 1 },
+		{ "DefaultBinder", 0 }, { "NodeDeclaredFeatures", 0 },
+	};
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!r[i].upstream_default)
+			continue;
+		assert_true(k < sizeof(upstream_order) / sizeof(upstream_order[0]));
+		assert_string_equal(r[i].name, upstream_order[k].name);
+		assert_int_equal(r[i].default_weight, upstream_order[k].weight);
+		k++;
+	}
+	assert_int_equal(k, sizeof(upstream_order) / sizeof(upstream_order[0]));
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		const struct cfg_plugin_desc *info = cfg_registry_lookup(reg, cases[i].name);
 		assert_non_null(info);
@@ -384,13 +408,13 @@ static void test_merge(void **state)
 		  CFG_EP_FILTER, "NodePorts/0 NodeName/0" },
 		{ "multiPoint disable + explicit filter enable appends it last",
 		  "    multiPoint:\n      disabled:\n      - name: NodeAffinity\n    filter:\n      enabled:\n      - name: NodeAffinity\n",
-		  CFG_EP_FILTER, "NodeUnschedulable/0 NodeName/0 TaintToleration/0 NodePorts/0 NodeResourcesFit/0 VolumeRestrictions/0 NodeDeclaredFeatures/0 NodeAffinity/0" },
+		  CFG_EP_FILTER, "NodeName/0 NodeUnschedulable/0 TaintToleration/0 NodePorts/0 NodeResourcesFit/0 VolumeRestrictions/0 NodeDeclaredFeatures/0 NodeAffinity/0" },
 		{ "multiPoint disable removes it from score too",
 		  "    multiPoint:\n      disabled:\n      - name: NodeAffinity\n    filter:\n      enabled:\n      - name: NodeAffinity\n",
 		  CFG_EP_SCORE, "TaintToleration/3 NodeResourcesFit/1 NodeResourcesBalancedAllocation/1 ImageLocality/1" },
 		{ "explicit filter override goes first",
 		  "    filter:\n      enabled:\n      - name: NodePorts\n",
-		  CFG_EP_FILTER, "NodePorts/0 NodeUnschedulable/0 NodeName/0 TaintToleration/0 NodeAffinity/0 NodeResourcesFit/0 VolumeRestrictions/0 NodeDeclaredFeatures/0" },
+		  CFG_EP_FILTER, "NodePorts/0 NodeName/0 NodeUnschedulable/0 TaintToleration/0 NodeAffinity/0 NodeResourcesFit/0 VolumeRestrictions/0 NodeDeclaredFeatures/0" },
 		{ "disabling a not-implemented plugin is a no-op",
 		  "    multiPoint:\n      disabled:\n      - name: PodTopologySpread\n", CFG_EP_FILTER, default_lists[CFG_EP_FILTER] },
 	};

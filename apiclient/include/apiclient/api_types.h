@@ -225,6 +225,7 @@ enum api_volume_kind {
 	API_VOLUME_AWS_EBS,
 	API_VOLUME_RBD,
 	API_VOLUME_ISCSI,
+	API_VOLUME_IMAGE, /* an OCI image or artifact (ImageVolumeSource) */
 };
 
 struct api_volume {
@@ -239,6 +240,7 @@ struct api_volume {
 	const char *pool, *image;
 	const char *target_portal, *iqn; /* iSCSI */
 	int32_t lun;
+	const char *reference; /* image volume: interned, "" when absent */
 };
 
 /* ---------- Metadata ---------- */

@@ -37,11 +37,12 @@ struct node_port {
 	int32_t port;
 };
 
-/* An image present on the node, with how many nodes in the cluster have it (snapshot-wide: in a
- * snapshot, the number of the snapshot's nodes listing the name; the cache's live node_infos
- * leave it 0). size_bytes is the size reported by the first node seen with the name. */
+/* An image present on the node, with how many nodes in the cluster have it (in a snapshot: the
+ * count when this node_info was last copied from the cache, as upstream's snapshot; the cache's
+ * live node_infos leave it 0). size_bytes is the size reported by the node that brought the name
+ * into the cluster (upstream's image state is recreated when its last node drops or re-adds it). */
 struct node_image {
-	const char *name; /* interned, normalised with ":latest" where the name has no tag */
+	const char *name; /* interned, as the node reports it (not normalised) */
 	int64_t size_bytes;
 	uint32_t num_nodes;
 };

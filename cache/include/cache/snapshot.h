@@ -40,7 +40,6 @@ uint64_t snapshot_generation(const struct snapshot *s);
 struct snapshot_stats {
 	uint64_t node_copies;
 	uint64_t list_rebuilds;
-	uint64_t image_refreshes; /* full passes refreshing node_image.num_nodes */
 };
 void snapshot_stats(const struct snapshot *s, struct snapshot_stats *out);
 
