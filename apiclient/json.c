@@ -93,8 +93,7 @@ static struct yajl_val_s v_true = { .type = yajl_t_true }, v_false = { .type = y
 #define LIT(s) { s, sizeof(s) - 1 }
 static const struct jkey skip_metadata[] = { LIT("managedFields"), { NULL, 0 } };
 static const struct jkey skip_status[] = {
-	LIT("containerStatuses"), LIT("initContainerStatuses"), LIT("ephemeralContainerStatuses"),
-	LIT("resourceClaimStatuses"), LIT("podIPs"), LIT("hostIPs"), LIT("nodeInfo"), LIT("daemonEndpoints"),
+	LIT("ephemeralContainerStatuses"), LIT("resourceClaimStatuses"), LIT("podIPs"), LIT("hostIPs"), LIT("nodeInfo"), LIT("daemonEndpoints"),
 	LIT("addresses"), LIT("volumesAttached"), LIT("volumesInUse"), LIT("runtimeHandlers"), LIT("features"),
 	LIT("config"), { NULL, 0 },
 };
@@ -103,6 +102,11 @@ static const struct jkey skip_container[] = {
 	LIT("readinessProbe"), LIT("startupProbe"), LIT("lifecycle"), LIT("command"), LIT("args"),
 	LIT("securityContext"), { NULL, 0 },
 };
+/* container statuses: only name, allocatedResources and resources are read (in-place resize) */
+static const struct jkey skip_container_status[] = {
+	LIT("state"), LIT("lastState"), LIT("image"), LIT("imageID"), LIT("containerID"), LIT("volumeMounts"),
+	LIT("allocatedResourcesStatus"), LIT("user"), { NULL, 0 },
+};
 static const struct jkey skip_spec[] = { LIT("ephemeralContainers"), { NULL, 0 } };
 static const struct {
 	struct jkey parent;
@@ -110,6 +114,7 @@ static const struct {
 } skip_rules[] = {
 	{ LIT("metadata"), skip_metadata }, { LIT("status"), skip_status },	      { LIT("containers"), skip_container },
 	{ LIT("initContainers"), skip_container }, { LIT("spec"), skip_spec },
+	{ LIT("containerStatuses"), skip_container_status }, { LIT("initContainerStatuses"), skip_container_status },
 };
 #undef LIT
 

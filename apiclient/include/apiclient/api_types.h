@@ -215,6 +215,16 @@ struct api_container {
 	bool restart_policy_always; /* init containers: restartPolicy Always (a sidecar) */
 };
 
+/* What the kubelet reports of a container's resources (status.containerStatuses[] and
+ * initContainerStatuses[]): in-place resize makes them differ from the spec, and upstream's
+ * PodRequests counts the larger. has_* is "the field is present" (Go: non-nil). */
+struct api_container_status {
+	const char *name; /* interned */
+	bool has_allocated, has_actual;
+	struct api_resources allocated; /* allocatedResources: what the kubelet admitted */
+	struct api_resources actual;    /* resources.requests: what the runtime applied */
+};
+
 enum api_volume_kind {
 	API_VOLUME_OTHER,
 	API_VOLUME_PVC,
@@ -306,6 +316,13 @@ struct api_pod {
 	uint32_t n_conditions;
 	struct api_condition *conditions;
 	const char *nominated_node_name; /* interned, "" when absent */
+	/* in-place resize (read by node_res_of_pod; names match spec containers) */
+	uint32_t n_container_statuses, n_init_container_statuses;
+	struct api_container_status *container_statuses, *init_container_statuses;
+	/* pod-level status.allocatedResources and status.resources.requests; has_status_resources is
+	 * "status.resources is present", which alone decides whether pod-level status counts */
+	bool has_status_allocated, has_status_resources, has_status_requests;
+	struct api_resources status_allocated, status_requests;
 };
 
 /* ---------- Node ---------- */
