@@ -33,6 +33,12 @@ static enum fw_code run_fit_filter(const struct api_node *node, struct api_pod *
 	"{\"metadata\":{\"name\":\"machine\"},\"status\":{\"allocatable\":{\"cpu\":\"10m\",\"memory\":\"20\","     \
 	"\"pods\":\"32\",\"example.com/aaa\":\"5\",\"ephemeral-storage\":\"20\",\"hugepages-2Mi\":\"5\"}}}"
 
+#define N1_4CPU "{\"metadata\":{\"name\":\"n1\"},\"status\":{\"allocatable\":{\"cpu\":\"4\",\"memory\":\"1Gi\",\"pods\":\"110\"}}}"
+#define POD_LEVEL_RESIZED                                                                                         \
+	.name = "b", .containers = { { .name = "c1", .req = "cpu=1", .lim = "cpu=2" } }, .pod_req = "cpu=2",       \
+	.status = "\"phase\":\"Running\",\"allocatedResources\":{\"cpu\":\"3\"},\"resources\":{\"requests\":"      \
+		  "{\"cpu\":\"3.5\"},\"limits\":{\"cpu\":\"5\"}}"
+
 struct filter_case {
 	const char *name;
 	const char *node; /* JSON */
@@ -67,12 +73,19 @@ static void test_fit_filter_pod_resources(void **state)
 		/* oracle: node n1 allocatable cpu 4; bound pod with spec cpu 500m whose container status
 		 * still reports allocatedResources and resources.requests cpu 1 (a resize down in
 		 * progress); a pending 3500m pod gets NodeResourcesFit "Insufficient cpu": 1000m counted */
-		{ "resize down in progress counts the status", "{\"metadata\":{\"name\":\"n1\"},\"status\":{\"allocatable\":"
-							       "{\"cpu\":\"4\",\"memory\":\"1Gi\",\"pods\":\"110\"}}}",
+		{ "resize down in progress counts the status", N1_4CPU,
 		  { .name = "b", .containers = { { .name = "c1", .req = "cpu=500m" } },
 		    .status = "\"phase\":\"Running\",\"containerStatuses\":[{\"name\":\"c1\",\"allocatedResources\":"
 			      "{\"cpu\":\"1\"},\"resources\":{\"requests\":{\"cpu\":\"1\"}}}]" },
 		  { .containers = { { .name = "c1", .req = "cpu=3500m" } } }, FW_UNSCHEDULABLE, "Insufficient cpu" },
+		/* oracle: n1 (cpu 4) runs a pod with pod-level requests cpu 2 (container c1 1) whose
+		 * pod-level status reports allocatedResources cpu 3 and resources.requests cpu 3.5
+		 * (InPlacePodLevelResourcesVerticalScaling): a 500m pod fits, a 600m pod gets
+		 * "Insufficient cpu": 3500m counted */
+		{ "pod-level resize status: 500m fits", N1_4CPU, { POD_LEVEL_RESIZED }, { .containers = { { .req = "cpu=500m" } } },
+		  FW_SUCCESS, "" },
+		{ "pod-level resize status: 600m does not", N1_4CPU, { POD_LEVEL_RESIZED },
+		  { .containers = { { .req = "cpu=600m" } } }, FW_UNSCHEDULABLE, "Insufficient cpu" },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		const struct filter_case *tc = &cases[i];
