@@ -460,6 +460,24 @@ static int container_status_item(struct dec *d, jv v, void *item)
 	return status_requests(d, v, &has_res, &cs->has_actual, &cs->actual);
 }
 
+/* status.resources and status.allocatedResources, when status.resources is there. */
+static int pod_resize_status(struct dec *d, jv st, struct api_pod *p)
+{
+	bool has_res;
+	jv res;
+	int rc = api__dec_get_obj(d, st, "resources", &res);
+	if (rc || !res)
+		return rc;
+	struct api_pod_resize_status *rs = api__dec_alloc(d, sizeof(*rs));
+	if (!rs)
+		return api__dec_nomem(d);
+	memset(rs, 0, sizeof(*rs));
+	p->status_resources = rs;
+	if ((rc = resources_opt(d, st, "allocatedResources", &rs->has_allocated, &rs->allocated)))
+		return rc;
+	return status_requests(d, st, &has_res, &rs->has_requests, &rs->requests);
+}
+
 static int pod_status(struct dec *d, jv st, struct api_pod *p)
 {
 	int rc;
@@ -470,8 +488,7 @@ static int pod_status(struct dec *d, jv st, struct api_pod *p)
 			    &p->n_container_statuses, (void **)&p->container_statuses, container_status_item)) ||
 	    (rc = api__dec_get_array(d, st, "initContainerStatuses", sizeof(*p->init_container_statuses),
 			    &p->n_init_container_statuses, (void **)&p->init_container_statuses, container_status_item)) ||
-	    (rc = resources_opt(d, st, "allocatedResources", &p->has_status_allocated, &p->status_allocated)) ||
-	    (rc = status_requests(d, st, &p->has_status_resources, &p->has_status_requests, &p->status_requests)))
+	    (rc = pod_resize_status(d, st, p)))
 		return rc;
 	return api__dec_get_str(d, st, "nominatedNodeName", true, "", &p->nominated_node_name);
 }

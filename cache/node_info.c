@@ -301,7 +301,7 @@ out:
  * spec's (with none, allocated = actuated = spec for every container). */
 static bool has_resize_status(const struct api_pod *p)
 {
-	return p->n_container_statuses || p->n_init_container_statuses || p->has_status_resources ||
+	return p->n_container_statuses || p->n_init_container_statuses || p->status_resources ||
 	       resize_infeasible(p);
 }
 
@@ -315,9 +315,10 @@ static int aggregate_with_status(const struct api_pod *p, const struct nonmissin
 	int rc = ERR_NOMEM;
 	if (!infeasible && aggregate(p, W_SPEC, false, nm, out) < 0)
 		goto out;
-	if (p->has_status_allocated && p->has_status_resources && p->has_status_requests) {
+	const struct api_pod_resize_status *rs = p->status_resources;
+	if (rs && rs->has_allocated && rs->has_requests) {
 		/* pod-level status maps already hold the aggregate (no defaults applied to them) */
-		if (rl_add_res(&alloc, &p->status_allocated, NULL) < 0 || rl_add_res(&act, &p->status_requests, NULL) < 0)
+		if (rl_add_res(&alloc, &rs->allocated, NULL) < 0 || rl_add_res(&act, &rs->requests, NULL) < 0)
 			goto out;
 	} else if (aggregate(p, W_ALLOCATED, infeasible, nm, &alloc) < 0 ||
 		   aggregate(p, W_ACTUATED, infeasible, nm, &act) < 0) {
@@ -359,16 +360,17 @@ static int apply_pod_level(struct rl *out, const struct rl *pl)
  * infeasible), status.resources.requests and status.allocatedResources. */
 static int pod_level(const struct api_pod *p, bool use_status, struct rl *pl)
 {
-	if (!use_status || !p->has_status_resources)
+	const struct api_pod_resize_status *rs = p->status_resources;
+	if (!use_status || !rs)
 		return rl_add_res(pl, &p->pod_requests, NULL);
 	struct rl tmp = { 0 };
 	int rc = ERR_NOMEM;
 	if (!resize_infeasible(p) && rl_add_res(pl, &p->pod_requests, NULL) < 0)
 		goto out;
-	if (p->has_status_requests && (rl_add_res(&tmp, &p->status_requests, NULL) < 0 || rl_max(pl, &tmp) < 0))
+	if (rs->has_requests && (rl_add_res(&tmp, &rs->requests, NULL) < 0 || rl_max(pl, &tmp) < 0))
 		goto out;
 	rl_clear(&tmp);
-	if (p->has_status_allocated && (rl_add_res(&tmp, &p->status_allocated, NULL) < 0 || rl_max(pl, &tmp) < 0))
+	if (rs->has_allocated && (rl_add_res(&tmp, &rs->allocated, NULL) < 0 || rl_max(pl, &tmp) < 0))
 		goto out;
 	rc = 0;
 out:

@@ -56,11 +56,12 @@ static void test_resize_status_decoded(void **state)
 	assert_true(p->init_container_statuses[0].has_allocated);
 	assert_false(p->init_container_statuses[0].allocated.has_cpu);
 	/* pod level: status.resources present without requests */
-	assert_true(p->has_status_allocated);
-	assert_int_equal(p->status_allocated.cpu, 1100);
-	assert_int_equal(api_resources_scalar(&p->status_allocated, intern_str("hugepages-2Mi")), 2 << 20);
-	assert_true(p->has_status_resources);
-	assert_false(p->has_status_requests);
+	const struct api_pod_resize_status *rs = p->status_resources;
+	assert_non_null(rs);
+	assert_true(rs->has_allocated);
+	assert_int_equal(rs->allocated.cpu, 1100);
+	assert_int_equal(api_resources_scalar(&rs->allocated, intern_str("hugepages-2Mi")), 2 << 20);
+	assert_false(rs->has_requests);
 	assert_int_equal(p->n_conditions, 2);
 	assert_string_equal(p->conditions[1].reason, "Infeasible");
 	api_pod_unref(p);
@@ -69,7 +70,12 @@ static void test_resize_status_decoded(void **state)
 	p = TOBJ_POD(.name = "q");
 	assert_int_equal(p->n_container_statuses, 0);
 	assert_int_equal(p->n_init_container_statuses, 0);
-	assert_false(p->has_status_allocated || p->has_status_resources || p->has_status_requests);
+	assert_null(p->status_resources);
+	api_pod_unref(p);
+
+	/* allocatedResources alone is never read (upstream needs status.resources): not kept */
+	p = TOBJ_POD(.name = "a", .status = "\"allocatedResources\":{\"cpu\":\"1\"}");
+	assert_null(p->status_resources);
 	api_pod_unref(p);
 }
 
@@ -82,7 +88,8 @@ static void test_resize_status_errors(void **state)
 		{ "\"containerStatuses\":[{\"name\":\"c\",\"allocatedResources\":{\"cpu\":\"x\"}}]",
 		  "pod default/bad: status.containerStatuses[0].allocatedResources.cpu: invalid quantity \"x\"" },
 		{ "\"resources\":{\"requests\":[]}", "pod default/bad: status.resources.requests: expected object, got array" },
-		{ "\"allocatedResources\":\"1\"", "pod default/bad: status.allocatedResources: expected object, got string" },
+		{ "\"resources\":{},\"allocatedResources\":\"1\"",
+		  "pod default/bad: status.allocatedResources: expected object, got string" },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct tobj_pod s = { .name = "bad", .status = cases[i].status };

@@ -319,10 +319,16 @@ struct api_pod {
 	/* in-place resize (read by node_res_of_pod; names match spec containers) */
 	uint32_t n_container_statuses, n_init_container_statuses;
 	struct api_container_status *container_statuses, *init_container_statuses;
-	/* pod-level status.allocatedResources and status.resources.requests; has_status_resources is
-	 * "status.resources is present", which alone decides whether pod-level status counts */
-	bool has_status_allocated, has_status_resources, has_status_requests;
-	struct api_resources status_allocated, status_requests;
+	const struct api_pod_resize_status *status_resources; /* in the arena; NULL: no status.resources */
+};
+
+/* The pod-level resize status (InPlacePodLevelResourcesVerticalScaling). Upstream reads
+ * status.allocatedResources only where status.resources is present, so a pod carries this only
+ * then (most pods: no room taken). has_* is "the field is present" (Go: non-nil). */
+struct api_pod_resize_status {
+	bool has_allocated, has_requests;
+	struct api_resources allocated; /* status.allocatedResources */
+	struct api_resources requests;  /* status.resources.requests */
 };
 
 /* ---------- Node ---------- */
