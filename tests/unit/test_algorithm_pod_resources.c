@@ -33,7 +33,8 @@ static enum fw_code run_fit_filter(const struct api_node *node, struct api_pod *
 	"{\"metadata\":{\"name\":\"machine\"},\"status\":{\"allocatable\":{\"cpu\":\"10m\",\"memory\":\"20\","     \
 	"\"pods\":\"32\",\"example.com/aaa\":\"5\",\"ephemeral-storage\":\"20\",\"hugepages-2Mi\":\"5\"}}}"
 
-#define N1_4CPU "{\"metadata\":{\"name\":\"n1\"},\"status\":{\"allocatable\":{\"cpu\":\"4\",\"memory\":\"1Gi\",\"pods\":\"110\"}}}"
+#define N1_4CPU \
+	"{\"metadata\":{\"name\":\"n1\"},\"status\":{\"allocatable\":{\"cpu\":\"4\",\"memory\":\"1Gi\",\"pods\":\"110\"}}}"
 #define POD_LEVEL_RESIZED                                                                                         \
 	.name = "b", .containers = { { .name = "c1", .req = "cpu=1", .lim = "cpu=2" } }, .pod_req = "cpu=2",       \
 	.status = "\"phase\":\"Running\",\"allocatedResources\":{\"cpu\":\"3\"},\"resources\":{\"requests\":"      \
@@ -143,11 +144,72 @@ static void test_fit_score_pod_level(void **state)
 	fw_profile_free(p);
 }
 
+/* ---------- NodeResourcesFit queueing hints ---------- */
+
+static enum queue_hint fit_hint(const struct fw_profile *p, uint32_t res, uint32_t action, const struct api_pod *pod,
+				const void *old_obj, const void *new_obj)
+{
+	struct queue_profile qp;
+	fw_profile_queue_profile(p, &qp);
+	struct queue_event in = { res, action, NULL };
+	for (uint32_t i = 0; i < qp.n_hints; i++) {
+		const struct queue_hint_reg *r = &qp.hints[i];
+		if (strcmp(r->plugin, "NodeResourcesFit") == 0 && queue_event_matches(&r->event, &in))
+			return r->hint(r->ctx, pod, old_obj, new_obj);
+	}
+	fail_msg("NodeResourcesFit registers no event matching resource %u action %u", res, action);
+	return QUEUE_HINT_SKIP;
+}
+
+static void test_fit_hints_pod_resources(void **state)
+{
+	(void)state;
+	struct fw_profile_config pc;
+	fw_default_profile_config("hints", &pc);
+	struct err e = { 0 };
+	struct fw_profile *p = fw_profile_new(&pc, NULL, &e);
+	assert_non_null(p);
+
+	/* fit_test.go TestIsFit "sufficient / insufficient pod-level resource hugepages", through
+	 * isSchedulableAfterNodeChange on a node add (isFit false: Skip) */
+	struct api_node *node = TOBJ_NODE(.name = "n", .alloc = "pods=32,hugepages-2Mi=2Mi"); /* Capacity() adds pods 32 */
+	struct api_pod *fits = TOBJ_POD(.containers_json = "[]", .pod_req = "hugepages-2Mi=2Mi");
+	struct api_pod *too_big = TOBJ_POD(.containers_json = "[]", .pod_req = "hugepages-2Mi=4Mi");
+	assert_int_equal(fit_hint(p, QUEUE_RES_NODE, QUEUE_ACT_ADD, fits, NULL, node), QUEUE_HINT_QUEUE);
+	assert_int_equal(fit_hint(p, QUEUE_RES_NODE, QUEUE_ACT_ADD, too_big, NULL, node), QUEUE_HINT_SKIP);
+
+	/* fit.go haveEnoughRelevantResourcesDecreased reads the pods' requests with status resources:
+	 * an assigned pod whose spec stays at 1 cpu while the kubelet's status goes from 3 to 1 cpu
+	 * frees cpu (Queue) for a pod requesting cpu, nothing for one requesting only memory */
+	struct api_pod *before = TOBJ_POD(.name = "b", .node = "n", .containers = { { .name = "c", .req = "cpu=1" } },
+					  .status = "\"containerStatuses\":[{\"name\":\"c\",\"allocatedResources\":"
+						    "{\"cpu\":\"3\"},\"resources\":{\"requests\":{\"cpu\":\"3\"}}}]");
+	struct api_pod *after = TOBJ_POD(.name = "b", .node = "n", .containers = { { .name = "c", .req = "cpu=1" } },
+					 .status = "\"containerStatuses\":[{\"name\":\"c\",\"allocatedResources\":"
+						   "{\"cpu\":\"1\"},\"resources\":{\"requests\":{\"cpu\":\"1\"}}}]");
+	struct api_pod *wants_cpu = TOBJ_POD(.containers = { { .req = "cpu=2" } });
+	struct api_pod *wants_mem = TOBJ_POD(.containers = { { .req = "memory=1Gi" } });
+	assert_int_equal(fit_hint(p, QUEUE_RES_ASSIGNED_POD, QUEUE_ACT_UPDATE_POD_SCALE_DOWN, wants_cpu, before, after),
+			 QUEUE_HINT_QUEUE);
+	assert_int_equal(fit_hint(p, QUEUE_RES_ASSIGNED_POD, QUEUE_ACT_UPDATE_POD_SCALE_DOWN, wants_mem, before, after),
+			 QUEUE_HINT_SKIP);
+
+	api_pod_unref(fits);
+	api_pod_unref(too_big);
+	api_pod_unref(before);
+	api_pod_unref(after);
+	api_pod_unref(wants_cpu);
+	api_pod_unref(wants_mem);
+	api_node_unref(node);
+	fw_profile_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fit_filter_pod_resources),
 		cmocka_unit_test(test_fit_score_pod_level),
+		cmocka_unit_test(test_fit_hints_pod_resources),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
