@@ -288,7 +288,7 @@ enum fw_code fw_pre_score_if_not_configured(const struct fw_pl *pl, struct fw_cy
 	return pl->plugin->pre_score(pl, c, pod, nodes, n, st);
 }
 
-int fw_pod_res_refs_new(struct fw_cycle *c, const struct api_pod *pod, bool defaults, const char *const *names,
+int fw_pod_res_refs_new(struct fw_cycle *c, const struct api_pod *pod, enum node_res_kind kind, const char *const *names,
 			const int64_t *weights, uint32_t n, const struct fw_pod_res_refs **out)
 {
 	struct fw_pod_res_refs *s = fw_cycle_alloc(c, sizeof(*s));
@@ -296,7 +296,7 @@ int fw_pod_res_refs_new(struct fw_cycle *c, const struct api_pod *pod, bool defa
 	struct node_res r;
 	if (!s || !req || !(s->res = fw_cycle_alloc(c, n * sizeof(*s->res))))
 		return ERR_NOMEM;
-	if (node_res_of_pod(pod, defaults, &r) < 0)
+	if (node_res_of_pod(pod, kind, &r) < 0)
 		return ERR_INVALID;
 	s->requests_none = true;
 	for (uint32_t i = 0; i < n; i++) {

@@ -89,9 +89,9 @@ struct fw_pod_res_refs {
 	bool requests_none; /* the pod requests none of the resources */
 };
 /* Builds it in the cycle arena for names[0..n) (interned) with weights (NULL = 1), the pod's
- * requests taken as node_res_of_pod(pod, defaults). Returns 0, ERR_NOMEM, or ERR_INVALID when the
+ * requests taken as node_res_of_pod(pod, kind). Returns 0, ERR_NOMEM, or ERR_INVALID when the
  * pod's requests cannot be computed. */
-int fw_pod_res_refs_new(struct fw_cycle *c, const struct api_pod *pod, bool defaults, const char *const *names,
+int fw_pod_res_refs_new(struct fw_cycle *c, const struct api_pod *pod, enum node_res_kind kind, const char *const *names,
 			const int64_t *weights, uint32_t n, const struct fw_pod_res_refs **out);
 static inline void fw_res_ref_alloc_req(const struct node_info *ni, const struct fw_res_ref *ref,
 					bool use_requested, int64_t *alloc, int64_t *req)

@@ -50,7 +50,7 @@ int api__gen_finish(struct yajl_gen_t *g, const char *what, char **out, size_t *
  * Trees have yajl_tree's layout (struct yajl_val_s: the YAJL_IS_* macros, yajl_tree_get and the
  * api_*_decode functions read them) but live in the parser's arenas: never yajl_tree_free one; a
  * tree stays valid until the next api__json_begin/api__json_parse or api__json_free. Fields of
- * Pods and Nodes that csched never reads (metadata.managedFields, container statuses, a
+ * Pods and Nodes that csched never reads (metadata.managedFields, a container status's state, a
  * container's env and probes, ...: the list is in json.c) are skipped while parsing and read as
  * absent. Not thread-safe: one parser per thread. */
 struct api__json;

@@ -488,12 +488,67 @@ static int pod_spec(struct dec *d, jv spec, struct api_pod *p)
 	return 0;
 }
 
+/* obj[key] as a ResourceList, *has telling whether it is there (Go: a non-nil map). */
+static int resources_opt(struct dec *d, jv obj, const char *key, bool *has, struct api_resources *r)
+{
+	jv v;
+	int rc = api__dec_get_obj(d, obj, key, &v);
+	*has = v != NULL;
+	return rc ? rc : api__dec_get_resources(d, obj, key, r);
+}
+
+/* obj.resources.requests, *has_res telling whether obj.resources is there. */
+static int status_requests(struct dec *d, jv obj, bool *has_res, bool *has_req, struct api_resources *r)
+{
+	jv res;
+	int rc = api__dec_get_obj(d, obj, "resources", &res);
+	*has_res = res != NULL;
+	*has_req = false;
+	if (rc || !res)
+		return rc;
+	return WITH_KEY(d, "resources", resources_opt(d, res, "requests", has_req, r));
+}
+
+static int container_status_item(struct dec *d, jv v, void *item)
+{
+	struct api_container_status *cs = item;
+	bool has_res;
+	int rc;
+	if ((rc = api__dec_want_object(d, v)) || (rc = api__dec_get_str(d, v, "name", true, "", &cs->name)) ||
+	    (rc = resources_opt(d, v, "allocatedResources", &cs->has_allocated, &cs->allocated)))
+		return rc;
+	return status_requests(d, v, &has_res, &cs->has_actual, &cs->actual);
+}
+
+/* status.resources and status.allocatedResources, when status.resources is there. */
+static int pod_resize_status(struct dec *d, jv st, struct api_pod *p)
+{
+	bool has_res;
+	jv res;
+	int rc = api__dec_get_obj(d, st, "resources", &res);
+	if (rc || !res)
+		return rc;
+	struct api_pod_resize_status *rs = api__dec_alloc(d, sizeof(*rs));
+	if (!rs)
+		return api__dec_nomem(d);
+	memset(rs, 0, sizeof(*rs));
+	p->status_resources = rs;
+	if ((rc = resources_opt(d, st, "allocatedResources", &rs->has_allocated, &rs->allocated)))
+		return rc;
+	return status_requests(d, st, &has_res, &rs->has_requests, &rs->requests);
+}
+
 static int pod_status(struct dec *d, jv st, struct api_pod *p)
 {
 	int rc;
 	if ((rc = api__dec_get_str(d, st, "phase", true, "", &p->phase)) ||
 	    (rc = api__dec_get_array(d, st, "conditions", sizeof(*p->conditions), &p->n_conditions, (void **)&p->conditions,
-			    api__dec_condition_item)))
+			    api__dec_condition_item)) ||
+	    (rc = api__dec_get_array(d, st, "containerStatuses", sizeof(*p->container_statuses),
+			    &p->n_container_statuses, (void **)&p->container_statuses, container_status_item)) ||
+	    (rc = api__dec_get_array(d, st, "initContainerStatuses", sizeof(*p->init_container_statuses),
+			    &p->n_init_container_statuses, (void **)&p->init_container_statuses, container_status_item)) ||
+	    (rc = pod_resize_status(d, st, p)))
 		return rc;
 	return api__dec_get_str(d, st, "nominatedNodeName", true, "", &p->nominated_node_name);
 }

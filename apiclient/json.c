@@ -93,8 +93,7 @@ static struct yajl_val_s v_true = { .type = yajl_t_true }, v_false = { .type = y
 #define LIT(s) { s, sizeof(s) - 1 }
 static const struct jkey skip_metadata[] = { LIT("managedFields"), { NULL, 0 } };
 static const struct jkey skip_status[] = {
-	LIT("containerStatuses"), LIT("initContainerStatuses"), LIT("ephemeralContainerStatuses"),
-	LIT("resourceClaimStatuses"), LIT("podIPs"), LIT("hostIPs"), LIT("nodeInfo"), LIT("daemonEndpoints"),
+	LIT("ephemeralContainerStatuses"), LIT("resourceClaimStatuses"), LIT("podIPs"), LIT("hostIPs"), LIT("nodeInfo"), LIT("daemonEndpoints"),
 	LIT("addresses"), LIT("volumesAttached"), LIT("volumesInUse"), LIT("runtimeHandlers"), LIT("features"),
 	LIT("config"), { NULL, 0 },
 };
@@ -108,6 +107,11 @@ static const struct jkey skip_volume_mount[] = {
 	LIT("name"), LIT("mountPath"), LIT("subPath"), LIT("subPathExpr"), LIT("mountPropagation"),
 	LIT("readOnly"), LIT("recursiveReadOnly"), { NULL, 0 },
 };
+/* container statuses: only name, allocatedResources and resources are read (in-place resize) */
+static const struct jkey skip_container_status[] = {
+	LIT("state"), LIT("lastState"), LIT("image"), LIT("imageID"), LIT("containerID"), LIT("volumeMounts"),
+	LIT("allocatedResourcesStatus"), LIT("user"), { NULL, 0 },
+};
 static const struct {
 	struct jkey parent;
 	const struct jkey *keys;
@@ -115,6 +119,7 @@ static const struct {
 	{ LIT("metadata"), skip_metadata }, { LIT("status"), skip_status },	      { LIT("containers"), skip_container },
 	{ LIT("initContainers"), skip_container }, { LIT("ephemeralContainers"), skip_container },
 	{ LIT("volumeMounts"), skip_volume_mount },
+	{ LIT("containerStatuses"), skip_container_status }, { LIT("initContainerStatuses"), skip_container_status },
 };
 #undef LIT
 

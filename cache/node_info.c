@@ -127,8 +127,12 @@ static int rl_add_scalar(struct rl *r, const char *name, int64_t v)
 	return 0;
 }
 
+/* d += r (a nil list when r is NULL), with nm's defaults for what r lacks (applyNonMissing). */
 static int rl_add_res(struct rl *d, const struct api_resources *r, const struct nonmissing *nm)
 {
+	static const struct api_resources nil;
+	if (!r)
+		r = &nil;
 	if (r->has_cpu) {
 		d->cpu += r->cpu;
 		d->has_cpu = true;
@@ -196,26 +200,85 @@ static int rl_max(struct rl *d, const struct rl *s)
 	return 0;
 }
 
-static bool pod_level_requests_set(const struct api_pod *p)
+/* The list empty again (keeps the scalar array for reuse). */
+static void rl_clear(struct rl *r)
 {
-	return p->pod_requests.has_cpu || p->pod_requests.has_memory;
+	r->cpu = r->mem = r->eph = 0;
+	r->has_cpu = r->has_mem = r->has_eph = false;
+	r->n = 0;
 }
 
-/* upstream PodRequests(pod, {NonMissingContainerRequests: nm}) with pod-level resources on. */
-static int pod_requests(const struct api_pod *p, const struct nonmissing *nm, struct rl *out)
+static bool is_hugepages(const char *name)
+{
+	return strncmp(name, "hugepages-", 10) == 0;
+}
+
+/* upstream IsPodLevelRequestsSet: spec.resources.requests names cpu, memory or hugepages-*
+ * (IsSupportedPodLevelResource). */
+static bool pod_level_requests_set(const struct api_pod *p)
+{
+	const struct api_resources *r = &p->pod_requests;
+	if (r->has_cpu || r->has_memory)
+		return true;
+	for (uint32_t i = 0; i < r->n_scalar; i++)
+		if (is_hugepages(r->scalar[i].name))
+			return true;
+	return false;
+}
+
+/* upstream IsPodResizeInfeasible: the PodResizePending condition says Infeasible. */
+static bool resize_infeasible(const struct api_pod *p)
+{
+	for (uint32_t i = 0; i < p->n_conditions; i++)
+		if (p->conditions[i].type && strcmp(p->conditions[i].type, "PodResizePending") == 0)
+			return p->conditions[i].reason && strcmp(p->conditions[i].reason, "Infeasible") == 0;
+	return false;
+}
+
+/* upstream findContainerStatus: containerStatuses first, then initContainerStatuses. */
+static const struct api_container_status *find_status(const struct api_pod *p, const char *name)
+{
+	for (uint32_t i = 0; i < p->n_container_statuses; i++)
+		if (p->container_statuses[i].name == name)
+			return &p->container_statuses[i];
+	for (uint32_t i = 0; i < p->n_init_container_statuses; i++)
+		if (p->init_container_statuses[i].name == name)
+			return &p->init_container_statuses[i];
+	return NULL;
+}
+
+/* Which list of a container counts (upstream containerSpecRequests, containerAllocatedRequests,
+ * containerActuatedRequests). */
+enum which { W_SPEC, W_ALLOCATED, W_ACTUATED };
+
+/* The container's list; NULL is a nil list (an infeasible resize with nothing reported). */
+static const struct api_resources *container_list(const struct api_pod *p, const struct api_container *c,
+						  enum which w, bool infeasible)
+{
+	if (w == W_SPEC)
+		return &c->requests;
+	const struct api_container_status *cs = find_status(p, c->name);
+	if (w == W_ACTUATED && cs && cs->has_actual)
+		return &cs->actual;
+	if (cs && cs->has_allocated)
+		return &cs->allocated;
+	return infeasible ? NULL : &c->requests;
+}
+
+/* upstream aggregateContainerResourcesByFn: app containers and sidecars add up, an init container
+ * runs beside the sidecars started before it, and the pod needs the largest of those. */
+static int aggregate(const struct api_pod *p, enum which w, bool infeasible, const struct nonmissing *nm,
+		     struct rl *out)
 {
 	struct rl side = { 0 }, init_max = { 0 }, cur = { 0 };
 	int rc = ERR_NOMEM;
-	memset(out, 0, sizeof(*out));
 	for (uint32_t i = 0; i < p->n_containers; i++)
-		if (rl_add_res(out, &p->containers[i].requests, nm) < 0)
+		if (rl_add_res(out, container_list(p, &p->containers[i], w, infeasible), nm) < 0)
 			goto out;
 	for (uint32_t i = 0; i < p->n_init_containers; i++) {
 		const struct api_container *ic = &p->init_containers[i];
-		cur.cpu = cur.mem = cur.eph = 0;
-		cur.has_cpu = cur.has_mem = cur.has_eph = false;
-		cur.n = 0;
-		if (rl_add_res(&cur, &ic->requests, nm) < 0)
+		rl_clear(&cur);
+		if (rl_add_res(&cur, container_list(p, ic, w, infeasible), nm) < 0)
 			goto out;
 		if (ic->restart_policy_always) {
 			/* a sidecar runs alongside the app containers and every later init container */
@@ -226,51 +289,161 @@ static int pod_requests(const struct api_pod *p, const struct nonmissing *nm, st
 				goto out;
 		}
 	}
-	if (rl_max(out, &init_max) < 0)
-		goto out;
-	if (p->pod_requests.has_cpu) {
-		out->cpu = p->pod_requests.cpu;
-		out->has_cpu = true;
-	}
-	if (p->pod_requests.has_memory) {
-		out->mem = p->pod_requests.memory;
-		out->has_mem = true;
-	}
-	if (rl_add_res(out, &p->overhead, NULL) < 0)
-		goto out;
-	rc = 0;
+	rc = rl_max(out, &init_max);
 out:
 	rl_release(&side);
 	rl_release(&init_max);
 	rl_release(&cur);
+	return rc;
+}
+
+/* Whether the kubelet reported anything that can make the status-aware requests differ from the
+ * spec's (with none, allocated = actuated = spec for every container). */
+static bool has_resize_status(const struct api_pod *p)
+{
+	return p->n_container_statuses || p->n_init_container_statuses || p->status_resources ||
+	       resize_infeasible(p);
+}
+
+/* upstream AggregateContainerRequests with UseStatusResources and
+ * InPlacePodLevelResourcesVerticalScalingEnabled (both on by default in v1.37): the larger of
+ * spec, allocated and actuated requests per resource; an infeasible resize drops the spec. */
+static int aggregate_with_status(const struct api_pod *p, const struct nonmissing *nm, struct rl *out)
+{
+	struct rl alloc = { 0 }, act = { 0 };
+	bool infeasible = resize_infeasible(p);
+	int rc = ERR_NOMEM;
+	if (!infeasible && aggregate(p, W_SPEC, false, nm, out) < 0)
+		goto out;
+	const struct api_pod_resize_status *rs = p->status_resources;
+	if (rs && rs->has_allocated && rs->has_requests) {
+		/* pod-level status maps already hold the aggregate (no defaults applied to them) */
+		if (rl_add_res(&alloc, &rs->allocated, NULL) < 0 || rl_add_res(&act, &rs->requests, NULL) < 0)
+			goto out;
+	} else if (aggregate(p, W_ALLOCATED, infeasible, nm, &alloc) < 0 ||
+		   aggregate(p, W_ACTUATED, infeasible, nm, &act) < 0) {
+		goto out;
+	}
+	/* max(spec, actuated, allocated), or max(actuated, allocated) when infeasible */
+	rc = rl_max(out, &act) < 0 || rl_max(out, &alloc) < 0 ? ERR_NOMEM : 0;
+out:
+	rl_release(&alloc);
+	rl_release(&act);
+	return rc;
+}
+
+/* upstream applyPodLevelResources: the pod level's cpu, memory and hugepages-* replace the
+ * containers' aggregate; what it does not set stays the aggregate. */
+static int apply_pod_level(struct rl *out, const struct rl *pl)
+{
+	if (pl->has_cpu) {
+		out->cpu = pl->cpu;
+		out->has_cpu = true;
+	}
+	if (pl->has_mem) {
+		out->mem = pl->mem;
+		out->has_mem = true;
+	}
+	for (uint32_t i = 0; i < pl->n; i++) {
+		if (!is_hugepages(pl->sc[i].name))
+			continue;
+		struct api_resource *x = rl_slot(out, pl->sc[i].name, true);
+		if (!x)
+			return ERR_NOMEM;
+		x->value = pl->sc[i].value;
+	}
+	return 0;
+}
+
+/* The pod level's effective requests: spec.resources.requests, or with status resources
+ * (upstream effectivePodLevelResources) the larger of it (left out when the resize is
+ * infeasible), status.resources.requests and status.allocatedResources. */
+static int pod_level(const struct api_pod *p, bool use_status, struct rl *pl)
+{
+	const struct api_pod_resize_status *rs = p->status_resources;
+	if (!use_status || !rs)
+		return rl_add_res(pl, &p->pod_requests, NULL);
+	struct rl tmp = { 0 };
+	int rc = ERR_NOMEM;
+	if (!resize_infeasible(p) && rl_add_res(pl, &p->pod_requests, NULL) < 0)
+		goto out;
+	if (rs->has_requests && (rl_add_res(&tmp, &rs->requests, NULL) < 0 || rl_max(pl, &tmp) < 0))
+		goto out;
+	rl_clear(&tmp);
+	if (rs->has_allocated && (rl_add_res(&tmp, &rs->allocated, NULL) < 0 || rl_max(pl, &tmp) < 0))
+		goto out;
+	rc = 0;
+out:
+	rl_release(&tmp);
+	return rc;
+}
+
+/* upstream PodRequests(pod, {UseStatusResources: use_status, SkipPodLevelResources: !pod_lvl,
+ * NonMissingContainerRequests: nm}), overhead included. */
+static int pod_requests(const struct api_pod *p, bool use_status, bool pod_lvl, const struct nonmissing *nm,
+			struct rl *out)
+{
+	struct rl pl = { 0 };
+	int rc = ERR_NOMEM;
+	memset(out, 0, sizeof(*out));
+	if (use_status && has_resize_status(p))
+		rc = aggregate_with_status(p, nm, out);
+	else
+		rc = aggregate(p, W_SPEC, false, nm, out);
+	if (rc < 0)
+		goto out;
+	rc = ERR_NOMEM;
+	if (pod_lvl && pod_level_requests_set(p) && (pod_level(p, use_status, &pl) < 0 || apply_pod_level(out, &pl) < 0))
+		goto out;
+	if (rl_add_res(out, &p->overhead, NULL) < 0)
+		goto out;
+	rc = 0;
+out:
+	rl_release(&pl);
 	if (rc < 0)
 		rl_release(out);
 	return rc;
 }
 
-/* The aggregate requests; with defaults, upstream CalculateResource's non0Requests. */
-static int pod_requests_rl(const struct api_pod *p, bool defaults, struct rl *out)
+/* PodLevelResources (beta) is on in v1.37, so the pod level counts except where noted. */
+static int pod_requests_rl(const struct api_pod *p, enum node_res_kind kind, struct rl *out)
 {
-	int rc = pod_requests(p, NULL, out);
-	if (rc < 0 || !defaults)
+	static const struct nonmissing all = { true, true };
+	switch (kind) {
+	case NODE_RES_SPEC:
+		return pod_requests(p, false, true, NULL, out);
+	case NODE_RES_FIT_SCORE:
+		/* Fit's embedded resourceAllocationScorer is built without the feature flags (NewFit
+		 * sets them on Fit only), so its calculatePodResourceRequest skips the pod level and
+		 * the status: containers only, 100m / 200Mi for each lacking them */
+		return pod_requests(p, false, false, &all, out);
+	case NODE_RES_NONZERO:
+		break;
+	case NODE_RES_REQUESTS:
+	default:
+		return pod_requests(p, true, true, NULL, out);
+	}
+	/* NodeInfo's non-zero requests (CalculateResource, getNonMissingContainerRequests): with
+	 * pod-level requests, defaults only for what neither the pod level nor a container requests */
+	int rc = pod_requests(p, true, true, NULL, out);
+	if (rc < 0)
 		return rc;
-	struct nonmissing nm = { true, true };
+	struct nonmissing nm = all;
 	if (pod_level_requests_set(p)) {
-		/* defaults only for what neither the pod level nor any container requests */
 		nm.cpu = !out->has_cpu;
 		nm.mem = !out->has_mem;
 		if (!nm.cpu && !nm.mem)
 			return 0;
 	}
 	rl_release(out);
-	return pod_requests(p, &nm, out);
+	return pod_requests(p, true, true, &nm, out);
 }
 
-int node_res_of_pod(const struct api_pod *p, bool defaults, struct node_res *out)
+int node_res_of_pod(const struct api_pod *p, enum node_res_kind kind, struct node_res *out)
 {
 	struct rl r;
 	memset(out, 0, sizeof(*out));
-	int rc = pod_requests_rl(p, defaults, &r);
+	int rc = pod_requests_rl(p, kind, &r);
 	if (rc < 0)
 		return rc;
 	out->cpu = r.cpu;
@@ -306,9 +479,9 @@ bool node_res_scaled_down(const struct api_pod *old_pod, const struct api_pod *n
 {
 	struct rl o, n;
 	bool down = true; /* out of memory: say yes, a spurious requeue is harmless */
-	if (pod_requests(old_pod, NULL, &o) < 0)
+	if (pod_requests(old_pod, true, true, NULL, &o) < 0)
 		return true;
-	if (pod_requests(new_pod, NULL, &n) < 0)
+	if (pod_requests(new_pod, true, true, NULL, &n) < 0)
 		goto out_o;
 	down = (o.has_cpu && (!n.has_cpu || o.cpu > n.cpu)) || (o.has_mem && (!n.has_mem || o.mem > n.mem)) ||
 	       (o.has_eph && (!n.has_eph || o.eph > n.eph));
@@ -483,7 +656,7 @@ int node_info_add_pod(struct node_info *ni, struct api_pod *pod, struct err *e)
 		ni->pods = pods;
 		ni->cap_pods = cap;
 	}
-	if (node_res_of_pod(pod, false, &np.req) < 0 || node_res_of_pod(pod, true, &nz) < 0)
+	if (node_res_of_pod(pod, NODE_RES_REQUESTS, &np.req) < 0 || node_res_of_pod(pod, NODE_RES_NONZERO, &nz) < 0)
 		goto out;
 	/* ports are appended at the end: a failure truncates back to n_ports */
 	if (for_each_host_port(ni, pod, port_add) < 0 || res_reserve_names(&ni->requested, &np.req) < 0) {

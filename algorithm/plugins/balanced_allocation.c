@@ -53,7 +53,7 @@ static enum fw_code pre_score(const struct fw_pl *pl, struct fw_cycle *c, const 
 	(void)n;
 	const struct balanced_priv *p = pl->priv;
 	const struct fw_pod_res_refs *s;
-	int rc = fw_pod_res_refs_new(c, pod, false, p->names, NULL, p->n, &s);
+	int rc = fw_pod_res_refs_new(c, pod, NODE_RES_REQUESTS, p->names, NULL, p->n, &s);
 	if (rc < 0)
 		return fw_status_set(st, FW_ERROR, rc == ERR_NOMEM ? "NodeResourcesBalancedAllocation: out of memory"
 								   : "NodeResourcesBalancedAllocation: computing pod requests failed");

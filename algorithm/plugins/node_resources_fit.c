@@ -198,7 +198,7 @@ static enum fw_code pre_filter(const struct fw_pl *pl, struct fw_cycle *c, const
 	struct filter_state *s = fw_cycle_alloc(c, sizeof(*s));
 	if (!s)
 		return fw_status_set(st, FW_ERROR, "NodeResourcesFit: out of memory");
-	if (node_res_of_pod(pod, false, &s->r) < 0)
+	if (node_res_of_pod(pod, NODE_RES_SPEC, &s->r) < 0)
 		return fw_status_set(st, FW_ERROR, "NodeResourcesFit: computing pod requests failed");
 	if (fw_cycle_on_release(c, release_state, s) < 0) {
 		node_res_release(&s->r);
@@ -300,7 +300,7 @@ static enum fw_code pre_score(const struct fw_pl *pl, struct fw_cycle *c, const 
 	(void)n;
 	const struct fit_priv *p = pl->priv;
 	const struct fw_pod_res_refs *s;
-	int rc = fw_pod_res_refs_new(c, pod, true, p->res_names, p->res_weights, p->n_res, &s);
+	int rc = fw_pod_res_refs_new(c, pod, NODE_RES_FIT_SCORE, p->res_names, p->res_weights, p->n_res, &s);
 	if (rc < 0)
 		return fw_status_set(st, FW_ERROR, rc == ERR_NOMEM ? "NodeResourcesFit: out of memory"
 								   : "NodeResourcesFit: computing pod requests failed");
@@ -373,7 +373,7 @@ static bool fits_empty_node(const struct api_pod *pod, const struct api_node *no
 {
 	struct node_res r, used = { 0 };
 	struct fw_status st;
-	if (node_res_of_pod(pod, false, &r) < 0)
+	if (node_res_of_pod(pod, NODE_RES_SPEC, &r) < 0)
 		return true; /* an error counts as Queue */
 	bool ok = fits_request(NULL, &r, &node->allocatable, &used, 0, &st) == FW_SUCCESS;
 	node_res_release(&r);
@@ -386,7 +386,7 @@ static bool requested_increased(const struct api_pod *pod, const struct api_node
 	if (n->pods > o->pods)
 		return true;
 	struct node_res r;
-	if (node_res_of_pod(pod, false, &r) < 0)
+	if (node_res_of_pod(pod, NODE_RES_SPEC, &r) < 0)
 		return true;
 	bool inc = false;
 	if (!r.cpu && !r.memory && !r.ephemeral_storage && !r.n_scalar)
@@ -423,13 +423,13 @@ static bool scaled_down(const struct api_pod *pod, const struct api_pod *op, con
 {
 	struct node_res t, o, n;
 	bool down = false;
-	if (node_res_of_pod(pod, false, &t) < 0)
+	if (node_res_of_pod(pod, NODE_RES_REQUESTS, &t) < 0)
 		return true;
-	if (node_res_of_pod(op, false, &o) < 0) {
+	if (node_res_of_pod(op, NODE_RES_REQUESTS, &o) < 0) {
 		node_res_release(&t);
 		return true;
 	}
-	if (node_res_of_pod(np, false, &n) < 0) {
+	if (node_res_of_pod(np, NODE_RES_REQUESTS, &n) < 0) {
 		node_res_release(&t);
 		node_res_release(&o);
 		return true;

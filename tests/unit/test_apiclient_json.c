@@ -114,7 +114,8 @@ static void test_skipped_fields(void **state)
 		"\"command\":[\"sh\"],\"livenessProbe\":{\"exec\":{}},\"resources\":{\"requests\":{\"cpu\":\"1\"}}}],"
 		"\"initContainers\":[{\"name\":\"i\",\"args\":[\"x\"],\"restartPolicy\":\"Always\"}],"
 		"\"ephemeralContainers\":[{\"name\":\"e\"}],\"env\":\"not a container field\"},"
-		"\"status\":{\"phase\":\"Running\",\"containerStatuses\":[{\"name\":\"c\"}],\"podIPs\":[],"
+		"\"status\":{\"phase\":\"Running\",\"containerStatuses\":[{\"name\":\"c\",\"state\":{\"running\":{}},"
+		"\"imageID\":\"x\",\"allocatedResources\":{\"cpu\":\"1\"}}],\"podIPs\":[],"
 		"\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\"}],\"nodeInfo\":{\"kubeletVersion\":\"v1\"},"
 		"\"allocatable\":{\"cpu\":\"4\"},\"images\":[{\"names\":[\"a\"]}]}}";
 	struct api__json *j = api__json_new();
@@ -138,7 +139,9 @@ static void test_skipped_fields(void **state)
 	/* kept for their volumeMounts' bindMountOptions (NodeDeclaredFeatures) */
 	assert_int_equal(YAJL_GET_ARRAY(at(root, eph))->len, 1);
 	assert_string_equal(YAJL_GET_STRING(at(root, phase)), "Running");
-	assert_null(at(root, cstat));
+	/* container statuses are read for in-place resize: name and resources only */
+	assert_int_equal(YAJL_GET_ARRAY(at(root, cstat))->len, 1);
+	assert_int_equal(YAJL_GET_ARRAY(at(root, cstat))->values[0]->u.object.len, 2); /* name, allocatedResources */
 	assert_null(at(root, podips));
 	assert_null(at(root, ninfo));
 	assert_int_equal(YAJL_GET_ARRAY(at(root, conds))->len, 1);

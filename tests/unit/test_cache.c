@@ -103,8 +103,8 @@ static void test_pod_requests(void **state)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct api_pod *p = tobj_pod(&cases[i].spec);
 		struct node_res r, nz;
-		assert_int_equal(node_res_of_pod(p, false, &r), 0);
-		assert_int_equal(node_res_of_pod(p, true, &nz), 0);
+		assert_int_equal(node_res_of_pod(p, NODE_RES_REQUESTS, &r), 0);
+		assert_int_equal(node_res_of_pod(p, NODE_RES_NONZERO, &nz), 0);
 		if (r.cpu != cases[i].cpu || r.memory != cases[i].mem || nz.cpu != cases[i].nz_cpu ||
 		    nz.memory != cases[i].nz_mem)
 			fail_msg("%s: got %lld/%lld nz %lld/%lld, want %lld/%lld nz %lld/%lld", cases[i].desc,
@@ -145,7 +145,7 @@ static void test_scalar_resources(void **state)
 								  { .req = "example.com/gpu=1" } },
 				     .inits = { { .req = "hugepages-2Mi=4Mi" } });
 	struct node_res r;
-	assert_int_equal(node_res_of_pod(p, false, &r), 0);
+	assert_int_equal(node_res_of_pod(p, NODE_RES_REQUESTS, &r), 0);
 	assert_int_equal(r.n_scalar, 2);
 	assert_int_equal(node_res_scalar(&r, intern_str("example.com/gpu")), 3);
 	assert_int_equal(node_res_scalar(&r, intern_str("hugepages-2Mi")), 4 * MI);

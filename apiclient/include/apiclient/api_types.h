@@ -218,6 +218,16 @@ struct api_container {
 	bool restart_all_containers, bind_mount_options;
 };
 
+/* What the kubelet reports of a container's resources (status.containerStatuses[] and
+ * initContainerStatuses[]): in-place resize makes them differ from the spec, and upstream's
+ * PodRequests counts the larger. has_* is "the field is present" (Go: non-nil). */
+struct api_container_status {
+	const char *name; /* interned */
+	bool has_allocated, has_actual;
+	struct api_resources allocated; /* allocatedResources: what the kubelet admitted */
+	struct api_resources actual;    /* resources.requests: what the runtime applied */
+};
+
 enum api_volume_kind {
 	API_VOLUME_OTHER,
 	API_VOLUME_PVC,
@@ -313,6 +323,19 @@ struct api_pod {
 	uint32_t n_conditions;
 	struct api_condition *conditions;
 	const char *nominated_node_name; /* interned, "" when absent */
+	/* in-place resize (read by node_res_of_pod; names match spec containers) */
+	uint32_t n_container_statuses, n_init_container_statuses;
+	struct api_container_status *container_statuses, *init_container_statuses;
+	const struct api_pod_resize_status *status_resources; /* in the arena; NULL: no status.resources */
+};
+
+/* The pod-level resize status (InPlacePodLevelResourcesVerticalScaling). Upstream reads
+ * status.allocatedResources only where status.resources is present, so a pod carries this only
+ * then (most pods: no room taken). has_* is "the field is present" (Go: non-nil). */
+struct api_pod_resize_status {
+	bool has_allocated, has_requests;
+	struct api_resources allocated; /* status.allocatedResources */
+	struct api_resources requests;  /* status.resources.requests */
 };
 
 /* ---------- Node ---------- */

@@ -25,8 +25,8 @@ struct node_res {
 /* A pod as counted on a node. */
 struct node_pod {
 	struct api_pod *pod;     /* referenced */
-	struct node_res req;     /* PodRequests without defaults */
-	int64_t nonzero_cpu;     /* PodRequests with defaults (100m / 200Mi per container without) */
+	struct node_res req;     /* node_res_of_pod(NODE_RES_REQUESTS) */
+	int64_t nonzero_cpu;     /* node_res_of_pod(NODE_RES_NONZERO) */
 	int64_t nonzero_memory;
 };
 
@@ -75,9 +75,26 @@ struct node_info {
 	uint64_t generation; /* cache generation of the last change */
 };
 
-/* Upstream's PodRequests; defaults applies 100m CPU / 200Mi memory to containers without them.
- * out->scalar is malloc'd (node_res_release frees it). */
-int node_res_of_pod(const struct api_pod *p, bool defaults, struct node_res *out);
+/* Which of upstream's PodRequests computations (component-helpers/resource, v1.37 feature
+ * defaults: PodLevelResources, InPlacePodVerticalScaling and
+ * InPlacePodLevelResourcesVerticalScaling on, DRANodeAllocatableResources off). "With status"
+ * counts, per resource, the larger of the spec and what the kubelet allocated / actuated
+ * (in-place resize; only the reported values when the resize is Infeasible). */
+enum node_res_kind {
+	NODE_RES_REQUESTS = 0, /* with status, no defaults: NodeInfo's Requested, BalancedAllocation,
+				* the UpdatePodScaleDown event */
+	NODE_RES_NONZERO = 1,  /* with status, NodeInfo's NonZeroRequested: 100m CPU / 200Mi memory per
+				* container lacking them, but with pod-level requests only for what
+				* neither the pod level nor any container requests */
+	NODE_RES_FIT_SCORE,     /* no status, no pod level, 100m / 200Mi per container lacking them:
+				 * NodeResourcesFit Score's pod request (its calculatePodResourceRequest
+				 * runs without the feature flags) */
+	NODE_RES_SPEC,          /* spec only: NodeResourcesFit's PreFilter (computePodResourceRequest) */
+};
+
+/* Upstream's PodRequests of kind; out->scalar is malloc'd (node_res_release frees it). Without
+ * scalar resources nothing is allocated. */
+int node_res_of_pod(const struct api_pod *p, enum node_res_kind kind, struct node_res *out);
 void node_res_release(struct node_res *r);
 int64_t node_res_scalar(const struct node_res *r, const char *interned_name);
 
@@ -86,8 +103,9 @@ int64_t node_res_scalar(const struct node_res *r, const char *interned_name);
  * names containing "kubernetes.io/", attachable-volumes-*. */
 bool node_res_is_scalar_name(const char *name);
 
-/* Whether new's PodRequests (no defaults) lowered or removed any of old's (upstream
- * extractPodScaleDown: the UpdatePodScaleDown cluster event). Out of memory counts as true. */
+/* Whether new's PodRequests (NODE_RES_REQUESTS: with status) lowered or removed any of old's
+ * (upstream extractPodScaleDown: the UpdatePodScaleDown cluster event). Out of memory counts as
+ * true. */
 bool node_res_scaled_down(const struct api_pod *old_pod, const struct api_pod *new_pod);
 
 /* ---------- Building and copying node_infos ----------
