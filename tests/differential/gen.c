@@ -455,21 +455,119 @@ static char *gen_pending_pod(struct gen *g)
 		}
 		strbuf_puts(&sb, "]");
 	}
+	if (r_pct(g, 20)) { /* image volumes count for ImageLocality (ImageVolume, on in v1.37) */
+		int nv = 1 + r_pct(g, 30);
+		strbuf_puts(&sb, ",\"volumes\":[");
+		for (int i = 0; i < nv; i++)
+			strbuf_addf(&sb, "%s{\"name\":\"iv%d\",\"image\":{\"reference\":\"%s\",\"pullPolicy\":\"IfNotPresent\"}}",
+				    i ? "," : "", i, PICK(g, pod_images));
+		strbuf_puts(&sb, "]");
+	}
 	strbuf_puts(&sb, "}}");
 	return strbuf_detach(&sb, NULL);
 }
 
+/* Plugin args a profile may carry (half of the seeds run the defaults): addedAffinity, the
+ * scoring strategies with their resources and weights, ignored resources, score weights. */
+static const char *const config_variants[] = {
+	"",
+	"",
+	"",
+	"",
+	"  pluginConfig:\n"
+	"  - name: NodeAffinity\n"
+	"    args:\n"
+	"      addedAffinity:\n"
+	"        requiredDuringSchedulingIgnoredDuringExecution:\n"
+	"          nodeSelectorTerms:\n"
+	"          - matchExpressions:\n"
+	"            - key: disk\n"
+	"              operator: NotIn\n"
+	"              values: [hdd]\n"
+	"        preferredDuringSchedulingIgnoredDuringExecution:\n"
+	"        - weight: 30\n"
+	"          preference:\n"
+	"            matchExpressions:\n"
+	"            - key: topology.kubernetes.io/zone\n"
+	"              operator: In\n"
+	"              values: [zone-a]\n"
+	"        - weight: 70\n"
+	"          preference:\n"
+	"            matchExpressions:\n"
+	"            - key: tier\n"
+	"              operator: Gt\n"
+	"              values: [\"2\"]\n",
+	"  pluginConfig:\n"
+	"  - name: NodeResourcesFit\n"
+	"    args:\n"
+	"      ignoredResourceGroups: [example.com]\n"
+	"      scoringStrategy:\n"
+	"        type: MostAllocated\n"
+	"        resources:\n"
+	"        - name: cpu\n"
+	"          weight: 1\n"
+	"        - name: memory\n"
+	"          weight: 2\n",
+	"  pluginConfig:\n"
+	"  - name: NodeResourcesFit\n"
+	"    args:\n"
+	"      scoringStrategy:\n"
+	"        type: RequestedToCapacityRatio\n"
+	"        resources:\n"
+	"        - name: cpu\n"
+	"          weight: 2\n"
+	"        - name: memory\n"
+	"          weight: 1\n"
+	"        requestedToCapacityRatio:\n"
+	"          shape:\n"
+	"          - utilization: 0\n"
+	"            score: 0\n"
+	"          - utilization: 60\n"
+	"            score: 8\n"
+	"          - utilization: 100\n"
+	"            score: 10\n",
+	"  pluginConfig:\n"
+	"  - name: NodeResourcesFit\n"
+	"    args:\n"
+	"      ignoredResources: [hugepages-2Mi]\n"
+	"      scoringStrategy:\n"
+	"        type: LeastAllocated\n"
+	"        resources:\n"
+	"        - name: cpu\n"
+	"          weight: 1\n"
+	"        - name: memory\n"
+	"          weight: 1\n"
+	"        - name: example.com/gpu\n"
+	"          weight: 3\n"
+	"  - name: NodeResourcesBalancedAllocation\n"
+	"    args:\n"
+	"      resources:\n"
+	"      - name: cpu\n"
+	"        weight: 1\n"
+	"      - name: memory\n"
+	"        weight: 1\n"
+	"      - name: example.com/gpu\n"
+	"        weight: 1\n",
+};
+
 /* The profile both sides run: upstream's defaults minus the plugins csched lacks (the NOT_YET
- * rows of algorithm/registry.c). */
-static char *gen_config(void)
+ * rows of algorithm/registry.c), with one of config_variants (chosen by a hash of the seed, so
+ * that it does not shift the state's random stream). Variant 6 also changes score weights. */
+static char *gen_config(uint64_t seed)
 {
 	const struct cfg_registry *reg = fw_registry();
+	struct gen h = { .s = seed ^ 0xC0F16ull };
+	size_t v = (size_t)(rnd(&h) % (sizeof(config_variants) / sizeof(config_variants[0])));
 	struct strbuf sb = STRBUF_INIT;
 	strbuf_puts(&sb, "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
 			 "profiles:\n- schedulerName: default-scheduler\n  plugins:\n    multiPoint:\n      disabled:\n");
 	for (size_t i = 0; i < reg->n; i++)
 		if (!reg->plugins[i].implemented && reg->plugins[i].upstream_default)
 			strbuf_addf(&sb, "      - name: %s\n", reg->plugins[i].name);
+	if (v == 6)
+		strbuf_puts(&sb, "    score:\n      enabled:\n      - name: ImageLocality\n        weight: 5\n"
+				 "      - name: TaintToleration\n        weight: 1\n");
+	strbuf_puts(&sb, config_variants[v]);
 	return strbuf_detach(&sb, NULL);
 }
 
@@ -478,7 +576,7 @@ void gen_state(struct gen *g, uint64_t seed)
 	memset(g, 0, sizeof(*g));
 	g->s = seed * 0x9E3779B97F4A7C15ull + 0x1234567ull;
 	g->pod_level_resources = true;
-	g->config = gen_config();
+	g->config = gen_config(seed);
 	g->n_nodes = 1 + r_int(g, 12);
 	for (int i = 0; i < g->n_nodes; i++)
 		snprintf(g->node_names[i], sizeof(g->node_names[i]), "n%d", (i + 1) % 100);
