@@ -547,7 +547,10 @@ static int compare(const struct result *want, const struct result *got)
 				 !strcmp(w->code, g->code) && !strcmp(w->plugin, g->plugin) ? " (reasons)" : "");
 			diff(seed, w->name, "filter", cause, fa, fb);
 		}
-		/* scores: a plugin upstream skipped (absent) counts as 0 */
+		/* scores: only where both found the node feasible (else the filter difference says it);
+		 * a plugin upstream skipped (absent) counts as 0 */
+		if (strcmp(w->code, "Success") || strcmp(g->code, "Success"))
+			continue;
 		for (int pass = 0; pass < 2; pass++) {
 			const struct node_out *x = pass ? g : w;
 			for (int k = 0; k < x->n_scores; k++) {

@@ -137,7 +137,7 @@ static char *gen_node(struct gen *g, int idx)
 		comma(&sb, &first);
 		strbuf_puts(&sb, "\"unschedulable\":true");
 	}
-	int nt = r_pct(g, 45) ? 1 + r_pct(g, 35) : 0;
+	int nt = r_pct(g, 30) ? 1 + r_pct(g, 30) : 0;
 	if (nt) {
 		comma(&sb, &first);
 		strbuf_puts(&sb, "\"taints\":[");
@@ -209,13 +209,17 @@ static void put_container(struct gen *g, struct strbuf *sb, const char *name, bo
 		}
 		strbuf_puts(sb, "]");
 	}
-	int cpu = r_pct(g, 80) ? 50 * r_int(g, big ? 61 : 31) : 0;
-	int mem = r_pct(g, 80) ? 64 * r_int(g, big ? 65 : 33) : 0;
-	bool eph = r_pct(g, 20), gpu = r_pct(g, 15), huge = r_pct(g, 10);
+	int cpu = r_pct(g, 80) ? 50 * r_int(g, big ? 41 : 31) : 0;
+	int mem = r_pct(g, 80) ? 64 * r_int(g, big ? 41 : 33) : 0;
+	bool eph = r_pct(g, big ? 12 : 20), gpu = r_pct(g, big ? 8 : 15), huge = r_pct(g, big ? 5 : 10);
 	if (huge && !mem)
 		mem = 64; /* validation: hugepages require cpu or memory */
 	*cpu_m += cpu;
 	*mem_mi += mem;
+	if (name[0] == 'c' && g->n_ctr < GEN_MAX_CTRS) { /* regular containers, for resize statuses */
+		g->ctr_cpu[g->n_ctr] = cpu;
+		g->ctr_mem[g->n_ctr++] = mem;
+	}
 	struct strbuf req = STRBUF_INIT, lim = STRBUF_INIT;
 	bool f = true, fl = true;
 	if (cpu || r_pct(g, 10)) {
@@ -272,7 +276,8 @@ static void put_containers(struct gen *g, struct strbuf *sb, bool pending)
 {
 	int cpu = 0, mem = 0;
 	memset(g->used_ports, 0, sizeof(g->used_ports));
-	int nc = 1 + r_int(g, pending ? 3 : 2);
+	g->n_ctr = 0;
+	int nc = 1 + r_int(g, 2);
 	strbuf_puts(sb, "\"containers\":[");
 	for (int i = 0; i < nc; i++) {
 		char name[16];
@@ -319,7 +324,23 @@ static char *gen_bound_pod(struct gen *g, int idx, const char *node)
 		    "\"uid\":\"uid-b%d\"},\"spec\":{\"nodeName\":\"%s\",\"schedulerName\":\"default-scheduler\",",
 		    idx, idx, node);
 	put_containers(g, &sb, false);
-	strbuf_puts(&sb, "},\"status\":{\"phase\":\"Running\"}}");
+	strbuf_puts(&sb, "},\"status\":{\"phase\":\"Running\"");
+	if (r_pct(g, 12)) {
+		/* an in-place resize in progress (down): allocated and actuated above the spec, so
+		 * upstream's NodeInfo counts max(spec, allocated, actuated) */
+		strbuf_puts(&sb, ",\"containerStatuses\":[");
+		int n = g->n_ctr < 2 ? g->n_ctr : 2; /* the regular containers c0, c1 come first */
+		for (int i = 0; i < n; i++) {
+			int cpu = g->ctr_cpu[i] + 50 * (1 + r_int(g, 10)), mem = g->ctr_mem[i] + 64 * (1 + r_int(g, 10));
+			strbuf_addf(&sb,
+				    "%s{\"name\":\"c%d\",\"image\":\"registry.k8s.io/pause:3.10\",\"imageID\":\"\",\"ready\":true,"
+				    "\"restartCount\":0,\"allocatedResources\":{\"cpu\":\"%dm\",\"memory\":\"%dMi\"},"
+				    "\"resources\":{\"requests\":{\"cpu\":\"%dm\",\"memory\":\"%dMi\"}}}",
+				    i ? "," : "", i, cpu, mem, cpu, mem);
+		}
+		strbuf_puts(&sb, "]");
+	}
+	strbuf_puts(&sb, "}}");
 	return strbuf_detach(&sb, NULL);
 }
 

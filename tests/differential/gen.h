@@ -9,12 +9,14 @@
 
 #define GEN_MAX_NODES 12
 #define GEN_MAX_PODS 40
+#define GEN_MAX_CTRS 8
 
 /* One state: each object is a malloc'd JSON string (gen_release frees them). */
 struct gen {
 	uint64_t s; /* PRNG state */
 	bool pod_level_resources;
 	uint64_t used_ports[10240 / 64]; /* hostPorts of the pod being generated */
+	int n_ctr, ctr_cpu[GEN_MAX_CTRS], ctr_mem[GEN_MAX_CTRS]; /* the pod's regular containers */
 	char *config;                    /* KubeSchedulerConfiguration YAML */
 	int n_nodes, n_pods;
 	char node_names[GEN_MAX_NODES][16];
