@@ -69,7 +69,7 @@ test-valgrind: build
 # the checked-in expected outputs that the replay test (ctest -L differential) reads.
 SEED0 ?= 0
 SEEDS ?= 1000
-ORACLE_JOBS ?= 8
+ORACLE_JOBS ?= 16
 differential: build
 	@set -euo pipefail; d=$(BUILD)/differential; mkdir -p $$d; \
 	oracle=$$(tests/oracle/build.sh); t0=$$(date +%s); \
