@@ -677,6 +677,7 @@ static int check(const char *path)
 			continue;
 		}
 		char hash[16];
+		states++;
 		state_hash(want->seed, hash);
 		if (want->state_hash[0] && strcmp(hash, want->state_hash)) {
 			diff(want->seed, "-", "state",
@@ -689,7 +690,6 @@ static int check(const char *path)
 		gen_state(&g, want->seed);
 		memset(got, 0, sizeof(*got));
 		got->seed = want->seed;
-		states++;
 		if (run_csched(&g, got) < 0) {
 			diff(want->seed, "-", "run", "csched could not run the state", "a run", got->error);
 			differing++;
