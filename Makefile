@@ -5,6 +5,7 @@
 #   make demo    the main job on an embedded default: local control plane, simulated nodes, a workload
 #   make bench   benchmarks side by side with the upstream kube-scheduler (not part of make test),
 #                from a Release build of their own in build-bench
+#   make differential  csched vs upstream's own scheduler code on SEEDS random states (needs Go)
 SHELL := /bin/bash
 # No "Entering directory" lines from the sub-makes (ours and CMake's).
 MAKEFLAGS += --no-print-directory
@@ -16,7 +17,8 @@ BENCH_BUILD ?= build-bench
 DEPS := cmake make gcc pkg-config libcurl4-openssl-dev libyajl-dev libyaml-dev libmicrohttpd-dev \
 	libcmocka-dev valgrind openssl curl ca-certificates util-linux procps python3 iproute2
 
-.PHONY: all deps build test test-unit test-integration test-asan test-tsan test-valgrind cluster demo bench clean
+.PHONY: all deps build test test-unit test-integration test-asan test-tsan test-valgrind cluster demo bench clean \
+	differential
 
 all: build
 
@@ -60,6 +62,23 @@ test-valgrind: build
 			--errors-for-leak-kinds=definite,indirect,possible --error-exitcode=99 $$t >/dev/null; \
 		n=$$((n + 1)); \
 	done; echo "valgrind: $$n unit programs clean"
+
+# The differential test (tests/differential/README.md): SEEDS random states from SEED0 through
+# upstream v1.37.2's own scheduler code (tests/oracle, built with the Go module cache that
+# tests/cluster/build fills) and through csched's, compared node by node. UPDATE=1 also rewrites
+# the checked-in expected outputs that the replay test (ctest -L differential) reads.
+SEED0 ?= 0
+SEEDS ?= 1000
+ORACLE_JOBS ?= 16
+differential: build
+	@set -euo pipefail; d=$(BUILD)/differential; mkdir -p $$d; \
+	oracle=$$(tests/oracle/build.sh); t0=$$(date +%s); \
+	$(BUILD)/tests/differential --states $(SEED0) $(SEEDS) | nice $$oracle -jsonl -j $(ORACLE_JOBS) \
+		| $(BUILD)/tests/differential --strip $(SEED0) >$$d/expected.jsonl; \
+	echo "differential: oracle ran $(SEEDS) states in $$(( $$(date +%s) - t0 )) s"; \
+	if [ "$(UPDATE)" = 1 ]; then gzip -9n <$$d/expected.jsonl >tests/differential/expected.jsonl.gz; \
+		echo "differential: rewrote tests/differential/expected.jsonl.gz"; fi; \
+	$(BUILD)/tests/differential --max $${MAX:-40} $$d/expected.jsonl
 
 # The README's test command; .ci/run runs exactly this.
 test: deps

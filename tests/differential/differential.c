@@ -1,0 +1,782 @@
+/* The differential test: csched's algorithm against upstream kube-scheduler's (the oracle,
+ * tests/oracle) on random small cluster states (gen.c). For every node it compares the Filter
+ * verdict (code, failing plugin, reasons), each score plugin's normalized x weight score and the
+ * total of feasible nodes, the best-node set, csched's pick (in that set) and, when nothing fits,
+ * the FailedScheduling message and the rejecting plugins. See README.md.
+ *
+ *   differential [FILE]             compare with expected outputs (default: the checked-in
+ *                                   expected.jsonl.gz); FILE may be .jsonl or .jsonl.gz
+ *   differential --state SEED       the oracle's input for SEED (one line of JSON)
+ *   differential --states FROM N    inputs for seeds FROM..FROM+N-1, one per line (oracle -jsonl)
+ *   differential --strip FROM       oracle -jsonl output on stdin -> expected lines (with seeds)
+ * Options: --max N (difference lines printed, default 40), --quiet (summary only). */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <yajl/yajl_tree.h>
+
+#include "algorithm/framework_internal.h"
+#include "apiclient/api_types.h"
+#include "cache/cache.h"
+#include "cache/snapshot.h"
+#include "common/strbuf.h"
+#include "config/config.h"
+#include "gen.h"
+
+#ifndef DIFFERENTIAL_FIXTURE
+#define DIFFERENTIAL_FIXTURE CSCHED_SOURCE_DIR "/tests/differential/expected.jsonl.gz"
+#endif
+
+#define MAX_REASONS 8
+#define MAX_SCORES 12
+#define TEXT 512
+
+/* One node's outcome, as the oracle reports it. */
+struct node_out {
+	char name[16];
+	char code[40], plugin[64];
+	int n_reasons;
+	char reasons[MAX_REASONS][TEXT];
+	int n_scores;
+	char score_plugin[MAX_SCORES][64];
+	int64_t score[MAX_SCORES];
+	bool has_total;
+	int64_t total;
+};
+
+/* One state's outcome: the fields compared (the oracle's names). */
+struct result {
+	uint64_t seed;
+	char state_hash[16]; /* of the oracle's input (expected files), "" when absent */
+	int n_nodes;
+	struct node_out nodes[GEN_MAX_NODES];
+	int n_best;
+	char best[GEN_MAX_NODES][16];
+	char selected[16]; /* csched's pick (not in expected files) */
+	char message[4096];
+	int n_unsched;
+	char unsched[FW_MAX_PLUGINS][64];
+	int n_warnings;
+	char error[TEXT]; /* the oracle could not run the state */
+};
+
+/* Truncating string copy (dst and src never overlap). */
+static void copy(char *dst, size_t size, const char *src)
+{
+	size_t n = src ? strnlen(src, size - 1) : 0;
+	if (n)
+		memmove(dst, src, n);
+	dst[n] = '\0';
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp((const char *)a, (const char *)b);
+}
+
+/* FNV-1a (32 bits) of the oracle's input for seed, as 8 hex digits: an expected line made from
+ * another state (the generator or the registry's NOT_YET rows changed) is detected, not
+ * compared. */
+static void state_hash(uint64_t seed, char out[16])
+{
+	struct gen g;
+	gen_state(&g, seed);
+	char *js = gen_state_json(&g);
+	uint32_t h = 2166136261u;
+	for (const unsigned char *p = (const unsigned char *)js; *p; p++)
+		h = (h ^ *p) * 16777619u;
+	snprintf(out, 16, "%08x", h);
+	free(js);
+	gen_release(&g);
+}
+
+/* ---------- Reading the oracle's (or an expected file's) JSON ---------- */
+
+static yajl_val get(yajl_val obj, const char *key)
+{
+	if (!YAJL_IS_OBJECT(obj))
+		return NULL;
+	for (size_t i = 0; i < obj->u.object.len; i++)
+		if (!strcmp(obj->u.object.keys[i], key))
+			return obj->u.object.values[i];
+	return NULL;
+}
+
+static const char *get_str(yajl_val obj, const char *key)
+{
+	yajl_val v = get(obj, key);
+	return YAJL_IS_STRING(v) ? YAJL_GET_STRING(v) : "";
+}
+
+/* Parses one output line into r (seed kept). Returns 0, or -1 with r->error set. */
+static int parse_result(const char *line, struct result *r)
+{
+	char errbuf[256];
+	uint64_t seed = r->seed;
+	memset(r, 0, sizeof(*r));
+	r->seed = seed;
+	yajl_val t = yajl_tree_parse(line, errbuf, sizeof(errbuf));
+	if (!t) {
+		snprintf(r->error, sizeof(r->error), "unparsable line: %s", errbuf);
+		return -1;
+	}
+	yajl_val v;
+	if ((v = get(t, "seed")) && YAJL_IS_INTEGER(v))
+		r->seed = (uint64_t)YAJL_GET_INTEGER(v);
+	copy(r->state_hash, sizeof(r->state_hash), get_str(t, "state"));
+	if ((v = get(t, "error"))) {
+		snprintf(r->error, sizeof(r->error), "oracle: %s", get_str(t, "error"));
+		yajl_tree_free(t);
+		return -1;
+	}
+	yajl_val nodes = get(t, "nodes");
+	for (size_t i = 0; YAJL_IS_OBJECT(nodes) && i < nodes->u.object.len && r->n_nodes < GEN_MAX_NODES; i++) {
+		struct node_out *n = &r->nodes[r->n_nodes++];
+		yajl_val nv = nodes->u.object.values[i], f = get(nv, "filter");
+		copy(n->name, sizeof(n->name), nodes->u.object.keys[i]);
+		copy(n->code, sizeof(n->code), get_str(f, "code"));
+		copy(n->plugin, sizeof(n->plugin), get_str(f, "plugin"));
+		yajl_val rs = get(f, "reasons");
+		for (size_t k = 0; YAJL_IS_ARRAY(rs) && k < rs->u.array.len && n->n_reasons < MAX_REASONS; k++)
+			copy(n->reasons[n->n_reasons++], TEXT, YAJL_GET_STRING(rs->u.array.values[k]));
+		yajl_val sc = get(nv, "scores");
+		for (size_t k = 0; YAJL_IS_OBJECT(sc) && k < sc->u.object.len && n->n_scores < MAX_SCORES; k++) {
+			copy(n->score_plugin[n->n_scores], 64, sc->u.object.keys[k]);
+			n->score[n->n_scores++] = YAJL_GET_INTEGER(sc->u.object.values[k]);
+		}
+		if ((v = get(nv, "total")) && YAJL_IS_INTEGER(v)) {
+			n->has_total = true;
+			n->total = YAJL_GET_INTEGER(v);
+		}
+	}
+	yajl_val best = get(t, "best");
+	for (size_t i = 0; YAJL_IS_ARRAY(best) && i < best->u.array.len && r->n_best < GEN_MAX_NODES; i++)
+		copy(r->best[r->n_best++], 16, YAJL_GET_STRING(best->u.array.values[i]));
+	copy(r->message, sizeof(r->message), get_str(t, "message"));
+	yajl_val up = get(t, "unschedulablePlugins");
+	for (size_t i = 0; YAJL_IS_ARRAY(up) && i < up->u.array.len && r->n_unsched < FW_MAX_PLUGINS; i++)
+		copy(r->unsched[r->n_unsched++], 64, YAJL_GET_STRING(up->u.array.values[i]));
+	yajl_val w = get(t, "warnings");
+	r->n_warnings = YAJL_IS_ARRAY(w) ? (int)w->u.array.len : 0;
+	if (r->n_warnings)
+		snprintf(r->error, sizeof(r->error), "the API server would reject the state: %s",
+			 YAJL_GET_STRING(w->u.array.values[0]));
+	yajl_tree_free(t);
+	return 0;
+}
+
+/* The expected-file form of r: the compared fields only, with the seed. */
+static void write_result(FILE *out, const struct result *r)
+{
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addf(&sb, "{\"seed\":%" PRIu64 ",\"state\":\"%s\",\"nodes\":{", r->seed, r->state_hash);
+	for (int i = 0; i < r->n_nodes; i++) {
+		const struct node_out *n = &r->nodes[i];
+		strbuf_puts(&sb, i ? "," : "");
+		gen_json_str(&sb, n->name);
+		strbuf_puts(&sb, ":{\"filter\":{\"code\":");
+		gen_json_str(&sb, n->code);
+		if (n->plugin[0]) {
+			strbuf_puts(&sb, ",\"plugin\":");
+			gen_json_str(&sb, n->plugin);
+		}
+		if (n->n_reasons) {
+			strbuf_puts(&sb, ",\"reasons\":[");
+			for (int k = 0; k < n->n_reasons; k++) {
+				strbuf_puts(&sb, k ? "," : "");
+				gen_json_str(&sb, n->reasons[k]);
+			}
+			strbuf_puts(&sb, "]");
+		}
+		strbuf_puts(&sb, "}");
+		if (n->n_scores) {
+			strbuf_puts(&sb, ",\"scores\":{");
+			for (int k = 0; k < n->n_scores; k++) {
+				strbuf_puts(&sb, k ? "," : "");
+				gen_json_str(&sb, n->score_plugin[k]);
+				strbuf_addf(&sb, ":%" PRId64, n->score[k]);
+			}
+			strbuf_puts(&sb, "}");
+		}
+		if (n->has_total)
+			strbuf_addf(&sb, ",\"total\":%" PRId64, n->total);
+		strbuf_puts(&sb, "}");
+	}
+	strbuf_puts(&sb, "},\"best\":[");
+	for (int i = 0; i < r->n_best; i++) {
+		strbuf_puts(&sb, i ? "," : "");
+		gen_json_str(&sb, r->best[i]);
+	}
+	strbuf_puts(&sb, "]");
+	if (r->message[0]) {
+		strbuf_puts(&sb, ",\"message\":");
+		gen_json_str(&sb, r->message);
+	}
+	if (r->n_unsched) {
+		strbuf_puts(&sb, ",\"unschedulablePlugins\":[");
+		for (int i = 0; i < r->n_unsched; i++) {
+			strbuf_puts(&sb, i ? "," : "");
+			gen_json_str(&sb, r->unsched[i]);
+		}
+		strbuf_puts(&sb, "]");
+	}
+	strbuf_puts(&sb, "}\n");
+	fputs(sb.data, out);
+	strbuf_release(&sb);
+}
+
+/* ---------- Running csched ---------- */
+
+struct harness {
+	struct config cfg;
+	struct fw_profile *profile;
+	char *config_text;
+};
+
+static int harness_init(struct harness *h, const char *config_text)
+{
+	struct err e = { 0 };
+	memset(h, 0, sizeof(*h));
+	if (config_load_buffer(&h->cfg, fw_registry(), "differential-config", config_text, strlen(config_text), &e) < 0) {
+		fprintf(stderr, "differential: config: %s\n", e.msg);
+		return -1;
+	}
+	struct fw_profile_config pc;
+	fw_profile_config_from_cfg(&h->cfg.profiles[0], &pc);
+	struct fw_profile_options o = { .percentage_of_nodes_to_score = h->cfg.percentage_of_nodes_to_score, .seed = 1 };
+	if (!(h->profile = fw_profile_new(&pc, &o, &e))) {
+		fprintf(stderr, "differential: profile: %s\n", e.msg);
+		config_free(&h->cfg);
+		return -1;
+	}
+	h->config_text = strdup(config_text);
+	return 0;
+}
+
+static void harness_free(struct harness *h)
+{
+	fw_profile_free(h->profile);
+	config_free(&h->cfg);
+	free(h->config_text);
+}
+
+static void set_status(struct node_out *n, const struct fw_status *st)
+{
+	copy(n->code, sizeof(n->code), fw_code_str(st->code));
+	copy(n->plugin, sizeof(n->plugin), st->plugin);
+	for (const char *r = fw_status_reason_next(st, NULL); r && n->n_reasons < MAX_REASONS;
+	     r = fw_status_reason_next(st, r))
+		copy(n->reasons[n->n_reasons++], TEXT, r);
+}
+
+/* Upstream's RunPreScorePlugins + RunScorePlugins on the feasible nodes, plugin by plugin, with the
+ * profile's own plugins and weights (fw_schedule_pod keeps no per-plugin scores; its pick is
+ * checked against the best set separately). Runs even for one feasible node, as the oracle does. */
+static int score_nodes(struct fw_profile *p, struct fw_cycle *c, const struct api_pod *pod,
+		       const struct node_info *const *feas, uint32_t n, struct result *got, int *idx_of, char *err,
+		       size_t errsz)
+{
+	bool skip[FW_MAX_PLUGINS] = { 0 };
+	struct fw_status st;
+	uint32_t n_pre, n_score;
+	const struct fw_pl *const *pre = fw_profile_plugins(p, CFG_EP_PRE_SCORE, &n_pre);
+	const struct fw_pl *const *sc = fw_profile_plugins(p, CFG_EP_SCORE, &n_score);
+	for (uint32_t i = 0; i < n_pre; i++) {
+		fw_status_reset(&st);
+		enum fw_code code = pre[i]->plugin->pre_score(pre[i], c, pod, feas, n, &st);
+		if (code == FW_SKIP)
+			skip[pre[i]->index] = true;
+		else if (code != FW_SUCCESS)
+			return snprintf(err, errsz, "PreScore %s: %s", pre[i]->plugin->name, fw_code_str(code)), -1;
+	}
+	struct fw_node_score ns[GEN_MAX_NODES];
+	for (uint32_t k = 0; k < n_score; k++) {
+		const struct fw_pl *pl = sc[k];
+		if (skip[pl->index])
+			continue; /* upstream leaves the plugin out of the node's scores */
+		fw_pre_score_fn prepare = fw_score_prepare_of(pl->plugin);
+		if (prepare) {
+			fw_status_reset(&st);
+			(void)prepare(pl, c, pod, feas, n, &st); /* Skip: Score gives 0 anyway */
+		}
+		for (uint32_t i = 0; i < n; i++) {
+			ns[i] = (struct fw_node_score){ feas[i], 0 };
+			fw_status_reset(&st);
+			enum fw_code code = pl->plugin->score(pl, c, pod, feas[i], &ns[i].score, &st);
+			if (code != FW_SUCCESS)
+				return snprintf(err, errsz, "Score %s: %s", pl->plugin->name, fw_code_str(code)), -1;
+		}
+		if (pl->plugin->normalize_score) {
+			fw_status_reset(&st);
+			if (pl->plugin->normalize_score(pl, c, pod, ns, n, &st) != FW_SUCCESS)
+				return snprintf(err, errsz, "NormalizeScore %s failed", pl->plugin->name), -1;
+		}
+		int64_t w = fw_profile_weight(p, pl);
+		for (uint32_t i = 0; i < n; i++) {
+			struct node_out *nr = &got->nodes[idx_of[i]];
+			if (nr->n_scores < MAX_SCORES) {
+				copy(nr->score_plugin[nr->n_scores], 64, pl->plugin->name);
+				nr->score[nr->n_scores++] = ns[i].score * w;
+			}
+			nr->has_total = true;
+			nr->total += ns[i].score * w;
+		}
+	}
+	return 0;
+}
+
+/* The profiles built so far, one per configuration text (the generator uses a few). */
+#define MAX_HARNESSES 16
+static struct harness harnesses[MAX_HARNESSES];
+static int n_harnesses;
+
+static struct harness *harness_for(const char *config_text)
+{
+	for (int i = 0; i < n_harnesses; i++)
+		if (!strcmp(harnesses[i].config_text, config_text))
+			return &harnesses[i];
+	if (n_harnesses == MAX_HARNESSES || harness_init(&harnesses[n_harnesses], config_text) < 0)
+		return NULL;
+	return &harnesses[n_harnesses++];
+}
+
+static void harnesses_free(void)
+{
+	for (int i = 0; i < n_harnesses; i++)
+		harness_free(&harnesses[i]);
+	n_harnesses = 0;
+}
+
+/* Runs csched on g's state. Returns 0, or -1 with got->error set. */
+static int run_csched(const struct gen *g, struct result *got)
+{
+	struct err e = { 0 };
+	struct cache *cache = cache_new();
+	struct snapshot *snap = snapshot_new();
+	struct api_pod *pod = NULL;
+	struct fw_cycle *c = NULL;
+	int rc = -1;
+	struct harness *h = harness_for(g->config);
+	if (!h) {
+		snprintf(got->error, sizeof(got->error), "csched rejects the configuration (see above)");
+		goto out;
+	}
+	for (int i = 0; i < g->n_nodes; i++) {
+		struct api_node *n = api_node_decode_json(g->nodes[i], strlen(g->nodes[i]), &e);
+		int r = n ? cache_add_node(cache, n, &e) : -1;
+		api_node_unref(n);
+		if (r < 0) {
+			snprintf(got->error, sizeof(got->error), "node %d: %.400s", i, e.msg);
+			goto out;
+		}
+	}
+	for (int i = 0; i < g->n_pods; i++) {
+		struct api_pod *bp = api_pod_decode_json(g->pods[i], strlen(g->pods[i]), &e);
+		int r = bp ? cache_add_pod(cache, bp, &e) : -1;
+		api_pod_unref(bp);
+		if (r < 0) {
+			snprintf(got->error, sizeof(got->error), "pod %d: %.400s", i, e.msg);
+			goto out;
+		}
+	}
+	if (!(pod = api_pod_decode_json(g->pod, strlen(g->pod), &e)) || cache_update_snapshot(cache, snap, &e) < 0) {
+		snprintf(got->error, sizeof(got->error), "pod/snapshot: %.400s", e.msg);
+		goto out;
+	}
+	struct fw_node_list nodes;
+	fw_node_list_from_snapshot(snap, &nodes);
+	struct fw_profile *p = h->profile;
+	struct fw_schedule_result res;
+	c = fw_cycle_new(p);
+	if (!c || fw_schedule_pod(p, c, &nodes, pod, NULL, &res, &e) < 0) {
+		snprintf(got->error, sizeof(got->error), "fw_schedule_pod: %.400s", c ? e.msg : "out of memory");
+		goto out;
+	}
+	/* per node: its failure, else feasible, else the status of nodes PreFilter excluded */
+	const struct node_info *feas[GEN_MAX_NODES];
+	int idx_of[GEN_MAX_NODES];
+	uint32_t n_feas = 0;
+	for (uint32_t i = 0; i < nodes.n && got->n_nodes < GEN_MAX_NODES; i++) {
+		const struct node_info *ni = nodes.nodes[i];
+		struct node_out *nr = &got->nodes[got->n_nodes];
+		copy(nr->name, sizeof(nr->name), ni->name);
+		const struct fw_status *st = NULL;
+		for (uint32_t k = 0; k < res.diag.n_node_status; k++)
+			if (!strcmp(res.diag.node_status[k].node_name, ni->name))
+				st = res.diag.node_status[k].status;
+		bool feasible = false;
+		for (uint32_t k = 0; !st && res.code != FW_ERROR && k < res.feasible_nodes; k++)
+			feasible |= p->scratch_feasible[k] == ni;
+		if (st)
+			set_status(nr, st);
+		else if (feasible) {
+			copy(nr->code, sizeof(nr->code), "Success");
+			idx_of[n_feas] = got->n_nodes;
+			feas[n_feas++] = ni;
+		} else if (res.diag.has_absent_status)
+			set_status(nr, &res.diag.absent_status);
+		else
+			copy(nr->code, sizeof(nr->code), res.code == FW_ERROR ? "(cycle error)" : "(not evaluated)");
+		got->n_nodes++;
+	}
+	if (res.code == FW_ERROR) {
+		char m[FW_STATUS_TEXT_MAX];
+		copy(got->message, sizeof(got->message), fw_status_message(&res.status, m, sizeof(m)));
+	} else if (res.code != FW_SUCCESS) {
+		if (res.code == FW_UNSCHEDULABLE && fw_profile_has_post_filter(p)) {
+			struct fw_post_filter_result pfr = { 0 };
+			struct fw_status pst;
+			fw_status_reset(&pst);
+			fw_run_post_filter(p, c, pod, &res.diag, &pfr, &pst);
+		}
+		fw_fit_error_message(&res.diag, got->message, sizeof(got->message));
+		for (uint32_t i = 0; i < res.diag.n_unschedulable_plugins; i++)
+			copy(got->unsched[got->n_unsched++], 64, res.diag.unschedulable_plugins[i]);
+		qsort(got->unsched, (size_t)got->n_unsched, sizeof(got->unsched[0]), cmp_str);
+	} else {
+		copy(got->selected, sizeof(got->selected), res.suggested_host);
+	}
+	if (n_feas && score_nodes(p, c, pod, feas, n_feas, got, idx_of, got->error, sizeof(got->error)) < 0)
+		goto out;
+	int64_t best = INT64_MIN;
+	for (uint32_t i = 0; i < n_feas; i++) {
+		const struct node_out *nr = &got->nodes[idx_of[i]];
+		int64_t t = nr->has_total ? nr->total : 1;
+		if (t > best) {
+			best = t;
+			got->n_best = 0;
+		}
+		if (t == best)
+			copy(got->best[got->n_best++], 16, nr->name);
+	}
+	rc = 0;
+out:
+	fw_cycle_free(c);
+	api_pod_unref(pod);
+	snapshot_free(snap);
+	cache_free(cache);
+	return rc;
+}
+
+/* ---------- Comparing ---------- */
+
+/* Differences counted by cause (field and plugins), with the first seed that shows each. */
+struct cause {
+	char key[160];
+	uint64_t seeds, first_seed;
+	uint64_t last_seed_plus1;
+	char example[600];
+};
+#define MAX_CAUSES 256
+static struct cause causes[MAX_CAUSES];
+static int n_causes;
+static int max_print = 40, printed, n_diffs;
+static bool quiet;
+
+static void diff(uint64_t seed, const char *node, const char *field, const char *cause, const char *want,
+		 const char *got)
+{
+	char key[160];
+	snprintf(key, sizeof(key), "%s", cause);
+	struct cause *c = NULL;
+	for (int i = 0; i < n_causes; i++)
+		if (!strcmp(causes[i].key, key))
+			c = &causes[i];
+	if (!c && n_causes < MAX_CAUSES) {
+		c = &causes[n_causes++];
+		copy(c->key, sizeof(c->key), key);
+		c->first_seed = seed;
+		snprintf(c->example, sizeof(c->example), "seed %" PRIu64 " node %s %s: expected %.250s, got %.250s", seed,
+			 node, field, want, got);
+	}
+	if (c && c->last_seed_plus1 != seed + 1) {
+		c->seeds++;
+		c->last_seed_plus1 = seed + 1;
+	}
+	n_diffs++;
+	if (!quiet && printed++ < max_print)
+		printf("DIFF seed=%" PRIu64 " node=%s field=%s\n  expected: %s\n  got:      %s\n", seed, node, field, want,
+		       got);
+}
+
+/* The reasons, sorted when sort: upstream lists the Insufficient <extended resource> reasons in
+ * Go map order (noderesources/fit.go fitsRequest ranges over ScalarResources), which differs
+ * from run to run; so reasons compare as sets (the FailedScheduling message sorts them anyway). */
+static void join(char *buf, size_t size, char list[][TEXT], int n, bool sort)
+{
+	static char tmp[MAX_REASONS][TEXT];
+	memcpy(tmp, list, (size_t)n * TEXT);
+	if (sort)
+		qsort(tmp, (size_t)n, TEXT, cmp_str);
+	buf[0] = '\0';
+	for (int i = 0; i < n; i++)
+		snprintf(buf + strlen(buf), size - strlen(buf), "%s\"%s\"", i ? ", " : "", tmp[i]);
+}
+
+static const struct node_out *find_node(const struct result *r, const char *name)
+{
+	for (int i = 0; i < r->n_nodes; i++)
+		if (!strcmp(r->nodes[i].name, name))
+			return &r->nodes[i];
+	return NULL;
+}
+
+static int64_t score_of(const struct node_out *n, const char *plugin, bool *present)
+{
+	for (int i = 0; i < n->n_scores; i++)
+		if (!strcmp(n->score_plugin[i], plugin))
+			return *present = true, n->score[i];
+	return *present = false, 0;
+}
+
+static bool in_list(char list[][16], int n, const char *s)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(list[i], s))
+			return true;
+	return false;
+}
+
+/* Compares; returns the number of differences. */
+static int compare(const struct result *want, const struct result *got)
+{
+	uint64_t seed = want->seed;
+	int nd = n_diffs, np = printed;
+	char a[4096], b[4096], cause[160];
+	for (int i = 0; i < want->n_nodes; i++) {
+		const struct node_out *w = &want->nodes[i], *g = find_node(got, w->name);
+		if (!g) {
+			diff(seed, w->name, "node", "node missing in csched", "present", "absent");
+			continue;
+		}
+		join(a, sizeof(a), (char(*)[TEXT])w->reasons, w->n_reasons, true);
+		join(b, sizeof(b), (char(*)[TEXT])g->reasons, g->n_reasons, true);
+		bool same = !strcmp(a, b);
+		join(a, sizeof(a), (char(*)[TEXT])w->reasons, w->n_reasons, false);
+		join(b, sizeof(b), (char(*)[TEXT])g->reasons, g->n_reasons, false);
+		if (strcmp(w->code, g->code) || strcmp(w->plugin, g->plugin) || !same) {
+			char fa[8400], fb[8400];
+			snprintf(fa, sizeof(fa), "%s %s [%s]", w->code, w->plugin[0] ? w->plugin : "-", a);
+			snprintf(fb, sizeof(fb), "%s %s [%s]", g->code, g->plugin[0] ? g->plugin : "-", b);
+			snprintf(cause, sizeof(cause), "filter: expected %s/%s, got %s/%s%s", w->code,
+				 w->plugin[0] ? w->plugin : "-", g->code, g->plugin[0] ? g->plugin : "-",
+				 !strcmp(w->code, g->code) && !strcmp(w->plugin, g->plugin) ? " (reasons)" : "");
+			diff(seed, w->name, "filter", cause, fa, fb);
+		}
+		/* scores: only where both found the node feasible (else the filter difference says it);
+		 * a plugin upstream skipped (absent) counts as 0 */
+		if (strcmp(w->code, "Success") || strcmp(g->code, "Success"))
+			continue;
+		for (int pass = 0; pass < 2; pass++) {
+			const struct node_out *x = pass ? g : w;
+			for (int k = 0; k < x->n_scores; k++) {
+				const char *pl = x->score_plugin[k];
+				bool pw, pg;
+				if (pass && (score_of(w, pl, &pw), pw))
+					continue; /* compared in the first pass */
+				int64_t sw = score_of(w, pl, &pw), sg = score_of(g, pl, &pg);
+				if (sw != sg) {
+					snprintf(a, sizeof(a), "%" PRId64 "%s", sw, pw ? "" : " (absent)");
+					snprintf(b, sizeof(b), "%" PRId64 "%s", sg, pg ? "" : " (absent)");
+					snprintf(cause, sizeof(cause), "score %s", pl);
+					char field[96];
+					snprintf(field, sizeof(field), "scores.%s", pl);
+					diff(seed, w->name, field, cause, a, b);
+				}
+			}
+		}
+		if (w->has_total != g->has_total || w->total != g->total) {
+			snprintf(a, sizeof(a), w->has_total ? "%" PRId64 : "(none)", w->total);
+			snprintf(b, sizeof(b), g->has_total ? "%" PRId64 : "(none)", g->total);
+			diff(seed, w->name, "total", "total", a, b);
+		}
+	}
+	for (int i = 0; i < got->n_nodes; i++)
+		if (!find_node(want, got->nodes[i].name))
+			diff(seed, got->nodes[i].name, "node", "node missing in the oracle", "absent", "present");
+	char bw[256] = "", bg[256] = "";
+	for (int i = 0; i < want->n_best; i++)
+		snprintf(bw + strlen(bw), sizeof(bw) - strlen(bw), "%s%s", i ? " " : "", want->best[i]);
+	for (int i = 0; i < got->n_best; i++)
+		snprintf(bg + strlen(bg), sizeof(bg) - strlen(bg), "%s%s", i ? " " : "", got->best[i]);
+	bool same_best = want->n_best == got->n_best;
+	for (int i = 0; same_best && i < want->n_best; i++)
+		same_best = in_list((char(*)[16])got->best, got->n_best, want->best[i]);
+	if (!same_best)
+		diff(seed, "-", "best", "best-node set", bw, bg);
+	if (got->selected[0] && !in_list((char(*)[16])want->best, want->n_best, got->selected))
+		diff(seed, "-", "selected", "csched's pick not in upstream's best set", bw, got->selected);
+	if (!want->n_best && got->selected[0])
+		diff(seed, "-", "selected", "csched picked a node where upstream finds none", "(none)", got->selected);
+	if (strcmp(want->message, got->message))
+		diff(seed, "-", "message", "FailedScheduling message", want->message, got->message);
+	a[0] = b[0] = '\0';
+	for (int i = 0; i < want->n_unsched; i++)
+		snprintf(a + strlen(a), sizeof(a) - strlen(a), "%s%s", i ? " " : "", want->unsched[i]);
+	for (int i = 0; i < got->n_unsched; i++)
+		snprintf(b + strlen(b), sizeof(b) - strlen(b), "%s%s", i ? " " : "", got->unsched[i]);
+	if (strcmp(a, b))
+		diff(seed, "-", "unschedulablePlugins", "unschedulablePlugins", a, b);
+	int n = n_diffs - nd;
+	if (n && !quiet && np < max_print)
+		printf("  debug: %s/tests/differential --state %" PRIu64 " | $(tests/oracle/build.sh)\n", CSCHED_BUILD_DIR,
+		       seed);
+	return n;
+}
+
+/* ---------- Modes ---------- */
+
+static char *read_line(FILE *f)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n = getline(&line, &cap, f);
+	if (n < 0) {
+		free(line);
+		return NULL;
+	}
+	if (n && line[n - 1] == '\n')
+		line[n - 1] = '\0';
+	return line;
+}
+
+/* expected lines (with seeds) -> compare. Returns the exit status. */
+static int check(const char *path)
+{
+	size_t len = strlen(path);
+	bool gz = len > 3 && !strcmp(path + len - 3, ".gz");
+	FILE *f;
+	if (gz) {
+		char cmd[4200];
+		snprintf(cmd, sizeof(cmd), "gzip -dc '%s'", path);
+		f = popen(cmd, "r");
+	} else {
+		f = fopen(path, "r");
+	}
+	if (!f) {
+		perror(path);
+		return 2;
+	}
+	struct gen g;
+	uint64_t states = 0, differing = 0, skipped = 0, diffs = 0;
+	struct result *want = calloc(1, sizeof(*want)), *got = calloc(1, sizeof(*got));
+	char *line;
+	while ((line = read_line(f))) {
+		if (!line[0]) {
+			free(line);
+			continue;
+		}
+		want->seed = UINT64_MAX;
+		int rc = parse_result(line, want);
+		free(line);
+		if (rc < 0 || want->error[0] || want->seed == UINT64_MAX) {
+			fprintf(stderr, "differential: seed %" PRIu64 " skipped: %s\n", want->seed, want->error);
+			skipped++;
+			continue;
+		}
+		char hash[16];
+		states++;
+		state_hash(want->seed, hash);
+		if (want->state_hash[0] && strcmp(hash, want->state_hash)) {
+			diff(want->seed, "-", "state",
+			     "stale expected output: the generated state changed (generator or registry NOT_YET rows); "
+			     "regenerate: make differential SEEDS=10000 UPDATE=1",
+			     want->state_hash, hash);
+			differing++;
+			continue;
+		}
+		gen_state(&g, want->seed);
+		memset(got, 0, sizeof(*got));
+		got->seed = want->seed;
+		if (run_csched(&g, got) < 0) {
+			diff(want->seed, "-", "run", "csched could not run the state", "a run", got->error);
+			differing++;
+		} else {
+			int n = compare(want, got);
+			diffs += (uint64_t)n;
+			differing += n > 0;
+		}
+		gen_release(&g);
+	}
+	int st = gz ? pclose(f) : fclose(f);
+	free(want);
+	free(got);
+	harnesses_free();
+	if (n_causes) {
+		printf("\nDifferences by cause (states showing it, first example):\n");
+		for (int i = 0; i < n_causes; i++)
+			printf("  %6" PRIu64 "  %s\n          e.g. %s\n", causes[i].seeds, causes[i].key, causes[i].example);
+	}
+	printf("differential: %" PRIu64 " states, %" PRIu64 " differ (%" PRIu64 " differences), %" PRIu64
+	       " skipped (%s)\n",
+	       states, differing, diffs, skipped, path);
+	if (st != 0) {
+		fprintf(stderr, "differential: reading %s failed\n", path);
+		return 2;
+	}
+	return differing || skipped || !states ? 1 : 0;
+}
+
+/* oracle -jsonl output on stdin (line i = seed from + i) -> expected lines on stdout. */
+static int strip(uint64_t from)
+{
+	struct result *r = calloc(1, sizeof(*r));
+	uint64_t seed = from, bad = 0;
+	char *line;
+	while ((line = read_line(stdin))) {
+		r->seed = seed;
+		if (parse_result(line, r) < 0 || r->error[0]) {
+			fprintf(stderr, "differential: seed %" PRIu64 ": %s\n", seed, r->error);
+			bad++;
+		}
+		r->seed = seed++;
+		state_hash(r->seed, r->state_hash);
+		if (!r->error[0] || r->n_warnings)
+			write_result(stdout, r);
+		free(line);
+	}
+	free(r);
+	fprintf(stderr, "differential: %" PRIu64 " oracle outputs, %" PRIu64 " with errors or warnings\n", seed - from,
+		bad);
+	return bad ? 1 : 0;
+}
+
+static int states(uint64_t from, uint64_t n)
+{
+	for (uint64_t s = from; s < from + n; s++) {
+		struct gen g;
+		gen_state(&g, s);
+		char *js = gen_state_json(&g);
+		puts(js);
+		free(js);
+		gen_release(&g);
+	}
+	return fflush(stdout) ? 2 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *path = DIFFERENTIAL_FIXTURE;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--state") && i + 1 < argc)
+			return states(strtoull(argv[i + 1], NULL, 10), 1);
+		if (!strcmp(argv[i], "--states") && i + 2 < argc)
+			return states(strtoull(argv[i + 1], NULL, 10), strtoull(argv[i + 2], NULL, 10));
+		if (!strcmp(argv[i], "--strip") && i + 1 < argc)
+			return strip(strtoull(argv[i + 1], NULL, 10));
+		if (!strcmp(argv[i], "--max") && i + 1 < argc)
+			max_print = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--quiet"))
+			quiet = true;
+		else if (argv[i][0] == '-') {
+			fprintf(stderr, "usage: %s [--max N] [--quiet] [EXPECTED.jsonl[.gz]] | --state SEED | --states FROM N | "
+					"--strip FROM\n",
+				argv[0]);
+			return 2;
+		} else
+			path = argv[i];
+	}
+	return check(path);
+}

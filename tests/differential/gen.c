@@ -1,0 +1,638 @@
+/* The differential test's state generator: a seed -> one small random cluster state (nodes, bound
+ * pods, the pod to schedule, the KubeSchedulerConfiguration both sides run), as the JSON objects
+ * an API server would hand the scheduler after defaulting (requests without limits except where
+ * validation wants both, explicit protocol, allocatable present), so that the oracle's
+ * defaulting adds nothing csched's informer would not also see. See README.md. */
+#include "gen.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "algorithm/framework.h"
+
+/* splitmix64: tiny, seedable, and the same on every platform. */
+static uint64_t rnd(struct gen *g)
+{
+	uint64_t z = (g->s += 0x9E3779B97F4A7C15ull);
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+	return z ^ (z >> 31);
+}
+static int r_int(struct gen *g, int n) { return n <= 1 ? 0 : (int)(rnd(g) % (uint64_t)n); }
+static bool r_pct(struct gen *g, int pct) { return r_int(g, 100) < pct; }
+#define PICK(g, arr) ((arr)[r_int((g), (int)(sizeof(arr) / sizeof((arr)[0])))])
+
+/* JSON string literal of s. */
+void gen_json_str(struct strbuf *sb, const char *s)
+{
+	strbuf_puts(sb, "\"");
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+		if (ch == '"' || ch == '\\')
+			strbuf_addf(sb, "\\%c", ch);
+		else if (ch == '\n')
+			strbuf_puts(sb, "\\n");
+		else if (ch < 0x20)
+			strbuf_addf(sb, "\\u%04x", ch);
+		else
+			strbuf_add(sb, s, 1);
+	}
+	strbuf_puts(sb, "\"");
+}
+
+/* ---------- Vocabulary ---------- */
+
+static const char *const zones[] = { "zone-a", "zone-b", "zone-c" };
+static const char *const taint_keys[] = { "dedicated", "gpu", "maintenance", "example.com/flaky" };
+static const char *const taint_values[] = { "", "a", "b" };
+static const char *const effects[] = { "NoSchedule", "NoExecute", "PreferNoSchedule" };
+/* label keys with their values (tier is numeric for Gt/Lt) */
+struct label_kind {
+	const char *key;
+	const char *values[4];
+	int n;
+};
+static const struct label_kind label_kinds[] = {
+	{ "disk", { "ssd", "hdd" }, 2 },
+	{ "gpu", { "true", "false" }, 2 },
+	{ "tier", { "1", "3", "5", "9" }, 4 },
+	{ "example.com/pool", { "a", "b", "c" }, 3 },
+};
+
+/* Node-side images: names as a kubelet reports them (one may lack a tag). */
+struct image {
+	const char *names[2];
+	int64_t size;
+};
+static const struct image images[] = {
+	{ { "docker.io/library/nginx:1.25", "nginx:1.25" }, 190LL << 20 },
+	{ { "registry.k8s.io/pause:3.10", NULL }, 700LL << 10 },
+	{ { "docker.io/library/busybox:latest", NULL }, 4LL << 20 },
+	{ { "quay.io/prometheus/prometheus", NULL }, 250LL << 20 },
+	{ { "gcr.io/big/model:v1", NULL }, 2000LL << 20 },
+	{ { "example.com/app:v2", "example.com/app@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" },
+	  50LL << 20 },
+	{ { "docker.io/library/redis:7", NULL }, 120LL << 20 },
+	{ { "docker.io/library/postgres:16", NULL }, 400LL << 20 },
+};
+/* Pod-side image references (normalisation: untagged -> :latest, docker.io/library/ prefix). */
+static const char *const pod_images[] = {
+	"nginx:1.25", "docker.io/library/nginx:1.25", "nginx", "registry.k8s.io/pause:3.10", "busybox",
+	"busybox:latest", "quay.io/prometheus/prometheus", "quay.io/prometheus/prometheus:latest",
+	"gcr.io/big/model:v1", "example.com/app:v2", "redis:7", "postgres:16", "unknown.example/img:1",
+};
+
+/* ---------- Objects ---------- */
+
+static void comma(struct strbuf *sb, bool *first)
+{
+	if (!*first)
+		strbuf_puts(sb, ",");
+	*first = false;
+}
+
+/* A node's integer resources (what its capacity lists; allocatable may be lower). */
+struct gen_res {
+	int cpu_m, mem_mi, pods, eph_gi, gpu, huge_mi;
+	bool has_eph, has_gpu, has_huge;
+};
+
+static void put_res(struct strbuf *sb, const struct gen_res *r, int cpu_less, int mem_less)
+{
+	strbuf_addf(sb, "{\"cpu\":\"%dm\",\"memory\":\"%dMi\",\"pods\":\"%d\"", r->cpu_m - cpu_less,
+		    r->mem_mi - mem_less, r->pods);
+	if (r->has_eph)
+		strbuf_addf(sb, ",\"ephemeral-storage\":\"%dGi\"", r->eph_gi);
+	if (r->has_gpu)
+		strbuf_addf(sb, ",\"example.com/gpu\":\"%d\"", r->gpu);
+	if (r->has_huge)
+		strbuf_addf(sb, ",\"hugepages-2Mi\":\"%dMi\"", r->huge_mi);
+	strbuf_puts(sb, "}");
+}
+
+static char *gen_node(struct gen *g, int idx)
+{
+	static const int cpus[] = { 1000, 2000, 4000, 8000, 3500, 16000 };
+	static const int mems[] = { 2048, 4096, 8192, 3000, 16384 };
+	static const int podss[] = { 3, 10, 110 };
+	struct strbuf sb = STRBUF_INIT;
+	const char *name = g->node_names[idx];
+	strbuf_puts(&sb, "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":");
+	gen_json_str(&sb, name);
+	strbuf_addf(&sb, ",\"uid\":\"uid-node-%s\",\"labels\":{\"kubernetes.io/hostname\":", name);
+	gen_json_str(&sb, name);
+	if (r_pct(g, 80))
+		strbuf_addf(&sb, ",\"topology.kubernetes.io/zone\":\"%s\"", PICK(g, zones));
+	for (size_t k = 0; k < sizeof(label_kinds) / sizeof(label_kinds[0]); k++)
+		if (r_pct(g, 45)) {
+			strbuf_puts(&sb, ",");
+			gen_json_str(&sb, label_kinds[k].key);
+			strbuf_puts(&sb, ":");
+			gen_json_str(&sb, label_kinds[k].values[r_int(g, label_kinds[k].n)]);
+		}
+	strbuf_puts(&sb, "}},\"spec\":{");
+	bool first = true;
+	if (r_pct(g, 10)) {
+		comma(&sb, &first);
+		strbuf_puts(&sb, "\"unschedulable\":true");
+	}
+	int nt = r_pct(g, 30) ? 1 + r_pct(g, 30) : 0;
+	if (nt) {
+		comma(&sb, &first);
+		strbuf_puts(&sb, "\"taints\":[");
+		int k0 = r_int(g, 4), e0 = r_int(g, 3);
+		for (int t = 0; t < nt; t++) {
+			/* unique (key, effect), as validation requires */
+			int k = t ? (k0 + 1 + r_int(g, 3)) % 4 : k0, e = t ? r_int(g, 3) : e0;
+			const char *v = PICK(g, taint_values);
+			strbuf_addf(&sb, "%s{\"key\":\"%s\",%s%s%s\"effect\":\"%s\"}", t ? "," : "", taint_keys[k],
+				    *v ? "\"value\":\"" : "", v, *v ? "\"," : "", effects[e]);
+		}
+		strbuf_puts(&sb, "]");
+	}
+	strbuf_puts(&sb, "},\"status\":{");
+	struct gen_res r = {
+		.cpu_m = PICK(g, cpus), .mem_mi = PICK(g, mems), .pods = PICK(g, podss),
+		.has_eph = r_pct(g, 70), .eph_gi = 10 + 40 * r_int(g, 2),
+		.has_gpu = r_pct(g, 30), .gpu = r_int(g, 5),
+		.has_huge = r_pct(g, 30), .huge_mi = 512 * r_int(g, 3),
+	};
+	strbuf_puts(&sb, "\"capacity\":");
+	put_res(&sb, &r, 0, 0);
+	strbuf_puts(&sb, ",\"allocatable\":");
+	static const int cpu_less[] = { 0, 0, 100, 250 }, mem_less[] = { 0, 0, 256 };
+	put_res(&sb, &r, PICK(g, cpu_less), PICK(g, mem_less));
+	int ni = r_int(g, 5);
+	if (ni) {
+		strbuf_puts(&sb, ",\"images\":[");
+		int start = r_int(g, 8);
+		for (int i = 0; i < ni; i++) {
+			const struct image *im = &images[(start + i * 3) % 8]; /* distinct: 3 is prime to 8 */
+			strbuf_addf(&sb, "%s{\"names\":[\"%s\"", i ? "," : "", im->names[0]);
+			if (im->names[1])
+				strbuf_addf(&sb, ",\"%s\"", im->names[1]);
+			strbuf_addf(&sb, "],\"sizeBytes\":%lld}", (long long)im->size);
+		}
+		strbuf_puts(&sb, "]");
+	}
+	strbuf_puts(&sb, "}}");
+	return strbuf_detach(&sb, NULL);
+}
+
+/* A container's requests; limits only where validation wants them (extended resources and
+ * hugepages: limits == requests). Adds the cpu/memory requested into *cpu_m / *mem_mi. */
+static void put_container(struct gen *g, struct strbuf *sb, const char *name, bool sidecar, int port_pct,
+			  int *cpu_m, int *mem_mi, bool big)
+{
+	static const int ports[] = { 80, 443, 8080, 9090 };
+	static const char *const protos[] = { "TCP", "TCP", "UDP", "SCTP" };
+	static const char *const host_ips[] = { "", "", "127.0.0.1", "0.0.0.0", "10.0.0.1" };
+	strbuf_addf(sb, "{\"name\":\"%s\",\"image\":\"%s\"", name, PICK(g, pod_images));
+	if (sidecar)
+		strbuf_puts(sb, ",\"restartPolicy\":\"Always\"");
+	if (r_pct(g, port_pct)) {
+		/* hostPort unique within the pod (validation), so a pod never conflicts with itself */
+		int np = 1 + r_pct(g, 30), hps[2], n = 0;
+		for (int i = 0; i < np; i++) {
+			int hp = ports[r_int(g, 4)] + r_int(g, 2);
+			if (!(g->used_ports[hp / 64] & (1ull << (hp % 64)))) {
+				g->used_ports[hp / 64] |= 1ull << (hp % 64);
+				hps[n++] = hp;
+			}
+		}
+		strbuf_puts(sb, ",\"ports\":[");
+		for (int i = 0; i < n; i++) {
+			const char *ip = PICK(g, host_ips);
+			strbuf_addf(sb, "%s{\"containerPort\":%d,\"hostPort\":%d,\"protocol\":\"%s\"%s%s%s}", i ? "," : "",
+				    1000 + hps[i], hps[i], PICK(g, protos), *ip ? ",\"hostIP\":\"" : "", ip, *ip ? "\"" : "");
+		}
+		strbuf_puts(sb, "]");
+	}
+	int cpu = r_pct(g, 80) ? 50 * r_int(g, big ? 41 : 31) : 0;
+	int mem = r_pct(g, 80) ? 64 * r_int(g, big ? 41 : 33) : 0;
+	bool eph = r_pct(g, big ? 12 : 20), gpu = r_pct(g, big ? 8 : 15), huge = r_pct(g, big ? 5 : 10);
+	if (huge && !mem)
+		mem = 64; /* validation: hugepages require cpu or memory */
+	*cpu_m += cpu;
+	*mem_mi += mem;
+	if (name[0] == 'c' && g->n_ctr < GEN_MAX_CTRS) { /* regular containers, for resize statuses */
+		g->ctr_cpu[g->n_ctr] = cpu;
+		g->ctr_mem[g->n_ctr++] = mem;
+	}
+	struct strbuf req = STRBUF_INIT, lim = STRBUF_INIT;
+	bool f = true, fl = true;
+	if (cpu || r_pct(g, 10)) {
+		comma(&req, &f);
+		strbuf_addf(&req, "\"cpu\":\"%dm\"", cpu);
+	}
+	if (mem || r_pct(g, 10)) {
+		comma(&req, &f);
+		strbuf_addf(&req, "\"memory\":\"%dMi\"", mem);
+	}
+	if (eph) {
+		comma(&req, &f);
+		strbuf_addf(&req, "\"ephemeral-storage\":\"%dGi\"", 1 + r_int(g, 20));
+	}
+	if (gpu) {
+		int n = 1 + r_int(g, 2);
+		comma(&req, &f);
+		strbuf_addf(&req, "\"example.com/gpu\":\"%d\"", n);
+		comma(&lim, &fl);
+		strbuf_addf(&lim, "\"example.com/gpu\":\"%d\"", n);
+	}
+	if (huge) {
+		int n = 256 * (1 + r_int(g, 3));
+		comma(&req, &f);
+		strbuf_addf(&req, "\"hugepages-2Mi\":\"%dMi\"", n);
+		comma(&lim, &fl);
+		strbuf_addf(&lim, "\"hugepages-2Mi\":\"%dMi\"", n);
+	}
+	strbuf_puts(sb, ",\"resources\":{");
+	if (req.data)
+		strbuf_addf(sb, "\"requests\":{%s}", req.data);
+	if (lim.data)
+		strbuf_addf(sb, ",\"limits\":{%s}", lim.data);
+	strbuf_puts(sb, "}}");
+	strbuf_release(&req);
+	strbuf_release(&lim);
+}
+
+/* Pod-level requests (spec.resources), at least the containers' sum as validation requires; one
+ * or both of cpu and memory (a partial pod level). */
+static void put_pod_resources(struct gen *g, struct strbuf *sb, int cpu_m, int mem_mi)
+{
+	int which = 1 + r_int(g, 3); /* 1 cpu, 2 memory, 3 both */
+	strbuf_puts(sb, ",\"resources\":{\"requests\":{");
+	if (which & 1)
+		strbuf_addf(sb, "\"cpu\":\"%dm\"", cpu_m + 50 * r_int(g, 20));
+	if (which & 2)
+		strbuf_addf(sb, "%s\"memory\":\"%dMi\"", which & 1 ? "," : "", mem_mi + 64 * r_int(g, 20));
+	strbuf_puts(sb, "}}");
+}
+
+/* Containers and init containers of a pod spec (pending: the pod to schedule). */
+static void put_containers(struct gen *g, struct strbuf *sb, bool pending)
+{
+	int cpu = 0, mem = 0;
+	memset(g->used_ports, 0, sizeof(g->used_ports));
+	g->n_ctr = 0;
+	int nc = 1 + r_int(g, 2);
+	strbuf_puts(sb, "\"containers\":[");
+	for (int i = 0; i < nc; i++) {
+		char name[16];
+		snprintf(name, sizeof(name), "c%d", i);
+		if (i)
+			strbuf_puts(sb, ",");
+		put_container(g, sb, name, false, pending ? 25 : 15, &cpu, &mem, pending);
+	}
+	strbuf_puts(sb, "]");
+	int ni = r_pct(g, pending ? 40 : 15) ? 1 + r_int(g, 2) : 0;
+	if (ni) {
+		int icpu = 0, imem = 0;
+		strbuf_puts(sb, ",\"initContainers\":[");
+		for (int i = 0; i < ni; i++) {
+			char name[16];
+			snprintf(name, sizeof(name), "i%d", i);
+			if (i)
+				strbuf_puts(sb, ",");
+			bool sidecar = r_pct(g, 40);
+			int c = 0, m = 0;
+			put_container(g, sb, name, sidecar, 5, &c, &m, pending);
+			if (sidecar) {
+				cpu += c;
+				mem += m;
+			} else {
+				icpu = c > icpu ? c : icpu;
+				imem = m > imem ? m : imem;
+			}
+		}
+		strbuf_puts(sb, "]");
+		/* a rough upper bound of the effective request, for the pod level's minimum */
+		cpu += icpu;
+		mem += imem;
+	}
+	if (g->pod_level_resources && r_pct(g, 10))
+		put_pod_resources(g, sb, cpu, mem);
+}
+
+static char *gen_bound_pod(struct gen *g, int idx, const char *node)
+{
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addf(&sb,
+		    "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"b%d\",\"namespace\":\"default\","
+		    "\"uid\":\"uid-b%d\"},\"spec\":{\"nodeName\":\"%s\",\"schedulerName\":\"default-scheduler\",",
+		    idx, idx, node);
+	put_containers(g, &sb, false);
+	strbuf_puts(&sb, "},\"status\":{\"phase\":\"Running\"");
+	if (r_pct(g, 12)) {
+		/* an in-place resize in progress (down): allocated and actuated above the spec, so
+		 * upstream's NodeInfo counts max(spec, allocated, actuated) */
+		strbuf_puts(&sb, ",\"containerStatuses\":[");
+		int n = g->n_ctr < 2 ? g->n_ctr : 2; /* the regular containers c0, c1 come first */
+		for (int i = 0; i < n; i++) {
+			int cpu = g->ctr_cpu[i] + 50 * (1 + r_int(g, 10)), mem = g->ctr_mem[i] + 64 * (1 + r_int(g, 10));
+			strbuf_addf(&sb,
+				    "%s{\"name\":\"c%d\",\"image\":\"registry.k8s.io/pause:3.10\",\"imageID\":\"\",\"ready\":true,"
+				    "\"restartCount\":0,\"allocatedResources\":{\"cpu\":\"%dm\",\"memory\":\"%dMi\"},"
+				    "\"resources\":{\"requests\":{\"cpu\":\"%dm\",\"memory\":\"%dMi\"}}}",
+				    i ? "," : "", i, cpu, mem, cpu, mem);
+		}
+		strbuf_puts(&sb, "]");
+	}
+	strbuf_puts(&sb, "}}");
+	return strbuf_detach(&sb, NULL);
+}
+
+/* One node selector requirement (matchExpressions), every operator. */
+static void put_expr(struct gen *g, struct strbuf *sb)
+{
+	static const char *const ops[] = { "In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt" };
+	const char *op = PICK(g, ops);
+	if (!strcmp(op, "Gt") || !strcmp(op, "Lt")) {
+		static const char *const nums[] = { "0", "2", "3", "5", "8" };
+		strbuf_addf(sb, "{\"key\":\"tier\",\"operator\":\"%s\",\"values\":[\"%s\"]}", op, PICK(g, nums));
+		return;
+	}
+	int kind = r_int(g, 6); /* 0..3 label kinds, 4 zone, 5 hostname */
+	const char *key = kind < 4 ? label_kinds[kind].key
+			  : kind == 4 ? "topology.kubernetes.io/zone" : "kubernetes.io/hostname";
+	strbuf_puts(sb, "{\"key\":");
+	gen_json_str(sb, key);
+	strbuf_addf(sb, ",\"operator\":\"%s\"", op);
+	if (!strcmp(op, "In") || !strcmp(op, "NotIn")) {
+		int nv = 1 + r_int(g, 2);
+		strbuf_puts(sb, ",\"values\":[");
+		for (int i = 0; i < nv; i++) {
+			const char *v = kind < 4 ? label_kinds[kind].values[r_int(g, label_kinds[kind].n)]
+					: kind == 4 ? PICK(g, zones) : g->node_names[r_int(g, g->n_nodes)];
+			if (i)
+				strbuf_puts(sb, ",");
+			gen_json_str(sb, v);
+		}
+		strbuf_puts(sb, "]");
+	}
+	strbuf_puts(sb, "}");
+}
+
+/* A NodeSelectorTerm: matchExpressions and/or matchFields (metadata.name, one value). */
+static void put_term(struct gen *g, struct strbuf *sb)
+{
+	int shape = r_int(g, 10); /* 0..6 expressions, 7..8 fields, 9 both */
+	bool first = true;
+	strbuf_puts(sb, "{");
+	if (shape < 7 || shape == 9) {
+		comma(sb, &first);
+		strbuf_puts(sb, "\"matchExpressions\":[");
+		int ne = 1 + r_pct(g, 35);
+		for (int i = 0; i < ne; i++) {
+			if (i)
+				strbuf_puts(sb, ",");
+			put_expr(g, sb);
+		}
+		strbuf_puts(sb, "]");
+	}
+	if (shape >= 7) {
+		comma(sb, &first);
+		strbuf_addf(sb, "\"matchFields\":[{\"key\":\"metadata.name\",\"operator\":\"%s\",\"values\":[\"%s\"]}]",
+			    r_pct(g, 70) ? "In" : "NotIn", g->node_names[r_int(g, g->n_nodes)]);
+	}
+	strbuf_puts(sb, "}");
+}
+
+static char *gen_pending_pod(struct gen *g)
+{
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_puts(&sb, "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\",\"namespace\":\"default\","
+			 "\"uid\":\"uid-p\"},\"spec\":{\"schedulerName\":\"default-scheduler\",");
+	put_containers(g, &sb, true);
+	if (r_pct(g, 25)) {
+		strbuf_puts(&sb, ",\"nodeSelector\":{");
+		int n = 1 + r_pct(g, 30);
+		int k0 = r_int(g, 5);
+		for (int i = 0; i < n; i++) {
+			int k = (k0 + i) % 5;
+			if (i)
+				strbuf_puts(&sb, ",");
+			if (k == 4) {
+				strbuf_puts(&sb, "\"topology.kubernetes.io/zone\":");
+				gen_json_str(&sb, PICK(g, zones));
+			} else {
+				gen_json_str(&sb, label_kinds[k].key);
+				strbuf_puts(&sb, ":");
+				gen_json_str(&sb, label_kinds[k].values[r_int(g, label_kinds[k].n)]);
+			}
+		}
+		strbuf_puts(&sb, "}");
+	}
+	bool req = r_pct(g, 30), pref = r_pct(g, 40);
+	if (req || pref) {
+		strbuf_puts(&sb, ",\"affinity\":{\"nodeAffinity\":{");
+		if (req) {
+			strbuf_puts(&sb, "\"requiredDuringSchedulingIgnoredDuringExecution\":{\"nodeSelectorTerms\":[");
+			int nt = 1 + r_pct(g, 35);
+			for (int i = 0; i < nt; i++) {
+				if (i)
+					strbuf_puts(&sb, ",");
+				put_term(g, &sb);
+			}
+			strbuf_puts(&sb, "]}");
+		}
+		if (pref) {
+			strbuf_puts(&sb, req ? "," : "");
+			strbuf_puts(&sb, "\"preferredDuringSchedulingIgnoredDuringExecution\":[");
+			int nt = 1 + r_int(g, 3);
+			for (int i = 0; i < nt; i++) {
+				strbuf_addf(&sb, "%s{\"weight\":%d,\"preference\":", i ? "," : "", 1 + r_int(g, 100));
+				put_term(g, &sb);
+				strbuf_puts(&sb, "}");
+			}
+			strbuf_puts(&sb, "]");
+		}
+		strbuf_puts(&sb, "}}");
+	}
+	int ntol = r_pct(g, 55) ? 1 + r_int(g, 3) : 0;
+	if (ntol) {
+		strbuf_puts(&sb, ",\"tolerations\":[");
+		for (int i = 0; i < ntol; i++) {
+			bool exists = r_pct(g, 40);
+			int effect = r_int(g, 5); /* 3, 4: any effect */
+			const char *key = r_pct(g, 15) ? "node.kubernetes.io/unschedulable" : PICK(g, taint_keys);
+			if (exists && r_pct(g, 5))
+				key = ""; /* tolerates everything (with that effect) */
+			strbuf_addf(&sb, "%s{", i ? "," : "");
+			if (*key)
+				strbuf_addf(&sb, "\"key\":\"%s\",", key);
+			strbuf_addf(&sb, "\"operator\":\"%s\"", exists ? "Exists" : "Equal");
+			if (!exists) {
+				const char *v = PICK(g, taint_values);
+				strbuf_addf(&sb, ",\"value\":\"%s\"", v);
+			}
+			if (effect < 3)
+				strbuf_addf(&sb, ",\"effect\":\"%s\"", effects[effect]);
+			if (effect == 1 && r_pct(g, 50))
+				strbuf_addf(&sb, ",\"tolerationSeconds\":%d", 30 * r_int(g, 10));
+			strbuf_puts(&sb, "}");
+		}
+		strbuf_puts(&sb, "]");
+	}
+	if (r_pct(g, 20)) { /* image volumes count for ImageLocality (ImageVolume, on in v1.37) */
+		int nv = 1 + r_pct(g, 30);
+		strbuf_puts(&sb, ",\"volumes\":[");
+		for (int i = 0; i < nv; i++)
+			strbuf_addf(&sb, "%s{\"name\":\"iv%d\",\"image\":{\"reference\":\"%s\",\"pullPolicy\":\"IfNotPresent\"}}",
+				    i ? "," : "", i, PICK(g, pod_images));
+		strbuf_puts(&sb, "]");
+	}
+	strbuf_puts(&sb, "}}");
+	return strbuf_detach(&sb, NULL);
+}
+
+/* Plugin args a profile may carry (half of the seeds run the defaults): addedAffinity, the
+ * scoring strategies with their resources and weights, ignored resources, score weights. */
+static const char *const config_variants[] = {
+	"",
+	"",
+	"",
+	"",
+	"  pluginConfig:\n"
+	"  - name: NodeAffinity\n"
+	"    args:\n"
+	"      addedAffinity:\n"
+	"        requiredDuringSchedulingIgnoredDuringExecution:\n"
+	"          nodeSelectorTerms:\n"
+	"          - matchExpressions:\n"
+	"            - key: disk\n"
+	"              operator: NotIn\n"
+	"              values: [hdd]\n"
+	"        preferredDuringSchedulingIgnoredDuringExecution:\n"
+	"        - weight: 30\n"
+	"          preference:\n"
+	"            matchExpressions:\n"
+	"            - key: topology.kubernetes.io/zone\n"
+	"              operator: In\n"
+	"              values: [zone-a]\n"
+	"        - weight: 70\n"
+	"          preference:\n"
+	"            matchExpressions:\n"
+	"            - key: tier\n"
+	"              operator: Gt\n"
+	"              values: [\"2\"]\n",
+	"  pluginConfig:\n"
+	"  - name: NodeResourcesFit\n"
+	"    args:\n"
+	"      ignoredResourceGroups: [example.com]\n"
+	"      scoringStrategy:\n"
+	"        type: MostAllocated\n"
+	"        resources:\n"
+	"        - name: cpu\n"
+	"          weight: 1\n"
+	"        - name: memory\n"
+	"          weight: 2\n",
+	"  pluginConfig:\n"
+	"  - name: NodeResourcesFit\n"
+	"    args:\n"
+	"      scoringStrategy:\n"
+	"        type: RequestedToCapacityRatio\n"
+	"        resources:\n"
+	"        - name: cpu\n"
+	"          weight: 2\n"
+	"        - name: memory\n"
+	"          weight: 1\n"
+	"        requestedToCapacityRatio:\n"
+	"          shape:\n"
+	"          - utilization: 0\n"
+	"            score: 0\n"
+	"          - utilization: 60\n"
+	"            score: 8\n"
+	"          - utilization: 100\n"
+	"            score: 10\n",
+	"  pluginConfig:\n"
+	"  - name: NodeResourcesFit\n"
+	"    args:\n"
+	"      ignoredResources: [hugepages-2Mi]\n"
+	"      scoringStrategy:\n"
+	"        type: LeastAllocated\n"
+	"        resources:\n"
+	"        - name: cpu\n"
+	"          weight: 1\n"
+	"        - name: memory\n"
+	"          weight: 1\n"
+	"        - name: example.com/gpu\n"
+	"          weight: 3\n"
+	"  - name: NodeResourcesBalancedAllocation\n"
+	"    args:\n"
+	"      resources:\n"
+	"      - name: cpu\n"
+	"        weight: 1\n"
+	"      - name: memory\n"
+	"        weight: 1\n"
+	"      - name: example.com/gpu\n"
+	"        weight: 1\n",
+};
+
+/* The profile both sides run: upstream's defaults minus the plugins csched lacks (the NOT_YET
+ * rows of algorithm/registry.c), with one of config_variants (chosen by a hash of the seed, so
+ * that it does not shift the state's random stream). Variant 6 also changes score weights. */
+static char *gen_config(uint64_t seed)
+{
+	const struct cfg_registry *reg = fw_registry();
+	struct gen h = { .s = seed ^ 0xC0F16ull };
+	size_t v = (size_t)(rnd(&h) % (sizeof(config_variants) / sizeof(config_variants[0])));
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_puts(&sb, "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+			 "profiles:\n- schedulerName: default-scheduler\n  plugins:\n    multiPoint:\n      disabled:\n");
+	for (size_t i = 0; i < reg->n; i++)
+		if (!reg->plugins[i].implemented && reg->plugins[i].upstream_default)
+			strbuf_addf(&sb, "      - name: %s\n", reg->plugins[i].name);
+	if (v == 6)
+		strbuf_puts(&sb, "    score:\n      enabled:\n      - name: ImageLocality\n        weight: 5\n"
+				 "      - name: TaintToleration\n        weight: 1\n");
+	strbuf_puts(&sb, config_variants[v]);
+	return strbuf_detach(&sb, NULL);
+}
+
+void gen_state(struct gen *g, uint64_t seed)
+{
+	memset(g, 0, sizeof(*g));
+	g->s = seed * 0x9E3779B97F4A7C15ull + 0x1234567ull;
+	g->pod_level_resources = true;
+	g->config = gen_config(seed);
+	g->n_nodes = 1 + r_int(g, 12);
+	for (int i = 0; i < g->n_nodes; i++)
+		snprintf(g->node_names[i], sizeof(g->node_names[i]), "n%d", (i + 1) % 100);
+	for (int i = 0; i < g->n_nodes; i++)
+		g->nodes[i] = gen_node(g, i);
+	for (int i = 0; i < g->n_nodes; i++) {
+		int np = r_int(g, 4);
+		for (int k = 0; k < np && g->n_pods < GEN_MAX_PODS; k++, g->n_pods++)
+			g->pods[g->n_pods] = gen_bound_pod(g, g->n_pods, g->node_names[i]);
+	}
+	g->pod = gen_pending_pod(g);
+}
+
+void gen_release(struct gen *g)
+{
+	free(g->config);
+	for (int i = 0; i < g->n_nodes; i++)
+		free(g->nodes[i]);
+	for (int i = 0; i < g->n_pods; i++)
+		free(g->pods[i]);
+	free(g->pod);
+	memset(g, 0, sizeof(*g));
+}
+
+char *gen_state_json(const struct gen *g)
+{
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_puts(&sb, "{\"config\":");
+	gen_json_str(&sb, g->config);
+	strbuf_puts(&sb, ",\"nodes\":[");
+	for (int i = 0; i < g->n_nodes; i++)
+		strbuf_addf(&sb, "%s%s", i ? "," : "", g->nodes[i]);
+	strbuf_puts(&sb, "],\"pods\":[");
+	for (int i = 0; i < g->n_pods; i++)
+		strbuf_addf(&sb, "%s%s", i ? "," : "", g->pods[i]);
+	strbuf_addf(&sb, "],\"pod\":%s}", g->pod);
+	return strbuf_detach(&sb, NULL);
+}
