@@ -3,7 +3,6 @@
 #include "algorithm/plugin.h"
 #include "plugin_helpers.h"
 
-#include <string.h>
 
 /* The first NoSchedule/NoExecute taint of node the tolerations do not tolerate, or NULL. */
 static const struct api_taint *untolerated(const struct api_node *node, const struct api_toleration *t, uint32_t n)
@@ -18,18 +17,6 @@ static const struct api_taint *untolerated(const struct api_node *node, const st
 	return NULL;
 }
 
-/* Appends s to buf (holding *len bytes, size bytes in all), keeping it NUL-terminated and cut at
- * size - 1 bytes, as snprintf would. */
-static void cat(char *buf, size_t size, size_t *len, const char *s)
-{
-	size_t n = strlen(s);
-	if (*len + n >= size)
-		n = size - 1 - *len;
-	memcpy(buf + *len, s, n);
-	*len += n;
-	buf[*len] = '\0';
-}
-
 static enum fw_code filter(const struct fw_pl *pl, const struct fw_cycle *c, const struct api_pod *pod,
 			   const struct node_info *ni, struct fw_status *st)
 {
@@ -38,17 +25,8 @@ static enum fw_code filter(const struct fw_pl *pl, const struct fw_cycle *c, con
 	const struct api_taint *t = untolerated(ni->node, pod->tolerations, pod->n_tolerations);
 	if (!t)
 		return FW_SUCCESS;
-	/* "node(s) had untolerated taint {KEY: VALUE}", built without printf: nodes that fail here
-	 * are often most of the cluster */
-	char reason[FW_STATUS_TEXT_MAX];
-	size_t len = 0;
-	reason[0] = '\0';
-	cat(reason, sizeof(reason), &len, "node(s) had untolerated taint {");
-	cat(reason, sizeof(reason), &len, t->key ? t->key : "(null)"); /* as printf would */
-	cat(reason, sizeof(reason), &len, ": ");
-	cat(reason, sizeof(reason), &len, t->value ? t->value : "");
-	cat(reason, sizeof(reason), &len, "}");
-	return fw_status_set(st, FW_UNSCHEDULABLE_AND_UNRESOLVABLE, reason);
+	/* v1.37 names no taint (upstream taint_toleration.go Filter; the key/value form was dropped) */
+	return fw_status_set(st, FW_UNSCHEDULABLE_AND_UNRESOLVABLE, "node(s) had untolerated taint(s)");
 }
 
 /* Tolerations that matter for scoring: effect "" or PreferNoSchedule. */

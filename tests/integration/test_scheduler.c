@@ -440,7 +440,7 @@ static void test_unschedulable_event_condition_then_bound(void **state)
 	mk_pod("waiter", "csched", "2", "1Gi", ",\"nodeSelector\":{\"disk\":\"ssd\"}");
 
 	static const char want[] = "0/4 nodes are available: 1 Insufficient cpu, 1 node(s) didn't match Pod's node "
-				   "affinity/selector, 1 node(s) had untolerated taint {dedicated: x}, 1 node(s) were "
+				   "affinity/selector, 1 node(s) had untolerated taint(s), 1 node(s) were "
 				   "unschedulable.";
 	struct ev_view ev;
 	assert_true(wait_event("waiter", "FailedScheduling", &ev, 10000));

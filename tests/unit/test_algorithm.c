@@ -129,7 +129,7 @@ static void test_fit_error_message(void **state)
 	static struct fw_node_status ns[16];
 	static struct fw_diagnosis d;
 	char buf[1024];
-	const char *taint = "node(s) had untolerated taint {node-role.kubernetes.io/master: }";
+	const char *taint = "node(s) had untolerated taint(s)";
 	const char *aff = "node(s) didn't match Pod's node affinity/selector";
 
 	/* upstream.md's example, with the PostFilter suffix */
@@ -143,12 +143,12 @@ static void test_fit_error_message(void **state)
 	d.n_node_status = 3;
 	d.node_status = ns;
 	assert_string_equal(fw_fit_error_message(&d, buf, sizeof(buf)),
-			    "0/3 nodes are available: 1 node(s) had untolerated taint {node-role.kubernetes.io/master: }, "
+			    "0/3 nodes are available: 1 node(s) had untolerated taint(s), "
 			    "2 node(s) didn't match Pod's node affinity/selector.");
 	snprintf(d.post_filter_msg, sizeof(d.post_filter_msg),
 		 "preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.");
 	assert_string_equal(fw_fit_error_message(&d, buf, sizeof(buf)),
-			    "0/3 nodes are available: 1 node(s) had untolerated taint {node-role.kubernetes.io/master: }, "
+			    "0/3 nodes are available: 1 node(s) had untolerated taint(s), "
 			    "2 node(s) didn't match Pod's node affinity/selector. preemption: 0/3 nodes are available: 3 "
 			    "Preemption is not helpful for scheduling.");
 
@@ -194,8 +194,8 @@ static void test_fit_error_message(void **state)
 	set_status(&d.absent_status, FW_UNSCHEDULABLE_AND_UNRESOLVABLE, "node(s) didn't satisfy plugin(s) [NodeAffinity]",
 		   NULL);
 	assert_string_equal(fw_fit_error_message(&d, buf, sizeof(buf)),
-			    "0/5 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint "
-			    "{node-role.kubernetes.io/master: }, 3 node(s) didn't satisfy plugin(s) [NodeAffinity].");
+			    "0/5 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint(s), "
+			    "3 node(s) didn't satisfy plugin(s) [NodeAffinity].");
 
 	/* a short buffer truncates safely */
 	char small[16];
@@ -622,7 +622,7 @@ static void test_cycle_basic(void **state)
 	assert_int_equal(res.code, FW_UNSCHEDULABLE);
 	assert_string_equal(fw_fit_error_message(&res.diag, msg, sizeof(msg)),
 			    "0/3 nodes are available: 1 Insufficient cpu, 1 Insufficient memory, 1 node(s) had untolerated "
-			    "taint {dedicated: x}.");
+			    "taint(s).");
 	assert_int_equal(res.diag.n_unschedulable_plugins, 2);
 	bool fit = false, taint = false;
 	for (uint32_t i = 0; i < res.diag.n_unschedulable_plugins; i++) {
@@ -846,7 +846,7 @@ static void test_cycle_parallel(void **state)
 			for (uint32_t i = 0; i < res.diag.n_node_status; i++) {
 				char msg[256];
 				fw_status_message(res.diag.node_status[i].status, msg, sizeof(msg));
-				assert_string_equal(msg, "node(s) had untolerated taint {k: v}");
+				assert_string_equal(msg, "node(s) had untolerated taint(s)");
 				assert_string_equal(res.diag.node_status[i].status->plugin, "TaintToleration");
 			}
 			int idx = atoi(res.suggested_host + 5);
@@ -859,7 +859,7 @@ static void test_cycle_parallel(void **state)
 		char msg[512];
 		assert_string_equal(fw_fit_error_message(&res.diag, msg, sizeof(msg)),
 				    "0/500 nodes are available: 250 node(s) didn't match Pod's node affinity/selector, "
-				    "250 node(s) had untolerated taint {k: v}.");
+				    "250 node(s) had untolerated taint(s).");
 		assert_int_equal(res.evaluated_nodes, 500);
 		api_pod_unref(pick);
 		fw_cycle_free(c);
