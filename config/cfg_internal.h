@@ -166,9 +166,6 @@ int cfg_dec_resources(struct cfg_dec *d, yaml_node_t *n, uint32_t *count, struct
 int cfg_dec_shape(struct cfg_dec *d, yaml_node_t *n, uint32_t *count, struct cfg_shape_point **out);
 /* Upstream's validateFunctionShape (utilization strictly increasing in 0..100, score 0..10). */
 int cfg_check_shape(const struct cfg_vctx *v, const char *path, const struct cfg_shape_point *pts, uint32_t n);
-/* Resource names: qualified and distinct. */
-int cfg_check_resource_names(const struct cfg_vctx *v, const char *path, const struct cfg_resource_weight *r,
-			     uint32_t n);
 /* "key:" at indent (no newline); the lists write "key:" and one "- " line per item, nothing when empty. */
 void cfg_write_key(FILE *f, int indent, const char *key);
 /* "key:" and a newline before a list of n items; false (nothing written) when n is 0. */

@@ -121,8 +121,10 @@ static const struct error_case config_cases[] = {
 	  "t.yaml:5:16: extenders[0].enableHttps: unknown field \"enableHttps\"" },
 	{ "fit resource weight", FIT_ARGS "      scoringStrategy:\n        type: LeastAllocated\n        resources:\n        - name: cpu\n          weight: 101\n",
 	  "t.yaml:11:19: profiles[0].pluginConfig[0].args.scoringStrategy.resources[0].weight: Invalid value: 101: resource weight of cpu not in valid range (0, 100]" },
-	{ "fit resource name", FIT_ARGS "      scoringStrategy:\n        type: MostAllocated\n        resources:\n        - name: -cpu\n",
-	  "t.yaml:10:17: profiles[0].pluginConfig[0].args.scoringStrategy.resources[0].name: Invalid value: \"-cpu\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character" },
+	/* upstream TestValidateFitArgs "multi invalid resources": weights 0 and 101, the first reported
+	 * (csched stops at the first error). */
+	{ "fit resource weights", FIT_ARGS "      scoringStrategy:\n        type: LeastAllocated\n        resources:\n        - name: cpu\n          weight: -1\n        - name: memory\n          weight: 101\n",
+	  "t.yaml:11:19: profiles[0].pluginConfig[0].args.scoringStrategy.resources[0].weight: Invalid value: -1: resource weight of cpu not in valid range (0, 100]" },
 	{ "fit scoring type", FIT_ARGS "      scoringStrategy:\n        type: Foo\n",
 	  "t.yaml:8:15: profiles[0].pluginConfig[0].args.scoringStrategy.type: Unsupported value: \"Foo\": supported values: \"LeastAllocated\", \"MostAllocated\", \"RequestedToCapacityRatio\"" },
 	{ "fit scoring type missing", FIT_ARGS "      scoringStrategy:\n        resources: []\n",
@@ -160,6 +162,10 @@ static const struct error_case config_cases[] = {
 	  "t.yaml:9:17: profiles[0].pluginConfig[0].args.resources[0].weight: Invalid value: 2: must be 1" },
 	{ "balanced duplicate resource", H "profiles:\n- pluginConfig:\n  - name: NodeResourcesBalancedAllocation\n    args:\n      resources:\n      - name: cpu\n      - name: cpu\n",
 	  "t.yaml:9:15: profiles[0].pluginConfig[0].args.resources[1].name: Duplicate value: \"cpu\"" },
+	/* upstream ValidateNodeResourcesBalancedAllocationArgs checks each resource in turn, its name
+	 * (duplicate) then its weight: resources[0].weight comes before resources[1].name. */
+	{ "balanced weight before a later duplicate", H "profiles:\n- pluginConfig:\n  - name: NodeResourcesBalancedAllocation\n    args:\n      resources:\n      - name: cpu\n        weight: 2\n      - name: cpu\n",
+	  "t.yaml:9:17: profiles[0].pluginConfig[0].args.resources[0].weight: Invalid value: 2: must be 1" },
 	{ "node affinity operator",
 	  H "profiles:\n- pluginConfig:\n  - name: NodeAffinity\n    args:\n      addedAffinity:\n        requiredDuringSchedulingIgnoredDuringExecution:\n          nodeSelectorTerms:\n          - matchExpressions:\n            - key: zone\n              operator: Near\n",
 	  "t.yaml:12:25: profiles[0].pluginConfig[0].args.addedAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].operator: Unsupported value: \"Near\": supported values: \"DoesNotExist\", \"Exists\", \"Gt\", \"In\", \"Lt\", \"NotIn\"" },
@@ -244,6 +250,33 @@ static const struct error_case policy_cases[] = {
 	  "t.yaml:1:49: extenders[0].weight: Invalid value: 0: must have a positive weight applied to it" },
 };
 
+/* Resource lists upstream accepts: ValidateNodeResourcesFitArgs (validateResources) checks only
+ * weights, ValidateNodeResourcesBalancedAllocationArgs only duplicates and weights; neither
+ * validates a resource's name (upstream validation_pluginargs.go; no TestValidateFitArgs row
+ * rejects a name or a repeated resource). */
+static const char *const accepted_docs[] = {
+	FIT_ARGS "      scoringStrategy:\n        type: MostAllocated\n        resources:\n        - name: -cpu\n",
+	FIT_ARGS "      scoringStrategy:\n        type: LeastAllocated\n        resources:\n        - name: cpu\n        - name: cpu\n          weight: 3\n",
+	H "profiles:\n- pluginConfig:\n  - name: NodeResourcesBalancedAllocation\n    args:\n      resources:\n      - name: -cpu\n      - name: example.com/a/b\n",
+};
+
+static void test_accepted_resources(void **state)
+{
+	(void)state;
+	int failures = 0;
+	for (size_t i = 0; i < sizeof(accepted_docs) / sizeof(accepted_docs[0]); i++) {
+		struct config c;
+		struct err e = { 0 };
+		int rc = config_load_buffer(&c, fw_registry(), "t.yaml", accepted_docs[i], strlen(accepted_docs[i]), &e);
+		if (rc != 0) {
+			print_error("accepted_docs[%zu]: rc %d: %s\n", i, rc, e.msg);
+			failures++;
+		}
+		config_free(&c);
+	}
+	assert_int_equal(failures, 0);
+}
+
 static void run(const struct error_case *cases, size_t n, bool policy)
 {
 	int failures = 0;
@@ -278,6 +311,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_config_errors),
 		cmocka_unit_test(test_policy_errors),
+		cmocka_unit_test(test_accepted_resources),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
