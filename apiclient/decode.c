@@ -453,7 +453,8 @@ int api__dec_condition_item(struct dec *d, jv v, void *item)
 	    (rc = api__dec_get_str(d, v, "message", false, "", &c->message)))
 		return rc;
 	c->last_probe_time = c->last_transition_time = "";
-	if (!d->pod) /* a node's are not read */
+	/* Only a pod's PodScheduled needs them (the patch diffs against it): memory per pod. */
+	if (!d->pod || strcmp(c->type, "PodScheduled") != 0)
 		return 0;
 	if ((rc = api__dec_get_str(d, v, "lastProbeTime", false, "", &c->last_probe_time)) ||
 	    (rc = api__dec_get_str(d, v, "lastTransitionTime", false, "", &c->last_transition_time)))

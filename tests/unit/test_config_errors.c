@@ -55,9 +55,10 @@ static const struct error_case config_cases[] = {
 	{ "initial backoff zero", H "podInitialBackoffSeconds: 0\n",
 	  "t.yaml:3:27: podInitialBackoffSeconds: Invalid value: 0: must be greater than 0" },
 	{ "max backoff below initial", H "podInitialBackoffSeconds: 20\n",
-	  "t.yaml:1:1: podMaxBackoffSeconds: Invalid value: 10: must be greater than or equal to PodInitialBackoffSeconds (20)" },
+	  /* upstream validation.go ValidateKubeSchedulerConfiguration (oracle: its output on this file) */
+	  "t.yaml:1:1: podMaxBackoffSeconds: Invalid value: 10: must be greater than or equal to PodInitialBackoffSeconds" },
 	{ "max backoff below initial, both given", H "podInitialBackoffSeconds: 5\npodMaxBackoffSeconds: 4\n",
-	  "t.yaml:4:23: podMaxBackoffSeconds: Invalid value: 4: must be greater than or equal to PodInitialBackoffSeconds (5)" },
+	  "t.yaml:4:23: podMaxBackoffSeconds: Invalid value: 4: must be greater than or equal to PodInitialBackoffSeconds" },
 	{ "score weight zero",
 	  H "profiles:\n- plugins:\n    score:\n      enabled:\n      - name: ImageLocality\n      - name: NodeAffinity\n        weight: 0\n",
 	  "t.yaml:9:17: profiles[0].plugins.score.enabled[1].weight: must be in the range 1..100, got 0" },
@@ -82,11 +83,23 @@ static const struct error_case config_cases[] = {
 	{ "removed plugin", H "profiles:\n- plugins:\n    filter:\n      enabled:\n      - name: EBSLimits\n",
 	  "t.yaml:7:9: profiles[0].plugins.filter.enabled[0]: \"EBSLimits\": was invalid in version \"kubescheduler.config.k8s.io/v1\" (KubeSchedulerConfiguration is version \"kubescheduler.config.k8s.io/v1\")" },
 	{ "duplicate schedulerName", H "profiles:\n- schedulerName: a\n- schedulerName: a\n",
-	  "t.yaml:5:18: profiles[1].schedulerName: Duplicate value: \"a\" (also profiles[0].schedulerName)" },
+	  /* upstream field.Duplicate(..., profilesPath.Index(idx).Child("schedulerName")): a *field.Path
+	   * as the value, which json.Marshal renders as {} (oracle: ValidateKubeSchedulerConfiguration
+	   * on this file) */
+	  "t.yaml:5:18: profiles[1].schedulerName: Duplicate value: {}" },
 	{ "schedulerName required with several profiles", H "profiles:\n- schedulerName: a\n- percentageOfNodesToScore: 5\n",
 	  "t.yaml:5:3: profiles[1].schedulerName: Required value" },
 	{ "different queueSort", H "profiles:\n- schedulerName: a\n- schedulerName: b\n  plugins:\n    queueSort:\n      disabled:\n      - name: '*'\n",
-	  "t.yaml:8:7: profiles[1].plugins.queueSort: Invalid value: must be the same for all profiles" },
+	  /* upstream validateCommonQueueSort: the set as JSON (oracle: ValidateKubeSchedulerConfiguration) */
+	  "t.yaml:8:7: profiles[1].plugins.queueSort: Invalid value: {\"Enabled\":null,\"Disabled\":[{\"Name\":\"*\",\"Weight\":0}]}: must be the same for all profiles" },
+	{ "different queueSort, enabled and disabled",
+	  H "profiles:\n- schedulerName: a\n- schedulerName: b\n  plugins:\n    queueSort:\n      enabled:\n      - name: PrioritySort\n        weight: 3\n      disabled:\n      - name: PrioritySort\n      - name: '*'\n",
+	  "t.yaml:8:7: profiles[1].plugins.queueSort: Invalid value: {\"Enabled\":[{\"Name\":\"PrioritySort\",\"Weight\":3}],\"Disabled\":[{\"Name\":\"PrioritySort\",\"Weight\":0},{\"Name\":\"*\",\"Weight\":0}]}: must be the same for all profiles" },
+	/* upstream checks a profile's percentageOfNodesToScore before its name against the earlier
+	 * ones (oracle: both errors, this one first) */
+	{ "profile percentage before a duplicate name",
+	  H "profiles:\n- schedulerName: a\n- schedulerName: a\n  percentageOfNodesToScore: 101\n",
+	  "t.yaml:6:29: profiles[1].percentageOfNodesToScore: Invalid value: 101: not in valid range [0-100]" },
 	{ "no queue sort plugin", H "profiles:\n- plugins:\n    multiPoint:\n      disabled:\n      - name: PrioritySort\n",
 	  "t.yaml:5:5: profiles[0].plugins: only one queue sort plugin required for profile with scheduler name \"csched\", but got 0" },
 	{ "no bind plugin", H "profiles:\n- plugins:\n    bind:\n      disabled:\n      - name: DefaultBinder\n",

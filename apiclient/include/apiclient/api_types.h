@@ -250,8 +250,8 @@ struct api_condition {
 	const char *status; /* interned: "True", "False", "Unknown" */
 	const char *reason;
 	const char *message;
-	/* Pods only (the PodScheduled patch diffs against them), "" / 0 when absent and for nodes:
-	 * the times as the server wrote them (RFC 3339, sent back verbatim). */
+	/* A pod's PodScheduled only (the status patch diffs against it), "" / 0 when absent and for
+	 * other conditions: the times as the server wrote them (RFC 3339, compared verbatim). */
 	const char *last_probe_time, *last_transition_time;
 	int64_t observed_generation;
 };
