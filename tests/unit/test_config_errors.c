@@ -181,16 +181,27 @@ static const struct error_case config_cases[] = {
 	  "t.yaml:9:17: profiles[0].pluginConfig[0].args.resources[0].weight: Invalid value: 2: must be 1" },
 	{ "node affinity operator",
 	  H "profiles:\n- pluginConfig:\n  - name: NodeAffinity\n    args:\n      addedAffinity:\n        requiredDuringSchedulingIgnoredDuringExecution:\n          nodeSelectorTerms:\n          - matchExpressions:\n            - key: zone\n              operator: Near\n",
-	  "t.yaml:12:25: profiles[0].pluginConfig[0].args.addedAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].operator: Unsupported value: \"Near\": supported values: \"DoesNotExist\", \"Exists\", \"Gt\", \"In\", \"Lt\", \"NotIn\"" },
+	  /* NodeAffinity rows: oracle, upstream ValidateKubeSchedulerConfiguration on the same file
+	   * (ValidateNodeAffinityArgs: component-helpers nodeaffinity, apimachinery labels.NewRequirement) */
+	  "t.yaml:12:25: profiles[0].pluginConfig[0].args.addedAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].operator: Unsupported value: \"Near\": supported values: \"In\", \"NotIn\", \"Exists\", \"DoesNotExist\", \"Gt\", \"Lt\"" },
 	{ "node affinity In without values",
 	  H "profiles:\n- pluginConfig:\n  - name: NodeAffinity\n    args:\n      addedAffinity:\n        requiredDuringSchedulingIgnoredDuringExecution:\n          nodeSelectorTerms:\n          - matchExpressions:\n            - key: zone\n              operator: In\n",
-	  "t.yaml:11:15: profiles[0].pluginConfig[0].args.addedAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].values: Required value: for 'in', 'notin' operators, values set can't be empty" },
+	  "t.yaml:11:15: profiles[0].pluginConfig[0].args.addedAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].values: Invalid value: null: for 'in', 'notin' operators, values set can't be empty" },
+	{ "node affinity In with an empty list", H "profiles:\n- pluginConfig:\n  - name: NodeAffinity\n    args:\n      addedAffinity:\n        requiredDuringSchedulingIgnoredDuringExecution:\n          nodeSelectorTerms:\n          - matchExpressions:\n            - key: zone\n              operator: In\n              values: []\n",
+	  "t.yaml:13:23: profiles[0].pluginConfig[0].args.addedAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].values: Invalid value: []: for 'in', 'notin' operators, values set can't be empty" },
+	{ "node affinity Exists with values", H "profiles:\n- pluginConfig:\n  - name: NodeAffinity\n    args:\n      addedAffinity:\n        requiredDuringSchedulingIgnoredDuringExecution:\n          nodeSelectorTerms:\n          - matchExpressions:\n            - key: zone\n              operator: Exists\n              values: [a]\n",
+	  "t.yaml:13:23: profiles[0].pluginConfig[0].args.addedAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].values: Invalid value: [\"a\"]: values set must be empty for exists and does not exist" },
+	{ "node affinity Lt with two values", H "profiles:\n- pluginConfig:\n  - name: NodeAffinity\n    args:\n      addedAffinity:\n        requiredDuringSchedulingIgnoredDuringExecution:\n          nodeSelectorTerms:\n          - matchExpressions:\n            - key: cores\n              operator: Lt\n              values: [\"1\", \"2\"]\n",
+	  "t.yaml:13:23: profiles[0].pluginConfig[0].args.addedAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].values: Invalid value: [\"1\",\"2\"]: for 'Gt', 'Lt' operators, exactly one value is required" },
 	{ "node affinity Gt not an integer",
 	  H "profiles:\n- pluginConfig:\n  - name: NodeAffinity\n    args:\n      addedAffinity:\n        requiredDuringSchedulingIgnoredDuringExecution:\n          nodeSelectorTerms:\n          - matchExpressions:\n            - key: cores\n              operator: Gt\n              values: [\"x\"]\n",
-	  "t.yaml:13:23: profiles[0].pluginConfig[0].args.addedAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].values: Invalid value: \"x\": for 'Gt', 'Lt' operators, the value must be an integer" },
+	  "t.yaml:13:24: profiles[0].pluginConfig[0].args.addedAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].values[0]: Invalid value: \"x\": for 'Gt', 'Lt' operators, the value must be an integer" },
 	{ "node affinity field selector values",
 	  H "profiles:\n- pluginConfig:\n  - name: NodeAffinity\n    args:\n      addedAffinity:\n        preferredDuringSchedulingIgnoredDuringExecution:\n        - weight: 5\n          preference:\n            matchFields:\n            - key: metadata.name\n              operator: In\n              values: [a, b]\n",
-	  "t.yaml:14:23: profiles[0].pluginConfig[0].args.addedAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].preference.matchFields[0].values: Invalid value: 2 values: must have one element" },
+	  "t.yaml:9:11: profiles[0].pluginConfig[0].args.addedAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].matchFields[0].values: Invalid value: [\"a\",\"b\"]: must have one element" },
+	{ "node affinity field selector operator before its values",
+	  H "profiles:\n- pluginConfig:\n  - name: NodeAffinity\n    args:\n      addedAffinity:\n        preferredDuringSchedulingIgnoredDuringExecution:\n        - weight: 5\n          preference:\n            matchFields:\n            - key: metadata.name\n              operator: Exists\n",
+	  "t.yaml:9:11: profiles[0].pluginConfig[0].args.addedAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].matchFields[0].operator: Unsupported value: \"Exists\": supported values: \"In\", \"NotIn\"" },
 	{ "node affinity podAffinity is not node affinity",
 	  H "profiles:\n- pluginConfig:\n  - name: NodeAffinity\n    args:\n      addedAffinity:\n        podAffinity: {}\n",
 	  "t.yaml:8:22: profiles[0].pluginConfig[0].args.addedAffinity.podAffinity: unknown field \"podAffinity\"" },
@@ -271,6 +282,12 @@ static const char *const accepted_docs[] = {
 	FIT_ARGS "      scoringStrategy:\n        type: MostAllocated\n        resources:\n        - name: -cpu\n",
 	FIT_ARGS "      scoringStrategy:\n        type: LeastAllocated\n        resources:\n        - name: cpu\n        - name: cpu\n          weight: 3\n",
 	H "profiles:\n- pluginConfig:\n  - name: NodeResourcesBalancedAllocation\n    args:\n      resources:\n      - name: -cpu\n      - name: example.com/a/b\n",
+	/* oracle (ValidateKubeSchedulerConfiguration): NewPreferredSchedulingTerms checks no weight
+	 * and skips a term of weight 0, even a broken one */
+	H "profiles:\n- pluginConfig:\n  - name: NodeAffinity\n    args:\n      addedAffinity:\n        preferredDuringSchedulingIgnoredDuringExecution:\n"
+	  "        - weight: 0\n          preference:\n            matchExpressions:\n            - key: zone\n              operator: In\n"
+	  "        - weight: 200\n          preference:\n            matchExpressions:\n            - key: zone\n              operator: Exists\n"
+	  "        - weight: -3\n          preference:\n            matchFields:\n            - key: spec.anything\n              operator: In\n              values: [a]\n",
 };
 
 static void test_accepted_resources(void **state)
