@@ -207,7 +207,8 @@ static int check_expression(const struct cfg_vctx *v, const char *path, const st
 {
 	char p[CFG_PATH_MAX + 300];
 	cfg_pathf(p, sizeof(p), "%s.key", path);
-	const char *m = cfg_check_qualified_name(q->key);
+	char mb[1024];
+	const char *m = cfg_check_label_key(q->key, mb, sizeof(mb));
 	if (m)
 		return cfg_verr(v, p, "Invalid value: \"%s\": %s", q->key, m);
 	cfg_pathf(p, sizeof(p), "%s.values", path);
@@ -243,7 +244,7 @@ static int check_expression(const struct cfg_vctx *v, const char *path, const st
 		return cfg_verr(v, p, "Unsupported value: supported values: " SUPPORTED_OPS);
 	}
 	for (uint32_t j = 0; j < q->n_values; j++) {
-		m = cfg_check_label_value(q->values[j]);
+		m = cfg_check_label_value(q->values[j], mb, sizeof(mb));
 		if (m) {
 			cfg_pathf(p, sizeof(p), "%s.values[%u][%s]", path, j, q->key);
 			return cfg_verr(v, p, "Invalid value: \"%s\": %s", q->values[j], m);

@@ -97,11 +97,15 @@ int dec_base64(struct cfg_dec *d, yaml_node_t *n, const unsigned char **out, siz
 /* A sequence of strings, interned. */
 int dec_istr_list(struct cfg_dec *d, yaml_node_t *n, uint32_t *count, const char ***out);
 
-/* Name checks as apimachinery's IsQualifiedName / IsValidLabelValue; return NULL when valid or
- * a static message. */
-const char *cfg_check_qualified_name(const char *s);
-const char *cfg_check_label_value(const char *s);
+/* Name checks as apimachinery's validate/content (IsDNS1123Subdomain, IsLabelKey alias
+ * IsQualifiedName, IsLabelValue), messages byte for byte; NULL when valid.
+ * cfg_check_qualified_name: the first message (a static string), as field errors made one per
+ * message (metav1validation.ValidateLabelName) show first. cfg_check_label_key/_value: every
+ * message joined by "; " into buf, as labels.NewRequirement reports them. */
 const char *cfg_check_dns_subdomain(const char *s);
+const char *cfg_check_qualified_name(const char *s);
+const char *cfg_check_label_key(const char *s, char *buf, size_t size);
+const char *cfg_check_label_value(const char *s, char *buf, size_t size);
 
 /* Extenders (shared by the v1 decoder and the Policy decoder, which sets d->icase and
  * legacy: "enableHttps" and httpTimeout in nanoseconds). */

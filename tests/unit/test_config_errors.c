@@ -10,6 +10,7 @@
 
 #include "algorithm/framework.h"
 #include "config/config.h"
+#include "config/cfg_internal.h"
 
 #define H "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
 #define FIT_ARGS H "profiles:\n- pluginConfig:\n  - name: NodeResourcesFit\n    args:\n"
@@ -199,6 +200,15 @@ static const struct error_case config_cases[] = {
 	{ "node affinity field selector values",
 	  H "profiles:\n- pluginConfig:\n  - name: NodeAffinity\n    args:\n      addedAffinity:\n        preferredDuringSchedulingIgnoredDuringExecution:\n        - weight: 5\n          preference:\n            matchFields:\n            - key: metadata.name\n              operator: In\n              values: [a, b]\n",
 	  "t.yaml:9:11: profiles[0].pluginConfig[0].args.addedAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].matchFields[0].values: Invalid value: [\"a\",\"b\"]: must have one element" },
+	/* labels.NewRequirement: the key's and each value's messages (oracle; several are joined with
+	 * "; ", but such messages outgrow struct err's 512 bytes) */
+	{ "node affinity key", H "profiles:\n- pluginConfig:\n  - name: NodeAffinity\n    args:\n      addedAffinity:\n        requiredDuringSchedulingIgnoredDuringExecution:\n          nodeSelectorTerms:\n          - matchExpressions:\n            - key: -zone\n              operator: Exists\n",
+	  "t.yaml:11:20: profiles[0].pluginConfig[0].args.addedAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].key: Invalid value: \"-zone\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')" },
+	{ "node affinity value", H "profiles:\n- pluginConfig:\n  - name: NodeAffinity\n    args:\n      addedAffinity:\n        requiredDuringSchedulingIgnoredDuringExecution:\n          nodeSelectorTerms:\n          - matchExpressions:\n            - key: zone\n              operator: In\n              values: [\"-a\"]\n",
+	  "t.yaml:13:24: profiles[0].pluginConfig[0].args.addedAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].values[0][zone]: Invalid value: \"-a\": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')" },
+	/* metav1validation.ValidateLabelName: one error per message, the first shown (oracle) */
+	{ "topology spread key", H "profiles:\n- pluginConfig:\n  - name: PodTopologySpread\n    args:\n      defaultingType: List\n      defaultConstraints:\n      - maxSkew: 1\n        topologyKey: \"-zone\"\n        whenUnsatisfiable: DoNotSchedule\n",
+	  "t.yaml:10:22: profiles[0].pluginConfig[0].args.defaultConstraints[0].topologyKey: Invalid value: \"-zone\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')" },
 	{ "node affinity field selector operator before its values",
 	  H "profiles:\n- pluginConfig:\n  - name: NodeAffinity\n    args:\n      addedAffinity:\n        preferredDuringSchedulingIgnoredDuringExecution:\n        - weight: 5\n          preference:\n            matchFields:\n            - key: metadata.name\n              operator: Exists\n",
 	  "t.yaml:9:11: profiles[0].pluginConfig[0].args.addedAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].matchFields[0].operator: Unsupported value: \"Exists\": supported values: \"In\", \"NotIn\"" },
@@ -307,6 +317,43 @@ static void test_accepted_resources(void **state)
 	assert_int_equal(failures, 0);
 }
 
+/* apimachinery validate/content messages, several joined with "; " as labels.NewRequirement
+ * joins them (oracle: ValidateKubeSchedulerConfiguration on a NodeAffinityArgs key
+ * "Example.com/" and a value of 71 characters starting with '-'). */
+static void test_label_messages(void **state)
+{
+	(void)state;
+	char buf[1024];
+	const char *name_re = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
+			      "alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for "
+			      "validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
+	char want[1024];
+	snprintf(want, sizeof(want),
+		 "prefix part a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or "
+		 "'.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for "
+		 "validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*'); name part must be "
+		 "non-empty; name part %s",
+		 name_re);
+	assert_string_equal(cfg_check_label_key("Example.com/", buf, sizeof(buf)), want);
+	snprintf(want, sizeof(want),
+		 "a valid label key %s with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')", name_re);
+	assert_string_equal(cfg_check_label_key("a/b/c", buf, sizeof(buf)), want);
+	assert_null(cfg_check_label_key("example.com/My_Name.1", buf, sizeof(buf)));
+	/* ValidateLabelName's first error */
+	assert_string_equal(cfg_check_qualified_name("Example.com/"),
+			    "prefix part a lowercase RFC 1123 subdomain must consist of lower case alphanumeric "
+			    "characters, '-' or '.', and must start and end with an alphanumeric character (e.g. "
+			    "'example.com', regex used for validation is "
+			    "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')");
+	assert_string_equal(cfg_check_label_value("-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", buf,
+						  sizeof(buf)),
+			    "must be no more than 63 bytes; a valid label must be an empty string or consist of "
+			    "alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric "
+			    "character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is "
+			    "'(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')");
+	assert_null(cfg_check_label_value("", buf, sizeof(buf)));
+}
+
 static void run(const struct error_case *cases, size_t n, bool policy)
 {
 	int failures = 0;
@@ -342,6 +389,7 @@ int main(void)
 		cmocka_unit_test(test_config_errors),
 		cmocka_unit_test(test_policy_errors),
 		cmocka_unit_test(test_accepted_resources),
+		cmocka_unit_test(test_label_messages),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
