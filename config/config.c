@@ -566,6 +566,25 @@ static int apply_extender_ignored_resources(struct config *cfg)
 /* Checks the profiles' own plugin sets, applies every default, validates and expands.
  * raw: the sets are as written in the file (loading), so they are checked before the merge
  * with the defaults and their messages point into the file. */
+/* NodeResourcesFitArgs are checked only for a profile that runs NodeResourcesFit: upstream's
+ * validatePluginConfig lists them under "NodeResourcesFitArgs", a name no pluginConfig entry
+ * has, so only NewFit checks them, when the plugin is built. */
+static int validate_fit_args(const struct cfg_vctx *v, const struct cfg_profile *prof, uint32_t i)
+{
+	char p[CFG_PATH_MAX];
+	bool runs = false;
+	for (int ep = 0; ep < CFG_EP_COUNT && !runs; ep++)
+		for (uint32_t k = 0; k < prof->effective[ep].n && !runs; k++)
+			runs = strcmp(prof->effective[ep].items[k].name, "NodeResourcesFit") == 0;
+	for (uint32_t j = 0; runs && j < prof->n_plugin_config; j++) {
+		if (prof->plugin_config[j] != CFG_ARGS_FIT)
+			continue;
+		cfg_pathf(p, sizeof(p), "profiles[%u].pluginConfig[%u].args", i, j);
+		return cfg_args_validate(v, p, CFG_ARGS_FIT, &prof->args);
+	}
+	return 0;
+}
+
 static int complete(struct config *cfg, const struct cfg_vctx *v, bool raw)
 {
 	char p[CFG_PATH_MAX];
@@ -607,6 +626,8 @@ static int complete(struct config *cfg, const struct cfg_vctx *v, bool raw)
 	for (uint32_t i = 0; i < cfg->n_profiles; i++) {
 		const struct cfg_profile *prof = &cfg->profiles[i];
 		for (uint32_t j = 0; j < prof->n_plugin_config; j++) {
+			if (prof->plugin_config[j] == CFG_ARGS_FIT) /* below, once the plugins are known */
+				continue;
 			cfg_pathf(p, sizeof(p), "profiles[%u].pluginConfig[%u].args", i, j);
 			if ((rc = cfg_args_validate(v, p, prof->plugin_config[j], &prof->args)))
 				return rc;
@@ -626,6 +647,8 @@ static int complete(struct config *cfg, const struct cfg_vctx *v, bool raw)
 			return cfg_verr(v, p, "different queue sort plugins for profile \"%s\": \"%s\", first: \"%s\"",
 					cfg->profiles[i].scheduler_name, qi->items[0].name, q0->items[0].name);
 		}
+		if ((rc = validate_fit_args(v, &cfg->profiles[i], i)))
+			return rc;
 	}
 	return 0;
 }

@@ -292,6 +292,11 @@ static const char *const accepted_docs[] = {
 	FIT_ARGS "      scoringStrategy:\n        type: MostAllocated\n        resources:\n        - name: -cpu\n",
 	FIT_ARGS "      scoringStrategy:\n        type: LeastAllocated\n        resources:\n        - name: cpu\n        - name: cpu\n          weight: 3\n",
 	H "profiles:\n- pluginConfig:\n  - name: NodeResourcesBalancedAllocation\n    args:\n      resources:\n      - name: -cpu\n      - name: example.com/a/b\n",
+	/* oracle (ValidateKubeSchedulerConfiguration): NodeResourcesFitArgs are not validated with the
+	 * configuration (validation.go's validatePluginConfig keys them "NodeResourcesFitArgs"), only by
+	 * NewFit: a profile without the plugin never builds it */
+	H "profiles:\n- plugins:\n    multiPoint:\n      disabled:\n      - name: NodeResourcesFit\n  pluginConfig:\n  - name: NodeResourcesFit\n    args:\n"
+	  "      scoringStrategy:\n        type: LeastAllocated\n        resources:\n        - name: cpu\n          weight: 101\n",
 	/* oracle (ValidateKubeSchedulerConfiguration): NewPreferredSchedulingTerms checks no weight
 	 * and skips a term of weight 0, even a broken one */
 	H "profiles:\n- pluginConfig:\n  - name: NodeAffinity\n    args:\n      addedAffinity:\n        preferredDuringSchedulingIgnoredDuringExecution:\n"
