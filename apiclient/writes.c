@@ -8,12 +8,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <yajl/yajl_gen.h>
 #include <yajl/yajl_tree.h>
 
 #include "api_internal.h"
 #include "common/macros.h"
 
+#define PATCH_POD_STATUS_TRIES 4 /* retry.DefaultBackoff.Steps */
 #define EVENT_NOTE_MAX 1024 /* events.k8s.io/v1 validation: note must be at most 1 kB */
 
 int api__gen_finish(yajl_gen g, const char *what, char **out, size_t *len, struct err *e)
@@ -430,7 +432,18 @@ int api_patch_pod_status(struct api_conn *conn, const char *ns, const char *name
 		return err_set(e, ERR_INVALID, "patch pod status %s/%s: nothing to patch", ns, name);
 	if (asprintf(&path, "/api/v1/namespaces/%s/pods/%s/status", ns, name) < 0)
 		return err_set(e, ERR_NOMEM, "patch pod status %s/%s: out of memory", ns, name);
-	rc = api_request(conn, "PATCH", path, "application/strategic-merge-patch+json", body, len, NULL, e);
+	/* upstream util.PatchPodStatus: retry.OnError(retry.DefaultBackoff, RetriableWithConflict):
+	 * at most 4 tries, 10 ms apart then 5 times longer each, after a conflict, an HTTP 500 or 503
+	 * or a failed connection. */
+	for (int attempt = 1, delay_ms = 10;; attempt++, delay_ms *= 5) {
+		rc = api_request(conn, "PATCH", path, "application/strategic-merge-patch+json", body, len, NULL, e);
+		bool retriable = rc == ERR_CONFLICT || rc == ERR_TRANSPORT ||
+				 (rc == ERR_HTTP && (e->http_status == 500 || e->http_status == 503));
+		if (!retriable || attempt == PATCH_POD_STATUS_TRIES)
+			break;
+		struct timespec ts = { 0, (long)delay_ms * 1000000L };
+		nanosleep(&ts, NULL);
+	}
 	free(path);
 	return rc;
 }

@@ -907,6 +907,7 @@ static void test_stream(void **state)
 struct fake {
 	int fd, port, served;
 	int retry_hits;
+	int patch_conflict_hits, patch_500_hits, patch_400_hits;
 };
 
 static void send_all(int fd, const char *s, size_t n)
@@ -952,6 +953,18 @@ static void *fake_run(void *arg)
 			req[n] = '\0';
 		}
 		req[n] = '\0';
+		/* the rest of a body (PATCH) before replying */
+		const char *cl = strstr(req, "Content-Length: "), *eoh = strstr(req, "\r\n\r\n");
+		if (cl && eoh) {
+			size_t want = (size_t)atol(cl + 16), have = n - (size_t)(eoh + 4 - req);
+			char sink[4096];
+			while (have < want) {
+				ssize_t r = recv(c, sink, sizeof(sink), 0);
+				if (r <= 0)
+					break;
+				have += (size_t)r;
+			}
+		}
 		f->served++;
 		if (strstr(req, "GET /quit ")) {
 			close(c);
@@ -962,6 +975,17 @@ static void *fake_run(void *arg)
 					    "Connection: close\r\n\r\n{}");
 			else
 				send_str(c, "HTTP/1.1 200 OK\r\nContent-Length: 8\r\nConnection: close\r\n\r\n{\"ok\":1}");
+		} else if (strstr(req, "PATCH /api/v1/namespaces/ns/pods/conflict/status ")) {
+			if (f->patch_conflict_hits++ < 2)
+				send_str(c, "HTTP/1.1 409 Conflict\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}");
+			else
+				send_str(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}");
+		} else if (strstr(req, "PATCH /api/v1/namespaces/ns/pods/broken/status ")) {
+			f->patch_500_hits++;
+			send_str(c, "HTTP/1.1 500 Internal Server Error\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}");
+		} else if (strstr(req, "PATCH /api/v1/namespaces/ns/pods/invalid/status ")) {
+			f->patch_400_hits++;
+			send_str(c, "HTTP/1.1 400 Bad Request\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}");
 		} else if (strstr(req, "GET /split ")) {
 			send_str(c, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n");
 			send_chunk(c, "{\"a\":");
@@ -1096,6 +1120,16 @@ static void test_fake_peer(void **state)
 	assert_int_equal(api__get_chunks(conn, "/split", collect_chunk, &ch, &e), -42);
 	assert_int_equal(ch.calls, 1);
 
+	/* upstream util.PatchPodStatus retries (retry.DefaultBackoff, RetriableWithConflict): a
+	 * conflict or a 500 up to 4 tries in all, nothing else. */
+	static const char patch[] = "{\"status\":{\"nominatedNodeName\":null}}";
+	assert_int_equal(api_patch_pod_status(conn, "ns", "conflict", patch, strlen(patch), &e), 0);
+	assert_int_equal(f.patch_conflict_hits, 3);
+	assert_int_equal(api_patch_pod_status(conn, "ns", "broken", patch, strlen(patch), &e), ERR_HTTP);
+	assert_int_equal(f.patch_500_hits, 4);
+	assert_int_equal(api_patch_pod_status(conn, "ns", "invalid", patch, strlen(patch), &e), ERR_HTTP);
+	assert_int_equal(f.patch_400_hits, 1);
+
 	api_request(conn, "GET", "/quit", NULL, NULL, 0, NULL, &e);
 	pthread_join(th, NULL);
 	close(f.fd);
@@ -1143,6 +1177,9 @@ static void test_rate_limit_and_latency(void **state)
 
 int main(void)
 {
+	/* CSCHED_TEST_FILTER: run only the tests whose names match (cmocka's pattern). */
+	if (getenv("CSCHED_TEST_FILTER"))
+		cmocka_set_test_filter(getenv("CSCHED_TEST_FILTER"));
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_wrong_ca),
 		cmocka_unit_test(test_token_and_cert_auth),
