@@ -433,12 +433,12 @@ int api_patch_pod_status(struct api_conn *conn, const char *ns, const char *name
 	if (asprintf(&path, "/api/v1/namespaces/%s/pods/%s/status", ns, name) < 0)
 		return err_set(e, ERR_NOMEM, "patch pod status %s/%s: out of memory", ns, name);
 	/* upstream util.PatchPodStatus: retry.OnError(retry.DefaultBackoff, RetriableWithConflict):
-	 * at most 4 tries, 10 ms apart then 5 times longer each, after a conflict, an HTTP 500 or 503
-	 * or a failed connection. */
+	 * at most 4 tries, 10 ms apart then 5 times longer each, after a conflict, an HTTP 500 or 503.
+	 * (Upstream also retries a refused connection; ERR_TRANSPORT does not tell one from a
+	 * timeout or a TLS failure, which upstream does not retry, so none is.) */
 	for (int attempt = 1, delay_ms = 10;; attempt++, delay_ms *= 5) {
 		rc = api_request(conn, "PATCH", path, "application/strategic-merge-patch+json", body, len, NULL, e);
-		bool retriable = rc == ERR_CONFLICT || rc == ERR_TRANSPORT ||
-				 (rc == ERR_HTTP && (e->http_status == 500 || e->http_status == 503));
+		bool retriable = rc == ERR_CONFLICT || (rc == ERR_HTTP && (e->http_status == 500 || e->http_status == 503));
 		if (!retriable || attempt == PATCH_POD_STATUS_TRIES)
 			break;
 		struct timespec ts = { 0, (long)delay_ms * 1000000L };
