@@ -449,9 +449,17 @@ int api__dec_condition_item(struct dec *d, jv v, void *item)
 	int rc;
 	if ((rc = api__dec_want_object(d, v)) || (rc = api__dec_get_str(d, v, "type", true, "", &c->type)) ||
 	    (rc = api__dec_get_str(d, v, "status", true, "", &c->status)) ||
-	    (rc = api__dec_get_str(d, v, "reason", false, "", &c->reason)))
+	    (rc = api__dec_get_str(d, v, "reason", false, "", &c->reason)) ||
+	    (rc = api__dec_get_str(d, v, "message", false, "", &c->message)))
 		return rc;
-	return api__dec_get_str(d, v, "message", false, "", &c->message);
+	c->last_probe_time = c->last_transition_time = "";
+	/* Only a pod's PodScheduled needs them (the patch diffs against it): memory per pod. */
+	if (!d->pod || strcmp(c->type, "PodScheduled") != 0)
+		return 0;
+	if ((rc = api__dec_get_str(d, v, "lastProbeTime", false, "", &c->last_probe_time)) ||
+	    (rc = api__dec_get_str(d, v, "lastTransitionTime", false, "", &c->last_transition_time)))
+		return rc;
+	return api__dec_get_i64(d, v, "observedGeneration", 0, INT64_MAX, NULL, &c->observed_generation);
 }
 
 /* Sets d->ns/d->name from metadata before anything else so every message names the object. */
@@ -478,6 +486,7 @@ int api__dec_meta_value(struct dec *d, jv obj, struct api_meta *m)
 	    (rc = api__dec_get_str(d, md, "namespace", true, "", &m->namespace)) ||
 	    (rc = api__dec_get_str(d, md, "uid", d->pod, "", &m->uid)) ||
 	    (rc = api__dec_get_str(d, md, "resourceVersion", false, "", &m->resource_version)) ||
+	    (rc = api__dec_get_i64(d, md, "generation", 0, INT64_MAX, NULL, &m->generation)) ||
 	    (rc = api__dec_get_labels(d, md, "labels", &m->labels)) ||
 	    (!d->pod && (rc = WITH_KEY(d, "annotations", labels_value(d, get(md, "annotations"), false, &m->annotations)))) ||
 	    (rc = api__dec_get_array(d, md, "ownerReferences", sizeof(*m->owner_refs), &m->n_owner_refs,

@@ -8,12 +8,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <yajl/yajl_gen.h>
 #include <yajl/yajl_tree.h>
 
 #include "api_internal.h"
 #include "common/macros.h"
 
+#define PATCH_POD_STATUS_TRIES 4 /* retry.DefaultBackoff.Steps */
 #define EVENT_NOTE_MAX 1024 /* events.k8s.io/v1 validation: note must be at most 1 kB */
 
 int api__gen_finish(yajl_gen g, const char *what, char **out, size_t *len, struct err *e)
@@ -110,17 +112,6 @@ static void jb_time(struct jb *b, const char *k, int64_t us)
 {
 	char t[40];
 	api_format_time(us, t, sizeof(t));
-	jb_str(b, k, t);
-}
-
-/* metav1.Time: RFC 3339 with whole seconds. */
-static void jb_time_s(struct jb *b, const char *k, int64_t us)
-{
-	char t[40];
-	api_format_time(us, t, sizeof(t));
-	char *dot = strchr(t, '.');
-	if (dot)
-		strcpy(dot, "Z");
 	jb_str(b, k, t);
 }
 
@@ -316,44 +307,145 @@ int api_create_event(struct api_conn *conn, const struct api_event *ev, struct e
 
 /* ---------- pods/status ---------- */
 
-int api_patch_pod_status(struct api_conn *conn, const char *ns, const char *name, const char *cond_status,
-			 const char *reason, const char *message, const char *nominated_node, struct err *e)
+/* metav1.Time as it marshals: RFC 3339, UTC, whole seconds. */
+static void format_time_s(int64_t us, char *t, size_t size)
 {
-	int rc;
+	api_format_time(us, t, size);
+	char *dot = strchr(t, '.');
+	if (dot)
+		strcpy(dot, "Z");
+}
+
+static const char *str_or_empty(const char *s)
+{
+	return s ? s : "";
+}
+
+static bool str_eq(const char *a, const char *b)
+{
+	return strcmp(str_or_empty(a), str_or_empty(b)) == 0;
+}
+
+/* A string field of the diff: the new value, or null when it is now empty (omitempty). */
+static void jb_str_or_null(struct jb *b, const char *k, const char *v)
+{
+	if (v && *v)
+		jb_str(b, k, v);
+	else
+		jb_null(b, k);
+}
+
+int api_pod_status_patch(const struct api_pod *pod, const struct api_pod_scheduled *cond, const char *nominated,
+			 int64_t now_us, char **body, size_t *len, struct err *e)
+{
+	const struct api_condition *old = NULL;
+	char now[40];
 	struct jb b;
-	if ((rc = check_segment("patch pod status", "namespace", ns, e)) ||
-	    (rc = check_segment("patch pod status", "pod name", name, e)))
-		return rc;
-	if (!cond_status && !nominated_node)
-		return err_set(e, ERR_INVALID, "patch pod status %s/%s: nothing to patch", ns, name);
+
+	*body = NULL;
+	*len = 0;
+	for (uint32_t i = 0; cond && !old && i < pod->n_conditions; i++)
+		if (str_eq(pod->conditions[i].type, "PodScheduled"))
+			old = &pod->conditions[i];
+	format_time_s(now_us, now, sizeof(now));
+
+	/* upstream podutil.UpdatePodCondition: the transition time moves only with the status. */
+	const char *ltt = old && str_eq(old->status, cond->status) ? str_or_empty(old->last_transition_time) : now;
+	/* The fields of the condition that differ from pod's (all of them for a new condition); the
+	 * new one never has a lastProbeTime. */
+	bool d_probe = !old || *str_or_empty(old->last_probe_time);
+	bool d_ltt = !old || !str_eq(old->last_transition_time, ltt);
+	bool d_status = cond && (!old || !str_eq(old->status, cond->status));
+	bool d_reason = cond && (old ? !str_eq(old->reason, cond->reason) : *str_or_empty(cond->reason));
+	bool d_message = cond && (old ? !str_eq(old->message, cond->message) : *str_or_empty(cond->message));
+	bool d_gen = cond && (old ? old->observed_generation != cond->observed_generation : cond->observed_generation != 0);
+	/* upstream's isEqual leaves observedGeneration out: it alone does not make a request, but is
+	 * in the diff when something else does. */
+	bool cond_update = cond && (d_probe || d_ltt || d_status || d_reason || d_message);
+	bool cond_diff = cond_update || d_gen;
+	/* upstream updatePod: nominatedNodeName only when overridden and different */
+	bool nnn_update = nominated && !str_eq(pod->nominated_node_name, nominated);
+	if (!cond_update && !nnn_update)
+		return 0;
+
 	if (!jb_init(&b))
-		return err_set(e, ERR_NOMEM, "patch pod status %s/%s: out of memory", ns, name);
+		return err_set(e, ERR_NOMEM, "patch pod status %s/%s: out of memory", pod->meta.namespace, pod->meta.name);
+	/* As strategicpatch.CreateTwoWayMergePatch writes it: keys sorted, conditions merged by type
+	 * with the list's order as a directive when the pod had conditions already. */
 	jb_open(&b, NULL);
 	jb_open(&b, "status");
-	if (cond_status) {
-		/* conditions merge by "type": the other conditions are left as they are. */
+	if (cond_diff) {
+		if (pod->n_conditions) {
+			jb_key(&b, "$setElementOrder/conditions");
+			jb_check(&b, yajl_gen_array_open(b.g));
+			for (uint32_t i = 0; i < pod->n_conditions; i++) {
+				jb_open(&b, NULL);
+				jb_str(&b, "type", pod->conditions[i].type);
+				jb_close(&b);
+			}
+			if (!old) {
+				jb_open(&b, NULL);
+				jb_str(&b, "type", "PodScheduled");
+				jb_close(&b);
+			}
+			jb_check(&b, yajl_gen_array_close(b.g));
+		}
 		jb_key(&b, "conditions");
 		jb_check(&b, yajl_gen_array_open(b.g));
 		jb_open(&b, NULL);
+		if (d_probe)
+			jb_null(&b, "lastProbeTime");
+		if (d_ltt)
+			jb_str_or_null(&b, "lastTransitionTime", ltt);
+		if (d_message)
+			jb_str_or_null(&b, "message", cond->message);
+		if (d_gen) {
+			if (cond->observed_generation)
+				jb_int(&b, "observedGeneration", cond->observed_generation);
+			else
+				jb_null(&b, "observedGeneration");
+		}
+		if (d_reason)
+			jb_str_or_null(&b, "reason", cond->reason);
+		if (d_status)
+			jb_str_or_null(&b, "status", cond->status);
 		jb_str(&b, "type", "PodScheduled");
-		jb_str(&b, "status", cond_status);
-		jb_opt(&b, "reason", reason);
-		jb_opt(&b, "message", message);
-		jb_null(&b, "lastProbeTime");
-		jb_time_s(&b, "lastTransitionTime", api_wall_us());
 		jb_close(&b);
 		jb_check(&b, yajl_gen_array_close(b.g));
 	}
-	if (nominated_node) {
-		if (*nominated_node)
-			jb_str(&b, "nominatedNodeName", nominated_node);
-		else
-			jb_null(&b, "nominatedNodeName"); /* null deletes the field in a merge patch */
+	if (nnn_update)
+		jb_str_or_null(&b, "nominatedNodeName", nominated); /* null deletes the field */
+	jb_close(&b);
+	jb_close(&b);
+	return jb_finish(&b, "patch pod status", body, len, e);
+}
+
+int api_patch_pod_status(struct api_conn *conn, const char *ns, const char *name, const char *body, size_t len,
+			 struct err *e)
+{
+	int rc;
+	char *path = NULL;
+	if ((rc = check_segment("patch pod status", "namespace", ns, e)) ||
+	    (rc = check_segment("patch pod status", "pod name", name, e)))
+		return rc;
+	if (!body || !len)
+		return err_set(e, ERR_INVALID, "patch pod status %s/%s: nothing to patch", ns, name);
+	if (asprintf(&path, "/api/v1/namespaces/%s/pods/%s/status", ns, name) < 0)
+		return err_set(e, ERR_NOMEM, "patch pod status %s/%s: out of memory", ns, name);
+	/* upstream util.PatchPodStatus: retry.OnError(retry.DefaultBackoff, RetriableWithConflict):
+	 * at most 4 tries, 10 ms apart then 5 times longer each, after a conflict, an HTTP 500 or 503.
+	 * (Upstream also retries a refused connection; ERR_TRANSPORT does not tell one from a
+	 * timeout or a TLS failure, which upstream does not retry, so none is.) */
+	for (int attempt = 1, delay_ms = 10;; attempt++, delay_ms *= 5) {
+		rc = api_request(conn, "PATCH", path, "application/strategic-merge-patch+json", body, len, NULL, e);
+		bool retriable = rc == ERR_CONFLICT || (rc == ERR_HTTP && (e->http_status == 500 || e->http_status == 503));
+		if (!retriable || attempt == PATCH_POD_STATUS_TRIES)
+			break;
+		struct timespec ts = { 0, (long)delay_ms * 1000000L };
+		nanosleep(&ts, NULL);
 	}
-	jb_close(&b);
-	jb_close(&b);
-	return jb_send(conn, &b, e, "patch pod status", ns, name, "PATCH", "application/strategic-merge-patch+json",
-		       "/api/v1/namespaces/%s/pods/%s/status", ns, name);
+	free(path);
+	return rc;
 }
 
 /* ---------- Lease ---------- */

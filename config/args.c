@@ -220,22 +220,6 @@ int cfg_check_shape(const struct cfg_vctx *v, const char *path, const struct cfg
 	return 0;
 }
 
-int cfg_check_resource_names(const struct cfg_vctx *v, const char *path, const struct cfg_resource_weight *r,
-			     uint32_t n)
-{
-	char p[CFG_PATH_MAX];
-	for (uint32_t i = 0; i < n; i++) {
-		cfg_pathf(p, sizeof(p), "%s[%u].name", path, i);
-		const char *m = cfg_check_qualified_name(r[i].name);
-		if (m)
-			return cfg_verr(v, p, "Invalid value: \"%s\": %s", r[i].name, m);
-		for (uint32_t j = 0; j < i; j++)
-			if (r[j].name == r[i].name)
-				return cfg_verr(v, p, "Duplicate value: \"%s\"", r[i].name);
-	}
-	return 0;
-}
-
 /* ---------- writing ---------- */
 
 void cfg_args_write(FILE *f, int ind, enum cfg_args_kind kind, const struct cfg_plugin_args *a)

@@ -1,16 +1,24 @@
 /* NodeAffinityArgs (addedAffinity: node affinity's required and preferred terms): decoding,
  * validation and writing. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/arena.h"
 #include "common/intern.h"
+#include "common/strbuf.h"
 #include "cfg_internal.h"
 
 /* ---------- decoding ---------- */
 
 static const char *const op_names[] = { "In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt" };
+/* upstream nodeaffinity's validSelectorOperators, in its order */
+#define SUPPORTED_OPS "\"In\", \"NotIn\", \"Exists\", \"DoesNotExist\", \"Gt\", \"Lt\""
+
+/* values given as an empty list, told apart from values absent (upstream renders []string{} as
+ * [] and nil as null in its messages). */
+static const char *empty_values[1];
 
 struct req_ctx {
 	struct api_requirement *r;
@@ -35,10 +43,14 @@ static int req_field(struct cfg_dec *d, const char *key, yaml_node_t *v, void *c
 				return 0;
 			}
 		}
-		return dec_err(d, v, "Unsupported value: \"%s\": supported values: \"DoesNotExist\", \"Exists\", \"Gt\", \"In\", \"Lt\", \"NotIn\"", s);
+		return dec_err(d, v, "Unsupported value: \"%s\": supported values: " SUPPORTED_OPS, s);
 	}
-	if (dec_key_is(d, key, "values"))
-		return dec_istr_list(d, v, &c->r->n_values, &c->r->values);
+	if (dec_key_is(d, key, "values")) {
+		int rc = dec_istr_list(d, v, &c->r->n_values, &c->r->values);
+		if (!rc && !c->r->n_values && !dec_is_null(v))
+			c->r->values = empty_values;
+		return rc;
+	}
 	return dec_unknown(d, key, v);
 }
 
@@ -50,7 +62,7 @@ static int req_item(struct cfg_dec *d, size_t i, yaml_node_t *item, void *ctx)
 	if (rc)
 		return rc;
 	if (!c.has_op)
-		return dec_err(d, item, "operator: Unsupported value: \"\": supported values: \"DoesNotExist\", \"Exists\", \"Gt\", \"In\", \"Lt\", \"NotIn\"");
+		return dec_err(d, item, "operator: Unsupported value: \"\": supported values: " SUPPORTED_OPS);
 	return 0;
 }
 
@@ -143,77 +155,142 @@ static int node_affinity_field(struct cfg_dec *d, const char *key, yaml_node_t *
 
 /* ---------- validation ---------- */
 
-static int check_requirements(const struct cfg_vctx *v, const char *path, const struct api_requirement *r,
-			      uint32_t n, bool fields)
+/* A string as encoding/json writes it. */
+static void json_str(struct strbuf *sb, const char *s)
 {
-	char p[CFG_PATH_MAX];
-	for (uint32_t i = 0; i < n; i++) {
-		const struct api_requirement *q = &r[i];
-		if (fields) {
-			if (q->n_values != 1) {
-				cfg_pathf(p, sizeof(p), "%s[%u].values", path, i);
-				return cfg_verr(v, p, "Invalid value: %u values: must have one element", q->n_values);
-			}
-			if (q->op != API_OP_IN && q->op != API_OP_NOT_IN) {
-				cfg_pathf(p, sizeof(p), "%s[%u].operator", path, i);
-				return cfg_verr(v, p, "Unsupported value: \"%s\": supported values: \"In\", \"NotIn\"", op_names[q->op]);
-			}
-			continue;
+	strbuf_puts(sb, "\"");
+	for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+		if (*c == '"' || *c == '\\')
+			strbuf_addf(sb, "\\%c", *c);
+		else if (*c == '\n')
+			strbuf_puts(sb, "\\n");
+		else if (*c == '\r')
+			strbuf_puts(sb, "\\r");
+		else if (*c == '\t')
+			strbuf_puts(sb, "\\t");
+		else if (*c < 0x20 || *c == '<' || *c == '>' || *c == '&')
+			strbuf_addf(sb, "\\u%04x", *c);
+		else if (c[0] == 0xe2 && c[1] == 0x80 && (c[2] == 0xa8 || c[2] == 0xa9)) { /* U+2028, U+2029 */
+			strbuf_addf(sb, "\\u202%c", c[2] == 0xa8 ? '8' : '9');
+			c += 2;
+		} else
+			strbuf_add(sb, c, 1);
+	}
+	strbuf_puts(sb, "\"");
+}
+
+/* "Invalid value: <values as JSON>: detail" at path, as field.Invalid renders a []string. */
+static int invalid_values(const struct cfg_vctx *v, const char *path, const struct api_requirement *q,
+			  const char *detail)
+{
+	struct strbuf sb = STRBUF_INIT;
+	if (!q->values) {
+		strbuf_puts(&sb, "null");
+	} else {
+		strbuf_puts(&sb, "[");
+		for (uint32_t i = 0; i < q->n_values; i++) {
+			if (i)
+				strbuf_puts(&sb, ",");
+			json_str(&sb, q->values[i]);
 		}
-		cfg_pathf(p, sizeof(p), "%s[%u].key", path, i);
-		const char *m = cfg_check_qualified_name(q->key);
-		if (m)
-			return cfg_verr(v, p, "Invalid value: \"%s\": %s", q->key, m);
-		cfg_pathf(p, sizeof(p), "%s[%u].values", path, i);
-		switch (q->op) {
-		case API_OP_IN:
-		case API_OP_NOT_IN:
-			if (q->n_values == 0)
-				return cfg_verr(v, p, "Required value: for 'in', 'notin' operators, values set can't be empty");
-			break;
-		case API_OP_EXISTS:
-		case API_OP_DOES_NOT_EXIST:
-			if (q->n_values != 0)
-				return cfg_verr(v, p, "Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'");
-			break;
-		case API_OP_GT:
-		case API_OP_LT:
-			if (q->n_values != 1)
-				return cfg_verr(v, p, "Required value: for 'Gt', 'Lt' operators, exactly one value is required");
-			{
-				char *end;
-				(void)strtoll(q->values[0], &end, 10);
-				if (!q->values[0][0] || *end)
-					return cfg_verr(v, p, "Invalid value: \"%s\": for 'Gt', 'Lt' operators, the value must be an integer",
-							q->values[0]);
-			}
-			break;
-		default:
-			cfg_pathf(p, sizeof(p), "%s[%u].operator", path, i);
-			return cfg_verr(v, p, "Unsupported value");
-		}
+		strbuf_puts(&sb, "]");
+	}
+	int rc = sb.oom ? err_set(v->e, ERR_NOMEM, "out of memory")
+			: cfg_verr(v, path, "Invalid value: %s: %s", sb.data, detail);
+	strbuf_release(&sb);
+	return rc;
+}
+
+/* upstream labels.NewRequirement, as nodeSelectorRequirementsAsSelector calls it: the key, the
+ * values the operator needs, then each value (its path keyed by the label key). */
+static int check_expression(const struct cfg_vctx *v, const char *path, const struct api_requirement *q)
+{
+	char p[CFG_PATH_MAX + 300];
+	cfg_pathf(p, sizeof(p), "%s.key", path);
+	char mb[1024];
+	const char *m = cfg_check_label_key(q->key, mb, sizeof(mb));
+	if (m)
+		return cfg_verr(v, p, "Invalid value: \"%s\": %s", q->key, m);
+	cfg_pathf(p, sizeof(p), "%s.values", path);
+	switch (q->op) {
+	case API_OP_IN:
+	case API_OP_NOT_IN:
+		if (q->n_values == 0)
+			return invalid_values(v, p, q, "for 'in', 'notin' operators, values set can't be empty");
+		break;
+	case API_OP_EXISTS:
+	case API_OP_DOES_NOT_EXIST:
+		if (q->n_values != 0)
+			return invalid_values(v, p, q, "values set must be empty for exists and does not exist");
+		break;
+	case API_OP_GT:
+	case API_OP_LT:
+		if (q->n_values != 1)
+			return invalid_values(v, p, q, "for 'Gt', 'Lt' operators, exactly one value is required");
 		for (uint32_t j = 0; j < q->n_values; j++) {
-			m = cfg_check_label_value(q->values[j]);
-			if (m) {
-				cfg_pathf(p, sizeof(p), "%s[%u].values[%u]", path, i, j);
-				return cfg_verr(v, p, "Invalid value: \"%s\": %s", q->values[j], m);
+			char *end;
+			errno = 0;
+			(void)strtoll(q->values[j], &end, 10);
+			char c0 = q->values[j][0]; /* strconv.ParseInt takes no leading space */
+			if (!((c0 >= '0' && c0 <= '9') || c0 == '+' || c0 == '-') || *end || errno) {
+				cfg_pathf(p, sizeof(p), "%s.values[%u]", path, j);
+				return cfg_verr(v, p, "Invalid value: \"%s\": for 'Gt', 'Lt' operators, the value must be an integer",
+						q->values[j]);
 			}
+		}
+		break;
+	default:
+		cfg_pathf(p, sizeof(p), "%s.operator", path);
+		return cfg_verr(v, p, "Unsupported value: supported values: " SUPPORTED_OPS);
+	}
+	for (uint32_t j = 0; j < q->n_values; j++) {
+		m = cfg_check_label_value(q->values[j], mb, sizeof(mb));
+		if (m) {
+			cfg_pathf(p, sizeof(p), "%s.values[%u][%s]", path, j, q->key);
+			return cfg_verr(v, p, "Invalid value: \"%s\": %s", q->values[j], m);
 		}
 	}
 	return 0;
 }
 
+/* upstream nodeSelectorRequirementsAsFieldSelector: In or NotIn with exactly one value; the key
+ * is not checked. */
+static int check_field(const struct cfg_vctx *v, const char *path, const struct api_requirement *q)
+{
+	char p[CFG_PATH_MAX + 16];
+	if (q->op != API_OP_IN && q->op != API_OP_NOT_IN) {
+		cfg_pathf(p, sizeof(p), "%s.operator", path);
+		return cfg_verr(v, p, "Unsupported value: \"%s\": supported values: \"In\", \"NotIn\"",
+				(unsigned)q->op < 6 ? op_names[q->op] : "");
+	}
+	if (q->n_values != 1) {
+		cfg_pathf(p, sizeof(p), "%s.values", path);
+		return invalid_values(v, p, q, "must have one element");
+	}
+	return 0;
+}
+
+/* upstream newNodeSelectorTerm under path: matchExpressions, then matchFields. */
 static int check_term(const struct cfg_vctx *v, const char *path, const struct api_node_selector_term *t)
 {
 	char p[CFG_PATH_MAX];
-	cfg_pathf(p, sizeof(p), "%s.matchExpressions", path);
-	int rc = check_requirements(v, p, t->exprs, t->n_exprs, false);
-	if (rc)
-		return rc;
-	cfg_pathf(p, sizeof(p), "%s.matchFields", path);
-	return check_requirements(v, p, t->fields, t->n_fields, true);
+	int rc;
+	for (uint32_t i = 0; i < t->n_exprs; i++) {
+		cfg_pathf(p, sizeof(p), "%s.matchExpressions[%u]", path, i);
+		if ((rc = check_expression(v, p, &t->exprs[i])))
+			return rc;
+	}
+	for (uint32_t i = 0; i < t->n_fields; i++) {
+		cfg_pathf(p, sizeof(p), "%s.matchFields[%u]", path, i);
+		if ((rc = check_field(v, p, &t->fields[i])))
+			return rc;
+	}
+	return 0;
 }
 
+/* upstream ValidateNodeAffinityArgs: NewNodeSelector on the required terms, then
+ * NewPreferredSchedulingTerms, which skips a term of weight 0 or without requirements, checks
+ * no weight, and names a term's requirements without ".preference". */
 static int node_affinity_validate(const struct cfg_vctx *v, const char *path, const void *args)
 {
 	const struct api_node_affinity *na = ((const struct cfg_node_affinity_args *)args)->added_affinity;
@@ -228,15 +305,11 @@ static int node_affinity_validate(const struct cfg_vctx *v, const char *path, co
 			return rc;
 	}
 	for (uint32_t i = 0; i < na->n_preferred; i++) {
+		const struct api_preferred_node_term *t = &na->preferred[i];
+		if (!t->weight || (!t->term.n_exprs && !t->term.n_fields))
+			continue;
 		cfg_pathf(p, sizeof(p), "%s.addedAffinity.preferredDuringSchedulingIgnoredDuringExecution[%u]", path, i);
-		if (na->preferred[i].weight < 1 || na->preferred[i].weight > 100) {
-			char wp[CFG_PATH_MAX + 8];
-			cfg_pathf(wp, sizeof(wp), "%s.weight", p);
-			return cfg_verr(v, wp, "Invalid value: %d: must be in the range 1-100", na->preferred[i].weight);
-		}
-		char tp[CFG_PATH_MAX + 16];
-		cfg_pathf(tp, sizeof(tp), "%s.preference", p);
-		if ((rc = check_term(v, tp, &na->preferred[i].term)))
+		if ((rc = check_term(v, p, &t->term)))
 			return rc;
 	}
 	return 0;

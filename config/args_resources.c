@@ -125,9 +125,7 @@ static int fit_validate(const struct cfg_vctx *v, const char *path, const void *
 					f->resources[i].weight, f->resources[i].name);
 		}
 	}
-	cfg_pathf(p, sizeof(p), "%s.scoringStrategy.resources", path);
-	if ((rc = cfg_check_resource_names(v, p, f->resources, f->n_resources)))
-		return rc;
+	/* Names are not checked (nor duplicates): upstream validateResources checks weights only. */
 	if (f->scoring_type == CFG_SCORING_REQUESTED_TO_CAPACITY_RATIO) {
 		cfg_pathf(p, sizeof(p), "%s.scoringStrategy.requestedToCapacityRatio.shape", path);
 		return cfg_check_shape(v, p, f->shape, f->n_shape);
@@ -201,11 +199,15 @@ static int balanced_validate(const struct cfg_vctx *v, const char *path, const v
 {
 	const struct cfg_balanced_args *b = args;
 	char p[CFG_PATH_MAX];
-	int rc;
-	cfg_pathf(p, sizeof(p), "%s.resources", path);
-	if ((rc = cfg_check_resource_names(v, p, b->resources, b->n_resources)))
-		return rc;
+	/* upstream ValidateNodeResourcesBalancedAllocationArgs: per resource, a duplicate name, then a
+	 * weight other than 1; names themselves are not checked. */
 	for (uint32_t i = 0; i < b->n_resources; i++) {
+		for (uint32_t j = 0; j < i; j++) {
+			if (b->resources[j].name == b->resources[i].name) { /* interned */
+				cfg_pathf(p, sizeof(p), "%s.resources[%u].name", path, i);
+				return cfg_verr(v, p, "Duplicate value: \"%s\"", b->resources[i].name);
+			}
+		}
 		if (b->resources[i].weight != 1) {
 			cfg_pathf(p, sizeof(p), "%s.resources[%u].weight", path, i);
 			return cfg_verr(v, p, "Invalid value: %" PRId64 ": must be 1", b->resources[i].weight);

@@ -97,11 +97,15 @@ int dec_base64(struct cfg_dec *d, yaml_node_t *n, const unsigned char **out, siz
 /* A sequence of strings, interned. */
 int dec_istr_list(struct cfg_dec *d, yaml_node_t *n, uint32_t *count, const char ***out);
 
-/* Name checks as apimachinery's IsQualifiedName / IsValidLabelValue; return NULL when valid or
- * a static message. */
-const char *cfg_check_qualified_name(const char *s);
-const char *cfg_check_label_value(const char *s);
+/* Name checks as apimachinery's validate/content (IsDNS1123Subdomain, IsLabelKey alias
+ * IsQualifiedName, IsLabelValue), messages byte for byte; NULL when valid.
+ * cfg_check_qualified_name: the first message (a static string), as field errors made one per
+ * message (metav1validation.ValidateLabelName) show first. cfg_check_label_key/_value: every
+ * message joined by "; " into buf, as labels.NewRequirement reports them. */
 const char *cfg_check_dns_subdomain(const char *s);
+const char *cfg_check_qualified_name(const char *s);
+const char *cfg_check_label_key(const char *s, char *buf, size_t size);
+const char *cfg_check_label_value(const char *s, char *buf, size_t size);
 
 /* Extenders (shared by the v1 decoder and the Policy decoder, which sets d->icase and
  * legacy: "enableHttps" and httpTimeout in nanoseconds). */
@@ -166,9 +170,6 @@ int cfg_dec_resources(struct cfg_dec *d, yaml_node_t *n, uint32_t *count, struct
 int cfg_dec_shape(struct cfg_dec *d, yaml_node_t *n, uint32_t *count, struct cfg_shape_point **out);
 /* Upstream's validateFunctionShape (utilization strictly increasing in 0..100, score 0..10). */
 int cfg_check_shape(const struct cfg_vctx *v, const char *path, const struct cfg_shape_point *pts, uint32_t n);
-/* Resource names: qualified and distinct. */
-int cfg_check_resource_names(const struct cfg_vctx *v, const char *path, const struct cfg_resource_weight *r,
-			     uint32_t n);
 /* "key:" at indent (no newline); the lists write "key:" and one "- " line per item, nothing when empty. */
 void cfg_write_key(FILE *f, int indent, const char *key);
 /* "key:" and a newline before a list of n items; false (nothing written) when n is 0. */

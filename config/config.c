@@ -9,6 +9,7 @@
 
 #include "common/arena.h"
 #include "common/intern.h"
+#include "common/strbuf.h"
 #include "cfg_internal.h"
 
 #define NS_PER_SEC 1000000000LL
@@ -417,6 +418,70 @@ static int validate_leader_election(const struct cfg_vctx *v, const struct cfg_l
 	return 0;
 }
 
+/* A plugin name as encoding/json writes it (quotes; <, > and & as \u00XX). */
+static void json_name(struct strbuf *sb, const char *s)
+{
+	strbuf_puts(sb, "\"");
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			strbuf_addf(sb, "\\%c", c);
+		else if (c < 0x20 || c == '<' || c == '>' || c == '&')
+			strbuf_addf(sb, "\\u%04x", c);
+		else
+			strbuf_add(sb, s, 1);
+	}
+	strbuf_puts(sb, "\"");
+}
+
+/* The bad value of upstream's queueSort error: the profile's internal config.PluginSet as
+ * field.Error renders it (json.Marshal: exported field names, nil lists as null; a disabled
+ * entry keeps only its name, as v1's mergePluginSet makes it). */
+static void plugin_set_json(struct strbuf *sb, const struct cfg_plugin_set *s)
+{
+	strbuf_puts(sb, "{\"Enabled\":");
+	if (!s->n_enabled)
+		strbuf_puts(sb, "null");
+	for (uint32_t i = 0; i < s->n_enabled; i++) {
+		strbuf_puts(sb, i ? ",{\"Name\":" : "[{\"Name\":");
+		json_name(sb, s->enabled[i].name);
+		strbuf_addf(sb, ",\"Weight\":%d}%s", s->enabled[i].weight, i + 1 == s->n_enabled ? "]" : "");
+	}
+	strbuf_puts(sb, ",\"Disabled\":");
+	if (!s->n_disabled)
+		strbuf_puts(sb, "null");
+	for (uint32_t i = 0; i < s->n_disabled; i++) {
+		strbuf_puts(sb, i ? ",{\"Name\":" : "[{\"Name\":");
+		json_name(sb, s->disabled[i]);
+		strbuf_addf(sb, ",\"Weight\":0}%s", i + 1 == s->n_disabled ? "]" : "");
+	}
+	strbuf_puts(sb, "}");
+}
+
+/* upstream validateCommonQueueSort: the same queueSort set in every profile. (Its "only one
+ * queue sort plugin can be enabled" cannot trip here: the one queue sort plugin twice is refused
+ * while decoding, "already registered".) */
+static int validate_common_queue_sort(const struct cfg_vctx *v, const struct config *cfg)
+{
+	char p[CFG_PATH_MAX];
+	const struct cfg_plugin_set *canon = &cfg->profiles[0].plugins.sets[CFG_EP_QUEUE_SORT];
+	for (uint32_t i = 1; i < cfg->n_profiles; i++) {
+		const struct cfg_plugin_set *cur = &cfg->profiles[i].plugins.sets[CFG_EP_QUEUE_SORT];
+		if (sets_equal(canon, cur))
+			continue;
+		struct strbuf sb = STRBUF_INIT;
+		plugin_set_json(&sb, cur);
+		cfg_pathf(p, sizeof(p), "profiles[%u].plugins.queueSort", i);
+		int rc = sb.oom ? nomem(v->e)
+				: cfg_verr(v, p, "Invalid value: %s: must be the same for all profiles", sb.data);
+		strbuf_release(&sb);
+		return rc;
+	}
+	return 0;
+}
+
+/* upstream ValidateKubeSchedulerConfiguration's profiles part, in its order: per profile the
+ * name and percentageOfNodesToScore, then a name seen before; then the queue sort. */
 static int validate_profiles(const struct cfg_vctx *v, const struct config *cfg)
 {
 	char p[CFG_PATH_MAX];
@@ -435,18 +500,14 @@ static int validate_profiles(const struct cfg_vctx *v, const struct config *cfg)
 		}
 		for (uint32_t j = 0; j < i; j++) {
 			if (strcmp(cfg->profiles[j].scheduler_name, prof->scheduler_name) == 0) {
+				/* upstream passes the earlier profile's *field.Path as the value: it renders as
+				 * the JSON of a struct without exported fields. */
 				cfg_pathf(p, sizeof(p), "profiles[%u].schedulerName", i);
-				return cfg_verr(v, p, "Duplicate value: \"%s\" (also profiles[%u].schedulerName)",
-						prof->scheduler_name, j);
+				return cfg_verr(v, p, "Duplicate value: {}");
 			}
 		}
-		if (i > 0 && !sets_equal(&cfg->profiles[0].plugins.sets[CFG_EP_QUEUE_SORT],
-					 &prof->plugins.sets[CFG_EP_QUEUE_SORT])) {
-			cfg_pathf(p, sizeof(p), "profiles[%u].plugins.queueSort", i);
-			return cfg_verr(v, p, "Invalid value: must be the same for all profiles");
-		}
 	}
-	return 0;
+	return validate_common_queue_sort(v, cfg);
 }
 
 static int validate_config(const struct cfg_vctx *v, const struct config *cfg)
@@ -472,8 +533,8 @@ static int validate_config(const struct cfg_vctx *v, const struct config *cfg)
 				cfg->pod_initial_backoff_seconds);
 	if (cfg->pod_max_backoff_seconds < cfg->pod_initial_backoff_seconds)
 		return cfg_verr(v, "podMaxBackoffSeconds",
-				"Invalid value: %" PRId64 ": must be greater than or equal to PodInitialBackoffSeconds (%" PRId64 ")",
-				cfg->pod_max_backoff_seconds, cfg->pod_initial_backoff_seconds);
+				"Invalid value: %" PRId64 ": must be greater than or equal to PodInitialBackoffSeconds",
+				cfg->pod_max_backoff_seconds);
 	return cfg_validate_extenders(v, cfg);
 }
 
@@ -505,6 +566,25 @@ static int apply_extender_ignored_resources(struct config *cfg)
 /* Checks the profiles' own plugin sets, applies every default, validates and expands.
  * raw: the sets are as written in the file (loading), so they are checked before the merge
  * with the defaults and their messages point into the file. */
+/* NodeResourcesFitArgs are checked only for a profile that runs NodeResourcesFit: upstream's
+ * validatePluginConfig lists them under "NodeResourcesFitArgs", a name no pluginConfig entry
+ * has, so only NewFit checks them, when the plugin is built. */
+static int validate_fit_args(const struct cfg_vctx *v, const struct cfg_profile *prof, uint32_t i)
+{
+	char p[CFG_PATH_MAX];
+	bool runs = false;
+	for (int ep = 0; ep < CFG_EP_COUNT && !runs; ep++)
+		for (uint32_t k = 0; k < prof->effective[ep].n && !runs; k++)
+			runs = strcmp(prof->effective[ep].items[k].name, "NodeResourcesFit") == 0;
+	for (uint32_t j = 0; runs && j < prof->n_plugin_config; j++) {
+		if (prof->plugin_config[j] != CFG_ARGS_FIT)
+			continue;
+		cfg_pathf(p, sizeof(p), "profiles[%u].pluginConfig[%u].args", i, j);
+		return cfg_args_validate(v, p, CFG_ARGS_FIT, &prof->args);
+	}
+	return 0;
+}
+
 static int complete(struct config *cfg, const struct cfg_vctx *v, bool raw)
 {
 	char p[CFG_PATH_MAX];
@@ -546,6 +626,8 @@ static int complete(struct config *cfg, const struct cfg_vctx *v, bool raw)
 	for (uint32_t i = 0; i < cfg->n_profiles; i++) {
 		const struct cfg_profile *prof = &cfg->profiles[i];
 		for (uint32_t j = 0; j < prof->n_plugin_config; j++) {
+			if (prof->plugin_config[j] == CFG_ARGS_FIT) /* below, once the plugins are known */
+				continue;
 			cfg_pathf(p, sizeof(p), "profiles[%u].pluginConfig[%u].args", i, j);
 			if ((rc = cfg_args_validate(v, p, prof->plugin_config[j], &prof->args)))
 				return rc;
@@ -565,6 +647,8 @@ static int complete(struct config *cfg, const struct cfg_vctx *v, bool raw)
 			return cfg_verr(v, p, "different queue sort plugins for profile \"%s\": \"%s\", first: \"%s\"",
 					cfg->profiles[i].scheduler_name, qi->items[0].name, q0->items[0].name);
 		}
+		if ((rc = validate_fit_args(v, &cfg->profiles[i], i)))
+			return rc;
 	}
 	return 0;
 }

@@ -632,72 +632,120 @@ static bool alnum(char c)
 	return isalnum((unsigned char)c);
 }
 
-/* [A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?, at most 63 characters. */
-static const char *check_name_part(const char *s, size_t n)
+/* apimachinery's validate/content messages (RegexError with its examples, MaxLenError). */
+#define NAME_RE_MSG                                                                                             \
+	"must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric " \
+	"character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is "                 \
+	"'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"
+#define DNS_SUBDOMAIN_RE_MSG                                                                                   \
+	"a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must " \
+	"start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is "         \
+	"'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
+
+/* ^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$ */
+static bool name_part_matches(const char *s, size_t n)
 {
-	if (n == 0)
-		return "name part must be non-empty";
-	if (n > 63)
-		return "name part must be no more than 63 characters";
-	if (!alnum(s[0]) || !alnum(s[n - 1]))
-		return "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
+	if (n == 0 || !alnum(s[0]) || !alnum(s[n - 1]))
+		return false;
 	for (size_t i = 0; i < n; i++)
 		if (!alnum(s[i]) && s[i] != '-' && s[i] != '_' && s[i] != '.')
-			return "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
-	return NULL;
+			return false;
+	return true;
+}
+
+/* ^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$ */
+static bool dns_subdomain_matches(const char *s, size_t n)
+{
+	size_t start = 0;
+	for (size_t i = 0; i <= n; i++) {
+		if (i == n || s[i] == '.') {
+			if (i == start || !isalnum((unsigned char)s[start]) || !isalnum((unsigned char)s[i - 1]))
+				return false;
+			start = i + 1;
+			continue;
+		}
+		if (!(islower((unsigned char)s[i]) || isdigit((unsigned char)s[i]) || s[i] == '-'))
+			return false;
+	}
+	return true;
+}
+
+/* content.IsLabelKey (IsQualifiedName): its messages in its order into m; returns how many. */
+static int label_key_msgs(const char *s, const char *m[4])
+{
+	int n = 0;
+	const char *slash = strchr(s, '/');
+	const char *name = s;
+	if (slash) {
+		if (strchr(slash + 1, '/')) {
+			m[0] = "a valid label key " NAME_RE_MSG " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')";
+			return 1;
+		}
+		size_t pl = (size_t)(slash - s);
+		if (pl == 0) {
+			m[n++] = "prefix part must be non-empty";
+		} else {
+			if (pl > 253)
+				m[n++] = "prefix part must be no more than 253 bytes";
+			if (!dns_subdomain_matches(s, pl))
+				m[n++] = "prefix part " DNS_SUBDOMAIN_RE_MSG;
+		}
+		name = slash + 1;
+	}
+	size_t nl = strlen(name);
+	if (nl == 0)
+		m[n++] = "name part must be non-empty";
+	else if (nl > 63)
+		m[n++] = "name part must be no more than 63 bytes";
+	if (!name_part_matches(name, nl))
+		m[n++] = "name part " NAME_RE_MSG;
+	return n;
+}
+
+/* Joins msgs with "; " (as labels.validateLabelKey does) into buf. */
+static const char *join_msgs(const char *const *msgs, int n, char *buf, size_t size)
+{
+	if (n == 0)
+		return NULL;
+	size_t len = 0;
+	buf[0] = '\0';
+	for (int i = 0; i < n && len < size; i++)
+		len += (size_t)snprintf(buf + len, size - len, "%s%s", i ? "; " : "", msgs[i]);
+	return buf;
 }
 
 const char *cfg_check_dns_subdomain(const char *s)
 {
 	size_t n = strlen(s);
-	if (n == 0 || n > 253)
-		return "prefix part must be a DNS-1123 subdomain of 1 to 253 characters";
-	/* lowercase RFC 1123 labels separated by dots */
-	size_t start = 0;
-	for (size_t i = 0; i <= n; i++) {
-		if (i == n || s[i] == '.') {
-			if (i == start || !isalnum((unsigned char)s[start]) || !isalnum((unsigned char)s[i - 1]))
-				return "prefix part a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
-			start = i + 1;
-			continue;
-		}
-		if (!(islower((unsigned char)s[i]) || isdigit((unsigned char)s[i]) || s[i] == '-'))
-			return "prefix part a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
-	}
-	return NULL;
+	if (n > 253)
+		return "must be no more than 253 bytes";
+	return dns_subdomain_matches(s, n) ? NULL : DNS_SUBDOMAIN_RE_MSG;
 }
 
 const char *cfg_check_qualified_name(const char *s)
 {
-	const char *slash = strchr(s, '/');
-	if (!slash)
-		return check_name_part(s, strlen(s));
-	if (strchr(slash + 1, '/'))
-		return "a qualified name must consist of alphanumeric characters, '-', '_' or '.', with an optional DNS subdomain prefix and '/'";
-	char prefix[256];
-	size_t pl = (size_t)(slash - s);
-	if (pl == 0)
-		return "prefix part must be non-empty";
-	if (pl >= sizeof(prefix))
-		return "prefix part must be no more than 253 characters";
-	memcpy(prefix, s, pl);
-	prefix[pl] = '\0';
-	const char *m = cfg_check_dns_subdomain(prefix);
-	if (m)
-		return m;
-	return check_name_part(slash + 1, strlen(slash + 1));
+	const char *m[4];
+	return label_key_msgs(s, m) ? m[0] : NULL;
 }
 
-const char *cfg_check_label_value(const char *s)
+const char *cfg_check_label_key(const char *s, char *buf, size_t size)
 {
-	size_t n = strlen(s);
-	if (n == 0)
-		return NULL;
-	if (n > 63)
-		return "must be no more than 63 characters";
-	if (check_name_part(s, n))
-		return "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
-	return NULL;
+	const char *m[4];
+	return join_msgs(m, label_key_msgs(s, m), buf, size);
+}
+
+const char *cfg_check_label_value(const char *s, char *buf, size_t size)
+{
+	const char *m[2];
+	int n = 0;
+	size_t len = strlen(s);
+	if (len > 63)
+		m[n++] = "must be no more than 63 bytes";
+	if (len && !name_part_matches(s, len))
+		m[n++] = "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and "
+			 "must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', "
+			 "regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
+	return join_msgs(m, n, buf, size);
 }
 
 /* ---------- writer helpers ---------- */

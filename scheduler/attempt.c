@@ -59,19 +59,6 @@ static bool sample_plugin_metrics(struct sched_attempt_scratch *ls)
 
 /* ---------- Failure handling (loop and binder threads) ---------- */
 
-/* Whether pod's PodScheduled condition already says False/reason/message. */
-static bool condition_unchanged(const struct api_pod *pod, const char *reason, const char *message)
-{
-	for (uint32_t i = 0; i < pod->n_conditions; i++) {
-		const struct api_condition *c = &pod->conditions[i];
-		if (!c->type || strcmp(c->type, "PodScheduled") != 0)
-			continue;
-		return c->status && strcmp(c->status, "False") == 0 && c->reason && strcmp(c->reason, reason) == 0 &&
-		       c->message && strcmp(c->message, message) == 0;
-	}
-	return false;
-}
-
 static void record_failure(struct scheduler *s, const struct sched_profile *prof, const struct api_pod *pod,
 			   bool rejected, const char *message, int64_t start_ns)
 {
@@ -86,31 +73,53 @@ static void record_failure(struct scheduler *s, const struct sched_profile *prof
 			  message);
 }
 
-/* Re-reads the pod and requeues the informer's latest copy, unless it is gone or bound (then the
- * attempt is done). Takes qpi; pod is qpi's pod, referenced by the caller. Returns the copy
- * requeued (referenced), or NULL. */
-static struct api_pod *requeue(struct scheduler *s, const struct api_pod *pod, struct queue_pod_info *qpi,
-			       const struct queue_failure *f)
-{
-	struct api_pod *cur = api_informer_get(s->pod_inf, pod->meta.namespace, pod->meta.name);
-	struct err e = { 0 };
+/* What the failure handling finds when it re-reads the pod from the informer (upstream
+ * handleSchedulingFailure's podLister Get). */
+enum failure_target {
+	FAILURE_REQUEUE,   /* still there, unassigned: requeue the informer's copy */
+	FAILURE_GONE,      /* not in the informer */
+	FAILURE_BOUND,     /* assigned to a node meanwhile */
+	FAILURE_RECREATED, /* another pod (UID) under the same name: no requeue, event or patch */
+};
 
-	if (cur && cur->meta.uid == pod->meta.uid && !api_pod_is_assigned(cur)) {
+static enum failure_target failure_target(const struct api_pod *pod, const struct api_pod *cur)
+{
+	if (!cur)
+		return FAILURE_GONE;
+	/* upstream checks the node first: a recreated pod already bound is "assigned" */
+	if (api_pod_is_assigned(cur))
+		return FAILURE_BOUND;
+	return cur->meta.uid == pod->meta.uid ? FAILURE_REQUEUE : FAILURE_RECREATED; /* interned */
+}
+
+/* Requeues the informer's copy cur (taking qpi) when t says so; otherwise the attempt is done
+ * (qpi freed). */
+static void requeue(struct scheduler *s, const struct api_pod *pod, struct api_pod *cur, enum failure_target t,
+		    struct queue_pod_info *qpi, const struct queue_failure *f)
+{
+	struct err e = { 0 };
+	switch (t) {
+	case FAILURE_REQUEUE:
 		queue_pod_info_set_pod(qpi, cur);
 		if (queue_add_unschedulable_if_not_present(s->queue, qpi, f, &e) < 0)
 			LOG_ERROR("requeueing pod %s/%s: %s", pod->meta.namespace, pod->meta.name, e.msg);
-		return cur;
+		return;
+	case FAILURE_GONE:
+		LOG_INFO("Pod doesn't exist in informer cache pod=\"%s/%s\"", pod->meta.namespace, pod->meta.name);
+		break;
+	case FAILURE_BOUND:
+		LOG_INFO("Pod has been assigned to node. Abort adding it back to queue. pod=\"%s/%s\" node=\"%s\"",
+			 pod->meta.namespace, pod->meta.name, cur->node_name);
+		break;
+	case FAILURE_RECREATED:
+		LOG_V(2, "Pod was recreated while handling scheduling failure. Skip requeueing and status updates. "
+			 "pod=\"%s/%s\" oldUID=\"%s\" newUID=\"%s\"",
+		      pod->meta.namespace, pod->meta.name, pod->meta.uid, cur->meta.uid);
+		break;
 	}
-	if (!cur || cur->meta.uid != pod->meta.uid)
-		LOG_V(2, "Pod %s/%s doesn't exist in informer cache: not requeued", pod->meta.namespace, pod->meta.name);
-	else
-		LOG_V(2, "Pod %s/%s has been assigned to node %s. Abort adding it back to queue.", pod->meta.namespace,
-		      pod->meta.name, cur->node_name);
 	queue_done(s->queue, pod->meta.uid);
 	queue_pod_info_free(qpi);
 	atomic_fetch_add(&s->n_dropped, 1);
-	api_pod_unref(cur);
-	return NULL;
 }
 
 /* Nomination (preemption) before the next cycle can see the pod again. cur: the pod requeued,
@@ -127,18 +136,24 @@ static void update_nomination(struct scheduler *s, const struct api_pod *pod, st
 	}
 }
 
-/* PodScheduled=False (skipped when the condition already says so, as upstream's updatePod), sent
- * by a binder thread. cur: the pod requeued. */
-static void patch_status(struct scheduler *s, const struct api_pod *pod, const struct api_pod *cur,
-			 const char *reason, const char *message, const char *nominated)
+/* upstream updatePod: PodScheduled=False with the pod's generation, and the nomination, as a
+ * patch of what changed against base's status (none when nothing did), sent by a binder thread. */
+static void patch_status(struct scheduler *s, const struct api_pod *base, const char *reason, const char *message,
+			 const char *nominated)
 {
-	const char *cur_nnn = cur->nominated_node_name ? cur->nominated_node_name : "";
-	bool nnn_update = nominated && strcmp(cur_nnn, nominated) != 0;
-	if (condition_unchanged(cur, reason, message) && !nnn_update)
+	struct api_pod_scheduled cond = { "False", reason, message, base->meta.generation };
+	struct err e = { 0 };
+	char *body = NULL;
+	size_t len = 0;
+	if (api_pod_status_patch(base, &cond, nominated, api_wall_us(), &body, &len, &e) < 0) {
+		LOG_ERROR("Error updating pod %s/%s: %s", base->meta.namespace, base->meta.name, e.msg);
 		return;
-	struct sched_patch_job *pj = sched_patch_job_new(pod, reason, message, nnn_update ? nominated : NULL);
+	}
+	if (!body)
+		return;
+	struct sched_patch_job *pj = sched_patch_job_new(base, body, len); /* takes body */
 	if (!pj) {
-		LOG_ERROR("out of memory queueing the status of pod %s/%s", pod->meta.namespace, pod->meta.name);
+		LOG_ERROR("out of memory queueing the status of pod %s/%s", base->meta.namespace, base->meta.name);
 		return;
 	}
 	sched_binder_patch(s->binder, pj);
@@ -152,12 +167,18 @@ void sched_handle_failure(struct scheduler *s, struct sched_profile *prof, struc
 	const char *reason = rejected ? "Unschedulable" : "SchedulerError";
 
 	record_failure(s, prof, pod, rejected, message, start_ns);
-	struct api_pod *cur = requeue(s, pod, qpi, f); /* takes qpi */
-	update_nomination(s, pod, cur, nominated);
-	sched_events_record(s->events, pod, "Warning", "FailedScheduling", "Scheduling", prof->name, "%s", message);
-	/* Not for a pod that is gone or bound meanwhile. */
-	if (cur)
-		patch_status(s, pod, cur, reason, message, nominated);
+	struct api_pod *cur = api_informer_get(s->pod_inf, pod->meta.namespace, pod->meta.name);
+	enum failure_target t = failure_target(pod, cur);
+	requeue(s, pod, cur, t, qpi, f); /* takes qpi */
+	if (t == FAILURE_RECREATED)
+		goto out;
+	update_nomination(s, pod, t == FAILURE_REQUEUE ? cur : NULL, nominated);
+	/* As upstream, the event and the patch are about the informer's copy when it was requeued,
+	 * else about the pod as scheduled (a patch of a pod gone meets NotFound). */
+	const struct api_pod *base = t == FAILURE_REQUEUE ? cur : pod;
+	sched_events_record(s->events, base, "Warning", "FailedScheduling", "Scheduling", prof->name, "%s", message);
+	patch_status(s, base, reason, message, nominated);
+out:
 	api_pod_unref(cur);
 	api_pod_unref(pod);
 }

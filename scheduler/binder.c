@@ -69,23 +69,18 @@ int sched_bind_cb(void *ctx, const struct api_pod *pod, const char *node_name, s
 	return api_bind_pod(tl_conn, pod->meta.namespace, pod->meta.name, pod->meta.uid, node_name, e);
 }
 
-static char *dup_or_null(const char *s)
-{
-	return s ? strdup(s) : NULL;
-}
-
-struct sched_patch_job *sched_patch_job_new(const struct api_pod *pod, const char *reason, const char *message,
-					    const char *nominated)
+struct sched_patch_job *sched_patch_job_new(const struct api_pod *pod, char *body, size_t len)
 {
 	struct sched_patch_job *j = calloc(1, sizeof(*j));
-	if (!j)
+	if (!j) {
+		free(body);
 		return NULL;
+	}
+	j->body = body;
+	j->len = len;
 	j->ns = strdup(pod->meta.namespace);
 	j->name = strdup(pod->meta.name);
-	j->reason = strdup(reason);
-	j->message = strdup(message);
-	j->nominated = dup_or_null(nominated);
-	if (!j->ns || !j->name || !j->reason || !j->message || (nominated && !j->nominated)) {
+	if (!j->ns || !j->name) {
 		sched_patch_job_free(j);
 		return NULL;
 	}
@@ -98,9 +93,7 @@ void sched_patch_job_free(struct sched_patch_job *j)
 		return;
 	free(j->ns);
 	free(j->name);
-	free(j->reason);
-	free(j->message);
-	free(j->nominated);
+	free(j->body);
 	free(j);
 }
 
@@ -112,7 +105,7 @@ static bool other_pod(void *ctx, const struct api_pod *pod)
 static void run_patch(struct scheduler *s, struct sched_patch_job *j)
 {
 	struct err e = { 0 };
-	int rc = tl_conn ? api_patch_pod_status(tl_conn, j->ns, j->name, "False", j->reason, j->message, j->nominated, &e)
+	int rc = tl_conn ? api_patch_pod_status(tl_conn, j->ns, j->name, j->body, j->len, &e)
 			 : err_set(&e, ERR_TRANSPORT, "no connection");
 	if (rc < 0) {
 		/* A pod deleted meanwhile is not worth a log line above V(2). */

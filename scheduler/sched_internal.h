@@ -46,11 +46,12 @@ struct sched_bind_job {
 	int64_t start_ns;           /* the attempt's start (metrics) */
 };
 
-/* A status patch (PodScheduled=False) to send off the loop. Strings are copies. */
+/* A status patch (PodScheduled=False, nominatedNodeName) to send off the loop: the body
+ * api_pod_status_patch made. Strings are owned. */
 struct sched_patch_job {
 	char *ns, *name;
-	char *reason, *message;
-	char *nominated; /* NULL = leave as is, "" = clear */
+	char *body;
+	size_t len;
 };
 
 struct sched_binder;
@@ -109,9 +110,10 @@ void sched_attempt_scratch_free(struct sched_attempt_scratch *ls);
 void sched_schedule_one(struct scheduler *s, struct sched_attempt_scratch *ls, struct queue_pod_info *qpi);
 
 /* Failure of a scheduling or binding attempt (upstream handleSchedulingFailure): requeue unless the
- * pod is gone or bound, record FailedScheduling, queue the PodScheduled=False patch. Takes qpi.
- * rejected: a fit error (reason Unschedulable) vs an error (SchedulerError). f: rejector sets
- * (NULL = none). nominated: as sched_patch_job.nominated. */
+ * pod is gone or bound, record FailedScheduling, queue the PodScheduled=False patch; nothing of
+ * this for a pod recreated under the same name meanwhile. Takes qpi. rejected: a fit error
+ * (reason Unschedulable) vs an error (SchedulerError). f: rejector sets (NULL = none).
+ * nominated: NULL = leave the nomination as is, "" = clear it, else the node. */
 void sched_handle_failure(struct scheduler *s, struct sched_profile *prof, struct queue_pod_info *qpi,
 			  bool rejected, const char *message, const struct queue_failure *f, const char *nominated,
 			  int64_t start_ns);
@@ -145,9 +147,9 @@ void sched_binder_free(struct sched_binder *b);
 uint32_t sched_binder_pending(struct sched_binder *b);
 /* Bind jobs queued or running (the event sender yields to them). */
 uint32_t sched_binder_binds_pending(struct sched_binder *b);
-/* A patch job of copies of the arguments (nominated may be NULL), or NULL on out of memory. */
-struct sched_patch_job *sched_patch_job_new(const struct api_pod *pod, const char *reason, const char *message,
-					    const char *nominated);
+/* A patch job for pod (copies of its namespace and name) that takes body, or NULL on out of
+ * memory (body freed). */
+struct sched_patch_job *sched_patch_job_new(const struct api_pod *pod, char *body, size_t len);
 void sched_patch_job_free(struct sched_patch_job *j);
 
 /* The profiles' bind callback (fw_profile_options.bind): api_bind_pod on the calling binder

@@ -482,6 +482,69 @@ static void test_unschedulable_event_condition_then_bound(void **state)
 	assert_string_equal(ev.message, "Successfully assigned " NS "/waiter to big");
 }
 
+/* upstream updatePod / podutil.UpdatePodCondition: a second failed attempt with another message
+ * keeps lastTransitionTime (the status stays False); observedGeneration is the pod's
+ * metadata.generation (CalculatePodConditionObservedGeneration, PodObservedGenerationTracking GA
+ * and locked on in v1.37). */
+static void test_unschedulable_condition_fields(void **state)
+{
+	(void)state;
+	mk_node("small", "1", "4Gi", 110, "", "", false);
+	start_sched(NULL, 0);
+	mk_pod("stuck", "csched", "2", "1Gi", "");
+
+	static const char want1[] = "0/1 nodes are available: 1 Insufficient cpu.";
+	static const char want2[] = "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint "
+				    "{dedicated: x}.";
+	struct api_pod *p = NULL;
+	const struct api_condition *c = NULL;
+	int64_t end = harness_now_ms() + 10000;
+	do {
+		api_pod_unref(p);
+		p = get_pod("stuck");
+		assert_non_null(p);
+		c = pod_condition(p, "PodScheduled");
+		if (c && strcmp(c->message, want1) == 0)
+			break;
+		usleep(50 * 1000);
+	} while (harness_now_ms() < end);
+	assert_non_null(c);
+	assert_string_equal(c->message, want1);
+	assert_string_equal(c->status, "False");
+	assert_string_equal(c->reason, "Unschedulable");
+	assert_true(p->meta.generation > 0);
+	assert_int_equal(c->observed_generation, p->meta.generation);
+	char *ltt = strdup(c->last_transition_time);
+	assert_non_null(ltt);
+	assert_true(ltt[0]);
+	api_pod_unref(p);
+	p = NULL;
+
+	/* A node with room but a taint: Fit's hint requeues the pod, which fails again, now with
+	 * another message, at least a second later (the times have whole seconds). */
+	usleep(1100 * 1000);
+	mk_node("tainted", "8", "16Gi", 110, "", "{\"key\":\"dedicated\",\"value\":\"x\",\"effect\":\"NoSchedule\"}",
+		false);
+	c = NULL;
+	end = harness_now_ms() + 15000;
+	do {
+		api_pod_unref(p);
+		p = get_pod("stuck");
+		assert_non_null(p);
+		c = pod_condition(p, "PodScheduled");
+		if (c && strcmp(c->message, want2) == 0)
+			break;
+		usleep(50 * 1000);
+	} while (harness_now_ms() < end);
+	assert_non_null(c);
+	assert_string_equal(c->message, want2);
+	assert_string_equal(c->status, "False");
+	assert_string_equal(c->last_transition_time, ltt);
+	assert_int_equal(c->observed_generation, p->meta.generation);
+	free(ltt);
+	api_pod_unref(p);
+}
+
 /* ---------- priority ---------- */
 
 static void test_higher_priority_binds_first(void **state)
@@ -621,6 +684,68 @@ static void test_deleted_pods_are_dropped(void **state)
 	assert_int_equal(st.queue_pending, 0);
 	assert_int_equal(st.attempts, attempts + 1);
 	assert_null(node_of("doomed-binding"));
+}
+
+/* ---------- a pod recreated under the same name ---------- */
+
+/* Before the first bind: deletes the pod and creates another under its name (a new UID, another
+ * scheduler's, so it stays unassigned), then waits for the informer to see it; the bind of the old
+ * UID then fails. */
+static void hook_recreate(void *ctx, const struct api_pod *pod, const char *node)
+{
+	int *calls = ctx;
+	(void)node;
+	if ((*calls)++)
+		return;
+	struct err e = { 0 };
+	struct api_conn *c = api_conn_new(cl, &e);
+	char path[256], body[512];
+	snprintf(path, sizeof(path), "/api/v1/namespaces/%s/pods/%s?gracePeriodSeconds=0", pod->meta.namespace,
+		 pod->meta.name);
+	int n = snprintf(body, sizeof(body),
+			 "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"%s\"},\"spec\":{"
+			 "\"schedulerName\":\"someone-else\",\"containers\":[{\"name\":\"c\",\"image\":\"registry.k8s.io/pause:3.10\"}]}}",
+			 pod->meta.name);
+	if (!c || api_request(c, "DELETE", path, NULL, NULL, 0, NULL, &e) < 0 ||
+	    api_request(c, "POST", "/api/v1/namespaces/" NS "/pods", NULL, body, (size_t)n, NULL, &e) < 0)
+		fprintf(stderr, "hook recreate: %s\n", e.msg);
+	api_conn_free(c);
+	usleep(1000 * 1000); /* let the informer see the new pod before the bind fails */
+}
+
+/* upstream handleSchedulingFailure: when the informer's pod under the name has another UID ("Pod
+ * was recreated while handling scheduling failure. Skip requeueing and status updates."), it
+ * returns before the FailedScheduling event and the status patch. */
+static void test_recreated_pod_gets_no_failure_event(void **state)
+{
+	(void)state;
+	int calls = 0;
+	struct sched_hooks hooks = { &calls, hook_recreate };
+	mk_node("n1", "4", "8Gi", 110, "", "", false);
+	start_sched(&hooks, 0);
+	mk_pod("phoenix", "csched", "100m", "64Mi", "");
+
+	struct sched_stats st;
+	int64_t end = harness_now_ms() + 15000;
+	do {
+		sched_stats(sched, &st);
+		if (st.bind_failures >= 1 && st.dropped >= 1)
+			break;
+		usleep(50 * 1000);
+	} while (harness_now_ms() < end);
+	assert_int_equal(calls, 1);
+	assert_int_equal(st.bind_failures, 1);
+	assert_int_equal(st.dropped, 1); /* not requeued */
+	usleep(2000 * 1000); /* an event or a patch would have been sent by now */
+	struct ev_view ev;
+	assert_false(wait_event("phoenix", "FailedScheduling", &ev, 0));
+	struct api_pod *p = get_pod("phoenix");
+	assert_non_null(p);
+	assert_null(pod_condition(p, "PodScheduled"));
+	assert_string_equal(p->node_name, "");
+	api_pod_unref(p);
+	sched_stats(sched, &st);
+	assert_int_equal(st.queue_pending, 0);
 }
 
 /* ---------- a bind the server rejects ---------- */
@@ -773,11 +898,16 @@ static void test_missing_pvc_then_created(void **state)
 
 int main(void)
 {
+	/* CSCHED_TEST_FILTER: run only the tests whose names match (cmocka's pattern). */
+	if (getenv("CSCHED_TEST_FILTER"))
+		cmocka_set_test_filter(getenv("CSCHED_TEST_FILTER"));
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_unschedulable_event_condition_then_bound, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unschedulable_condition_fields, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_higher_priority_binds_first, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_gated_pod_waits_until_ungated, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_deleted_pods_are_dropped, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_recreated_pod_gets_no_failure_event, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rejected_bind_keeps_cache_consistent, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_other_schedulers_pods_untouched, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_two_profiles, setup, teardown),

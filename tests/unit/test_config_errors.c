@@ -10,6 +10,7 @@
 
 #include "algorithm/framework.h"
 #include "config/config.h"
+#include "config/cfg_internal.h"
 
 #define H "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
 #define FIT_ARGS H "profiles:\n- pluginConfig:\n  - name: NodeResourcesFit\n    args:\n"
@@ -55,9 +56,10 @@ static const struct error_case config_cases[] = {
 	{ "initial backoff zero", H "podInitialBackoffSeconds: 0\n",
 	  "t.yaml:3:27: podInitialBackoffSeconds: Invalid value: 0: must be greater than 0" },
 	{ "max backoff below initial", H "podInitialBackoffSeconds: 20\n",
-	  "t.yaml:1:1: podMaxBackoffSeconds: Invalid value: 10: must be greater than or equal to PodInitialBackoffSeconds (20)" },
+	  /* upstream validation.go ValidateKubeSchedulerConfiguration (oracle: its output on this file) */
+	  "t.yaml:1:1: podMaxBackoffSeconds: Invalid value: 10: must be greater than or equal to PodInitialBackoffSeconds" },
 	{ "max backoff below initial, both given", H "podInitialBackoffSeconds: 5\npodMaxBackoffSeconds: 4\n",
-	  "t.yaml:4:23: podMaxBackoffSeconds: Invalid value: 4: must be greater than or equal to PodInitialBackoffSeconds (5)" },
+	  "t.yaml:4:23: podMaxBackoffSeconds: Invalid value: 4: must be greater than or equal to PodInitialBackoffSeconds" },
 	{ "score weight zero",
 	  H "profiles:\n- plugins:\n    score:\n      enabled:\n      - name: ImageLocality\n      - name: NodeAffinity\n        weight: 0\n",
 	  "t.yaml:9:17: profiles[0].plugins.score.enabled[1].weight: must be in the range 1..100, got 0" },
@@ -82,11 +84,23 @@ static const struct error_case config_cases[] = {
 	{ "removed plugin", H "profiles:\n- plugins:\n    filter:\n      enabled:\n      - name: EBSLimits\n",
 	  "t.yaml:7:9: profiles[0].plugins.filter.enabled[0]: \"EBSLimits\": was invalid in version \"kubescheduler.config.k8s.io/v1\" (KubeSchedulerConfiguration is version \"kubescheduler.config.k8s.io/v1\")" },
 	{ "duplicate schedulerName", H "profiles:\n- schedulerName: a\n- schedulerName: a\n",
-	  "t.yaml:5:18: profiles[1].schedulerName: Duplicate value: \"a\" (also profiles[0].schedulerName)" },
+	  /* upstream field.Duplicate(..., profilesPath.Index(idx).Child("schedulerName")): a *field.Path
+	   * as the value, which json.Marshal renders as {} (oracle: ValidateKubeSchedulerConfiguration
+	   * on this file) */
+	  "t.yaml:5:18: profiles[1].schedulerName: Duplicate value: {}" },
 	{ "schedulerName required with several profiles", H "profiles:\n- schedulerName: a\n- percentageOfNodesToScore: 5\n",
 	  "t.yaml:5:3: profiles[1].schedulerName: Required value" },
 	{ "different queueSort", H "profiles:\n- schedulerName: a\n- schedulerName: b\n  plugins:\n    queueSort:\n      disabled:\n      - name: '*'\n",
-	  "t.yaml:8:7: profiles[1].plugins.queueSort: Invalid value: must be the same for all profiles" },
+	  /* upstream validateCommonQueueSort: the set as JSON (oracle: ValidateKubeSchedulerConfiguration) */
+	  "t.yaml:8:7: profiles[1].plugins.queueSort: Invalid value: {\"Enabled\":null,\"Disabled\":[{\"Name\":\"*\",\"Weight\":0}]}: must be the same for all profiles" },
+	{ "different queueSort, enabled and disabled",
+	  H "profiles:\n- schedulerName: a\n- schedulerName: b\n  plugins:\n    queueSort:\n      enabled:\n      - name: PrioritySort\n        weight: 3\n      disabled:\n      - name: PrioritySort\n      - name: '*'\n",
+	  "t.yaml:8:7: profiles[1].plugins.queueSort: Invalid value: {\"Enabled\":[{\"Name\":\"PrioritySort\",\"Weight\":3}],\"Disabled\":[{\"Name\":\"PrioritySort\",\"Weight\":0},{\"Name\":\"*\",\"Weight\":0}]}: must be the same for all profiles" },
+	/* upstream checks a profile's percentageOfNodesToScore before its name against the earlier
+	 * ones (oracle: both errors, this one first) */
+	{ "profile percentage before a duplicate name",
+	  H "profiles:\n- schedulerName: a\n- schedulerName: a\n  percentageOfNodesToScore: 101\n",
+	  "t.yaml:6:29: profiles[1].percentageOfNodesToScore: Invalid value: 101: not in valid range [0-100]" },
 	{ "no queue sort plugin", H "profiles:\n- plugins:\n    multiPoint:\n      disabled:\n      - name: PrioritySort\n",
 	  "t.yaml:5:5: profiles[0].plugins: only one queue sort plugin required for profile with scheduler name \"csched\", but got 0" },
 	{ "no bind plugin", H "profiles:\n- plugins:\n    bind:\n      disabled:\n      - name: DefaultBinder\n",
@@ -121,8 +135,10 @@ static const struct error_case config_cases[] = {
 	  "t.yaml:5:16: extenders[0].enableHttps: unknown field \"enableHttps\"" },
 	{ "fit resource weight", FIT_ARGS "      scoringStrategy:\n        type: LeastAllocated\n        resources:\n        - name: cpu\n          weight: 101\n",
 	  "t.yaml:11:19: profiles[0].pluginConfig[0].args.scoringStrategy.resources[0].weight: Invalid value: 101: resource weight of cpu not in valid range (0, 100]" },
-	{ "fit resource name", FIT_ARGS "      scoringStrategy:\n        type: MostAllocated\n        resources:\n        - name: -cpu\n",
-	  "t.yaml:10:17: profiles[0].pluginConfig[0].args.scoringStrategy.resources[0].name: Invalid value: \"-cpu\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character" },
+	/* upstream TestValidateFitArgs "multi invalid resources": weights 0 and 101, the first reported
+	 * (csched stops at the first error). */
+	{ "fit resource weights", FIT_ARGS "      scoringStrategy:\n        type: LeastAllocated\n        resources:\n        - name: cpu\n          weight: -1\n        - name: memory\n          weight: 101\n",
+	  "t.yaml:11:19: profiles[0].pluginConfig[0].args.scoringStrategy.resources[0].weight: Invalid value: -1: resource weight of cpu not in valid range (0, 100]" },
 	{ "fit scoring type", FIT_ARGS "      scoringStrategy:\n        type: Foo\n",
 	  "t.yaml:8:15: profiles[0].pluginConfig[0].args.scoringStrategy.type: Unsupported value: \"Foo\": supported values: \"LeastAllocated\", \"MostAllocated\", \"RequestedToCapacityRatio\"" },
 	{ "fit scoring type missing", FIT_ARGS "      scoringStrategy:\n        resources: []\n",
@@ -160,18 +176,42 @@ static const struct error_case config_cases[] = {
 	  "t.yaml:9:17: profiles[0].pluginConfig[0].args.resources[0].weight: Invalid value: 2: must be 1" },
 	{ "balanced duplicate resource", H "profiles:\n- pluginConfig:\n  - name: NodeResourcesBalancedAllocation\n    args:\n      resources:\n      - name: cpu\n      - name: cpu\n",
 	  "t.yaml:9:15: profiles[0].pluginConfig[0].args.resources[1].name: Duplicate value: \"cpu\"" },
+	/* upstream ValidateNodeResourcesBalancedAllocationArgs checks each resource in turn, its name
+	 * (duplicate) then its weight: resources[0].weight comes before resources[1].name. */
+	{ "balanced weight before a later duplicate", H "profiles:\n- pluginConfig:\n  - name: NodeResourcesBalancedAllocation\n    args:\n      resources:\n      - name: cpu\n        weight: 2\n      - name: cpu\n",
+	  "t.yaml:9:17: profiles[0].pluginConfig[0].args.resources[0].weight: Invalid value: 2: must be 1" },
 	{ "node affinity operator",
 	  H "profiles:\n- pluginConfig:\n  - name: NodeAffinity\n    args:\n      addedAffinity:\n        requiredDuringSchedulingIgnoredDuringExecution:\n          nodeSelectorTerms:\n          - matchExpressions:\n            - key: zone\n              operator: Near\n",
-	  "t.yaml:12:25: profiles[0].pluginConfig[0].args.addedAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].operator: Unsupported value: \"Near\": supported values: \"DoesNotExist\", \"Exists\", \"Gt\", \"In\", \"Lt\", \"NotIn\"" },
+	  /* NodeAffinity rows: oracle, upstream ValidateKubeSchedulerConfiguration on the same file
+	   * (ValidateNodeAffinityArgs: component-helpers nodeaffinity, apimachinery labels.NewRequirement) */
+	  "t.yaml:12:25: profiles[0].pluginConfig[0].args.addedAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].operator: Unsupported value: \"Near\": supported values: \"In\", \"NotIn\", \"Exists\", \"DoesNotExist\", \"Gt\", \"Lt\"" },
 	{ "node affinity In without values",
 	  H "profiles:\n- pluginConfig:\n  - name: NodeAffinity\n    args:\n      addedAffinity:\n        requiredDuringSchedulingIgnoredDuringExecution:\n          nodeSelectorTerms:\n          - matchExpressions:\n            - key: zone\n              operator: In\n",
-	  "t.yaml:11:15: profiles[0].pluginConfig[0].args.addedAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].values: Required value: for 'in', 'notin' operators, values set can't be empty" },
+	  "t.yaml:11:15: profiles[0].pluginConfig[0].args.addedAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].values: Invalid value: null: for 'in', 'notin' operators, values set can't be empty" },
+	{ "node affinity In with an empty list", H "profiles:\n- pluginConfig:\n  - name: NodeAffinity\n    args:\n      addedAffinity:\n        requiredDuringSchedulingIgnoredDuringExecution:\n          nodeSelectorTerms:\n          - matchExpressions:\n            - key: zone\n              operator: In\n              values: []\n",
+	  "t.yaml:13:23: profiles[0].pluginConfig[0].args.addedAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].values: Invalid value: []: for 'in', 'notin' operators, values set can't be empty" },
+	{ "node affinity Exists with values", H "profiles:\n- pluginConfig:\n  - name: NodeAffinity\n    args:\n      addedAffinity:\n        requiredDuringSchedulingIgnoredDuringExecution:\n          nodeSelectorTerms:\n          - matchExpressions:\n            - key: zone\n              operator: Exists\n              values: [a]\n",
+	  "t.yaml:13:23: profiles[0].pluginConfig[0].args.addedAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].values: Invalid value: [\"a\"]: values set must be empty for exists and does not exist" },
+	{ "node affinity Lt with two values", H "profiles:\n- pluginConfig:\n  - name: NodeAffinity\n    args:\n      addedAffinity:\n        requiredDuringSchedulingIgnoredDuringExecution:\n          nodeSelectorTerms:\n          - matchExpressions:\n            - key: cores\n              operator: Lt\n              values: [\"1\", \"2\"]\n",
+	  "t.yaml:13:23: profiles[0].pluginConfig[0].args.addedAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].values: Invalid value: [\"1\",\"2\"]: for 'Gt', 'Lt' operators, exactly one value is required" },
 	{ "node affinity Gt not an integer",
 	  H "profiles:\n- pluginConfig:\n  - name: NodeAffinity\n    args:\n      addedAffinity:\n        requiredDuringSchedulingIgnoredDuringExecution:\n          nodeSelectorTerms:\n          - matchExpressions:\n            - key: cores\n              operator: Gt\n              values: [\"x\"]\n",
-	  "t.yaml:13:23: profiles[0].pluginConfig[0].args.addedAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].values: Invalid value: \"x\": for 'Gt', 'Lt' operators, the value must be an integer" },
+	  "t.yaml:13:24: profiles[0].pluginConfig[0].args.addedAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].values[0]: Invalid value: \"x\": for 'Gt', 'Lt' operators, the value must be an integer" },
 	{ "node affinity field selector values",
 	  H "profiles:\n- pluginConfig:\n  - name: NodeAffinity\n    args:\n      addedAffinity:\n        preferredDuringSchedulingIgnoredDuringExecution:\n        - weight: 5\n          preference:\n            matchFields:\n            - key: metadata.name\n              operator: In\n              values: [a, b]\n",
-	  "t.yaml:14:23: profiles[0].pluginConfig[0].args.addedAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].preference.matchFields[0].values: Invalid value: 2 values: must have one element" },
+	  "t.yaml:9:11: profiles[0].pluginConfig[0].args.addedAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].matchFields[0].values: Invalid value: [\"a\",\"b\"]: must have one element" },
+	/* labels.NewRequirement: the key's and each value's messages (oracle; several are joined with
+	 * "; ", but such messages outgrow struct err's 512 bytes) */
+	{ "node affinity key", H "profiles:\n- pluginConfig:\n  - name: NodeAffinity\n    args:\n      addedAffinity:\n        requiredDuringSchedulingIgnoredDuringExecution:\n          nodeSelectorTerms:\n          - matchExpressions:\n            - key: -zone\n              operator: Exists\n",
+	  "t.yaml:11:20: profiles[0].pluginConfig[0].args.addedAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].key: Invalid value: \"-zone\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')" },
+	{ "node affinity value", H "profiles:\n- pluginConfig:\n  - name: NodeAffinity\n    args:\n      addedAffinity:\n        requiredDuringSchedulingIgnoredDuringExecution:\n          nodeSelectorTerms:\n          - matchExpressions:\n            - key: zone\n              operator: In\n              values: [\"-a\"]\n",
+	  "t.yaml:13:24: profiles[0].pluginConfig[0].args.addedAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].values[0][zone]: Invalid value: \"-a\": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')" },
+	/* metav1validation.ValidateLabelName: one error per message, the first shown (oracle) */
+	{ "topology spread key", H "profiles:\n- pluginConfig:\n  - name: PodTopologySpread\n    args:\n      defaultingType: List\n      defaultConstraints:\n      - maxSkew: 1\n        topologyKey: \"-zone\"\n        whenUnsatisfiable: DoNotSchedule\n",
+	  "t.yaml:10:22: profiles[0].pluginConfig[0].args.defaultConstraints[0].topologyKey: Invalid value: \"-zone\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')" },
+	{ "node affinity field selector operator before its values",
+	  H "profiles:\n- pluginConfig:\n  - name: NodeAffinity\n    args:\n      addedAffinity:\n        preferredDuringSchedulingIgnoredDuringExecution:\n        - weight: 5\n          preference:\n            matchFields:\n            - key: metadata.name\n              operator: Exists\n",
+	  "t.yaml:9:11: profiles[0].pluginConfig[0].args.addedAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].matchFields[0].operator: Unsupported value: \"Exists\": supported values: \"In\", \"NotIn\"" },
 	{ "node affinity podAffinity is not node affinity",
 	  H "profiles:\n- pluginConfig:\n  - name: NodeAffinity\n    args:\n      addedAffinity:\n        podAffinity: {}\n",
 	  "t.yaml:8:22: profiles[0].pluginConfig[0].args.addedAffinity.podAffinity: unknown field \"podAffinity\"" },
@@ -244,6 +284,81 @@ static const struct error_case policy_cases[] = {
 	  "t.yaml:1:49: extenders[0].weight: Invalid value: 0: must have a positive weight applied to it" },
 };
 
+/* Resource lists upstream accepts: ValidateNodeResourcesFitArgs (validateResources) checks only
+ * weights, ValidateNodeResourcesBalancedAllocationArgs only duplicates and weights; neither
+ * validates a resource's name (upstream validation_pluginargs.go; no TestValidateFitArgs row
+ * rejects a name or a repeated resource). */
+static const char *const accepted_docs[] = {
+	FIT_ARGS "      scoringStrategy:\n        type: MostAllocated\n        resources:\n        - name: -cpu\n",
+	FIT_ARGS "      scoringStrategy:\n        type: LeastAllocated\n        resources:\n        - name: cpu\n        - name: cpu\n          weight: 3\n",
+	H "profiles:\n- pluginConfig:\n  - name: NodeResourcesBalancedAllocation\n    args:\n      resources:\n      - name: -cpu\n      - name: example.com/a/b\n",
+	/* oracle (ValidateKubeSchedulerConfiguration): NodeResourcesFitArgs are not validated with the
+	 * configuration (validation.go's validatePluginConfig keys them "NodeResourcesFitArgs"), only by
+	 * NewFit: a profile without the plugin never builds it */
+	H "profiles:\n- plugins:\n    multiPoint:\n      disabled:\n      - name: NodeResourcesFit\n  pluginConfig:\n  - name: NodeResourcesFit\n    args:\n"
+	  "      scoringStrategy:\n        type: LeastAllocated\n        resources:\n        - name: cpu\n          weight: 101\n",
+	/* oracle (ValidateKubeSchedulerConfiguration): NewPreferredSchedulingTerms checks no weight
+	 * and skips a term of weight 0, even a broken one */
+	H "profiles:\n- pluginConfig:\n  - name: NodeAffinity\n    args:\n      addedAffinity:\n        preferredDuringSchedulingIgnoredDuringExecution:\n"
+	  "        - weight: 0\n          preference:\n            matchExpressions:\n            - key: zone\n              operator: In\n"
+	  "        - weight: 200\n          preference:\n            matchExpressions:\n            - key: zone\n              operator: Exists\n"
+	  "        - weight: -3\n          preference:\n            matchFields:\n            - key: spec.anything\n              operator: In\n              values: [a]\n",
+};
+
+static void test_accepted_resources(void **state)
+{
+	(void)state;
+	int failures = 0;
+	for (size_t i = 0; i < sizeof(accepted_docs) / sizeof(accepted_docs[0]); i++) {
+		struct config c;
+		struct err e = { 0 };
+		int rc = config_load_buffer(&c, fw_registry(), "t.yaml", accepted_docs[i], strlen(accepted_docs[i]), &e);
+		if (rc != 0) {
+			print_error("accepted_docs[%zu]: rc %d: %s\n", i, rc, e.msg);
+			failures++;
+		}
+		config_free(&c);
+	}
+	assert_int_equal(failures, 0);
+}
+
+/* apimachinery validate/content messages, several joined with "; " as labels.NewRequirement
+ * joins them (oracle: ValidateKubeSchedulerConfiguration on a NodeAffinityArgs key
+ * "Example.com/" and a value of 71 characters starting with '-'). */
+static void test_label_messages(void **state)
+{
+	(void)state;
+	char buf[1024];
+	const char *name_re = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
+			      "alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for "
+			      "validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
+	char want[1024];
+	snprintf(want, sizeof(want),
+		 "prefix part a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or "
+		 "'.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for "
+		 "validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*'); name part must be "
+		 "non-empty; name part %s",
+		 name_re);
+	assert_string_equal(cfg_check_label_key("Example.com/", buf, sizeof(buf)), want);
+	snprintf(want, sizeof(want),
+		 "a valid label key %s with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')", name_re);
+	assert_string_equal(cfg_check_label_key("a/b/c", buf, sizeof(buf)), want);
+	assert_null(cfg_check_label_key("example.com/My_Name.1", buf, sizeof(buf)));
+	/* ValidateLabelName's first error */
+	assert_string_equal(cfg_check_qualified_name("Example.com/"),
+			    "prefix part a lowercase RFC 1123 subdomain must consist of lower case alphanumeric "
+			    "characters, '-' or '.', and must start and end with an alphanumeric character (e.g. "
+			    "'example.com', regex used for validation is "
+			    "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')");
+	assert_string_equal(cfg_check_label_value("-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", buf,
+						  sizeof(buf)),
+			    "must be no more than 63 bytes; a valid label must be an empty string or consist of "
+			    "alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric "
+			    "character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is "
+			    "'(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')");
+	assert_null(cfg_check_label_value("", buf, sizeof(buf)));
+}
+
 static void run(const struct error_case *cases, size_t n, bool policy)
 {
 	int failures = 0;
@@ -278,6 +393,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_config_errors),
 		cmocka_unit_test(test_policy_errors),
+		cmocka_unit_test(test_accepted_resources),
+		cmocka_unit_test(test_label_messages),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -127,10 +127,25 @@ struct api_event {
 /* POST events.k8s.io/v1 Event. */
 int api_create_event(struct api_conn *conn, const struct api_event *ev, struct err *e);
 
-/* Strategic-merge patch of status: condition PodScheduled (status "False"/"True", reason, message)
- * and nominatedNodeName (NULL = leave as is, "" = clear). */
-int api_patch_pod_status(struct api_conn *conn, const char *ns, const char *name, const char *cond_status,
-			 const char *reason, const char *message, const char *nominated_node, struct err *e);
+/* The PodScheduled condition the scheduler writes (upstream handleSchedulingFailure's
+ * v1.PodCondition). */
+struct api_pod_scheduled {
+	const char *status; /* "False" */
+	const char *reason, *message;
+	int64_t observed_generation; /* the pod's metadata.generation (PodObservedGenerationTracking is GA) */
+};
+
+/* upstream updatePod (no API cacher): the strategic-merge patch util.PatchPodStatus sends, the
+ * two-way diff between pod's status and that status with cond set as podutil.UpdatePodCondition
+ * sets it (lastTransitionTime now_us only when the status changes; cond NULL: none) and
+ * nominatedNodeName set to nominated when that differs (NULL: left alone, "": cleared).
+ * *body (malloc'd, the caller frees it) is NULL when there is nothing to send: neither the
+ * condition (its observedGeneration aside, as upstream) nor nominatedNodeName changes. */
+int api_pod_status_patch(const struct api_pod *pod, const struct api_pod_scheduled *cond, const char *nominated,
+			 int64_t now_us, char **body, size_t *len, struct err *e);
+/* PATCH pods/status with a body from api_pod_status_patch. */
+int api_patch_pod_status(struct api_conn *conn, const char *ns, const char *name, const char *body, size_t len,
+			 struct err *e);
 
 /* coordination.k8s.io/v1 Lease. get: ERR_NOT_FOUND when absent. update uses resourceVersion
  * (ERR_CONFLICT when someone else wrote first). */

@@ -265,6 +265,10 @@ struct api_condition {
 	const char *status; /* interned: "True", "False", "Unknown" */
 	const char *reason;
 	const char *message;
+	/* A pod's PodScheduled only (the status patch diffs against it), "" / 0 when absent and for
+	 * other conditions: the times as the server wrote them (RFC 3339, compared verbatim). */
+	const char *last_probe_time, *last_transition_time;
+	int64_t observed_generation;
 };
 
 struct api_meta {
@@ -272,6 +276,7 @@ struct api_meta {
 	const char *namespace; /* interned, "" for cluster-scoped objects */
 	const char *uid;       /* interned for pods; in the arena for nodes (compare with strcmp) */
 	const char *resource_version;
+	int64_t generation; /* metadata.generation, 0 when absent */
 	struct api_labels labels;
 	/* Nodes only (the queue's NodeAnnotationChange event; no plugin reads a pod's): keys and
 	 * values in the arena, not interned (compare with strcmp). Empty for pods. */
