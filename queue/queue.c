@@ -400,7 +400,11 @@ static void *timer_main(void *arg)
 	pthread_mutex_lock(&q->lock);
 	int64_t next_leftover = queue__mono_now(NULL) + 30 * NS_PER_SEC;
 	while (!q->closed) {
+		/* upstream waitUntilAlignedWithOrderingWindow: with pop-from-backoff, flush at the start
+		 * of each 1 s ordering window, so a whole window completes at once */
 		int64_t wake = queue__mono_now(NULL) + NS_PER_SEC;
+		if (q->pop_from_backoff)
+			wake -= wake % NS_PER_SEC;
 		struct timespec ts = ns_to_timespec(wake);
 		pthread_cond_timedwait(&q->tcond, &q->lock, &ts);
 		if (q->closed)

@@ -237,11 +237,87 @@ static void test_backoff_flush_timing(void **state)
 		assert_int_equal(tier_of(q, "p"), QUEUE_TIER_BACKOFF);
 		struct queue_pod_info *none = NULL;
 		assert_int_equal(queue_try_pop(q, &none), ERR_NOT_FOUND);
+		/* upstream isEntityBackingoff: !boTime.Before(now), so equality still backs off */
 		fake_now = failed + want_backoff[i] * SEC;
+		queue_flush_backoff_completed(q);
+		assert_int_equal(tier_of(q, "p"), QUEUE_TIER_BACKOFF);
+		fake_now = failed + want_backoff[i] * SEC + 1;
 		queue_flush_backoff_completed(q);
 		assert_int_equal(tier_of(q, "p"), QUEUE_TIER_ACTIVE);
 	}
 	queue_free(q);
+}
+
+/* upstream backoff_queue_test.go TestBackoffQueue_calculateBackoffDuration (entity size 1: csched
+ * has no pod groups) and TestBackoffQueue_getBackoffTime's counts ("no backoff", "backoff by
+ * UnschedulableCount", "backoff is calculated with ConsecutiveErrorsCount"). */
+static void test_backoff_duration_upstream(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *name;
+		int64_t initial, max;
+		uint32_t attempts, unsched, errors;
+		int64_t want;
+	} cases[] = {
+		{ "no backoff", 1, 32, 1, 0, 0, 0 }, /* popped once, yet no failure counted: none */
+		{ "normal", 3, 1000, 5, 5, 0, 48 },
+		{ "hitting max backoff duration", 1, 32, 16, 16, 0, 32 },
+		{ "overflow_32bit", 1, INT32_MAX, 32, 32, 0, INT32_MAX },
+		{ "overflow_64bit", 1, INT64_MAX, 64, 64, 0, INT64_MAX },
+		{ "getBackoffTime: by UnschedulableCount", SEC, 32 * SEC, 16, 16, 0, 32 * SEC },
+		{ "getBackoffTime: with ConsecutiveErrorsCount", SEC, 32 * SEC, 21, 5, 16, 32 * SEC },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct queue_options o = { .initial_backoff_ns = cases[i].initial, .max_backoff_ns = cases[i].max };
+		struct queue *q = queue_new(&o, NULL);
+		assert_non_null(q);
+		int64_t got = queue_backoff_duration(q, cases[i].attempts, cases[i].unsched, cases[i].errors);
+		if (got != cases[i].want)
+			fail_msg("%s: got %lld, want %lld", cases[i].name, (long long)got, (long long)cases[i].want);
+		queue_free(q);
+	}
+}
+
+/* upstream scheduling_queue_test.go TestBackOffFlow, both SchedulerPopFromBackoffQ settings, on a
+ * clock that is not at a whole second (upstream's fake clock starts at time.Now()). With the
+ * ordering windows (backoff_queue.go getBackoffTime / alignToWindow / isEntityBackingoff) the
+ * expiry is truncated to its second and the pod stays until the next second begins: the actual
+ * backoff is "backoff.Truncate(window) + window" of the test. Without windows it leaves once the
+ * clock is past the exact expiry. */
+static void test_backoff_flow_windows(void **state)
+{
+	(void)state;
+	static const int64_t want_backoff_s[] = { 1, 2, 4, 8, 10, 10, 10 };
+	for (int windows = 1; windows >= 0; windows--) {
+		struct queue *q = mkqueue(windows);
+		fake_now = 1000 * SEC + 250 * 1000000LL; /* x.25 s */
+		add_pod(q, mkpod("p", 0));
+		for (size_t i = 0; i < sizeof(want_backoff_s) / sizeof(want_backoff_s[0]); i++) {
+			int64_t timestamp = fake_now;
+			struct queue_pod_info *qpi = pop_now(q);
+			assert_int_equal(qpi->attempts, i + 1);
+			fail_with(q, qpi, "unsched-plugin", NULL);
+			struct queue_event ev = { QUEUE_RES_WILDCARD, QUEUE_ACT_ALL, "UnschedulableTimeout" };
+			queue_move_on_event(q, &ev, NULL, NULL, NULL, NULL);
+			assert_int_equal(tier_of(q, "p"), QUEUE_TIER_BACKOFF);
+			int64_t expiry = timestamp + want_backoff_s[i] * SEC;
+			/* the first instant the pod may leave */
+			int64_t release = windows ? expiry - expiry % SEC + SEC : expiry + 1;
+			fake_now = timestamp + SEC / 2; /* an early flush */
+			queue_flush_backoff_completed(q);
+			assert_int_equal(tier_of(q, "p"), QUEUE_TIER_BACKOFF);
+			fake_now = release - 1;
+			queue_flush_backoff_completed(q);
+			if (tier_of(q, "p") != QUEUE_TIER_BACKOFF)
+				fail_msg("windows=%d step %zu: left backoff 1 ns before %lld", windows, i,
+					 (long long)release);
+			fake_now = release;
+			queue_flush_backoff_completed(q);
+			assert_int_equal(tier_of(q, "p"), QUEUE_TIER_ACTIVE);
+		}
+		queue_free(q);
+	}
 }
 
 /* Unschedulable pods come back after 5 minutes, as a wildcard event. */
@@ -871,6 +947,8 @@ int main(void)
 		cmocka_unit_test(test_priority_then_time),
 		cmocka_unit_test(test_backoff_arithmetic),
 		cmocka_unit_test(test_backoff_flush_timing),
+		cmocka_unit_test(test_backoff_duration_upstream),
+		cmocka_unit_test(test_backoff_flow_windows),
 		cmocka_unit_test(test_unschedulable_leftover_flush),
 		cmocka_unit_test(test_event_moves_only_hinted_pods),
 		cmocka_unit_test(test_in_flight_events),

@@ -97,8 +97,10 @@ struct queue *queue_new(const struct queue_options *opts, struct err *e);
 /* Stops the timer thread if started, frees everything. Blocked poppers must have returned. */
 void queue_free(struct queue *q); /* NULL is a no-op */
 
-/* Starts a thread that flushes completed backoffs every second and unschedulable leftovers every
- * 30 s (real time; decisions use the queue's clock). Stopped by queue_close. */
+/* Starts a thread that flushes completed backoffs every second (at whole seconds of the monotonic
+ * clock with pop-from-backoff, as upstream aligns its flush to the ordering windows) and
+ * unschedulable leftovers every 30 s (real time; decisions use the queue's clock). Stopped by
+ * queue_close. */
 int queue_start_timers(struct queue *q, struct err *e);
 /* Wakes every queue_pop (they return ERR_STOPPED) and stops the timer thread. */
 void queue_close(struct queue *q);
@@ -209,7 +211,10 @@ void queue_rejector_counts(struct queue *q, void (*cb)(void *ctx, const char *pl
 						       uint64_t count),
 			   void *ctx);
 
-/* Backoff duration for a pod with these counts (upstream calculateBackoffDuration). */
+/* Backoff duration for a pod with these counts (upstream getBackoffTime's count, then
+ * calculateBackoffDuration): none without a failure; attempts is not used (kept for callers). The
+ * expiry is then timestamp + duration, truncated to the 1 s window when pods may pop from
+ * backoffQ, and a pod leaves backoff once the clock's window is past it (isEntityBackingoff). */
 int64_t queue_backoff_duration(const struct queue *q, uint32_t attempts, uint32_t unschedulable_count,
 			       uint32_t consecutive_errors_count);
 
