@@ -9,7 +9,8 @@
 
 static bool is_pod_resource(uint32_t r)
 {
-	return r == QUEUE_RES_POD || r == QUEUE_RES_ASSIGNED_POD || r == QUEUE_RES_UNSCHEDULED_POD;
+	return r == QUEUE_RES_POD || r == QUEUE_RES_ASSIGNED_POD || r == QUEUE_RES_UNSCHEDULED_POD ||
+	       r == QUEUE_RES_TARGET_POD;
 }
 
 static void *obj_ref(uint32_t resource, const void *obj)

@@ -299,7 +299,7 @@ static void unsched_add(struct queue *q, struct qpi *p, const char *label)
 	q->unsched = p;
 	q->n_unsched++;
 	p->tier = QUEUE_TIER_UNSCHEDULABLE;
-	queue__incoming_inc(q, p->pub.gating_plugin ? INC_GATED : INC_UNSCHEDULABLE, label);
+	queue__incoming_inc(q, INC_UNSCHEDULABLE, label);
 }
 
 const struct qprofile *queue__profile_of(const struct queue *q, const struct api_pod *pod)

@@ -168,8 +168,8 @@ static void on_pod_update(void *ctx, void *old_obj, void *new_obj)
 		LOG_V(4, "Update event for scheduled pod %s/%s", new_pod->meta.namespace, new_pod->meta.name);
 		if (cache_update_pod(s->cache, old_pod, new_pod, &e) < 0)
 			cache_err("UpdatePod", new_pod, &e);
-		struct queue_event evs[4];
-		uint32_t n = queue_pod_update_events(old_pod, new_pod, node_res_scaled_down(old_pod, new_pod), evs);
+		struct queue_event evs[QUEUE_POD_UPDATE_EVENTS_MAX];
+		uint32_t n = queue_pod_update_events(old_pod, new_pod, node_res_scaled_down, false, evs);
 		for (uint32_t i = 0; i < n; i++)
 			queue_move_on_event(s->queue, &evs[i], old_pod, new_pod, NULL, NULL);
 	} else if (new_a) {

@@ -131,7 +131,7 @@ static enum queue_hint pod_deleted(const void *pl, const struct api_pod *pod, co
 }
 
 static const struct queue_event_hint events[] = {
-	{ { .resource = QUEUE_RES_POD, .actions = QUEUE_ACT_DELETE }, pod_deleted },
+	{ { .resource = QUEUE_RES_ASSIGNED_POD, .actions = QUEUE_ACT_DELETE }, pod_deleted },
 	{ { .resource = QUEUE_RES_NODE, .actions = QUEUE_ACT_ADD }, NULL },
 };
 

@@ -89,18 +89,33 @@ static enum fw_code filter(const struct fw_pl *pl, const struct fw_cycle *c, con
 	return FW_SUCCESS;
 }
 
-/* Queue when a deleted assigned pod held a disk the pod conflicts on. */
+/* upstream isSchedulableAfterAssignedPodDeleted: a deleted pod of the same namespace that held a
+ * disk the pod conflicts on, or that used one of the pod's PVCs (ReadWriteOncePod, not checked). */
 static enum queue_hint pod_deleted(const void *pl, const struct api_pod *pod, const void *old_obj,
-				const void *new_obj)
+				   const void *new_obj)
 {
 	(void)pl;
 	(void)new_obj;
 	const struct api_pod *deleted = old_obj;
-	if (!deleted || !deleted->node_name || !deleted->node_name[0])
+	if (!deleted)
+		return QUEUE_HINT_ERROR; /* upstream: unexpected objects -> Queue with an error */
+	if (!str_eq(deleted->meta.namespace, pod->meta.namespace))
 		return QUEUE_HINT_SKIP;
-	return pods_conflict(pod, deleted) ? QUEUE_HINT_QUEUE : QUEUE_HINT_SKIP;
+	if (pods_conflict(pod, deleted))
+		return QUEUE_HINT_QUEUE;
+	for (uint32_t i = 0; i < pod->n_volumes; i++) {
+		if (pod->volumes[i].kind != API_VOLUME_PVC)
+			continue;
+		for (uint32_t j = 0; j < deleted->n_volumes; j++)
+			if (deleted->volumes[j].kind == API_VOLUME_PVC &&
+			    str_eq(pod->volumes[i].claim_name, deleted->volumes[j].claim_name))
+				return QUEUE_HINT_QUEUE;
+	}
+	return QUEUE_HINT_SKIP;
 }
 
+/* upstream v1.37 EventsToRegister, without PersistentVolumeClaim Add: csched watches no PVCs
+ * (docs). */
 static const struct queue_event_hint events[] = {
 	{ { .resource = QUEUE_RES_ASSIGNED_POD, .actions = QUEUE_ACT_DELETE }, pod_deleted },
 	{ { .resource = QUEUE_RES_NODE, .actions = QUEUE_ACT_ADD }, NULL },

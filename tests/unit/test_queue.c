@@ -414,8 +414,9 @@ static void test_in_flight_events(void **state)
 		{ "pending plugin: active now", false, true, QUEUE_ACT_ADD, "good", NULL, "NodeResourcesFit",
 		  QUEUE_TIER_ACTIVE },
 		{ "hint error counts as Queue", false, true, QUEUE_ACT_ADD, "bad", "Broken", NULL, QUEUE_TIER_BACKOFF },
-		{ "Node Add implies UpdateNodeTaint", false, true, QUEUE_ACT_UPDATE_NODE_TAINT, "bad", "NodeAffinity",
-		  NULL, QUEUE_TIER_BACKOFF },
+		/* upstream v1.37 buildQueueingHintMap adds no UpdateNodeTaint to a Node Add registration */
+		{ "Node Add does not imply UpdateNodeTaint", false, true, QUEUE_ACT_UPDATE_NODE_TAINT, "bad",
+		  "NodeAffinity", NULL, QUEUE_TIER_UNSCHEDULABLE },
 		{ "error (no rejector): backoff", false, false, 0, NULL, NULL, NULL, QUEUE_TIER_BACKOFF },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -765,11 +766,8 @@ static void test_event_matching_and_labels(void **state)
 	assert_string_equal(queue_event_label(&ev, buf, sizeof(buf)), "NodeAdd");
 	ev = (struct queue_event){ QUEUE_RES_ASSIGNED_POD, QUEUE_ACT_DELETE, NULL };
 	assert_string_equal(queue_event_label(&ev, buf, sizeof(buf)), "AssignedPodDelete");
-	ev = (struct queue_event){ QUEUE_RES_UNSCHEDULED_POD, QUEUE_ACT_UPDATE, NULL };
-	assert_string_equal(queue_event_label(&ev, buf, sizeof(buf)), "UnschedulablePodUpdate");
 	ev = (struct queue_event){ QUEUE_RES_NODE, QUEUE_ACT_UPDATE_NODE_TAINT, NULL };
 	assert_string_equal(queue_event_label(&ev, buf, sizeof(buf)), "NodeUpdateNodeTaint");
-	assert_int_equal(QUEUE_ACT_UPDATE_POD_SCHEDULING_GATES_ELIMINATED, 1024);
 }
 
 static void test_node_and_pod_update_events(void **state)
@@ -818,13 +816,11 @@ static void test_node_and_pod_update_events(void **state)
 	}
 
 	struct api_pod *gated = mkpod_rv("p", 0, "1", 1), *open = mkpod_rv("p", 0, "2", 0);
-	struct queue_event pe[4];
-	assert_int_equal(queue_pod_update_events(gated, open, false, pe), 1);
+	struct queue_event pe[QUEUE_POD_UPDATE_EVENTS_MAX];
+	assert_int_equal(queue_pod_update_events(gated, open, NULL, false, pe), 1);
 	assert_int_equal(pe[0].resource, QUEUE_RES_UNSCHEDULED_POD);
 	assert_int_equal(pe[0].actions, QUEUE_ACT_UPDATE_POD_SCHEDULING_GATES_ELIMINATED);
-	assert_int_equal(queue_pod_update_events(open, open, true, pe), 1);
-	assert_int_equal(pe[0].actions, QUEUE_ACT_UPDATE_POD_SCALE_DOWN);
-	assert_int_equal(queue_pod_update_events(open, open, false, pe), 1);
+	assert_int_equal(queue_pod_update_events(open, open, NULL, false, pe), 1);
 	assert_int_equal(pe[0].actions, QUEUE_ACT_UPDATE);
 	struct api_node *nodes[] = { base, same, alloc, label, both, cordoned };
 	for (size_t i = 0; i < 6; i++)
@@ -833,13 +829,170 @@ static void test_node_and_pod_update_events(void **state)
 	api_pod_unref(open);
 }
 
+/* upstream kube-scheduler framework/types.go ClusterEvent.Label ("%v%v" of EventResource and
+ * ActionType.String, which is "" for an unnamed combination) and the EventResource strings; the
+ * special labels of framework/events.go; v1.37 ActionType values. */
+static void test_event_labels_upstream(void **state)
+{
+	(void)state;
+	static const struct {
+		struct queue_event ev;
+		const char *want;
+	} cases[] = {
+		{ { QUEUE_RES_UNSCHEDULED_POD, QUEUE_ACT_ADD, NULL }, "UnscheduledPodAdd" }, /* EventUnscheduledPodAdd */
+		{ { QUEUE_RES_UNSCHEDULED_POD, QUEUE_ACT_UPDATE, NULL }, "UnscheduledPodUpdate" },
+		{ { QUEUE_RES_UNSCHEDULED_POD, QUEUE_ACT_DELETE, NULL }, "UnscheduledPodDelete" },
+		{ { QUEUE_RES_ASSIGNED_POD, QUEUE_ACT_ADD, NULL }, "AssignedPodAdd" },
+		{ { QUEUE_RES_ASSIGNED_POD, QUEUE_ACT_DELETE, NULL }, "AssignedPodDelete" },
+		{ { QUEUE_RES_ASSIGNED_POD, QUEUE_ACT_UPDATE_POD_SCALE_DOWN, NULL }, "AssignedPodUpdatePodScaleDown" },
+		{ { QUEUE_RES_TARGET_POD, QUEUE_ACT_UPDATE, NULL }, "TargetPodUpdate" }, /* EventTargetPodUpdate */
+		{ { QUEUE_RES_TARGET_POD, QUEUE_ACT_UPDATE_POD_SCALE_UP, NULL }, "TargetPodUpdatePodScaleUp" },
+		{ { QUEUE_RES_POD, QUEUE_ACT_ALL, NULL }, "PodAll" },
+		{ { QUEUE_RES_NODE, QUEUE_ACT_ADD, NULL }, "NodeAdd" },
+		{ { QUEUE_RES_NODE, QUEUE_ACT_UPDATE_NODE_TAINT, NULL }, "NodeUpdateNodeTaint" },
+		{ { QUEUE_RES_NODE, QUEUE_ACT_UPDATE_NODE_DECLARED_FEATURE, NULL }, "NodeUpdateNodeDeclaredFeature" },
+		{ { QUEUE_RES_NODE, QUEUE_ACT_ADD | QUEUE_ACT_UPDATE_NODE_TAINT, NULL }, "Node" },
+		{ { QUEUE_RES_PERSISTENT_VOLUME_CLAIM, QUEUE_ACT_ADD, NULL }, "PersistentVolumeClaimAdd" },
+		{ { QUEUE_RES_CSI_NODE, QUEUE_ACT_UPDATE, NULL }, "storage.k8s.io/CSINodeUpdate" },
+		{ { QUEUE_RES_STORAGE_CLASS, QUEUE_ACT_ADD, NULL }, "storage.k8s.io/StorageClassAdd" },
+		{ { QUEUE_RES_DEVICE_CLASS, QUEUE_ACT_DELETE, NULL }, "resource.k8s.io/DeviceClassDelete" },
+		{ { QUEUE_RES_WILDCARD, QUEUE_ACT_ALL, "UnschedulableTimeout" }, "UnschedulableTimeout" },
+		{ { QUEUE_RES_WILDCARD, QUEUE_ACT_ALL, "ForceActivate" }, "ForceActivate" },
+		{ { QUEUE_RES_WILDCARD, QUEUE_ACT_ALL, NULL }, "*All" },
+	};
+	char buf[96];
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		assert_string_equal(queue_event_label(&cases[i].ev, buf, sizeof(buf)), cases[i].want);
+	assert_int_equal(QUEUE_ACT_UPDATE_NODE_ANNOTATION, 64);
+	assert_int_equal(QUEUE_ACT_UPDATE_POD_LABEL, 512);
+	assert_int_equal(QUEUE_ACT_UPDATE_POD_SCHEDULING_GATES_ELIMINATED, 8192);
+	assert_int_equal(QUEUE_ACT_ALL, 32767);
+}
+
+/* upstream framework/types_test.go TestClusterEventMatching */
+static void test_cluster_event_matching_upstream(void **state)
+{
+	(void)state;
+	enum { W = QUEUE_RES_WILDCARD, P = QUEUE_RES_POD, A = QUEUE_RES_ASSIGNED_POD, U = QUEUE_RES_UNSCHEDULED_POD,
+	       T = QUEUE_RES_TARGET_POD };
+	const uint32_t lbl = QUEUE_ACT_UPDATE_NODE_LABEL, tnt = QUEUE_ACT_UPDATE_NODE_TAINT;
+	const struct {
+		const char *name;
+		struct queue_event reg, in;
+		bool want;
+	} cases[] = {
+		{ "wildcard event matches with all kinds of coming events", { W, QUEUE_ACT_ALL, NULL }, { P, lbl, NULL }, true },
+		{ "event with resource = 'Pod' matching with coming events carries matching actionType", { P, lbl | tnt, NULL },
+		  { P, lbl, NULL }, true },
+		{ "event with resource = 'Pod' also matches event with 'UnscheduledPod' resource and matching actionType",
+		  { P, lbl | tnt, NULL }, { U, lbl, NULL }, true },
+		{ "event with resource = '*' matching with coming events carries same actionType", { W, lbl, NULL },
+		  { P, lbl, NULL }, true },
+		{ "event with resource = '*' matching with coming events carries different actionType", { W, lbl, NULL },
+		  { P, QUEUE_ACT_UPDATE_NODE_ALLOCATABLE, NULL }, false },
+		{ "event matching with coming events carries '*' resources", { P, lbl, NULL }, { W, lbl, NULL }, false },
+		{ "event with resource = '*' matching with coming events carrying a too broad actionType", { W, lbl, NULL },
+		  { P, QUEUE_ACT_UPDATE, NULL }, false },
+		{ "event with resource = '*' matching with coming events carrying a more specific actionType",
+		  { W, QUEUE_ACT_UPDATE, NULL }, { P, lbl, NULL }, true },
+		{ "event with resource = 'Pod' also matches event with AssignedPod resource and same actionType",
+		  { P, lbl, NULL }, { A, lbl, NULL }, true },
+		{ "event with resource = 'Pod' also matches event with 'TargetPod' resource and same actionType",
+		  { P, tnt, NULL }, { T, tnt, NULL }, true },
+		{ "event with resource 'AssignedPod' does not match event with 'UnscheduledPod' resource and same actionType",
+		  { A, QUEUE_ACT_ADD, NULL }, { U, QUEUE_ACT_ADD, NULL }, false },
+		{ "event with resource 'AssignedPod' does not match event with 'TargetPod' resource and same actionType",
+		  { A, QUEUE_ACT_UPDATE, NULL }, { T, QUEUE_ACT_UPDATE, NULL }, false },
+		{ "event with resource 'TargetPod' does not match event with 'AssignedPod' resource and same actionType",
+		  { T, QUEUE_ACT_UPDATE, NULL }, { A, QUEUE_ACT_UPDATE, NULL }, false },
+		{ "event with resource 'AssignedPod' does not match with broad 'Pod' resource and same actionType",
+		  { A, QUEUE_ACT_ADD, NULL }, { P, QUEUE_ACT_ADD, NULL }, false },
+		{ "event with resource 'AssignedPod' does not match with 'WildCard' resource and same actionType",
+		  { A, QUEUE_ACT_ADD, NULL }, { W, QUEUE_ACT_ADD, NULL }, false },
+		{ "event with resource 'UnscheduledPod' does not match with broad 'Pod' resource and same actionType",
+		  { U, QUEUE_ACT_ADD, NULL }, { P, QUEUE_ACT_ADD, NULL }, false },
+		{ "WildCard matches with a pod sub-type resource 'TargetPod' and any actionType", { W, QUEUE_ACT_ALL, NULL },
+		  { T, QUEUE_ACT_UPDATE, NULL }, true },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		if (queue_event_matches(&cases[i].reg, &cases[i].in) != cases[i].want)
+			fail_msg("%s", cases[i].name);
+}
+
+/* A stand-in for node_res_scaled_down (cache/, not linked here): the first container's cpu
+ * request, as upstream extractPodScaleDown compares requests. */
+static bool cpu_scaled_down(const struct api_pod *old_pod, const struct api_pod *new_pod)
+{
+	const struct api_resources *o = &old_pod->containers[0].requests, *n = &new_pod->containers[0].requests;
+	return o->has_cpu && (!n->has_cpu || o->cpu > n->cpu);
+}
+
+/* upstream framework/events_test.go Test_podSchedulingPropertiesChange (the cases without DRA
+ * claim statuses, which csched does not decode). */
+static void test_pod_update_events_upstream(void **state)
+{
+	(void)state;
+	struct api_pod *big = TOBJ_POD(.containers = { { .req = "cpu=101m" } });
+	struct api_pod *small = TOBJ_POD(.containers = { { .req = "cpu=100m" } });
+	struct api_pod *small_label = TOBJ_POD(.labels = "foo=bar", .containers = { { .req = "cpu=100m" } });
+	struct api_pod *a_bar = TOBJ_POD(.labels = "foo=bar", .node = "node", .containers = { { .req = "" } });
+	struct api_pod *a_bar2 = TOBJ_POD(.labels = "foo=bar2", .node = "node", .containers = { { .req = "" } });
+	struct api_pod *u_bar = TOBJ_POD(.labels = "foo=bar", .containers = { { .req = "" } });
+	struct api_pod *u_bar2 = TOBJ_POD(.labels = "foo=bar2", .containers = { { .req = "" } });
+	struct api_pod *plain = TOBJ_POD(.containers = { { .req = "" } });
+	struct api_pod *gate_foo = TOBJ_POD(.gates = "foo", .containers = { { .req = "" } });
+	struct api_pod *gate_foo_bar = TOBJ_POD(.gates = "foo,bar", .containers = { { .req = "" } });
+	struct api_pod *tol1 = TOBJ_POD(.tolerations = "key:", .containers = { { .req = "" } });
+	struct api_pod *tol2 = TOBJ_POD(.tolerations = "key:,key2:", .containers = { { .req = "" } });
+	const struct {
+		const char *name;
+		struct api_pod *new_pod, *old_pod;
+		bool target;
+		uint32_t n;
+		struct queue_event want[2];
+	} cases[] = {
+		{ "assigned pod is updated", a_bar, a_bar2, false, 1, { { QUEUE_RES_ASSIGNED_POD, QUEUE_ACT_UPDATE_POD_LABEL, NULL } } },
+		{ "unscheduled pod label is updated", u_bar, u_bar2, false, 1,
+		  { { QUEUE_RES_UNSCHEDULED_POD, QUEUE_ACT_UPDATE_POD_LABEL, NULL } } },
+		{ "pod's resource request is scaled down", small, big, false, 1,
+		  { { QUEUE_RES_UNSCHEDULED_POD, QUEUE_ACT_UPDATE_POD_SCALE_DOWN, NULL } } },
+		{ "pod's resource request is scaled up", big, small, false, 1,
+		  { { QUEUE_RES_UNSCHEDULED_POD, QUEUE_ACT_UPDATE_POD_SCALE_UP, NULL } } },
+		{ "both pod's resource request and label are updated", small_label, big, false, 2,
+		  { { QUEUE_RES_UNSCHEDULED_POD, QUEUE_ACT_UPDATE_POD_LABEL, NULL },
+		    { QUEUE_RES_UNSCHEDULED_POD, QUEUE_ACT_UPDATE_POD_SCALE_DOWN, NULL } } },
+		{ "untracked properties of pod is updated", plain, plain, false, 1,
+		  { { QUEUE_RES_UNSCHEDULED_POD, QUEUE_ACT_UPDATE, NULL } } },
+		{ "scheduling gate is eliminated", plain, gate_foo, true, 1,
+		  { { QUEUE_RES_TARGET_POD, QUEUE_ACT_UPDATE_POD_SCHEDULING_GATES_ELIMINATED, NULL } } },
+		{ "scheduling gate is removed, but not completely eliminated", gate_foo, gate_foo_bar, true, 1,
+		  { { QUEUE_RES_TARGET_POD, QUEUE_ACT_UPDATE, NULL } } },
+		{ "pod's tolerations are updated", tol2, tol1, true, 1,
+		  { { QUEUE_RES_TARGET_POD, QUEUE_ACT_UPDATE_POD_TOLERATION, NULL } } },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct queue_event got[QUEUE_POD_UPDATE_EVENTS_MAX];
+		uint32_t n = queue_pod_update_events(cases[i].old_pod, cases[i].new_pod, cpu_scaled_down, cases[i].target, got);
+		if (n != cases[i].n)
+			fail_msg("%s: %u events, want %u", cases[i].name, n, cases[i].n);
+		for (uint32_t j = 0; j < n; j++)
+			if (got[j].resource != cases[i].want[j].resource || got[j].actions != cases[i].want[j].actions)
+				fail_msg("%s: event %u is {%u, %u}, want {%u, %u}", cases[i].name, j, got[j].resource,
+					 got[j].actions, cases[i].want[j].resource, cases[i].want[j].actions);
+	}
+	struct api_pod *all[] = { big, small, small_label, a_bar, a_bar2, u_bar, u_bar2, plain, gate_foo, gate_foo_bar,
+				  tol1, tol2 };
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+		api_pod_unref(all[i]);
+}
+
 struct inc {
 	uint64_t active_add, unsched_failure, backoff_complete;
 };
 static void inc_cb(void *ctx, const char *queue, const char *event, uint64_t count)
 {
 	struct inc *x = ctx;
-	if (!strcmp(queue, "active") && !strcmp(event, "UnschedulablePodAdd"))
+	if (!strcmp(queue, "active") && !strcmp(event, "UnscheduledPodAdd"))
 		x->active_add = count;
 	if (!strcmp(queue, "unschedulable") && !strcmp(event, "ScheduleAttemptFailure"))
 		x->unsched_failure = count;
@@ -963,6 +1116,9 @@ int main(void)
 		cmocka_unit_test(test_event_matching_and_labels),
 		cmocka_unit_test(test_node_and_pod_update_events),
 		cmocka_unit_test(test_incoming_counters),
+		cmocka_unit_test(test_event_labels_upstream),
+		cmocka_unit_test(test_cluster_event_matching_upstream),
+		cmocka_unit_test(test_pod_update_events_upstream),
 		cmocka_unit_test(test_rejector_counts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

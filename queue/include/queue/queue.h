@@ -88,7 +88,7 @@ struct queue_options {
 	queue_now_fn now;                 /* NULL = CLOCK_MONOTONIC */
 	void *now_ctx;
 	/* Upstream extractPodScaleDown for pod updates (pass node_res_scaled_down); NULL = never. */
-	bool (*pod_scaled_down)(const struct api_pod *old_pod, const struct api_pod *new_pod);
+	queue_scaled_down_fn pod_scaled_down;
 	const struct queue_profile *profiles; /* copied; pods of other schedulers use no hints */
 	uint32_t n_profiles;
 };
@@ -197,7 +197,8 @@ enum queue_tier { QUEUE_TIER_NONE, QUEUE_TIER_ACTIVE, QUEUE_TIER_BACKOFF, QUEUE_
 enum queue_tier queue_pod_tier(struct queue *q, const char *pod_uid);
 
 /* Upstream scheduler_queue_incoming_pods_total{queue, event}: cb is called for each non-zero
- * counter (queue "active", "backoff", "unschedulable" or "gated"), under the queue lock. */
+ * counter (queue "active", "backoff" or "unschedulable", gated pods included in the latter as
+ * upstream counts them), under the queue lock. */
 void queue_incoming_foreach(struct queue *q, void (*cb)(void *ctx, const char *queue, const char *event,
 							uint64_t count),
 			    void *ctx);
