@@ -147,11 +147,11 @@ static int add_new_locked(struct queue *q, struct api_pod *pod, const char *labe
 		return err_set(e, ERR_NOMEM, "queue: adding pod %s/%s: out of memory", pod->meta.namespace,
 			       pod->meta.name);
 	}
-	if (queue__move_to_active(q, p, label, false)) {
-		/* upstream nominates on unscheduled pod add/update events */
-		queue__nominate_locked(q, pod, NULL);
+	/* upstream addPod: the pod's status.nominatedNodeName is recorded first, gated or not
+	 * (TestPriorityQueue_AddNominatedGatedPod) */
+	queue__nominate_locked(q, pod, NULL);
+	if (queue__move_to_active(q, p, label, false))
 		pthread_cond_signal(&q->cond);
-	}
 	return 0;
 }
 

@@ -986,6 +986,113 @@ static void test_pod_update_events_upstream(void **state)
 		api_pod_unref(all[i]);
 }
 
+static const char *nominated_on(struct queue *q, const struct api_pod *pod)
+{
+	return queue_nominated_node(q, pod->meta.uid);
+}
+
+/* upstream scheduling_queue_test.go TestPriorityQueue_AddNominatedGatedPod: addPod records the
+ * nomination of a pod PreEnqueue gates. */
+static void test_nominated_gated_pod(void **state)
+{
+	(void)state;
+	struct queue *q = mkqueue(true);
+	struct api_pod *gated = TOBJ_POD(.name = "pod-gated", .ns = "ns1", .uid = "pod-gated", .gates = "g",
+					 .nominated = "node1");
+	struct err e = { 0 };
+	assert_int_equal(queue_add(q, gated, &e), 0);
+	assert_int_equal(queue_pod_tier(q, gated->meta.uid), QUEUE_TIER_GATED);
+	assert_non_null(nominated_on(q, gated));
+	assert_string_equal(nominated_on(q, gated), "node1");
+	api_pod_unref(gated);
+	queue_free(q);
+}
+
+/* upstream scheduling_queue_test.go TestPriorityQueue_UpdateNominatedPodForNode (the nominator's
+ * pod-lister checks are the caller's in csched: scheduler/attempt.c update_nomination) and
+ * TestPriorityQueue_NominatedNodeNameEmptyNodeKey: Override replaces, Override "" clears, Noop
+ * (node NULL) takes the pod's status.nominatedNodeName; popping keeps nominations. */
+static void test_nominations_upstream(void **state)
+{
+	(void)state;
+	struct queue *q = mkqueue(true);
+	struct err e = { 0 };
+	struct api_pod *mpp = TOBJ_POD(.name = "mpp", .ns = "ns2", .uid = "mppns2", .priority = "2", .nominated = "node1");
+	struct api_pod *up = TOBJ_POD(.name = "up", .ns = "ns1", .uid = "upns1", .priority = "1", .nominated = "node1");
+	struct api_pod *hpp = TOBJ_POD(.name = "hpp", .ns = "ns1", .uid = "hppns1", .priority = "3");
+	struct api_pod *hpp2 = TOBJ_POD(.name = "hpp", .ns = "ns1", .uid = "hppns1", .priority = "3", .nominated = "node2");
+	assert_int_equal(queue_add(q, mpp, &e), 0);
+	assert_int_equal(queue_add_nominated_pod(q, up, "node5", &e), 0);
+	assert_int_equal(queue_add_nominated_pod(q, hpp, "node2", &e), 0);
+	assert_string_equal(nominated_on(q, mpp), "node1");
+	assert_string_equal(nominated_on(q, hpp), "node2");
+	assert_string_equal(nominated_on(q, up), "node5");
+	struct queue_pod_info *qpi = pop_now(q);
+	assert_ptr_equal(qpi->pod, mpp);
+	assert_string_equal(nominated_on(q, mpp), "node1"); /* unchanged by the pop */
+	assert_int_equal(queue_add_nominated_pod(q, hpp, "node4", &e), 0);
+	assert_string_equal(nominated_on(q, hpp), "node4");
+	queue_delete_nominated_pod(q, hpp->meta.uid);
+	assert_null(nominated_on(q, hpp));
+	/* NominatedNodeNameEmptyNodeKey: "nominated then cleared with ModeOverride empty" */
+	assert_int_equal(queue_add_nominated_pod(q, hpp, "node1", &e), 0);
+	assert_int_equal(queue_add_nominated_pod(q, hpp, "", &e), 0);
+	assert_null(nominated_on(q, hpp));
+	/* "nominated then cleared with ModeNoop empty" */
+	assert_int_equal(queue_add_nominated_pod(q, hpp, "node1", &e), 0);
+	assert_int_equal(queue_add_nominated_pod(q, hpp, NULL, &e), 0);
+	assert_null(nominated_on(q, hpp));
+	/* "ModeNoop empty nominatingInfo NNN with non-empty pod NNN" */
+	assert_int_equal(queue_add_nominated_pod(q, hpp2, NULL, &e), 0);
+	assert_string_equal(nominated_on(q, hpp2), "node2");
+	struct queue_nominated *v;
+	uint32_t n;
+	assert_int_equal(queue_nominated_pods(q, "", INT32_MIN, NULL, &v, &n, &e), 0);
+	assert_int_equal(n, 0); /* never keyed by "" */
+	queue_pod_info_free(qpi);
+	api_pod_unref(mpp);
+	api_pod_unref(up);
+	api_pod_unref(hpp);
+	api_pod_unref(hpp2);
+	queue_free(q);
+}
+
+/* upstream nominator.go UpdateNominatedPod through scheduling_queue.go Update: an update that
+ * removes or changes status.nominatedNodeName replaces the nomination; one that carries none
+ * keeps the in-memory nomination only when the old pod carried none either. Delete drops it. */
+static void test_nomination_on_update_and_delete(void **state)
+{
+	(void)state;
+	struct queue *q = mkqueue(true);
+	struct err e = { 0 };
+	struct api_pod *v1 = TOBJ_POD(.name = "p", .rv = "1", .nominated = "n1");
+	struct api_pod *v2 = TOBJ_POD(.name = "p", .rv = "2"); /* nomination removed */
+	struct api_pod *v3 = TOBJ_POD(.name = "p", .rv = "3", .nominated = "n3");
+	struct api_pod *v4 = TOBJ_POD(.name = "p", .rv = "4", .nominated = "n4"); /* changed */
+	struct api_pod *v5 = TOBJ_POD(.name = "p", .rv = "5");
+	struct api_pod *v6 = TOBJ_POD(.name = "p", .rv = "6");
+	assert_int_equal(queue_add(q, v1, &e), 0);
+	assert_string_equal(nominated_on(q, v1), "n1");
+	assert_int_equal(queue_update(q, v1, v2, &e), 0);
+	assert_null(nominated_on(q, v1));
+	assert_int_equal(queue_update(q, v2, v3, &e), 0);
+	assert_string_equal(nominated_on(q, v1), "n3");
+	assert_int_equal(queue_update(q, v3, v4, &e), 0);
+	assert_string_equal(nominated_on(q, v1), "n4");
+	assert_int_equal(queue_update(q, v4, v5, &e), 0);
+	assert_null(nominated_on(q, v1));
+	/* preemption nominated it in memory; an update carrying no nomination (old had none) keeps it */
+	assert_int_equal(queue_add_nominated_pod(q, v5, "n9", &e), 0);
+	assert_int_equal(queue_update(q, v5, v6, &e), 0);
+	assert_string_equal(nominated_on(q, v1), "n9");
+	queue_delete(q, v6);
+	assert_null(nominated_on(q, v1));
+	struct api_pod *all[] = { v1, v2, v3, v4, v5, v6 };
+	for (size_t i = 0; i < 6; i++)
+		api_pod_unref(all[i]);
+	queue_free(q);
+}
+
 struct inc {
 	uint64_t active_add, unsched_failure, backoff_complete;
 };
@@ -1119,6 +1226,9 @@ int main(void)
 		cmocka_unit_test(test_event_labels_upstream),
 		cmocka_unit_test(test_cluster_event_matching_upstream),
 		cmocka_unit_test(test_pod_update_events_upstream),
+		cmocka_unit_test(test_nominated_gated_pod),
+		cmocka_unit_test(test_nominations_upstream),
+		cmocka_unit_test(test_nomination_on_update_and_delete),
 		cmocka_unit_test(test_rejector_counts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
