@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/clock.h"
 #include "common/intern.h"
 #include "scheduler/sched_internal.h"
 #include "testobj.h"
@@ -171,6 +172,42 @@ static void test_assumed_pod_deleted(void **state)
 	}
 }
 
+/* upstream schedule_one.go handleBindingCycleError: forgetting the assumed pod is an
+ * AssignedPodDelete of the assumed pod, whose spec.nodeName is the node it was assumed on
+ * (schedulingCycle sets it), so NodeResourcesFit's hint queues the pods it blocked; an error
+ * (not a rejection) moves them at once. Here the bind fails: the server does not answer. */
+static void test_binding_error_moves_with_assumed_pod(void **state)
+{
+	struct fixture *f = *state;
+	struct err e = { 0 };
+	struct api_node *node = TOBJ_NODE(.name = "n1", .alloc = "cpu=4,memory=8Gi,pods=10");
+	assert_int_equal(cache_add_node(f->s->cache, node, &e), 0);
+	struct api_pod *blocked = POD("blocked-b", "100", .rv = "1", .containers = { { .req = "cpu=3" } });
+	park(f, blocked);
+	struct api_pod *a = POD("bound-b", "0", .rv = "1", .containers = { { .req = "cpu=2" } });
+	f->h.on_add(f->h.ctx, a);
+	struct queue_pod_info *qpi = NULL;
+	assert_int_equal(queue_try_pop(f->s->queue, &qpi), 0);
+	assert_ptr_equal(qpi->pod, a);
+	struct sched_attempt_scratch *ls = sched_attempt_scratch_new();
+	assert_non_null(ls);
+	sched_schedule_one(f->s, ls, qpi); /* assumed on n1, handed to the (stopped) binder */
+	assert_true(sched_cache_is_assumed(f->s, a->meta.uid));
+	assert_false(moved(f, blocked));
+	assert_int_equal(sched_binder_start(f->s->binder, &e), 0);
+	for (int i = 0; i < 1000 && sched_cache_is_assumed(f->s, a->meta.uid); i++)
+		sleep_ns(10 * NSEC_PER_MSEC);
+	for (int i = 0; i < 100 && !moved(f, blocked); i++)
+		sleep_ns(10 * NSEC_PER_MSEC);
+	assert_false(sched_cache_is_assumed(f->s, a->meta.uid));
+	assert_true(moved(f, blocked));
+	sched_binder_stop(f->s->binder);
+	sched_attempt_scratch_free(ls);
+	api_pod_unref(blocked);
+	api_pod_unref(a);
+	api_node_unref(node);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -178,6 +215,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_nomination_removed_by_update, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_nominated_pod_bound_elsewhere, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_assumed_pod_deleted, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_binding_error_moves_with_assumed_pod, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
