@@ -363,6 +363,7 @@ int queue_add_unschedulable_if_not_present(struct queue *q, struct queue_pod_inf
 	}
 	p->pub.timestamp = queue__now_locked(q);
 	p->backoff_valid = false;
+	p->flush_timestamp = 0;
 	enum queue_tier t = queue__requeue(q, p, queue__in_flight_strategy(q, p, marker), "ScheduleAttemptFailure");
 	if (queue__wakes_pop(q, t))
 		pthread_cond_signal(&q->cond);

@@ -25,6 +25,8 @@ struct qpi {
 	uint32_t heap_idx;
 	bool backoff_valid; /* backoff_expiry is cached (cleared at pop and at requeue) */
 	int64_t backoff_expiry;
+	int64_t flush_timestamp; /* last leftover flush out of unschedulable, 0 since the last failure */
+	bool flushing;           /* picked by the leftover flush in progress */
 	struct qpi *uprev, *unext;
 };
 

@@ -163,6 +163,12 @@ static void test_volume_restrictions_hint(void **state)
 		if (got != cases[i].want)
 			fail_msg("%s: hint %d, want %d", cases[i].name, got, cases[i].want);
 	}
+	/* upstream util.As fails on a missing object: every AssignedPodDelete hint answers Queue with
+	 * an error (csched: QUEUE_HINT_ERROR, requeued as Queue) */
+	static const char *const pod_delete_hints[] = { "VolumeRestrictions", "NodePorts", "NodeResourcesFit" };
+	for (size_t i = 0; i < sizeof(pod_delete_hints) / sizeof(pod_delete_hints[0]); i++)
+		assert_int_equal(hint_of(p, pod_delete_hints[i], QUEUE_RES_ASSIGNED_POD, QUEUE_ACT_DELETE, pod, NULL, NULL),
+				 QUEUE_HINT_ERROR);
 	for (size_t i = 0; i < sizeof(pods) / sizeof(pods[0]); i++)
 		api_pod_unref(pods[i]);
 	for (size_t i = 0; i < sizeof(deleted) / sizeof(deleted[0]); i++)

@@ -489,15 +489,19 @@ static void test_gated_until_ungated(void **state)
 	assert_int_equal(c.active, 0);
 	struct queue_pod_info *none = NULL;
 	assert_int_equal(queue_try_pop(q, &none), ERR_NOT_FOUND);
-	/* neither cluster events nor the 5-minute flush release a SchedulingGates-gated pod, and they
-	 * do not even re-run PreEnqueue for it (upstream #124384) */
+	/* cluster events do not even re-run PreEnqueue for a SchedulingGates-gated pod; a wildcard
+	 * (the 5-minute flush included) does, and the pod stays gated (upstream v1.37
+	 * moveEntitiesToActiveOrBackoffQueue: "wildcard events ... always trigger re-evaluation") */
 	pre_enqueue_calls = 0;
+	node_event(q, QUEUE_ACT_ADD, "good");
+	assert_int_equal(pre_enqueue_calls, 0);
 	struct queue_event wild = { QUEUE_RES_WILDCARD, QUEUE_ACT_ALL, NULL };
 	queue_move_on_event(q, &wild, NULL, NULL, NULL, NULL);
+	assert_int_equal(pre_enqueue_calls, 1);
 	fake_now += 600 * SEC;
 	queue_flush_unschedulable_leftover(q);
 	assert_int_equal(tier_of(q, "g"), QUEUE_TIER_GATED);
-	assert_int_equal(pre_enqueue_calls, 0);
+	assert_int_equal(pre_enqueue_calls, 2);
 	/* an update keeping one gate changes nothing */
 	struct api_pod *one = mkpod_rv("g", 0, "2", 1);
 	assert_int_equal(queue_update(q, gated, one, &e), 0);
@@ -1093,6 +1097,51 @@ static void test_nomination_on_update_and_delete(void **state)
 	queue_free(q);
 }
 
+struct flush_count {
+	uint64_t n;
+};
+static void flush_cb(void *ctx, const char *queue, const char *event, uint64_t count)
+{
+	if (!strcmp(queue, "unschedulable") && !strcmp(event, "UnschedulableTimeout"))
+		((struct flush_count *)ctx)->n = count;
+}
+
+/* upstream scheduling_queue_test.go TestGatedPodFlushFrequency: a gated pod is flushed after the
+ * maximum unschedulable time, then again only when that much time has passed since its last
+ * flush (FlushTimestamp); each flush re-runs PreEnqueue and, the pod gated again, counts it under
+ * {unschedulable, UnschedulableTimeout} (unschedulableEntities.addOrUpdate of a deleted entry). */
+static void test_gated_pod_flush_frequency(void **state)
+{
+	(void)state;
+	struct queue *q = mkqueue(true);
+	struct api_pod *gated = mkpod_rv("g", 0, "1", 1);
+	struct err e = { 0 };
+	assert_int_equal(queue_add(q, gated, &e), 0);
+	static const struct {
+		int64_t step; /* seconds */
+		int want_calls;
+		uint64_t want_flushes;
+	} steps[] = {
+		{ 5 * 60 + 1, 1, 1 }, /* T=5:01 */
+		{ 4 * 60, 0, 1 },     /* T=9:01: not 5 minutes since the last flush */
+		{ 60 + 1, 1, 2 },     /* T=10:02 */
+	};
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		fake_now += steps[i].step * SEC;
+		pre_enqueue_calls = 0;
+		queue_flush_unschedulable_leftover(q);
+		assert_int_equal(tier_of(q, "g"), QUEUE_TIER_GATED);
+		assert_int_equal(pre_enqueue_calls, steps[i].want_calls);
+		struct flush_count fc = { 0 };
+		queue_incoming_foreach(q, flush_cb, &fc);
+		if (fc.n != steps[i].want_flushes)
+			fail_msg("step %zu: %llu flushes counted, want %llu", i, (unsigned long long)fc.n,
+				 (unsigned long long)steps[i].want_flushes);
+	}
+	api_pod_unref(gated);
+	queue_free(q);
+}
+
 struct inc {
 	uint64_t active_add, unsched_failure, backoff_complete;
 };
@@ -1227,6 +1276,7 @@ int main(void)
 		cmocka_unit_test(test_cluster_event_matching_upstream),
 		cmocka_unit_test(test_pod_update_events_upstream),
 		cmocka_unit_test(test_nominated_gated_pod),
+		cmocka_unit_test(test_gated_pod_flush_frequency),
 		cmocka_unit_test(test_nominations_upstream),
 		cmocka_unit_test(test_nomination_on_update_and_delete),
 		cmocka_unit_test(test_rejector_counts),
