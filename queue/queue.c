@@ -1,4 +1,4 @@
-/* DESIGN: the scheduling queue (upstream backend/queue/scheduling_queue.go, v1.34).
+/* DESIGN: the scheduling queue (upstream backend/queue/scheduling_queue.go, v1.37).
  *
  * One mutex, q->lock, guards every field of struct queue (tiers, in-flight list, nominations,
  * counters, closed). Lock order: q->lock is a leaf for other modules; hint, PreEnqueue and less

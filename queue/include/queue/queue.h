@@ -1,6 +1,6 @@
 /* The scheduling queue: pods waiting to be scheduled, in three tiers, plus nominated pods.
  *
- * Upstream's PriorityQueue (backend/queue/scheduling_queue.go, v1.34, QueueingHints GA):
+ * Upstream's PriorityQueue (backend/queue/scheduling_queue.go, v1.37, QueueingHints GA; no pod groups):
  * - activeQ: a heap ordered by the caller's less function (PrioritySort by default: higher
  *   priority first, then earlier timestamp). queue_pop takes its head.
  * - backoffQ: two heaps by backoff expiry, one for pods rejected by plugins, one for pods that
@@ -84,7 +84,7 @@ struct queue_options {
 	int64_t initial_backoff_ns;       /* 0 = 1 s */
 	int64_t max_backoff_ns;           /* 0 = 10 s */
 	int64_t max_in_unschedulable_ns;  /* 0 = 5 min */
-	bool no_pop_from_backoff;         /* disable SchedulerPopFromBackoffQ (on by default, as 1.34) */
+	bool no_pop_from_backoff;         /* disable SchedulerPopFromBackoffQ (beta, on by default in 1.37) */
 	queue_now_fn now;                 /* NULL = CLOCK_MONOTONIC */
 	void *now_ctx;
 	/* Upstream extractPodScaleDown for pod updates (pass node_res_scaled_down); NULL = never. */
@@ -148,7 +148,8 @@ void queue_done(struct queue *q, const char *pod_uid);
 /* ---------- Cluster events (informer threads) ---------- */
 
 /* Moves the unschedulable pods the event may help (hints of their rejector plugins; every pod for
- * a wildcard) to activeQ or backoffQ, and records the event for in-flight pods. precheck (may be
+ * a wildcard; a gated pod only for a wildcard or an event its gating plugin registered) to
+ * activeQ or backoffQ, and records the event for in-flight pods. precheck (may be
  * NULL) limits the pods considered. old_obj/new_obj are api_node or api_pod by resource (NULL
  * allowed) and are referenced while recorded; other resources must pass NULL. */
 void queue_move_on_event(struct queue *q, const struct queue_event *ev, const void *old_obj, const void *new_obj,
@@ -158,8 +159,9 @@ void queue_move_on_event(struct queue *q, const struct queue_event *ev, const vo
 
 /* Moves pods whose backoff completed from backoffQ to activeQ (every 1 s). */
 void queue_flush_backoff_completed(struct queue *q);
-/* Moves pods unschedulable for longer than max_in_unschedulable (every 30 s), as a wildcard event
- * labelled UnschedulableTimeout; pods gated by SchedulingGates stay. */
+/* Moves pods unschedulable for longer than max_in_unschedulable since their last attempt or their
+ * last such flush (every 30 s), as a wildcard event labelled UnschedulableTimeout; a gated pod
+ * goes through PreEnqueue again and stays while still gated. */
 void queue_flush_unschedulable_leftover(struct queue *q);
 
 /* ---------- Nominated pods ---------- */
