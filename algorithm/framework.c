@@ -329,8 +329,7 @@ static uint32_t plugin_hint_count(const struct fw_plugin *plugin)
 	return plugin->n_events ? plugin->n_events : plugin_can_reject(plugin);
 }
 
-/* The queue's registrations of every enabled plugin (the queue adds upstream's implied Node
- * UpdateNodeTaint for a Node Add registration itself). */
+/* The queue's registrations of every enabled plugin, as declared (upstream buildQueueingHintMap). */
 static int build_hints(struct fw_profile *p)
 {
 	static const struct queue_event_hint every_event = { { QUEUE_RES_WILDCARD, QUEUE_ACT_ALL, NULL }, NULL };

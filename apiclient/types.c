@@ -112,8 +112,27 @@ struct api_pod *api_pod_ref(struct api_pod *p)
 void api_pod_unref(struct api_pod *p)
 {
 	/* The pod itself lives in its arena: freeing the arena frees everything. */
-	if (p && __atomic_sub_fetch(&p->refs, 1, __ATOMIC_ACQ_REL) == 0)
+	if (p && __atomic_sub_fetch(&p->refs, 1, __ATOMIC_ACQ_REL) == 0) {
+		struct api_pod *base = p->base;
 		arena_free(p->arena);
+		api_pod_unref(base);
+	}
+}
+
+struct api_pod *api_pod_assigned_copy(struct api_pod *p, const char *node_name)
+{
+	struct arena *a = arena_new(sizeof(*p) + 64);
+	struct api_pod *c = a ? arena_alloc(a, sizeof(*c)) : NULL;
+	if (!c) {
+		arena_free(a);
+		return NULL;
+	}
+	*c = *p;
+	c->refs = 1;
+	c->arena = a;
+	c->node_name = node_name;
+	c->base = api_pod_ref(p);
+	return c;
 }
 
 struct api_node *api_node_ref(struct api_node *n)

@@ -549,6 +549,17 @@ bool cache_is_assumed(struct cache *c, const char *pod_uid)
 	return assumed;
 }
 
+const char *cache_assumed_node(struct cache *c, const char *pod_uid)
+{
+	if (!pod_uid)
+		return NULL;
+	pthread_mutex_lock(&c->lock);
+	struct cache_pod *cp = map_get(&c->pods, pod_uid);
+	const char *node = cp && cp->assumed ? cp->node_name : NULL; /* interned: outlives the entry */
+	pthread_mutex_unlock(&c->lock);
+	return node;
+}
+
 void cache_counts(struct cache *c, struct cache_counts *out)
 {
 	pthread_mutex_lock(&c->lock);

@@ -6,16 +6,20 @@
 
 /* ---------- Events ---------- */
 
+/* upstream fwk.EventResource strings */
 static const char *const res_names[QUEUE_RES_COUNT_] = {
-	"*", "Pod", "AssignedPod", "UnschedulablePod", "Node", "PersistentVolume", "PersistentVolumeClaim",
-	"StorageClass", "CSINode", "CSIDriver", "CSIStorageCapacity", "VolumeAttachment", "ResourceClaim",
-	"ResourceSlice", "DeviceClass",
+	"*", "Pod", "AssignedPod", "UnscheduledPod", "TargetPod", "Node", "PersistentVolume", "PersistentVolumeClaim",
+	"storage.k8s.io/StorageClass", "storage.k8s.io/CSINode", "storage.k8s.io/CSIDriver",
+	"storage.k8s.io/CSIStorageCapacity", "storage.k8s.io/VolumeAttachment", "resource.k8s.io/ResourceClaim",
+	"resource.k8s.io/ResourceSlice", "resource.k8s.io/DeviceClass",
 };
 
+/* upstream ActionType.String, by bit */
 static const char *const act_names[] = {
 	"Add", "Delete", "UpdateNodeAllocatable", "UpdateNodeLabel", "UpdateNodeTaint", "UpdateNodeCondition",
-	"UpdateNodeAnnotation", "UpdatePodLabel", "UpdatePodScaleDown", "UpdatePodToleration",
-	"UpdatePodSchedulingGatesEliminated", "UpdatePodGeneratedResourceClaim", "UpdateNodeDeclaredFeature",
+	"UpdateNodeAnnotation", "UpdateNodeDeclaredFeature", "UpdateNodePreemptionPolicy", "UpdatePodLabel",
+	"UpdatePodScaleDown", "UpdatePodScaleUp", "UpdatePodToleration", "UpdatePodSchedulingGatesEliminated",
+	"UpdatePodGeneratedResourceClaim",
 };
 
 bool queue_event_is_wildcard(const struct queue_event *ev)
@@ -26,36 +30,37 @@ bool queue_event_is_wildcard(const struct queue_event *ev)
 static bool resource_matches(uint32_t reg, uint32_t in)
 {
 	return reg == QUEUE_RES_WILDCARD || reg == in ||
-	       (reg == QUEUE_RES_POD && (in == QUEUE_RES_ASSIGNED_POD || in == QUEUE_RES_UNSCHEDULED_POD));
+	       (reg == QUEUE_RES_POD &&
+		(in == QUEUE_RES_ASSIGNED_POD || in == QUEUE_RES_UNSCHEDULED_POD || in == QUEUE_RES_TARGET_POD));
 }
 
 bool queue_event_matches(const struct queue_event *reg, const struct queue_event *ev)
 {
 	return queue_event_is_wildcard(reg) ||
-	       (resource_matches(reg->resource, ev->resource) && ev->actions && (reg->actions & ev->actions) == ev->actions);
+	       (resource_matches(reg->resource, ev->resource) && (reg->actions & ev->actions) != 0 &&
+		ev->actions <= reg->actions);
+}
+
+/* upstream ActionType.String: "" for a combination it has no name for */
+static const char *action_string(uint32_t actions)
+{
+	if (actions == QUEUE_ACT_ALL)
+		return "All";
+	if (actions == QUEUE_ACT_UPDATE)
+		return "Update";
+	for (unsigned i = 0; i < sizeof(act_names) / sizeof(act_names[0]); i++)
+		if (actions == 1u << i)
+			return act_names[i];
+	return "";
 }
 
 const char *queue_event_label(const struct queue_event *ev, char *buf, unsigned size)
 {
-	if (ev->label) {
+	if (ev->label && ev->label[0])
 		snprintf(buf, size, "%s", ev->label);
-		return buf;
-	}
-	const char *r = ev->resource < QUEUE_RES_COUNT_ ? res_names[ev->resource] : "Unknown";
-	if (ev->actions == QUEUE_ACT_ALL) {
-		snprintf(buf, size, "%sAll", r);
-	} else if (ev->actions == QUEUE_ACT_UPDATE) {
-		snprintf(buf, size, "%sUpdate", r);
-	} else {
-		int off = snprintf(buf, size, "%s", r);
-		bool first = true;
-		for (unsigned i = 0; i < sizeof(act_names) / sizeof(act_names[0]); i++) {
-			if (!(ev->actions & (1u << i)) || off < 0 || (unsigned)off >= size)
-				continue;
-			off += snprintf(buf + off, size - (unsigned)off, "%s%s", first ? "" : "|", act_names[i]);
-			first = false;
-		}
-	}
+	else
+		snprintf(buf, size, "%s%s", ev->resource < QUEUE_RES_COUNT_ ? res_names[ev->resource] : "",
+			 action_string(ev->actions));
 	return buf;
 }
 
@@ -168,20 +173,27 @@ uint32_t queue_node_update_events(const struct api_node *old_node, const struct 
 	return n;
 }
 
-uint32_t queue_pod_update_events(const struct api_pod *old_pod, const struct api_pod *new_pod, bool scaled_down,
-				 struct queue_event out[4])
+uint32_t queue_pod_update_events(const struct api_pod *old_pod, const struct api_pod *new_pod,
+				 queue_scaled_down_fn scaled_down, bool target_pod,
+				 struct queue_event out[QUEUE_POD_UPDATE_EVENTS_MAX])
 {
-	uint32_t r = new_pod->node_name && new_pod->node_name[0] ? QUEUE_RES_ASSIGNED_POD : QUEUE_RES_UNSCHEDULED_POD;
+	uint32_t r = new_pod->node_name && new_pod->node_name[0] ? QUEUE_RES_ASSIGNED_POD
+			   : target_pod				    ? QUEUE_RES_TARGET_POD
+								    : QUEUE_RES_UNSCHEDULED_POD;
 	uint32_t n = 0;
+#define POD_EV(bit) (out[n++] = (struct queue_event){ r, (bit), NULL })
 	if (!labels_equal(&old_pod->meta.labels, &new_pod->meta.labels))
-		out[n++] = (struct queue_event){ r, QUEUE_ACT_UPDATE_POD_LABEL, NULL };
-	if (scaled_down)
-		out[n++] = (struct queue_event){ r, QUEUE_ACT_UPDATE_POD_SCALE_DOWN, NULL };
+		POD_EV(QUEUE_ACT_UPDATE_POD_LABEL);
+	if (scaled_down && scaled_down(old_pod, new_pod))
+		POD_EV(QUEUE_ACT_UPDATE_POD_SCALE_DOWN);
+	if (scaled_down && scaled_down(new_pod, old_pod)) /* extractPodScaleUp */
+		POD_EV(QUEUE_ACT_UPDATE_POD_SCALE_UP);
 	if (new_pod->n_scheduling_gates == 0 && old_pod->n_scheduling_gates != 0)
-		out[n++] = (struct queue_event){ r, QUEUE_ACT_UPDATE_POD_SCHEDULING_GATES_ELIMINATED, NULL };
+		POD_EV(QUEUE_ACT_UPDATE_POD_SCHEDULING_GATES_ELIMINATED);
 	if (new_pod->n_tolerations != old_pod->n_tolerations)
-		out[n++] = (struct queue_event){ r, QUEUE_ACT_UPDATE_POD_TOLERATION, NULL };
+		POD_EV(QUEUE_ACT_UPDATE_POD_TOLERATION);
 	if (!n)
-		out[n++] = (struct queue_event){ r, QUEUE_ACT_UPDATE, NULL };
+		POD_EV(QUEUE_ACT_UPDATE);
+#undef POD_EV
 	return n;
 }

@@ -9,7 +9,8 @@
 
 static bool is_pod_resource(uint32_t r)
 {
-	return r == QUEUE_RES_POD || r == QUEUE_RES_ASSIGNED_POD || r == QUEUE_RES_UNSCHEDULED_POD;
+	return r == QUEUE_RES_POD || r == QUEUE_RES_ASSIGNED_POD || r == QUEUE_RES_UNSCHEDULED_POD ||
+	       r == QUEUE_RES_TARGET_POD;
 }
 
 static void *obj_ref(uint32_t resource, const void *obj)
@@ -62,6 +63,18 @@ enum strategy queue__worth_requeuing(const struct queue *q, const struct qpi *p,
 		s = STRAT_AFTER_BACKOFF;
 	}
 	return s;
+}
+
+/* Whether plugin registered an event matching ev in the pod's profile (upstream
+ * MatchAnyClusterEvent over GatingPluginEvents). */
+static bool plugin_wants(const struct queue *q, const struct api_pod *pod, const char *plugin,
+			 const struct queue_event *ev)
+{
+	const struct qprofile *pr = queue__profile_of(q, pod);
+	for (uint32_t i = 0; pr && i < pr->n_regs; i++)
+		if (pr->regs[i].plugin == plugin && queue_event_matches(&pr->regs[i].event, ev))
+			return true;
+	return false;
 }
 
 static bool event_of_interest(const struct queue *q, const struct queue_event *ev)
@@ -181,12 +194,17 @@ static void move_pods_locked(struct queue *q, const struct queue_event *ev, cons
 		next = p->unext;
 		if (filter && !filter(q, p, ctx))
 			continue;
-		/* gates go only by the pod's own update, never by cluster events (upstream #124384) */
-		if (p->pub.gating_plugin == q->scheduling_gates)
+		/* a gated pod is re-evaluated only for its gating plugin's events, or a wildcard (the
+		 * leftover flush): SchedulingGates registers only the pod's own update */
+		if (p->pub.gating_plugin && !queue_event_is_wildcard(ev) &&
+		    !plugin_wants(q, p->pub.pod, p->pub.gating_plugin, ev))
 			continue;
 		enum strategy s = queue__worth_requeuing(q, p, ev, old_obj, new_obj);
 		if (s == STRAT_SKIP)
 			continue;
+		/* upstream deletes it from unschedulableEntities first: if PreEnqueue gates it again it
+		 * re-enters (and is counted) under this event */
+		queue__tier_remove(q, p);
 		if (queue__wakes_pop(q, queue__requeue(q, p, s, label)))
 			activated = true;
 	}
@@ -247,19 +265,31 @@ void queue_flush_backoff_completed(struct queue *q)
 
 static bool leftover_filter(struct queue *q, struct qpi *p, void *ctx)
 {
-	return *(const int64_t *)ctx - p->pub.timestamp > q->max_in_unsched;
+	(void)q;
+	(void)ctx;
+	bool f = p->flushing;
+	p->flushing = false;
+	return f;
 }
 
+/* upstream flushUnschedulableEntitiesLeftover: pods unschedulable for longer than the maximum
+ * since their last attempt or their last flush (a gated pod stays and is flushed again only
+ * after another period). */
 void queue__flush_leftover_locked(struct queue *q)
 {
 	int64_t now = queue__now_locked(q);
 	bool any = false;
-	for (struct qpi *p = q->unsched; p && !any; p = p->unext)
-		any = leftover_filter(q, p, &now);
+	for (struct qpi *p = q->unsched; p; p = p->unext) {
+		int64_t last = p->flush_timestamp > p->pub.timestamp ? p->flush_timestamp : p->pub.timestamp;
+		if (now - last > q->max_in_unsched) {
+			p->flush_timestamp = now;
+			p->flushing = any = true;
+		}
+	}
 	if (!any)
 		return;
 	struct queue_event ev = { QUEUE_RES_WILDCARD, QUEUE_ACT_ALL, "UnschedulableTimeout" };
-	move_pods_locked(q, &ev, NULL, NULL, leftover_filter, &now);
+	move_pods_locked(q, &ev, NULL, NULL, leftover_filter, NULL);
 }
 
 void queue_flush_unschedulable_leftover(struct queue *q)

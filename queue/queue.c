@@ -1,4 +1,4 @@
-/* DESIGN: the scheduling queue (upstream backend/queue/scheduling_queue.go, v1.34).
+/* DESIGN: the scheduling queue (upstream backend/queue/scheduling_queue.go, v1.37).
  *
  * One mutex, q->lock, guards every field of struct queue (tiers, in-flight list, nominations,
  * counters, closed). Lock order: q->lock is a leaf for other modules; hint, PreEnqueue and less
@@ -69,8 +69,7 @@ struct queue *queue_new(const struct queue_options *o, struct err *e)
 		dst->scheduler_name = intern_str(src->scheduler_name ? src->scheduler_name : "default-scheduler");
 		dst->pre_enqueue = src->pre_enqueue;
 		dst->pre_enqueue_ctx = src->pre_enqueue_ctx;
-		/* room for one synthesized Node UpdateNodeTaint per registration */
-		if (src->n_hints && !(dst->regs = calloc(2 * (size_t)src->n_hints, sizeof(*dst->regs))))
+		if (src->n_hints && !(dst->regs = calloc(src->n_hints, sizeof(*dst->regs))))
 			goto nomem;
 		for (uint32_t j = 0; j < src->n_hints; j++) {
 			struct queue_hint_reg r = src->hints[j];
@@ -81,15 +80,8 @@ struct queue *queue_new(const struct queue_options *o, struct err *e)
 			}
 			if (!(r.plugin = intern_str(r.plugin)))
 				goto nomem;
+			/* as registered: v1.37 adds nothing (buildQueueingHintMap) */
 			dst->regs[dst->n_regs++] = r;
-			if (r.event.resource == QUEUE_RES_NODE && (r.event.actions & QUEUE_ACT_ADD) &&
-			    !(r.event.actions & QUEUE_ACT_UPDATE_NODE_TAINT)) {
-				/* upstream: a node added tainted (not-ready) is usually untainted soon after */
-				dst->regs[dst->n_regs++] = (struct queue_hint_reg){
-					.plugin = r.plugin,
-					.event = { QUEUE_RES_NODE, QUEUE_ACT_UPDATE_NODE_TAINT, NULL },
-				};
-			}
 		}
 	}
 	return q;
@@ -155,11 +147,11 @@ static int add_new_locked(struct queue *q, struct api_pod *pod, const char *labe
 		return err_set(e, ERR_NOMEM, "queue: adding pod %s/%s: out of memory", pod->meta.namespace,
 			       pod->meta.name);
 	}
-	if (queue__move_to_active(q, p, label, false)) {
-		/* upstream nominates on unscheduled pod add/update events */
-		queue__nominate_locked(q, pod, NULL);
+	/* upstream addPod: the pod's status.nominatedNodeName is recorded first, gated or not
+	 * (TestPriorityQueue_AddNominatedGatedPod) */
+	queue__nominate_locked(q, pod, NULL);
+	if (queue__move_to_active(q, p, label, false))
 		pthread_cond_signal(&q->cond);
-	}
 	return 0;
 }
 
@@ -169,11 +161,11 @@ static int update_locked(struct queue *q, const struct api_pod *old_pod, struct 
 	if (old_pod && old_pod != new_pod && old_pod->meta.resource_version && new_pod->meta.resource_version &&
 	    strcmp(old_pod->meta.resource_version, new_pod->meta.resource_version) == 0)
 		return 0; /* a resync carrying the same object */
-	struct queue_event evs[4];
+	/* the pod itself is updated: TargetPod events (upstream Update) */
+	struct queue_event evs[QUEUE_POD_UPDATE_EVENTS_MAX];
 	uint32_t n_evs = 0;
 	if (old_pod)
-		n_evs = queue_pod_update_events(old_pod, new_pod,
-						q->pod_scaled_down && q->pod_scaled_down(old_pod, new_pod), evs);
+		n_evs = queue_pod_update_events(old_pod, new_pod, q->pod_scaled_down, true, evs);
 
 	if (map_get(&q->in_flight, uid)) {
 		/* being scheduled: remember the update for its possible queue__requeue */
@@ -183,8 +175,9 @@ static int update_locked(struct queue *q, const struct api_pod *old_pod, struct 
 	}
 	struct qpi *p = map_get(&q->pods, uid);
 	if (!p) {
+		/* upstream Update of an unknown pod: addPod, counted as UnscheduledPodAdd */
 		char label[64];
-		struct queue_event ev = { QUEUE_RES_UNSCHEDULED_POD, QUEUE_ACT_UPDATE, NULL };
+		struct queue_event ev = { QUEUE_RES_UNSCHEDULED_POD, QUEUE_ACT_ADD, NULL };
 		return add_new_locked(q, new_pod, queue_event_label(&ev, label, sizeof(label)), e);
 	}
 	const struct api_pod *prev = old_pod ? old_pod : p->pub.pod;
@@ -370,6 +363,7 @@ int queue_add_unschedulable_if_not_present(struct queue *q, struct queue_pod_inf
 	}
 	p->pub.timestamp = queue__now_locked(q);
 	p->backoff_valid = false;
+	p->flush_timestamp = 0;
 	enum queue_tier t = queue__requeue(q, p, queue__in_flight_strategy(q, p, marker), "ScheduleAttemptFailure");
 	if (queue__wakes_pop(q, t))
 		pthread_cond_signal(&q->cond);
@@ -400,7 +394,11 @@ static void *timer_main(void *arg)
 	pthread_mutex_lock(&q->lock);
 	int64_t next_leftover = queue__mono_now(NULL) + 30 * NS_PER_SEC;
 	while (!q->closed) {
+		/* upstream waitUntilAlignedWithOrderingWindow: with pop-from-backoff, flush at the start
+		 * of each 1 s ordering window, so a whole window completes at once */
 		int64_t wake = queue__mono_now(NULL) + NS_PER_SEC;
+		if (q->pop_from_backoff)
+			wake -= wake % NS_PER_SEC;
 		struct timespec ts = ns_to_timespec(wake);
 		pthread_cond_timedwait(&q->tcond, &q->lock, &ts);
 		if (q->closed)

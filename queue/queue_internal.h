@@ -10,13 +10,12 @@
 
 #define NS_PER_SEC 1000000000LL
 
-
-#define NS_PER_SEC 1000000000LL
-
 enum strategy { STRAT_SKIP, STRAT_AFTER_BACKOFF, STRAT_IMMEDIATELY };
 
-enum { INC_ACTIVE, INC_BACKOFF, INC_UNSCHEDULABLE, INC_GATED, INC_N };
-static const char *const inc_names[INC_N] = { "active", "backoff", "unschedulable", "gated" };
+/* upstream's queue label of scheduler_queue_incoming_pods_total: gated pods count as
+ * "unschedulable" (unschedulableEntities.addOrUpdate) */
+enum { INC_ACTIVE, INC_BACKOFF, INC_UNSCHEDULABLE, INC_N };
+static const char *const inc_names[INC_N] = { "active", "backoff", "unschedulable" };
 
 struct qpi {
 	struct queue_pod_info pub; /* first: the caller sees only this */
@@ -26,6 +25,8 @@ struct qpi {
 	uint32_t heap_idx;
 	bool backoff_valid; /* backoff_expiry is cached (cleared at pop and at requeue) */
 	int64_t backoff_expiry;
+	int64_t flush_timestamp; /* last leftover flush out of unschedulable, 0 since the last failure */
+	bool flushing;           /* picked by the leftover flush in progress */
 	struct qpi *uprev, *unext;
 };
 
@@ -70,7 +71,7 @@ struct queue {
 	bool pop_from_backoff;
 	queue_now_fn now;
 	void *now_ctx;
-	bool (*pod_scaled_down)(const struct api_pod *old_pod, const struct api_pod *new_pod);
+	queue_scaled_down_fn pod_scaled_down;
 	struct qprofile *profiles;
 	uint32_t n_profiles;
 	const char *scheduling_gates; /* interned "SchedulingGates" */

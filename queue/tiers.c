@@ -91,41 +91,62 @@ int64_t queue__now_locked(const struct queue *q)
 	return q->now(q->now_ctx);
 }
 
+/* upstream calculateBackoffDuration (entity size 1): initial << (count-1), capped at max. */
+static int64_t backoff_duration_of(const struct queue *q, uint32_t count)
+{
+	if (count == 0)
+		return 0;
+	uint32_t shift = count - 1;
+	/* Go's >> by 64 or more yields 0 */
+	int64_t max_shifted = shift >= 63 ? 0 : q->max_backoff >> shift;
+	if (q->initial_backoff > max_shifted)
+		return q->max_backoff;
+	return q->initial_backoff << shift;
+}
+
+/* upstream getBackoffTime's count: the consecutive errors when the last attempt erred, else the
+ * unschedulable failures. */
+static uint32_t backoff_count(uint32_t unschedulable_count, uint32_t consecutive_errors_count)
+{
+	return consecutive_errors_count > 0 ? consecutive_errors_count : unschedulable_count;
+}
+
 int64_t queue_backoff_duration(const struct queue *q, uint32_t attempts, uint32_t unschedulable_count,
 			       uint32_t consecutive_errors_count)
 {
-	if (attempts == 0)
-		return 0; /* never tried: no penalty */
-	uint32_t count = consecutive_errors_count > 0 ? consecutive_errors_count : unschedulable_count;
-	int64_t d = q->initial_backoff;
-	for (uint32_t i = 1; i < count; i++) {
-		if (d > q->max_backoff - d)
-			return q->max_backoff;
-		d += d;
-	}
-	return d < q->max_backoff ? d : q->max_backoff;
+	(void)attempts; /* upstream keys the backoff on the failure counts alone */
+	return backoff_duration_of(q, backoff_count(unschedulable_count, consecutive_errors_count));
 }
 
-/* Upstream getBackoffTime: timestamp + duration, truncated to the 1 s ordering window when pods
- * may pop from backoffQ; cached until the next pop or failure. 0 = no backoff. */
+/* upstream alignToWindow: with pop-from-backoff, times are truncated to the 1 s ordering window
+ * (backoffQOrderingWindowDuration), as Go's Time.Truncate (toward the past). */
+static int64_t align_to_window(const struct queue *q, int64_t t)
+{
+	if (!q->pop_from_backoff)
+		return t;
+	return t - (((t % NS_PER_SEC) + NS_PER_SEC) % NS_PER_SEC);
+}
+
+/* Upstream getBackoffTime: the aligned timestamp + duration; cached until the next failure.
+ * 0 = no backoff (never failed, or max backoff 0). */
 static int64_t backoff_expiry(const struct queue *q, struct qpi *p)
 {
-	if (p->pub.attempts == 0)
+	uint32_t count = backoff_count(p->pub.unschedulable_count, p->pub.consecutive_errors_count);
+	if (q->max_backoff == 0 || count == 0)
 		return 0;
 	if (!p->backoff_valid) {
-		int64_t t = p->pub.timestamp + queue_backoff_duration(q, p->pub.attempts, p->pub.unschedulable_count,
-								      p->pub.consecutive_errors_count);
-		if (q->pop_from_backoff)
-			t -= ((t % NS_PER_SEC) + NS_PER_SEC) % NS_PER_SEC;
-		p->backoff_expiry = t;
+		p->backoff_expiry = align_to_window(q, p->pub.timestamp + backoff_duration_of(q, count));
 		p->backoff_valid = true;
 	}
 	return p->backoff_expiry;
 }
 
+/* upstream isEntityBackingoff: the pod waits while its expiry is not before the current window,
+ * so with windows it leaves backoff only once the window after its expiry's has begun. */
 bool queue__backing_off(const struct queue *q, struct qpi *p, int64_t now)
 {
-	return p->pub.attempts > 0 && backoff_expiry(q, p) > now;
+	int64_t exp = backoff_expiry(q, p);
+	return exp != 0 && exp >= align_to_window(q, now);
 }
 
 /* ---------- Heaps ---------- */
@@ -278,7 +299,7 @@ static void unsched_add(struct queue *q, struct qpi *p, const char *label)
 	q->unsched = p;
 	q->n_unsched++;
 	p->tier = QUEUE_TIER_UNSCHEDULABLE;
-	queue__incoming_inc(q, p->pub.gating_plugin ? INC_GATED : INC_UNSCHEDULABLE, label);
+	queue__incoming_inc(q, INC_UNSCHEDULABLE, label);
 }
 
 const struct qprofile *queue__profile_of(const struct queue *q, const struct api_pod *pod)

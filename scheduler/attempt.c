@@ -122,18 +122,19 @@ static void requeue(struct scheduler *s, const struct api_pod *pod, struct api_p
 	atomic_fetch_add(&s->n_dropped, 1);
 }
 
-/* Nomination (preemption) before the next cycle can see the pod again. cur: the pod requeued,
- * or NULL when it was not. */
+/* Nomination (preemption) before the next cycle can see the pod again (upstream AddNominatedPod
+ * in handleSchedulingFailure). cur: the pod requeued, or NULL when it was not. nominated: the
+ * node (ModeOverride; "" clears), or NULL for the pod's own status.nominatedNodeName (ModeNoop).
+ * Upstream's nominator first drops the pod's nomination, then adds none for a pod its lister no
+ * longer has unbound. */
 static void update_nomination(struct scheduler *s, const struct api_pod *pod, struct api_pod *cur,
 			      const char *nominated)
 {
 	struct err e = { 0 };
-	if (nominated && nominated[0]) {
-		if (cur && queue_add_nominated_pod(s->queue, cur, nominated, &e) < 0)
-			LOG_ERROR("nominating pod %s/%s: %s", pod->meta.namespace, pod->meta.name, e.msg);
-	} else if (nominated) {
+	if (!cur || (nominated && !nominated[0]))
 		queue_delete_nominated_pod(s->queue, pod->meta.uid);
-	}
+	else if (queue_add_nominated_pod(s->queue, cur, nominated, &e) < 0)
+		LOG_ERROR("nominating pod %s/%s: %s", pod->meta.namespace, pod->meta.name, e.msg);
 }
 
 /* upstream updatePod: PodScheduled=False with the pod's generation, and the nomination, as a
@@ -240,7 +241,7 @@ struct attempt {
 	bool rejected;
 	const char *msg;                     /* static, ls->msg or e.msg */
 	const struct queue_failure *failure; /* NULL or &f */
-	const char *nominated;
+	const char *nominated; /* "" clears; NULL keeps the pod's own (a PostFilter without result) */
 	struct queue_failure f;
 	const char *plugin; /* f's one rejector, when a step on the host rejected the pod */
 	struct err e;
@@ -433,12 +434,14 @@ void sched_schedule_one(struct scheduler *s, struct sched_attempt_scratch *ls, s
 	LOG_V(3, "Attempting to schedule pod %s/%s", pod->meta.namespace, pod->meta.name);
 	struct fw_cycle *c = sched_cycle_get(prof);
 	if (!c) {
-		sched_handle_failure(s, prof, qpi, false, "out of memory creating the cycle state", NULL, NULL, start);
+		sched_handle_failure(s, prof, qpi, false, "out of memory creating the cycle state", NULL, "", start);
 		return;
 	}
 	fw_cycle_set_record_plugin_timings(c, s->metrics && sample_plugin_metrics(ls));
 
-	struct attempt a = { .s = s, .ls = ls, .prof = prof, .c = c, .qpi = qpi, .pod = pod, .start = start };
+	/* nominated "": upstream's clearNominatedNode, what every failure but a PostFilter's passes */
+	struct attempt a = { .s = s, .ls = ls, .prof = prof, .c = c, .qpi = qpi, .pod = pod, .start = start,
+			     .nominated = "" };
 	if (scheduling_cycle(&a) && hand_off(&a))
 		return;
 	sched_cycle_put(prof, c);

@@ -147,17 +147,26 @@ static void handle_binding_cycle_error(struct scheduler *s, struct sched_bind_jo
 	const char *node = j->node_name;
 
 	atomic_fetch_add(&s->n_bind_failures, 1);
-	if (sched_unreserve_and_forget(s, j->prof, j->cycle, pod, node) == 0) {
-		/* The assumed pod occupied room on the node: as if an assigned pod was deleted. */
-		struct queue_event ev = { QUEUE_RES_ASSIGNED_POD, QUEUE_ACT_DELETE, NULL };
-		queue_move_on_event(s->queue, &ev, pod, NULL, other_pod, (void *)pod->meta.uid);
-	}
+	/* The assumed pod occupied room on the node: its forgetting is an AssignedPodDelete of the
+	 * assumed pod (bound to node, as upstream's assumed copy is). */
+	struct api_pod *assumed = NULL;
+	if (sched_unreserve_and_forget(s, j->prof, j->cycle, pod, node) == 0 &&
+	    !(assumed = api_pod_assigned_copy(pod, node)))
+		assumed = api_pod_ref(pod);
+	struct queue_event ev = { QUEUE_RES_ASSIGNED_POD, QUEUE_ACT_DELETE, NULL };
 	char msg[FW_STATUS_TEXT_MAX + 64];
 	struct queue_failure f = { 0 };
 	const char *plugin = NULL;
 	bool rejected = sched_failure_on_node(code, node, st, msg, sizeof(msg), &f, &plugin);
+	/* upstream: an error moves every pod at once; a rejection moves the others only after the
+	 * pod's own requeue, so that the event does not count for the pod itself */
+	if (assumed && !rejected)
+		queue_move_on_event(s->queue, &ev, assumed, NULL, NULL, NULL);
 	/* upstream clears a nomination after a binding failure (clearNominatedNode) */
 	sched_handle_failure(s, j->prof, j->qpi, rejected, msg, &f, "", j->start_ns);
+	if (assumed && rejected)
+		queue_move_on_event(s->queue, &ev, assumed, NULL, other_pod, (void *)assumed->meta.uid);
+	api_pod_unref(assumed);
 }
 
 /* upstream bindingCycle: WaitOnPermit, PreBind, Bind, then PostBind or the failure handling. */

@@ -159,4 +159,7 @@ int sched_bind_cb(void *ctx, const struct api_pod *pod, const char *node_name, s
 /* Seconds since start_ns (api_now_ns clock), for the metrics. */
 double sched_since_s(int64_t start_ns);
 
+/* The pod informer's handlers (scheduler.c; unit tests call them directly). */
+void sched_pod_handlers(struct scheduler *s, struct api_informer_handlers *out);
+
 #endif

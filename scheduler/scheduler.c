@@ -138,6 +138,52 @@ static void assigned_pod_deleted(struct scheduler *s, struct api_pod *pod)
 	move(s, QUEUE_RES_ASSIGNED_POD, QUEUE_ACT_DELETE, pod, NULL);
 }
 
+/* upstream getLEPriorityPreCheck: only pods of priority <= *ctx. */
+static bool le_priority(void *ctx, const struct api_pod *pod)
+{
+	return pod->priority <= *(const int32_t *)ctx;
+}
+
+/* A pod that held a nomination freed it (deleted, or nominated elsewhere): the lower or equal
+ * priority pods treated it as assigned there (upstream deletePodFromSchedulingQueue and
+ * updatePodInSchedulingQueue). */
+static void nomination_released(struct scheduler *s, const struct api_pod *pod)
+{
+	struct queue_event ev = { QUEUE_RES_ASSIGNED_POD, QUEUE_ACT_DELETE, NULL };
+	int32_t prio = pod->priority;
+	queue_move_on_event(s->queue, &ev, pod, NULL, le_priority, &prio);
+}
+
+/* upstream handleAssumedPodDeletion: an assumed pod (being bound) was deleted; its room on the
+ * node is freed now rather than when its binding fails. csched's Permit waits are timeouts in the
+ * binder (no default plugin waits), so there is no waiting pod to reject first. */
+static void assumed_pod_deleted(struct scheduler *s, struct api_pod *pod)
+{
+	struct err e = { 0 };
+	const char *node = cache_assumed_node(s->cache, pod->meta.uid);
+	if (!node) {
+		LOG_V(5, "Assumed pod was already forgotten pod=\"%s/%s\"", pod->meta.namespace, pod->meta.name);
+		return;
+	}
+	if (cache_forget_pod(s->cache, pod, node, &e) < 0)
+		cache_err("RemoveAssumedPod", pod, &e);
+	/* the event carries the assumed pod: bound to node */
+	struct api_pod *assumed = api_pod_assigned_copy(pod, node);
+	move(s, QUEUE_RES_ASSIGNED_POD, QUEUE_ACT_DELETE, assumed ? assumed : pod, NULL);
+	api_pod_unref(assumed);
+}
+
+/* upstream deletePodFromSchedulingQueue(pod, inBinding=false) */
+static void queue_pod_deleted(struct scheduler *s, struct api_pod *pod)
+{
+	LOG_V(3, "Delete event for unscheduled pod %s/%s", pod->meta.namespace, pod->meta.name);
+	queue_delete(s->queue, pod);
+	if (cache_is_assumed(s->cache, pod->meta.uid))
+		assumed_pod_deleted(s, pod);
+	else if (pod->nominated_node_name && pod->nominated_node_name[0])
+		nomination_released(s, pod);
+}
+
 static void queue_pod_added(struct scheduler *s, struct api_pod *pod)
 {
 	struct err e = { 0 };
@@ -168,8 +214,8 @@ static void on_pod_update(void *ctx, void *old_obj, void *new_obj)
 		LOG_V(4, "Update event for scheduled pod %s/%s", new_pod->meta.namespace, new_pod->meta.name);
 		if (cache_update_pod(s->cache, old_pod, new_pod, &e) < 0)
 			cache_err("UpdatePod", new_pod, &e);
-		struct queue_event evs[4];
-		uint32_t n = queue_pod_update_events(old_pod, new_pod, node_res_scaled_down(old_pod, new_pod), evs);
+		struct queue_event evs[QUEUE_POD_UPDATE_EVENTS_MAX];
+		uint32_t n = queue_pod_update_events(old_pod, new_pod, node_res_scaled_down, false, evs);
 		for (uint32_t i = 0; i < n; i++)
 			queue_move_on_event(s->queue, &evs[i], old_pod, new_pod, NULL, NULL);
 	} else if (new_a) {
@@ -185,14 +231,23 @@ static void on_pod_update(void *ctx, void *old_obj, void *new_obj)
 		if (old_pod->meta.resource_version && new_pod->meta.resource_version &&
 		    strcmp(old_pod->meta.resource_version, new_pod->meta.resource_version) == 0)
 			return;
-		if (cache_is_assumed(s->cache, new_pod->meta.uid))
+		if (cache_is_assumed(s->cache, new_pod->meta.uid)) {
+			/* its deletion started: it cannot be updated in any structure */
+			if (new_pod->meta.being_deleted && !old_pod->meta.being_deleted)
+				assumed_pod_deleted(s, new_pod);
 			return;
+		}
 		LOG_V(4, "Update event for unscheduled pod %s/%s", new_pod->meta.namespace, new_pod->meta.name);
 		if (queue_update(s->queue, old_pod, new_pod, &e) < 0)
 			LOG_ERROR("queue: updating pod %s/%s: %s", new_pod->meta.namespace, new_pod->meta.name, e.msg);
+		/* upstream hasNominatedNodeNameChanged: as if deleted from the old nominated node */
+		if (old_pod->nominated_node_name && old_pod->nominated_node_name[0] &&
+		    old_pod->nominated_node_name != new_pod->nominated_node_name)
+			nomination_released(s, old_pod);
 	} else if (new_q) {
 		queue_pod_added(s, new_pod);
 	} else if (old_q) {
+		/* bound (inBinding: nothing else to do), or no longer ours */
 		LOG_V(3, "Delete event for unscheduled pod %s/%s", old_pod->meta.namespace, old_pod->meta.name);
 		queue_delete(s->queue, old_pod);
 	}
@@ -205,8 +260,7 @@ static void on_pod_delete(void *ctx, void *obj)
 	if (api_pod_is_assigned(pod)) {
 		assigned_pod_deleted(s, pod);
 	} else if (responsible_for(s, pod)) {
-		LOG_V(3, "Delete event for unscheduled pod %s/%s", pod->meta.namespace, pod->meta.name);
-		queue_delete(s->queue, pod);
+		queue_pod_deleted(s, pod);
 	}
 }
 
@@ -268,6 +322,11 @@ static struct api_pvc *pvc_lister(void *ctx, const char *ns, const char *name)
 {
 	const struct scheduler *s = ctx;
 	return s->pvc_inf ? api_informer_get(s->pvc_inf, ns, name) : NULL;
+}
+
+void sched_pod_handlers(struct scheduler *s, struct api_informer_handlers *out)
+{
+	*out = (struct api_informer_handlers){ on_pod_add, on_pod_update, on_pod_delete, NULL, s };
 }
 
 /* ---------- The scheduling loop ---------- */
@@ -510,7 +569,8 @@ struct scheduler *sched_new(const struct sched_options *o, struct err *e)
 	qprofs = NULL;
 
 	struct api_informer_options pio = { .field_selector = POD_FIELD_SELECTOR };
-	struct api_informer_handlers ph = { on_pod_add, on_pod_update, on_pod_delete, NULL, s };
+	struct api_informer_handlers ph;
+	sched_pod_handlers(s, &ph);
 	struct api_informer_handlers nh = { on_node_add, on_node_update, on_node_delete, NULL, s };
 	struct api_informer_handlers vh = { on_pvc_add, on_pvc_update, on_pvc_delete, NULL, s };
 	if (!(s->pod_inf = api_informer_new(s->client, API_KIND_POD, &pio, &ph, e)) ||

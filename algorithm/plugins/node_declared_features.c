@@ -140,8 +140,7 @@ static enum queue_hint target_pod_update(const void *pl, const struct api_pod *p
 
 static const struct queue_event_hint events[] = {
 	{ { .resource = QUEUE_RES_NODE, .actions = QUEUE_ACT_ADD | QUEUE_ACT_UPDATE_NODE_DECLARED_FEATURE }, node_change },
-	/* csched's queue reports a pending pod's own update as an UnscheduledPod event */
-	{ { .resource = QUEUE_RES_UNSCHEDULED_POD, .actions = QUEUE_ACT_UPDATE }, target_pod_update },
+	{ { .resource = QUEUE_RES_TARGET_POD, .actions = QUEUE_ACT_UPDATE }, target_pod_update },
 };
 
 const struct fw_plugin fw_plugin_node_declared_features = {

@@ -121,7 +121,7 @@ static enum queue_hint pod_deleted(const void *pl, const struct api_pod *pod, co
 	(void)new_obj;
 	const struct api_pod *deleted = old_obj;
 	if (!deleted)
-		return QUEUE_HINT_SKIP;
+		return QUEUE_HINT_ERROR; /* upstream: unexpected objects -> Queue with an error */
 	if ((!deleted->node_name || !deleted->node_name[0]) &&
 	    (!deleted->nominated_node_name || !deleted->nominated_node_name[0]))
 		return QUEUE_HINT_SKIP;
@@ -131,7 +131,7 @@ static enum queue_hint pod_deleted(const void *pl, const struct api_pod *pod, co
 }
 
 static const struct queue_event_hint events[] = {
-	{ { .resource = QUEUE_RES_POD, .actions = QUEUE_ACT_DELETE }, pod_deleted },
+	{ { .resource = QUEUE_RES_ASSIGNED_POD, .actions = QUEUE_ACT_DELETE }, pod_deleted },
 	{ { .resource = QUEUE_RES_NODE, .actions = QUEUE_ACT_ADD }, NULL },
 };
 

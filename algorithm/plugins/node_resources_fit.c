@@ -448,28 +448,43 @@ static bool scaled_down(const struct api_pod *pod, const struct api_pod *op, con
 	return down;
 }
 
-static enum queue_hint pod_event(const void *pl, const struct api_pod *pod, const void *old_obj,
-			      const void *new_obj)
+/* upstream isSchedulableAfterAssignedPodDelete: a pod that was bound or nominated frees room
+ * (an unassigned pod that had a nomination comes as AssignedPodDelete too). */
+static enum queue_hint assigned_pod_deleted(const void *pl, const struct api_pod *pod, const void *old_obj,
+					    const void *new_obj)
+{
+	(void)pl;
+	(void)pod;
+	(void)new_obj;
+	const struct api_pod *op = old_obj;
+	if (!op)
+		return QUEUE_HINT_ERROR; /* upstream: unexpected objects -> Queue with an error */
+	bool placed = (op->node_name && op->node_name[0]) || (op->nominated_node_name && op->nominated_node_name[0]);
+	return placed ? QUEUE_HINT_QUEUE : QUEUE_HINT_SKIP;
+}
+
+/* upstream isSchedulableAfterAssignedPodScaleDown (haveEnoughRelevantResourcesDecreased). */
+static enum queue_hint assigned_pod_scaled_down(const void *pl, const struct api_pod *pod, const void *old_obj,
+						const void *new_obj)
 {
 	(void)pl;
 	const struct api_pod *op = old_obj, *np = new_obj;
-	if (!np) { /* deleted */
-		if (!op)
-			return QUEUE_HINT_SKIP;
-		bool placed = (op->node_name && op->node_name[0]) ||
-			      (op->nominated_node_name && op->nominated_node_name[0]);
-		return placed ? QUEUE_HINT_QUEUE : QUEUE_HINT_SKIP;
-	}
-	if (!np->node_name || !np->node_name[0] || !op)
+	if (!op || !np)
+		return QUEUE_HINT_ERROR;
+	if (!np->node_name || !np->node_name[0])
 		return QUEUE_HINT_SKIP; /* an unscheduled pod's update frees nothing */
-	if (op->meta.uid != np->meta.uid)
-		return QUEUE_HINT_SKIP;
 	return scaled_down(pod, op, np) ? QUEUE_HINT_QUEUE : QUEUE_HINT_SKIP;
 }
 
+/* upstream v1.37 EventsToRegister with InPlacePodVerticalScaling (GA) on and
+ * InPlacePodVerticalScalingSchedulerPreemption (alpha) off. The DeviceClass Add|Update
+ * registration of DRAExtendedResource is left out: csched watches no DeviceClass (docs). The
+ * pending pod's own scale-down always queues (isSchedulableAfterTargetPodScaleDown). */
 static const struct queue_event_hint events[] = {
-	{ { .resource = QUEUE_RES_POD, .actions = QUEUE_ACT_DELETE | QUEUE_ACT_UPDATE_POD_SCALE_DOWN }, pod_event },
+	{ { .resource = QUEUE_RES_ASSIGNED_POD, .actions = QUEUE_ACT_DELETE }, assigned_pod_deleted },
 	{ { .resource = QUEUE_RES_NODE, .actions = QUEUE_ACT_ADD | QUEUE_ACT_UPDATE_NODE_ALLOCATABLE }, node_change },
+	{ { .resource = QUEUE_RES_ASSIGNED_POD, .actions = QUEUE_ACT_UPDATE_POD_SCALE_DOWN }, assigned_pod_scaled_down },
+	{ { .resource = QUEUE_RES_TARGET_POD, .actions = QUEUE_ACT_UPDATE_POD_SCALE_DOWN }, NULL },
 };
 
 const struct fw_plugin fw_plugin_node_resources_fit = {

@@ -34,7 +34,8 @@ static enum queue_hint gates_eliminated(const void *pl, const struct api_pod *po
 }
 
 static const struct queue_event_hint events[] = {
-	{ { .resource = QUEUE_RES_POD, .actions = QUEUE_ACT_UPDATE_POD_SCHEDULING_GATES_ELIMINATED }, gates_eliminated },
+	{ { .resource = QUEUE_RES_TARGET_POD, .actions = QUEUE_ACT_UPDATE_POD_SCHEDULING_GATES_ELIMINATED },
+	  gates_eliminated },
 };
 
 const struct fw_plugin fw_plugin_scheduling_gates = {

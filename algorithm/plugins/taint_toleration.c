@@ -92,7 +92,7 @@ static enum queue_hint toleration_change(const void *pl, const struct api_pod *p
 
 static const struct queue_event_hint events[] = {
 	{ { .resource = QUEUE_RES_NODE, .actions = QUEUE_ACT_ADD | QUEUE_ACT_UPDATE_NODE_TAINT }, node_change },
-	{ { .resource = QUEUE_RES_UNSCHEDULED_POD, .actions = QUEUE_ACT_UPDATE_POD_TOLERATION }, toleration_change },
+	{ { .resource = QUEUE_RES_TARGET_POD, .actions = QUEUE_ACT_UPDATE_POD_TOLERATION }, toleration_change },
 };
 
 const struct fw_plugin fw_plugin_taint_toleration = {

@@ -171,15 +171,17 @@ static enum fw_code filter(const struct fw_pl *pl, const struct fw_cycle *c, con
 	return FW_SUCCESS;
 }
 
-/* upstream isSchedulableAfterAssignedPodDeleted: another namespace never helps; a disk the pod
- * conflicts on, or a PVC both name (its access mode is not looked up), does. */
+/* upstream isSchedulableAfterAssignedPodDeleted: a deleted pod of the same namespace that held a
+ * disk the pod conflicts on, or that used one of the pod's PVCs (ReadWriteOncePod, not checked). */
 static enum queue_hint pod_deleted(const void *pl, const struct api_pod *pod, const void *old_obj,
 				   const void *new_obj)
 {
 	(void)pl;
 	(void)new_obj;
 	const struct api_pod *deleted = old_obj;
-	if (!deleted || deleted->meta.namespace != pod->meta.namespace)
+	if (!deleted)
+		return QUEUE_HINT_ERROR; /* upstream: unexpected objects -> Queue with an error */
+	if (!str_eq(deleted->meta.namespace, pod->meta.namespace))
 		return QUEUE_HINT_SKIP;
 	if (pods_conflict(pod, deleted))
 		return QUEUE_HINT_QUEUE;
@@ -196,8 +198,8 @@ static enum queue_hint pvc_added(const void *pl, const struct api_pod *pod, cons
 	(void)old_obj;
 	const struct api_pvc *pvc = new_obj;
 	if (!pvc)
-		return QUEUE_HINT_QUEUE; /* upstream: an unexpected object is an error, i.e. Queue */
-	if (pvc->meta.namespace != pod->meta.namespace)
+		return QUEUE_HINT_ERROR; /* upstream: unexpected objects -> Queue with an error */
+	if (!str_eq(pvc->meta.namespace, pod->meta.namespace))
 		return QUEUE_HINT_SKIP;
 	for (uint32_t i = 0; i < pod->n_volumes; i++)
 		if (pod->volumes[i].kind == API_VOLUME_PVC && !strcmp(pod->volumes[i].claim_name, pvc->meta.name))
@@ -205,6 +207,7 @@ static enum queue_hint pvc_added(const void *pl, const struct api_pod *pod, cons
 	return QUEUE_HINT_SKIP;
 }
 
+/* upstream v1.37 EventsToRegister */
 static const struct queue_event_hint events[] = {
 	{ { .resource = QUEUE_RES_ASSIGNED_POD, .actions = QUEUE_ACT_DELETE }, pod_deleted },
 	{ { .resource = QUEUE_RES_NODE, .actions = QUEUE_ACT_ADD }, NULL },

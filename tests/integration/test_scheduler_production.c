@@ -689,7 +689,7 @@ static void test_metrics_and_health_over_http(void **state)
 	assert_true(scraped(body, "scheduler_pending_pods", (const char *[]){"queue=unschedulable"}, 1) == 1);
 	assert_true(scraped(body, "scheduler_pending_pods", (const char *[]){"queue=active"}, 1) == 0);
 	assert_true(scraped(body, "scheduler_queue_incoming_pods_total",
-			    (const char *[]){"queue=active", "event=UnschedulablePodAdd"}, 2) == k + 1);
+			    (const char *[]){"queue=active", "event=UnscheduledPodAdd"}, 2) == k + 1);
 	assert_true(scraped(body, "scheduler_queue_incoming_pods_total",
 			    (const char *[]){"queue=unschedulable", "event=ScheduleAttemptFailure"}, 2) == unsched);
 	assert_true(scraped(body, "scheduler_pod_scheduling_sli_duration_seconds_count", (const char *[]){"attempts=1"},

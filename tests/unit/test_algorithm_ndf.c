@@ -243,7 +243,7 @@ static void test_ndf_events(void **state)
 	assert_int_equal(pl->n_events, 2);
 	const struct queue_event_hint *node = find_hint(pl, QUEUE_RES_NODE);
 	assert_int_equal(node->event.actions, QUEUE_ACT_ADD | QUEUE_ACT_UPDATE_NODE_DECLARED_FEATURE);
-	const struct queue_event_hint *self = find_hint(pl, QUEUE_RES_UNSCHEDULED_POD);
+	const struct queue_event_hint *self = find_hint(pl, QUEUE_RES_TARGET_POD);
 	assert_int_equal(self->event.actions, QUEUE_ACT_UPDATE);
 
 	struct api_pod *pod = POD("");

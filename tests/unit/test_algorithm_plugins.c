@@ -1543,7 +1543,7 @@ static void test_queueing_hints(void **state)
 	struct api_pod *unassigned = tobj_pod(NULL);
 	assert_int_equal(hint_of(p, "NodeResourcesFit", QUEUE_RES_ASSIGNED_POD, QUEUE_ACT_DELETE, pod, assigned, NULL),
 			 QUEUE_HINT_QUEUE);
-	assert_int_equal(hint_of(p, "NodeResourcesFit", QUEUE_RES_UNSCHEDULED_POD, QUEUE_ACT_DELETE, pod, unassigned, NULL),
+	assert_int_equal(hint_of(p, "NodeResourcesFit", QUEUE_RES_ASSIGNED_POD, QUEUE_ACT_DELETE, pod, unassigned, NULL),
 			 QUEUE_HINT_SKIP);
 	/* NodeAffinity: matches now and did not before */
 	assert_int_equal(hint_of(p, "NodeAffinity", QUEUE_RES_NODE, QUEUE_ACT_UPDATE_NODE_LABEL, pod, big2, big), QUEUE_HINT_QUEUE);
@@ -1556,7 +1556,7 @@ static void test_queueing_hints(void **state)
 			 QUEUE_HINT_QUEUE);
 	assert_int_equal(hint_of(p, "TaintToleration", QUEUE_RES_NODE, QUEUE_ACT_UPDATE_NODE_TAINT, pod, clean, tainted),
 			 QUEUE_HINT_SKIP);
-	assert_int_equal(hint_of(p, "TaintToleration", QUEUE_RES_UNSCHEDULED_POD, QUEUE_ACT_UPDATE_POD_TOLERATION, pod, pod, pod),
+	assert_int_equal(hint_of(p, "TaintToleration", QUEUE_RES_TARGET_POD, QUEUE_ACT_UPDATE_POD_TOLERATION, pod, pod, pod),
 			 QUEUE_HINT_QUEUE);
 	/* NodeUnschedulable: unschedulable -> schedulable */
 	assert_int_equal(hint_of(p, "NodeUnschedulable", QUEUE_RES_NODE, QUEUE_ACT_UPDATE_NODE_TAINT, pod, unsched, clean),
@@ -1568,14 +1568,14 @@ static void test_queueing_hints(void **state)
 	struct api_pod *other = TOBJ_POD(.node = "n", .containers = { { .ports = "TCP/10.0.0.1/81" } });
 	assert_int_equal(hint_of(p, "NodePorts", QUEUE_RES_ASSIGNED_POD, QUEUE_ACT_DELETE, pp, holder, NULL), QUEUE_HINT_QUEUE);
 	assert_int_equal(hint_of(p, "NodePorts", QUEUE_RES_ASSIGNED_POD, QUEUE_ACT_DELETE, pp, other, NULL), QUEUE_HINT_SKIP);
-	/* NodeName registers Node Add only, without a hint (the queue adds Node UpdateNodeTaint) */
+	/* NodeName registers Node Add only, without a hint */
 	assert_int_equal(hint_of(p, "NodeName", QUEUE_RES_NODE, QUEUE_ACT_ADD, pod, NULL, clean), QUEUE_HINT_QUEUE);
 	/* SchedulingGates: the pod itself lost its gates */
 	struct api_pod *gated = TOBJ_POD(.gates = "g");
-	assert_int_equal(hint_of(p, "SchedulingGates", QUEUE_RES_UNSCHEDULED_POD,
+	assert_int_equal(hint_of(p, "SchedulingGates", QUEUE_RES_TARGET_POD,
 				 QUEUE_ACT_UPDATE_POD_SCHEDULING_GATES_ELIMINATED, pod, gated, pod),
 			 QUEUE_HINT_QUEUE);
-	assert_int_equal(hint_of(p, "SchedulingGates", QUEUE_RES_UNSCHEDULED_POD,
+	assert_int_equal(hint_of(p, "SchedulingGates", QUEUE_RES_TARGET_POD,
 				 QUEUE_ACT_UPDATE_POD_SCHEDULING_GATES_ELIMINATED, pod, gated, gated),
 			 QUEUE_HINT_SKIP);
 

@@ -237,11 +237,87 @@ static void test_backoff_flush_timing(void **state)
 		assert_int_equal(tier_of(q, "p"), QUEUE_TIER_BACKOFF);
 		struct queue_pod_info *none = NULL;
 		assert_int_equal(queue_try_pop(q, &none), ERR_NOT_FOUND);
+		/* upstream isEntityBackingoff: !boTime.Before(now), so equality still backs off */
 		fake_now = failed + want_backoff[i] * SEC;
+		queue_flush_backoff_completed(q);
+		assert_int_equal(tier_of(q, "p"), QUEUE_TIER_BACKOFF);
+		fake_now = failed + want_backoff[i] * SEC + 1;
 		queue_flush_backoff_completed(q);
 		assert_int_equal(tier_of(q, "p"), QUEUE_TIER_ACTIVE);
 	}
 	queue_free(q);
+}
+
+/* upstream backoff_queue_test.go TestBackoffQueue_calculateBackoffDuration (entity size 1: csched
+ * has no pod groups) and TestBackoffQueue_getBackoffTime's counts ("no backoff", "backoff by
+ * UnschedulableCount", "backoff is calculated with ConsecutiveErrorsCount"). */
+static void test_backoff_duration_upstream(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *name;
+		int64_t initial, max;
+		uint32_t attempts, unsched, errors;
+		int64_t want;
+	} cases[] = {
+		{ "no backoff", 1, 32, 1, 0, 0, 0 }, /* popped once, yet no failure counted: none */
+		{ "normal", 3, 1000, 5, 5, 0, 48 },
+		{ "hitting max backoff duration", 1, 32, 16, 16, 0, 32 },
+		{ "overflow_32bit", 1, INT32_MAX, 32, 32, 0, INT32_MAX },
+		{ "overflow_64bit", 1, INT64_MAX, 64, 64, 0, INT64_MAX },
+		{ "getBackoffTime: by UnschedulableCount", SEC, 32 * SEC, 16, 16, 0, 32 * SEC },
+		{ "getBackoffTime: with ConsecutiveErrorsCount", SEC, 32 * SEC, 21, 5, 16, 32 * SEC },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct queue_options o = { .initial_backoff_ns = cases[i].initial, .max_backoff_ns = cases[i].max };
+		struct queue *q = queue_new(&o, NULL);
+		assert_non_null(q);
+		int64_t got = queue_backoff_duration(q, cases[i].attempts, cases[i].unsched, cases[i].errors);
+		if (got != cases[i].want)
+			fail_msg("%s: got %lld, want %lld", cases[i].name, (long long)got, (long long)cases[i].want);
+		queue_free(q);
+	}
+}
+
+/* upstream scheduling_queue_test.go TestBackOffFlow, both SchedulerPopFromBackoffQ settings, on a
+ * clock that is not at a whole second (upstream's fake clock starts at time.Now()). With the
+ * ordering windows (backoff_queue.go getBackoffTime / alignToWindow / isEntityBackingoff) the
+ * expiry is truncated to its second and the pod stays until the next second begins: the actual
+ * backoff is "backoff.Truncate(window) + window" of the test. Without windows it leaves once the
+ * clock is past the exact expiry. */
+static void test_backoff_flow_windows(void **state)
+{
+	(void)state;
+	static const int64_t want_backoff_s[] = { 1, 2, 4, 8, 10, 10, 10 };
+	for (int windows = 1; windows >= 0; windows--) {
+		struct queue *q = mkqueue(windows);
+		fake_now = 1000 * SEC + 250 * 1000000LL; /* x.25 s */
+		add_pod(q, mkpod("p", 0));
+		for (size_t i = 0; i < sizeof(want_backoff_s) / sizeof(want_backoff_s[0]); i++) {
+			int64_t timestamp = fake_now;
+			struct queue_pod_info *qpi = pop_now(q);
+			assert_int_equal(qpi->attempts, i + 1);
+			fail_with(q, qpi, "unsched-plugin", NULL);
+			struct queue_event ev = { QUEUE_RES_WILDCARD, QUEUE_ACT_ALL, "UnschedulableTimeout" };
+			queue_move_on_event(q, &ev, NULL, NULL, NULL, NULL);
+			assert_int_equal(tier_of(q, "p"), QUEUE_TIER_BACKOFF);
+			int64_t expiry = timestamp + want_backoff_s[i] * SEC;
+			/* the first instant the pod may leave */
+			int64_t release = windows ? expiry - expiry % SEC + SEC : expiry + 1;
+			fake_now = timestamp + SEC / 2; /* an early flush */
+			queue_flush_backoff_completed(q);
+			assert_int_equal(tier_of(q, "p"), QUEUE_TIER_BACKOFF);
+			fake_now = release - 1;
+			queue_flush_backoff_completed(q);
+			if (tier_of(q, "p") != QUEUE_TIER_BACKOFF)
+				fail_msg("windows=%d step %zu: left backoff 1 ns before %lld", windows, i,
+					 (long long)release);
+			fake_now = release;
+			queue_flush_backoff_completed(q);
+			assert_int_equal(tier_of(q, "p"), QUEUE_TIER_ACTIVE);
+		}
+		queue_free(q);
+	}
 }
 
 /* Unschedulable pods come back after 5 minutes, as a wildcard event. */
@@ -338,8 +414,9 @@ static void test_in_flight_events(void **state)
 		{ "pending plugin: active now", false, true, QUEUE_ACT_ADD, "good", NULL, "NodeResourcesFit",
 		  QUEUE_TIER_ACTIVE },
 		{ "hint error counts as Queue", false, true, QUEUE_ACT_ADD, "bad", "Broken", NULL, QUEUE_TIER_BACKOFF },
-		{ "Node Add implies UpdateNodeTaint", false, true, QUEUE_ACT_UPDATE_NODE_TAINT, "bad", "NodeAffinity",
-		  NULL, QUEUE_TIER_BACKOFF },
+		/* upstream v1.37 buildQueueingHintMap adds no UpdateNodeTaint to a Node Add registration */
+		{ "Node Add does not imply UpdateNodeTaint", false, true, QUEUE_ACT_UPDATE_NODE_TAINT, "bad",
+		  "NodeAffinity", NULL, QUEUE_TIER_UNSCHEDULABLE },
 		{ "error (no rejector): backoff", false, false, 0, NULL, NULL, NULL, QUEUE_TIER_BACKOFF },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -412,15 +489,19 @@ static void test_gated_until_ungated(void **state)
 	assert_int_equal(c.active, 0);
 	struct queue_pod_info *none = NULL;
 	assert_int_equal(queue_try_pop(q, &none), ERR_NOT_FOUND);
-	/* neither cluster events nor the 5-minute flush release a SchedulingGates-gated pod, and they
-	 * do not even re-run PreEnqueue for it (upstream #124384) */
+	/* cluster events do not even re-run PreEnqueue for a SchedulingGates-gated pod; a wildcard
+	 * (the 5-minute flush included) does, and the pod stays gated (upstream v1.37
+	 * moveEntitiesToActiveOrBackoffQueue: "wildcard events ... always trigger re-evaluation") */
 	pre_enqueue_calls = 0;
+	node_event(q, QUEUE_ACT_ADD, "good");
+	assert_int_equal(pre_enqueue_calls, 0);
 	struct queue_event wild = { QUEUE_RES_WILDCARD, QUEUE_ACT_ALL, NULL };
 	queue_move_on_event(q, &wild, NULL, NULL, NULL, NULL);
+	assert_int_equal(pre_enqueue_calls, 1);
 	fake_now += 600 * SEC;
 	queue_flush_unschedulable_leftover(q);
 	assert_int_equal(tier_of(q, "g"), QUEUE_TIER_GATED);
-	assert_int_equal(pre_enqueue_calls, 0);
+	assert_int_equal(pre_enqueue_calls, 2);
 	/* an update keeping one gate changes nothing */
 	struct api_pod *one = mkpod_rv("g", 0, "2", 1);
 	assert_int_equal(queue_update(q, gated, one, &e), 0);
@@ -689,11 +770,8 @@ static void test_event_matching_and_labels(void **state)
 	assert_string_equal(queue_event_label(&ev, buf, sizeof(buf)), "NodeAdd");
 	ev = (struct queue_event){ QUEUE_RES_ASSIGNED_POD, QUEUE_ACT_DELETE, NULL };
 	assert_string_equal(queue_event_label(&ev, buf, sizeof(buf)), "AssignedPodDelete");
-	ev = (struct queue_event){ QUEUE_RES_UNSCHEDULED_POD, QUEUE_ACT_UPDATE, NULL };
-	assert_string_equal(queue_event_label(&ev, buf, sizeof(buf)), "UnschedulablePodUpdate");
 	ev = (struct queue_event){ QUEUE_RES_NODE, QUEUE_ACT_UPDATE_NODE_TAINT, NULL };
 	assert_string_equal(queue_event_label(&ev, buf, sizeof(buf)), "NodeUpdateNodeTaint");
-	assert_int_equal(QUEUE_ACT_UPDATE_POD_SCHEDULING_GATES_ELIMINATED, 1024);
 }
 
 static void test_node_and_pod_update_events(void **state)
@@ -766,13 +844,11 @@ static void test_node_and_pod_update_events(void **state)
 	assert_string_equal(queue_event_label(&fev, lbl, sizeof(lbl)), "NodeUpdateNodeDeclaredFeature");
 
 	struct api_pod *gated = mkpod_rv("p", 0, "1", 1), *open = mkpod_rv("p", 0, "2", 0);
-	struct queue_event pe[4];
-	assert_int_equal(queue_pod_update_events(gated, open, false, pe), 1);
+	struct queue_event pe[QUEUE_POD_UPDATE_EVENTS_MAX];
+	assert_int_equal(queue_pod_update_events(gated, open, NULL, false, pe), 1);
 	assert_int_equal(pe[0].resource, QUEUE_RES_UNSCHEDULED_POD);
 	assert_int_equal(pe[0].actions, QUEUE_ACT_UPDATE_POD_SCHEDULING_GATES_ELIMINATED);
-	assert_int_equal(queue_pod_update_events(open, open, true, pe), 1);
-	assert_int_equal(pe[0].actions, QUEUE_ACT_UPDATE_POD_SCALE_DOWN);
-	assert_int_equal(queue_pod_update_events(open, open, false, pe), 1);
+	assert_int_equal(queue_pod_update_events(open, open, NULL, false, pe), 1);
 	assert_int_equal(pe[0].actions, QUEUE_ACT_UPDATE);
 	struct api_node *nodes[] = { base, same, alloc, label, both, cordoned };
 	for (size_t i = 0; i < 6; i++)
@@ -781,13 +857,322 @@ static void test_node_and_pod_update_events(void **state)
 	api_pod_unref(open);
 }
 
+/* upstream kube-scheduler framework/types.go ClusterEvent.Label ("%v%v" of EventResource and
+ * ActionType.String, which is "" for an unnamed combination) and the EventResource strings; the
+ * special labels of framework/events.go; v1.37 ActionType values. */
+static void test_event_labels_upstream(void **state)
+{
+	(void)state;
+	static const struct {
+		struct queue_event ev;
+		const char *want;
+	} cases[] = {
+		{ { QUEUE_RES_UNSCHEDULED_POD, QUEUE_ACT_ADD, NULL }, "UnscheduledPodAdd" }, /* EventUnscheduledPodAdd */
+		{ { QUEUE_RES_UNSCHEDULED_POD, QUEUE_ACT_UPDATE, NULL }, "UnscheduledPodUpdate" },
+		{ { QUEUE_RES_UNSCHEDULED_POD, QUEUE_ACT_DELETE, NULL }, "UnscheduledPodDelete" },
+		{ { QUEUE_RES_ASSIGNED_POD, QUEUE_ACT_ADD, NULL }, "AssignedPodAdd" },
+		{ { QUEUE_RES_ASSIGNED_POD, QUEUE_ACT_DELETE, NULL }, "AssignedPodDelete" },
+		{ { QUEUE_RES_ASSIGNED_POD, QUEUE_ACT_UPDATE_POD_SCALE_DOWN, NULL }, "AssignedPodUpdatePodScaleDown" },
+		{ { QUEUE_RES_TARGET_POD, QUEUE_ACT_UPDATE, NULL }, "TargetPodUpdate" }, /* EventTargetPodUpdate */
+		{ { QUEUE_RES_TARGET_POD, QUEUE_ACT_UPDATE_POD_SCALE_UP, NULL }, "TargetPodUpdatePodScaleUp" },
+		{ { QUEUE_RES_POD, QUEUE_ACT_ALL, NULL }, "PodAll" },
+		{ { QUEUE_RES_NODE, QUEUE_ACT_ADD, NULL }, "NodeAdd" },
+		{ { QUEUE_RES_NODE, QUEUE_ACT_UPDATE_NODE_TAINT, NULL }, "NodeUpdateNodeTaint" },
+		{ { QUEUE_RES_NODE, QUEUE_ACT_UPDATE_NODE_DECLARED_FEATURE, NULL }, "NodeUpdateNodeDeclaredFeature" },
+		{ { QUEUE_RES_NODE, QUEUE_ACT_ADD | QUEUE_ACT_UPDATE_NODE_TAINT, NULL }, "Node" },
+		{ { QUEUE_RES_PERSISTENT_VOLUME_CLAIM, QUEUE_ACT_ADD, NULL }, "PersistentVolumeClaimAdd" },
+		{ { QUEUE_RES_CSI_NODE, QUEUE_ACT_UPDATE, NULL }, "storage.k8s.io/CSINodeUpdate" },
+		{ { QUEUE_RES_STORAGE_CLASS, QUEUE_ACT_ADD, NULL }, "storage.k8s.io/StorageClassAdd" },
+		{ { QUEUE_RES_DEVICE_CLASS, QUEUE_ACT_DELETE, NULL }, "resource.k8s.io/DeviceClassDelete" },
+		{ { QUEUE_RES_WILDCARD, QUEUE_ACT_ALL, "UnschedulableTimeout" }, "UnschedulableTimeout" },
+		{ { QUEUE_RES_WILDCARD, QUEUE_ACT_ALL, "ForceActivate" }, "ForceActivate" },
+		{ { QUEUE_RES_WILDCARD, QUEUE_ACT_ALL, NULL }, "*All" },
+	};
+	char buf[96];
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		assert_string_equal(queue_event_label(&cases[i].ev, buf, sizeof(buf)), cases[i].want);
+	assert_int_equal(QUEUE_ACT_UPDATE_NODE_ANNOTATION, 64);
+	assert_int_equal(QUEUE_ACT_UPDATE_POD_LABEL, 512);
+	assert_int_equal(QUEUE_ACT_UPDATE_POD_SCHEDULING_GATES_ELIMINATED, 8192);
+	assert_int_equal(QUEUE_ACT_ALL, 32767);
+}
+
+/* upstream framework/types_test.go TestClusterEventMatching */
+static void test_cluster_event_matching_upstream(void **state)
+{
+	(void)state;
+	enum { W = QUEUE_RES_WILDCARD, P = QUEUE_RES_POD, A = QUEUE_RES_ASSIGNED_POD, U = QUEUE_RES_UNSCHEDULED_POD,
+	       T = QUEUE_RES_TARGET_POD };
+	const uint32_t lbl = QUEUE_ACT_UPDATE_NODE_LABEL, tnt = QUEUE_ACT_UPDATE_NODE_TAINT;
+	const struct {
+		const char *name;
+		struct queue_event reg, in;
+		bool want;
+	} cases[] = {
+		{ "wildcard event matches with all kinds of coming events", { W, QUEUE_ACT_ALL, NULL }, { P, lbl, NULL }, true },
+		{ "event with resource = 'Pod' matching with coming events carries matching actionType", { P, lbl | tnt, NULL },
+		  { P, lbl, NULL }, true },
+		{ "event with resource = 'Pod' also matches event with 'UnscheduledPod' resource and matching actionType",
+		  { P, lbl | tnt, NULL }, { U, lbl, NULL }, true },
+		{ "event with resource = '*' matching with coming events carries same actionType", { W, lbl, NULL },
+		  { P, lbl, NULL }, true },
+		{ "event with resource = '*' matching with coming events carries different actionType", { W, lbl, NULL },
+		  { P, QUEUE_ACT_UPDATE_NODE_ALLOCATABLE, NULL }, false },
+		{ "event matching with coming events carries '*' resources", { P, lbl, NULL }, { W, lbl, NULL }, false },
+		{ "event with resource = '*' matching with coming events carrying a too broad actionType", { W, lbl, NULL },
+		  { P, QUEUE_ACT_UPDATE, NULL }, false },
+		{ "event with resource = '*' matching with coming events carrying a more specific actionType",
+		  { W, QUEUE_ACT_UPDATE, NULL }, { P, lbl, NULL }, true },
+		{ "event with resource = 'Pod' also matches event with AssignedPod resource and same actionType",
+		  { P, lbl, NULL }, { A, lbl, NULL }, true },
+		{ "event with resource = 'Pod' also matches event with 'TargetPod' resource and same actionType",
+		  { P, tnt, NULL }, { T, tnt, NULL }, true },
+		{ "event with resource 'AssignedPod' does not match event with 'UnscheduledPod' resource and same actionType",
+		  { A, QUEUE_ACT_ADD, NULL }, { U, QUEUE_ACT_ADD, NULL }, false },
+		{ "event with resource 'AssignedPod' does not match event with 'TargetPod' resource and same actionType",
+		  { A, QUEUE_ACT_UPDATE, NULL }, { T, QUEUE_ACT_UPDATE, NULL }, false },
+		{ "event with resource 'TargetPod' does not match event with 'AssignedPod' resource and same actionType",
+		  { T, QUEUE_ACT_UPDATE, NULL }, { A, QUEUE_ACT_UPDATE, NULL }, false },
+		{ "event with resource 'AssignedPod' does not match with broad 'Pod' resource and same actionType",
+		  { A, QUEUE_ACT_ADD, NULL }, { P, QUEUE_ACT_ADD, NULL }, false },
+		{ "event with resource 'AssignedPod' does not match with 'WildCard' resource and same actionType",
+		  { A, QUEUE_ACT_ADD, NULL }, { W, QUEUE_ACT_ADD, NULL }, false },
+		{ "event with resource 'UnscheduledPod' does not match with broad 'Pod' resource and same actionType",
+		  { U, QUEUE_ACT_ADD, NULL }, { P, QUEUE_ACT_ADD, NULL }, false },
+		{ "WildCard matches with a pod sub-type resource 'TargetPod' and any actionType", { W, QUEUE_ACT_ALL, NULL },
+		  { T, QUEUE_ACT_UPDATE, NULL }, true },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		if (queue_event_matches(&cases[i].reg, &cases[i].in) != cases[i].want)
+			fail_msg("%s", cases[i].name);
+}
+
+/* A stand-in for node_res_scaled_down (cache/, not linked here): the first container's cpu
+ * request, as upstream extractPodScaleDown compares requests. */
+static bool cpu_scaled_down(const struct api_pod *old_pod, const struct api_pod *new_pod)
+{
+	const struct api_resources *o = &old_pod->containers[0].requests, *n = &new_pod->containers[0].requests;
+	return o->has_cpu && (!n->has_cpu || o->cpu > n->cpu);
+}
+
+/* upstream framework/events_test.go Test_podSchedulingPropertiesChange (the cases without DRA
+ * claim statuses, which csched does not decode). */
+static void test_pod_update_events_upstream(void **state)
+{
+	(void)state;
+	struct api_pod *big = TOBJ_POD(.containers = { { .req = "cpu=101m" } });
+	struct api_pod *small = TOBJ_POD(.containers = { { .req = "cpu=100m" } });
+	struct api_pod *small_label = TOBJ_POD(.labels = "foo=bar", .containers = { { .req = "cpu=100m" } });
+	struct api_pod *a_bar = TOBJ_POD(.labels = "foo=bar", .node = "node", .containers = { { .req = "" } });
+	struct api_pod *a_bar2 = TOBJ_POD(.labels = "foo=bar2", .node = "node", .containers = { { .req = "" } });
+	struct api_pod *u_bar = TOBJ_POD(.labels = "foo=bar", .containers = { { .req = "" } });
+	struct api_pod *u_bar2 = TOBJ_POD(.labels = "foo=bar2", .containers = { { .req = "" } });
+	struct api_pod *plain = TOBJ_POD(.containers = { { .req = "" } });
+	struct api_pod *gate_foo = TOBJ_POD(.gates = "foo", .containers = { { .req = "" } });
+	struct api_pod *gate_foo_bar = TOBJ_POD(.gates = "foo,bar", .containers = { { .req = "" } });
+	struct api_pod *tol1 = TOBJ_POD(.tolerations = "key:", .containers = { { .req = "" } });
+	struct api_pod *tol2 = TOBJ_POD(.tolerations = "key:,key2:", .containers = { { .req = "" } });
+	const struct {
+		const char *name;
+		struct api_pod *new_pod, *old_pod;
+		bool target;
+		uint32_t n;
+		struct queue_event want[2];
+	} cases[] = {
+		{ "assigned pod is updated", a_bar, a_bar2, false, 1, { { QUEUE_RES_ASSIGNED_POD, QUEUE_ACT_UPDATE_POD_LABEL, NULL } } },
+		{ "unscheduled pod label is updated", u_bar, u_bar2, false, 1,
+		  { { QUEUE_RES_UNSCHEDULED_POD, QUEUE_ACT_UPDATE_POD_LABEL, NULL } } },
+		{ "pod's resource request is scaled down", small, big, false, 1,
+		  { { QUEUE_RES_UNSCHEDULED_POD, QUEUE_ACT_UPDATE_POD_SCALE_DOWN, NULL } } },
+		{ "pod's resource request is scaled up", big, small, false, 1,
+		  { { QUEUE_RES_UNSCHEDULED_POD, QUEUE_ACT_UPDATE_POD_SCALE_UP, NULL } } },
+		{ "both pod's resource request and label are updated", small_label, big, false, 2,
+		  { { QUEUE_RES_UNSCHEDULED_POD, QUEUE_ACT_UPDATE_POD_LABEL, NULL },
+		    { QUEUE_RES_UNSCHEDULED_POD, QUEUE_ACT_UPDATE_POD_SCALE_DOWN, NULL } } },
+		{ "untracked properties of pod is updated", plain, plain, false, 1,
+		  { { QUEUE_RES_UNSCHEDULED_POD, QUEUE_ACT_UPDATE, NULL } } },
+		{ "scheduling gate is eliminated", plain, gate_foo, true, 1,
+		  { { QUEUE_RES_TARGET_POD, QUEUE_ACT_UPDATE_POD_SCHEDULING_GATES_ELIMINATED, NULL } } },
+		{ "scheduling gate is removed, but not completely eliminated", gate_foo, gate_foo_bar, true, 1,
+		  { { QUEUE_RES_TARGET_POD, QUEUE_ACT_UPDATE, NULL } } },
+		{ "pod's tolerations are updated", tol2, tol1, true, 1,
+		  { { QUEUE_RES_TARGET_POD, QUEUE_ACT_UPDATE_POD_TOLERATION, NULL } } },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct queue_event got[QUEUE_POD_UPDATE_EVENTS_MAX];
+		uint32_t n = queue_pod_update_events(cases[i].old_pod, cases[i].new_pod, cpu_scaled_down, cases[i].target, got);
+		if (n != cases[i].n)
+			fail_msg("%s: %u events, want %u", cases[i].name, n, cases[i].n);
+		for (uint32_t j = 0; j < n; j++)
+			if (got[j].resource != cases[i].want[j].resource || got[j].actions != cases[i].want[j].actions)
+				fail_msg("%s: event %u is {%u, %u}, want {%u, %u}", cases[i].name, j, got[j].resource,
+					 got[j].actions, cases[i].want[j].resource, cases[i].want[j].actions);
+	}
+	struct api_pod *all[] = { big, small, small_label, a_bar, a_bar2, u_bar, u_bar2, plain, gate_foo, gate_foo_bar,
+				  tol1, tol2 };
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+		api_pod_unref(all[i]);
+}
+
+static const char *nominated_on(struct queue *q, const struct api_pod *pod)
+{
+	return queue_nominated_node(q, pod->meta.uid);
+}
+
+/* upstream scheduling_queue_test.go TestPriorityQueue_AddNominatedGatedPod: addPod records the
+ * nomination of a pod PreEnqueue gates. */
+static void test_nominated_gated_pod(void **state)
+{
+	(void)state;
+	struct queue *q = mkqueue(true);
+	struct api_pod *gated = TOBJ_POD(.name = "pod-gated", .ns = "ns1", .uid = "pod-gated", .gates = "g",
+					 .nominated = "node1");
+	struct err e = { 0 };
+	assert_int_equal(queue_add(q, gated, &e), 0);
+	assert_int_equal(queue_pod_tier(q, gated->meta.uid), QUEUE_TIER_GATED);
+	assert_non_null(nominated_on(q, gated));
+	assert_string_equal(nominated_on(q, gated), "node1");
+	api_pod_unref(gated);
+	queue_free(q);
+}
+
+/* upstream scheduling_queue_test.go TestPriorityQueue_UpdateNominatedPodForNode (the nominator's
+ * pod-lister checks are the caller's in csched: scheduler/attempt.c update_nomination) and
+ * TestPriorityQueue_NominatedNodeNameEmptyNodeKey: Override replaces, Override "" clears, Noop
+ * (node NULL) takes the pod's status.nominatedNodeName; popping keeps nominations. */
+static void test_nominations_upstream(void **state)
+{
+	(void)state;
+	struct queue *q = mkqueue(true);
+	struct err e = { 0 };
+	struct api_pod *mpp = TOBJ_POD(.name = "mpp", .ns = "ns2", .uid = "mppns2", .priority = "2", .nominated = "node1");
+	struct api_pod *up = TOBJ_POD(.name = "up", .ns = "ns1", .uid = "upns1", .priority = "1", .nominated = "node1");
+	struct api_pod *hpp = TOBJ_POD(.name = "hpp", .ns = "ns1", .uid = "hppns1", .priority = "3");
+	struct api_pod *hpp2 = TOBJ_POD(.name = "hpp", .ns = "ns1", .uid = "hppns1", .priority = "3", .nominated = "node2");
+	assert_int_equal(queue_add(q, mpp, &e), 0);
+	assert_int_equal(queue_add_nominated_pod(q, up, "node5", &e), 0);
+	assert_int_equal(queue_add_nominated_pod(q, hpp, "node2", &e), 0);
+	assert_string_equal(nominated_on(q, mpp), "node1");
+	assert_string_equal(nominated_on(q, hpp), "node2");
+	assert_string_equal(nominated_on(q, up), "node5");
+	struct queue_pod_info *qpi = pop_now(q);
+	assert_ptr_equal(qpi->pod, mpp);
+	assert_string_equal(nominated_on(q, mpp), "node1"); /* unchanged by the pop */
+	assert_int_equal(queue_add_nominated_pod(q, hpp, "node4", &e), 0);
+	assert_string_equal(nominated_on(q, hpp), "node4");
+	queue_delete_nominated_pod(q, hpp->meta.uid);
+	assert_null(nominated_on(q, hpp));
+	/* NominatedNodeNameEmptyNodeKey: "nominated then cleared with ModeOverride empty" */
+	assert_int_equal(queue_add_nominated_pod(q, hpp, "node1", &e), 0);
+	assert_int_equal(queue_add_nominated_pod(q, hpp, "", &e), 0);
+	assert_null(nominated_on(q, hpp));
+	/* "nominated then cleared with ModeNoop empty" */
+	assert_int_equal(queue_add_nominated_pod(q, hpp, "node1", &e), 0);
+	assert_int_equal(queue_add_nominated_pod(q, hpp, NULL, &e), 0);
+	assert_null(nominated_on(q, hpp));
+	/* "ModeNoop empty nominatingInfo NNN with non-empty pod NNN" */
+	assert_int_equal(queue_add_nominated_pod(q, hpp2, NULL, &e), 0);
+	assert_string_equal(nominated_on(q, hpp2), "node2");
+	struct queue_nominated *v;
+	uint32_t n;
+	assert_int_equal(queue_nominated_pods(q, "", INT32_MIN, NULL, &v, &n, &e), 0);
+	assert_int_equal(n, 0); /* never keyed by "" */
+	queue_pod_info_free(qpi);
+	api_pod_unref(mpp);
+	api_pod_unref(up);
+	api_pod_unref(hpp);
+	api_pod_unref(hpp2);
+	queue_free(q);
+}
+
+/* upstream nominator.go UpdateNominatedPod through scheduling_queue.go Update: an update that
+ * removes or changes status.nominatedNodeName replaces the nomination; one that carries none
+ * keeps the in-memory nomination only when the old pod carried none either. Delete drops it. */
+static void test_nomination_on_update_and_delete(void **state)
+{
+	(void)state;
+	struct queue *q = mkqueue(true);
+	struct err e = { 0 };
+	struct api_pod *v1 = TOBJ_POD(.name = "p", .rv = "1", .nominated = "n1");
+	struct api_pod *v2 = TOBJ_POD(.name = "p", .rv = "2"); /* nomination removed */
+	struct api_pod *v3 = TOBJ_POD(.name = "p", .rv = "3", .nominated = "n3");
+	struct api_pod *v4 = TOBJ_POD(.name = "p", .rv = "4", .nominated = "n4"); /* changed */
+	struct api_pod *v5 = TOBJ_POD(.name = "p", .rv = "5");
+	struct api_pod *v6 = TOBJ_POD(.name = "p", .rv = "6");
+	assert_int_equal(queue_add(q, v1, &e), 0);
+	assert_string_equal(nominated_on(q, v1), "n1");
+	assert_int_equal(queue_update(q, v1, v2, &e), 0);
+	assert_null(nominated_on(q, v1));
+	assert_int_equal(queue_update(q, v2, v3, &e), 0);
+	assert_string_equal(nominated_on(q, v1), "n3");
+	assert_int_equal(queue_update(q, v3, v4, &e), 0);
+	assert_string_equal(nominated_on(q, v1), "n4");
+	assert_int_equal(queue_update(q, v4, v5, &e), 0);
+	assert_null(nominated_on(q, v1));
+	/* preemption nominated it in memory; an update carrying no nomination (old had none) keeps it */
+	assert_int_equal(queue_add_nominated_pod(q, v5, "n9", &e), 0);
+	assert_int_equal(queue_update(q, v5, v6, &e), 0);
+	assert_string_equal(nominated_on(q, v1), "n9");
+	queue_delete(q, v6);
+	assert_null(nominated_on(q, v1));
+	struct api_pod *all[] = { v1, v2, v3, v4, v5, v6 };
+	for (size_t i = 0; i < 6; i++)
+		api_pod_unref(all[i]);
+	queue_free(q);
+}
+
+struct flush_count {
+	uint64_t n;
+};
+static void flush_cb(void *ctx, const char *queue, const char *event, uint64_t count)
+{
+	if (!strcmp(queue, "unschedulable") && !strcmp(event, "UnschedulableTimeout"))
+		((struct flush_count *)ctx)->n = count;
+}
+
+/* upstream scheduling_queue_test.go TestGatedPodFlushFrequency: a gated pod is flushed after the
+ * maximum unschedulable time, then again only when that much time has passed since its last
+ * flush (FlushTimestamp); each flush re-runs PreEnqueue and, the pod gated again, counts it under
+ * {unschedulable, UnschedulableTimeout} (unschedulableEntities.addOrUpdate of a deleted entry). */
+static void test_gated_pod_flush_frequency(void **state)
+{
+	(void)state;
+	struct queue *q = mkqueue(true);
+	struct api_pod *gated = mkpod_rv("g", 0, "1", 1);
+	struct err e = { 0 };
+	assert_int_equal(queue_add(q, gated, &e), 0);
+	static const struct {
+		int64_t step; /* seconds */
+		int want_calls;
+		uint64_t want_flushes;
+	} steps[] = {
+		{ 5 * 60 + 1, 1, 1 }, /* T=5:01 */
+		{ 4 * 60, 0, 1 },     /* T=9:01: not 5 minutes since the last flush */
+		{ 60 + 1, 1, 2 },     /* T=10:02 */
+	};
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		fake_now += steps[i].step * SEC;
+		pre_enqueue_calls = 0;
+		queue_flush_unschedulable_leftover(q);
+		assert_int_equal(tier_of(q, "g"), QUEUE_TIER_GATED);
+		assert_int_equal(pre_enqueue_calls, steps[i].want_calls);
+		struct flush_count fc = { 0 };
+		queue_incoming_foreach(q, flush_cb, &fc);
+		if (fc.n != steps[i].want_flushes)
+			fail_msg("step %zu: %llu flushes counted, want %llu", i, (unsigned long long)fc.n,
+				 (unsigned long long)steps[i].want_flushes);
+	}
+	api_pod_unref(gated);
+	queue_free(q);
+}
+
 struct inc {
 	uint64_t active_add, unsched_failure, backoff_complete;
 };
 static void inc_cb(void *ctx, const char *queue, const char *event, uint64_t count)
 {
 	struct inc *x = ctx;
-	if (!strcmp(queue, "active") && !strcmp(event, "UnschedulablePodAdd"))
+	if (!strcmp(queue, "active") && !strcmp(event, "UnscheduledPodAdd"))
 		x->active_add = count;
 	if (!strcmp(queue, "unschedulable") && !strcmp(event, "ScheduleAttemptFailure"))
 		x->unsched_failure = count;
@@ -895,6 +1280,8 @@ int main(void)
 		cmocka_unit_test(test_priority_then_time),
 		cmocka_unit_test(test_backoff_arithmetic),
 		cmocka_unit_test(test_backoff_flush_timing),
+		cmocka_unit_test(test_backoff_duration_upstream),
+		cmocka_unit_test(test_backoff_flow_windows),
 		cmocka_unit_test(test_unschedulable_leftover_flush),
 		cmocka_unit_test(test_event_moves_only_hinted_pods),
 		cmocka_unit_test(test_in_flight_events),
@@ -909,6 +1296,13 @@ int main(void)
 		cmocka_unit_test(test_event_matching_and_labels),
 		cmocka_unit_test(test_node_and_pod_update_events),
 		cmocka_unit_test(test_incoming_counters),
+		cmocka_unit_test(test_event_labels_upstream),
+		cmocka_unit_test(test_cluster_event_matching_upstream),
+		cmocka_unit_test(test_pod_update_events_upstream),
+		cmocka_unit_test(test_nominated_gated_pod),
+		cmocka_unit_test(test_gated_pod_flush_frequency),
+		cmocka_unit_test(test_nominations_upstream),
+		cmocka_unit_test(test_nomination_on_update_and_delete),
 		cmocka_unit_test(test_rejector_counts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

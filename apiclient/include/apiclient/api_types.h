@@ -332,6 +332,10 @@ struct api_pod {
 	uint32_t n_container_statuses, n_init_container_statuses;
 	struct api_container_status *container_statuses, *init_container_statuses;
 	const struct api_pod_resize_status *status_resources; /* in the arena; NULL: no status.resources */
+
+	/* A copy made by api_pod_assigned_copy: the pod whose arena holds everything the copy points
+	 * to (referenced, released with the copy). NULL for a decoded pod. */
+	struct api_pod *base;
 };
 
 /* The pod-level resize status (InPlacePodLevelResourcesVerticalScaling). Upstream reads
@@ -405,6 +409,9 @@ void api_lease_release(struct api_lease *l);
 
 struct api_pod *api_pod_ref(struct api_pod *p);       /* returns p; NULL is a no-op */
 void api_pod_unref(struct api_pod *p);                /* NULL is a no-op */
+/* A copy of p with spec.nodeName = node_name (interned), sharing p's data: upstream's assumed pod,
+ * for the events that describe it as assigned. Holds a reference on p. NULL when out of memory. */
+struct api_pod *api_pod_assigned_copy(struct api_pod *p, const char *node_name);
 struct api_node *api_node_ref(struct api_node *n);
 void api_node_unref(struct api_node *n);
 struct api_pvc *api_pvc_ref(struct api_pvc *p);

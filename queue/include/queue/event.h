@@ -13,13 +13,15 @@
 
 /* ---------- Cluster events ---------- */
 
-/* Event resources (upstream fwk.EventResource). ASSIGNED_POD and UNSCHEDULED_POD only describe
- * incoming pod events; a registration for POD matches both. */
+/* Event resources (upstream fwk.EventResource). ASSIGNED_POD, UNSCHEDULED_POD and TARGET_POD
+ * only describe incoming pod events (TARGET_POD: an update of the unscheduled pod itself, as the
+ * queue sees it); a registration for POD matches all three. */
 enum queue_resource {
 	QUEUE_RES_WILDCARD = 0, /* "*" */
 	QUEUE_RES_POD,
 	QUEUE_RES_ASSIGNED_POD,
 	QUEUE_RES_UNSCHEDULED_POD,
+	QUEUE_RES_TARGET_POD,
 	QUEUE_RES_NODE,
 	QUEUE_RES_PERSISTENT_VOLUME,
 	QUEUE_RES_PERSISTENT_VOLUME_CLAIM,
@@ -34,8 +36,7 @@ enum queue_resource {
 	QUEUE_RES_COUNT_
 };
 
-/* Action bits, upstream's 1.34 fwk.ActionType values; UpdateNodeDeclaredFeature (1.37, between
- * UpdateNodeAnnotation and UpdatePodLabel upstream) is appended, so no older value moves. */
+/* Action bits, exactly upstream's v1.37 fwk.ActionType values. */
 enum {
 	QUEUE_ACT_ADD = 1u << 0,
 	QUEUE_ACT_DELETE = 1u << 1,
@@ -44,18 +45,20 @@ enum {
 	QUEUE_ACT_UPDATE_NODE_TAINT = 1u << 4,
 	QUEUE_ACT_UPDATE_NODE_CONDITION = 1u << 5,
 	QUEUE_ACT_UPDATE_NODE_ANNOTATION = 1u << 6,
-	QUEUE_ACT_UPDATE_POD_LABEL = 1u << 7,
-	QUEUE_ACT_UPDATE_POD_SCALE_DOWN = 1u << 8,
-	QUEUE_ACT_UPDATE_POD_TOLERATION = 1u << 9,
-	QUEUE_ACT_UPDATE_POD_SCHEDULING_GATES_ELIMINATED = 1u << 10,
-	QUEUE_ACT_UPDATE_POD_GENERATED_RESOURCE_CLAIM = 1u << 11,
-	QUEUE_ACT_UPDATE_NODE_DECLARED_FEATURE = 1u << 12,
-	QUEUE_ACT_ALL = (1u << 13) - 1,
+	QUEUE_ACT_UPDATE_NODE_DECLARED_FEATURE = 1u << 7,
+	QUEUE_ACT_UPDATE_NODE_PREEMPTION_POLICY = 1u << 8,
+	QUEUE_ACT_UPDATE_POD_LABEL = 1u << 9,
+	QUEUE_ACT_UPDATE_POD_SCALE_DOWN = 1u << 10,
+	QUEUE_ACT_UPDATE_POD_SCALE_UP = 1u << 11,
+	QUEUE_ACT_UPDATE_POD_TOLERATION = 1u << 12,
+	QUEUE_ACT_UPDATE_POD_SCHEDULING_GATES_ELIMINATED = 1u << 13,
+	QUEUE_ACT_UPDATE_POD_GENERATED_RESOURCE_CLAIM = 1u << 14,
+	QUEUE_ACT_ALL = (1u << 15) - 1,
 	QUEUE_ACT_UPDATE = QUEUE_ACT_ALL & ~(QUEUE_ACT_ADD | QUEUE_ACT_DELETE),
 };
 
 /* A cluster event. label (optional, static storage) overrides the metric label built from the
- * resource and action ("NodeAdd", "AssignedPodDelete", "UnschedulableTimeout"). */
+ * resource and action (upstream CustomLabel: "UnschedulableTimeout", "ForceActivate"). */
 struct queue_event {
 	uint32_t resource; /* enum queue_resource */
 	uint32_t actions;  /* QUEUE_ACT_* bits */
@@ -65,9 +68,12 @@ struct queue_event {
 /* Wildcard: {*, All}. Moves every unschedulable pod (after backoff). */
 bool queue_event_is_wildcard(const struct queue_event *ev);
 /* Upstream MatchClusterEvents: registered {*, All} matches everything; otherwise the resources
- * match (POD also matches ASSIGNED_POD and UNSCHEDULED_POD) and reg's action bits cover ev's. */
+ * match (POD also matches ASSIGNED_POD, UNSCHEDULED_POD and TARGET_POD), the actions share a bit
+ * and ev's action value is not above reg's. */
 bool queue_event_matches(const struct queue_event *reg, const struct queue_event *ev);
-/* The metric label of ev into buf; returns buf. */
+/* The metric label of ev into buf (upstream ClusterEvent.Label: the custom label, else resource
+ * then action, e.g. "NodeAdd", "UnscheduledPodUpdate", "storage.k8s.io/CSINodeAdd"; an action
+ * mixing several bits other than All/Update prints as ""); returns buf. */
 const char *queue_event_label(const struct queue_event *ev, char *buf, unsigned size);
 
 /* The events a node update produces, in upstream's order (NodeSchedulingPropertiesChange):
@@ -77,11 +83,20 @@ const char *queue_event_label(const struct queue_event *ev, char *buf, unsigned 
 #define QUEUE_NODE_UPDATE_EVENTS_MAX 7
 uint32_t queue_node_update_events(const struct api_node *old_node, const struct api_node *new_node,
 				  struct queue_event out[QUEUE_NODE_UPDATE_EVENTS_MAX]);
-/* The events a pod update produces (PodSchedulingPropertiesChange): resource ASSIGNED_POD when
- * new_pod has a node, else UNSCHEDULED_POD; labels, scale-down (when scaled_down), gates
- * eliminated, tolerations count; {resource, Update} when none applies. Returns the count. */
-uint32_t queue_pod_update_events(const struct api_pod *old_pod, const struct api_pod *new_pod, bool scaled_down,
-				 struct queue_event out[4]);
+
+/* Upstream extractPodScaleDown: true when one of old_pod's requests is gone or smaller in
+ * new_pod (extractPodScaleUp is the same with the pods swapped). */
+typedef bool (*queue_scaled_down_fn)(const struct api_pod *old_pod, const struct api_pod *new_pod);
+
+#define QUEUE_POD_UPDATE_EVENTS_MAX 5
+/* The events a pod update produces (upstream PodSchedulingPropertiesChange): resource
+ * ASSIGNED_POD when new_pod has a node, else TARGET_POD when target_pod (the queue's update of
+ * the pod itself), else UNSCHEDULED_POD; then labels, scale-down, scale-up (scaled_down NULL:
+ * neither), gates eliminated, tolerations count; {resource, Update} when none applies. Returns
+ * the count. */
+uint32_t queue_pod_update_events(const struct api_pod *old_pod, const struct api_pod *new_pod,
+				 queue_scaled_down_fn scaled_down, bool target_pod,
+				 struct queue_event out[QUEUE_POD_UPDATE_EVENTS_MAX]);
 
 /* ---------- Queueing hints ---------- */
 

@@ -1,6 +1,6 @@
 /* The scheduling queue: pods waiting to be scheduled, in three tiers, plus nominated pods.
  *
- * Upstream's PriorityQueue (backend/queue/scheduling_queue.go, v1.34, QueueingHints GA):
+ * Upstream's PriorityQueue (backend/queue/scheduling_queue.go, v1.37, QueueingHints GA; no pod groups):
  * - activeQ: a heap ordered by the caller's less function (PrioritySort by default: higher
  *   priority first, then earlier timestamp). queue_pop takes its head.
  * - backoffQ: two heaps by backoff expiry, one for pods rejected by plugins, one for pods that
@@ -84,11 +84,11 @@ struct queue_options {
 	int64_t initial_backoff_ns;       /* 0 = 1 s */
 	int64_t max_backoff_ns;           /* 0 = 10 s */
 	int64_t max_in_unschedulable_ns;  /* 0 = 5 min */
-	bool no_pop_from_backoff;         /* disable SchedulerPopFromBackoffQ (on by default, as 1.34) */
+	bool no_pop_from_backoff;         /* disable SchedulerPopFromBackoffQ (beta, on by default in 1.37) */
 	queue_now_fn now;                 /* NULL = CLOCK_MONOTONIC */
 	void *now_ctx;
 	/* Upstream extractPodScaleDown for pod updates (pass node_res_scaled_down); NULL = never. */
-	bool (*pod_scaled_down)(const struct api_pod *old_pod, const struct api_pod *new_pod);
+	queue_scaled_down_fn pod_scaled_down;
 	const struct queue_profile *profiles; /* copied; pods of other schedulers use no hints */
 	uint32_t n_profiles;
 };
@@ -97,8 +97,10 @@ struct queue *queue_new(const struct queue_options *opts, struct err *e);
 /* Stops the timer thread if started, frees everything. Blocked poppers must have returned. */
 void queue_free(struct queue *q); /* NULL is a no-op */
 
-/* Starts a thread that flushes completed backoffs every second and unschedulable leftovers every
- * 30 s (real time; decisions use the queue's clock). Stopped by queue_close. */
+/* Starts a thread that flushes completed backoffs every second (at whole seconds of the monotonic
+ * clock with pop-from-backoff, as upstream aligns its flush to the ordering windows) and
+ * unschedulable leftovers every 30 s (real time; decisions use the queue's clock). Stopped by
+ * queue_close. */
 int queue_start_timers(struct queue *q, struct err *e);
 /* Wakes every queue_pop (they return ERR_STOPPED) and stops the timer thread. */
 void queue_close(struct queue *q);
@@ -146,9 +148,10 @@ void queue_done(struct queue *q, const char *pod_uid);
 /* ---------- Cluster events (informer threads) ---------- */
 
 /* Moves the unschedulable pods the event may help (hints of their rejector plugins; every pod for
- * a wildcard) to activeQ or backoffQ, and records the event for in-flight pods. precheck (may be
- * NULL) limits the pods considered. old_obj/new_obj are api_node, api_pod or api_pvc by resource
- * (NULL allowed) and are referenced while recorded; other resources must pass NULL. */
+ * a wildcard; a gated pod only for a wildcard or an event its gating plugin registered) to
+ * activeQ or backoffQ, and records the event for in-flight pods. precheck (may be NULL) limits
+ * the pods considered. old_obj/new_obj are api_node, api_pod or api_pvc by resource (NULL
+ * allowed) and are referenced while recorded; other resources must pass NULL. */
 void queue_move_on_event(struct queue *q, const struct queue_event *ev, const void *old_obj, const void *new_obj,
 			 bool (*precheck)(void *ctx, const struct api_pod *pod), void *precheck_ctx);
 
@@ -156,8 +159,9 @@ void queue_move_on_event(struct queue *q, const struct queue_event *ev, const vo
 
 /* Moves pods whose backoff completed from backoffQ to activeQ (every 1 s). */
 void queue_flush_backoff_completed(struct queue *q);
-/* Moves pods unschedulable for longer than max_in_unschedulable (every 30 s), as a wildcard event
- * labelled UnschedulableTimeout; pods gated by SchedulingGates stay. */
+/* Moves pods unschedulable for longer than max_in_unschedulable since their last attempt or their
+ * last such flush (every 30 s), as a wildcard event labelled UnschedulableTimeout; a gated pod
+ * goes through PreEnqueue again and stays while still gated. */
 void queue_flush_unschedulable_leftover(struct queue *q);
 
 /* ---------- Nominated pods ---------- */
@@ -195,7 +199,8 @@ enum queue_tier { QUEUE_TIER_NONE, QUEUE_TIER_ACTIVE, QUEUE_TIER_BACKOFF, QUEUE_
 enum queue_tier queue_pod_tier(struct queue *q, const char *pod_uid);
 
 /* Upstream scheduler_queue_incoming_pods_total{queue, event}: cb is called for each non-zero
- * counter (queue "active", "backoff", "unschedulable" or "gated"), under the queue lock. */
+ * counter (queue "active", "backoff" or "unschedulable", gated pods included in the latter as
+ * upstream counts them), under the queue lock. */
 void queue_incoming_foreach(struct queue *q, void (*cb)(void *ctx, const char *queue, const char *event,
 							uint64_t count),
 			    void *ctx);
@@ -209,7 +214,10 @@ void queue_rejector_counts(struct queue *q, void (*cb)(void *ctx, const char *pl
 						       uint64_t count),
 			   void *ctx);
 
-/* Backoff duration for a pod with these counts (upstream calculateBackoffDuration). */
+/* Backoff duration for a pod with these counts (upstream getBackoffTime's count, then
+ * calculateBackoffDuration): none without a failure; attempts is not used (kept for callers). The
+ * expiry is then timestamp + duration, truncated to the 1 s window when pods may pop from
+ * backoffQ, and a pod leaves backoff once the clock's window is past it (isEntityBackingoff). */
 int64_t queue_backoff_duration(const struct queue *q, uint32_t attempts, uint32_t unschedulable_count,
 			       uint32_t consecutive_errors_count);
 

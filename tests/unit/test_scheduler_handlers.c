@@ -1,0 +1,221 @@
+/* The pod informer's handlers (scheduler.c) against upstream v1.37's eventhandlers.go, on a
+ * scheduler that is never started (no server): nominations cleared, the AssignedPodDelete moves of
+ * a released nomination (lower or equal priority only), and an assumed pod's deletion
+ * (handleAssumedPodDeletion). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/clock.h"
+#include "common/intern.h"
+#include "scheduler/sched_internal.h"
+#include "testobj.h"
+
+struct fixture {
+	struct api_client *client;
+	struct scheduler *s;
+	struct api_informer_handlers h;
+};
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	struct err e = { 0 };
+	struct api_config cfg = { 0 };
+	cfg.server = strdup("http://127.0.0.1:1"); /* never contacted: nothing is started */
+	assert_int_equal(api_global_init(&e), 0);
+	f->client = api_client_new(&cfg, &e);
+	assert_non_null(f->client);
+	struct sched_options o = { .client = f->client, .binders = 1 };
+	f->s = sched_new(&o, &e);
+	if (!f->s)
+		fail_msg("sched_new: %s", e.msg);
+	sched_pod_handlers(f->s, &f->h);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+	sched_free(f->s);
+	api_client_free(f->client);
+	free(f);
+	return 0;
+}
+
+/* Queues pod and fails it with NodeResourcesFit: it waits in unschedulable for an event. */
+static void park(struct fixture *f, struct api_pod *pod)
+{
+	struct err e = { 0 };
+	f->h.on_add(f->h.ctx, pod);
+	struct queue_pod_info *qpi = NULL;
+	assert_int_equal(queue_try_pop(f->s->queue, &qpi), 0);
+	assert_ptr_equal(qpi->pod, pod);
+	const char *u[1] = { "NodeResourcesFit" };
+	struct queue_failure fl = { .unschedulable_plugins = u, .n_unschedulable_plugins = 1 };
+	assert_int_equal(queue_add_unschedulable_if_not_present(f->s->queue, qpi, &fl, &e), 0);
+	assert_int_equal(queue_pod_tier(f->s->queue, pod->meta.uid), QUEUE_TIER_UNSCHEDULABLE);
+}
+
+static bool moved(struct fixture *f, const struct api_pod *pod)
+{
+	enum queue_tier t = queue_pod_tier(f->s->queue, pod->meta.uid);
+	return t == QUEUE_TIER_ACTIVE || t == QUEUE_TIER_BACKOFF;
+}
+
+#define POD(n, prio, ...) TOBJ_POD(.name = n, .scheduler = "csched", .priority = prio, __VA_ARGS__)
+
+/* upstream eventhandlers.go deletePodFromSchedulingQueue: the nomination goes with the pod
+ * (PriorityQueue.Delete -> DeleteNominatedPodIfExists), and "when a pod that had nominated node
+ * is deleted, it can unblock scheduling of other pods": AssignedPodDelete with the deleted pod,
+ * for pods of lower or equal priority (getLEPriorityPreCheck); NodeResourcesFit's hint queues for
+ * a deleted pod that was nominated (isSchedulableAfterAssignedPodDelete). */
+static void test_nominated_pod_deleted(void **state)
+{
+	struct fixture *f = *state;
+	struct api_pod *low = POD("low", "10", .rv = "1");
+	struct api_pod *high = POD("high", "100", .rv = "1");
+	park(f, low);
+	park(f, high);
+	struct api_pod *nom = POD("nom", "50", .rv = "1", .nominated = "n1");
+	f->h.on_add(f->h.ctx, nom);
+	assert_string_equal(queue_nominated_node(f->s->queue, nom->meta.uid), "n1");
+	f->h.on_delete(f->h.ctx, nom);
+	assert_null(queue_nominated_node(f->s->queue, nom->meta.uid));
+	assert_true(moved(f, low));
+	assert_false(moved(f, high)); /* higher priority: it never counted the nominated pod */
+	api_pod_unref(low);
+	api_pod_unref(high);
+	api_pod_unref(nom);
+}
+
+/* upstream updatePodInSchedulingQueue: Update drops or moves the nomination
+ * (UpdateNominatedPod), and hasNominatedNodeNameChanged moves the lower or equal priority pods
+ * as an AssignedPodDelete of the old pod. */
+static void test_nomination_removed_by_update(void **state)
+{
+	struct fixture *f = *state;
+	struct api_pod *low = POD("low2", "10", .rv = "1");
+	struct api_pod *high = POD("high2", "100", .rv = "1");
+	park(f, low);
+	park(f, high);
+	struct api_pod *nom = POD("nom2", "50", .rv = "1", .nominated = "n1");
+	struct api_pod *cleared = POD("nom2", "50", .rv = "2");
+	f->h.on_add(f->h.ctx, nom);
+	f->h.on_update(f->h.ctx, nom, cleared);
+	assert_null(queue_nominated_node(f->s->queue, nom->meta.uid));
+	assert_true(moved(f, low));
+	assert_false(moved(f, high));
+	api_pod_unref(low);
+	api_pod_unref(high);
+	api_pod_unref(nom);
+	api_pod_unref(cleared);
+}
+
+/* upstream updatePod: a pod bound (by anyone) leaves the queue and its nomination
+ * (deletePodFromSchedulingQueue(oldPod, inBinding=true)), with no nomination move of its own. */
+static void test_nominated_pod_bound_elsewhere(void **state)
+{
+	struct fixture *f = *state;
+	struct api_pod *low = POD("low3", "10", .rv = "1");
+	park(f, low);
+	struct api_pod *nom = POD("nom3", "50", .rv = "1", .nominated = "n1");
+	struct api_pod *bound = POD("nom3", "50", .rv = "2", .nominated = "n1", .node = "n2");
+	f->h.on_add(f->h.ctx, nom);
+	f->h.on_update(f->h.ctx, nom, bound);
+	assert_null(queue_nominated_node(f->s->queue, nom->meta.uid));
+	assert_int_equal(queue_pod_tier(f->s->queue, nom->meta.uid), QUEUE_TIER_NONE);
+	api_pod_unref(low);
+	api_pod_unref(nom);
+	api_pod_unref(bound);
+}
+
+/* upstream handleAssumedPodDeletion (from deletePodFromSchedulingQueue, and from
+ * updatePodInSchedulingQueue when an assumed pod's deletionTimestamp appears): the assumed pod
+ * leaves the cache at once and an AssignedPodDelete of the assumed pod (bound to its node) moves
+ * the pods it may have blocked, whatever their priority. */
+static void test_assumed_pod_deleted(void **state)
+{
+	struct fixture *f = *state;
+	for (int via_update = 0; via_update < 2; via_update++) {
+		char name[2][16];
+		snprintf(name[0], sizeof(name[0]), "blocked%d", via_update);
+		snprintf(name[1], sizeof(name[1]), "assumed%d", via_update);
+		struct api_pod *blocked = POD(name[0], "100", .rv = "1");
+		park(f, blocked);
+		struct api_pod *a = POD(name[1], "0", .rv = "1");
+		struct api_pod *a_del = POD(name[1], "0", .rv = "2");
+		a_del->meta.being_deleted = true; /* deletionTimestamp set */
+		struct err e = { 0 };
+		f->h.on_add(f->h.ctx, a);
+		struct queue_pod_info *qpi = NULL;
+		assert_int_equal(queue_try_pop(f->s->queue, &qpi), 0);
+		assert_ptr_equal(qpi->pod, a);
+		assert_int_equal(cache_assume_pod(f->s->cache, a, "n1", &e), 0);
+		assert_true(sched_cache_is_assumed(f->s, a->meta.uid));
+		if (via_update)
+			f->h.on_update(f->h.ctx, a, a_del);
+		else
+			f->h.on_delete(f->h.ctx, a);
+		assert_false(sched_cache_is_assumed(f->s, a->meta.uid));
+		assert_true(moved(f, blocked));
+		queue_done(f->s->queue, a->meta.uid);
+		queue_pod_info_free(qpi);
+		api_pod_unref(blocked);
+		api_pod_unref(a);
+		api_pod_unref(a_del);
+	}
+}
+
+/* upstream schedule_one.go handleBindingCycleError: forgetting the assumed pod is an
+ * AssignedPodDelete of the assumed pod, whose spec.nodeName is the node it was assumed on
+ * (schedulingCycle sets it), so NodeResourcesFit's hint queues the pods it blocked; an error
+ * (not a rejection) moves them at once. Here the bind fails: the server does not answer. */
+static void test_binding_error_moves_with_assumed_pod(void **state)
+{
+	struct fixture *f = *state;
+	struct err e = { 0 };
+	struct api_node *node = TOBJ_NODE(.name = "n1", .alloc = "cpu=4,memory=8Gi,pods=10");
+	assert_int_equal(cache_add_node(f->s->cache, node, &e), 0);
+	struct api_pod *blocked = POD("blocked-b", "100", .rv = "1", .containers = { { .req = "cpu=3" } });
+	park(f, blocked);
+	struct api_pod *a = POD("bound-b", "0", .rv = "1", .containers = { { .req = "cpu=2" } });
+	f->h.on_add(f->h.ctx, a);
+	struct queue_pod_info *qpi = NULL;
+	assert_int_equal(queue_try_pop(f->s->queue, &qpi), 0);
+	assert_ptr_equal(qpi->pod, a);
+	struct sched_attempt_scratch *ls = sched_attempt_scratch_new();
+	assert_non_null(ls);
+	sched_schedule_one(f->s, ls, qpi); /* assumed on n1, handed to the (stopped) binder */
+	assert_true(sched_cache_is_assumed(f->s, a->meta.uid));
+	assert_false(moved(f, blocked));
+	assert_int_equal(sched_binder_start(f->s->binder, &e), 0);
+	for (int i = 0; i < 1000 && sched_cache_is_assumed(f->s, a->meta.uid); i++)
+		sleep_ns(10 * NSEC_PER_MSEC);
+	for (int i = 0; i < 100 && !moved(f, blocked); i++)
+		sleep_ns(10 * NSEC_PER_MSEC);
+	assert_false(sched_cache_is_assumed(f->s, a->meta.uid));
+	assert_true(moved(f, blocked));
+	sched_binder_stop(f->s->binder);
+	sched_attempt_scratch_free(ls);
+	api_pod_unref(blocked);
+	api_pod_unref(a);
+	api_node_unref(node);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_nominated_pod_deleted, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_nomination_removed_by_update, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_nominated_pod_bound_elsewhere, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_assumed_pod_deleted, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_binding_error_moves_with_assumed_pod, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
