@@ -494,8 +494,8 @@ static void test_unschedulable_condition_fields(void **state)
 	mk_pod("stuck", "csched", "2", "1Gi", "");
 
 	static const char want1[] = "0/1 nodes are available: 1 Insufficient cpu.";
-	static const char want2[] = "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint "
-				    "{dedicated: x}.";
+	static const char want2[] = "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated "
+				    "taint(s).";
 	struct api_pod *p = NULL;
 	const struct api_condition *c = NULL;
 	int64_t end = harness_now_ms() + 10000;
