@@ -339,6 +339,7 @@ int fw_schedule_pod(struct fw_profile *p, struct fw_cycle *c, const struct fw_no
 	if ((rc = check_cycle_args(p, c, nodes, pod, res, e)) < 0)
 		return rc;
 	c->used = true;
+	p->n_sorted = 0;
 	result_init(res, nodes->n);
 	if (nodes->n == 0) {
 		fw_status_set(&res->status, FW_UNSCHEDULABLE_AND_UNRESOLVABLE, "no nodes available to schedule pods");

@@ -13,8 +13,9 @@
  * inputs where every default plugin matters.
  *
  * --dump-decisions writes one line per pod: its name, the chosen node (or "-"), and the numbers of
- * evaluated and feasible nodes, so that two builds can be compared with diff (the tie-break RNG is
- * seeded with 1; with parallelism 1 the outcome is deterministic).
+ * evaluated and feasible nodes, so that two builds can be compared with diff (ties resolve as
+ * upstream's heap of scored nodes does, without randomness; with parallelism 1 the outcome is
+ * deterministic).
  *
  * White-box: it includes algorithm/framework_internal.h to drive plugins one at a time for the
  * breakdown (the same plugin instances, cycle state and node list fw_schedule_pod uses). */

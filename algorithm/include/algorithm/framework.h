@@ -67,7 +67,8 @@ struct fw_profile_options {
 	struct fw_pool *pool;                 /* borrowed; NULL = run filters and scores inline */
 	fw_bind_fn bind;                      /* used by DefaultBinder */
 	void *bind_ctx;
-	uint64_t seed;                        /* tie-break RNG seed; 0 = from the clock */
+	uint64_t seed;                        /* unused: ties resolve as upstream's heap (no randomness
+					       * without extenders, which csched refuses) */
 };
 
 /* Builds a profile. Errors (unknown plugin, plugin without the point it is listed at, weight
