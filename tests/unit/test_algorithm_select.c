@@ -227,6 +227,101 @@ static void test_select_distinct_remainder_sorted(void **state)
 	fw_profile_free(p);
 }
 
+/* ---------- a sequence of pods with equal scheduling signatures (OpportunisticBatching) ---------- */
+
+/* Upstream's default profile without NodeResourcesBalancedAllocation (the plugins csched runs, in
+ * default_plugins.go order). */
+static struct fw_profile *batch_profile(void)
+{
+	static const struct tl_profile_spec spec = {
+		.pre_filter = { "NodeAffinity", "NodePorts", "NodeResourcesFit" },
+		.filter = { "NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity", "NodePorts",
+			    "NodeResourcesFit" },
+		.pre_score = { "TaintToleration", "NodeAffinity", "NodeResourcesFit" },
+		.score = { "TaintToleration", "NodeAffinity", "NodeResourcesFit", "ImageLocality" },
+		.score_weight = { 3, 2, 1, 1 },
+	};
+	return tl_profile(&spec, NULL, 1);
+}
+
+#define BATCH_AFFINITY                                                                                  \
+	"{\"nodeAffinity\":{\"preferredDuringSchedulingIgnoredDuringExecution\":["                        \
+	"{\"weight\":10,\"preference\":{\"matchExpressions\":[{\"key\":\"pref\",\"operator\":\"In\",\"values\":[\"1\",\"2\"]}]}}," \
+	"{\"weight\":10,\"preference\":{\"matchExpressions\":[{\"key\":\"pref\",\"operator\":\"In\",\"values\":[\"2\"]}]}}]}}"
+
+/* Four pods of one template (equal scheduling signatures), each bound before the next:
+ * a (cpu 1, pref=2), b (pref=1, one PreferNoSchedule taint), c (plain), d (two taints); every pod
+ * requests cpu 1 and prefers pref=2 (weight 20) over pref=1 (weight 10).
+ *
+ * oracle: these four states in sequence (tests/unit/test_algorithm_select.c's nodes and pod as
+ * v1 JSON, config multiPoint.disabled NodeResourcesBalancedAllocation, each pod bound where the
+ * previous run selected): selected a (a 546, c 384, b 334, d 84), then b (434; a Insufficient
+ * cpu), b (418), b (403).
+ *
+ * Upstream's OpportunisticBatching would hint c to the second pod: the first cycle's sorted rest
+ * is c 384, b 334, d 84, a no longer fits, and the hint skips the renormalization that lifts b's
+ * NodeAffinity score from 50 to 100 once a is gone. It does not here because the profile keeps
+ * PodTopologySpread with its system default constraints, whose SignPod refuses every pod (see
+ * tests/unit/test_config_batching.c). Upstream's real scheduler (scheduler.New + Run over a fake
+ * clientset, parallelism 1) binds a, b, b, b with this configuration and a, c, b, b once
+ * PodTopologySpread is disabled too: csched, which never batches, matches the first (docs/config.md
+ * "OpportunisticBatching"). */
+static void test_batch_equal_signatures_default_profile(void **state)
+{
+	(void)state;
+	static struct cluster cl;
+	struct fw_profile *p = batch_profile();
+	struct fw_cycle *c = fw_cycle_new(p);
+	struct err e = { 0 };
+	uint32_t i = 0;
+	cl.nodes[i] = TOBJ_NODE(.name = "a", .alloc = "cpu=1,memory=16Gi,pods=110", .labels = "pref=2");
+	cl.nodes[++i] = TOBJ_NODE(.name = "b", .alloc = "cpu=4,memory=16Gi,pods=110", .labels = "pref=1",
+				  .taints = "t1=1:PreferNoSchedule");
+	cl.nodes[++i] = TOBJ_NODE(.name = "c", .alloc = "cpu=4,memory=16Gi,pods=110");
+	cl.nodes[++i] = TOBJ_NODE(.name = "d", .alloc = "cpu=4,memory=16Gi,pods=110",
+				  .taints = "t1=1:PreferNoSchedule,t2=1:PreferNoSchedule");
+	for (cl.n = 0; cl.n <= i; cl.n++) {
+		tl_node_info(&cl.nis[cl.n], cl.nodes[cl.n], NULL, 0);
+		cl.ptrs[cl.n] = &cl.nis[cl.n];
+	}
+	cl.list.n = cl.n;
+	cl.list.nodes = cl.ptrs;
+
+	static const char *const want[] = { "a", "b", "b", "b" };
+	struct api_pod *bound[4] = { NULL };
+	for (int k = 0; k < 4; k++) {
+		char name[8];
+		snprintf(name, sizeof(name), "p%d", k);
+		struct api_pod *pod = TOBJ_POD(.name = name, .labels = "app=web", .affinity = BATCH_AFFINITY,
+					       .containers = { { .req = "cpu=1,memory=1Gi" } });
+		const char *host = schedule(p, c, &cl, pod);
+		assert_string_equal(host, want[k]);
+		if (k == 0) {
+			/* the first cycle's sorted rest, which upstream's batch would have reused */
+			const char *names[8];
+			int64_t totals[8];
+			static const char *const rest[] = { "c", "b", "d" };
+			static const int64_t rest_total[] = { 384, 334, 84 };
+			assert_int_equal(pop_rest(p, names, totals), 3);
+			for (int r = 0; r < 3; r++) {
+				assert_string_equal(names[r], rest[r]);
+				assert_int_equal(totals[r], rest_total[r]);
+			}
+		}
+		bound[k] = TOBJ_POD(.name = name, .node = host, .labels = "app=web", .affinity = BATCH_AFFINITY,
+				    .containers = { { .req = "cpu=1,memory=1Gi" } });
+		for (uint32_t n = 0; n < cl.n; n++)
+			if (strcmp(cl.nodes[n]->meta.name, host) == 0 && node_info_add_pod(&cl.nis[n], bound[k], &e) < 0)
+				fail_msg("node_info_add_pod: %s", e.msg);
+		api_pod_unref(pod);
+	}
+	cluster_release(&cl);
+	for (int k = 0; k < 4; k++)
+		api_pod_unref(bound[k]);
+	fw_cycle_free(c);
+	fw_profile_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -234,6 +329,7 @@ int main(void)
 		cmocka_unit_test(test_sorted_nodes_properties),
 		cmocka_unit_test(test_select_tie_follows_heap),
 		cmocka_unit_test(test_select_distinct_remainder_sorted),
+		cmocka_unit_test(test_batch_equal_signatures_default_profile),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
