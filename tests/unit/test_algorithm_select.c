@@ -322,6 +322,37 @@ static void test_batch_equal_signatures_default_profile(void **state)
 	fw_profile_free(p);
 }
 
+/* Where upstream asks for a node hint (findNodesThatFitPod: after PreFilter succeeded, before the
+ * nominated node and Filter; schedulePod returns ErrNoNodesAvailable before that). */
+static void test_asked_hint(void **state)
+{
+	(void)state;
+	static struct cluster cl;
+	static struct fw_schedule_result res;
+	struct fw_profile *p = taint_profile();
+	struct fw_cycle *c = fw_cycle_new(p);
+	struct err e = { 0 };
+	struct api_pod *pod = tobj_pod(NULL);
+	fw_cycle_reset(c);
+	assert_int_equal(fw_schedule_pod(p, c, &cl.list, pod, NULL, &res, &e), 0);
+	assert_int_equal(res.code, FW_UNSCHEDULABLE_AND_UNRESOLVABLE);
+	assert_false(res.asked_hint);
+	cluster_add(&cl, "n0", "a=1:NoSchedule");
+	fw_cycle_reset(c);
+	assert_int_equal(fw_schedule_pod(p, c, &cl.list, pod, NULL, &res, &e), 0);
+	assert_int_equal(res.code, FW_UNSCHEDULABLE);
+	assert_true(res.asked_hint);
+	cluster_add(&cl, "n1", NULL);
+	fw_cycle_reset(c);
+	assert_int_equal(fw_schedule_pod(p, c, &cl.list, pod, NULL, &res, &e), 0);
+	assert_int_equal(res.code, FW_SUCCESS);
+	assert_true(res.asked_hint);
+	api_pod_unref(pod);
+	cluster_release(&cl);
+	fw_cycle_free(c);
+	fw_profile_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -330,6 +361,7 @@ int main(void)
 		cmocka_unit_test(test_select_tie_follows_heap),
 		cmocka_unit_test(test_select_distinct_remainder_sorted),
 		cmocka_unit_test(test_batch_equal_signatures_default_profile),
+		cmocka_unit_test(test_asked_hint),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

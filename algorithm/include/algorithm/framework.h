@@ -222,6 +222,9 @@ struct fw_schedule_result {
 	const char *suggested_host; /* interned node name */
 	uint32_t evaluated_nodes;
 	uint32_t feasible_nodes;
+	/* PreFilter passed on a non-empty snapshot: the point where upstream asks
+	 * OpportunisticBatching for a node hint (findNodesThatFitPod's GetNodeHint) */
+	bool asked_hint;
 	struct fw_status status;
 	struct fw_diagnosis diag;
 };
