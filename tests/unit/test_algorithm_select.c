@@ -17,7 +17,8 @@ struct heap_case {
 /* Cases 1-3: upstream sorted_nodes_test.go TestSortedScoredNodes_Pop ("descending by
  * TotalScore", "tie-break by Randomizer", "mixed scores and tie-breaks"; their layouts after the
  * first Pop from the same code). The others: the pop order and the layout printed by upstream's
- * own framework.NewSortedScoredNodes(...).Pop() and UnorderedList() (v1.37.2, a Go program over
+ * own framework.NewSortedScoredNodes(...).Pop() and UnorderedList() (v1.37.2,
+ * tests/fixtures/batching/sortednodes/, a Go program over
  * nodes n0..n7 with these TotalScores and Randomizer 0, as prioritizeNodes leaves it without
  * extenders). */
 static const struct heap_case heap_cases[] = {
@@ -263,7 +264,8 @@ static struct fw_profile *batch_profile(void)
  * NodeAffinity score from 50 to 100 once a is gone. It does not here because the profile keeps
  * PodTopologySpread with its system default constraints, whose SignPod refuses every pod (see
  * tests/unit/test_config_batching.c). Upstream's real scheduler (scheduler.New + Run over a fake
- * clientset, parallelism 1) binds a, b, b, b with this configuration and a, c, b, b once
+ * clientset, parallelism 1; tests/fixtures/batching/seq_*.json and batchseq/) binds a, b, b, b with
+ * this configuration and a, c, b, b once
  * PodTopologySpread is disabled too: csched, which never batches, matches the first (docs/config.md
  * "OpportunisticBatching"). */
 static void test_batch_equal_signatures_default_profile(void **state)
