@@ -15,12 +15,11 @@ struct heap_case {
 };
 
 /* Cases 1-3: upstream sorted_nodes_test.go TestSortedScoredNodes_Pop ("descending by
- * TotalScore", "tie-break by Randomizer", "mixed scores and tie-breaks"; their layouts after the
- * first Pop from the same code). The others: the pop order and the layout printed by upstream's
- * own framework.NewSortedScoredNodes(...).Pop() and UnorderedList() (v1.37.2,
- * tests/fixtures/batching/sortednodes/, a Go program over
- * nodes n0..n7 with these TotalScores and Randomizer 0, as prioritizeNodes leaves it without
- * extenders). */
+ * TotalScore", "tie-break by Randomizer", "mixed scores and tie-breaks", nodes renamed n0..). The
+ * others: totals of nodes n0..n7 with Randomizer 0, as prioritizeNodes leaves it without extenders.
+ * Every pop order and every layout after the first Pop is what upstream's own
+ * framework.NewSortedScoredNodes(...).Pop() and UnorderedList() (v1.37.2) print
+ * (tests/fixtures/batching/sortednodes/). */
 static const struct heap_case heap_cases[] = {
 	{ "descending by TotalScore", 3, { 1, 3, 2 }, { 0 }, { 1, 2, 0 }, { 2, 0 } },
 	{ "tie-break by Randomizer", 3, { 5, 5, 5 }, { 1, 3, 2 }, { 1, 2, 0 }, { 2, 0 } },
