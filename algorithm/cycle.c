@@ -185,6 +185,7 @@ static void result_init(struct fw_schedule_result *res, uint32_t num_all_nodes)
 	res->suggested_host = NULL;
 	res->evaluated_nodes = 0;
 	res->feasible_nodes = 0;
+	res->asked_hint = false;
 	fw_status_reset(&res->status);
 	struct fw_diagnosis *d = &res->diag;
 	d->num_all_nodes = num_all_nodes;
@@ -339,6 +340,7 @@ int fw_schedule_pod(struct fw_profile *p, struct fw_cycle *c, const struct fw_no
 	if ((rc = check_cycle_args(p, c, nodes, pod, res, e)) < 0)
 		return rc;
 	c->used = true;
+	p->n_sorted = 0;
 	result_init(res, nodes->n);
 	if (nodes->n == 0) {
 		fw_status_set(&res->status, FW_UNSCHEDULABLE_AND_UNRESOLVABLE, "no nodes available to schedule pods");
@@ -360,6 +362,7 @@ int fw_schedule_pod(struct fw_profile *p, struct fw_cycle *c, const struct fw_no
 		res->code = FW_ERROR;
 		return 0;
 	}
+	res->asked_hint = true;
 	if ((rc = fw_prepare_nominated(c, pod, nominated, e)) < 0)
 		return rc;
 	if ((rc = try_nominated_node(p, c, nodes, pod, res, &n_nominated_status, e)) != 0)

@@ -52,8 +52,8 @@ int fw_find_nodes_that_pass_filters(struct fw_profile *p, struct fw_cycle *c, co
 
 /* ---------- score.c ---------- */
 
-/* upstream prioritizeNodes + selectHost. Returns 0 with res->suggested_host set, 1 on a plugin
- * error (res->status), or a negative code. */
+/* upstream prioritizeNodes, then NewSortedScoredNodes(...).Pop() (the rest stays in p->sorted).
+ * Returns 0 with res->suggested_host set, 1 on a plugin error (res->status), or a negative code. */
 int fw_prioritize_and_select(struct fw_profile *p, struct fw_cycle *c, const struct api_pod *pod,
 			     const struct node_info *const *nodes, uint32_t n, struct fw_schedule_result *res,
 			     struct err *e);

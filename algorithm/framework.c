@@ -176,12 +176,7 @@ static void profile_set_options(struct fw_profile *p, const struct fw_profile_op
 		p->bind = o->bind;
 		p->bind_ctx = o->bind_ctx;
 		p->listers = o->listers;
-		p->rng = o->seed;
 	}
-	if (!p->rng)
-		p->rng = (uint64_t)time(NULL) * 0x9E3779B97F4A7C15ull ^ (uint64_t)(uintptr_t)p;
-	if (!p->rng)
-		p->rng = 1;
 }
 
 /* Appends entry i of point ep. config/ has validated a loaded profile already; these checks
@@ -276,6 +271,7 @@ void fw_profile_free(struct fw_profile *p)
 	free(p->scratch_nodes);
 	free(p->scratch_call_ticks);
 	free(p->scratch_call_code);
+	free(p->sorted);
 	free(p);
 }
 

@@ -13,6 +13,15 @@ struct arena;
 struct fw_cleanup;
 struct fw_plugin_timing_node;
 
+/* One scored feasible node (upstream fwk.NodePluginScores: Name, TotalScore, Randomizer). */
+struct fw_scored_node {
+	const struct node_info *node;
+	int64_t total;
+	/* upstream: rand.Int() only for the nodes an HTTP extender scored (schedule_one.go
+	 * prioritizeNodes), else 0; csched refuses extenders, so always 0 */
+	int64_t randomizer;
+};
+
 /* Extension-point runs one cycle can record: each point once, Filter twice (nominated node). */
 #define FW_EP_TIMINGS_MAX 16
 
@@ -34,8 +43,14 @@ struct fw_profile {
 	struct queue_hint_reg *hints; /* ctx = the registering struct fw_pl */
 
 	/* Mutated by fw_schedule_pod only (scheduler thread). */
-	uint64_t rng;        /* xorshift64* state, never 0 */
 	uint32_t next_start; /* upstream nextStartNodeIndex */
+	/* upstream's SortedScoredNodes after selectHost's Pop: the scored feasible nodes not chosen,
+	 * a max-heap in Go container/heap layout (fw_sorted_nodes_*), n_sorted of them; 0 when the
+	 * last fw_schedule_pod did not score (one feasible node, failure). Valid until the next
+	 * fw_schedule_pod on this profile. */
+	uint32_t n_sorted;
+	size_t sorted_cap;
+	struct fw_scored_node *sorted;
 	size_t scratch_cap;  /* entries in each scratch array */
 	struct fw_status *scratch_status;            /* per candidate node; written on failure */
 	unsigned char *scratch_state;                /* per candidate node: 0 not run, 1 failed */
@@ -116,6 +131,15 @@ void fw_cycle_record_plugin(struct fw_cycle *c, const struct fw_pl *pl, enum fw_
 void fw_cycle_record_calls(struct fw_cycle *c, enum fw_ep ep, const struct fw_pl *const *pls, uint32_t n_pl,
 			   const uint32_t *ticks, const uint8_t *code, size_t n_slots, size_t n_used);
 
+
+/* ---------- Sorted scored nodes (sorted_nodes.c) ---------- */
+
+/* upstream framework.NewSortedScoredNodes: h[0..n) becomes a max-heap by (total, randomizer)
+ * exactly as Go's heap.Init lays it out, so ties among equal totals resolve as upstream's do. */
+void fw_sorted_nodes_init(struct fw_scored_node *h, uint32_t n);
+/* upstream sortedNodeScores.Pop (heap.Pop): removes and returns the greatest of h[0..*n), *n > 0;
+ * *n is decremented and h[0..*n) stays a heap in Go's layout. */
+struct fw_scored_node fw_sorted_nodes_pop(struct fw_scored_node *h, uint32_t *n);
 
 /* Filters run with the nominated pods of >= priority added (scheduler-side helper, used by
  * the generic cycle and, later, preemption). */

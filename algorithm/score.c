@@ -1,5 +1,5 @@
-/* PreScore, Score, NormalizeScore, the weighted sum and selectHost (upstream prioritizeNodes and
- * selectHost). See the DESIGN comment in cycle.c. */
+/* PreScore, Score, NormalizeScore, the weighted sum and the host's pick (upstream prioritizeNodes
+ * and schedulePod's NewSortedScoredNodes(...).Pop()). See the DESIGN comment in cycle.c. */
 #include "cycle_internal.h"
 
 #include <stdatomic.h>
@@ -48,17 +48,6 @@ enum fw_code fw_normalize_to_max_reversed(const struct fw_pl *pl, const struct f
 	(void)st;
 	fw_default_normalize_score(FW_MAX_NODE_SCORE, true, scores, n);
 	return FW_SUCCESS;
-}
-
-/* xorshift64*: the tie-break RNG (seedable for tests). */
-static uint64_t rng_next(uint64_t *s)
-{
-	uint64_t x = *s;
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	*s = x;
-	return x * 0x2545F4914F6CDD1Dull;
 }
 
 /* ---------- Score ---------- */
@@ -286,21 +275,37 @@ static int run_score(struct fw_profile *p, struct fw_cycle *c, const struct api_
 	return score_done(c, &j, FW_SUCCESS, t_score);
 }
 
-/* selectHost: the highest total; ties chosen uniformly by reservoir sampling. */
-static uint32_t select_host(struct fw_profile *p, const int64_t *totals, uint32_t n)
+/* Room for n entries in the profile's sorted-nodes heap (kept across cycles: no allocation per
+ * cycle once grown). */
+static int sorted_scratch(struct fw_profile *p, size_t n)
 {
-	uint32_t best = 0, count = 1;
-	for (uint32_t i = 1; i < n; i++) {
-		if (totals[i] > totals[best]) {
-			best = i;
-			count = 1;
-		} else if (totals[i] == totals[best]) {
-			count++;
-			if (rng_next(&p->rng) % count == 0)
-				best = i;
-		}
-	}
-	return best;
+	if (n <= p->sorted_cap)
+		return 0;
+	size_t cap = p->sorted_cap ? p->sorted_cap : 256;
+	while (cap < n)
+		cap *= 2;
+	struct fw_scored_node *h = realloc(p->sorted, cap * sizeof(*h));
+	if (!h)
+		return ERR_NOMEM;
+	p->sorted = h;
+	p->sorted_cap = cap;
+	return 0;
+}
+
+/* upstream schedulePod: NewSortedScoredNodes(priorityList).Pop(). Without extenders every
+ * Randomizer is 0, so among equal totals the heap's layout over the feasible order decides, as
+ * upstream's; the rest stays in p->sorted (the batch path's candidates). */
+static const char *select_host(struct fw_profile *p, const struct node_info *const *nodes, const int64_t *totals,
+			       uint32_t n)
+{
+	struct fw_scored_node *h = p->sorted;
+	for (uint32_t i = 0; i < n; i++)
+		h[i] = (struct fw_scored_node){ .node = nodes[i], .total = totals[i] };
+	fw_sorted_nodes_init(h, n);
+	uint32_t len = n;
+	const char *host = fw_sorted_nodes_pop(h, &len).node->name;
+	p->n_sorted = len;
+	return host;
 }
 
 int fw_prioritize_and_select(struct fw_profile *p, struct fw_cycle *c, const struct api_pod *pod,
@@ -308,7 +313,7 @@ int fw_prioritize_and_select(struct fw_profile *p, struct fw_cycle *c, const str
 			     struct err *e)
 {
 	int64_t *totals = fw_cycle_alloc(c, n * sizeof(*totals));
-	if (!totals)
+	if (!totals || sorted_scratch(p, n) < 0)
 		return err_set(e, ERR_NOMEM, "profile %s: scoring: out of memory", p->name);
 	if (!fw_has_scoring(p)) {
 		for (uint32_t i = 0; i < n; i++)
@@ -320,6 +325,6 @@ int fw_prioritize_and_select(struct fw_profile *p, struct fw_cycle *c, const str
 		if (rc != 0)
 			return rc;
 	}
-	res->suggested_host = nodes[select_host(p, totals, n)]->name;
+	res->suggested_host = select_host(p, nodes, totals, n);
 	return 0;
 }

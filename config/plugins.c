@@ -364,3 +364,28 @@ bool config_profile_runs(const struct cfg_profile *p, enum cfg_ext_point ep, con
 	}
 	return false;
 }
+
+bool config_profile_upstream_signs_pods(const struct cfg_profile *p)
+{
+	/* upstream's framework signs with every PreFilter, Filter, PreScore and Score plugin
+	 * (computeBatchablePlugins); PodTopologySpread.SignPod refuses every pod while it has default
+	 * constraints (podtopologyspread/plugin.go), i.e. defaultingType System or a non-empty List */
+	static const enum cfg_ext_point points[] = { CFG_EP_PRE_FILTER, CFG_EP_FILTER, CFG_EP_PRE_SCORE,
+						     CFG_EP_SCORE };
+	static const char pts[] = "PodTopologySpread";
+	const struct cfg_topology_spread_args *a = &p->args.topology_spread;
+	if (a->defaulting_type == CFG_DEFAULTING_LIST && a->n_default_constraints == 0)
+		return true;
+	/* csched refuses to enable PodTopologySpread, so upstream runs it wherever the default
+	 * MultiPoint entry survives the profile's disabled lists (mergePlugins,
+	 * expandMultiPointPlugins) */
+	const struct cfg_plugin_set *mp = &p->plugins.sets[CFG_EP_MULTI_POINT];
+	if (set_disables(mp, "*") || set_disables(mp, pts))
+		return true;
+	for (size_t i = 0; i < sizeof(points) / sizeof(points[0]); i++) {
+		const struct cfg_plugin_set *s = &p->plugins.sets[points[i]];
+		if (!set_disables(s, "*") && !set_disables(s, pts))
+			return false;
+	}
+	return true;
+}

@@ -323,6 +323,16 @@ static bool fit_error(struct attempt *a)
 	return fail(a, true, ls->msg);
 }
 
+/* upstream's GetNodeHint and StoreScheduleResults metrics for a profile whose pods it does not sign:
+ * there is never a batch state, so there is no work to time (0 s). */
+static void batch_metrics(const struct sched_profile *prof, const struct fw_schedule_result *res)
+{
+	if (res->asked_hint)
+		sched_metrics_batch_no_hint(prof->metrics, prof->name, 0);
+	if (res->code == FW_SUCCESS)
+		sched_metrics_batch_stored(prof->metrics, prof->name, res->feasible_nodes == 1, 0);
+}
+
 /* upstream schedulePod: a host for the pod on a fresh snapshot, or why there is none. */
 static bool schedule_pod(struct attempt *a)
 {
@@ -341,6 +351,8 @@ static bool schedule_pod(struct attempt *a)
 	queue_nominated_release(qn, n_qn);
 	if (rc < 0)
 		return fail(a, false, a->e.msg);
+	if (a->prof->batch_metrics)
+		batch_metrics(a->prof, res);
 	switch (res->code) {
 	case FW_SUCCESS:
 		a->host = res->suggested_host;

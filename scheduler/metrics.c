@@ -31,6 +31,15 @@ static const struct family_desc family_descs[F_COUNT] = {
 		       "cardinality bug).",
 		       FAM_COUNTER, 0, {0}, 0,
 		       0, 0},
+	[F_BATCH_ATTEMPTS] = {"scheduler_batch_attempts_total", "[ALPHA] Counts of results when we attempt to use batching.",
+			      FAM_COUNTER, 2, {"profile", "result"}, 0, 0, 0},
+	[F_BATCH_FLUSHED] = {"scheduler_batch_cache_flushed_total", "[ALPHA] Counts of cache flushes by reason.",
+			     FAM_COUNTER, 2, {"profile", "reason"}, 0, 0, 0},
+	[F_GET_NODE_HINT] = {"scheduler_get_node_hint_duration_seconds", "[ALPHA] Latency for getting a node hint.",
+			     FAM_HISTOGRAM, 2, {"hinted", "profile"}, 0.00001, 2, 12},
+	[F_STORE_RESULTS] = {"scheduler_store_schedule_results_duration_seconds",
+			     "[ALPHA] Latency for storing scheduling results.", FAM_HISTOGRAM, 1, {"profile"}, 0.00001, 2,
+			     12},
 	[F_EXT_POINT] = {"scheduler_framework_extension_point_duration_seconds",
 			 "[STABLE] Latency for running all plugins of a specific extension point.", FAM_HISTOGRAM, 3,
 			 {"extension_point", "status", "profile"}, 0.0001, 2, 12},
@@ -239,6 +248,24 @@ void sched_metrics_schedule_attempt(struct sched_metrics *m, enum sched_metrics_
 	const char *v[] = {result_names[result], profile};
 	counter_inc(m, F_ATTEMPTS, v);
 	histogram_observe(m, F_ATTEMPT_DURATION, v, seconds);
+}
+
+void sched_metrics_batch_no_hint(struct sched_metrics *m, const char *profile, double seconds)
+{
+	if (!m)
+		return;
+	const char *attempt[] = {profile, "no_hint"}, *hint[] = {"no_hint", profile};
+	counter_inc(m, F_BATCH_ATTEMPTS, attempt);
+	histogram_observe(m, F_GET_NODE_HINT, hint, seconds);
+}
+
+void sched_metrics_batch_stored(struct sched_metrics *m, const char *profile, bool one_node, double seconds)
+{
+	if (!m)
+		return;
+	const char *store[] = {profile}, *flush[] = {profile, one_node ? "empty_list" : "pod_not_batchable"};
+	histogram_observe(m, F_STORE_RESULTS, store, seconds);
+	counter_inc(m, F_BATCH_FLUSHED, flush);
 }
 
 void sched_metrics_algorithm_duration(struct sched_metrics *m, double seconds)

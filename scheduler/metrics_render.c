@@ -311,7 +311,10 @@ int sched_metrics_render(struct sched_metrics *m, char **out, size_t *len, struc
 	render_family(&b, &m->fam[F_DROPPED]);
 	render_family(&b, &m->fam[F_LEADER]);
 	render_process(&b);
+	render_family(&b, &m->fam[F_BATCH_ATTEMPTS]);
+	render_family(&b, &m->fam[F_BATCH_FLUSHED]);
 	render_family(&b, &m->fam[F_EXT_POINT]);
+	render_family(&b, &m->fam[F_GET_NODE_HINT]);
 	if (m->src.pending_pods) {
 		struct sched_metrics_pending pp = {0};
 		m->src.pending_pods(m->src.ctx, &pp);

@@ -27,6 +27,9 @@ struct sched_profile {
 	const char *name; /* interned scheduler name */
 	struct fw_profile *fw;
 	struct sched_metrics *metrics; /* the scheduler's (NULL: none) */
+	/* upstream signs none of the profile's pods, so its batch metrics are known without batching
+	 * (config_profile_upstream_signs_pods false) */
+	bool batch_metrics;
 	/* cycles_lock guards spare/n_spare; a leaf lock. */
 	pthread_mutex_t cycles_lock;
 	struct fw_cycle **spare;

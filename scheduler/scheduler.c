@@ -473,7 +473,6 @@ static int new_profiles(struct scheduler *s, struct queue_profile *qprofs, struc
 			.pool = s->pool,
 			.bind = sched_bind_cb,
 			.bind_ctx = s,
-			.seed = s->o.seed ? s->o.seed + i : 0,
 			.listers = { .pvc = pvc_lister, .ctx = s },
 		};
 		fw_profile_config_from_cfg(&cfg->profiles[i], &pc);
@@ -484,6 +483,11 @@ static int new_profiles(struct scheduler *s, struct queue_profile *qprofs, struc
 			return err_prefix(e, "profiles[%u] (%s)", i, cfg->profiles[i].scheduler_name);
 		p->name = intern_str(fw_profile_name(p->fw));
 		fw_profile_queue_profile(p->fw, &qprofs[i]);
+		p->batch_metrics = !config_profile_upstream_signs_pods(&cfg->profiles[i]);
+		if (!p->batch_metrics)
+			LOG_WARN("profile %s: kube-scheduler would use OpportunisticBatching hints here (PodTopologySpread "
+				 "has no default constraints), csched scores every pod: consecutive pods of one template "
+				 "may be placed differently (docs/config.md)", p->name);
 	}
 	return 0;
 }

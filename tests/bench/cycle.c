@@ -13,8 +13,9 @@
  * inputs where every default plugin matters.
  *
  * --dump-decisions writes one line per pod: its name, the chosen node (or "-"), and the numbers of
- * evaluated and feasible nodes, so that two builds can be compared with diff (the tie-break RNG is
- * seeded with 1; with parallelism 1 the outcome is deterministic).
+ * evaluated and feasible nodes, so that two builds can be compared with diff (ties resolve as
+ * upstream's heap of scored nodes does, without randomness; with parallelism 1 the outcome is
+ * deterministic).
  *
  * White-box: it includes algorithm/framework_internal.h to drive plugins one at a time for the
  * breakdown (the same plugin instances, cycle state and node list fw_schedule_pod uses). */
@@ -433,7 +434,7 @@ static int run_setup(struct run *r, struct err *e)
 		return -1;
 	struct fw_profile_config pc;
 	fw_default_profile_config("csched", &pc);
-	struct fw_profile_options po = { .percentage_of_nodes_to_score = o->pct, .pool = r->pool, .bind = noop_bind, .seed = 1 };
+	struct fw_profile_options po = { .percentage_of_nodes_to_score = o->pct, .pool = r->pool, .bind = noop_bind };
 	if (!(r->prof = fw_profile_new(&pc, &po, e)) || !(r->cyc = fw_cycle_new(r->prof))) {
 		if (!e->msg[0])
 			err_set(e, ERR_NOMEM, "bench_cycle: cycle state");

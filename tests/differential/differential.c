@@ -245,7 +245,7 @@ static int harness_init(struct harness *h, const char *config_text)
 	}
 	struct fw_profile_config pc;
 	fw_profile_config_from_cfg(&h->cfg.profiles[0], &pc);
-	struct fw_profile_options o = { .percentage_of_nodes_to_score = h->cfg.percentage_of_nodes_to_score, .seed = 1 };
+	struct fw_profile_options o = { .percentage_of_nodes_to_score = h->cfg.percentage_of_nodes_to_score };
 	if (!(h->profile = fw_profile_new(&pc, &o, &e))) {
 		fprintf(stderr, "differential: profile: %s\n", e.msg);
 		config_free(&h->cfg);

@@ -160,7 +160,7 @@ static void start_sched(const struct sched_hooks *hooks, int binders)
 	struct err e = { 0 };
 	if (!cfg.arena && config_init_default(&cfg, fw_registry(), &e) < 0)
 		fail_msg("config: %s", e.msg);
-	struct sched_options o = { .cfg = &cfg, .client = cl, .binders = binders, .seed = 42 };
+	struct sched_options o = { .cfg = &cfg, .client = cl, .binders = binders};
 	if (hooks)
 		o.hooks = *hooks;
 	if (!(sched = sched_new(&o, &e)))

@@ -128,7 +128,7 @@ static void test_resize_down_in_progress_then_done(void **state)
 
 	if (config_init_default(&cfg, fw_registry(), &e) < 0)
 		fail_msg("config: %s", e.msg);
-	struct sched_options o = { .cfg = &cfg, .client = cl, .seed = 42 };
+	struct sched_options o = { .cfg = &cfg, .client = cl};
 	if (!(sched = sched_new(&o, &e)))
 		fail_msg("sched_new: %s", e.msg);
 	if (sched_start_scheduling(sched, &e) < 0)

@@ -73,7 +73,7 @@ static inline void tl_fill(struct fw_profile_config *pc, struct tl_lists *l, enu
 	pc->points[ep].items = l->items[ep];
 }
 
-static inline struct fw_profile *tl_profile(const struct tl_profile_spec *s, struct fw_pool *pool, uint64_t seed)
+static inline struct fw_profile *tl_profile(const struct tl_profile_spec *s, struct fw_pool *pool)
 {
 	static const char *const qs[] = { "PrioritySort", NULL }, *const bind[] = { "DefaultBinder", NULL };
 	struct fw_profile_config pc;
@@ -96,7 +96,7 @@ static inline struct fw_profile *tl_profile(const struct tl_profile_spec *s, str
 	tl_fill(&pc, &l, CFG_EP_PERMIT, s->permit, NULL);
 	tl_fill(&pc, &l, CFG_EP_PRE_BIND, s->pre_bind, NULL);
 	tl_fill(&pc, &l, CFG_EP_POST_BIND, s->post_bind, NULL);
-	struct fw_profile_options o = { .pool = pool, .seed = seed };
+	struct fw_profile_options o = { .pool = pool };
 	struct err e = { 0 };
 	struct fw_profile *p = fw_profile_new(&pc, &o, &e);
 	if (!p)

@@ -38,7 +38,7 @@ struct ndf {
 static void ndf_init(struct ndf *t)
 {
 	struct tl_profile_spec spec = { .pre_filter = { "NodeDeclaredFeatures" }, .filter = { "NodeDeclaredFeatures" } };
-	t->p = tl_profile(&spec, NULL, 1);
+	t->p = tl_profile(&spec, NULL);
 	t->c = fw_cycle_new(t->p);
 	assert_non_null(t->c);
 	t->pl = tl_pl(t->p, "NodeDeclaredFeatures");
@@ -286,7 +286,7 @@ static void test_ndf_default_profile(void **state)
 	(void)state;
 	struct fw_profile_config pc;
 	fw_default_profile_config("default", &pc);
-	struct fw_profile_options o = { .seed = 1 };
+	struct fw_profile_options o = { 0 };
 	struct err e = { 0 };
 	struct fw_profile *p = fw_profile_new(&pc, &o, &e);
 	assert_non_null(p);

@@ -16,7 +16,7 @@ struct one {
 
 static void one_init(struct one *o, const struct tl_profile_spec *spec, const char *plugin)
 {
-	o->p = tl_profile(spec, NULL, 1);
+	o->p = tl_profile(spec, NULL);
 	o->c = fw_cycle_new(o->p);
 	assert_non_null(o->c);
 	o->pl = tl_pl(o->p, plugin);
@@ -1471,7 +1471,7 @@ static void test_scheduling_gates_and_priority_sort(void **state)
 {
 	(void)state;
 	struct tl_profile_spec spec = { .pre_enqueue = { "SchedulingGates" } };
-	struct fw_profile *p = tl_profile(&spec, NULL, 1);
+	struct fw_profile *p = tl_profile(&spec, NULL);
 	struct fw_status st;
 	struct api_pod *gated = TOBJ_POD(.gates = "foo,bar");
 	struct api_pod *free_pod = tobj_pod(NULL);

@@ -7,7 +7,7 @@ static enum fw_code run_fit_filter(const struct api_node *node, struct api_pod *
 				   char *msg, size_t size)
 {
 	struct tl_profile_spec spec = { .pre_filter = { "NodeResourcesFit" }, .filter = { "NodeResourcesFit" } };
-	struct fw_profile *p = tl_profile(&spec, NULL, 1);
+	struct fw_profile *p = tl_profile(&spec, NULL);
 	struct fw_cycle *c = fw_cycle_new(p);
 	assert_non_null(c);
 	const struct fw_pl *pl = tl_pl(p, "NodeResourcesFit");
@@ -115,7 +115,7 @@ static void test_fit_score_pod_level(void **state)
 	(void)state;
 	struct tl_profile_spec spec = { .pre_filter = { "NodeResourcesFit" }, .filter = { "NodeResourcesFit" },
 					.pre_score = { "NodeResourcesFit" }, .score = { "NodeResourcesFit" } };
-	struct fw_profile *p = tl_profile(&spec, NULL, 1);
+	struct fw_profile *p = tl_profile(&spec, NULL);
 	struct fw_cycle *c = fw_cycle_new(p);
 	assert_non_null(c);
 	const struct fw_pl *pl = tl_pl(p, "NodeResourcesFit");

@@ -56,7 +56,7 @@ static struct fw_profile *profile(struct pvcs *l)
 	tl_fill(&pc, &ls, CFG_EP_BIND, bind, NULL);
 	tl_fill(&pc, &ls, CFG_EP_PRE_FILTER, vr, NULL);
 	tl_fill(&pc, &ls, CFG_EP_FILTER, vr, NULL);
-	struct fw_profile_options o = { .seed = 1, .listers = { .pvc = get_pvc, .ctx = l } };
+	struct fw_profile_options o = { .listers = { .pvc = get_pvc, .ctx = l } };
 	struct err e = { 0 };
 	struct fw_profile *p = fw_profile_new(&pc, &o, &e);
 	if (!p)
@@ -354,7 +354,7 @@ static void test_missing_pvc_default_profile(void **state)
 	struct pvcs l = { 0 };
 	struct fw_profile_config pc;
 	fw_default_profile_config("default", &pc);
-	struct fw_profile_options o = { .seed = 1, .listers = { .pvc = get_pvc, .ctx = &l } };
+	struct fw_profile_options o = { .listers = { .pvc = get_pvc, .ctx = &l } };
 	struct err e = { 0 };
 	struct fw_profile *p = fw_profile_new(&pc, &o, &e);
 	assert_non_null(p);

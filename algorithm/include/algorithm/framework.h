@@ -67,7 +67,6 @@ struct fw_profile_options {
 	struct fw_pool *pool;                 /* borrowed; NULL = run filters and scores inline */
 	fw_bind_fn bind;                      /* used by DefaultBinder */
 	void *bind_ctx;
-	uint64_t seed;                        /* tie-break RNG seed; 0 = from the clock */
 	struct fw_listers listers;            /* copied; unset members = no such store */
 };
 
@@ -222,6 +221,9 @@ struct fw_schedule_result {
 	const char *suggested_host; /* interned node name */
 	uint32_t evaluated_nodes;
 	uint32_t feasible_nodes;
+	/* PreFilter passed on a non-empty snapshot: the point where upstream asks
+	 * OpportunisticBatching for a node hint (findNodesThatFitPod's GetNodeHint) */
+	bool asked_hint;
 	struct fw_status status;
 	struct fw_diagnosis diag;
 };

@@ -146,6 +146,13 @@ struct cfg_profile {
 	struct cfg_plugin_list effective[CFG_EP_COUNT];
 };
 
+/* Whether kube-scheduler v1.37 would compute scheduling signatures for p's pods, and so run its
+ * OpportunisticBatching hints (feature gate on by default): only when the profile's upstream form
+ * has no PodTopologySpread with default constraints (disabled at every PreFilter, Filter, PreScore
+ * and Score point, or defaultingType List with no defaultConstraints). csched does not implement
+ * the batching (docs/config.md); the default profile never batches upstream. */
+bool config_profile_upstream_signs_pods(const struct cfg_profile *p);
+
 /* The effective plugin list of p at point ep (never NULL). */
 const struct cfg_plugin_list *config_effective_plugins(const struct cfg_profile *p, enum cfg_ext_point ep);
 /* Whether p runs plugin name (interned or not) at ep; its score weight into *weight if not NULL. */

@@ -86,6 +86,16 @@ void sched_metrics_set_sources(struct sched_metrics *m, const struct sched_metri
  * scheduler_scheduling_attempt_duration_seconds{result,profile} observes seconds. */
 void sched_metrics_schedule_attempt(struct sched_metrics *m, enum sched_metrics_result result, const char *profile,
 				    double seconds);
+/* OpportunisticBatching's metrics as upstream v1.37 records them for a profile whose pods it does
+ * not sign (its default profile: docs/config.md "OpportunisticBatching"), where every hint request
+ * finds no batch state. A cycle past PreFilter asked for a hint:
+ * scheduler_batch_attempts_total{profile,result="no_hint"} += 1 and
+ * scheduler_get_node_hint_duration_seconds{hinted="no_hint",profile} observes seconds. */
+void sched_metrics_batch_no_hint(struct sched_metrics *m, const char *profile, double seconds);
+/* A cycle that found a host stored its results: scheduler_store_schedule_results_duration_seconds
+ * {profile} observes seconds and scheduler_batch_cache_flushed_total{profile,reason} += 1, reason
+ * "empty_list" when one node was feasible (nothing left to batch), else "pod_not_batchable". */
+void sched_metrics_batch_stored(struct sched_metrics *m, const char *profile, bool one_node, double seconds);
 /* scheduler_scheduling_algorithm_duration_seconds. */
 void sched_metrics_algorithm_duration(struct sched_metrics *m, double seconds);
 /* A pod was bound: scheduler_pod_scheduling_sli_duration_seconds{attempts} observes seconds

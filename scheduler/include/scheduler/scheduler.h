@@ -74,7 +74,6 @@ struct sched_options {
 	long event_window_ms;            /* 0 = default */
 	long event_series_ms;            /* 0 = default */
 	const char *instance;            /* reportingInstance suffix; NULL = hostname */
-	uint64_t seed;                   /* tie-break seed; 0 = from the clock */
 	/* Optional: asked by the binders right before each Bind. False fails the binding as an error
 	 * (the pod is forgotten and requeued): a replica that may have lost its lease must not bind.
 	 * Pass sched_leader_is_leader's answer here. */
