@@ -335,84 +335,108 @@ static void jb_str_or_null(struct jb *b, const char *k, const char *v)
 		jb_null(b, k);
 }
 
+/* Which fields of the PodScheduled condition differ from the pod's (all of them for a new
+ * condition), and whether they make a request. */
+struct cond_diff {
+	const struct api_condition *old; /* the pod's PodScheduled condition, NULL if none */
+	const char *ltt;                 /* the lastTransitionTime to write */
+	bool probe, ltt_changed, status, reason, message, gen;
+	bool update; /* a change that makes a request (upstream's isEqual) */
+	bool any;    /* anything to write (update, or the generation riding along) */
+};
+
+static void cond_diff(const struct api_pod *pod, const struct api_pod_scheduled *cond, const char *now,
+		      struct cond_diff *d)
+{
+	*d = (struct cond_diff){ 0 };
+	if (!cond)
+		return;
+	for (uint32_t i = 0; !d->old && i < pod->n_conditions; i++)
+		if (str_eq(pod->conditions[i].type, "PodScheduled"))
+			d->old = &pod->conditions[i];
+	const struct api_condition *old = d->old;
+	/* upstream podutil.UpdatePodCondition: the transition time moves only with the status. */
+	d->ltt = old && str_eq(old->status, cond->status) ? str_or_empty(old->last_transition_time) : now;
+	/* the new condition never has a lastProbeTime */
+	d->probe = !old || *str_or_empty(old->last_probe_time);
+	d->ltt_changed = !old || !str_eq(old->last_transition_time, d->ltt);
+	d->status = !old || !str_eq(old->status, cond->status);
+	d->reason = old ? !str_eq(old->reason, cond->reason) : *str_or_empty(cond->reason);
+	d->message = old ? !str_eq(old->message, cond->message) : *str_or_empty(cond->message);
+	d->gen = old ? old->observed_generation != cond->observed_generation : cond->observed_generation != 0;
+	/* upstream's isEqual leaves observedGeneration out: it alone does not make a request, but is
+	 * in the diff when something else does. */
+	d->update = d->probe || d->ltt_changed || d->status || d->reason || d->message;
+	d->any = d->update || d->gen;
+}
+
+/* The conditions part of the patch, as strategicpatch.CreateTwoWayMergePatch writes it: keys
+ * sorted, conditions merged by type with the list's order as a directive when the pod had
+ * conditions already. */
+static void jb_cond_diff(struct jb *b, const struct api_pod *pod, const struct api_pod_scheduled *cond,
+			 const struct cond_diff *d)
+{
+	if (pod->n_conditions) {
+		jb_key(b, "$setElementOrder/conditions");
+		jb_check(b, yajl_gen_array_open(b->g));
+		for (uint32_t i = 0; i < pod->n_conditions; i++) {
+			jb_open(b, NULL);
+			jb_str(b, "type", pod->conditions[i].type);
+			jb_close(b);
+		}
+		if (!d->old) {
+			jb_open(b, NULL);
+			jb_str(b, "type", "PodScheduled");
+			jb_close(b);
+		}
+		jb_check(b, yajl_gen_array_close(b->g));
+	}
+	jb_key(b, "conditions");
+	jb_check(b, yajl_gen_array_open(b->g));
+	jb_open(b, NULL);
+	if (d->probe)
+		jb_null(b, "lastProbeTime");
+	if (d->ltt_changed)
+		jb_str_or_null(b, "lastTransitionTime", d->ltt);
+	if (d->message)
+		jb_str_or_null(b, "message", cond->message);
+	if (d->gen) {
+		if (cond->observed_generation)
+			jb_int(b, "observedGeneration", cond->observed_generation);
+		else
+			jb_null(b, "observedGeneration");
+	}
+	if (d->reason)
+		jb_str_or_null(b, "reason", cond->reason);
+	if (d->status)
+		jb_str_or_null(b, "status", cond->status);
+	jb_str(b, "type", "PodScheduled");
+	jb_close(b);
+	jb_check(b, yajl_gen_array_close(b->g));
+}
+
 int api_pod_status_patch(const struct api_pod *pod, const struct api_pod_scheduled *cond, const char *nominated,
 			 int64_t now_us, char **body, size_t *len, struct err *e)
 {
-	const struct api_condition *old = NULL;
 	char now[40];
+	struct cond_diff d;
 	struct jb b;
 
 	*body = NULL;
 	*len = 0;
-	for (uint32_t i = 0; cond && !old && i < pod->n_conditions; i++)
-		if (str_eq(pod->conditions[i].type, "PodScheduled"))
-			old = &pod->conditions[i];
 	format_time_s(now_us, now, sizeof(now));
-
-	/* upstream podutil.UpdatePodCondition: the transition time moves only with the status. */
-	const char *ltt = old && str_eq(old->status, cond->status) ? str_or_empty(old->last_transition_time) : now;
-	/* The fields of the condition that differ from pod's (all of them for a new condition); the
-	 * new one never has a lastProbeTime. */
-	bool d_probe = !old || *str_or_empty(old->last_probe_time);
-	bool d_ltt = !old || !str_eq(old->last_transition_time, ltt);
-	bool d_status = cond && (!old || !str_eq(old->status, cond->status));
-	bool d_reason = cond && (old ? !str_eq(old->reason, cond->reason) : *str_or_empty(cond->reason));
-	bool d_message = cond && (old ? !str_eq(old->message, cond->message) : *str_or_empty(cond->message));
-	bool d_gen = cond && (old ? old->observed_generation != cond->observed_generation : cond->observed_generation != 0);
-	/* upstream's isEqual leaves observedGeneration out: it alone does not make a request, but is
-	 * in the diff when something else does. */
-	bool cond_update = cond && (d_probe || d_ltt || d_status || d_reason || d_message);
-	bool cond_diff = cond_update || d_gen;
+	cond_diff(pod, cond, now, &d);
 	/* upstream updatePod: nominatedNodeName only when overridden and different */
 	bool nnn_update = nominated && !str_eq(pod->nominated_node_name, nominated);
-	if (!cond_update && !nnn_update)
+	if (!d.update && !nnn_update)
 		return 0;
 
 	if (!jb_init(&b))
 		return err_set(e, ERR_NOMEM, "patch pod status %s/%s: out of memory", pod->meta.namespace, pod->meta.name);
-	/* As strategicpatch.CreateTwoWayMergePatch writes it: keys sorted, conditions merged by type
-	 * with the list's order as a directive when the pod had conditions already. */
 	jb_open(&b, NULL);
 	jb_open(&b, "status");
-	if (cond_diff) {
-		if (pod->n_conditions) {
-			jb_key(&b, "$setElementOrder/conditions");
-			jb_check(&b, yajl_gen_array_open(b.g));
-			for (uint32_t i = 0; i < pod->n_conditions; i++) {
-				jb_open(&b, NULL);
-				jb_str(&b, "type", pod->conditions[i].type);
-				jb_close(&b);
-			}
-			if (!old) {
-				jb_open(&b, NULL);
-				jb_str(&b, "type", "PodScheduled");
-				jb_close(&b);
-			}
-			jb_check(&b, yajl_gen_array_close(b.g));
-		}
-		jb_key(&b, "conditions");
-		jb_check(&b, yajl_gen_array_open(b.g));
-		jb_open(&b, NULL);
-		if (d_probe)
-			jb_null(&b, "lastProbeTime");
-		if (d_ltt)
-			jb_str_or_null(&b, "lastTransitionTime", ltt);
-		if (d_message)
-			jb_str_or_null(&b, "message", cond->message);
-		if (d_gen) {
-			if (cond->observed_generation)
-				jb_int(&b, "observedGeneration", cond->observed_generation);
-			else
-				jb_null(&b, "observedGeneration");
-		}
-		if (d_reason)
-			jb_str_or_null(&b, "reason", cond->reason);
-		if (d_status)
-			jb_str_or_null(&b, "status", cond->status);
-		jb_str(&b, "type", "PodScheduled");
-		jb_close(&b);
-		jb_check(&b, yajl_gen_array_close(b.g));
-	}
+	if (d.any)
+		jb_cond_diff(&b, pod, cond, &d);
 	if (nnn_update)
 		jb_str_or_null(&b, "nominatedNodeName", nominated); /* null deletes the field */
 	jb_close(&b);
