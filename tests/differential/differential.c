@@ -544,7 +544,7 @@ static int compare(const struct result *want, const struct result *got)
 {
 	uint64_t seed = want->seed;
 	int nd = n_diffs, np = printed;
-	char a[4096], b[4096], cause[160];
+	char a[4096], b[4096], cause[256];
 	for (int i = 0; i < want->n_nodes; i++) {
 		const struct node_out *w = &want->nodes[i], *g = find_node(got, w->name);
 		if (!g) {
