@@ -17,6 +17,7 @@
 #include "common/arena.h"
 #include "common/intern.h"
 #include "common/log.h"
+#include "common/map.h"
 
 /* ---------- Status ---------- */
 
@@ -452,6 +453,13 @@ int fw_cycle_on_release(struct fw_cycle *c, void (*fn)(void *), void *arg)
 const struct fw_node_list *fw_cycle_nodes(const struct fw_cycle *c)
 {
 	return c->nodes;
+}
+
+const struct api_pod *const *fw_cycle_nominated_pods(const struct fw_cycle *c, const char *node_name, uint32_t *n)
+{
+	const struct fw_nom_bucket *b = c->nominated ? map_get(c->nominated, node_name) : NULL;
+	*n = b ? b->n : 0;
+	return b && b->n ? b->pods : NULL;
 }
 
 /* ---------- Timings ---------- */

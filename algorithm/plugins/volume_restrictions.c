@@ -7,7 +7,9 @@
  * snapshot-wide "PVC used by pods" index is a scan of the cycle's nodes here, done only for pods
  * with a ReadWriteOncePod PVC. Instead of PreFilterExtensions AddPod (csched has none), Filter
  * also looks for the ReadWriteOncePod PVCs on the node's pods: a pod already in the snapshot is
- * counted by PreFilter anyway, so this adds exactly the nominated pods upstream's AddPod adds. */
+ * counted by PreFilter anyway, so this adds the nominated pods upstream's AddPod adds; and, as
+ * AddPod matches a nominated pod's claims by name only (conflictingPVCRefCountForPod), a
+ * nominated pod of another namespace naming such a claim conflicts too. */
 #include "algorithm/plugin.h"
 #include "plugin_helpers.h"
 
@@ -153,6 +155,31 @@ static enum fw_code pre_filter(const struct fw_pl *pl, struct fw_cycle *c, const
 	return FW_SUCCESS;
 }
 
+/* Whether p names one of the pod's ReadWriteOncePod PVCs, by claim name in any namespace. */
+static bool names_rwop_claim(const struct api_pod *p, const struct vr_state *s)
+{
+	for (uint32_t i = 0; i < p->n_volumes; i++)
+		if (p->volumes[i].kind == API_VOLUME_PVC && has_name(s, p->volumes[i].claim_name))
+			return true;
+	return false;
+}
+
+/* upstream AddPod in the pass with the nominated pods (those appended to ni): a nominated pod
+ * naming one of the claims counts, whatever its namespace. */
+static bool nominated_conflict(const struct fw_cycle *c, const struct node_info *ni, const struct vr_state *s)
+{
+	uint32_t n = 0;
+	const struct api_pod *const *nom = s->n_rwop ? fw_cycle_nominated_pods(c, ni->name, &n) : NULL;
+	for (uint32_t i = 0; i < n; i++) {
+		if (!names_rwop_claim(nom[i], s))
+			continue;
+		for (uint32_t k = 0; k < ni->n_pods; k++) /* the pass without them: not there */
+			if (ni->pods[k].pod == nom[i])
+				return true;
+	}
+	return false;
+}
+
 static enum fw_code filter(const struct fw_pl *pl, const struct fw_cycle *c, const struct api_pod *pod,
 			   const struct node_info *ni, struct fw_status *st)
 {
@@ -166,7 +193,7 @@ static enum fw_code filter(const struct fw_pl *pl, const struct fw_cycle *c, con
 	for (uint32_t i = 0; !conflict && i < s->n_rwop; i++)
 		for (uint32_t k = 0; !conflict && k < ni->n_pods; k++)
 			conflict = uses_claim(ni->pods[k].pod, pod->meta.namespace, s->rwop[i]);
-	if (conflict)
+	if (conflict || nominated_conflict(c, ni, s))
 		return fw_status_set(st, FW_UNSCHEDULABLE, REASON_RWOP_CONFLICT);
 	return FW_SUCCESS;
 }

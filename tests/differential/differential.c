@@ -229,6 +229,28 @@ static void write_result(FILE *out, const struct result *r)
 
 /* ---------- Running csched ---------- */
 
+/* The PVCs of the state being run: what the scheduler's PVC informer would hold (the profiles are
+ * built once per configuration, so their lister reads this). */
+static struct api_pvc *cur_pvcs[GEN_MAX_PVCS];
+static int n_cur_pvcs;
+
+static struct api_pvc *pvc_lister(void *ctx, const char *ns, const char *name)
+{
+	(void)ctx;
+	for (int i = 0; i < n_cur_pvcs; i++)
+		if (!strcmp(cur_pvcs[i]->meta.namespace, ns) && !strcmp(cur_pvcs[i]->meta.name, name))
+			return api_pvc_ref(cur_pvcs[i]);
+	return NULL;
+}
+
+/* kube-scheduler's and csched's pod informers list and watch with the field selector
+ * status.phase!=Succeeded,status.phase!=Failed (scheduler.c POD_FIELD_SELECTOR), so the API
+ * server never hands them terminal pods; the harness applies that selector itself. */
+static bool terminal(const struct api_pod *p)
+{
+	return !strcmp(p->phase, "Succeeded") || !strcmp(p->phase, "Failed");
+}
+
 struct harness {
 	struct config cfg;
 	struct fw_profile *profile;
@@ -245,7 +267,8 @@ static int harness_init(struct harness *h, const char *config_text)
 	}
 	struct fw_profile_config pc;
 	fw_profile_config_from_cfg(&h->cfg.profiles[0], &pc);
-	struct fw_profile_options o = { .percentage_of_nodes_to_score = h->cfg.percentage_of_nodes_to_score };
+	struct fw_profile_options o = { .percentage_of_nodes_to_score = h->cfg.percentage_of_nodes_to_score,
+					.listers = { .pvc = pvc_lister } };
 	if (!(h->profile = fw_profile_new(&pc, &o, &e))) {
 		fprintf(stderr, "differential: profile: %s\n", e.msg);
 		config_free(&h->cfg);
@@ -357,6 +380,9 @@ static int run_csched(const struct gen *g, struct result *got)
 	struct snapshot *snap = snapshot_new();
 	struct api_pod *pod = NULL;
 	struct fw_cycle *c = NULL;
+	struct api_pod *nom_pods[GEN_MAX_NOMINATED] = { 0 };
+	struct fw_nominated_pod noms[GEN_MAX_NOMINATED];
+	struct fw_nominated nominated = { 0, noms };
 	int rc = -1;
 	struct harness *h = harness_for(g->config);
 	if (!h) {
@@ -372,14 +398,30 @@ static int run_csched(const struct gen *g, struct result *got)
 			goto out;
 		}
 	}
+	for (int i = 0; i < g->n_pvcs; i++) {
+		if (!(cur_pvcs[n_cur_pvcs] = api_pvc_decode_json(g->pvcs[i], strlen(g->pvcs[i]), &e))) {
+			snprintf(got->error, sizeof(got->error), "pvc %d: %.400s", i, e.msg);
+			goto out;
+		}
+		n_cur_pvcs++;
+	}
 	for (int i = 0; i < g->n_pods; i++) {
 		struct api_pod *bp = api_pod_decode_json(g->pods[i], strlen(g->pods[i]), &e);
-		int r = bp ? cache_add_pod(cache, bp, &e) : -1;
+		int r = bp ? (terminal(bp) ? 0 : cache_add_pod(cache, bp, &e)) : -1;
 		api_pod_unref(bp);
 		if (r < 0) {
 			snprintf(got->error, sizeof(got->error), "pod %d: %.400s", i, e.msg);
 			goto out;
 		}
+	}
+	/* the nominated pods, as the queue's nominator lists them for the cycle */
+	for (int i = 0; i < g->n_nominated; i++) {
+		if (!(nom_pods[i] = api_pod_decode_json(g->nominated[i], strlen(g->nominated[i]), &e))) {
+			snprintf(got->error, sizeof(got->error), "nominated pod %d: %.400s", i, e.msg);
+			goto out;
+		}
+		noms[i] = (struct fw_nominated_pod){ nom_pods[i]->nominated_node_name, nom_pods[i] };
+		nominated.n++;
 	}
 	if (!(pod = api_pod_decode_json(g->pod, strlen(g->pod), &e)) || cache_update_snapshot(cache, snap, &e) < 0) {
 		snprintf(got->error, sizeof(got->error), "pod/snapshot: %.400s", e.msg);
@@ -390,7 +432,7 @@ static int run_csched(const struct gen *g, struct result *got)
 	struct fw_profile *p = h->profile;
 	struct fw_schedule_result res;
 	c = fw_cycle_new(p);
-	if (!c || fw_schedule_pod(p, c, &nodes, pod, NULL, &res, &e) < 0) {
+	if (!c || fw_schedule_pod(p, c, &nodes, pod, &nominated, &res, &e) < 0) {
 		snprintf(got->error, sizeof(got->error), "fw_schedule_pod: %.400s", c ? e.msg : "out of memory");
 		goto out;
 	}
@@ -453,6 +495,10 @@ static int run_csched(const struct gen *g, struct result *got)
 	}
 	rc = 0;
 out:
+	while (n_cur_pvcs)
+		api_pvc_unref(cur_pvcs[--n_cur_pvcs]);
+	for (int i = 0; i < GEN_MAX_NOMINATED; i++)
+		api_pod_unref(nom_pods[i]);
 	fw_cycle_free(c);
 	api_pod_unref(pod);
 	snapshot_free(snap);
@@ -621,8 +667,9 @@ static int compare(const struct result *want, const struct result *got)
 		diff(seed, "-", "unschedulablePlugins", "unschedulablePlugins", a, b);
 	int n = n_diffs - nd;
 	if (n && !quiet && np < max_print)
-		printf("  debug: %s/tests/differential --state %" PRIu64 " | $(tests/oracle/build.sh)\n", CSCHED_BUILD_DIR,
-		       seed);
+		printf("  debug: %s/tests/differential --state %" PRIu64 " | $(tests/oracle/build.sh) -feature-gates "
+		       "UserNamespacesHostNetworkSupport=true,VolumeBindMountOptions=true\n",
+		       CSCHED_BUILD_DIR, seed);
 	return n;
 }
 

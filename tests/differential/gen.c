@@ -83,6 +83,16 @@ static const char *const pod_images[] = {
 	"gcr.io/big/model:v1", "example.com/app:v2", "redis:7", "postgres:16", "unknown.example/img:1",
 };
 
+/* status.declaredFeatures names, sorted as the API server requires (validation.go
+ * validateNodeDeclaredFeatures rejects an unsorted list): the three features a pod's spec can
+ * require (component-helpers nodedeclaredfeatures), others known to the registry, and unknown
+ * names that upstream's TryMap skips. */
+static const char *const node_features[] = {
+	"CustomFeature", "DRANodeAllocatableResources", "ExtendWebSocketsToKubelet",
+	"InPlacePodVerticalScalingInitContainers", "RestartAllContainersOnContainerExits",
+	"UserNamespacesHostNetworkSupport", "Vendor/fastPath", "VolumeBindMountOptions", "ZetaFeature",
+};
+
 /* ---------- Objects ---------- */
 
 static void comma(struct strbuf *sb, bool *first)
@@ -133,22 +143,31 @@ static char *gen_node(struct gen *g, int idx)
 		}
 	strbuf_puts(&sb, "}},\"spec\":{");
 	bool first = true;
-	if (r_pct(g, 10)) {
+	bool unschedulable = r_pct(g, 10);
+	if (unschedulable) {
 		comma(&sb, &first);
 		strbuf_puts(&sb, "\"unschedulable\":true");
 	}
 	int nt = r_pct(g, 30) ? 1 + r_pct(g, 30) : 0;
-	if (nt) {
+	/* the node lifecycle controller taints a cordoned node (TaintNodeUnschedulable), mostly */
+	bool unsched_taint = unschedulable && r_pct(g, 70);
+	if (nt || unsched_taint) {
 		comma(&sb, &first);
 		strbuf_puts(&sb, "\"taints\":[");
 		int k0 = r_int(g, 4), e0 = r_int(g, 3);
 		for (int t = 0; t < nt; t++) {
-			/* unique (key, effect), as validation requires */
-			int k = t ? (k0 + 1 + r_int(g, 3)) % 4 : k0, e = t ? r_int(g, 3) : e0;
+			/* unique (key, effect), as validation requires: the second taint has another key,
+			 * or the same key with another effect */
+			bool same_key = t && r_pct(g, 30);
+			int k = !t || same_key ? k0 : (k0 + 1 + r_int(g, 3)) % 4;
+			int e = !t ? e0 : same_key ? (e0 + 1 + r_int(g, 2)) % 3 : r_int(g, 3);
 			const char *v = PICK(g, taint_values);
 			strbuf_addf(&sb, "%s{\"key\":\"%s\",%s%s%s\"effect\":\"%s\"}", t ? "," : "", taint_keys[k],
 				    *v ? "\"value\":\"" : "", v, *v ? "\"," : "", effects[e]);
 		}
+		if (unsched_taint)
+			strbuf_addf(&sb, "%s{\"key\":\"node.kubernetes.io/unschedulable\",\"effect\":\"NoSchedule\"}",
+				    nt ? "," : "");
 		strbuf_puts(&sb, "]");
 	}
 	strbuf_puts(&sb, "},\"status\":{");
@@ -176,6 +195,17 @@ static char *gen_node(struct gen *g, int idx)
 		}
 		strbuf_puts(&sb, "]");
 	}
+	int df = r_int(g, 20); /* 0..6: absent, 7: empty, else a sorted subset */
+	if (df >= 7) {
+		strbuf_puts(&sb, ",\"declaredFeatures\":[");
+		bool f1 = true;
+		for (size_t i = 0; df > 7 && i < sizeof(node_features) / sizeof(node_features[0]); i++)
+			if (r_pct(g, 55)) {
+				comma(&sb, &f1);
+				gen_json_str(&sb, node_features[i]);
+			}
+		strbuf_puts(&sb, "]");
+	}
 	strbuf_puts(&sb, "}}");
 	return strbuf_detach(&sb, NULL);
 }
@@ -189,8 +219,34 @@ static void put_container(struct gen *g, struct strbuf *sb, const char *name, bo
 	static const char *const protos[] = { "TCP", "TCP", "UDP", "SCTP" };
 	static const char *const host_ips[] = { "", "", "127.0.0.1", "0.0.0.0", "10.0.0.1" };
 	strbuf_addf(sb, "{\"name\":\"%s\",\"image\":\"%s\"", name, PICK(g, pod_images));
-	if (sidecar)
+	bool init = name[0] == 'i';
+	/* container restart rules (ContainerRestartRules, RestartAllContainersOnContainerExits: beta,
+	 * on in v1.37); the action RestartAllContainers makes NodeDeclaredFeatures require
+	 * RestartAllContainersOnContainerExits. A rule needs a container restartPolicy; an init
+	 * container's decides whether it is a sidecar (Always). */
+	if (big && r_pct(g, 10)) {
+		static const char *const ctr_policies[] = { "Never", "OnFailure", "Always" };
+		const char *policy = sidecar ? "Always" : PICK(g, ctr_policies);
+		if (init && !sidecar && !strcmp(policy, "Always"))
+			policy = "Never"; /* an init container with Always would be a sidecar */
+		strbuf_addf(sb,
+			    ",\"restartPolicy\":\"%s\",\"restartPolicyRules\":[{\"action\":\"%s\",\"exitCodes\":"
+			    "{\"operator\":\"%s\",\"values\":[%d]}}]",
+			    policy, r_pct(g, 70) ? "RestartAllContainers" : "Restart", r_pct(g, 50) ? "In" : "NotIn",
+			    r_int(g, 3) * 21);
+	} else if (sidecar) {
 		strbuf_puts(sb, ",\"restartPolicy\":\"Always\"");
+	}
+	/* bindMountOptions (VolumeBindMountOptions, alpha: the oracle runs with the gate on, else the
+	 * API server drops the field) make NodeDeclaredFeatures require VolumeBindMountOptions */
+	if (g->scratch_mount && r_pct(g, 60)) {
+		static const char *const bind_opts[] = { "", "\"noexec\"", "\"nodev\",\"nosuid\"", "\"nosuid\"" };
+		const char *o = PICK(g, bind_opts);
+		strbuf_puts(sb, ",\"volumeMounts\":[{\"name\":\"scratch\",\"mountPath\":\"/scratch\"");
+		if (*o)
+			strbuf_addf(sb, ",\"bindMountOptions\":[%s]", o);
+		strbuf_puts(sb, "}]");
+	}
 	if (r_pct(g, port_pct)) {
 		/* hostPort unique within the pod (validation), so a pod never conflicts with itself */
 		int np = 1 + r_pct(g, 30), hps[2], n = 0;
@@ -204,13 +260,19 @@ static void put_container(struct gen *g, struct strbuf *sb, const char *name, bo
 		strbuf_puts(sb, ",\"ports\":[");
 		for (int i = 0; i < n; i++) {
 			const char *ip = PICK(g, host_ips);
+			/* hostNetwork: validation wants containerPort == hostPort */
 			strbuf_addf(sb, "%s{\"containerPort\":%d,\"hostPort\":%d,\"protocol\":\"%s\"%s%s%s}", i ? "," : "",
-				    1000 + hps[i], hps[i], PICK(g, protos), *ip ? ",\"hostIP\":\"" : "", ip, *ip ? "\"" : "");
+				    g->host_network ? hps[i] : 1000 + hps[i], hps[i], PICK(g, protos), *ip ? ",\"hostIP\":\"" : "",
+				    ip, *ip ? "\"" : "");
 		}
 		strbuf_puts(sb, "]");
 	}
 	int cpu = r_pct(g, 80) ? 50 * r_int(g, big ? 41 : 31) : 0;
 	int mem = r_pct(g, 80) ? 64 * r_int(g, big ? 41 : 33) : 0;
+	if (init && !sidecar && r_pct(g, 20)) { /* an init container larger than the containers */
+		cpu = cpu * 2 + 1500;
+		mem = mem * 2 + 1024;
+	}
 	bool eph = r_pct(g, big ? 12 : 20), gpu = r_pct(g, big ? 8 : 15), huge = r_pct(g, big ? 5 : 10);
 	if (huge && !mem)
 		mem = 64; /* validation: hugepages require cpu or memory */
@@ -316,15 +378,139 @@ static void put_containers(struct gen *g, struct strbuf *sb, bool pending)
 		put_pod_resources(g, sb, cpu, mem);
 }
 
+/* Pod overhead, as the RuntimeClass admission plugin sets it from the pod's runtimeClassName
+ * (the oracle runs no admission: both fields are written). */
+static void put_overhead(struct gen *g, struct strbuf *sb)
+{
+	if (r_pct(g, 10))
+		strbuf_addf(sb, ",\"runtimeClassName\":\"kata\",\"overhead\":{\"cpu\":\"%dm\",\"memory\":\"%dMi\"}",
+			    50 * (1 + r_int(g, 10)), 32 * (1 + r_int(g, 8)));
+}
+
+/* A volume of a kind VolumeRestrictions checks for disk conflicts (GCE PD, AWS EBS, RBD, iSCSI),
+ * from a small set of disks so that pods share them; with the defaults the API server sets (RBD
+ * pool/user/keyring, iSCSI interface). */
+static void put_disk(struct gen *g, struct strbuf *sb, int i)
+{
+	const char *ro = r_pct(g, 40) ? ",\"readOnly\":true" : "";
+	strbuf_addf(sb, "{\"name\":\"dk%d\",", i);
+	switch (r_int(g, 4)) {
+	case 0:
+		strbuf_addf(sb, "\"gcePersistentDisk\":{\"pdName\":\"disk-%c\"%s}}", 'a' + r_int(g, 2), ro);
+		break;
+	case 1:
+		strbuf_addf(sb, "\"awsElasticBlockStore\":{\"volumeID\":\"vol-%d\"%s}}", 1 + r_int(g, 2), ro);
+		break;
+	case 2: {
+		static const char *const mons[] = { "10.1.0.1:6789", "10.1.0.2:6789", "10.1.0.3:6789" };
+		int mask = 1 + r_int(g, 7);
+		bool f = true;
+		strbuf_puts(sb, "\"rbd\":{\"monitors\":[");
+		for (int m = 0; m < 3; m++)
+			if (mask & (1 << m)) {
+				comma(sb, &f);
+				strbuf_addf(sb, "\"%s\"", mons[m]);
+			}
+		strbuf_addf(sb, "],\"image\":\"img-%c\",\"pool\":\"%s\",\"user\":\"admin\",\"keyring\":\"/etc/ceph/keyring\"%s}}",
+			    'a' + r_int(g, 2), r_pct(g, 70) ? "rbd" : "fast", ro);
+		break;
+	}
+	default:
+		strbuf_addf(sb,
+			    "\"iscsi\":{\"targetPortal\":\"10.0.0.%d:3260\",\"iqn\":\"iqn.2001-04.com.example:storage-%c\","
+			    "\"lun\":0,\"iscsiInterface\":\"default\"%s}}",
+			    1 + r_int(g, 2), 'a' + r_int(g, 2), ro);
+	}
+}
+
+enum vol_pod { VOL_BOUND, VOL_PENDING, VOL_NOMINATED };
+
+/* The volumes of a pod: image volumes and the emptyDir "scratch" (pending pod), disks, and
+ * PVCs (data-0..data-3 may exist, data-4 never does). A pending pod with PVCs has disks more
+ * often: a disk makes VolumeRestrictions' PreFilter keep its Filter, so that the
+ * ReadWriteOncePod PVCs of nominated pods count (upstream AddPod). */
+static void put_volumes(struct gen *g, struct strbuf *sb, enum vol_pod kind)
+{
+	bool pending = kind == VOL_PENDING;
+	static const int pvc_pct[] = { 20, 15, 60 };
+	int nc = r_pct(g, pvc_pct[kind]) ? 1 + (pending && r_pct(g, 30)) : 0;
+	int c0 = pending && r_pct(g, 10) ? 4 : r_int(g, kind == VOL_NOMINATED ? 3 : 4);
+	struct strbuf v = STRBUF_INIT;
+	bool f = true;
+	if (pending && r_pct(g, 20)) { /* image volumes count for ImageLocality (ImageVolume, on in v1.37) */
+		int nv = 1 + r_pct(g, 30);
+		for (int i = 0; i < nv; i++) {
+			comma(&v, &f);
+			strbuf_addf(&v, "{\"name\":\"iv%d\",\"image\":{\"reference\":\"%s\",\"pullPolicy\":\"IfNotPresent\"}}", i,
+				    PICK(g, pod_images));
+		}
+	}
+	if (g->scratch_mount) {
+		comma(&v, &f);
+		strbuf_puts(&v, "{\"name\":\"scratch\",\"emptyDir\":{}}");
+	}
+	int nd = r_pct(g, !pending ? 25 : nc ? 70 : 20) ? 1 + r_pct(g, 30) : 0;
+	for (int i = 0; i < nd; i++) {
+		comma(&v, &f);
+		put_disk(g, &v, i);
+	}
+	for (int i = 0; i < nc; i++) {
+		comma(&v, &f);
+		strbuf_addf(&v, "{\"name\":\"pv%d\",\"persistentVolumeClaim\":{\"claimName\":\"data-%d\"%s}}", i,
+			    (c0 + i) % 5, r_pct(g, 20) ? ",\"readOnly\":true" : "");
+	}
+	if (v.data)
+		strbuf_addf(sb, ",\"volumes\":[%s]", v.data);
+	strbuf_release(&v);
+}
+
+/* A PVC default/data-I (I < 4) or other/data-0, present or not, with random access modes (many
+ * ReadWriteOncePod, the mode VolumeRestrictions checks). */
+static void gen_pvcs(struct gen *g)
+{
+	static const char *const modes[] = {
+		"\"ReadWriteOnce\"", "\"ReadWriteOncePod\"", "\"ReadWriteOncePod\"", "\"ReadOnlyMany\",\"ReadWriteOnce\"",
+		"\"ReadWriteMany\"", "\"ReadWriteOnce\",\"ReadWriteOncePod\"",
+	};
+	for (int i = 0; i < 5 && g->n_pvcs < GEN_MAX_PVCS; i++) {
+		if (!r_pct(g, i < 4 ? 85 : 40))
+			continue;
+		const char *ns = i < 4 ? "default" : "other";
+		int k = i < 4 ? i : 0;
+		bool bound = r_pct(g, 70);
+		struct strbuf sb = STRBUF_INIT;
+		strbuf_addf(&sb,
+			    "{\"apiVersion\":\"v1\",\"kind\":\"PersistentVolumeClaim\",\"metadata\":{\"name\":\"data-%d\","
+			    "\"namespace\":\"%s\",\"uid\":\"uid-pvc-%s-%d\"},\"spec\":{\"accessModes\":[%s],"
+			    "\"resources\":{\"requests\":{\"storage\":\"1Gi\"}},\"storageClassName\":\"standard\","
+			    "\"volumeMode\":\"Filesystem\"",
+			    k, ns, ns, k, PICK(g, modes));
+		if (bound)
+			strbuf_addf(&sb, ",\"volumeName\":\"pv-%s-%d\"", ns, k);
+		strbuf_addf(&sb, "},\"status\":{\"phase\":\"%s\"}}", bound ? "Bound" : "Pending");
+		g->pvcs[g->n_pvcs++] = strbuf_detach(&sb, NULL);
+	}
+}
+
 static char *gen_bound_pod(struct gen *g, int idx, const char *node)
 {
+	/* Succeeded/Failed pods: kube-scheduler's pod informer never lists them (field selector) */
+	static const char *const phases[] = { "Running", "Running", "Running", "Running", "Running", "Running",
+					      "Running", "Running", "Pending", "Succeeded", "Failed" };
 	struct strbuf sb = STRBUF_INIT;
+	const char *ns = r_pct(g, 10) ? "other" : "default";
+	g->host_network = r_pct(g, 5);
+	g->scratch_mount = false;
 	strbuf_addf(&sb,
-		    "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"b%d\",\"namespace\":\"default\","
+		    "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"b%d\",\"namespace\":\"%s\","
 		    "\"uid\":\"uid-b%d\"},\"spec\":{\"nodeName\":\"%s\",\"schedulerName\":\"default-scheduler\",",
-		    idx, idx, node);
+		    idx, ns, idx, node);
 	put_containers(g, &sb, false);
-	strbuf_puts(&sb, "},\"status\":{\"phase\":\"Running\"");
+	if (g->host_network)
+		strbuf_puts(&sb, ",\"hostNetwork\":true");
+	put_overhead(g, &sb);
+	put_volumes(g, &sb, VOL_BOUND);
+	strbuf_addf(&sb, "},\"status\":{\"phase\":\"%s\"", PICK(g, phases));
 	if (r_pct(g, 12)) {
 		/* an in-place resize in progress (down): allocated and actuated above the spec, so
 		 * upstream's NodeInfo counts max(spec, allocated, actuated) */
@@ -341,6 +527,28 @@ static char *gen_bound_pod(struct gen *g, int idx, const char *node)
 		strbuf_puts(&sb, "]");
 	}
 	strbuf_puts(&sb, "}}");
+	return strbuf_detach(&sb, NULL);
+}
+
+/* A pod another cycle nominated (preemption): no nodeName, status.nominatedNodeName (sometimes a
+ * node that does not exist), a priority around the pending pod's (only nominated pods of priority
+ * >= its count, upstream RunFilterPluginsWithNominatedPods), maybe in another namespace. */
+static char *gen_nominated_pod(struct gen *g, int idx)
+{
+	static const char *const prios[] = { "", ",\"priority\":3", ",\"priority\":10" };
+	struct strbuf sb = STRBUF_INIT;
+	const char *ns = r_pct(g, 30) ? "other" : "default";
+	g->host_network = false;
+	g->scratch_mount = false;
+	strbuf_addf(&sb,
+		    "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"nm%d\",\"namespace\":\"%s\","
+		    "\"uid\":\"uid-nm%d\"},\"spec\":{\"schedulerName\":\"default-scheduler\"%s,",
+		    idx, ns, idx, PICK(g, prios));
+	put_containers(g, &sb, false);
+	put_overhead(g, &sb);
+	put_volumes(g, &sb, VOL_NOMINATED);
+	const char *node = r_pct(g, 10) ? "n99" : g->node_names[r_int(g, g->n_nodes)];
+	strbuf_addf(&sb, "},\"status\":{\"phase\":\"Pending\",\"nominatedNodeName\":\"%s\"}}", node);
 	return strbuf_detach(&sb, NULL);
 }
 
@@ -405,7 +613,19 @@ static char *gen_pending_pod(struct gen *g)
 	struct strbuf sb = STRBUF_INIT;
 	strbuf_puts(&sb, "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\",\"namespace\":\"default\","
 			 "\"uid\":\"uid-p\"},\"spec\":{\"schedulerName\":\"default-scheduler\",");
+	if (r_pct(g, 30))
+		strbuf_puts(&sb, "\"priority\":5,");
+	g->host_network = r_pct(g, 12);
+	g->scratch_mount = r_pct(g, 15);
 	put_containers(g, &sb, true);
+	/* hostNetwork with hostUsers false makes NodeDeclaredFeatures require
+	 * UserNamespacesHostNetworkSupport (alpha: the oracle runs with the gate on, else the API
+	 * server rejects the pod) */
+	if (g->host_network)
+		strbuf_puts(&sb, ",\"hostNetwork\":true");
+	if (r_pct(g, g->host_network ? 60 : 10))
+		strbuf_addf(&sb, ",\"hostUsers\":%s", r_pct(g, 80) ? "false" : "true");
+	put_overhead(g, &sb);
 	if (r_pct(g, 25)) {
 		strbuf_puts(&sb, ",\"nodeSelector\":{");
 		int n = 1 + r_pct(g, 30);
@@ -476,14 +696,7 @@ static char *gen_pending_pod(struct gen *g)
 		}
 		strbuf_puts(&sb, "]");
 	}
-	if (r_pct(g, 20)) { /* image volumes count for ImageLocality (ImageVolume, on in v1.37) */
-		int nv = 1 + r_pct(g, 30);
-		strbuf_puts(&sb, ",\"volumes\":[");
-		for (int i = 0; i < nv; i++)
-			strbuf_addf(&sb, "%s{\"name\":\"iv%d\",\"image\":{\"reference\":\"%s\",\"pullPolicy\":\"IfNotPresent\"}}",
-				    i ? "," : "", i, PICK(g, pod_images));
-		strbuf_puts(&sb, "]");
-	}
+	put_volumes(g, &sb, VOL_PENDING);
 	strbuf_puts(&sb, "}}");
 	return strbuf_detach(&sb, NULL);
 }
@@ -603,11 +816,15 @@ void gen_state(struct gen *g, uint64_t seed)
 		snprintf(g->node_names[i], sizeof(g->node_names[i]), "n%d", (i + 1) % 100);
 	for (int i = 0; i < g->n_nodes; i++)
 		g->nodes[i] = gen_node(g, i);
+	gen_pvcs(g);
 	for (int i = 0; i < g->n_nodes; i++) {
 		int np = r_int(g, 4);
 		for (int k = 0; k < np && g->n_pods < GEN_MAX_PODS; k++, g->n_pods++)
 			g->pods[g->n_pods] = gen_bound_pod(g, g->n_pods, g->node_names[i]);
 	}
+	int nn = r_pct(g, 40) ? 1 + r_int(g, GEN_MAX_NOMINATED) : 0;
+	for (; g->n_nominated < nn; g->n_nominated++)
+		g->nominated[g->n_nominated] = gen_nominated_pod(g, g->n_nominated);
 	g->pod = gen_pending_pod(g);
 }
 
@@ -618,6 +835,10 @@ void gen_release(struct gen *g)
 		free(g->nodes[i]);
 	for (int i = 0; i < g->n_pods; i++)
 		free(g->pods[i]);
+	for (int i = 0; i < g->n_pvcs; i++)
+		free(g->pvcs[i]);
+	for (int i = 0; i < g->n_nominated; i++)
+		free(g->nominated[i]);
 	free(g->pod);
 	memset(g, 0, sizeof(*g));
 }
@@ -633,6 +854,11 @@ char *gen_state_json(const struct gen *g)
 	strbuf_puts(&sb, "],\"pods\":[");
 	for (int i = 0; i < g->n_pods; i++)
 		strbuf_addf(&sb, "%s%s", i ? "," : "", g->pods[i]);
+	for (int i = 0; i < g->n_nominated; i++)
+		strbuf_addf(&sb, "%s%s", i || g->n_pods ? "," : "", g->nominated[i]);
+	strbuf_puts(&sb, "],\"pvcs\":[");
+	for (int i = 0; i < g->n_pvcs; i++)
+		strbuf_addf(&sb, "%s%s", i ? "," : "", g->pvcs[i]);
 	strbuf_addf(&sb, "],\"pod\":%s}", g->pod);
 	return strbuf_detach(&sb, NULL);
 }

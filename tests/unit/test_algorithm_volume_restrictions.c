@@ -391,6 +391,60 @@ static void test_missing_pvc_default_profile(void **state)
 	fw_profile_free(p);
 }
 
+/* oracle: nodes n1, n2 (4 cpu); PVCs default/data-0 (ReadWriteOncePod) and other/data-0
+ * (ReadWriteOnce); nominated pod other/nm (no nodeName, status.nominatedNodeName n1) naming
+ * claim data-0; pod default/p naming data-0 and a gcePersistentDisk (so that PreFilter does not
+ * Skip): n1 Unschedulable VolumeRestrictions RWOP_CONFLICT, n2 Success. The same with nm in
+ * namespace default. Upstream's AddPod (volume_restrictions.go conflictingPVCRefCountForPod)
+ * matches the nominated pod's claims by name only, in any namespace; the snapshot's pods count
+ * by namespace/name (calPreFilterState). Found by the differential test (seed 3417). */
+static void test_nominated_pod_claim_any_namespace(void **state)
+{
+	(void)state;
+	struct pvcs l = { 0 };
+	l.items[l.n++] = mkpvc("default", "data-0", "ReadWriteOncePod");
+	l.items[l.n++] = mkpvc("other", "data-0", "ReadWriteOnce");
+	struct fw_profile *p = profile(&l);
+	struct fw_cycle *c = fw_cycle_new(p);
+	struct api_node *nodes[2] = { TOBJ_NODE(.name = "n1"), TOBJ_NODE(.name = "n2") };
+	struct node_info nis[2];
+	const struct node_info *ptrs[2];
+	for (int i = 0; i < 2; i++) {
+		tl_node_info(&nis[i], nodes[i], NULL, 0);
+		ptrs[i] = &nis[i];
+	}
+	struct fw_node_list list = { .n = 2, .nodes = ptrs };
+	struct api_pod *pod = TOBJ_POD(.name = "p", .ns = "default",
+				       .spec = "\"volumes\":[{\"name\":\"v\",\"persistentVolumeClaim\":{\"claimName\":\"data-0\"}},"
+					       "{\"name\":\"d\",\"gcePersistentDisk\":{\"pdName\":\"x\"}}]");
+	static const char *const namespaces[] = { "other", "default" };
+	for (size_t k = 0; k < ARRAY_SIZE(namespaces); k++) {
+		struct api_pod *nm = pvc_pod("nm", namespaces[k], "data-0", NULL);
+		struct fw_nominated_pod np = { intern_str("n1"), nm };
+		struct fw_nominated nom = { 1, &np };
+		static struct fw_schedule_result res;
+		struct err e = { 0 };
+		char msg[512];
+		fw_cycle_reset(c);
+		assert_int_equal(fw_schedule_pod(p, c, &list, pod, &nom, &res, &e), 0);
+		assert_int_equal(res.code, FW_SUCCESS);
+		assert_string_equal(res.suggested_host, "n2");
+		assert_int_equal(res.diag.n_node_status, 1);
+		assert_string_equal(res.diag.node_status[0].node_name, "n1");
+		assert_int_equal(res.diag.node_status[0].status->code, FW_UNSCHEDULABLE);
+		assert_string_equal(fw_status_message(res.diag.node_status[0].status, msg, sizeof(msg)), RWOP_CONFLICT);
+		api_pod_unref(nm);
+	}
+	api_pod_unref(pod);
+	for (int i = 0; i < 2; i++) {
+		node_info_release(&nis[i]);
+		api_node_unref(nodes[i]);
+	}
+	fw_cycle_free(c);
+	fw_profile_free(p);
+	pvcs_release(&l);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -399,6 +453,7 @@ int main(void)
 		cmocka_unit_test(test_hints),
 		cmocka_unit_test(test_pvc_decode),
 		cmocka_unit_test(test_missing_pvc_default_profile),
+		cmocka_unit_test(test_nominated_pod_claim_any_namespace),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -230,6 +230,10 @@ void *fw_cycle_state(const struct fw_cycle *c, const struct fw_pl *pl);
 int fw_cycle_on_release(struct fw_cycle *c, void (*fn)(void *), void *arg);
 /* The node list of the current fw_schedule_pod call (valid only during it). */
 const struct fw_node_list *fw_cycle_nodes(const struct fw_cycle *c);
+/* The nominated pods that count on node_name in the current fw_schedule_pod call (priority >=
+ * the pod's): *n of them, NULL when none. Filter's pass with nominated pods sees them appended to
+ * the node's pods (upstream RunFilterPluginsWithNominatedPods, AddPod). */
+const struct api_pod *const *fw_cycle_nominated_pods(const struct fw_cycle *c, const char *node_name, uint32_t *n);
 
 /* upstream's DefaultNormalizeScore: scales scores to 0..max_priority by the highest score
  * (reverse: max_priority - scaled); all 0 -> 0, or max_priority when reverse. */
