@@ -160,7 +160,7 @@ static void start_sched(const struct sched_hooks *hooks, int binders)
 	struct err e = { 0 };
 	if (!cfg.arena && config_init_default(&cfg, fw_registry(), &e) < 0)
 		fail_msg("config: %s", e.msg);
-	struct sched_options o = { .cfg = &cfg, .client = cl, .binders = binders};
+	struct sched_options o = { .cfg = &cfg, .client = cl, .binders = binders };
 	if (hooks)
 		o.hooks = *hooks;
 	if (!(sched = sched_new(&o, &e)))
@@ -896,6 +896,69 @@ static void test_missing_pvc_then_created(void **state)
 	printf("[ MEASURE  ] bound %.2f s after its PVC was created\n", (harness_now_ms() - t0) / 1000.0);
 }
 
+/* In-place resize: a bound pod whose resize down is still in progress (the kubelet's container
+ * status reports more than the spec) keeps its old requests counted (upstream's PodRequests with
+ * status resources), so a pod needing the difference is unschedulable; when the status reports the
+ * resize done, the node's requests shrink and the AssignedPod/UpdatePodScaleDown event requeues
+ * the pod at once (without the event it would wait for the unschedulable pods' 5-minute flush).
+ * The kubelet's part is played by PATCHes of the pod's status subresource. */
+/* What the kubelet reports for container c of pod "busy": allocated and actuated cpu. */
+static void kubelet_status(const char *cpu)
+{
+	request("PATCH", "/api/v1/namespaces/" NS "/pods/busy/status", "application/merge-patch+json",
+		"{\"status\":{\"phase\":\"Running\",\"containerStatuses\":[{\"name\":\"c\","
+		"\"image\":\"registry.k8s.io/pause:3.10\",\"imageID\":\"\",\"ready\":true,\"restartCount\":0,"
+		"\"state\":{\"running\":{\"startedAt\":\"2026-01-01T00:00:00Z\"}},"
+		"\"allocatedResources\":{\"cpu\":\"%s\"},\"resources\":{\"requests\":{\"cpu\":\"%s\"}}}]}}",
+		cpu, cpu);
+}
+
+static void test_resize_down_in_progress_then_done(void **state)
+{
+	(void)state;
+	request("POST", "/api/v1/nodes", NULL,
+		"{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"n1\"},"
+		"\"status\":{\"capacity\":{\"cpu\":\"4\",\"memory\":\"8Gi\",\"pods\":\"110\"},"
+		"\"allocatable\":{\"cpu\":\"4\",\"memory\":\"8Gi\",\"pods\":\"110\"},"
+		"\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\"}]}}");
+	/* resized from 3 cpus down to 1: the spec says 1, the kubelet still runs it at 3 */
+	request("POST", "/api/v1/namespaces/" NS "/pods", NULL,
+		"{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"busy\"},\"spec\":{"
+		"\"nodeName\":\"n1\",\"containers\":[{\"name\":\"c\",\"image\":\"registry.k8s.io/pause:3.10\","
+		"\"resources\":{\"requests\":{\"cpu\":\"1\"}}}]}}");
+	kubelet_status("3");
+
+	start_sched(NULL, 0);
+
+	/* 2 cpus: fits only once the resize is done (3 + 2 > 4, 1 + 2 <= 4) */
+	request("POST", "/api/v1/namespaces/" NS "/pods", NULL,
+		"{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"waiter\"},\"spec\":{"
+		"\"schedulerName\":\"csched\",\"containers\":[{\"name\":\"c\",\"image\":\"registry.k8s.io/pause:3.10\","
+		"\"resources\":{\"requests\":{\"cpu\":\"2\"}}}]}}");
+	struct sched_stats st;
+	int64_t end = harness_now_ms() + 15000;
+	do {
+		sched_stats(sched, &st);
+		if (st.unschedulable >= 1)
+			break;
+		usleep(50 * 1000);
+	} while (harness_now_ms() < end);
+	assert_int_equal(st.unschedulable, 1);
+	usleep(1000 * 1000);
+	assert_string_equal(node_of("waiter"), "");
+
+	/* the kubelet has allocated and actuated 1 cpu: requeued by the scale-down, bound */
+	int64_t t0 = harness_now_ms();
+	kubelet_status("1");
+	end = t0 + 15000;
+	while (!node_of("waiter")[0] && harness_now_ms() < end)
+		usleep(50 * 1000);
+	assert_string_equal(node_of("waiter"), "n1");
+	printf("[ MEASURE  ] bound %.2f s after the resize was reported done\n", (harness_now_ms() - t0) / 1000.0);
+	/* well before the unschedulable pods' flush (upstream's podMaxInUnschedulablePodsDuration) */
+	assert_true(harness_now_ms() - t0 < 12000);
+}
+
 int main(void)
 {
 	/* CSCHED_TEST_FILTER: run only the tests whose names match (cmocka's pattern). */
@@ -913,6 +976,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_two_profiles, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bulk_1000_pods_100_nodes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_missing_pvc_then_created, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_resize_down_in_progress_then_done, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

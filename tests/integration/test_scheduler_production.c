@@ -608,7 +608,7 @@ static void test_metrics_and_health_over_http(void **state)
 	struct err e = {0};
 	if (config_init_default(&cfg, fw_registry(), &e) != 0)
 		fail_msg("config: %s", e.msg);
-	struct sched_options so = {.cfg = &cfg, .client = sa, .metrics = m, .binders = 2};
+	struct sched_options so = { .cfg = &cfg, .client = sa, .metrics = m, .binders = 2 };
 	struct scheduler *s = sched_new(&so, &e);
 	if (!s)
 		fail_msg("sched_new: %s", e.msg);

@@ -82,7 +82,7 @@ static void test_5000_pods_500_nodes(void **state)
 	if (harness_create_nodes(cl, "node-", 0, NODES, &e) < 0)
 		fail_msg("nodes: %s", e.msg);
 
-	struct sched_options o = { .cfg = &cfg, .client = cl};
+	struct sched_options o = { .cfg = &cfg, .client = cl };
 	struct scheduler *s = sched_new(&o, &e);
 	if (!s)
 		fail_msg("sched_new: %s", e.msg);

@@ -1038,7 +1038,7 @@ static void test_binding_helpers(void **state)
 	struct bind_rec rec = { 0 };
 	struct fw_profile_config pc;
 	fw_default_profile_config("b", &pc);
-	struct fw_profile_options o = { .bind = bind_cb, .bind_ctx = &rec};
+	struct fw_profile_options o = { .bind = bind_cb, .bind_ctx = &rec };
 	struct err e;
 	struct fw_profile *p = fw_profile_new(&pc, &o, &e);
 	assert_non_null(p);
