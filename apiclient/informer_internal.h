@@ -31,8 +31,9 @@ struct api__inf_status {
  * (tools/cache/reflector.go: watch(), list(), isExpiredError, isTooLargeResourceVersionError). */
 enum api__inf_next {
 	INF_REWATCH_BACKOFF, /* watch again from the last resourceVersion after the backoff */
-	INF_RELIST,          /* the resourceVersion is unusable (expired, too large): relist at once */
-	INF_RELIST_BACKOFF,  /* any other error the server reported: relist after the backoff */
+	INF_RELIST,          /* the resourceVersion expired: relist at once */
+	INF_RELIST_BACKOFF,  /* any other error the server reported (a too large resourceVersion
+			      * too): relist after the backoff */
 };
 
 /* A stored object; the key lives in the entry (the map borrows it). */

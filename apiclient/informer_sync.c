@@ -93,9 +93,12 @@ enum api__inf_next api__inf_after_watch_error(int rc, const struct api__inf_stat
 		 * its backoff; csched backs off for both). */
 		return rc == ERR_INVALID ? INF_RELIST_BACKOFF : INF_REWATCH_BACKOFF;
 	}
-	/* The resourceVersion is unusable: upstream's list() relists at once (from RV "" for a too
-	 * large one, as csched's relists always do). */
-	if (api__inf_status_expired(st) || st->rv_too_large)
+	/* Expired: relist at once (csched's choice; upstream relists after its backoff). A fresh
+	 * list cannot be expired again, while a too large resourceVersion (a lagging apiserver)
+	 * can be: upstream's watch() ends and its next ListAndWatch relists after the backoff
+	 * (from RV "" once a list says too large, as csched's relists always are), and so does
+	 * csched, or it would relist in a tight loop. */
+	if (api__inf_status_expired(st))
 		return INF_RELIST;
 	/* upstream watch(): "Watch returned 429 - backing off", then the same watch again */
 	if (!strcmp(st->reason, "TooManyRequests") || st->code == 429)
@@ -339,7 +342,6 @@ static int watch_line(void *ctx, char *line, size_t len)
 		rc = err_set(w->e, ERR_INVALID, "informer %s: watch event without type or object", inf->resource);
 		goto out;
 	}
-	w->events++;
 	if (!strcmp(type, "ERROR")) {
 		struct api__inf_status *st = &inf->last_status;
 		api__inf_status_parse(obj, 0, st);
@@ -350,6 +352,7 @@ static int watch_line(void *ctx, char *line, size_t len)
 			w->e->http_status = (int)st->code;
 		goto out;
 	}
+	w->events++; /* not an ERROR: that one ends the watch and proves nothing healthy */
 	const char *rv = api__inf_str_at(obj, meta_path_rv);
 	if (!strcmp(type, "BOOKMARK")) {
 		pthread_mutex_lock(&inf->lock);

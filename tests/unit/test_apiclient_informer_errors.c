@@ -84,7 +84,8 @@ static void test_watch_error_event_expired(void **state)
 	api__json_free(j);
 }
 
-/* reflector.go list(): isTooLargeResourceVersionError -> relist at RV "" (csched's relists are) */
+/* reflector.go: a too large resourceVersion ends watch() (default case), the next ListAndWatch,
+ * after the backoff, lists (list(): isTooLargeResourceVersionError -> RV "", as csched's are) */
 static void test_too_large_rv_relists(void **state)
 {
 	(void)state;
@@ -92,10 +93,10 @@ static void test_too_large_rv_relists(void **state)
 	status_of(too_large, 504, &st);
 	assert_true(st.rv_too_large);
 	assert_false(api__inf_status_expired(&st));
-	assert_int_equal(api__inf_after_watch_error(ERR_HTTP, &st), INF_RELIST);
+	assert_int_equal(api__inf_after_watch_error(ERR_HTTP, &st), INF_RELIST_BACKOFF);
 	status_of(too_large_old, 504, &st);
 	assert_true(st.rv_too_large);
-	assert_int_equal(api__inf_after_watch_error(ERR_HTTP, &st), INF_RELIST);
+	assert_int_equal(api__inf_after_watch_error(ERR_HTTP, &st), INF_RELIST_BACKOFF);
 	/* a plain Timeout (no cause, no such message) is not one: the default case */
 	status_of(plain_timeout, 504, &st);
 	assert_false(st.rv_too_large);
