@@ -523,13 +523,15 @@ int fproxy_port(const struct fproxy *p)
 }
 
 struct api_client *fproxy_client_new(const struct fproxy *p, const struct harness_cluster *c, const char *context,
-				     struct err *e)
+				     long request_timeout_ms, struct err *e)
 {
 	struct api_config cfg = {0};
 	if (api_config_load_kubeconfig(&cfg, c->kubeconfig, context, e)) {
 		api_config_release(&cfg);
 		return NULL;
 	}
+	if (request_timeout_ms > 0)
+		cfg.request_timeout_ms = request_timeout_ms;
 	free(cfg.server);
 	if (asprintf(&cfg.server, "http://127.0.0.1:%d", p->port) < 0) {
 		cfg.server = NULL;

@@ -7,7 +7,7 @@
  * relayed chunked as they arrive, so a watch stays a stream and a fault can strike mid-event.
  *
  *	struct fproxy *p = fproxy_start(&cluster, &e);
- *	struct api_client *cl = fproxy_client_new(p, &cluster, &e);   // server http://127.0.0.1:PORT
+ *	struct api_client *cl = fproxy_client_new(p, &cluster, NULL, 0, &e);  // http://127.0.0.1:PORT
  *	fproxy_add(p, &(struct fproxy_rule){.method = "POST", .path = "/binding", .times = 3,
  *					    .fault = FP_REPLY, .status = 503, .retry_after_s = 1});
  *	...
@@ -49,9 +49,10 @@ struct fproxy;
 struct fproxy *fproxy_start(const struct harness_cluster *c, struct err *e);
 void fproxy_stop(struct fproxy *p); /* ends open streams, joins, frees; NULL is a no-op */
 int fproxy_port(const struct fproxy *p);
-/* A client of the cluster's kubeconfig (context NULL: token) whose server is the proxy. */
+/* A client of the cluster's kubeconfig (context NULL: token) whose server is the proxy;
+ * request_timeout_ms 0: the default. */
 struct api_client *fproxy_client_new(const struct fproxy *p, const struct harness_cluster *c, const char *context,
-				     struct err *e);
+				     long request_timeout_ms, struct err *e);
 
 /* Adds a rule (strings are copied); returns its id (>= 0) or a negative ERR_*. */
 int fproxy_add(struct fproxy *p, const struct fproxy_rule *r);

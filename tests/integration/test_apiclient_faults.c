@@ -107,7 +107,7 @@ static int setup(void **state)
 	if (harness_cluster_start(&f->cluster, HARNESS_BENCH, &e))
 		fail_msg("cluster: %s", e.msg);
 	if (!(f->direct = harness_client_new(&f->cluster, "token", &e)) || !(f->conn = api_conn_new(f->direct, &e)) ||
-	    !(f->proxy = fproxy_start(&f->cluster, &e)) || !(f->proxied = fproxy_client_new(f->proxy, &f->cluster, "token", &e)))
+	    !(f->proxy = fproxy_start(&f->cluster, &e)) || !(f->proxied = fproxy_client_new(f->proxy, &f->cluster, "token", 0, &e)))
 		fail_msg("setup: %s", e.msg);
 	*state = f;
 	return 0;
