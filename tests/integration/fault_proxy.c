@@ -173,7 +173,7 @@ static bool send_head(struct req *q, CURL *h)
 	if (q->head_sent)
 		return true;
 	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &q->status);
-	if (q->rule.fault == FP_STALL)
+	if (q->faulted && q->rule.fault == FP_STALL)
 		sleep_ms(q->p, q->rule.ms);
 	snprintf(head, sizeof(head),
 		 "HTTP/1.1 %ld X\r\nContent-Type:%s\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n",
