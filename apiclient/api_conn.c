@@ -483,6 +483,18 @@ int api__get_chunks(struct api_conn *conn, const char *path, int (*on_data)(void
 	return rc;
 }
 
+const char *api__conn_error_body(const struct api_conn *conn, size_t *len)
+{
+	long status = 0;
+	curl_easy_getinfo(conn->h, CURLINFO_RESPONSE_CODE, &status);
+	if (status < 400 || !conn->body.data) {
+		*len = 0;
+		return NULL;
+	}
+	*len = conn->body.len;
+	return conn->body.data;
+}
+
 int api__conn_bulk(struct api_conn *conn, struct err *e)
 {
 	CURLcode cc = curl_easy_setopt(conn->h, CURLOPT_BUFFERSIZE, BULK_BUFFER_SIZE);

@@ -82,5 +82,8 @@ int api__conn_bulk(struct api_conn *conn, struct err *e);
  * error body goes to the message, not to on_data). */
 int api__get_chunks(struct api_conn *conn, const char *path, int (*on_data)(void *ctx, const char *buf, size_t len),
 		    void *ctx, struct err *e);
+/* The body of the last answer on conn that was an HTTP error (status >= 400: a Status, usually),
+ * valid until its next request; NULL when there is none. */
+const char *api__conn_error_body(const struct api_conn *conn, size_t *len);
 
 #endif

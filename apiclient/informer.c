@@ -9,9 +9,11 @@
  *   WATCH ?watch=1&resourceVersion=RV&allowWatchBookmarks=true&timeoutSeconds=rand[min,2min)
  *        each line: ADDED/MODIFIED/DELETED -> store -> handler; BOOKMARK -> RV; ERROR -> below
  *        stream ends normally (timeout)    -> WATCH again from RV, at once
- *        410 (HTTP status or ERROR event)  -> reLIST at once, deliver the difference
- *        anything else (transport, 5xx)    -> WATCH again from RV after a jittered
+ *        expired (410; HTTP or ERROR event) -> reLIST at once, deliver the difference
+ *        429, transport failure            -> WATCH again from RV after a jittered
  *                                             exponential backoff 0.5 s .. 30 s
+ *        any other Status (too large RV,   -> reLIST after that backoff, as client-go's reflector
+ *          500, 403, a line not an event)     (api__inf_after_watch_error has the table)
  *
  * Each page is parsed as it arrives (api__get_chunks into api__json with an item callback): an
  * item is decoded and delivered as soon as its closing brace is read, so neither the page's text
@@ -29,7 +31,7 @@
  * Stopping: api_informer_stop sets inf->stop, which api_stream checks at least every 200 ms and
  * the backoff sleep waits on (a condition variable), then joins. A LIST request in flight is
  * not interruptible: stop waits for it (bounded by the client's request timeout).
- * After stop, start resumes from the kept store and resourceVersion (no relist unless 410). */
+ * After stop, start resumes from the kept store and resourceVersion (no relist unless one was due). */
 #include "apiclient/informer.h"
 
 #include <curl/curl.h>
@@ -331,8 +333,9 @@ static void *informer_main(void *arg)
 				LOG_WARN("informer %s: list failed: %s", inf->resource, e.msg);
 				goto backoff;
 			}
+			/* The backoff is not reset here: a list that works between watches that fail
+			 * (a relist after an error Status) must not make them retry at the minimum. */
 			mark_synced(inf);
-			backoff_ms = 0;
 		}
 
 		err_clear(&e);
@@ -352,7 +355,8 @@ static void *informer_main(void *arg)
 			LOG_WARN("informer %s: very short watch (no event, < 1 s)", inf->resource);
 			goto backoff;
 		}
-		if (rc == ERR_GONE) {
+		enum api__inf_next next = api__inf_after_watch_error(rc, inf->have_status ? &inf->last_status : NULL);
+		if (next == INF_RELIST) {
 			LOG_INFO("informer %s: resourceVersion too old (%s): relisting", inf->resource, e.msg);
 			pthread_mutex_lock(&inf->lock);
 			inf->stats.gone++;
@@ -363,7 +367,12 @@ static void *informer_main(void *arg)
 		pthread_mutex_lock(&inf->lock);
 		inf->stats.watch_errors++;
 		pthread_mutex_unlock(&inf->lock);
-		LOG_WARN("informer %s: watch broken: %s", inf->resource, e.msg);
+		LOG_WARN("informer %s: watch broken: %s%s", inf->resource, e.msg,
+			 next != INF_RELIST_BACKOFF	    ? ""
+			 : inf->last_status.rv_too_large ? " (resourceVersion too large: relisting)"
+							 : " (relisting)");
+		if (next == INF_RELIST_BACKOFF)
+			inf->have_rv = false;
 		if (rc == ERR_TRANSPORT) {
 			/* A fresh connection next time: the old one may be half-dead. */
 			api_conn_free(conn);

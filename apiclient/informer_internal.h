@@ -19,6 +19,23 @@
 #define INFORMER_BACKOFF_MAX_MS 30000
 #define INFORMER_RV_MAX 64
 
+/* The parts of a metav1.Status the informer decides on (watch ERROR event, or an error answer). */
+struct api__inf_status {
+	long code;          /* "code", or the HTTP status when the body is not a Status */
+	char reason[32];    /* "reason" ("" when absent) */
+	bool rv_too_large;  /* upstream isTooLargeResourceVersionError */
+	char message[256];  /* for the log */
+};
+
+/* What the informer does after a watch or a list failed, as client-go v0.37's reflector
+ * (tools/cache/reflector.go: watch(), list(), isExpiredError, isTooLargeResourceVersionError). */
+enum api__inf_next {
+	INF_REWATCH_BACKOFF, /* watch again from the last resourceVersion after the backoff */
+	INF_RELIST,          /* the resourceVersion expired: relist at once */
+	INF_RELIST_BACKOFF,  /* any other error the server reported (a too large resourceVersion
+			      * too): relist after the backoff */
+};
+
 /* A stored object; the key lives in the entry (the map borrows it). */
 struct store_entry {
 	void *obj;         /* one reference owned by the store */
@@ -47,6 +64,8 @@ struct api_informer {
 	bool have_rv; /* false: the next step is a (re)LIST */
 	bool listed_once;
 	char rv[INFORMER_RV_MAX]; /* last resourceVersion seen (also read under lock by stats) */
+	struct api__inf_status last_status; /* of the last failed watch or list page */
+	bool have_status;
 
 	/* lock guards: store, synced's condition, stats, rv (writes by the informer thread are made
 	 * under it so that api_informer_stats can copy it), stats_rv. It is a leaf lock: nothing
@@ -73,5 +92,15 @@ void api__inf_count_decode_error(struct api_informer *inf, const char *key, cons
 /* informer_sync.c: one (re)LIST into the store; one WATCH until it ends (*events: events seen) */
 int api__inf_do_list(struct api_informer *inf, struct api_conn *conn, struct err *e);
 int api__inf_do_watch(struct api_informer *inf, struct api_conn *conn, unsigned long *events, struct err *e);
+/* Status decoding and the decision (informer_sync.c; pure, unit-tested). status_parse reads a
+ * Status object (NULL: none; http_status then stands in for its code); status_from_body parses
+ * an error answer's body with j. */
+void api__inf_status_parse(yajl_val status, long http_status, struct api__inf_status *out);
+void api__inf_status_from_body(struct api__json *j, const char *body, size_t len, long http_status,
+			       struct api__inf_status *out);
+bool api__inf_status_expired(const struct api__inf_status *st);
+/* rc: what the watch returned (not 0, not ERR_STOPPED); st: its Status when the server sent one
+ * (an ERROR event, an HTTP error), else NULL. */
+enum api__inf_next api__inf_after_watch_error(int rc, const struct api__inf_status *st);
 
 #endif

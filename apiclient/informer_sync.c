@@ -17,6 +17,98 @@
 
 static const char *meta_path_rv[] = {"metadata", "resourceVersion", NULL};
 
+/* ---------- errors: a Status and what to do about it ---------- */
+
+/* apimachinery's knownReasons (pkg/api/errors/errors.go): a code stands for its reason only
+ * when the reason is not one of these (IsGone, IsTimeout ...; IsTooManyRequests always). */
+static bool known_reason(const char *r)
+{
+	static const char *const known[] = {"Unauthorized", "Forbidden", "NotFound", "AlreadyExists", "Conflict",
+					    "Gone", "Invalid", "ServerTimeout", "StorageReadError", "Timeout",
+					    "TooManyRequests", "BadRequest", "MethodNotAllowed", "NotAcceptable",
+					    "RequestEntityTooLarge", "UnsupportedMediaType", "InternalError", "Expired",
+					    "ServiceUnavailable"};
+	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		if (!strcmp(r, known[i]))
+			return true;
+	return false;
+}
+
+static bool status_is(const struct api__inf_status *st, const char *reason, long code)
+{
+	return !strcmp(st->reason, reason) || (!known_reason(st->reason) && st->code == code);
+}
+
+void api__inf_status_parse(yajl_val status, long http_status, struct api__inf_status *out)
+{
+	static const char *code_path[] = {"code", NULL}, *reason_path[] = {"reason", NULL},
+			  *msg_path[] = {"message", NULL}, *causes_path[] = {"details", "causes", NULL},
+			  *cause_reason[] = {"reason", NULL}, *cause_msg[] = {"message", NULL};
+	memset(out, 0, sizeof(*out));
+	out->code = http_status;
+	if (!status || !YAJL_IS_OBJECT(status))
+		return;
+	yajl_val code = yajl_tree_get(status, code_path, yajl_t_number);
+	if (code && YAJL_IS_INTEGER(code))
+		out->code = (long)YAJL_GET_INTEGER(code);
+	const char *reason = api__inf_str_at(status, reason_path), *msg = api__inf_str_at(status, msg_path);
+	snprintf(out->reason, sizeof(out->reason), "%s", reason ? reason : "");
+	snprintf(out->message, sizeof(out->message), "%s", msg ? msg : "");
+	/* upstream isTooLargeResourceVersionError: the cause ResourceVersionTooLarge; or, from
+	 * servers before 1.18.6, a Timeout whose cause or message says "Too large resource version" */
+	bool timeout = status_is(out, "Timeout", 504), by_text = timeout && msg && strstr(msg, "Too large resource version");
+	yajl_val causes = yajl_tree_get(status, causes_path, yajl_t_array);
+	for (size_t i = 0; causes && i < YAJL_GET_ARRAY(causes)->len; i++) {
+		yajl_val c = YAJL_GET_ARRAY(causes)->values[i];
+		const char *cr = api__inf_str_at(c, cause_reason), *cm = api__inf_str_at(c, cause_msg);
+		if ((cr && !strcmp(cr, "ResourceVersionTooLarge")) ||
+		    (timeout && cm && !strcmp(cm, "Too large resource version")))
+			by_text = true;
+	}
+	out->rv_too_large = by_text;
+}
+
+void api__inf_status_from_body(struct api__json *j, const char *body, size_t len, long http_status,
+			       struct api__inf_status *out)
+{
+	yajl_val root = NULL;
+	char ebuf[64];
+	if (!body || !len || api__json_parse(j, body, len, &root, ebuf, sizeof(ebuf)))
+		root = NULL; /* not a Status (a proxy's page): the HTTP status speaks for it */
+	api__inf_status_parse(root, http_status, out);
+}
+
+/* upstream isExpiredError: IsResourceExpired (reason Expired) || IsGone */
+bool api__inf_status_expired(const struct api__inf_status *st)
+{
+	return !strcmp(st->reason, "Expired") || status_is(st, "Gone", 410);
+}
+
+enum api__inf_next api__inf_after_watch_error(int rc, const struct api__inf_status *st)
+{
+	if (!st) {
+		/* No Status. A line that is not an event is, upstream, a decoding error the watcher
+		 * reports as an InternalError: relist. A broken connection or a refused one: watch
+		 * again (upstream re-watches a broken stream at once and a refused connection after
+		 * its backoff; csched backs off for both). */
+		return rc == ERR_INVALID ? INF_RELIST_BACKOFF : INF_REWATCH_BACKOFF;
+	}
+	/* Expired: relist at once (csched's choice; upstream relists after its backoff). A fresh
+	 * list cannot be expired again, while a too large resourceVersion (a lagging apiserver)
+	 * can be: upstream's watch() ends and its next ListAndWatch relists after the backoff
+	 * (from RV "" once a list says too large, as csched's relists always are), and so does
+	 * csched, or it would relist in a tight loop. */
+	if (api__inf_status_expired(st))
+		return INF_RELIST;
+	/* upstream watch(): "Watch returned 429 - backing off", then the same watch again */
+	if (!strcmp(st->reason, "TooManyRequests") || st->code == 429)
+		return INF_REWATCH_BACKOFF;
+	/* Anything else ends ListAndWatch ("watch ended with error"; an InternalError is retried
+	 * only within MaxInternalErrorRetryDuration, 0 for the scheduler's informers): after the
+	 * backoff, a new LIST. Watching again from the same resourceVersion could loop forever. */
+	return INF_RELIST_BACKOFF;
+}
+
 /* ---------- LIST ---------- */
 
 static void list_item(struct api_informer *inf, yajl_val item, unsigned long gen)
@@ -128,6 +220,8 @@ int api__inf_do_list(struct api_informer *inf, struct api_conn *conn, struct err
 	int64_t t0 = api_now_ns();
 	size_t total = 0;
 
+	inf->have_status = false;
+
 	snprintf(page, sizeof(page), "%d", inf->page_size);
 	for (;;) {
 		struct list_page pg = {.inf = inf, .gen = gen};
@@ -149,7 +243,14 @@ int api__inf_do_list(struct api_informer *inf, struct api_conn *conn, struct err
 		}
 		rc = api__get_chunks(conn, path, page_data, &pg, e);
 		total += pg.items;
-		if (rc == ERR_GONE && cont && restarts++ < 3) {
+		if (rc && rc != ERR_TRANSPORT && e->http_status) {
+			size_t bl = 0;
+			const char *body = api__conn_error_body(conn, &bl);
+			api__inf_status_from_body(inf->json, body, bl, e->http_status, &inf->last_status);
+			inf->have_status = true;
+		}
+		/* upstream pager: an Expired continuation falls back to a full list (here: paged again) */
+		if (rc && cont && inf->have_status && api__inf_status_expired(&inf->last_status) && restarts++ < 3) {
 			/* The continue token expired (compaction during a long list): start over. */
 			LOG_WARN("informer %s: list continuation expired, restarting the list", inf->resource);
 			curl_free(cont);
@@ -222,8 +323,6 @@ static int watch_line(void *ctx, char *line, size_t len)
 {
 	static const char *type_path[] = {"type", NULL};
 	static const char *obj_path[] = {"object", NULL};
-	static const char *code_path[] = {"code", NULL};
-	static const char *msg_path[] = {"message", NULL};
 	struct watch_ctx *w = ctx;
 	struct api_informer *inf = w->inf;
 	char ebuf[256], key[512];
@@ -243,17 +342,17 @@ static int watch_line(void *ctx, char *line, size_t len)
 		rc = err_set(w->e, ERR_INVALID, "informer %s: watch event without type or object", inf->resource);
 		goto out;
 	}
-	w->events++;
 	if (!strcmp(type, "ERROR")) {
-		yajl_val code = yajl_tree_get(obj, code_path, yajl_t_number);
-		const char *msg = api__inf_str_at(obj, msg_path);
-		long long c = code && YAJL_IS_INTEGER(code) ? YAJL_GET_INTEGER(code) : 0;
-		rc = err_set(w->e, c == 410 ? ERR_GONE : ERR_HTTP, "informer %s: watch ERROR %lld: %s", inf->resource,
-			     c, msg ? msg : "");
+		struct api__inf_status *st = &inf->last_status;
+		api__inf_status_parse(obj, 0, st);
+		inf->have_status = true;
+		rc = err_set(w->e, api__inf_status_expired(st) ? ERR_GONE : ERR_HTTP, "informer %s: watch ERROR %ld %s: %s",
+			     inf->resource, st->code, st->reason, st->message);
 		if (w->e)
-			w->e->http_status = (int)c;
+			w->e->http_status = (int)st->code;
 		goto out;
 	}
+	w->events++; /* not an ERROR: that one ends the watch and proves nothing healthy */
 	const char *rv = api__inf_str_at(obj, meta_path_rv);
 	if (!strcmp(type, "BOOKMARK")) {
 		pthread_mutex_lock(&inf->lock);
@@ -301,8 +400,16 @@ int api__inf_do_watch(struct api_informer *inf, struct api_conn *conn, unsigned 
 		return err_set(e, ERR_NOMEM, "informer %s: watch path", inf->resource);
 	LOG_V(3, "informer %s: watching from resourceVersion %s", inf->resource, rv);
 	struct watch_ctx w = {.inf = inf, .e = e};
+	inf->have_status = false;
 	int rc = api_stream(conn, path, watch_line, &w, &inf->stop, e);
 	*events = w.events;
+	if (rc && !inf->have_status && e && e->http_status && rc != ERR_TRANSPORT) {
+		/* the server refused the watch itself: its answer is a Status */
+		size_t bl = 0;
+		const char *body = api__conn_error_body(conn, &bl);
+		api__inf_status_from_body(inf->json, body, bl, e->http_status, &inf->last_status);
+		inf->have_status = true;
+	}
 	free(path);
 	return rc;
 }
