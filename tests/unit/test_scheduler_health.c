@@ -71,7 +71,7 @@ static int fake_post(void *ctx, bool authz, const char *path, const char *body, 
 	if (f->sar_error)
 		return err_set(e, ERR_HTTP, "the server is currently unable to handle the request");
 	if (strstr(body, "\"user\":\"slow\"")) { /* an apiserver that takes its time */
-		struct timespec ts = {1, 500000000L};
+		struct timespec ts = {4, 0};
 		nanosleep(&ts, NULL);
 	}
 	bool metrics = strstr(body, "\"path\":\"/metrics\"") != NULL;
@@ -427,13 +427,13 @@ static void test_health_idle_connections(void **state)
 	}
 	struct timespec ts = {0, 200000000L}; /* let the server accept them all */
 	nanosleep(&ts, NULL);
-	/* at once: the kubelet's default probe timeout is 1s (a full server answers only when the
-	 * idle ones time out) */
+	/* at once: a full server answers only when the idle ones time out (32 s); the bound leaves
+	 * room for TLS under valgrind (two handshakes take ~1 s there, ~10 ms natively) */
 	int64_t t0 = mono_ms();
 	get(port, NULL, "/livez", NULL, 200, "ok");
 	get(port, NULL, "/readyz", NULL, 200, "ok");
 	int64_t took = mono_ms() - t0;
-	if (took > 1000)
+	if (took > 5000)
 		fail_msg("/livez and /readyz took %lld ms beside 70 idle connections", (long long)took);
 	for (int i = 0; i < 70; i++)
 		close(idle[i]);
@@ -470,7 +470,7 @@ static void test_health_per_ip_limit(void **state)
 	int64_t t0 = mono_ms();
 	get(port, "127.0.0.1", "/livez", NULL, 200, "ok");
 	int64_t took = mono_ms() - t0;
-	if (took > 1000)
+	if (took > 5000) /* as above */
 		fail_msg("/livez took %lld ms beside %u connections from one client", (long long)took, opened);
 	/* the server closed the ones over the per-IP limit */
 	unsigned closed = 0;
@@ -496,7 +496,7 @@ static void *slow_get(void *arg)
 }
 
 /* Auth over HTTPS, with the reviews made on the auth thread while the connection is suspended:
- * a review that takes 1.5 s does not delay /livez. */
+ * a review that takes 4 s does not delay /livez. */
 static void test_health_auth_over_https(void **state)
 {
 	(void)state;
@@ -531,7 +531,7 @@ static void test_health_auth_over_https(void **state)
 	get(port, NULL, "/livez", NULL, 200, "ok");
 	int64_t took = mono_ms() - t0;
 	pthread_join(t, NULL);
-	if (took > 1000)
+	if (took > 3000) /* ~5 ms natively, under 1 s with valgrind */
 		fail_msg("/livez took %lld ms beside a slow review", (long long)took);
 	sched_health_stop(h);
 	sched_auth_free(a);
