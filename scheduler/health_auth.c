@@ -365,6 +365,14 @@ static enum outcome review_token(struct sched_auth *a, const char *token, bool m
 	yajl_val authd = st ? field(st, "authenticated", NULL) : NULL;
 	yajl_val u = st ? field(st, "user", NULL) : NULL;
 	ok = authd && YAJL_IS_TRUE(authd) && u && YAJL_IS_OBJECT(u);
+	const char *why = st ? str_or(field(st, "error", NULL), "") : "";
+	if (!ok && *why) {
+		/* upstream webhook: not authenticated with status.error is an error, which the token
+		 * cache does not keep (cacheErrs false): 401 now, a new review next time */
+		LOG_V(4, "Unable to authenticate the request: %s", why);
+		yajl_tree_free(doc);
+		return OUT_NO;
+	}
 	struct strbuf ub = STRBUF_INIT;
 	if (ok)
 		json_val(&ub, u);

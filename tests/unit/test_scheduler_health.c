@@ -37,7 +37,8 @@ static int64_t fake_now(void *ctx)
 }
 
 /* TokenReview: "good" is alice (uid 42, group devs, an extra), "root" is in system:masters,
- * "nobody" is bob; anything else is not authenticated. SubjectAccessReview: alice may get
+ * "nobody" is bob; "err-*" is not authenticated with status.error (what the apiserver answers for
+ * a malformed token); anything else is not authenticated without an error. SubjectAccessReview: alice may get
  * /metrics, bob is denied with a reason, everybody else gets no opinion. */
 static int fake_post(void *ctx, bool authz, const char *path, const char *body, char **resp, struct err *e)
 {
@@ -61,8 +62,11 @@ static int fake_post(void *ctx, bool authz, const char *path, const char *body, 
 		if (user)
 			snprintf(buf, sizeof buf,
 				 "{\"kind\":\"TokenReview\",\"status\":{\"authenticated\":true,\"user\":%s}}", user);
+		else if (strstr(body, "\"token\":\"err-"))
+			snprintf(buf, sizeof buf, "{\"kind\":\"TokenReview\",\"status\":{\"user\":{},"
+						  "\"error\":\"[invalid bearer token, square/go-jose: error in cryptographic primitive]\"}}");
 		else
-			snprintf(buf, sizeof buf, "{\"kind\":\"TokenReview\",\"status\":{\"error\":\"invalid bearer token\"}}");
+			snprintf(buf, sizeof buf, "{\"kind\":\"TokenReview\",\"status\":{\"user\":{}}}");
 		*resp = strdup(buf);
 		return 0;
 	}
@@ -241,6 +245,12 @@ static void test_auth_cache_ttls(void **state)
 	sched_auth_review_counts(a, &tr, &sar);
 	assert_int_equal(tr, 5);
 	assert_int_equal(sar, 3);
+	/* not authenticated with status.error: an error for upstream's webhook authenticator, which
+	 * the cache does not keep (cache.New(tokenAuth, false, ...)): 401 and a review every time */
+	decide(a, "Bearer err-1", "/metrics", 401, UNAUTHORIZED);
+	decide(a, "Bearer err-1", "/metrics", 401, UNAUTHORIZED);
+	sched_auth_review_counts(a, &tr, &sar);
+	assert_int_equal(tr, 7);
 	sched_auth_free(a);
 
 	/* distinct TTLs: allowed 30s, unauthorized 2s, tokens 60s */
