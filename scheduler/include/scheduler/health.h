@@ -35,8 +35,8 @@
  * that per client IP, so one client cannot take every slot.
  *
  * THREADS: the server runs its own polling thread (epoll) and one auth thread that makes the
- * TokenReview / SubjectAccessReview calls while the connection waits suspended, so a slow
- * apiserver never delays another request. The check callbacks are called from the polling thread
+ * TokenReview / SubjectAccessReview calls (one at a time) while the connection waits suspended,
+ * so a slow apiserver never delays a request that needs no review (a probe). The check callbacks are called from the polling thread
  * and must be cheap and thread-safe (read atomics, take a lock briefly). The options' pointers
  * must outlive the server. */
 #ifndef CSCHED_HEALTH_H
