@@ -14,7 +14,7 @@ BUILD ?= build
 BUILD_TYPE ?= RelWithDebInfo
 # Every published benchmark figure comes from a Release (-O3) build: bench keeps its own.
 BENCH_BUILD ?= build-bench
-DEPS := cmake make gcc pkg-config libcurl4-openssl-dev libyajl-dev libyaml-dev libmicrohttpd-dev \
+DEPS := cmake make gcc pkg-config libcurl4-openssl-dev libyajl-dev libyaml-dev libmicrohttpd-dev libgnutls28-dev \
 	libcmocka-dev valgrind openssl curl ca-certificates util-linux procps python3 iproute2
 
 .PHONY: all deps build test test-unit test-integration test-asan test-tsan test-valgrind cluster demo bench clean \

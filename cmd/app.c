@@ -55,7 +55,9 @@ struct app {
 	struct sched_metrics *metrics;
 	struct sched_leader *leader; /* NULL without leader election */
 	struct scheduler *s;
-	struct sched_health *health; /* NULL with --port=0 */
+	struct sched_health *health; /* NULL with --secure-port=0 */
+	struct sched_auth *auth;
+	struct api_client *authn_client, *authz_client; /* TokenReview, SubjectAccessReview */
 	bool global_init;            /* api_global_init succeeded */
 };
 
@@ -235,11 +237,66 @@ static int start_leader_election(struct app *a, struct err *e)
 	return 0;
 }
 
-static int start_health(struct app *a, const struct cmd_flags *f, struct err *e)
+/* The client for delegated auth reviews: the given kubeconfig, else csched's own connection
+ * (upstream: the in-cluster config, which is csched's own when it runs in a pod without one);
+ * upstream's DelegatingAuthorizationOptions client settings: QPS 200, burst 400, timeout 10s. */
+static struct api_client *make_review_client(const struct config *cfg, const char *kubeconfig, const char *master,
+					     const char *flag, struct err *e)
 {
+	struct api_config ac = { 0 };
+	if (kubeconfig && kubeconfig[0]) {
+		if (api_config_load_kubeconfig(&ac, kubeconfig, NULL, e) < 0) {
+			api_config_release(&ac);
+			err_prefix(e, "%s", flag);
+			return NULL;
+		}
+	} else {
+		const char *kc = cfg->client_connection.kubeconfig;
+		if (api_config_load_default(&ac, kc && kc[0] ? kc : NULL, NULL, e) < 0) {
+			api_config_release(&ac);
+			return NULL;
+		}
+		if (master && master[0]) {
+			free(ac.server);
+			if (!(ac.server = strdup(master))) {
+				api_config_release(&ac);
+				err_set(e, ERR_NOMEM, "out of memory");
+				return NULL;
+			}
+		}
+	}
+	ac.qps = 200;
+	ac.burst = 400;
+	ac.request_timeout_ms = 10000;
+	struct api_client *c = api_client_new(&ac, e);
+	api_config_release(&ac);
+	return c;
+}
+
+static int start_health(struct app *a, const struct cmd_flags *f, const char *master, struct err *e)
+{
+	if (!(a->authn_client = make_review_client(&a->cfg, f->authentication_kubeconfig, master,
+						    "--authentication-kubeconfig", e)) ||
+	    !(a->authz_client = make_review_client(&a->cfg, f->authorization_kubeconfig, master,
+						    "--authorization-kubeconfig", e)))
+		return failed(e);
+	/* a TTL of 0 caches nothing (upstream); 1 ns is as good */
+	struct sched_auth_options ao = {
+		.authn = a->authn_client,
+		.authz = a->authz_client,
+		.token_ttl_ns = f->authentication_token_cache_ttl_ns ? f->authentication_token_cache_ttl_ns : 1,
+		.allow_ttl_ns = f->authorization_allow_ttl_ns ? f->authorization_allow_ttl_ns : 1,
+		.deny_ttl_ns = f->authorization_deny_ttl_ns ? f->authorization_deny_ttl_ns : 1,
+		.always_allow_paths = f->authorization_always_allow_paths,
+	};
+	if (!(a->auth = sched_auth_new(&ao, e)))
+		return failed(e);
 	struct sched_health_options ho = {
 		.bind_address = f->bind_address,
 		.port = f->port,
+		.cert_file = f->tls_cert_file,
+		.key_file = f->tls_private_key_file,
+		.auth = a->auth,
 		.metrics = a->metrics,
 		.leader = a->leader,
 		.ctx = a->s,
@@ -248,7 +305,7 @@ static int start_health(struct app *a, const struct cmd_flags *f, struct err *e)
 	};
 	if (!(a->health = sched_health_start(&ho, e)))
 		return failed(e);
-	LOG_INFO("Serving health and metrics on %s:%d", f->bind_address, sched_health_port(a->health));
+	LOG_INFO("Serving health and metrics over HTTPS on %s:%d", f->bind_address, sched_health_port(a->health));
 	return 0;
 }
 
@@ -282,7 +339,7 @@ static int app_start(struct app *a, const struct cmd_flags *f, struct err *e)
 	}
 	if (!(a->s = sched_new(&so, e)))
 		return failed(e);
-	if (f->port != 0 && start_health(a, f, e) < 0)
+	if (f->port != 0 && start_health(a, f, f->master, e) < 0)
 		return failed(e);
 	/* A standby keeps its caches warm (unless delayCacheUntilActive) so failover needs no LIST. */
 	if ((!a->cfg.delay_cache_until_active || !a->leader) && sched_start_informers(a->s, e) < 0)
@@ -325,6 +382,9 @@ static void app_release(struct app *a)
 	sched_stop(a->s);
 	sched_leader_stop(a->leader);
 	sched_health_stop(a->health);
+	sched_auth_free(a->auth);
+	api_client_free(a->authz_client);
+	api_client_free(a->authn_client);
 	sched_leader_free(a->leader);
 	sched_free(a->s);
 	sched_metrics_free(a->metrics);

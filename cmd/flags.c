@@ -29,7 +29,8 @@ struct flag_def {
 #define OFF(m) offsetof(struct cmd_flags, m)
 #define NOSET (-1)
 
-static const char G_MISC[] = "Misc flags", G_SERVE[] = "Serving flags (health and metrics)",
+static const char G_MISC[] = "Misc flags", G_SERVE[] = "Secure serving flags", G_AUTHN[] = "Authentication flags",
+		  G_AUTHZ[] = "Authorization flags",
 		  G_LE[] = "Leader election flags", G_DEP[] = "Deprecated flags", G_LOG[] = "Logs flags",
 		  G_GLOBAL[] = "Global flags";
 
@@ -39,8 +40,18 @@ static const struct flag_def flags[] = {
 	{ "master", 0, F_STRING, G_MISC, "", OFF(master), NOSET, "The address of the Kubernetes API server (overrides any value in kubeconfig)." },
 	{ "write-config-to", 0, F_STRING, G_MISC, "", OFF(write_config_to), NOSET, "If set, write the configuration values to this file and exit." },
 	{ "policy-config-file", 0, F_STRING, G_MISC, "", OFF(policy_config_file), NOSET, "File with a legacy scheduler Policy (kind: Policy, removed upstream in v1.23); csched maps its predicates and priorities to plugins. Cannot be combined with --config." },
-	{ "bind-address", 0, F_STRING, G_SERVE, SCHED_HEALTH_DEFAULT_BIND_ADDRESS, OFF(bind_address), NOSET, "The IP address on which to serve /healthz, /livez, /readyz and /metrics." },
-	{ "port", 0, F_PORT, G_SERVE, "10251", OFF(port), NOSET, "The port on which to serve /healthz, /livez, /readyz and /metrics. 0 disables the server." },
+	{ "bind-address", 0, F_STRING, G_SERVE, SCHED_HEALTH_DEFAULT_BIND_ADDRESS, OFF(bind_address), NOSET, "The IP address on which to listen for the --secure-port port. The associated interface(s) must be reachable by the rest of the cluster, and by CLI/web clients. If blank or an unspecified address (0.0.0.0 or ::), all interfaces and IP address families will be used." },
+	{ "secure-port", 0, F_PORT, G_SERVE, "10259", OFF(port), NOSET, "The port on which to serve HTTPS with authentication and authorization. If 0, don't serve HTTPS at all." },
+	{ "tls-cert-file", 0, F_STRING, G_SERVE, "", OFF(tls_cert_file), NOSET, "File containing the default x509 Certificate for HTTPS. (CA cert, if any, concatenated after server cert). If HTTPS serving is enabled, and --tls-cert-file and --tls-private-key-file are not provided, a self-signed certificate and key are generated in memory." },
+	{ "tls-private-key-file", 0, F_STRING, G_SERVE, "", OFF(tls_private_key_file), NOSET, "File containing the default x509 private key matching --tls-cert-file." },
+	{ "authentication-kubeconfig", 0, F_STRING, G_AUTHN, "", OFF(authentication_kubeconfig), NOSET, "kubeconfig file pointing at the 'core' kubernetes server with enough rights to create tokenreviews.authentication.k8s.io. This is optional. If empty, csched's own connection (--kubeconfig / clientConnection) is used." },
+	{ "authentication-skip-lookup", 0, F_BOOL, G_AUTHN, "", OFF(authentication_skip_lookup), NOSET, "If false, the authentication-kubeconfig will be used to lookup missing authentication configuration from the cluster. (csched: accepted; it does no lookup, client certificates are not accepted.)" },
+	{ "authentication-token-webhook-cache-ttl", 0, F_DURATION, G_AUTHN, "10s", OFF(authentication_token_cache_ttl_ns), NOSET, "The duration to cache responses from the webhook token authenticator." },
+	{ "authentication-tolerate-lookup-failure", 0, F_BOOL, G_AUTHN, "true", OFF(authentication_tolerate_lookup_failure), NOSET, "If true, failures to look up missing authentication configuration from the cluster are not considered fatal. (csched: accepted; it does no lookup.)" },
+	{ "authorization-always-allow-paths", 0, F_STRING, G_AUTHZ, SCHED_AUTH_DEFAULT_ALWAYS_ALLOW_PATHS, OFF(authorization_always_allow_paths), NOSET, "A list of HTTP paths to skip during authorization, i.e. these are authorized without contacting the 'core' kubernetes server." },
+	{ "authorization-kubeconfig", 0, F_STRING, G_AUTHZ, "", OFF(authorization_kubeconfig), NOSET, "kubeconfig file pointing at the 'core' kubernetes server with enough rights to create subjectaccessreviews.authorization.k8s.io. This is optional. If empty, csched's own connection (--kubeconfig / clientConnection) is used." },
+	{ "authorization-webhook-cache-authorized-ttl", 0, F_DURATION, G_AUTHZ, "10s", OFF(authorization_allow_ttl_ns), NOSET, "The duration to cache 'authorized' responses from the webhook authorizer." },
+	{ "authorization-webhook-cache-unauthorized-ttl", 0, F_DURATION, G_AUTHZ, "10s", OFF(authorization_deny_ttl_ns), NOSET, "The duration to cache 'unauthorized' responses from the webhook authorizer." },
 	{ "leader-elect", 0, F_BOOL, G_LE, "true", OFF(leader_elect), OFF(set_leader_elect), "Start a leader election client and gain leadership before executing the main loop. Enable this when running replicated components for high availability." },
 	{ "leader-elect-lease-duration", 0, F_DURATION, G_LE, "15s", OFF(lease_duration_ns), OFF(set_lease_duration), "The duration that non-leader candidates will wait after observing a leadership renewal until attempting to acquire leadership of a led but unrenewed leader slot." },
 	{ "leader-elect-renew-deadline", 0, F_DURATION, G_LE, "10s", OFF(renew_deadline_ns), OFF(set_renew_deadline), "The interval between attempts by the acting master to renew a leadership slot before it stops leading. This must be less than the lease duration." },
@@ -156,6 +167,11 @@ int cmd_flags_parse(struct cmd_flags *f, int argc, char **argv, struct err *e)
 	memset(f, 0, sizeof(*f));
 	f->bind_address = SCHED_HEALTH_DEFAULT_BIND_ADDRESS;
 	f->port = SCHED_HEALTH_DEFAULT_PORT;
+	f->authentication_token_cache_ttl_ns = SCHED_AUTH_DEFAULT_TTL_NS;
+	f->authentication_tolerate_lookup_failure = true;
+	f->authorization_always_allow_paths = SCHED_AUTH_DEFAULT_ALWAYS_ALLOW_PATHS;
+	f->authorization_allow_ttl_ns = SCHED_AUTH_DEFAULT_TTL_NS;
+	f->authorization_deny_ttl_ns = SCHED_AUTH_DEFAULT_TTL_NS;
 	f->leader_elect = true;
 	f->lease_duration_ns = SCHED_LEADER_DEFAULT_LEASE_DURATION_MS * 1000000LL;
 	f->renew_deadline_ns = SCHED_LEADER_DEFAULT_RENEW_DEADLINE_MS * 1000000LL;
@@ -182,7 +198,13 @@ int cmd_flags_parse(struct cmd_flags *f, int argc, char **argv, struct err *e)
 			const char *name = a + 2, *eq = strchr(name, '=');
 			size_t len = eq ? (size_t)(eq - name) : strlen(name);
 			dash = "--";
-			if (!(d = find_long(name, len)))
+			if (!(d = find_long(name, len)) && len == 4 && strncmp(name, "port", 4) == 0)
+				/* csched's old plain-HTTP port; upstream removed its own in v1.23 */
+				return err_set(e, ERR_INVALID,
+					       "unknown flag: --port (removed: csched serves HTTPS with authentication "
+					       "on --secure-port, default 10259; --secure-port=0 turns it off; see "
+					       "docs/operations.md)");
+			if (!d)
 				return err_set(e, ERR_INVALID, "unknown flag: --%.*s", (int)len, name);
 			if (eq)
 				val = eq + 1;
@@ -233,7 +255,7 @@ static void usage_plugins(FILE *out)
 
 void cmd_flags_usage(FILE *out, const char *prog)
 {
-	static const char *const groups[] = { G_MISC, G_SERVE, G_LE, G_DEP, G_LOG, G_GLOBAL };
+	static const char *const groups[] = { G_MISC, G_SERVE, G_AUTHN, G_AUTHZ, G_LE, G_DEP, G_LOG, G_GLOBAL };
 	static const char *const type_names[] = { [F_STRING] = "string", [F_BOOL] = "", [F_INT] = "int",
 						  [F_PORT] = "int", [F_DOUBLE] = "float", [F_DURATION] = "duration",
 						  [F_LEVEL] = "Level" };

@@ -1,7 +1,14 @@
-/* HTTP health and metrics endpoints.
+/* HTTPS health and metrics endpoints, behind delegated authentication and authorization.
  *
- * DESIGN: libmicrohttpd runs one internal polling thread; every request is answered on its first
- * callback (GET/HEAD carry no body), so there is no per-connection state. The listening socket
+ * DESIGN: libmicrohttpd (with GnuTLS) runs one internal polling thread (epoll). A request is
+ * answered on its first callback when its auth decision needs no review (no token, or the
+ * caches answer); otherwise the connection is suspended and queued to the auth thread, which
+ * makes the TokenReview / SubjectAccessReview calls and resumes it, and the request is answered
+ * on the callback after the resume. So a slow apiserver delays only the requests that wait for
+ * it, never /livez of a kubelet (which sends no token). Exhaustion: MHD closes connections idle
+ * for SCHED_HEALTH_IDLE_TIMEOUT_S (a TLS handshake or request never sent counts), caps the total
+ * and the connections per client IP (a quarter of the total), so one client cannot hold every
+ * slot. The listening socket
  * is created here rather than by MHD so that a bind failure reports errno ("address already in
  * use") instead of a bare NULL; MHD owns the socket afterwards and closes it in
  * MHD_stop_daemon. Checks read the scheduler's state only through the callbacks in the options
@@ -12,23 +19,45 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/log.h"
+#include "health_internal.h"
 #include "scheduler/leader.h"
 #include "scheduler/metrics.h"
 
+/* A request waiting for a review: queued to the auth thread, freed when MHD completes it. */
+struct job {
+	struct job *next;
+	struct MHD_Connection *conn;
+	char *authorization, *path;
+	bool done; /* d is set (written by the auth thread before MHD_resume_connection) */
+	struct sched_auth_decision d;
+};
+
 struct sched_health {
-	struct sched_health_options o; /* bind_address is not kept */
+	struct sched_health_options o; /* bind_address, cert_file, key_file are not kept */
+	struct sched_auth *own_auth;   /* made when o.auth is NULL */
 	struct MHD_Daemon *daemon;
+	char *cert_pem, *key_pem;
 	int port;
+	/* the auth thread's queue */
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct job *head, **tail;
+	bool stopping, thread_started;
+	pthread_t thread;
 };
 
 /* ---------- Checks ---------- */
@@ -91,6 +120,7 @@ static enum MHD_Result respond(struct MHD_Connection *conn, unsigned status, con
 	}
 	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
 	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+	MHD_add_response_header(r, "Cache-Control", "no-cache, private"); /* upstream WithCacheControl */
 	enum MHD_Result ret = MHD_queue_response(conn, status, r);
 	MHD_destroy_response(r);
 	return ret;
@@ -188,17 +218,128 @@ static enum MHD_Result serve_metrics(struct sched_health *h, struct MHD_Connecti
 	return respond(conn, MHD_HTTP_OK, SCHED_METRICS_CONTENT_TYPE, text, len, true);
 }
 
+/* ---------- Auth ---------- */
+
+static void *auth_thread(void *arg)
+{
+	struct sched_health *h = arg;
+	pthread_mutex_lock(&h->mu);
+	for (;;) {
+		while (!h->head && !h->stopping)
+			pthread_cond_wait(&h->cv, &h->mu);
+		struct job *j = h->head;
+		if (!j)
+			break;
+		h->head = j->next;
+		if (!h->head)
+			h->tail = &h->head;
+		bool stopping = h->stopping;
+		pthread_mutex_unlock(&h->mu);
+		if (stopping) /* answer at once: the server is going away */
+			sched_auth_decide(h->o.auth, j->authorization, j->path, "get", false, &j->d);
+		else
+			sched_auth_decide(h->o.auth, j->authorization, j->path, "get", true, &j->d);
+		j->done = true;
+		MHD_resume_connection(j->conn);
+		pthread_mutex_lock(&h->mu);
+	}
+	pthread_mutex_unlock(&h->mu);
+	return NULL;
+}
+
+static void job_free(struct job *j)
+{
+	if (!j)
+		return;
+	sched_auth_decision_release(&j->d);
+	free(j->authorization);
+	free(j->path);
+	free(j);
+}
+
+static void request_completed(void *cls, struct MHD_Connection *conn, void **req_cls,
+			      enum MHD_RequestTerminationCode toe)
+{
+	(void)cls;
+	(void)conn;
+	(void)toe;
+	job_free(*req_cls);
+	*req_cls = NULL;
+}
+
+/* Suspends conn and queues its review; MHD_NO if that cannot be done. */
+static enum MHD_Result queue_review(struct sched_health *h, struct MHD_Connection *conn, const char *authorization,
+				    const char *url, void **req_cls)
+{
+	struct job *j = calloc(1, sizeof *j);
+	if (!j || !(j->path = strdup(url)) || (authorization && !(j->authorization = strdup(authorization)))) {
+		job_free(j);
+		return MHD_NO;
+	}
+	j->conn = conn;
+	pthread_mutex_lock(&h->mu);
+	if (h->stopping) { /* the auth thread may be gone: nothing would resume it */
+		pthread_mutex_unlock(&h->mu);
+		job_free(j);
+		return MHD_NO;
+	}
+	*req_cls = j;
+	MHD_suspend_connection(conn); /* before the auth thread can resume it */
+	*h->tail = j;
+	h->tail = &j->next;
+	pthread_cond_signal(&h->cv);
+	pthread_mutex_unlock(&h->mu);
+	return MHD_YES;
+}
+
+static enum MHD_Result respond_refusal(struct MHD_Connection *conn, struct sched_auth_decision *d)
+{
+	if (!d->body)
+		return MHD_NO;
+	char *body = d->body;
+	d->body = NULL;
+	return respond(conn, d->status, d->content_type, body, d->len, true);
+}
+
+static enum MHD_Result serve(struct sched_health *h, struct MHD_Connection *conn, const char *url);
+
 static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
 			      const char *version, const char *upload_data, size_t *upload_data_size, void **req_cls)
 {
 	struct sched_health *h = cls;
 	(void)version;
 	(void)upload_data;
-	(void)upload_data_size;
-	(void)req_cls;
-	if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
+	struct job *j = *req_cls;
+	if (j) { /* resumed after its review */
+		if (!j->done)
+			return MHD_YES;
+		return j->d.verdict == SCHED_AUTH_ALLOW ? serve(h, conn, url) : respond_refusal(conn, &j->d);
+	}
+	if (*upload_data_size) { /* a body (not GET/HEAD): ignore it, answer once it is read */
+		*upload_data_size = 0;
+		return MHD_YES;
+	}
+	/* upstream authenticates and authorizes before routing, whatever the method */
+	const char *authorization = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
+	struct sched_auth_decision d;
+	const char *verb = strcmp(method, MHD_HTTP_METHOD_GET) == 0 || strcmp(method, MHD_HTTP_METHOD_HEAD) == 0 ? "get"
+															 : "create";
+	sched_auth_decide(h->o.auth, authorization, url, verb, false, &d);
+	if (d.verdict == SCHED_AUTH_PENDING && strcmp(verb, "get") == 0)
+		return queue_review(h, conn, authorization, url, req_cls);
+	if (d.verdict != SCHED_AUTH_ALLOW && d.verdict != SCHED_AUTH_PENDING) {
+		enum MHD_Result r = respond_refusal(conn, &d);
+		sched_auth_decision_release(&d);
+		return r;
+	}
+	sched_auth_decision_release(&d);
+	if (strcmp(verb, "get") != 0)
 		return respond_text(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed\n");
+	return serve(h, conn, url);
+}
 
+static enum MHD_Result serve(struct sched_health *h, struct MHD_Connection *conn, const char *url)
+{
 	static const struct {
 		const char *prefix;
 		bool readyz;
@@ -225,7 +366,7 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
 	size_t n = strlen(msg);
 	while (n && msg[n - 1] == '\n')
 		msg[--n] = '\0';
-	LOG_WARN("health server: %s", msg);
+	LOG_V(2, "health server: %s", msg); /* client-driven (one per bad connection): not a warning */
 }
 
 /* ---------- Lifecycle ---------- */
@@ -260,7 +401,7 @@ static int listen_on(const char *addr, int port, bool *ipv6, int *bound_port, st
 	}
 	int one = 1;
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-	if (bind(fd, (struct sockaddr *)&ss, sl) != 0 || listen(fd, 64) != 0) {
+	if (bind(fd, (struct sockaddr *)&ss, sl) != 0 || listen(fd, SOMAXCONN) != 0) {
 		err_set(e, ERR_IO, "health server: listen on %s:%d: %s", addr, (int)p, strerror(errno));
 		close(fd);
 		return -1;
@@ -275,6 +416,79 @@ static int listen_on(const char *addr, int port, bool *ipv6, int *bound_port, st
 	return fd;
 }
 
+/* Reads a whole PEM file (cert or key) into a malloc'd string. */
+static char *read_pem(const char *flag, const char *path, struct err *e)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	char *buf = NULL;
+	if (fd < 0 || fstat(fd, &st) != 0) {
+		err_set(e, ERR_IO, "%s: open %s: %s", flag, path, strerror(errno));
+		goto out;
+	}
+	if (st.st_size <= 0 || st.st_size > (1 << 20)) {
+		err_set(e, ERR_INVALID, "%s: %s: not a PEM file of at most 1 MiB", flag, path);
+		goto out;
+	}
+	if (!(buf = malloc((size_t)st.st_size + 1))) {
+		err_set(e, ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	size_t got = 0;
+	while (got < (size_t)st.st_size) {
+		ssize_t n = read(fd, buf + got, (size_t)st.st_size - got);
+		if (n <= 0) {
+			err_set(e, ERR_IO, "%s: read %s: %s", flag, path, n < 0 ? strerror(errno) : "short read");
+			free(buf);
+			buf = NULL;
+			goto out;
+		}
+		got += (size_t)n;
+	}
+	buf[got] = '\0';
+out:
+	if (fd >= 0)
+		close(fd);
+	return buf;
+}
+
+/* The serving certificate: the files, or upstream's in-memory self-signed one
+ * (MaybeDefaultWithSelfSignedCerts("localhost", nil, [127.0.0.1]) plus the bind address, or
+ * "localhost" again when it is unspecified). */
+static int load_cert(struct sched_health *h, const struct sched_health_options *o, const char *addr,
+		     struct err *e)
+{
+	bool have_cert = o->cert_file && *o->cert_file, have_key = o->key_file && *o->key_file;
+	if (have_cert != have_key)
+		return err_set(e, ERR_INVALID, "--tls-cert-file and --tls-private-key-file must be given together");
+	if (have_cert) {
+		if (!(h->cert_pem = read_pem("--tls-cert-file", o->cert_file, e)) ||
+		    !(h->key_pem = read_pem("--tls-private-key-file", o->key_file, e)))
+			return e ? e->code : ERR_IO;
+		return 0;
+	}
+	const char *ips[2] = {"127.0.0.1", NULL}, *dns[1] = {"localhost"};
+	bool unspecified = strcmp(addr, "0.0.0.0") == 0 || strcmp(addr, "::") == 0;
+	if (!unspecified)
+		ips[1] = addr;
+	if (sched_health_self_signed("localhost", ips, unspecified ? 1 : 2, dns, unspecified ? 1 : 0, &h->cert_pem,
+				     &h->key_pem, e) < 0)
+		return e ? e->code : ERR_IO;
+	LOG_INFO("Generated self-signed cert in-memory");
+	return 0;
+}
+
+/* The connection cap: SCHED_HEALTH_MAX_CONNECTIONS, or half the descriptors RLIMIT_NOFILE
+ * allows (the rest are the scheduler's). */
+static unsigned connection_limit(void)
+{
+	struct rlimit rl;
+	unsigned limit = SCHED_HEALTH_MAX_CONNECTIONS;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur / 2 < limit)
+		limit = (unsigned)(rl.rlim_cur / 2);
+	return limit < 8 ? 8 : limit;
+}
+
 struct sched_health *sched_health_start(const struct sched_health_options *o, struct err *e)
 {
 	struct sched_health *h = NULL;
@@ -285,7 +499,8 @@ struct sched_health *sched_health_start(const struct sched_health_options *o, st
 		goto fail;
 	}
 	if (o->port != SCHED_HEALTH_PORT_EPHEMERAL && (o->port < 1 || o->port > 65535)) {
-		err_set(e, ERR_INVALID, "--port: %d is not a port (1..65535; 0 disables the server)", o->port);
+		err_set(e, ERR_INVALID, "--secure-port %d must be between 0 and 65535, inclusive. 0 for turning off secure port",
+			o->port);
 		goto fail;
 	}
 	const char *addr = o->bind_address && *o->bind_address ? o->bind_address : SCHED_HEALTH_DEFAULT_BIND_ADDRESS;
@@ -294,24 +509,44 @@ struct sched_health *sched_health_start(const struct sched_health_options *o, st
 		goto fail;
 	}
 	h->o = *o;
-	h->o.bind_address = NULL;
+	h->o.bind_address = h->o.cert_file = h->o.key_file = NULL;
+	h->tail = &h->head;
+	pthread_mutex_init(&h->mu, NULL);
+	pthread_cond_init(&h->cv, NULL);
+	if (!h->o.auth && !(h->o.auth = h->own_auth = sched_auth_new(NULL, e)))
+		goto fail;
 	if ((fd = listen_on(addr, o->port, &ipv6, &h->port, e)) < 0)
 		goto fail;
-	unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG | (ipv6 ? MHD_USE_IPv6 : 0);
-	h->daemon = MHD_start_daemon(flags, 0, NULL, NULL, handle, h, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
-				     MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30,
-				     MHD_OPTION_CONNECTION_LIMIT, (unsigned)64, MHD_OPTION_END);
-	if (!h->daemon) {
-		err_set(e, ERR_IO, "health server: cannot start the HTTP server on %s:%d", addr, h->port);
+	if (load_cert(h, o, addr, e) < 0)
+		goto fail;
+	if (pthread_create(&h->thread, NULL, auth_thread, h) != 0) {
+		err_set(e, ERR_IO, "health server: cannot start the auth thread");
 		goto fail;
 	}
-	LOG_INFO("serving /healthz, /livez, /readyz and /metrics on %s:%d", addr, h->port);
+	h->thread_started = true;
+	unsigned limit = connection_limit();
+	unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG | MHD_USE_TLS | MHD_ALLOW_SUSPEND_RESUME |
+			 (ipv6 ? MHD_USE_IPv6 : 0);
+	h->daemon = MHD_start_daemon(
+		flags, 0, NULL, NULL, handle, h, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL, MHD_OPTION_LISTEN_SOCKET, fd,
+		MHD_OPTION_HTTPS_MEM_CERT, h->cert_pem, MHD_OPTION_HTTPS_MEM_KEY, h->key_pem,
+		/* Go's default server minimum (crypto/tls): TLS 1.2 */
+		MHD_OPTION_HTTPS_PRIORITIES, "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2",
+		MHD_OPTION_NOTIFY_COMPLETED, request_completed, NULL, MHD_OPTION_CONNECTION_TIMEOUT,
+		(unsigned)SCHED_HEALTH_IDLE_TIMEOUT_S, MHD_OPTION_CONNECTION_LIMIT, limit,
+		MHD_OPTION_PER_IP_CONNECTION_LIMIT, limit / 4, MHD_OPTION_END);
+	if (!h->daemon) {
+		err_set(e, ERR_IO, "health server: cannot start the HTTPS server on %s:%d", addr, h->port);
+		fd = -1; /* MHD closed it */
+		goto fail;
+	}
+	LOG_INFO("Serving securely on %s:%d", addr, h->port);
 	return h;
 
 fail:
 	if (fd >= 0)
 		close(fd);
-	free(h);
+	sched_health_stop(h);
 	return NULL;
 }
 
@@ -324,6 +559,20 @@ void sched_health_stop(struct sched_health *h)
 {
 	if (!h)
 		return;
-	MHD_stop_daemon(h->daemon);
+	if (h->thread_started) {
+		/* the auth thread answers what is queued from the caches and resumes it */
+		pthread_mutex_lock(&h->mu);
+		h->stopping = true;
+		pthread_cond_signal(&h->cv);
+		pthread_mutex_unlock(&h->mu);
+		pthread_join(h->thread, NULL);
+	}
+	if (h->daemon)
+		MHD_stop_daemon(h->daemon);
+	sched_auth_free(h->own_auth);
+	pthread_mutex_destroy(&h->mu);
+	pthread_cond_destroy(&h->cv);
+	free(h->cert_pem);
+	free(h->key_pem);
 	free(h);
 }

@@ -118,6 +118,9 @@ int harness_wait_child(pid_t pid, long timeout_ms, int *status, struct err *e);
 /* GET url (plain HTTP, 5 s timeout) with libcurl: *status the HTTP status; *body (if not NULL)
  * malloc'd and NUL-terminated. ERR_TRANSPORT when there is no answer. */
 int harness_http_get(const char *url, long *status, char **body, struct err *e);
+/* The same with "Authorization: Bearer token" (NULL: none). https:// URLs are not verified
+ * (csched's health server has a self-signed certificate). */
+int harness_http_get_auth(const char *url, const char *token, long *status, char **body, struct err *e);
 /* Writes a kubeconfig (mode 0600) at path for the cluster c that authenticates as the
  * ServiceAccount ns/name, with a token from the TokenRequest API (POST
  * /api/v1/namespaces/NS/serviceaccounts/NAME/token) valid for expiration_s seconds. */

@@ -512,7 +512,7 @@ static void test_two_profiles_binpack_and_spread(void **state)
 
 	make_pool(fx, "pack-", POOL_NODES, "pack");
 	make_pool(fx, "spread-", POOL_NODES, "spread");
-	const char *args[] = { arg, "--port=0", "-v=2", NULL };
+	const char *args[] = { arg, "--secure-port=0", "-v=2", NULL };
 	csched_start(fx, "csched-profiles.log", args);
 
 	int64_t t0 = harness_now_ms();
@@ -609,7 +609,7 @@ static void policy_run(struct fx *fx, const char *policy, const char *ns, const 
 	snprintf(kcarg, sizeof(kcarg), "--kubeconfig=%s", fx->c.kubeconfig);
 	if (ns_create(fx, ns, &e) < 0)
 		fail_msg("namespace %s: %s", ns, e.msg);
-	const char *args[] = { polarg, kcarg, "--leader-elect=false", "--port=0", "-v=2", NULL };
+	const char *args[] = { polarg, kcarg, "--leader-elect=false", "--secure-port=0", "-v=2", NULL };
 	csched_start(fx, log, args);
 
 	/* HostName: a pod created with spec.nodeName is already assigned: csched must not schedule it,

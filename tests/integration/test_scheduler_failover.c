@@ -382,7 +382,7 @@ static void replica_start(struct replica *r, const char *host, int generation)
 	assert_true(r->port > 0);
 	char kc[512], port[32];
 	snprintf(kc, sizeof kc, "--kubeconfig=%s", sa_kc);
-	snprintf(port, sizeof port, "--port=%d", r->port);
+	snprintf(port, sizeof port, "--secure-port=%d", r->port);
 	char *argv[] = {CSCHED_BUILD_DIR "/csched", kc, port, "--bind-address=127.0.0.1", "--leader-elect=true",
 			"-v=2", NULL};
 	struct err e = {0};
@@ -415,13 +415,24 @@ static void replica_identity(struct replica *r)
 	assert_true(strncmp(r->identity, want, strlen(want)) == 0); /* hostname + "_" + UUID */
 }
 
+/* GET over HTTPS as the admin (its bearer token: the replica makes a real TokenReview). */
 static long http_get(const struct replica *r, const char *path, char **body)
 {
+	static char token[256];
+	if (!token[0]) {
+		char *out = NULL;
+		if (harness_kubectl(cluster.kubeconfig, NULL, &out,
+				    "config view --raw -o jsonpath='{.users[?(@.name==\"admin-token\")].user.token}'") != 0 ||
+		    !out[0])
+			fail_msg("admin token: %s", out);
+		snprintf(token, sizeof token, "%s", out);
+		free(out);
+	}
 	char url[128];
 	long status = 0;
 	struct err e = {0};
-	snprintf(url, sizeof url, "http://127.0.0.1:%d%s", r->port, path);
-	if (harness_http_get(url, &status, body, &e) != 0)
+	snprintf(url, sizeof url, "https://127.0.0.1:%d%s", r->port, path);
+	if (harness_http_get_auth(url, token, &status, body, &e) != 0)
 		return -1;
 	return status;
 }
@@ -616,7 +627,8 @@ static int setup(void **state)
 
 	char *out = NULL;
 	int rc = harness_kubectl(cluster.kubeconfig, NULL, &out,
-				 "apply -f '%1$s/manifests/serviceaccount.yaml' -f '%1$s/manifests/rbac.yaml'",
+				 "apply -f '%1$s/manifests/serviceaccount.yaml' -f '%1$s/manifests/rbac.yaml' "
+				 "-f '%1$s/manifests/auth-delegator.yaml'",
 				 CSCHED_SOURCE_DIR);
 	if (rc != 0)
 		fail_msg("apply serviceaccount and rbac: %s", out);

@@ -7,7 +7,7 @@
  *    replaced within leaseDuration + retryPeriod (+ one more retry period in the worst case, as
  *    client-go); a leader whose renewals are refused loses leadership after renewDeadline; a
  *    leader whose lease is taken over stops at its next renewal;
- *  - /metrics and /livez served over HTTP by the health server beside a live elector, with a real
+ *  - /metrics and /livez served over HTTPS (admin token, real TokenReview) by the health server beside a live elector, with a real
  *    scheduler (as the ServiceAccount) behind it: after K pods bound and one unschedulable, the
  *    scraped counters and histograms match exactly.
  * Failover times are printed (they are the numbers docs/operations.md refers to). */
@@ -236,6 +236,7 @@ static void test_manifests_dry_run(void **state)
 		fail_msg("kubectl apply --dry-run=server -k manifests/: %s", out);
 	static const char *const objects[] = {"serviceaccount/csched", "clusterrole.rbac.authorization.k8s.io/csched",
 					      "clusterrolebinding.rbac.authorization.k8s.io/csched",
+					      "clusterrolebinding.rbac.authorization.k8s.io/csched:auth-delegator",
 					      "role.rbac.authorization.k8s.io/csched-leader-election",
 					      "configmap/csched-config", "deployment.apps/csched",
 					      "poddisruptionbudget.policy/csched"};
@@ -257,7 +258,8 @@ static void test_rbac_service_account(void **state)
 {
 	(void)state;
 	char *out = NULL;
-	int rc = KUBECTL(&out, "apply -f '%1$s/manifests/serviceaccount.yaml' -f '%1$s/manifests/rbac.yaml'",
+	int rc = KUBECTL(&out, "apply -f '%1$s/manifests/serviceaccount.yaml' -f '%1$s/manifests/rbac.yaml' "
+			       "-f '%1$s/manifests/auth-delegator.yaml'",
 			 CSCHED_SOURCE_DIR);
 	if (rc != 0)
 		fail_msg("apply rbac: %s", out);
@@ -296,6 +298,8 @@ static void test_rbac_service_account(void **state)
 		{"create leases.coordination.k8s.io -n kube-system", true},
 		{"get leases.coordination.k8s.io/csched -n kube-system", true},
 		{"update leases.coordination.k8s.io/csched -n kube-system", true},
+		{"create tokenreviews.authentication.k8s.io", true}, /* the secure port's delegated auth */
+		{"create subjectaccessreviews.authorization.k8s.io", true},
 		{"delete nodes", false},
 		{"update nodes", false},
 		{"delete pods", false},
@@ -527,13 +531,19 @@ static void test_leader_stops_when_lease_taken(void **state)
 
 /* ---------- Health and metrics over HTTP, beside a live elector ---------- */
 
-/* GET over HTTP with the curl command line tool (a dependency of `make deps`), so this check does
- * not share code with the server or with apiclient. Returns the status; *body is malloc'd. */
+/* GET over HTTPS with the curl command line tool (a dependency of `make deps`), so this check does
+ * not share code with the server or with apiclient, with the admin's bearer token (the server
+ * makes a real TokenReview for it; the token stays inside the shell). Returns the status; *body
+ * is malloc'd. */
 static long http_get(int port, const char *path, char **body, char *ctype, size_t ctsize)
 {
 	char hfile[600], hdr[2048];
 	snprintf(hfile, sizeof hfile, "%s/headers", cluster.dir);
-	int rc = harness_run(body, "curl -sS -D '%s' 'http://127.0.0.1:%d%s'", hfile, port, path);
+	int rc = harness_run(body,
+			     "T=$('%s' --kubeconfig='%s' config view --raw -o "
+			     "jsonpath='{.users[?(@.name==\"admin-token\")].user.token}') && "
+			     "curl -ksS -H \"Authorization: Bearer $T\" -D '%s' 'https://127.0.0.1:%d%s'",
+			     kubectl, cluster.kubeconfig, hfile, port, path);
 	if (rc != 0)
 		fail_msg("curl %s: %s", path, *body);
 	FILE *hf = fopen(hfile, "r");
@@ -635,10 +645,15 @@ static void test_metrics_and_health_over_http(void **state)
 	if (sched_start_scheduling(s, &e) != 0)
 		fail_msg("sched_start_scheduling: %s", e.msg);
 
+	/* delegated auth against the real apiserver, as the admin */
+	struct sched_auth_options ao = {.authn = admin, .authz = admin};
+	struct sched_auth *auth = sched_auth_new(&ao, &e);
+	assert_non_null(auth);
 	struct sched_health_options o = {.bind_address = "127.0.0.1",
 					 .port = SCHED_HEALTH_PORT_EPHEMERAL,
 					 .metrics = m,
-					 .leader = a.l};
+					 .leader = a.l,
+					 .auth = auth};
 	struct sched_health *h = sched_health_start(&o, &e);
 	if (!h)
 		fail_msg("health: %s", e.msg);
@@ -720,6 +735,7 @@ static void test_metrics_and_health_over_http(void **state)
 	assert_true(v == 0);
 	free(body);
 	sched_health_stop(h);
+	sched_auth_free(auth);
 	sched_free(s);
 	config_free(&cfg);
 	candidate_free(&a);

@@ -12,7 +12,7 @@
 
 #include "cmd/flags.h"
 
-#define MAX_ARGS 8
+#define MAX_ARGS 10
 
 struct flag_case {
 	const char *args[MAX_ARGS]; /* after argv[0], NULL-terminated */
@@ -23,8 +23,17 @@ struct flag_case {
 static void check_defaults(const struct cmd_flags *f)
 {
 	assert_null(f->config);
-	assert_string_equal(f->bind_address, "127.0.0.1");
-	assert_int_equal(f->port, 10251);
+	/* upstream SecureServingOptions (0.0.0.0) and kube-scheduler's DefaultKubeSchedulerPort */
+	assert_string_equal(f->bind_address, "0.0.0.0");
+	assert_int_equal(f->port, 10259);
+	assert_null(f->tls_cert_file);
+	assert_null(f->tls_private_key_file);
+	/* upstream NewDelegatingAuthenticationOptions / NewDelegatingAuthorizationOptions */
+	assert_int_equal(f->authentication_token_cache_ttl_ns, 10000000000LL);
+	assert_int_equal(f->authorization_allow_ttl_ns, 10000000000LL);
+	assert_int_equal(f->authorization_deny_ttl_ns, 10000000000LL);
+	assert_string_equal(f->authorization_always_allow_paths, "/healthz,/readyz,/livez");
+	assert_true(f->authentication_tolerate_lookup_failure); /* kube-scheduler sets it */
 	assert_true(f->leader_elect);
 	assert_false(f->set_leader_elect);
 	assert_int_equal(f->lease_duration_ns, 15000000000LL);
@@ -89,8 +98,20 @@ static void check_client(const struct cmd_flags *f)
 
 static void check_serving(const struct cmd_flags *f)
 {
-	assert_string_equal(f->bind_address, "0.0.0.0");
+	assert_string_equal(f->bind_address, "10.0.0.5");
 	assert_int_equal(f->port, 0);
+}
+
+static void check_tls_auth(const struct cmd_flags *f)
+{
+	assert_int_equal(f->port, 1234);
+	assert_string_equal(f->tls_cert_file, "/c.crt");
+	assert_string_equal(f->tls_private_key_file, "/c.key");
+	assert_string_equal(f->authentication_kubeconfig, "/a.conf");
+	assert_string_equal(f->authorization_kubeconfig, "/z.conf");
+	assert_int_equal(f->authentication_token_cache_ttl_ns, 30000000000LL);
+	assert_int_equal(f->authorization_allow_ttl_ns, 60000000000LL);
+	assert_string_equal(f->authorization_always_allow_paths, "/livez,/metrics");
 }
 
 static void check_help(const struct cmd_flags *f)
@@ -128,7 +149,12 @@ static const struct flag_case cases[] = {
 	{ { "--kubeconfig=/k", "--kube-api-qps=100.5", "--kube-api-burst=200", "--master=https://10.0.0.1:6443",
 	    NULL },
 	  NULL, check_client },
-	{ { "--bind-address=0.0.0.0", "--port=0", NULL }, NULL, check_serving },
+	{ { "--bind-address=10.0.0.5", "--secure-port=0", NULL }, NULL, check_serving },
+	{ { "--secure-port=1234", "--tls-cert-file=/c.crt", "--tls-private-key-file=/c.key",
+	    "--authentication-kubeconfig=/a.conf", "--authorization-kubeconfig=/z.conf",
+	    "--authentication-token-webhook-cache-ttl=30s", "--authorization-webhook-cache-authorized-ttl=1m",
+	    "--authorization-always-allow-paths=/livez,/metrics", NULL },
+	  NULL, check_tls_auth },
 	{ { "--help", NULL }, NULL, check_help },
 	{ { "-h", NULL }, NULL, check_help },
 	{ { "--version", NULL }, NULL, check_version },
@@ -142,12 +168,17 @@ static const struct flag_case cases[] = {
 	{ { "-x", NULL }, "unknown shorthand flag: 'x' in -x", NULL },
 	{ { "extra", NULL }, "unexpected argument \"extra\" (csched takes no arguments)", NULL },
 	{ { "--", "extra", NULL }, "unexpected argument \"extra\" (csched takes no arguments)", NULL },
-	{ { "--port", NULL }, "flag needs an argument: --port", NULL },
+	{ { "--secure-port", NULL }, "flag needs an argument: --secure-port", NULL },
+	/* the old plain-HTTP port is gone (upstream removed its own insecure port in v1.23) */
+	{ { "--port=10251", NULL },
+	  "unknown flag: --port (removed: csched serves HTTPS with authentication on --secure-port, default 10259; "
+	  "--secure-port=0 turns it off; see docs/operations.md)",
+	  NULL },
 	{ { "-v", NULL }, "flag needs an argument: -v", NULL },
-	{ { "--port=70000", NULL }, "invalid argument \"70000\" for \"--port\" flag: must be a port number in 0..65535",
-	  NULL },
-	{ { "--port=ten", NULL }, "invalid argument \"ten\" for \"--port\" flag: must be a port number in 0..65535",
-	  NULL },
+	{ { "--secure-port=70000", NULL },
+	  "invalid argument \"70000\" for \"--secure-port\" flag: must be a port number in 0..65535", NULL },
+	{ { "--secure-port=ten", NULL },
+	  "invalid argument \"ten\" for \"--secure-port\" flag: must be a port number in 0..65535", NULL },
 	{ { "--leader-elect=maybe", NULL },
 	  "invalid argument \"maybe\" for \"--leader-elect\" flag: strconv.ParseBool: parsing: invalid syntax", NULL },
 	{ { "--leader-elect-retry-period=2", NULL },
@@ -204,8 +235,14 @@ static void test_usage_groups_and_defaults(void **state)
 		"--leader-elect-resource-lock string",
 		"(default \"leases\")",
 		"(default \"csched\")",
-		"--port int",
-		"(default 10251)",
+		"--secure-port int",
+		"(default 10259)",
+		"\nSecure serving flags:\n",
+		"\nAuthentication flags:\n",
+		"\nAuthorization flags:\n",
+		"--tls-cert-file string",
+		"--authorization-always-allow-paths string",
+		"(default \"/healthz,/readyz,/livez\")",
 		"-v, --v Level",
 		"-h, --help",
 		"--kube-api-qps float",

@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "algorithm/framework.h"
+#include "https_get.h"
 #include "prom_text_check.h"
 #include "scheduler/health.h"
 #include "scheduler/leader.h"
@@ -593,37 +594,12 @@ static void test_float_format(void **state)
 	}
 }
 
-/* ---------- Health endpoints over HTTP ---------- */
-
-struct http_reply {
-	int status;
-	char head[2048];
-	char body[8192];
-};
+/* ---------- Health endpoints over HTTPS ---------- */
 
 static void http(int port, const char *method, const char *path, struct http_reply *r)
 {
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
-	assert_true(fd >= 0);
-	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	assert_int_equal(connect(fd, (struct sockaddr *)&a, sizeof a), 0);
-	char req[512];
-	int n = snprintf(req, sizeof req, "%s %s HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n", method,
-			 path);
-	assert_int_equal(write(fd, req, (size_t)n), n);
-	static char all[65536];
-	size_t len = 0;
-	ssize_t k;
-	while ((k = read(fd, all + len, sizeof all - 1 - len)) > 0)
-		len += (size_t)k;
-	all[len] = '\0';
-	close(fd);
-	assert_int_equal(sscanf(all, "HTTP/1.%*d %d", &r->status), 1);
-	const char *sep = strstr(all, "\r\n\r\n");
-	assert_non_null(sep);
-	snprintf(r->head, sizeof r->head, "%.*s", (int)(sep - all), all);
-	snprintf(r->body, sizeof r->body, "%s", sep + 4);
+	if (https_request(port, NULL, method, path, NULL, r) != 0)
+		fail_msg("%s %s: %s", method, path, r->body);
 }
 
 struct probe_state {
@@ -646,7 +622,12 @@ static void test_health_endpoints(void **state)
 	struct probe_state ps = {true, true};
 	struct sched_metrics *m = sched_metrics_new();
 	sched_metrics_schedule_attempt(m, SCHED_METRICS_SCHEDULED, "csched", 0.01);
+	/* every path always allowed: these cases are about the endpoints (auth: test_scheduler_health) */
+	struct sched_auth_options ao = {.always_allow_paths = "/*"};
+	struct sched_auth *open_auth = sched_auth_new(&ao, NULL);
+	assert_non_null(open_auth);
 	struct sched_health_options o = {
+		.auth = open_auth,
 		.bind_address = "127.0.0.1",
 		.port = SCHED_HEALTH_PORT_EPHEMERAL,
 		.metrics = m,
@@ -713,6 +694,7 @@ static void test_health_endpoints(void **state)
 	assert_valid(r.body);
 	sched_health_stop(h);
 	sched_health_stop(NULL);
+	sched_auth_free(open_auth);
 	/* the listening socket and MHD's descriptors are closed */
 	assert_int_equal(sched_metrics_read_process(&after, &e), 0);
 	assert_true(after.open_fds == before.open_fds);
@@ -731,8 +713,8 @@ static void test_health_start_errors(void **state)
 		int port; /* -2: the busy port */
 		const char *msg;
 	} cases[] = {
-		{"127.0.0.1", 0, "--port: 0"},
-		{"127.0.0.1", 70000, "--port: 70000"},
+		{"127.0.0.1", 0, "--secure-port 0 must be between 0 and 65535"},
+		{"127.0.0.1", 70000, "--secure-port 70000 must be between 0 and 65535"},
 		{"not-an-ip", 10251, "--bind-address: \"not-an-ip\""},
 		{"127.0.0.1", -2, "Address already in use"},
 	};

@@ -16,9 +16,15 @@ struct cmd_flags {
 	const char *master;            /* --master: overrides the kubeconfig's server */
 	const char *write_config_to;   /* --write-config-to */
 	const char *policy_config_file; /* --policy-config-file (legacy Policy) */
-	/* Serving (health and metrics) */
+	/* Secure serving (health and metrics) */
 	const char *bind_address; /* --bind-address */
-	int port;                 /* --port; 0 = no server */
+	int port;                 /* --secure-port; 0 = no server */
+	const char *tls_cert_file, *tls_private_key_file;
+	/* Delegated authentication and authorization (k8s.io/apiserver options) */
+	const char *authentication_kubeconfig, *authorization_kubeconfig;
+	const char *authorization_always_allow_paths; /* comma-separated */
+	bool authentication_skip_lookup, authentication_tolerate_lookup_failure; /* accepted, no effect */
+	int64_t authentication_token_cache_ttl_ns, authorization_allow_ttl_ns, authorization_deny_ttl_ns;
 	/* Leader election: applied over the configuration only when set (upstream) */
 	bool leader_elect;
 	int64_t lease_duration_ns, renew_deadline_ns, retry_period_ns;
