@@ -46,6 +46,15 @@ static bool stream_lines(struct api_conn *c)
 	return true;
 }
 
+bool api__stream_write(struct api_conn *c, const char *p, size_t n)
+{
+	if (!strbuf_add_max(&c->body, p, n, MAX_LINE)) {
+		c->overflow = true;
+		return false;
+	}
+	return stream_lines(c);
+}
+
 static size_t on_write(char *p, size_t size, size_t nmemb, void *ud)
 {
 	struct api_conn *c = ud;
@@ -67,13 +76,8 @@ static size_t on_write(char *p, size_t size, size_t nmemb, void *ud)
 	if (c->on_line) {
 		if (!c->stream_status)
 			curl_easy_getinfo(c->h, CURLINFO_RESPONSE_CODE, &c->stream_status);
-		if (c->stream_status >= 200 && c->stream_status < 300) {
-			if (!strbuf_add_max(&c->body, p, n, MAX_LINE)) {
-				c->overflow = true;
-				return 0;
-			}
-			return stream_lines(c) ? n : 0;
-		}
+		if (c->stream_status >= 200 && c->stream_status < 300)
+			return api__stream_write(c, p, n) ? n : 0;
 		/* An error: keep the Status body for the message; what exceeds the bound is dropped. */
 		strbuf_add_max(&c->body, p, n, MAX_ERROR_BODY);
 		return n;

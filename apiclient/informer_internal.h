@@ -73,5 +73,8 @@ void api__inf_count_decode_error(struct api_informer *inf, const char *key, cons
 /* informer_sync.c: one (re)LIST into the store; one WATCH until it ends (*events: events seen) */
 int api__inf_do_list(struct api_informer *inf, struct api_conn *conn, struct err *e);
 int api__inf_do_watch(struct api_informer *inf, struct api_conn *conn, unsigned long *events, struct err *e);
+/* informer_sync.c: one line of a watch stream, as api__inf_do_watch's stream hands it (line is
+ * NUL-terminated at len; *events counts it). The seam of tests/fuzz/fuzz_apiclient_watch.c. */
+int api__inf_watch_line(struct api_informer *inf, char *line, size_t len, unsigned long *events, struct err *e);
 
 #endif
