@@ -71,7 +71,11 @@ def main():
     grants = granted(sys.argv[1])
     used, public, lines = {}, set(), 0
     for f in sys.argv[2:]:
-        for line in open(f):
+        try:
+            text = open(f).read()
+        except FileNotFoundError:
+            text = ""  # no csched binary ran
+        for line in text.splitlines(True):
             method, _, path = line.rstrip("\n").partition(" ")
             lines += 1
             t = request_triple(method, path)
