@@ -50,10 +50,32 @@ def request_triple(method, path):
     return (verb, group, resource)
 
 
+# Roles the apiserver bootstraps that a manifest may bind instead of defining its own (upstream
+# plugin/pkg/auth/authorizer/rbac/bootstrappolicy policy.go and namespace_policy.go, v1.37.2), for
+# delegated authentication and authorization: (verb, group, resource) each grants.
+BOOTSTRAP = {
+    "system:auth-delegator": [("create", "authentication.k8s.io", "tokenreviews"),
+                              ("create", "authorization.k8s.io", "subjectaccessreviews")],
+    "extension-apiserver-authentication-reader": [("get", "", "configmaps"), ("list", "", "configmaps"),
+                                                  ("watch", "", "configmaps")],
+}
+
+
 def granted(rbac_yaml):
-    out = {}
-    for doc in yaml.safe_load_all(open(rbac_yaml)):
-        if not doc or doc.get("kind") not in ("ClusterRole", "Role"):
+    """(verb, group, resource) -> where granted, for the roles the file defines; the bootstrap
+    roles it binds; problems (a binding to a role neither defined nor known)."""
+    docs = [d for d in yaml.safe_load_all(open(rbac_yaml)) if d]
+    out, bound, problems = {}, set(), []
+    defined = {d["metadata"]["name"] for d in docs if d.get("kind") in ("ClusterRole", "Role")}
+    for doc in docs:
+        if doc.get("kind") in ("ClusterRoleBinding", "RoleBinding"):
+            ref = doc["roleRef"]["name"]
+            if ref in BOOTSTRAP:
+                bound.add(ref)
+            elif ref not in defined:
+                problems.append("%s %s binds %s, which is neither in the file nor a known bootstrap role" %
+                                (doc["kind"], doc["metadata"]["name"], ref))
+        if doc.get("kind") not in ("ClusterRole", "Role"):
             continue
         for rule in doc.get("rules", []):
             for g in rule.get("apiGroups", []):
@@ -62,13 +84,13 @@ def granted(rbac_yaml):
                         out.setdefault((v, g, r), []).append(
                             "%s %s%s" % (doc["kind"], doc["metadata"]["name"],
                                          " resourceNames %s" % rule["resourceNames"] if rule.get("resourceNames") else ""))
-    return out
+    return out, bound, problems
 
 
 def main():
     if len(sys.argv) < 3:
         sys.exit(__doc__)
-    grants = granted(sys.argv[1])
+    grants, bound, problems = granted(sys.argv[1])
     used, public, lines = {}, set(), 0
     for f in sys.argv[2:]:
         try:
@@ -83,7 +105,10 @@ def main():
                 public.add(urllib.parse.urlsplit(path).path)
                 continue
             used.setdefault(t, path)
-    bad = 0
+    bad = len(problems)
+    for p in problems:
+        print("rbac: " + p)
+    by_bootstrap = {t: name for name in bound for t in BOOTSTRAP[name]}
     if not lines:
         print("rbac: no request recorded (did the integration tests run csched with CSCHED_API_TRACE?)")
         return 1
@@ -92,12 +117,16 @@ def main():
             print("rbac: non-resource path %s has no rule" % p)
             bad += 1
     for t in sorted(used):
-        if t not in grants:
+        if t not in grants and t not in by_bootstrap:
             print("rbac: used but not granted: %s %s %s (e.g. %s)" % (t[0], t[1] or '""', t[2], used[t]))
             bad += 1
     for t in sorted(grants):
         if t not in used:
             print("rbac: granted but never used: %s %s %s (%s)" % (t[0], t[1] or '""', t[2], "; ".join(grants[t])))
+            bad += 1
+    for name in sorted(bound):
+        if not any(t in used for t in BOOTSTRAP[name]):
+            print("rbac: bound but never used: bootstrap role %s" % name)
             bad += 1
     for t in sorted(used):
         print("rbac: used %-6s %-22s %s" % (t[0], t[1] or '""', t[2]))
