@@ -6,6 +6,7 @@
 #   make bench   benchmarks side by side with the upstream kube-scheduler (not part of make test),
 #                from a Release build of their own in build-bench
 #   make differential  csched vs upstream's own scheduler code on SEEDS random states (needs Go)
+#   make fuzz    every libFuzzer target for FUZZ_SECONDS each (clang, ASan+UBSan; tests/fuzz/README.md)
 SHELL := /bin/bash
 # No "Entering directory" lines from the sub-makes (ours and CMake's).
 MAKEFLAGS += --no-print-directory
@@ -15,10 +16,11 @@ BUILD_TYPE ?= RelWithDebInfo
 # Every published benchmark figure comes from a Release (-O3) build: bench keeps its own.
 BENCH_BUILD ?= build-bench
 DEPS := cmake make gcc pkg-config libcurl4-openssl-dev libyajl-dev libyaml-dev libmicrohttpd-dev libgnutls28-dev \
-	libcmocka-dev valgrind openssl curl ca-certificates util-linux procps python3 iproute2
+	libcmocka-dev valgrind openssl curl ca-certificates util-linux procps python3 python3-yaml iproute2 \
+	clang libclang-rt-14-dev libfuzzer-14-dev
 
 .PHONY: all deps build test test-unit test-integration test-asan test-tsan test-valgrind cluster demo bench clean \
-	differential
+	differential fuzz
 
 all: build
 
@@ -83,6 +85,31 @@ differential: build
 		echo "differential: rewrote tests/differential/expected.jsonl.gz"; fi; \
 	$(BUILD)/tests/differential --max $${MAX:-40} $$d/expected.jsonl
 
+# Every fuzz target (tests/fuzz/fuzz_*.c) built with clang's libFuzzer under ASan+UBSan in
+# FUZZ_BUILD, then run for FUZZ_SECONDS from its seed corpus (grown into FUZZ_BUILD/corpus/,
+# the committed corpus is not touched). A crash fails it; the input is left in FUZZ_BUILD/crashes/
+# (commit it as tests/fuzz/corpus/<target>/regression-*, which every build then replays).
+FUZZ_SECONDS ?= 20
+FUZZ_BUILD ?= build-fuzz
+fuzz:
+	@CC=clang cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=Debug -DCSCHED_SANITIZE=address >/dev/null
+	@grep -q '^CSCHED_HAVE_LIBFUZZER:INTERNAL=1' $(FUZZ_BUILD)/CMakeCache.txt || \
+		{ echo "make fuzz: clang cannot link -fsanitize=fuzzer (make deps)"; exit 1; }
+	@set -e; targets=$$(cd tests/fuzz && ls fuzz_*.c | sed 's/\.c$$//'); \
+	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target $$targets; \
+	mkdir -p $(FUZZ_BUILD)/crashes; n=0; \
+	for t in $$targets; do \
+		c=$(FUZZ_BUILD)/corpus/$${t#fuzz_}; mkdir -p $$c; \
+		echo "fuzz: $$t for $(FUZZ_SECONDS) s"; \
+		ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		$(FUZZ_BUILD)/tests/$$t -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+			-print_final_stats=1 -artifact_prefix=$(FUZZ_BUILD)/crashes/$$t- \
+			$$c tests/fuzz/corpus/$${t#fuzz_} >$(FUZZ_BUILD)/$$t.log 2>&1 || \
+			{ tail -n 60 $(FUZZ_BUILD)/$$t.log; echo "fuzz: $$t failed (inputs in $(FUZZ_BUILD)/crashes/)"; exit 1; }; \
+		grep -E '^stat::(number_of_executed_units|new_units_added):' $(FUZZ_BUILD)/$$t.log | tr '\n' ' '; echo; \
+		n=$$((n + 1)); \
+	done; echo "fuzz: $$n targets, no crash"
+
 # The README's test command; .ci/run runs exactly this.
 test: deps
 	$(MAKE) test-unit
@@ -101,7 +128,7 @@ bench: deps cluster
 	BUILD=$(BENCH_BUILD) tests/bench/run
 
 clean:
-	rm -rf $(BUILD) build-asan build-tsan $(BENCH_BUILD)
+	rm -rf $(BUILD) build-asan build-tsan $(BENCH_BUILD) build-fuzz
 
 # The container image without a container engine: buildah (vfs storage, chroot isolation) and
 # Debian base images made with debootstrap; needs root. Not part of make test.

@@ -1,12 +1,14 @@
 /* Connections and requests of the transport (contract in api_client.h; DESIGN in api_client.c):
  * one libcurl easy handle per api_conn, transfers with retries, streams read line by line. */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <curl/curl.h>
 #include <yajl/yajl_tree.h>
 
@@ -15,6 +17,32 @@
 #include "common/log.h"
 
 /* ---------- connections ---------- */
+
+/* api_trace_requests' file, or -1 (atomic: set before threads start, read by every request). */
+static int trace_fd = -1;
+
+int api_trace_requests(const char *path, struct err *e)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return err_set(e, ERR_IO, "%s: %s", path, strerror(errno));
+	__atomic_store_n(&trace_fd, fd, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/* One line per request, written whole (O_APPEND) so that processes can share the file. */
+static void trace_request(const char *method, const char *path)
+{
+	int fd = __atomic_load_n(&trace_fd, __ATOMIC_ACQUIRE);
+	char line[2048];
+	if (fd < 0)
+		return;
+	int n = snprintf(line, sizeof(line), "%s %s\n", method, path);
+	if (n > 0 && (size_t)n < sizeof(line)) {
+		ssize_t w = write(fd, line, (size_t)n);
+		(void)w;
+	}
+}
 
 static int on_progress(void *ud, curl_off_t dt, curl_off_t dn, curl_off_t ut, curl_off_t un)
 {
@@ -46,6 +74,15 @@ static bool stream_lines(struct api_conn *c)
 	return true;
 }
 
+bool api__stream_write(struct api_conn *c, const char *p, size_t n)
+{
+	if (!strbuf_add_max(&c->body, p, n, MAX_LINE)) {
+		c->overflow = true;
+		return false;
+	}
+	return stream_lines(c);
+}
+
 static size_t on_write(char *p, size_t size, size_t nmemb, void *ud)
 {
 	struct api_conn *c = ud;
@@ -67,13 +104,8 @@ static size_t on_write(char *p, size_t size, size_t nmemb, void *ud)
 	if (c->on_line) {
 		if (!c->stream_status)
 			curl_easy_getinfo(c->h, CURLINFO_RESPONSE_CODE, &c->stream_status);
-		if (c->stream_status >= 200 && c->stream_status < 300) {
-			if (!strbuf_add_max(&c->body, p, n, MAX_LINE)) {
-				c->overflow = true;
-				return 0;
-			}
-			return stream_lines(c) ? n : 0;
-		}
+		if (c->stream_status >= 200 && c->stream_status < 300)
+			return api__stream_write(c, p, n) ? n : 0;
 		/* An error: keep the Status body for the message; what exceeds the bound is dropped. */
 		strbuf_add_max(&c->body, p, n, MAX_ERROR_BODY);
 		return n;
@@ -396,6 +428,7 @@ static int conn_do(struct api_conn *c, const char *method, const char *path, con
 		e->http_status = 0; /* set again only when this request's answer is an HTTP error */
 	if (!r.url)
 		return err_set(e, ERR_NOMEM, "%s %s: out of memory", method, path);
+	trace_request(method, path);
 	for (int attempt = 0;; attempt++) {
 		uint64_t gen = 0;
 		CURLcode cc = CURLE_OK;

@@ -62,6 +62,11 @@ struct api_conn {
 	bool overflow;
 };
 
+/* api_conn.c: one piece of a 2xx stream body (as libcurl delivers it) into c->body, every line it
+ * completes to c->on_line. False to abort the transfer: the line bound is exceeded (c->overflow)
+ * or on_line failed (c->line_rc). The seam the watch fuzz target feeds (tests/fuzz). */
+bool api__stream_write(struct api_conn *c, const char *p, size_t n);
+
 /* errors (api_client.c): an HTTP status >= 400, a libcurl failure -> ERR_* with a message */
 int api__http_error(const char *method, const char *path, long status, const char *body, size_t len,
 		    struct err *e);

@@ -102,5 +102,8 @@ bool api__inf_status_expired(const struct api__inf_status *st);
 /* rc: what the watch returned (not 0, not ERR_STOPPED); st: its Status when the server sent one
  * (an ERROR event, an HTTP error), else NULL. */
 enum api__inf_next api__inf_after_watch_error(int rc, const struct api__inf_status *st);
+/* informer_sync.c: one line of a watch stream, as api__inf_do_watch's stream hands it (line is
+ * NUL-terminated at len; *events counts it). The seam of tests/fuzz/fuzz_apiclient_watch.c. */
+int api__inf_watch_line(struct api_informer *inf, char *line, size_t len, unsigned long *events, struct err *e);
 
 #endif

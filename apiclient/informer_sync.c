@@ -414,3 +414,11 @@ int api__inf_do_watch(struct api_informer *inf, struct api_conn *conn, unsigned 
 	return rc;
 }
 
+
+int api__inf_watch_line(struct api_informer *inf, char *line, size_t len, unsigned long *events, struct err *e)
+{
+	struct watch_ctx w = {.inf = inf, .e = e};
+	int rc = watch_line(&w, line, len);
+	*events += w.events;
+	return rc;
+}

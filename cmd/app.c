@@ -208,6 +208,10 @@ static int start_clients(struct app *a, const char *master, struct err *e)
 	if (api_global_init(e) < 0)
 		return failed(e);
 	a->global_init = true;
+	/* tests/rbac: the requests csched makes, checked against the manifests' RBAC rules */
+	const char *trace = getenv("CSCHED_API_TRACE");
+	if (trace && *trace && api_trace_requests(trace, e) < 0)
+		return failed(e);
 	if (!(a->client = make_client(&a->cfg, master, e)) || !(a->event_client = make_client(&a->cfg, master, e)))
 		return failed(e);
 	if (!(a->metrics = sched_metrics_new()))

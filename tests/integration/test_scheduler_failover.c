@@ -627,8 +627,7 @@ static int setup(void **state)
 
 	char *out = NULL;
 	int rc = harness_kubectl(cluster.kubeconfig, NULL, &out,
-				 "apply -f '%1$s/manifests/serviceaccount.yaml' -f '%1$s/manifests/rbac.yaml' "
-				 "-f '%1$s/manifests/auth-delegator.yaml'",
+				 "apply -f '%1$s/manifests/serviceaccount.yaml' -f '%1$s/manifests/rbac.yaml'",
 				 CSCHED_SOURCE_DIR);
 	if (rc != 0)
 		fail_msg("apply serviceaccount and rbac: %s", out);

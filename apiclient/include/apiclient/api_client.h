@@ -67,6 +67,11 @@ struct api_conn;
 
 int api_global_init(struct err *e); /* once, before threads */
 void api_global_cleanup(void);
+/* Appends "METHOD PATH" (query included) to the file at path for every request made from now on
+ * by any client of the process, one line each (O_APPEND: processes may share the file). For the
+ * test that derives the RBAC manifests from what csched calls (tests/rbac); cmd turns it on when
+ * CSCHED_API_TRACE names a file. Call before threads start; the file stays open. */
+int api_trace_requests(const char *path, struct err *e);
 
 /* Takes ownership of *cfg (cfg is zeroed). NULL on error. */
 struct api_client *api_client_new(struct api_config *cfg, struct err *e);
