@@ -210,6 +210,7 @@ static int toleration_item(struct dec *d, jv v, void *item)
 	    (rc = api__dec_get_i64(d, v, "tolerationSeconds", INT64_MIN, INT64_MAX, &t->has_toleration_seconds,
 			  &t->toleration_seconds)))
 		return rc;
+	t->op_given = op[0] != '\0';
 	t->op = (!op[0] || !strcmp(op, "Equal")) ? API_TOLERATION_EQUAL
 		: !strcmp(op, "Exists")		 ? API_TOLERATION_EXISTS
 						 : API_TOLERATION_UNKNOWN;

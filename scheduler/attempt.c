@@ -333,6 +333,27 @@ static void batch_metrics(const struct sched_profile *prof, const struct fw_sche
 		sched_metrics_batch_stored(prof->metrics, prof->name, res->feasible_nodes == 1, 0);
 }
 
+/* The same for a profile upstream signs pods of: what the framework's batch path did (batch.go). */
+static void batch_metrics_signed(const struct sched_profile *prof, const struct fw_schedule_result *res)
+{
+	const struct fw_batch_outcome *o = &res->batch;
+	struct sched_metrics *m = prof->metrics;
+	if (!res->asked_hint)
+		return;
+	if (o->rescored)
+		sched_metrics_batch_rescore(m, prof->name, (double)o->rescore_ns / 1e9);
+	if (o->hint_flush != FW_FLUSH_NONE)
+		sched_metrics_batch_flush(m, prof->name, fw_batch_flush_name(o->hint_flush));
+	sched_metrics_batch_hint(m, prof->name, o->hint != NULL, (double)o->hint_ns / 1e9);
+	if (!o->stored)
+		return;
+	if (o->attempt)
+		sched_metrics_batch_attempt(m, prof->name, o->attempt);
+	if (o->store_flush != FW_FLUSH_NONE)
+		sched_metrics_batch_flush(m, prof->name, fw_batch_flush_name(o->store_flush));
+	sched_metrics_batch_store(m, prof->name, (double)o->store_ns / 1e9);
+}
+
 /* upstream schedulePod: a host for the pod on a fresh snapshot, or why there is none. */
 static bool schedule_pod(struct attempt *a)
 {
@@ -347,12 +368,15 @@ static bool schedule_pod(struct attempt *a)
 	uint32_t n_qn = 0;
 	struct fw_nominated nom = { 0, NULL };
 	borrow_nominated(a, &qn, &n_qn, &nom);
+	fw_profile_set_cycle(a->prof->fw, s->batch_cycles);
 	int rc = fw_schedule_pod(a->prof->fw, a->c, &list, a->pod, &nom, res, &a->e);
 	queue_nominated_release(qn, n_qn);
 	if (rc < 0)
 		return fail(a, false, a->e.msg);
 	if (a->prof->batch_metrics)
 		batch_metrics(a->prof, res);
+	else
+		batch_metrics_signed(a->prof, res);
 	switch (res->code) {
 	case FW_SUCCESS:
 		a->host = res->suggested_host;
@@ -435,6 +459,7 @@ void sched_schedule_one(struct scheduler *s, struct sched_attempt_scratch *ls, s
 	struct api_pod *pod = qpi->pod;
 	struct sched_profile *prof = sched_profile_for(s, pod);
 
+	s->batch_cycles++; /* upstream's SchedulingCycle counts every pop, skipped pods too */
 	if (skip_pod_schedule(s, prof, pod)) {
 		atomic_fetch_add(&s->n_skipped, 1);
 		queue_done(s->queue, pod->meta.uid);

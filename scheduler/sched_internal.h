@@ -61,6 +61,7 @@ struct sched_binder;
 
 struct scheduler {
 	struct sched_options o;
+	uint64_t batch_cycles; /* pods popped (upstream's SchedulingCycle); scheduler thread only */
 	struct config own_cfg; /* when o.cfg was NULL */
 	const struct config *cfg;
 	struct api_client *client, *event_client;

@@ -44,7 +44,7 @@ static void test_sorted_nodes_upstream_order(void **state)
 		const struct heap_case *tc = &heap_cases[k];
 		struct fw_scored_node h[8];
 		for (uint32_t i = 0; i < tc->n; i++)
-			h[i] = (struct fw_scored_node){ &nis[i], tc->total[i], tc->randomizer[i] };
+			h[i] = (struct fw_scored_node){ .node = &nis[i], .total = tc->total[i], .randomizer = tc->randomizer[i] };
 		fw_sorted_nodes_init(h, tc->n);
 		uint32_t len = tc->n;
 		for (uint32_t i = 0; i < tc->n; i++) {
@@ -77,7 +77,7 @@ static void test_sorted_nodes_properties(void **state)
 		int64_t max = INT64_MIN;
 		for (uint32_t i = 0; i < n; i++) {
 			x = x * 6364136223846793005ull + 1442695040888963407ull;
-			h[i] = (struct fw_scored_node){ NULL, (int64_t)((x >> 33) % 7), 0 };
+			h[i] = (struct fw_scored_node){ .total = (int64_t)((x >> 33) % 7) };
 			if (h[i].total > max)
 				max = h[i].total;
 		}

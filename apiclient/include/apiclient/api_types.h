@@ -169,6 +169,7 @@ enum api_toleration_op {
 struct api_toleration {
 	const char *key;   /* interned, "" = every key */
 	enum api_toleration_op op;
+	bool op_given;     /* operator set (not ""): upstream's scheduling signature tells them apart */
 	const char *value; /* interned, "" when absent */
 	enum api_taint_effect effect;
 	bool has_toleration_seconds;
