@@ -163,8 +163,6 @@ const char *fw_batch_get_node_hint(struct fw_profile *p, struct fw_cycle *c, con
 	struct fw_batch *b = &p->batch;
 	struct fw_batch_outcome *o = &res->batch;
 	*rc = 0;
-	/* upstream signs the pod when it is queued; its signature is only compared here */
-	b->pod_signed = fw_sign_pod(b->sign_mask, pod, &b->pod);
 	int64_t t0 = fw_now_ns();
 	bool usable;
 	o->hint_flush = compatible(b, pod, &usable);

@@ -68,7 +68,8 @@ enum fw_batch_flush fw_batch_rescore(struct fw_profile *p, struct fw_cycle *c, c
 
 /* ---------- batch.c: upstream runtime/batch.go ---------- */
 
-/* Signs pod and runs GetNodeHint: the hinted node (interned) or NULL; res->batch records it. */
+/* GetNodeHint for pod, whose signature is in p->batch.pod (pod_signed): the hinted node
+ * (interned) or NULL; res->batch records it. */
 const char *fw_batch_get_node_hint(struct fw_profile *p, struct fw_cycle *c, const struct fw_node_list *nodes,
 				   const struct api_pod *pod, struct fw_schedule_result *res, struct err *e, int *rc);
 /* StoreScheduleResults: sorted says whether p->sorted holds this cycle's remainder (else nil). */
