@@ -320,9 +320,11 @@ bool fw_sign_pod(uint32_t mask, const struct api_pod *pod, struct fw_sig *s)
 	if ((mask & CFG_SIGN_NO_SPREAD) && pod->n_spread_constraints)
 		return false; /* "pods with topology constraints are not signable" */
 	/* VolumesSigner writes the JSON of every source but configMap and secret, which the decoder
-	 * does not keep: a pod with volumes stays unsigned (never batched where upstream would not) */
-	if ((mask & CFG_SIGN_VOLUMES) && pod->n_volumes)
-		return false;
+	 * does not keep: a pod with such a volume stays unsigned (never batched where upstream would
+	 * not); configMap and secret volumes leave the signature as without them */
+	for (uint32_t i = 0; (mask & CFG_SIGN_VOLUMES) && i < pod->n_volumes; i++)
+		if (!pod->volumes[i].config_map_or_secret)
+			return false;
 	put_str(s, pod->scheduler_name);
 	if (mask & CFG_SIGN_RESOURCES)
 		put_resources(s, pod);

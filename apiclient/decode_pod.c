@@ -424,6 +424,11 @@ static int volume_item(struct dec *d, jv v, void *item)
 		api__dec_pop(d, m);
 		return 0;
 	}
+	/* upstream's VolumesSigner leaves configMap and secret sources out of the signature */
+	jv cm, sec;
+	if ((rc = api__dec_get_obj(d, v, "configMap", &cm)) || (rc = api__dec_get_obj(d, v, "secret", &sec)))
+		return rc;
+	vol->config_map_or_secret = cm || sec;
 	return 0;
 }
 

@@ -242,6 +242,7 @@ enum api_volume_kind {
 struct api_volume {
 	const char *name;
 	enum api_volume_kind kind;
+	bool config_map_or_secret; /* API_VOLUME_OTHER from a configMap or secret source */
 	bool read_only;
 	const char *claim_name;  /* PVC */
 	const char *pd_name;     /* GCE PD */
