@@ -132,12 +132,12 @@ static bool refresh(struct fw_profile *p, struct fw_cycle *c, const struct fw_no
 	int64_t t0 = fw_now_ns();
 	o->rescored = true;
 	uint32_t n = b->n_heap + 1;
-	const struct node_info **cand = p->scratch_nodes; /* PreFilter's narrowing is not needed yet */
 	if (heap_room(b, n) < 0 || fw_ensure_scratch(p, n, e) < 0) {
 		*rc = err_set(e, ERR_NOMEM, "profile %s: batching: out of memory", p->name);
 		return false;
 	}
-	cand = p->scratch_nodes;
+	/* the candidates in scratch_nodes: PreFilter's narrowing (candidates()) comes later */
+	const struct node_info **cand = p->scratch_nodes;
 	for (uint32_t i = 0; i < b->n_heap; i++)
 		if (!(cand[i] = node_named(nodes, b->heap[i].name))) {
 			o->hint_flush = FW_FLUSH_NODE_MISSING;

@@ -65,16 +65,14 @@ static void item_begin(struct fw_sig *s)
 	s->items[s->n_items++] = s->len;
 }
 
-static const struct fw_sig *cmp_sig; /* qsort has no context argument; the scheduler thread only */
-static size_t cmp_end;
+static _Thread_local const struct fw_sig *cmp_sig; /* qsort has no context argument */
 
 static int item_cmp(const void *a, const void *b)
 {
-	/* an item runs from its start to the next start (or cmp_end): items[] is kept adjacent */
+	/* (start, end) pairs of items in cmp_sig->buf: by bytes, then the shorter first */
 	const size_t *x = a, *y = b;
 	size_t xl = x[1] - x[0], yl = y[1] - y[0];
 	int c = memcmp(cmp_sig->buf + x[0], cmp_sig->buf + y[0], xl < yl ? xl : yl);
-	(void)cmp_end;
 	return c ? c : (xl > yl) - (xl < yl);
 }
 
@@ -109,7 +107,6 @@ static void items_sort(struct fw_sig *s, size_t first)
 		s->tmp_pairs[2 * i + 1] = i + 1 < n ? s->items[first + i + 1] : s->len;
 	}
 	cmp_sig = s;
-	cmp_end = s->len;
 	qsort(s->tmp_pairs, n, 2 * sizeof(size_t), item_cmp);
 	memcpy(s->tmp, s->buf + start, bytes);
 	size_t at = start;

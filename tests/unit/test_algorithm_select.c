@@ -265,7 +265,8 @@ static struct fw_profile *batch_profile(void)
  * tests/unit/test_config_batching.c). Upstream's real scheduler (scheduler.New + Run over a fake
  * clientset, parallelism 1; tests/fixtures/batching/seq_*.json and batchseq/) binds a, b, b, b with
  * this configuration and a, c, b, b once
- * PodTopologySpread is disabled too: csched, which never batches, matches the first (docs/config.md
+ * PodTopologySpread is disabled too: this profile (no sign mask) does not batch and matches the
+ * first; csched matches the second in tests/unit/test_algorithm_batch.c (docs/config.md
  * "OpportunisticBatching"). */
 static void test_batch_equal_signatures_default_profile(void **state)
 {

@@ -149,8 +149,8 @@ struct cfg_profile {
 /* Whether kube-scheduler v1.37 would compute scheduling signatures for p's pods, and so run its
  * OpportunisticBatching hints (feature gate on by default): only when the profile's upstream form
  * has no PodTopologySpread with default constraints (disabled at every PreFilter, Filter, PreScore
- * and Score point, or defaultingType List with no defaultConstraints). csched does not implement
- * the batching (docs/config.md); the default profile never batches upstream. */
+ * and Score point, or defaultingType List with no defaultConstraints). csched batches exactly
+ * those profiles (config_profile_sign_mask, docs/config.md); the default profile never batches. */
 bool config_profile_upstream_signs_pods(const struct cfg_profile *p);
 
 /* The fragments of kube-scheduler v1.37's scheduling signature (framework SignPod: every PreFilter,
