@@ -81,7 +81,13 @@ static void items_sort(struct fw_sig *s, size_t first)
 {
 	if (s->oom)
 		return;
-	size_t n = s->n_items - first, start = n ? s->items[first] : s->len;
+	size_t n = s->n_items - first;
+	if (n < 2) { /* nothing to reorder */
+		s->n_items = first;
+		put_i64(s, (int64_t)n);
+		return;
+	}
+	size_t start = s->items[first];
 	/* pairs (start, end) in tmp, the bytes copied aside, then written back in order */
 	size_t need_pairs = 2 * n, bytes = s->len - start;
 	if (need_pairs > s->tmp_pairs_cap) {
