@@ -246,13 +246,13 @@ static int check_cycle_args(const struct fw_profile *p, const struct fw_cycle *c
  * 1 when it fits (res filled), 0 to go on with every node (*n_kept: the nominated node's failure
  * statuses kept in the diagnosis), or a negative code. */
 static int try_nominated_node(struct fw_profile *p, struct fw_cycle *c, const struct fw_node_list *nodes,
-			      const struct api_pod *pod, struct fw_schedule_result *res, uint32_t *n_kept,
-			      struct err *e)
+			      const struct api_pod *pod, const char *hint, struct fw_schedule_result *res,
+			      uint32_t *n_kept, struct err *e)
 {
 	*n_kept = 0;
-	const struct node_info *ni = pod->nominated_node_name && pod->nominated_node_name[0]
-					     ? list_get(nodes, pod->nominated_node_name)
-					     : NULL;
+	/* upstream evaluateNominatedNode: the nominated node, else the batch's hint */
+	const char *nnn = pod->nominated_node_name && pod->nominated_node_name[0] ? pod->nominated_node_name : hint;
+	const struct node_info *ni = nnn ? list_get(nodes, nnn) : NULL;
 	if (!ni)
 		return 0;
 	const struct node_info *one[1] = { ni };
@@ -306,7 +306,7 @@ static uint32_t candidates(struct fw_profile *p, const struct fw_node_list *node
 
 /* After Filter: no node, one node, or Score to pick among several. */
 static int pick_feasible(struct fw_profile *p, struct fw_cycle *c, const struct api_pod *pod, uint32_t n_feasible,
-			 struct fw_schedule_result *res, struct err *e)
+			 const char *hint, struct fw_schedule_result *res, struct err *e)
 {
 	res->feasible_nodes = n_feasible;
 	res->evaluated_nodes = n_feasible + res->diag.n_node_status;
@@ -317,13 +317,15 @@ static int pick_feasible(struct fw_profile *p, struct fw_cycle *c, const struct 
 	}
 	if (n_feasible == 1) {
 		res->suggested_host = p->scratch_feasible[0]->name;
-		return 0;
+		return p->batch.sign_mask ? fw_batch_store(p, hint, res->suggested_host, false, res) : 0;
 	}
 	int rc = fw_prioritize_and_select(p, c, pod, p->scratch_feasible, n_feasible, res, e);
 	if (rc < 0)
 		return rc;
 	if (rc > 0)
 		res->code = FW_ERROR;
+	else if (p->batch.sign_mask)
+		return fw_batch_store(p, hint, res->suggested_host, true, res);
 	return 0;
 }
 
@@ -341,6 +343,12 @@ int fw_schedule_pod(struct fw_profile *p, struct fw_cycle *c, const struct fw_no
 		return rc;
 	c->used = true;
 	p->n_sorted = 0;
+	if (p->batch.sign_mask) {
+		res->batch = (struct fw_batch_outcome){ 0 };
+		if (!p->batch.cycle_given)
+			p->batch.cycle++; /* no scheduler count given: the profile's own */
+		p->batch.cycle_given = false;
+	}
 	result_init(res, nodes->n);
 	if (nodes->n == 0) {
 		fw_status_set(&res->status, FW_UNSCHEDULABLE_AND_UNRESOLVABLE, "no nodes available to schedule pods");
@@ -363,10 +371,20 @@ int fw_schedule_pod(struct fw_profile *p, struct fw_cycle *c, const struct fw_no
 		return 0;
 	}
 	res->asked_hint = true;
+	const char *hint = NULL;
+	if (p->batch.sign_mask) {
+		/* upstream signs the pod when it is queued; the signature is only compared here */
+		p->batch.pod_signed = fw_sign_pod(p->batch.sign_mask, pod, &p->batch.pod);
+		if ((hint = fw_batch_get_node_hint(p, c, nodes, pod, res, e, &rc), rc < 0))
+			return rc;
+	}
 	if ((rc = fw_prepare_nominated(c, pod, nominated, e)) < 0)
 		return rc;
-	if ((rc = try_nominated_node(p, c, nodes, pod, res, &n_nominated_status, e)) != 0)
+	if ((rc = try_nominated_node(p, c, nodes, pod, hint, res, &n_nominated_status, e)) != 0) {
+		if (rc > 0 && p->batch.sign_mask)
+			return fw_batch_store(p, hint, res->suggested_host, false, res);
 		return rc < 0 ? rc : 0;
+	}
 
 	const struct node_info *const *cand;
 	uint32_t n_cand = candidates(p, nodes, &names, with_nodes, n_with_nodes, &res->diag, &cand);
@@ -380,5 +398,5 @@ int fw_schedule_pod(struct fw_profile *p, struct fw_cycle *c, const struct fw_no
 		res->code = FW_ERROR;
 		return 0;
 	}
-	return pick_feasible(p, c, pod, n_feasible, res, e);
+	return pick_feasible(p, c, pod, n_feasible, hint, res, e);
 }

@@ -58,4 +58,22 @@ int fw_prioritize_and_select(struct fw_profile *p, struct fw_cycle *c, const str
 			     const struct node_info *const *nodes, uint32_t n, struct fw_schedule_result *res,
 			     struct err *e);
 
+/* upstream rescoreHintedNode after its candidate resolution: PreScore over nodes (the batch
+ * state's heap in its order, then the last chosen node), that node's raw scores, normalization
+ * with the state's raw scores; the state's heap becomes NewSortedScoredNodes of them (room for n
+ * entries is the caller's). The caller saves and restores the cycle state (upstream's Clone).
+ * Returns the flush reason of a failure, FW_FLUSH_NONE otherwise (*rc < 0: out of memory). */
+enum fw_batch_flush fw_batch_rescore(struct fw_profile *p, struct fw_cycle *c, const struct api_pod *pod,
+				     const struct node_info *const *nodes, uint32_t n, struct err *e, int *rc);
+
+/* ---------- batch.c: upstream runtime/batch.go ---------- */
+
+/* GetNodeHint for pod, whose signature is in p->batch.pod (pod_signed): the hinted node
+ * (interned) or NULL; res->batch records it. */
+const char *fw_batch_get_node_hint(struct fw_profile *p, struct fw_cycle *c, const struct fw_node_list *nodes,
+				   const struct api_pod *pod, struct fw_schedule_result *res, struct err *e, int *rc);
+/* StoreScheduleResults: sorted says whether p->sorted holds this cycle's remainder (else nil). */
+int fw_batch_store(struct fw_profile *p, const char *hinted, const char *chosen, bool sorted,
+		   struct fw_schedule_result *res);
+
 #endif

@@ -233,6 +233,7 @@ struct fw_profile *fw_profile_new(const struct fw_profile_config *pc, const stru
 		goto fail;
 	}
 	profile_set_options(p, o);
+	p->batch.sign_mask = pc->sign_mask;
 	for (int ep = 0; ep < CFG_EP_COUNT; ep++)
 		for (uint32_t i = 0; i < pc->points[ep].n; i++)
 			if (profile_add(p, ep, i, &pc->points[ep].items[i], pc->args, e) < 0)
@@ -273,6 +274,7 @@ void fw_profile_free(struct fw_profile *p)
 	free(p->scratch_call_ticks);
 	free(p->scratch_call_code);
 	free(p->sorted);
+	fw_batch_release(&p->batch);
 	free(p);
 }
 

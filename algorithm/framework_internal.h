@@ -15,11 +15,57 @@ struct fw_plugin_timing_node;
 
 /* One scored feasible node (upstream fwk.NodePluginScores: Name, TotalScore, Randomizer). */
 struct fw_scored_node {
-	const struct node_info *node;
+	const struct node_info *node; /* of the snapshot it was scored on: the batch state keeps name */
+	const char *name;             /* interned */
 	int64_t total;
 	/* upstream: rand.Int() only for the nodes an HTTP extender scored (schedule_one.go
 	 * prioritizeNodes), else 0; csched refuses extenders, so always 0 */
 	int64_t randomizer;
+	uint32_t row; /* its column in the raw scores kept for OpportunisticBatching (batch.c) */
+};
+
+/* A scheduling signature (sign.c): buf[0..len) compares for equality; the rest is scratch. Grown
+ * only, so signing allocates nothing once warm. */
+struct fw_sig {
+	char *buf;
+	size_t len, cap;
+	size_t *items; /* starts of the list items being written */
+	size_t n_items, items_cap;
+	char *tmp;
+	size_t tmp_cap;
+	size_t *tmp_pairs;
+	size_t tmp_pairs_cap;
+	bool oom;
+};
+
+/* upstream runtime.OpportunisticBatch of a profile whose pods upstream signs (batch.c). */
+struct fw_batch {
+	uint32_t sign_mask; /* CFG_SIGN_*: 0 = upstream signs no pod, no batching */
+	struct fw_sig pod;  /* this cycle's pod */
+	bool pod_signed;
+	/* batchState: signature, the sorted remainder (heap, n_heap) and its creation time */
+	bool have_state;
+	struct fw_sig sig;
+	int64_t created_ns;
+	uint32_t n_heap;
+	size_t heap_cap;
+	struct fw_scored_node *heap;
+	/* raw scores of the heap's nodes: raw[k * stride + row] for plugin pls[k] (RawScores) */
+	uint32_t n_pls, stride;
+	const struct fw_pl *pls[FW_MAX_PLUGINS];
+	size_t raw_cap;
+	int64_t *raw;
+	/* the cycle's own raw scores, kept by fw_prioritize_and_select, swapped in on store */
+	uint32_t cur_n_pls, cur_stride;
+	const struct fw_pl *cur_pls[FW_MAX_PLUGINS];
+	size_t cur_raw_cap;
+	int64_t *cur_raw;
+	/* lastCycle */
+	uint64_t last_cycle;
+	const char *last_chosen; /* interned */
+	bool last_succeeded;
+	uint64_t cycle; /* this cycle's count (fw_cycle_set_count), else the profile's own count */
+	bool cycle_given;
 };
 
 /* Extension-point runs one cycle can record: each point once, Filter twice (nominated node). */
@@ -51,6 +97,7 @@ struct fw_profile {
 	uint32_t n_sorted;
 	size_t sorted_cap;
 	struct fw_scored_node *sorted;
+	struct fw_batch batch;
 	size_t scratch_cap;  /* entries in each scratch array */
 	struct fw_status *scratch_status;            /* per candidate node; written on failure */
 	unsigned char *scratch_state;                /* per candidate node: 0 not run, 1 failed */
@@ -140,6 +187,16 @@ void fw_sorted_nodes_init(struct fw_scored_node *h, uint32_t n);
 /* upstream sortedNodeScores.Pop (heap.Pop): removes and returns the greatest of h[0..*n), *n > 0;
  * *n is decremented and h[0..*n) stays a heap in Go's layout. */
 struct fw_scored_node fw_sorted_nodes_pop(struct fw_scored_node *h, uint32_t *n);
+
+/* ---------- OpportunisticBatching (sign.c, batch.c) ---------- */
+
+/* upstream SignPod for a profile of sign mask (CFG_SIGN_*): false = unsigned (nil signature). */
+bool fw_sign_pod(uint32_t mask, const struct api_pod *pod, struct fw_sig *s);
+bool fw_sig_equal(const struct fw_sig *a, const struct fw_sig *b);
+void fw_sig_release(struct fw_sig *s);
+uint32_t fw_ndf_pod_features(const struct api_pod *pod);       /* node_declared_features.c */
+const char *fw_image_normalized_name(const char *image);       /* image_locality.c */
+void fw_batch_release(struct fw_batch *b);
 
 /* Filters run with the nominated pods of >= priority added (scheduler-side helper, used by
  * the generic cycle and, later, preemption). */

@@ -188,6 +188,7 @@ void fw_profile_config_from_cfg(const struct cfg_profile *p, struct fw_profile_c
 	for (int ep = 0; ep < CFG_EP_COUNT; ep++)
 		out->points[ep] = p->effective[ep];
 	out->args = &p->args;
+	out->sign_mask = config_profile_sign_mask(p, fw_registry());
 }
 
 static struct fw_names names;

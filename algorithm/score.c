@@ -250,6 +250,37 @@ static int add_weighted_row(const struct fw_profile *p, const struct score_job *
 	return 0;
 }
 
+/* Grows *buf to n scores (kept across cycles: no allocation once grown). */
+static int raw_room(int64_t **buf, size_t *cap, size_t n)
+{
+	if (n <= *cap)
+		return 0;
+	size_t c = *cap ? *cap : 1024;
+	while (c < n)
+		c *= 2;
+	int64_t *b = realloc(*buf, c * sizeof(*b));
+	if (!b)
+		return ERR_NOMEM;
+	*buf = b;
+	*cap = c;
+	return 0;
+}
+
+/* The cycle's raw scores (upstream NodePluginScores.RawScores), which the batch state keeps for
+ * a later rescore's normalization (batch.c). */
+static int keep_raw(struct fw_batch *b, const struct score_job *j)
+{
+	size_t n = (size_t)j->n_pl * j->n_nodes;
+	if (raw_room(&b->cur_raw, &b->cur_raw_cap, n) < 0)
+		return ERR_NOMEM;
+	if (n)
+		memcpy(b->cur_raw, j->scores, n * sizeof(*b->cur_raw));
+	b->cur_n_pls = j->n_pl;
+	b->cur_stride = j->n_nodes;
+	memcpy(b->cur_pls, j->pls, j->n_pl * sizeof(*j->pls));
+	return 0;
+}
+
 /* upstream RunScorePlugins (with NormalizeScore and the weights) into totals: 0, 1 on a plugin
  * error (res->status), or a negative code. */
 static int run_score(struct fw_profile *p, struct fw_cycle *c, const struct api_pod *pod,
@@ -266,6 +297,8 @@ static int run_score(struct fw_profile *p, struct fw_cycle *c, const struct api_
 		res->status = j.err;
 		return score_done(c, &j, FW_ERROR, t_score);
 	}
+	if (p->batch.sign_mask && keep_raw(&p->batch, &j) < 0)
+		return err_set(e, ERR_NOMEM, "profile %s: scoring: out of memory", p->name);
 	for (uint32_t k = 0; k < j.n_pl; k++) {
 		if (j.pls[k]->plugin->normalize_score && normalize_row(p, c, &j, k, res))
 			return score_done(c, &j, FW_ERROR, t_score);
@@ -300,7 +333,7 @@ static const char *select_host(struct fw_profile *p, const struct node_info *con
 {
 	struct fw_scored_node *h = p->sorted;
 	for (uint32_t i = 0; i < n; i++)
-		h[i] = (struct fw_scored_node){ .node = nodes[i], .total = totals[i] };
+		h[i] = (struct fw_scored_node){ .node = nodes[i], .name = nodes[i]->name, .total = totals[i], .row = i };
 	fw_sorted_nodes_init(h, n);
 	uint32_t len = n;
 	const char *host = fw_sorted_nodes_pop(h, &len).node->name;
@@ -327,4 +360,70 @@ int fw_prioritize_and_select(struct fw_profile *p, struct fw_cycle *c, const str
 	}
 	res->suggested_host = select_host(p, nodes, totals, n);
 	return 0;
+}
+
+/* The raw score of plugin pl for the batch state's row (0 when the state has none: upstream's
+ * NormalizeScores leaves such an entry zero). */
+static int64_t state_raw(const struct fw_batch *b, const struct fw_pl *pl, uint32_t row)
+{
+	for (uint32_t k = 0; k < b->n_pls; k++)
+		if (b->pls[k] == pl)
+			return b->raw[(size_t)k * b->stride + row];
+	return 0;
+}
+
+enum fw_batch_flush fw_batch_rescore(struct fw_profile *p, struct fw_cycle *c, const struct api_pod *pod,
+				     const struct node_info *const *nodes, uint32_t n, struct err *e, int *rc)
+{
+	struct fw_batch *b = &p->batch;
+	struct fw_schedule_result scratch; /* the statuses upstream only logs */
+	struct score_job j;
+	*rc = 0;
+	fw_status_reset(&scratch.status);
+	if (run_pre_score(p, c, pod, nodes, n, &scratch))
+		return FW_FLUSH_PRESCORE_ERROR;
+	if (score_job_init(&j, p, c, pod, nodes, n) < 0) {
+		*rc = err_set(e, ERR_NOMEM, "profile %s: rescoring: out of memory", p->name);
+		return FW_FLUSH_NONE;
+	}
+	/* RunRawScorePlugins: the last chosen node (nodes[n - 1]) only */
+	if (j.n_pl)
+		score_one(&j, n - 1);
+	if (atomic_load(&j.err_claimed))
+		return FW_FLUSH_RESCORE_ERROR;
+	for (uint32_t k = 0; k < j.n_pl; k++)
+		for (uint32_t i = 0; i + 1 < n; i++)
+			j.scores[(size_t)k * n + i] = state_raw(b, j.pls[k], b->heap[i].row);
+	/* the new state's raw scores, rows in candidate order */
+	if (raw_room(&b->cur_raw, &b->cur_raw_cap, (size_t)j.n_pl * n) < 0) {
+		*rc = err_set(e, ERR_NOMEM, "profile %s: rescoring: out of memory", p->name);
+		return FW_FLUSH_NONE;
+	}
+	if (j.n_pl)
+		memcpy(b->cur_raw, j.scores, (size_t)j.n_pl * n * sizeof(*b->cur_raw));
+	int64_t *totals = fw_cycle_alloc(c, n * sizeof(*totals));
+	if (!totals) {
+		*rc = err_set(e, ERR_NOMEM, "profile %s: rescoring: out of memory", p->name);
+		return FW_FLUSH_NONE;
+	}
+	memset(totals, 0, n * sizeof(*totals));
+	for (uint32_t k = 0; k < j.n_pl; k++)
+		if ((j.pls[k]->plugin->normalize_score && normalize_row(p, c, &j, k, &scratch)) ||
+		    add_weighted_row(p, &j, k, totals, &scratch))
+			return FW_FLUSH_NORMALIZE_ERROR;
+	/* NewSortedScoredNodes over the candidates in UnorderedList order, then the rescored node */
+	for (uint32_t i = 0; i < n; i++)
+		b->heap[i] = (struct fw_scored_node){ .node = nodes[i], .name = nodes[i]->name, .total = totals[i], .row = i };
+	fw_sorted_nodes_init(b->heap, n);
+	b->n_heap = n;
+	int64_t *t = b->raw;
+	size_t tc = b->raw_cap;
+	b->raw = b->cur_raw;
+	b->raw_cap = b->cur_raw_cap;
+	b->cur_raw = t;
+	b->cur_raw_cap = tc;
+	b->n_pls = j.n_pl;
+	b->stride = n;
+	memcpy(b->pls, j.pls, j.n_pl * sizeof(*j.pls));
+	return FW_FLUSH_NONE;
 }

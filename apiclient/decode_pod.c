@@ -210,6 +210,7 @@ static int toleration_item(struct dec *d, jv v, void *item)
 	    (rc = api__dec_get_i64(d, v, "tolerationSeconds", INT64_MIN, INT64_MAX, &t->has_toleration_seconds,
 			  &t->toleration_seconds)))
 		return rc;
+	t->op_given = op[0] != '\0';
 	t->op = (!op[0] || !strcmp(op, "Equal")) ? API_TOLERATION_EQUAL
 		: !strcmp(op, "Exists")		 ? API_TOLERATION_EXISTS
 						 : API_TOLERATION_UNKNOWN;
@@ -423,6 +424,11 @@ static int volume_item(struct dec *d, jv v, void *item)
 		api__dec_pop(d, m);
 		return 0;
 	}
+	/* upstream's VolumesSigner leaves configMap and secret sources out of the signature */
+	jv cm, sec;
+	if ((rc = api__dec_get_obj(d, v, "configMap", &cm)) || (rc = api__dec_get_obj(d, v, "secret", &sec)))
+		return rc;
+	vol->config_map_or_secret = cm || sec;
 	return 0;
 }
 

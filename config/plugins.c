@@ -389,3 +389,63 @@ bool config_profile_upstream_signs_pods(const struct cfg_profile *p)
 	}
 	return true;
 }
+
+/* Whether upstream runs name at PreFilter, Filter, PreScore or Score in p: csched's effective
+ * lists for the plugins it implements; for the others (kept out of csched's lists), whether the
+ * default MultiPoint entry survives the disabled lists at one of the points it implements. */
+static bool upstream_runs(const struct cfg_profile *p, const struct cfg_registry *reg, const char *name)
+{
+	static const enum cfg_ext_point points[] = { CFG_EP_PRE_FILTER, CFG_EP_FILTER, CFG_EP_PRE_SCORE,
+						     CFG_EP_SCORE };
+	const struct cfg_plugin_desc *d = reg ? cfg_registry_lookup(reg, name) : NULL;
+	if (!d || d->implemented) {
+		for (size_t i = 0; i < sizeof(points) / sizeof(points[0]); i++)
+			if (config_profile_runs(p, points[i], name, NULL))
+				return true;
+		return false;
+	}
+	const struct cfg_plugin_set *mp = &p->plugins.sets[CFG_EP_MULTI_POINT];
+	if (!d->upstream_default || set_disables(mp, "*") || set_disables(mp, name))
+		return false;
+	for (size_t i = 0; i < sizeof(points) / sizeof(points[0]); i++) {
+		const struct cfg_plugin_set *s = &p->plugins.sets[points[i]];
+		if ((d->points & CFG_EP_BIT(points[i])) && !set_disables(s, "*") && !set_disables(s, name))
+			return true;
+	}
+	return false;
+}
+
+uint32_t config_profile_sign_mask(const struct cfg_profile *p, const struct cfg_registry *reg)
+{
+	/* upstream plugins and the fragments their SignPod gives (or the pods it refuses) */
+	static const struct {
+		const char *name;
+		uint32_t bits;
+	} signers[] = {
+		{ "NodeResourcesFit", CFG_SIGN_RESOURCES },
+		{ "NodeResourcesBalancedAllocation", CFG_SIGN_RESOURCES },
+		{ "NodeName", CFG_SIGN_NODE_NAME },
+		{ "NodeAffinity", CFG_SIGN_NODE_AFFINITY },
+		{ "TaintToleration", CFG_SIGN_TOLERATIONS },
+		{ "NodeUnschedulable", CFG_SIGN_TOLERATIONS },
+		{ "NodePorts", CFG_SIGN_HOST_PORTS },
+		{ "ImageLocality", CFG_SIGN_IMAGES },
+		{ "VolumeRestrictions", CFG_SIGN_VOLUMES },
+		{ "NodeVolumeLimits", CFG_SIGN_VOLUMES },
+		{ "VolumeBinding", CFG_SIGN_VOLUMES },
+		{ "VolumeZone", CFG_SIGN_VOLUMES },
+		{ "InterPodAffinity", CFG_SIGN_NO_POD_AFFINITY },
+		{ "NodeDeclaredFeatures", CFG_SIGN_FEATURES },
+		{ "PodTopologySpread", CFG_SIGN_NO_SPREAD },
+		{ "DynamicResources", CFG_SIGN_NO_CLAIMS },
+	};
+	if (!config_profile_upstream_signs_pods(p))
+		return 0;
+	uint32_t m = CFG_SIGN_ON;
+	for (size_t i = 0; i < sizeof(signers) / sizeof(signers[0]); i++)
+		if (upstream_runs(p, reg, signers[i].name))
+			m |= signers[i].bits;
+	if ((m & CFG_SIGN_NO_POD_AFFINITY) && !p->args.inter_pod_affinity.ignore_preferred_terms_of_existing_pods)
+		m |= CFG_SIGN_LABELS;
+	return m;
+}

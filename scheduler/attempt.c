@@ -325,12 +325,37 @@ static bool fit_error(struct attempt *a)
 
 /* upstream's GetNodeHint and StoreScheduleResults metrics for a profile whose pods it does not sign:
  * there is never a batch state, so there is no work to time (0 s). */
-static void batch_metrics(const struct sched_profile *prof, const struct fw_schedule_result *res)
+static void batch_metrics_unsigned(struct sched_metrics *m, const char *profile, const struct fw_schedule_result *res)
 {
 	if (res->asked_hint)
-		sched_metrics_batch_no_hint(prof->metrics, prof->name, 0);
+		sched_metrics_batch_no_hint(m, profile, 0);
 	if (res->code == FW_SUCCESS)
-		sched_metrics_batch_stored(prof->metrics, prof->name, res->feasible_nodes == 1, 0);
+		sched_metrics_batch_stored(m, profile, res->feasible_nodes == 1, 0);
+}
+
+void sched_record_batch_metrics(struct sched_metrics *m, const char *profile, bool batches,
+				const struct fw_schedule_result *res)
+{
+	const struct fw_batch_outcome *o = &res->batch;
+	if (!batches) {
+		batch_metrics_unsigned(m, profile, res);
+		return;
+	}
+	if (!res->asked_hint)
+		return;
+	/* batch.go's order: the rescore and any flush inside GetNodeHint, then its deferred metrics */
+	if (o->rescored)
+		sched_metrics_batch_rescore(m, profile, (double)o->rescore_ns / 1e9);
+	if (o->hint_flush != FW_FLUSH_NONE)
+		sched_metrics_batch_flush(m, profile, fw_batch_flush_name(o->hint_flush));
+	sched_metrics_batch_hint(m, profile, o->hint != NULL, (double)o->hint_ns / 1e9);
+	if (!o->stored)
+		return;
+	if (o->attempt)
+		sched_metrics_batch_attempt(m, profile, o->attempt);
+	if (o->store_flush != FW_FLUSH_NONE)
+		sched_metrics_batch_flush(m, profile, fw_batch_flush_name(o->store_flush));
+	sched_metrics_batch_store(m, profile, (double)o->store_ns / 1e9);
 }
 
 /* upstream schedulePod: a host for the pod on a fresh snapshot, or why there is none. */
@@ -347,12 +372,12 @@ static bool schedule_pod(struct attempt *a)
 	uint32_t n_qn = 0;
 	struct fw_nominated nom = { 0, NULL };
 	borrow_nominated(a, &qn, &n_qn, &nom);
+	fw_profile_set_cycle(a->prof->fw, s->batch_cycles);
 	int rc = fw_schedule_pod(a->prof->fw, a->c, &list, a->pod, &nom, res, &a->e);
 	queue_nominated_release(qn, n_qn);
 	if (rc < 0)
 		return fail(a, false, a->e.msg);
-	if (a->prof->batch_metrics)
-		batch_metrics(a->prof, res);
+	sched_record_batch_metrics(a->prof->metrics, a->prof->name, !a->prof->batch_metrics, res);
 	switch (res->code) {
 	case FW_SUCCESS:
 		a->host = res->suggested_host;
@@ -435,6 +460,7 @@ void sched_schedule_one(struct scheduler *s, struct sched_attempt_scratch *ls, s
 	struct api_pod *pod = qpi->pod;
 	struct sched_profile *prof = sched_profile_for(s, pod);
 
+	s->batch_cycles++; /* upstream's SchedulingCycle counts every pop, skipped pods too */
 	if (skip_pod_schedule(s, prof, pod)) {
 		atomic_fetch_add(&s->n_skipped, 1);
 		queue_done(s->queue, pod->meta.uid);

@@ -35,6 +35,12 @@ static const struct family_desc family_descs[F_COUNT] = {
 			      FAM_COUNTER, 2, {"profile", "result"}, 0, 0, 0},
 	[F_BATCH_FLUSHED] = {"scheduler_batch_cache_flushed_total", "[ALPHA] Counts of cache flushes by reason.",
 			     FAM_COUNTER, 2, {"profile", "reason"}, 0, 0, 0},
+	[F_BATCH_RESCORE] = {"scheduler_batch_rescore_attempts_total",
+			     "[ALPHA] Counts of rescore attempts during opportunistic batching.", FAM_COUNTER, 1,
+			     {"profile"}, 0, 0, 0},
+	[F_BATCH_RESCORE_DURATION] = {"scheduler_batch_rescore_duration_seconds",
+				      "[ALPHA] Latency for rescoring a node during opportunistic batching.",
+				      FAM_HISTOGRAM, 1, {"profile"}, 0.00001, 2, 12},
 	[F_GET_NODE_HINT] = {"scheduler_get_node_hint_duration_seconds", "[ALPHA] Latency for getting a node hint.",
 			     FAM_HISTOGRAM, 2, {"hinted", "profile"}, 0.00001, 2, 12},
 	[F_STORE_RESULTS] = {"scheduler_store_schedule_results_duration_seconds",
@@ -266,6 +272,49 @@ void sched_metrics_batch_stored(struct sched_metrics *m, const char *profile, bo
 	const char *store[] = {profile}, *flush[] = {profile, one_node ? "empty_list" : "pod_not_batchable"};
 	histogram_observe(m, F_STORE_RESULTS, store, seconds);
 	counter_inc(m, F_BATCH_FLUSHED, flush);
+}
+
+void sched_metrics_batch_hint(struct sched_metrics *m, const char *profile, bool hinted, double seconds)
+{
+	if (!m)
+		return;
+	const char *attempt[] = {profile, "no_hint"}, *hint[] = {hinted ? "hint" : "no_hint", profile};
+	if (!hinted)
+		counter_inc(m, F_BATCH_ATTEMPTS, attempt);
+	histogram_observe(m, F_GET_NODE_HINT, hint, seconds);
+}
+
+void sched_metrics_batch_attempt(struct sched_metrics *m, const char *profile, const char *result)
+{
+	if (!m)
+		return;
+	const char *v[] = {profile, result};
+	counter_inc(m, F_BATCH_ATTEMPTS, v);
+}
+
+void sched_metrics_batch_flush(struct sched_metrics *m, const char *profile, const char *reason)
+{
+	if (!m)
+		return;
+	const char *v[] = {profile, reason};
+	counter_inc(m, F_BATCH_FLUSHED, v);
+}
+
+void sched_metrics_batch_store(struct sched_metrics *m, const char *profile, double seconds)
+{
+	if (!m)
+		return;
+	const char *v[] = {profile};
+	histogram_observe(m, F_STORE_RESULTS, v, seconds);
+}
+
+void sched_metrics_batch_rescore(struct sched_metrics *m, const char *profile, double seconds)
+{
+	if (!m)
+		return;
+	const char *v[] = {profile};
+	counter_inc(m, F_BATCH_RESCORE, v);
+	histogram_observe(m, F_BATCH_RESCORE_DURATION, v, seconds);
 }
 
 void sched_metrics_algorithm_duration(struct sched_metrics *m, double seconds)

@@ -313,6 +313,8 @@ int sched_metrics_render(struct sched_metrics *m, char **out, size_t *len, struc
 	render_process(&b);
 	render_family(&b, &m->fam[F_BATCH_ATTEMPTS]);
 	render_family(&b, &m->fam[F_BATCH_FLUSHED]);
+	render_family(&b, &m->fam[F_BATCH_RESCORE]);
+	render_family(&b, &m->fam[F_BATCH_RESCORE_DURATION]);
 	render_family(&b, &m->fam[F_EXT_POINT]);
 	render_family(&b, &m->fam[F_GET_NODE_HINT]);
 	if (m->src.pending_pods) {

@@ -28,7 +28,7 @@ struct sched_profile {
 	struct fw_profile *fw;
 	struct sched_metrics *metrics; /* the scheduler's (NULL: none) */
 	/* upstream signs none of the profile's pods, so its batch metrics are known without batching
-	 * (config_profile_upstream_signs_pods false) */
+	 * (config_profile_upstream_signs_pods false); else the profile batches (fw_profile_batches) */
 	bool batch_metrics;
 	/* cycles_lock guards spare/n_spare; a leaf lock. */
 	pthread_mutex_t cycles_lock;
@@ -61,6 +61,7 @@ struct sched_binder;
 
 struct scheduler {
 	struct sched_options o;
+	uint64_t batch_cycles; /* pods popped (upstream's SchedulingCycle); scheduler thread only */
 	struct config own_cfg; /* when o.cfg was NULL */
 	const struct config *cfg;
 	struct api_client *client, *event_client;
@@ -164,5 +165,10 @@ double sched_since_s(int64_t start_ns);
 
 /* The pod informer's handlers (scheduler.c; unit tests call them directly). */
 void sched_pod_handlers(struct scheduler *s, struct api_informer_handlers *out);
+
+/* upstream's scheduler_batch_* metrics of one fw_schedule_pod: from what the batch path did when
+ * the profile batches, else the values upstream's unsigned path gives (attempt.c). */
+void sched_record_batch_metrics(struct sched_metrics *m, const char *profile, bool batches,
+				const struct fw_schedule_result *res);
 
 #endif

@@ -483,11 +483,8 @@ static int new_profiles(struct scheduler *s, struct queue_profile *qprofs, struc
 			return err_prefix(e, "profiles[%u] (%s)", i, cfg->profiles[i].scheduler_name);
 		p->name = intern_str(fw_profile_name(p->fw));
 		fw_profile_queue_profile(p->fw, &qprofs[i]);
-		p->batch_metrics = !config_profile_upstream_signs_pods(&cfg->profiles[i]);
-		if (!p->batch_metrics)
-			LOG_WARN("profile %s: kube-scheduler would use OpportunisticBatching hints here (PodTopologySpread "
-				 "has no default constraints), csched scores every pod: consecutive pods of one template "
-				 "may be placed differently (docs/config.md)", p->name);
+		/* profiles upstream signs pods of run the batch path (fw_profile_batches) */
+		p->batch_metrics = !fw_profile_batches(p->fw);
 	}
 	return 0;
 }

@@ -26,6 +26,13 @@
 
 /* upstream normalizedImageName: image (interned) with ":latest" added when it has no tag; NULL
  * for no image or out of memory. */
+static const char *normalized(const char *image);
+
+const char *fw_image_normalized_name(const char *image)
+{
+	return normalized(image);
+}
+
 static const char *normalized(const char *image)
 {
 	if (!image)

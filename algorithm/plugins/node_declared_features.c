@@ -65,6 +65,12 @@ static uint32_t infer(const struct api_pod *pod)
 /* The node's declared features (upstream FeatureMapper.TryMap, as NodeInfo.SetNode calls it): a
  * merge walk that assumes a sorted list, skipping unknown names; an out-of-order name is missed
  * as upstream misses it. */
+/* The pod's required features as a bit set (OpportunisticBatching's signature, sign.c). */
+uint32_t fw_ndf_pod_features(const struct api_pod *pod)
+{
+	return infer(pod);
+}
+
 static uint32_t node_features(const struct api_node *node)
 {
 	uint32_t set = 0, i = 0, j = 0;

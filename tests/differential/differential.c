@@ -432,6 +432,7 @@ static int run_csched(const struct gen *g, struct result *got)
 	struct fw_profile *p = h->profile;
 	struct fw_schedule_result res;
 	c = fw_cycle_new(p);
+	fw_profile_batch_reset(p); /* each state is a fresh upstream scheduler: no batch state */
 	if (!c || fw_schedule_pod(p, c, &nodes, pod, &nominated, &res, &e) < 0) {
 		snprintf(got->error, sizeof(got->error), "fw_schedule_pod: %.400s", c ? e.msg : "out of memory");
 		goto out;

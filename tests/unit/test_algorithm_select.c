@@ -44,7 +44,7 @@ static void test_sorted_nodes_upstream_order(void **state)
 		const struct heap_case *tc = &heap_cases[k];
 		struct fw_scored_node h[8];
 		for (uint32_t i = 0; i < tc->n; i++)
-			h[i] = (struct fw_scored_node){ &nis[i], tc->total[i], tc->randomizer[i] };
+			h[i] = (struct fw_scored_node){ .node = &nis[i], .total = tc->total[i], .randomizer = tc->randomizer[i] };
 		fw_sorted_nodes_init(h, tc->n);
 		uint32_t len = tc->n;
 		for (uint32_t i = 0; i < tc->n; i++) {
@@ -77,7 +77,7 @@ static void test_sorted_nodes_properties(void **state)
 		int64_t max = INT64_MIN;
 		for (uint32_t i = 0; i < n; i++) {
 			x = x * 6364136223846793005ull + 1442695040888963407ull;
-			h[i] = (struct fw_scored_node){ NULL, (int64_t)((x >> 33) % 7), 0 };
+			h[i] = (struct fw_scored_node){ .total = (int64_t)((x >> 33) % 7) };
 			if (h[i].total > max)
 				max = h[i].total;
 		}
@@ -265,7 +265,8 @@ static struct fw_profile *batch_profile(void)
  * tests/unit/test_config_batching.c). Upstream's real scheduler (scheduler.New + Run over a fake
  * clientset, parallelism 1; tests/fixtures/batching/seq_*.json and batchseq/) binds a, b, b, b with
  * this configuration and a, c, b, b once
- * PodTopologySpread is disabled too: csched, which never batches, matches the first (docs/config.md
+ * PodTopologySpread is disabled too: this profile (no sign mask) does not batch and matches the
+ * first; csched matches the second in tests/unit/test_algorithm_batch.c (docs/config.md
  * "OpportunisticBatching"). */
 static void test_batch_equal_signatures_default_profile(void **state)
 {

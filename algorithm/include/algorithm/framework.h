@@ -48,6 +48,7 @@ struct fw_profile_config {
 	int32_t percentage_of_nodes_to_score;
 	struct cfg_plugin_list points[CFG_EP_COUNT];
 	const struct cfg_plugin_args *args;
+	uint32_t sign_mask; /* config_profile_sign_mask: OpportunisticBatching, 0 = off */
 };
 
 /* Upstream's default plugin set and weights restricted to the plugins csched implements, derived
@@ -83,6 +84,16 @@ const struct fw_pl *const *fw_profile_plugins(const struct fw_profile *p, enum c
 /* Score weight of a score plugin instance (1..100). */
 int32_t fw_profile_weight(const struct fw_profile *p, const struct fw_pl *pl);
 bool fw_profile_has_post_filter(const struct fw_profile *p);
+
+/* Whether the profile runs upstream's OpportunisticBatching hints (upstream signs its pods). */
+bool fw_profile_batches(const struct fw_profile *p);
+/* upstream's scheduling cycle count (SchedulingQueue.SchedulingCycle) of the next fw_schedule_pod
+ * on p: the batch state is used only by the cycle right after the one that stored it. Without
+ * it, p counts its own fw_schedule_pod calls. */
+void fw_profile_set_cycle(struct fw_profile *p, uint64_t cycle);
+/* Forgets the batch state and last cycle, as a newly started upstream scheduler has none (a
+ * test that schedules unrelated states on one profile). */
+void fw_profile_batch_reset(struct fw_profile *p);
 
 /* The profile's QueueSort less function (PrioritySort unless configured otherwise). */
 fw_less_fn fw_profile_less(const struct fw_profile *p);
@@ -212,6 +223,39 @@ struct fw_diagnosis {
 	const char *pending_plugins[FW_MAX_PLUGINS];
 };
 
+/* upstream's OpportunisticBatch cache flush reasons (metrics.BatchFlush*), FW_FLUSH_NONE: none. */
+enum fw_batch_flush {
+	FW_FLUSH_NONE,
+	FW_FLUSH_POD_FAILED,
+	FW_FLUSH_POD_SKIPPED,
+	FW_FLUSH_POD_NOMINATED,
+	FW_FLUSH_NODE_MISSING,
+	FW_FLUSH_EMPTY_LIST,
+	FW_FLUSH_EXPIRED,
+	FW_FLUSH_POD_INCOMPATIBLE,
+	FW_FLUSH_POD_NOT_BATCHABLE,
+	FW_FLUSH_FILTER_ERROR,
+	FW_FLUSH_PRESCORE_ERROR,
+	FW_FLUSH_RESCORE_ERROR,
+	FW_FLUSH_NORMALIZE_ERROR,
+};
+/* The reason label ("pod_failed", ...); "" for FW_FLUSH_NONE. */
+const char *fw_batch_flush_name(enum fw_batch_flush f);
+
+/* What one cycle's GetNodeHint and StoreScheduleResults did (a profile upstream signs pods of:
+ * fw_profile_batches), for upstream's scheduler_batch_* metrics. */
+struct fw_batch_outcome {
+	const char *hint;                /* the hinted node (interned), NULL: no_hint */
+	enum fw_batch_flush hint_flush;  /* GetNodeHint found the state unusable */
+	int64_t hint_ns;                 /* GetNodeHint's duration */
+	bool rescored;                   /* batch_rescore_attempts_total += 1, rescore_ns observed */
+	int64_t rescore_ns;
+	bool stored;                     /* StoreScheduleResults ran (store_ns observed) */
+	const char *attempt;             /* "hint_used", "hint_not_used" or NULL (batch_attempts_total) */
+	int64_t store_ns;
+	enum fw_batch_flush store_flush; /* pod_not_batchable, empty_list or none */
+};
+
 struct fw_schedule_result {
 	/* FW_SUCCESS: suggested_host set. FW_UNSCHEDULABLE: a fit error (diag; fw_fit_error_message,
 	 * then PostFilter). FW_UNSCHEDULABLE_AND_UNRESOLVABLE: the snapshot has no nodes (upstream
@@ -224,6 +268,7 @@ struct fw_schedule_result {
 	/* PreFilter passed on a non-empty snapshot: the point where upstream asks
 	 * OpportunisticBatching for a node hint (findNodesThatFitPod's GetNodeHint) */
 	bool asked_hint;
+	struct fw_batch_outcome batch; /* fw_profile_batches(p) only */
 	struct fw_status status;
 	struct fw_diagnosis diag;
 };

@@ -169,6 +169,7 @@ enum api_toleration_op {
 struct api_toleration {
 	const char *key;   /* interned, "" = every key */
 	enum api_toleration_op op;
+	bool op_given;     /* operator set (not ""): upstream's scheduling signature tells them apart */
 	const char *value; /* interned, "" when absent */
 	enum api_taint_effect effect;
 	bool has_toleration_seconds;
@@ -241,6 +242,7 @@ enum api_volume_kind {
 struct api_volume {
 	const char *name;
 	enum api_volume_kind kind;
+	bool config_map_or_secret; /* API_VOLUME_OTHER from a configMap or secret source */
 	bool read_only;
 	const char *claim_name;  /* PVC */
 	const char *pd_name;     /* GCE PD */

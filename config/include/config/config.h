@@ -149,9 +149,30 @@ struct cfg_profile {
 /* Whether kube-scheduler v1.37 would compute scheduling signatures for p's pods, and so run its
  * OpportunisticBatching hints (feature gate on by default): only when the profile's upstream form
  * has no PodTopologySpread with default constraints (disabled at every PreFilter, Filter, PreScore
- * and Score point, or defaultingType List with no defaultConstraints). csched does not implement
- * the batching (docs/config.md); the default profile never batches upstream. */
+ * and Score point, or defaultingType List with no defaultConstraints). csched batches exactly
+ * those profiles (config_profile_sign_mask, docs/config.md); the default profile never batches. */
 bool config_profile_upstream_signs_pods(const struct cfg_profile *p);
+
+/* The fragments of kube-scheduler v1.37's scheduling signature (framework SignPod: every PreFilter,
+ * Filter, PreScore and Score plugin's SignPod, kube-scheduler framework/signers.go) for p's
+ * upstream plugin set, including the upstream defaults csched does not implement (reg says which
+ * those are); 0 when upstream signs no pod of p (config_profile_upstream_signs_pods false). */
+enum {
+	CFG_SIGN_ON = 1u << 0,          /* signatures enabled (SchedulerName is always a fragment) */
+	CFG_SIGN_RESOURCES = 1u << 1,   /* NodeResourcesFit, NodeResourcesBalancedAllocation */
+	CFG_SIGN_NODE_NAME = 1u << 2,   /* NodeName */
+	CFG_SIGN_NODE_AFFINITY = 1u << 3, /* NodeAffinity: nodeAffinity and nodeSelector */
+	CFG_SIGN_TOLERATIONS = 1u << 4, /* TaintToleration, NodeUnschedulable */
+	CFG_SIGN_HOST_PORTS = 1u << 5,  /* NodePorts */
+	CFG_SIGN_IMAGES = 1u << 6,      /* ImageLocality */
+	CFG_SIGN_VOLUMES = 1u << 7,     /* VolumeRestrictions, NodeVolumeLimits, VolumeBinding, VolumeZone */
+	CFG_SIGN_LABELS = 1u << 8,      /* InterPodAffinity without ignorePreferredTermsOfExistingPods */
+	CFG_SIGN_FEATURES = 1u << 9,    /* NodeDeclaredFeatures */
+	CFG_SIGN_NO_POD_AFFINITY = 1u << 10, /* InterPodAffinity: pods with pod (anti-)affinity unsigned */
+	CFG_SIGN_NO_SPREAD = 1u << 11,  /* PodTopologySpread: pods with spread constraints unsigned */
+	CFG_SIGN_NO_CLAIMS = 1u << 12,  /* DynamicResources: pods with resource claims unsigned */
+};
+uint32_t config_profile_sign_mask(const struct cfg_profile *p, const struct cfg_registry *reg);
 
 /* The effective plugin list of p at point ep (never NULL). */
 const struct cfg_plugin_list *config_effective_plugins(const struct cfg_profile *p, enum cfg_ext_point ep);

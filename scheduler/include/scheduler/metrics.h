@@ -96,6 +96,19 @@ void sched_metrics_batch_no_hint(struct sched_metrics *m, const char *profile, d
  * {profile} observes seconds and scheduler_batch_cache_flushed_total{profile,reason} += 1, reason
  * "empty_list" when one node was feasible (nothing left to batch), else "pod_not_batchable". */
 void sched_metrics_batch_stored(struct sched_metrics *m, const char *profile, bool one_node, double seconds);
+/* The same families for a profile upstream signs pods of, as batch.go records them:
+ * GetNodeHint: scheduler_get_node_hint_duration_seconds{hinted="hint"|"no_hint",profile} observes
+ * seconds and, without a hint, scheduler_batch_attempts_total{profile,result="no_hint"} += 1. */
+void sched_metrics_batch_hint(struct sched_metrics *m, const char *profile, bool hinted, double seconds);
+/* scheduler_batch_attempts_total{profile,result} += 1 ("hint_used", "hint_not_used"). */
+void sched_metrics_batch_attempt(struct sched_metrics *m, const char *profile, const char *result);
+/* scheduler_batch_cache_flushed_total{profile,reason} += 1. */
+void sched_metrics_batch_flush(struct sched_metrics *m, const char *profile, const char *reason);
+/* scheduler_store_schedule_results_duration_seconds{profile} observes seconds. */
+void sched_metrics_batch_store(struct sched_metrics *m, const char *profile, double seconds);
+/* scheduler_batch_rescore_attempts_total{profile} += 1, scheduler_batch_rescore_duration_seconds
+ * {profile} observes seconds (the last chosen node still fit and was rescored). */
+void sched_metrics_batch_rescore(struct sched_metrics *m, const char *profile, double seconds);
 /* scheduler_scheduling_algorithm_duration_seconds. */
 void sched_metrics_algorithm_duration(struct sched_metrics *m, double seconds);
 /* A pod was bound: scheduler_pod_scheduling_sli_duration_seconds{attempts} observes seconds

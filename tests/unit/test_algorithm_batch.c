@@ -1,0 +1,122 @@
+/* OpportunisticBatching (upstream v1.37 framework/runtime/batch.go, schedule_one.go GetNodeHint /
+ * StoreScheduleResults) for profiles upstream signs pods of: sequences of pods scheduled one after
+ * another, each assumed on its node before the next, whose expected placements and batch metrics
+ * come from upstream's real scheduler.
+ *
+ * upstream: tests/fixtures/batching/batchseq (scheduler.New + Run over a fake clientset,
+ * parallelism 1, each pod created once the previous one is bound, nodes added between pods) on
+ * tests/fixtures/batching/seq_*.json; its output is checked in as seq_*.out (placements) and
+ * seq_*.metrics.out (the gathered scheduler_batch_* families). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "batch_seq.h"
+
+#define HEAD "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n- schedulerName: default-scheduler\n"
+/* the fixtures' configs: PodTopologySpread disabled at multiPoint, or defaultingType List */
+#define MP_DISABLED HEAD "  plugins:\n    multiPoint:\n      disabled:\n      - name: NodeResourcesBalancedAllocation\n      - name: PodTopologySpread\n"
+#define LIST HEAD "  plugins:\n    multiPoint:\n      disabled:\n      - name: NodeResourcesBalancedAllocation\n  pluginConfig:\n  - name: PodTopologySpread\n    args:\n      defaultingType: List\n"
+
+/* upstream: seq_batch.out, a c b b (the second pod takes the first cycle's hint, c) */
+static void test_seq_batch(void **state)
+{
+	(void)state;
+	static struct seq s;
+	run_seq(&s, "seq_batch", MP_DISABLED);
+	seq_release(&s);
+}
+
+/* upstream: seq_mp_equal.out, six pods of one template: a c b b b b */
+static void test_seq_mp_equal(void **state)
+{
+	(void)state;
+	static struct seq s;
+	run_seq(&s, "seq_mp_equal", MP_DISABLED);
+	seq_release(&s);
+}
+
+/* upstream: seq_list_equal.out, the same with defaultingType List and no default constraints */
+static void test_seq_list_equal(void **state)
+{
+	(void)state;
+	static struct seq s;
+	run_seq(&s, "seq_list_equal", LIST);
+	seq_release(&s);
+}
+
+/* upstream: seq_mp_mixed.out and .metrics.out: signatures change with the memory request and
+ * (InterPodAffinity runs upstream) the labels: batch_attempts_total hint_used 3, no_hint 4;
+ * batch_cache_flushed_total pod_incompatible 3; batch_rescore_attempts_total 1. */
+static void test_seq_mp_mixed(void **state)
+{
+	(void)state;
+	static struct seq s;
+	run_seq(&s, "seq_mp_mixed", MP_DISABLED);
+	assert_int_equal(s.hint_used, 3);
+	assert_int_equal(s.hint_not_used, 0);
+	assert_int_equal(s.no_hint, 4);
+	assert_int_equal(s.flushed[FW_FLUSH_POD_INCOMPATIBLE], 3);
+	assert_int_equal(s.rescored, 1);
+	assert_int_equal(s.stored, 7);
+	/* every other flush reason: none (upstream gathered no other series) */
+	for (int f = FW_FLUSH_POD_FAILED; f <= FW_FLUSH_NORMALIZE_ERROR; f++)
+		if (f != FW_FLUSH_POD_INCOMPATIBLE)
+			assert_int_equal(s.flushed[f], 0);
+	seq_release(&s);
+}
+
+/* upstream: seq_mp_fill.out and .metrics.out: c holds two pods, b four; the hint after b filled
+ * up is c: hint_used 6, no_hint 1, rescore 4, no flush. */
+static void test_seq_mp_fill(void **state)
+{
+	(void)state;
+	static struct seq s;
+	run_seq(&s, "seq_mp_fill", MP_DISABLED);
+	assert_int_equal(s.hint_used, 6);
+	assert_int_equal(s.no_hint, 1);
+	assert_int_equal(s.rescored, 4);
+	assert_int_equal(s.stored, 7);
+	for (int f = FW_FLUSH_POD_FAILED; f <= FW_FLUSH_NORMALIZE_ERROR; f++)
+		assert_int_equal(s.flushed[f], 0);
+	seq_release(&s);
+}
+
+/* upstream: seq_mp_addnode.out: node e (pref=2, no taint, the best score) added after the second
+ * pod; the batch state predates it, so the hints keep to b. */
+static void test_seq_mp_addnode(void **state)
+{
+	(void)state;
+	static struct seq s;
+	run_seq(&s, "seq_mp_addnode", MP_DISABLED);
+	seq_release(&s);
+}
+
+/* upstream: seq_list_fill_add.out: List; c fills after two pods, e added after the third. */
+static void test_seq_list_fill_add(void **state)
+{
+	(void)state;
+	static struct seq s;
+	run_seq(&s, "seq_list_fill_add", LIST);
+	seq_release(&s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_seq_batch),
+		cmocka_unit_test(test_seq_mp_equal),
+		cmocka_unit_test(test_seq_list_equal),
+		cmocka_unit_test(test_seq_mp_mixed),
+		cmocka_unit_test(test_seq_mp_fill),
+		cmocka_unit_test(test_seq_mp_addnode),
+		cmocka_unit_test(test_seq_list_fill_add),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
