@@ -60,6 +60,7 @@ struct api_conn {
 	int line_rc;     /* non-zero value returned by on_line or on_data */
 	long stream_status;
 	bool overflow;
+	int64_t deadline_ns; /* api_conn_set_deadline: CLOCK_MONOTONIC, 0 = none */
 };
 
 /* errors (api_client.c): an HTTP status >= 400, a libcurl failure -> ERR_* with a message */

@@ -73,7 +73,8 @@ static void on_started_leading(void *ctx)
 static void on_stopped_leading(void *ctx)
 {
 	(void)ctx;
-	LOG_ERROR("leaderelection lost");
+	/* upstream server.go OnStoppedLeading: logger.Error(nil, "Leaderelection lost"), exit 1 */
+	LOG_ERROR("Leaderelection lost");
 	atomic_store(&lost_lease, true);
 }
 

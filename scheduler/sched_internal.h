@@ -164,5 +164,8 @@ double sched_since_s(int64_t start_ns);
 
 /* The pod informer's handlers (scheduler.c; unit tests call them directly). */
 void sched_pod_handlers(struct scheduler *s, struct api_informer_handlers *out);
+/* sched_options.may_bind's answer (true without it): whether this replica may write to the API
+ * server (bind, patch status, send events) and schedule. */
+bool sched_may_write(const struct scheduler *s);
 
 #endif
