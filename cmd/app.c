@@ -22,6 +22,7 @@
 #include "cmd/flags.h"
 #include "common/log.h"
 #include "config/config.h"
+#include "scheduler/comparer.h"
 #include "scheduler/health.h"
 #include "scheduler/leader.h"
 #include "scheduler/metrics.h"
@@ -33,6 +34,7 @@
 
 static atomic_bool lost_lease;
 static sigset_t term_sigs; /* SIGTERM, SIGINT: blocked in every thread, taken by sigtimedwait */
+static sigset_t wait_sigs; /* term_sigs and SIGUSR2 (the cache comparer, as kube-scheduler's) */
 
 /* Bounds the shutdown: a second signal or SHUTDOWN_GRACE_S seconds end the process. */
 static void *shutdown_watchdog(void *arg)
@@ -267,7 +269,9 @@ static int app_start(struct app *a, const struct cmd_flags *f, struct err *e)
 	sigemptyset(&term_sigs);
 	sigaddset(&term_sigs, SIGTERM);
 	sigaddset(&term_sigs, SIGINT);
-	pthread_sigmask(SIG_BLOCK, &term_sigs, NULL);
+	wait_sigs = term_sigs;
+	sigaddset(&wait_sigs, SIGUSR2);
+	pthread_sigmask(SIG_BLOCK, &wait_sigs, NULL);
 
 	LOG_INFO("Starting csched version v%s", CSCHED_VERSION);
 	if (start_clients(a, f->master, e) < 0)
@@ -297,12 +301,28 @@ static int app_start(struct app *a, const struct cmd_flags *f, struct err *e)
 	return 0;
 }
 
-/* Waits for SIGTERM or SIGINT and returns 0 (the exit status); exits 1 if leadership is lost. */
-static int wait_for_signal(void)
+/* upstream debugger.ListenForSignal: SIGUSR2 compares the cache with the informers' stores and
+ * logs the differences (the comparer logs them itself). */
+static void compare_cache(struct scheduler *s)
+{
+	struct sched_cache_diff d;
+	struct err e = { 0 };
+	if (sched_cache_compare(s, &d, &e) < 0)
+		LOG_ERROR("cache comparer: %s", e.msg);
+	sched_cache_diff_release(&d);
+}
+
+/* Waits for SIGTERM or SIGINT and returns 0 (the exit status); exits 1 if leadership is lost;
+ * SIGUSR2 runs the cache comparer. */
+static int wait_for_signal(struct scheduler *s)
 {
 	for (;;) {
 		struct timespec ts = { 0, 100 * 1000000L };
-		int sig = sigtimedwait(&term_sigs, NULL, &ts);
+		int sig = sigtimedwait(&wait_sigs, NULL, &ts);
+		if (sig == SIGUSR2) {
+			compare_cache(s);
+			continue;
+		}
 		if (sig == SIGTERM || sig == SIGINT) {
 			pthread_t wd;
 			LOG_INFO("received %s: shutting down", sig == SIGTERM ? "SIGTERM" : "SIGINT");
@@ -354,7 +374,7 @@ int cmd_run(int argc, char **argv)
 		fprintf(stderr, "Error: %s\n", e.msg);
 		status = 1;
 	} else {
-		status = wait_for_signal();
+		status = wait_for_signal(app.s);
 	}
 	app_release(&app);
 	return status;

@@ -10,7 +10,9 @@
  *     request timeout.
  *  2. Two csched processes: A reaches the server only through the proxy, B directly. When the
  *     proxy hangs, A exits with upstream's status (1, "Leaderelection lost") within
- *     2 * renewDeadline + a margin, and B takes the lease and binds the pods created meanwhile.
+ *     2 * renewDeadline + a margin, and B takes the lease and binds the pods created meanwhile;
+ *     then SIGUSR2 makes B compare its cache with the server (upstream's cache debugger): no
+ *     "Cache mismatch".
  *
  * THREADS: the proxy thread owns its sockets; the main thread sets proxy.hang / proxy.stop. */
 #include <arpa/inet.h>
@@ -37,6 +39,7 @@
 #include "apiclient/api_client.h"
 #include "config/config.h"
 #include "harness.h"
+#include "scheduler/comparer.h"
 #include "scheduler/leader.h"
 #include "scheduler/scheduler.h"
 #include "testutil.h"
@@ -355,6 +358,11 @@ static void test_inprocess_hang_stops_scheduling(void **state)
 	if (!stopped)
 		fail_msg("on_stopped_leading not called within %d ms of the hang", 2 * RENEW_MS + MARGIN_MS);
 	print_message("[ MEASURE  ] on_stopped_leading %.2f s after the hang\n", (double)(stopped - t0) / 1000.0);
+	/* what it saw stayed consistent: bound pods in the cache, the rest pending in the queue */
+	struct sched_cache_diff d;
+	if (sched_cache_wait_consistent(s, 5000, &d, &e) != 0)
+		fail_msg("%s", e.msg);
+	sched_cache_diff_release(&d);
 
 	sched_free(s);
 	sched_leader_free(l);
@@ -374,7 +382,8 @@ static pid_t replica(const char *name, const char *master, char *log, size_t log
 	int p = harness_free_port();
 	assert_true(p > 0);
 	snprintf(port, sizeof port, "--port=%d", p);
-	char *argv[] = {CSCHED_BUILD_DIR "/csched", kc, ms, port, "--bind-address=127.0.0.1", "-v=2",
+	/* -v=3: the comparer's "Cache comparer finished" line shows SIGUSR2 was taken */
+	char *argv[] = {CSCHED_BUILD_DIR "/csched", kc, ms, port, "--bind-address=127.0.0.1", "-v=3",
 			"--leader-elect-lease-duration=6s", "--leader-elect-renew-deadline=4s",
 			"--leader-elect-retry-period=1s", NULL};
 	struct err e = {0};
@@ -470,6 +479,17 @@ static void test_binary_hang_exits_and_standby_takes_over(void **state)
 	assert_non_null(holder);
 	assert_true(log_has(log_b, "successfully acquired lease kube-system/csched"));
 	free(holder);
+
+	/* SIGUSR2: upstream's cache comparer; after this run B's cache equals the server's */
+	kill(b, SIGUSR2);
+	if (!wait_log(log_b, "\"Cache comparer finished\"", 10000)) {
+		dump(log_b);
+		fail_msg("B: no comparison after SIGUSR2");
+	}
+	if (log_has(log_b, "Cache mismatch")) {
+		dump(log_b);
+		fail_msg("B: the comparer found differences");
+	}
 
 	kill(b, SIGTERM);
 	assert_int_equal(harness_wait_child(b, 15000, &status, &e), 0);
