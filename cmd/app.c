@@ -20,6 +20,7 @@
 #include "cmd/cmd.h"
 #include "algorithm/framework.h"
 #include "cmd/flags.h"
+#include "common/clock.h"
 #include "common/log.h"
 #include "config/config.h"
 #include "scheduler/comparer.h"
@@ -40,8 +41,16 @@ static sigset_t wait_sigs; /* term_sigs and SIGUSR2 (the cache comparer, as kube
 static void *shutdown_watchdog(void *arg)
 {
 	(void)arg;
-	struct timespec ts = { SHUTDOWN_GRACE_S, 0 };
-	int sig = sigtimedwait(&term_sigs, NULL, &ts);
+	/* sigtimedwait may return early with EINTR (seen under ASan while the other threads exit):
+	 * only a signal or the whole grace period ends the wait */
+	int64_t end = mono_ns() + SHUTDOWN_GRACE_S * 1000000000LL;
+	int sig = -1;
+	for (int64_t left; sig <= 0 && (left = end - mono_ns()) > 0;) {
+		struct timespec ts = { left / 1000000000LL, left % 1000000000LL };
+		sig = sigtimedwait(&term_sigs, NULL, &ts);
+		if (sig < 0 && errno != EINTR)
+			break;
+	}
 	if (sig > 0)
 		LOG_ERROR("second signal during shutdown: exiting now");
 	else
