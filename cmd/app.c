@@ -323,13 +323,13 @@ static void compare_cache(struct scheduler *s)
 
 /* Waits for SIGTERM or SIGINT and returns 0 (the exit status); exits 1 if leadership is lost;
  * SIGUSR2 runs the cache comparer. */
-static int wait_for_signal(struct scheduler *s)
+static int wait_for_signal(struct app *a)
 {
 	for (;;) {
 		struct timespec ts = { 0, 100 * 1000000L };
 		int sig = sigtimedwait(&wait_sigs, NULL, &ts);
 		if (sig == SIGUSR2) {
-			compare_cache(s);
+			compare_cache(a->s);
 			continue;
 		}
 		if (sig == SIGTERM || sig == SIGINT) {
@@ -343,6 +343,9 @@ static int wait_for_signal(struct scheduler *s)
 			/* upstream: klog.FlushAndExit(1) at once; the restart comes back as a standby.
 			 * Nothing is drained: a replica that lost its lease must not write any more. */
 			LOG_ERROR("exiting: leadership lost");
+			/* the election thread has ended (on_stopped_leading was its last act): join it,
+			 * without a release, so no finished thread is left unjoined (TSan reports it) */
+			sched_leader_abandon(a->leader);
 			_exit(1);
 		}
 	}
@@ -383,7 +386,7 @@ int cmd_run(int argc, char **argv)
 		fprintf(stderr, "Error: %s\n", e.msg);
 		status = 1;
 	} else {
-		status = wait_for_signal(app.s);
+		status = wait_for_signal(&app);
 	}
 	app_release(&app);
 	return status;
