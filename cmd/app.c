@@ -63,6 +63,7 @@ static void *shutdown_watchdog(void *arg)
 struct app {
 	struct config cfg;
 	struct api_client *client, *event_client; /* events get their own client, as upstream's eventClient */
+	struct api_client *le_client; /* leader election's own (client-go NewFromKubeconfig); NULL without */
 	struct sched_metrics *metrics;
 	struct sched_leader *leader; /* NULL without leader election */
 	struct scheduler *s;
@@ -134,8 +135,9 @@ static int apply_flags(struct config *cfg, const struct cmd_flags *f, bool have_
 }
 
 /* A client from the configuration's clientConnection (kubeconfig "" = $KUBECONFIG, in-cluster,
- * then ~/.kube/config) with --master overriding the server. */
-static struct api_client *make_client(const struct config *cfg, const char *master, struct err *e)
+ * then ~/.kube/config) with --master overriding the server; timeout_ms 0 = the default. */
+static struct api_client *make_client(const struct config *cfg, const char *master, long timeout_ms,
+				      struct err *e)
 {
 	struct api_config ac = { 0 };
 	const char *kc = cfg->client_connection.kubeconfig;
@@ -155,6 +157,7 @@ static struct api_client *make_client(const struct config *cfg, const char *mast
 	}
 	ac.qps = cfg->client_connection.qps;
 	ac.burst = cfg->client_connection.burst;
+	ac.request_timeout_ms = timeout_ms;
 	struct api_client *c = api_client_new(&ac, e);
 	api_config_release(&ac);
 	return c;
@@ -218,14 +221,14 @@ static int start_clients(struct app *a, const char *master, struct err *e)
 	if (api_global_init(e) < 0)
 		return failed(e);
 	a->global_init = true;
-	if (!(a->client = make_client(&a->cfg, master, e)) || !(a->event_client = make_client(&a->cfg, master, e)))
+	if (!(a->client = make_client(&a->cfg, master, 0, e)) || !(a->event_client = make_client(&a->cfg, master, 0, e)))
 		return failed(e);
 	if (!(a->metrics = sched_metrics_new()))
 		return err_set(e, ERR_NOMEM, "out of memory");
 	return 0;
 }
 
-static int start_leader_election(struct app *a, struct err *e)
+static int start_leader_election(struct app *a, const char *master, struct err *e)
 {
 	const struct cfg_leader_election *le = &a->cfg.leader_election;
 	struct sched_leader_config lc = {
@@ -240,7 +243,13 @@ static int start_leader_election(struct app *a, struct err *e)
 		.on_new_leader = on_new_leader,
 		.metrics = a->metrics,
 	};
-	if (!(a->leader = sched_leader_new(a->client, &lc, e))) {
+	/* client-go resourcelock.NewFromKubeconfig: a client of its own (the scheduler's binds do not
+	 * eat its rate limit) whose requests time out after renewDeadline / 2, at least 1 s */
+	int64_t renew_ms = lc.renew_deadline_ms ? lc.renew_deadline_ms : SCHED_LEADER_DEFAULT_RENEW_DEADLINE_MS;
+	long timeout_ms = (long)(renew_ms / 2);
+	if (!(a->le_client = make_client(&a->cfg, master, timeout_ms < 1000 ? 1000 : timeout_ms, e)))
+		return failed(e);
+	if (!(a->leader = sched_leader_new(a->le_client, &lc, e))) {
 		err_prefix(e, "leader election");
 		return failed(e);
 	}
@@ -285,7 +294,7 @@ static int app_start(struct app *a, const struct cmd_flags *f, struct err *e)
 	LOG_INFO("Starting csched version v%s", CSCHED_VERSION);
 	if (start_clients(a, f->master, e) < 0)
 		return failed(e);
-	if (le->leader_elect && start_leader_election(a, e) < 0)
+	if (le->leader_elect && start_leader_election(a, f->master, e) < 0)
 		return failed(e);
 	struct sched_options so = {
 		.cfg = &a->cfg, .client = a->client, .event_client = a->event_client, .metrics = a->metrics
@@ -361,6 +370,7 @@ static void app_release(struct app *a)
 	sched_leader_free(a->leader);
 	sched_free(a->s);
 	sched_metrics_free(a->metrics);
+	api_client_free(a->le_client);
 	api_client_free(a->event_client);
 	api_client_free(a->client);
 	if (a->global_init)
