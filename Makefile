@@ -1,7 +1,8 @@
 # Entry points (docs, CI and tools rely on these names):
 #   make deps    install Debian build dependencies (idempotent)
 #   make         build build/csched (RelWithDebInfo: -O2 -g; BUILD_TYPE=Release for -O3)
-#   make test    unit + integration tests, then the unit tests under ASan+UBSan, TSan and valgrind
+#   make test    unit + integration tests, then both under ASan+UBSan and TSan, the unit tests
+#                under valgrind
 #   make demo    the main job on an embedded default: local control plane, simulated nodes, a workload
 #   make bench   benchmarks side by side with the upstream kube-scheduler (not part of make test),
 #                from a Release build of their own in build-bench
@@ -44,16 +45,26 @@ test-unit: build
 test-integration: build cluster
 	cd $(BUILD) && ctest -L integration --output-on-failure
 
-test-asan:
+# The sanitizer runs: the unit suite, then the integration suite against the real API server
+# (the in-process schedulers and the csched binaries the tests spawn are the sanitized ones; a
+# report aborts the process, which fails its test). ASAN_IT / TSAN_IT: ctest -R regexes of the
+# integration programs run ("" = none); the defaults and the time they cost are in
+# docs/operations.md (Testing).
+ASAN_OPTS := ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+TSAN_OPTS := TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
+ASAN_IT ?= .
+TSAN_IT ?= .
+test-asan: cluster
 	@cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DCSCHED_SANITIZE=address >/dev/null
 	@cmake --build build-asan -j $(JOBS)
-	cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-		ctest -L unit --output-on-failure -j $(JOBS)
+	cd build-asan && $(ASAN_OPTS) ctest -L unit --output-on-failure -j $(JOBS)
+	@if [ -n "$(ASAN_IT)" ]; then cd build-asan && $(ASAN_OPTS) ctest -L integration -R '$(ASAN_IT)' --output-on-failure; fi
 
-test-tsan:
+test-tsan: cluster
 	@cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=Debug -DCSCHED_SANITIZE=thread >/dev/null
 	@cmake --build build-tsan -j $(JOBS)
-	cd build-tsan && TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 ctest -L unit --output-on-failure -j $(JOBS)
+	cd build-tsan && $(TSAN_OPTS) ctest -L unit --output-on-failure -j $(JOBS)
+	@if [ -n "$(TSAN_IT)" ]; then cd build-tsan && $(TSAN_OPTS) ctest -L integration -R '$(TSAN_IT)' --output-on-failure; fi
 
 # Every unit program (with no arguments the fuzz replays read their seed corpus) under valgrind:
 # any error or leak (definite, indirect, possible) fails it.

@@ -332,17 +332,28 @@ struct req {
 	bool stream; /* on_line/stop are set: no overall timeout, a low-speed limit instead */
 };
 
-static void set_timeouts(struct api_conn *c, bool stream)
+/* The time a request may take: the client's request timeout, cut to what is left of the
+ * connection's deadline. ERR_TIMEOUT (nothing sent) once the deadline has passed. */
+static int set_timeouts(struct api_conn *c, const struct req *r, struct err *e)
 {
-	if (stream) {
+	long timeout_ms = c->client->cfg.request_timeout_ms;
+	if (c->deadline_ns && !r->stream) {
+		int64_t left_ms = (c->deadline_ns - api_now_ns()) / 1000000;
+		if (left_ms <= 0)
+			return err_set(e, ERR_TIMEOUT, "%s %s: deadline exceeded", r->method, r->path);
+		if (timeout_ms <= 0 || left_ms < timeout_ms)
+			timeout_ms = (long)left_ms;
+	}
+	if (r->stream) {
 		curl_easy_setopt(c->h, CURLOPT_TIMEOUT_MS, 0L);
 		curl_easy_setopt(c->h, CURLOPT_LOW_SPEED_LIMIT, 1L);
 		curl_easy_setopt(c->h, CURLOPT_LOW_SPEED_TIME, (long)LOW_SPEED_TIME_S);
 	} else {
-		curl_easy_setopt(c->h, CURLOPT_TIMEOUT_MS, c->client->cfg.request_timeout_ms);
+		curl_easy_setopt(c->h, CURLOPT_TIMEOUT_MS, timeout_ms);
 		curl_easy_setopt(c->h, CURLOPT_LOW_SPEED_LIMIT, 0L);
 		curl_easy_setopt(c->h, CURLOPT_LOW_SPEED_TIME, 0L);
 	}
+	return 0;
 }
 
 static void log_transfer(struct api_conn *c, const struct req *r, long status, int64_t t0, CURLcode cc)
@@ -372,9 +383,13 @@ static int conn_attempt(struct api_conn *c, const struct req *r, long *status, u
 	}
 	rc = conn_setup(c, r->method, r->url, r->content_type, r->body, r->body_len, auth, &hdrs, e);
 	api__free_header(auth);
-	if (rc)
+	if (!rc)
+		rc = set_timeouts(c, r, e);
+	if (rc) {
+		slist_free_secret(hdrs);
+		curl_easy_setopt(c->h, CURLOPT_HTTPHEADER, NULL);
 		return rc;
-	set_timeouts(c, r->stream);
+	}
 	int64_t t0 = api_now_ns();
 	*cc = conn_perform(c);
 	slist_free_secret(hdrs);
@@ -407,6 +422,8 @@ static int retry_after_wait(struct api_conn *c, const struct req *r, long status
 	if ((status != 429 && (status < 500 || status >= 600)) || retry_after <= 0 || attempt >= MAX_RETRY_AFTER)
 		return 0;
 	long s = retry_after > MAX_RETRY_AFTER_S ? MAX_RETRY_AFTER_S : (long)retry_after;
+	if (c->deadline_ns && api_now_ns() + s * 1000000000LL >= c->deadline_ns)
+		return 0; /* the answer is final: no time left to wait and retry */
 	LOG_V(2, "%s %s: HTTP %ld, retrying after %ld s", r->method, r->path, status, s);
 	for (long ms = 0; ms < s * 1000; ms += POLL_MS) {
 		if (c->stop && atomic_load(c->stop))
@@ -448,6 +465,12 @@ static int conn_do(struct api_conn *c, const char *method, const char *path, con
 	}
 	free((char *)r.url);
 	return rc;
+}
+
+void api_conn_set_deadline(struct api_conn *conn, int64_t deadline_ns)
+{
+	if (conn)
+		conn->deadline_ns = deadline_ns;
 }
 
 int api_request(struct api_conn *conn, const char *method, const char *path, const char *content_type,

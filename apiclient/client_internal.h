@@ -60,6 +60,7 @@ struct api_conn {
 	int line_rc;     /* non-zero value returned by on_line or on_data */
 	long stream_status;
 	bool overflow;
+	int64_t deadline_ns; /* api_conn_set_deadline: CLOCK_MONOTONIC, 0 = none */
 };
 
 /* api_conn.c: one piece of a 2xx stream body (as libcurl delivers it) into c->body, every line it

@@ -693,3 +693,16 @@ out:
 	pthread_mutex_unlock(&c->lock);
 	return rc;
 }
+
+void cache_foreach_key(struct cache *c, void (*on_node)(void *ctx, const char *name),
+		       void (*on_pod)(void *ctx, const char *uid), void *ctx)
+{
+	const char *k;
+	void *v;
+	pthread_mutex_lock(&c->lock);
+	for (size_t it = 0; on_node && map_next(&c->nodes, &it, &k, &v);)
+		on_node(ctx, k);
+	for (size_t it = 0; on_pod && map_next(&c->pods, &it, &k, &v);)
+		on_pod(ctx, k);
+	pthread_mutex_unlock(&c->lock);
+}

@@ -20,8 +20,10 @@
 #include "cmd/cmd.h"
 #include "algorithm/framework.h"
 #include "cmd/flags.h"
+#include "common/clock.h"
 #include "common/log.h"
 #include "config/config.h"
+#include "scheduler/comparer.h"
 #include "scheduler/health.h"
 #include "scheduler/leader.h"
 #include "scheduler/metrics.h"
@@ -33,13 +35,22 @@
 
 static atomic_bool lost_lease;
 static sigset_t term_sigs; /* SIGTERM, SIGINT: blocked in every thread, taken by sigtimedwait */
+static sigset_t wait_sigs; /* term_sigs and SIGUSR2 (the cache comparer, as kube-scheduler's) */
 
 /* Bounds the shutdown: a second signal or SHUTDOWN_GRACE_S seconds end the process. */
 static void *shutdown_watchdog(void *arg)
 {
 	(void)arg;
-	struct timespec ts = { SHUTDOWN_GRACE_S, 0 };
-	int sig = sigtimedwait(&term_sigs, NULL, &ts);
+	/* sigtimedwait may return early with EINTR (seen under ASan while the other threads exit):
+	 * only a signal or the whole grace period ends the wait */
+	int64_t end = mono_ns() + SHUTDOWN_GRACE_S * 1000000000LL;
+	int sig = -1;
+	for (int64_t left; sig <= 0 && (left = end - mono_ns()) > 0;) {
+		struct timespec ts = { left / 1000000000LL, left % 1000000000LL };
+		sig = sigtimedwait(&term_sigs, NULL, &ts);
+		if (sig < 0 && errno != EINTR)
+			break;
+	}
 	if (sig > 0)
 		LOG_ERROR("second signal during shutdown: exiting now");
 	else
@@ -52,6 +63,7 @@ static void *shutdown_watchdog(void *arg)
 struct app {
 	struct config cfg;
 	struct api_client *client, *event_client; /* events get their own client, as upstream's eventClient */
+	struct api_client *le_client; /* leader election's own (client-go NewFromKubeconfig); NULL without */
 	struct sched_metrics *metrics;
 	struct sched_leader *leader; /* NULL without leader election */
 	struct scheduler *s;
@@ -75,7 +87,8 @@ static void on_started_leading(void *ctx)
 static void on_stopped_leading(void *ctx)
 {
 	(void)ctx;
-	LOG_ERROR("leaderelection lost");
+	/* upstream server.go OnStoppedLeading: logger.Error(nil, "Leaderelection lost"), exit 1 */
+	LOG_ERROR("Leaderelection lost");
 	atomic_store(&lost_lease, true);
 }
 
@@ -124,8 +137,9 @@ static int apply_flags(struct config *cfg, const struct cmd_flags *f, bool have_
 }
 
 /* A client from the configuration's clientConnection (kubeconfig "" = $KUBECONFIG, in-cluster,
- * then ~/.kube/config) with --master overriding the server. */
-static struct api_client *make_client(const struct config *cfg, const char *master, struct err *e)
+ * then ~/.kube/config) with --master overriding the server; timeout_ms 0 = the default. */
+static struct api_client *make_client(const struct config *cfg, const char *master, long timeout_ms,
+				      struct err *e)
 {
 	struct api_config ac = { 0 };
 	const char *kc = cfg->client_connection.kubeconfig;
@@ -145,6 +159,7 @@ static struct api_client *make_client(const struct config *cfg, const char *mast
 	}
 	ac.qps = cfg->client_connection.qps;
 	ac.burst = cfg->client_connection.burst;
+	ac.request_timeout_ms = timeout_ms;
 	struct api_client *c = api_client_new(&ac, e);
 	api_config_release(&ac);
 	return c;
@@ -212,14 +227,14 @@ static int start_clients(struct app *a, const char *master, struct err *e)
 	const char *trace = getenv("CSCHED_API_TRACE");
 	if (trace && *trace && api_trace_requests(trace, e) < 0)
 		return failed(e);
-	if (!(a->client = make_client(&a->cfg, master, e)) || !(a->event_client = make_client(&a->cfg, master, e)))
+	if (!(a->client = make_client(&a->cfg, master, 0, e)) || !(a->event_client = make_client(&a->cfg, master, 0, e)))
 		return failed(e);
 	if (!(a->metrics = sched_metrics_new()))
 		return err_set(e, ERR_NOMEM, "out of memory");
 	return 0;
 }
 
-static int start_leader_election(struct app *a, struct err *e)
+static int start_leader_election(struct app *a, const char *master, struct err *e)
 {
 	const struct cfg_leader_election *le = &a->cfg.leader_election;
 	struct sched_leader_config lc = {
@@ -234,7 +249,13 @@ static int start_leader_election(struct app *a, struct err *e)
 		.on_new_leader = on_new_leader,
 		.metrics = a->metrics,
 	};
-	if (!(a->leader = sched_leader_new(a->client, &lc, e))) {
+	/* client-go resourcelock.NewFromKubeconfig: a client of its own (the scheduler's binds do not
+	 * eat its rate limit) whose requests time out after renewDeadline / 2, at least 1 s */
+	int64_t renew_ms = lc.renew_deadline_ms ? lc.renew_deadline_ms : SCHED_LEADER_DEFAULT_RENEW_DEADLINE_MS;
+	long timeout_ms = (long)(renew_ms / 2);
+	if (!(a->le_client = make_client(&a->cfg, master, timeout_ms < 1000 ? 1000 : timeout_ms, e)))
+		return failed(e);
+	if (!(a->leader = sched_leader_new(a->le_client, &lc, e))) {
 		err_prefix(e, "leader election");
 		return failed(e);
 	}
@@ -327,12 +348,14 @@ static int app_start(struct app *a, const struct cmd_flags *f, struct err *e)
 	sigemptyset(&term_sigs);
 	sigaddset(&term_sigs, SIGTERM);
 	sigaddset(&term_sigs, SIGINT);
-	pthread_sigmask(SIG_BLOCK, &term_sigs, NULL);
+	wait_sigs = term_sigs;
+	sigaddset(&wait_sigs, SIGUSR2);
+	pthread_sigmask(SIG_BLOCK, &wait_sigs, NULL);
 
 	LOG_INFO("Starting csched version v%s", CSCHED_VERSION);
 	if (start_clients(a, f->master, e) < 0)
 		return failed(e);
-	if (le->leader_elect && start_leader_election(a, e) < 0)
+	if (le->leader_elect && start_leader_election(a, f->master, e) < 0)
 		return failed(e);
 	struct sched_options so = {
 		.cfg = &a->cfg, .client = a->client, .event_client = a->event_client, .metrics = a->metrics
@@ -357,12 +380,28 @@ static int app_start(struct app *a, const struct cmd_flags *f, struct err *e)
 	return 0;
 }
 
-/* Waits for SIGTERM or SIGINT and returns 0 (the exit status); exits 1 if leadership is lost. */
-static int wait_for_signal(void)
+/* upstream debugger.ListenForSignal: SIGUSR2 compares the cache with the informers' stores and
+ * logs the differences (the comparer logs them itself). */
+static void compare_cache(struct scheduler *s)
+{
+	struct sched_cache_diff d;
+	struct err e = { 0 };
+	if (sched_cache_compare(s, &d, &e) < 0)
+		LOG_ERROR("cache comparer: %s", e.msg);
+	sched_cache_diff_release(&d);
+}
+
+/* Waits for SIGTERM or SIGINT and returns 0 (the exit status); exits 1 if leadership is lost;
+ * SIGUSR2 runs the cache comparer. */
+static int wait_for_signal(struct app *a)
 {
 	for (;;) {
 		struct timespec ts = { 0, 100 * 1000000L };
-		int sig = sigtimedwait(&term_sigs, NULL, &ts);
+		int sig = sigtimedwait(&wait_sigs, NULL, &ts);
+		if (sig == SIGUSR2) {
+			compare_cache(a->s);
+			continue;
+		}
 		if (sig == SIGTERM || sig == SIGINT) {
 			pthread_t wd;
 			LOG_INFO("received %s: shutting down", sig == SIGTERM ? "SIGTERM" : "SIGINT");
@@ -374,6 +413,9 @@ static int wait_for_signal(void)
 			/* upstream: klog.FlushAndExit(1) at once; the restart comes back as a standby.
 			 * Nothing is drained: a replica that lost its lease must not write any more. */
 			LOG_ERROR("exiting: leadership lost");
+			/* the election thread has ended (on_stopped_leading was its last act): join it,
+			 * without a release, so no finished thread is left unjoined (TSan reports it) */
+			sched_leader_abandon(a->leader);
 			_exit(1);
 		}
 	}
@@ -392,6 +434,7 @@ static void app_release(struct app *a)
 	sched_leader_free(a->leader);
 	sched_free(a->s);
 	sched_metrics_free(a->metrics);
+	api_client_free(a->le_client);
 	api_client_free(a->event_client);
 	api_client_free(a->client);
 	if (a->global_init)
@@ -417,7 +460,7 @@ int cmd_run(int argc, char **argv)
 		fprintf(stderr, "Error: %s\n", e.msg);
 		status = 1;
 	} else {
-		status = wait_for_signal();
+		status = wait_for_signal(&app);
 	}
 	app_release(&app);
 	return status;

@@ -535,3 +535,13 @@ void queue_rejector_counts(struct queue *q, void (*cb)(void *ctx, const char *pl
 	pthread_mutex_unlock(&q->lock);
 	free(v);
 }
+
+void queue_pending_foreach(struct queue *q, void (*cb)(void *ctx, const char *uid), void *ctx)
+{
+	const char *k;
+	void *v;
+	pthread_mutex_lock(&q->lock);
+	for (size_t it = 0; map_next(&q->pods, &it, &k, &v);)
+		cb(ctx, k);
+	pthread_mutex_unlock(&q->lock);
+}

@@ -105,6 +105,11 @@ static bool other_pod(void *ctx, const struct api_pod *pod)
 static void run_patch(struct scheduler *s, struct sched_patch_job *j)
 {
 	struct err e = { 0 };
+	if (!sched_may_write(s)) { /* a deposed leader writes nothing */
+		LOG_V(2, "status of pod %s/%s not updated: not the leader", j->ns, j->name);
+		sched_patch_job_free(j);
+		return;
+	}
 	int rc = tl_conn ? api_patch_pod_status(tl_conn, j->ns, j->name, j->body, j->len, &e)
 			 : err_set(&e, ERR_TRANSPORT, "no connection");
 	if (rc < 0) {
@@ -190,7 +195,7 @@ static void run_bind(struct scheduler *s, struct sched_bind_job *j)
 		/* Events from here on cannot make the pod schedulable (upstream: Done before PreBind). */
 		queue_done(s->queue, pod->meta.uid);
 		code = fw_run_pre_bind(prof->fw, j->cycle, pod, node, &st); /* timed by the framework */
-		if (code == FW_SUCCESS && s->o.may_bind && !s->o.may_bind(s->o.may_bind_ctx))
+		if (code == FW_SUCCESS && !sched_may_write(s))
 			code = fw_status_set(&st, FW_ERROR, "not binding: this replica is no longer the leader");
 		if (code == FW_SUCCESS) {
 			if (s->o.hooks.before_bind)

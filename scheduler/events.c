@@ -370,6 +370,14 @@ static void *sender_main(void *arg)
 		sleep_ns(wait);
 		int rc;
 		err_clear(&e);
+		if (ev->o.may_send && !ev->o.may_send(ev->o.may_send_ctx)) {
+			atomic_fetch_add(&ev->dropped, 1);
+			LOG_V(2, "events: %s for %s/%s dropped: not the leader", out.reason, out.namespace,
+			      out.regarding_name);
+			pthread_mutex_lock(&ev->lock);
+			x->sending = false;
+			continue;
+		}
 		if (ev->o.send)
 			rc = ev->o.send(ev->o.send_ctx, &out, &e);
 		else if (conn)

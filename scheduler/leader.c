@@ -14,7 +14,13 @@
  * Other threads only read two atomics (leader, last_renew_ns) through sched_leader_is_leader and
  * sched_leader_healthy. sched_leader_stop sets a flag under `lock` and signals `wake`; the
  * election thread sleeps on `wake` between attempts, so stopping never waits for a retry period,
- * only for a request in flight (bounded by the client's request timeout). */
+ * only for a request in flight (bounded by the client's request timeout).
+ *
+ * Every request of a renewal carries the renew deadline (api_conn_set_deadline: last successful
+ * renewal + renew_deadline), as client-go's renew polls under a context with that timeout: a hung
+ * connection cannot keep a leader that may have been deposed waiting in a request, it is told at
+ * the deadline. A release (at stop, or after losing: client-go's ReleaseOnCancel) is bounded by
+ * renew_deadline from its start, as client-go's release. */
 #include "scheduler/leader.h"
 
 #include <pthread.h>
@@ -275,11 +281,21 @@ static bool try_acquire_or_renew(struct sched_leader *l, bool *lost)
 	return false;
 }
 
-/* client-go release(): holder cleared, leaseDurationSeconds 1, so standbys take over at once. */
+static bool release_on_stop(struct sched_leader *l)
+{
+	pthread_mutex_lock(&l->lock);
+	bool release = l->release_on_stop;
+	pthread_mutex_unlock(&l->lock);
+	return release;
+}
+
+/* client-go release(): holder cleared, leaseDurationSeconds 1, so standbys take over at once;
+ * bounded by renew_deadline. */
 static void release_lease(struct sched_leader *l)
 {
 	if (!l->have_observed || !holder_is(&l->observed, l->identity))
 		return;
+	api_conn_set_deadline(l->conn, mono_ns() + l->renew_ns);
 	int64_t wall = api_wall_us();
 	struct api_lease rec = {
 		.name = l->name,
@@ -353,6 +369,7 @@ static void *election_main(void *arg)
 		if (sleep_until(l, last + l->retry_ns))
 			goto out;
 		bool renewed = false;
+		api_conn_set_deadline(l->conn, last + l->renew_ns);
 		while (!renewed) {
 			start = mono_ns();
 			if (start - last >= l->renew_ns) {
@@ -363,13 +380,22 @@ static void *election_main(void *arg)
 			report_leader(l);
 			if (renewed || lost)
 				break;
-			if (sleep_until(l, start + l->retry_ns))
+			/* the next try, or the deadline if that is sooner: a failure at the deadline is
+			 * final at once, not one retry period later */
+			int64_t next = start + l->retry_ns;
+			if (sleep_until(l, next < last + l->renew_ns ? next : last + l->renew_ns))
 				goto out;
 		}
 		if (!renewed) {
 			set_leader(l, false);
-			LOG_ERROR("leader election: lost lease %s/%s: %s", l->ns, l->name,
-				  lost ? "another candidate holds it" : "failed to renew within the renew deadline");
+			/* upstream renew(): logger.Info("Failed to renew lease", "lock", desc, "err", err) */
+			LOG_INFO("\"Failed to renew lease\" lock=\"%s/%s\" err=\"%s\"", l->ns, l->name,
+				 lost ? "another candidate holds it" : "context deadline exceeded");
+			/* client-go renew(): with ReleaseOnCancel the lease is released however the
+			 * renewal ended; the record still names us unless someone else wrote it (then the
+			 * update conflicts and changes nothing) */
+			if (release_on_stop(l))
+				release_lease(l);
 			if (l->on_stopped_leading)
 				l->on_stopped_leading(l->ctx);
 			goto out_lost;
@@ -378,13 +404,11 @@ static void *election_main(void *arg)
 	}
 
 out:
-	pthread_mutex_lock(&l->lock);
-	bool release = l->release_on_stop;
-	pthread_mutex_unlock(&l->lock);
-	if (atomic_load(&l->leader) && release)
+	if (atomic_load(&l->leader) && release_on_stop(l))
 		release_lease(l);
 	set_leader(l, false);
 out_lost:
+	api_conn_set_deadline(l->conn, 0);
 	return NULL;
 }
 

@@ -165,6 +165,9 @@ double sched_since_s(int64_t start_ns);
 
 /* The pod informer's handlers (scheduler.c; unit tests call them directly). */
 void sched_pod_handlers(struct scheduler *s, struct api_informer_handlers *out);
+/* sched_options.may_bind's answer (true without it): whether this replica may write to the API
+ * server (bind, patch status, send events) and schedule. */
+bool sched_may_write(const struct scheduler *s);
 
 /* upstream's scheduler_batch_* metrics of one fw_schedule_pod: from what the batch path did when
  * the profile batches, else the values upstream's unsigned path gives (attempt.c). */

@@ -28,11 +28,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/intern.h"
 #include "common/log.h"
 #include "common/map.h"
 #include "sched_internal.h"
 
+/* How often a loop that may not schedule (lease possibly lost) asks again. */
+#define LEADER_POLL_NS (50 * 1000000LL)
 #define POD_FIELD_SELECTOR "status.phase!=Succeeded,status.phase!=Failed"
 
 double sched_since_s(int64_t start_ns)
@@ -353,6 +356,12 @@ static void *loop_main(void *arg)
 		struct queue_pod_info *qpi = NULL;
 		atomic_store(&s->busy_since_ns, 0);
 		atomic_store(&s->heartbeat_ns, api_now_ns());
+		/* A replica that may have lost its lease schedules nothing: whatever it decided could
+		 * only fail to bind and be written back as a failure by a deposed leader. */
+		if (!sched_may_write(s)) {
+			sleep_ns(LEADER_POLL_NS);
+			continue;
+		}
 		if (queue_pop(s->queue, &qpi) < 0)
 			break; /* closed */
 		atomic_store(&s->busy_since_ns, api_now_ns());
@@ -489,6 +498,16 @@ static int new_profiles(struct scheduler *s, struct queue_profile *qprofs, struc
 	return 0;
 }
 
+bool sched_may_write(const struct scheduler *s)
+{
+	return !s->o.may_bind || s->o.may_bind(s->o.may_bind_ctx);
+}
+
+static bool may_send_event(void *ctx)
+{
+	return sched_may_write(ctx);
+}
+
 static struct sched_events_options events_options(struct scheduler *s)
 {
 	const struct sched_options *o = &s->o;
@@ -502,6 +521,8 @@ static struct sched_events_options events_options(struct scheduler *s)
 		.instance = o->instance,
 		.busy = binds_in_flight,
 		.busy_ctx = s,
+		.may_send = may_send_event,
+		.may_send_ctx = s,
 	};
 }
 

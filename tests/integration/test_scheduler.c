@@ -31,6 +31,7 @@
 #include "common/intern.h"
 #include "config/config.h"
 #include "harness.h"
+#include "scheduler/comparer.h"
 #include "scheduler/scheduler.h"
 #include "testutil.h"
 
@@ -424,6 +425,12 @@ static void test_bulk_1000_pods_100_nodes(void **state)
 	assert_int_equal(st.cache_pods, BULK_PODS);
 	assert_int_equal(st.cache_assumed, 0);
 	assert_int_equal(st.queue_pending, 0);
+	/* and so says the comparer (upstream's cache debugger): cache == the informers' stores */
+	struct sched_cache_diff d;
+	struct err e = { 0 };
+	if (sched_cache_wait_consistent(sched, 5000, &d, &e) != 0)
+		fail_msg("%s", e.msg);
+	sched_cache_diff_release(&d);
 }
 
 /* ---------- unschedulable, then a node that fits ---------- */

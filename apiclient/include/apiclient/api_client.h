@@ -82,6 +82,11 @@ const char *api_client_namespace(const struct api_client *c); /* may be NULL */
 /* One per thread. */
 struct api_conn *api_conn_new(struct api_client *c, struct err *e);
 void api_conn_free(struct api_conn *conn);
+/* Bounds every later request on conn (not streams) by deadline_ns (CLOCK_MONOTONIC; 0 = none):
+ * its timeout is cut to the time left, a Retry-After that would pass it is not waited for, and
+ * once it has passed requests fail with ERR_TIMEOUT without being sent (client-go: a request's
+ * context deadline, e.g. leader election's renewDeadline). */
+void api_conn_set_deadline(struct api_conn *conn, int64_t deadline_ns);
 
 /* The response of one request. body is malloc'd and NUL-terminated; api_response_release frees. */
 struct api_response {

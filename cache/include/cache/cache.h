@@ -85,4 +85,12 @@ struct cache_counts {
 };
 void cache_counts(struct cache *c, struct cache_counts *out);
 
+/* ---------- Introspection (the cache comparer, tests) ---------- */
+
+/* Calls on_node with the name of every node entry (ghosts included) and on_pod with the UID of
+ * every pod (assumed included): what upstream's Cache.Dump shows its comparer. Called under the
+ * cache lock: the callbacks must not call into the cache. Either callback may be NULL. */
+void cache_foreach_key(struct cache *c, void (*on_node)(void *ctx, const char *name),
+		       void (*on_pod)(void *ctx, const char *uid), void *ctx);
+
 #endif

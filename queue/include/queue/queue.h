@@ -197,6 +197,10 @@ enum queue_tier { QUEUE_TIER_NONE, QUEUE_TIER_ACTIVE, QUEUE_TIER_BACKOFF, QUEUE_
 		  QUEUE_TIER_GATED, QUEUE_TIER_IN_FLIGHT };
 /* Where the pod with this UID is now. */
 enum queue_tier queue_pod_tier(struct queue *q, const char *pod_uid);
+/* Calls cb with the UID of every pending pod (upstream PendingPods: active, backoff and
+ * unschedulable, gated included; not the pods in flight), under the queue lock: cb must not call
+ * into the queue. */
+void queue_pending_foreach(struct queue *q, void (*cb)(void *ctx, const char *uid), void *ctx);
 
 /* Upstream scheduler_queue_incoming_pods_total{queue, event}: cb is called for each non-zero
  * counter (queue "active", "backoff" or "unschedulable", gated pods included in the latter as

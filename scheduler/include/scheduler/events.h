@@ -42,6 +42,10 @@ struct sched_events_options {
 	/* Test hook: sends ev instead of api_create_event (conn is NULL then). */
 	int (*send)(void *ctx, const struct api_event *ev, struct err *e);
 	void *send_ctx;
+	/* Optional: asked right before each send; false drops the event (counted as dropped): a
+	 * replica that may have lost its lease writes nothing. */
+	bool (*may_send)(void *ctx);
+	void *may_send_ctx;
 };
 
 struct sched_events_stats {

@@ -16,9 +16,11 @@
  * Semantics: the lease is acquired when absent, when its holder is empty (released), when it
  * has expired (the last *observed change* plus leaseDurationSeconds is in the past, measured on
  * the local monotonic clock as client-go does, so clock skew between replicas does not matter),
- * or when it is already ours. A leader renews every retry period; when no renewal has
- * succeeded for renew_deadline it gives up leadership: on_stopped_leading is called and the
- * thread ends. sched_leader_stop releases a held lease (holderIdentity cleared,
+ * or when it is already ours. A leader renews every retry period, each request bounded by what
+ * is left of renew_deadline; when no renewal has succeeded for renew_deadline it gives up
+ * leadership: sched_leader_is_leader turns false, the lease is released if the record still
+ * names it (client-go's ReleaseOnCancel; bounded by renew_deadline again), on_stopped_leading is
+ * called and the thread ends. sched_leader_stop releases a held lease (holderIdentity cleared,
  * leaseDurationSeconds 1) so a standby takes over at its next retry. Writes use the
  * resourceVersion read before (optimistic concurrency: a conflict means someone else won).
  *

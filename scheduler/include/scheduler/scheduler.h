@@ -74,9 +74,11 @@ struct sched_options {
 	long event_window_ms;            /* 0 = default */
 	long event_series_ms;            /* 0 = default */
 	const char *instance;            /* reportingInstance suffix; NULL = hostname */
-	/* Optional: asked by the binders right before each Bind. False fails the binding as an error
-	 * (the pod is forgotten and requeued): a replica that may have lost its lease must not bind.
-	 * Pass sched_leader_is_leader's answer here. */
+	/* Optional: whether this replica may write. Asked by the binders right before each Bind
+	 * (false fails the binding as an error: the pod is forgotten and requeued) and each status
+	 * patch (false drops it), by the event sender before each event (false drops it) and by the
+	 * loop before each pop (false: it waits): a replica that may have lost its lease neither
+	 * schedules nor writes. Pass sched_leader_is_leader's answer here. */
 	bool (*may_bind)(void *ctx);
 	void *may_bind_ctx;
 	struct sched_hooks hooks;
