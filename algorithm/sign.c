@@ -3,8 +3,8 @@
  * compares signatures only for equality, so it does not build upstream's JSON: it writes the same
  * fragments in an injective binary form (length-prefixed strings, every list upstream sorts sorted
  * by its elements' encodings, which orders equal multisets equally). Two pods get equal signatures
- * iff upstream's are equal, except where csched's decoder lacks the data (docs/config.md
- * "OpportunisticBatching"): such pods are left unsigned. */
+ * iff upstream's are equal (volume sources by the decoder's fingerprint of their JSON, equal iff
+ * upstream's json.Marshal is; docs/config.md "OpportunisticBatching"). */
 #include "framework_internal.h"
 
 #include <stdlib.h>
@@ -310,6 +310,20 @@ static void put_resources(struct fw_sig *s, const struct api_pod *pod)
 	node_res_release(&r);
 }
 
+/* VolumesSigner: the sorted JSON of every volume source but configMap and secret (duplicates
+ * kept); the decoder's fingerprint of a source is equal iff that JSON is. */
+static void put_volumes(struct fw_sig *s, const struct api_pod *pod)
+{
+	size_t first = s->n_items;
+	for (uint32_t i = 0; i < pod->n_volumes; i++) {
+		if (pod->volumes[i].config_map_or_secret)
+			continue;
+		item_begin(s);
+		put(s, pod->volumes[i].source_fp, sizeof(pod->volumes[i].source_fp));
+	}
+	items_sort(s, first);
+}
+
 bool fw_sign_pod(uint32_t mask, const struct api_pod *pod, struct fw_sig *s)
 {
 	s->len = 0;
@@ -322,13 +336,9 @@ bool fw_sign_pod(uint32_t mask, const struct api_pod *pod, struct fw_sig *s)
 		return false; /* "pods with InterPodAffinity are not signable" */
 	if ((mask & CFG_SIGN_NO_SPREAD) && pod->n_spread_constraints)
 		return false; /* "pods with topology constraints are not signable" */
-	/* VolumesSigner writes the JSON of every source but configMap and secret, which the decoder
-	 * does not keep: a pod with such a volume stays unsigned (never batched where upstream would
-	 * not); configMap and secret volumes leave the signature as without them */
-	for (uint32_t i = 0; (mask & CFG_SIGN_VOLUMES) && i < pod->n_volumes; i++)
-		if (!pod->volumes[i].config_map_or_secret)
-			return false;
 	put_str(s, pod->scheduler_name);
+	if (mask & CFG_SIGN_VOLUMES)
+		put_volumes(s, pod);
 	if (mask & CFG_SIGN_RESOURCES)
 		put_resources(s, pod);
 	if (mask & CFG_SIGN_NODE_NAME)

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gnutls/crypto.h>
 #include <yajl/yajl_tree.h>
 
 #include "decode_internal.h"
@@ -404,6 +405,92 @@ static const struct {
 	{"image", API_VOLUME_IMAGE, vol_image},
 };
 
+/* ---------- volume source fingerprint ---------- */
+
+/* upstream's VolumesSigner signs json.Marshal(vol.VolumeSource): the volume's fields but its name.
+ * csched hashes the JSON tree in an injective canonical form instead: members sorted by key (the
+ * apiserver writes a struct's fields in one order and encoding/json sorts map keys) and null
+ * members left out (encoding/json reads null as no value). Two equal trees decode to equal Go
+ * values, and the apiserver writes equal values as equal trees, so the hashes are equal iff
+ * upstream's bytes are. */
+static int fp_value(gnutls_hash_hd_t h, jv v, const char *skip);
+
+/* A tag, a length (of p's bytes, or the count of a container's members when p is NULL), p. */
+static int fp_put(gnutls_hash_hd_t h, char tag, const void *p, size_t n)
+{
+	uint64_t len = n;
+	if (gnutls_hash(h, &tag, 1) < 0 || gnutls_hash(h, &len, sizeof(len)) < 0 || (p && n && gnutls_hash(h, p, n) < 0))
+		return -1;
+	return 0;
+}
+
+static _Thread_local jv fp_cmp_obj; /* qsort has no context argument */
+
+static int fp_key_cmp(const void *a, const void *b)
+{
+	return strcmp(fp_cmp_obj->u.object.keys[*(const size_t *)a], fp_cmp_obj->u.object.keys[*(const size_t *)b]);
+}
+
+static int fp_object(gnutls_hash_hd_t h, jv v, const char *skip)
+{
+	size_t stack_idx[16], *idx = stack_idx, n = 0, len = v->u.object.len;
+	if (len > ARRAY_SIZE(stack_idx) && !(idx = malloc(len * sizeof(*idx))))
+		return -1;
+	for (size_t i = 0; i < len; i++)
+		if (!YAJL_IS_NULL(v->u.object.values[i]) && !(skip && strcmp(v->u.object.keys[i], skip) == 0))
+			idx[n++] = i;
+	fp_cmp_obj = v;
+	qsort(idx, n, sizeof(*idx), fp_key_cmp);
+	int rc = fp_put(h, 'o', NULL, n);
+	for (size_t i = 0; !rc && i < n; i++) {
+		const char *k = v->u.object.keys[idx[i]];
+		rc = fp_put(h, 'k', k, strlen(k));
+		if (!rc)
+			rc = fp_value(h, v->u.object.values[idx[i]], NULL);
+	}
+	if (idx != stack_idx)
+		free(idx);
+	return rc;
+}
+
+static int fp_value(gnutls_hash_hd_t h, jv v, const char *skip)
+{
+	switch (v ? v->type : yajl_t_null) {
+	case yajl_t_object:
+		return fp_object(h, v, skip);
+	case yajl_t_array: {
+		int rc = fp_put(h, 'a', NULL, v->u.array.len);
+		for (size_t i = 0; !rc && i < v->u.array.len; i++)
+			rc = fp_value(h, v->u.array.values[i], NULL);
+		return rc;
+	}
+	case yajl_t_string:
+		return fp_put(h, 's', v->u.string, strlen(v->u.string));
+	case yajl_t_number:
+		return fp_put(h, 'd', v->u.number.r, strlen(v->u.number.r));
+	case yajl_t_true:
+		return fp_put(h, 't', NULL, 0);
+	case yajl_t_false:
+		return fp_put(h, 'f', NULL, 0);
+	default:
+		return fp_put(h, 'n', NULL, 0); /* null in an array: Go's zero value, not nothing */
+	}
+}
+
+static int volume_fingerprint(struct dec *d, jv v, struct api_volume *vol)
+{
+	gnutls_hash_hd_t h;
+	unsigned char digest[32];
+	if (gnutls_hash_init(&h, GNUTLS_DIG_SHA256) < 0)
+		return api__dec_nomem(d);
+	int rc = fp_value(h, v, "name");
+	gnutls_hash_deinit(h, digest);
+	if (rc < 0)
+		return api__dec_nomem(d);
+	memcpy(vol->source_fp, digest, sizeof(vol->source_fp));
+	return 0;
+}
+
 static int volume_item(struct dec *d, jv v, void *item)
 {
 	struct api_volume *vol = item;
@@ -422,14 +509,14 @@ static int volume_item(struct dec *d, jv v, void *item)
 		if ((rc = volume_sources[i].decode(d, s, vol)) || (rc = api__dec_get_bool(d, s, "readOnly", &vol->read_only)))
 			return rc;
 		api__dec_pop(d, m);
-		return 0;
+		return volume_fingerprint(d, v, vol);
 	}
 	/* upstream's VolumesSigner leaves configMap and secret sources out of the signature */
 	jv cm, sec;
 	if ((rc = api__dec_get_obj(d, v, "configMap", &cm)) || (rc = api__dec_get_obj(d, v, "secret", &sec)))
 		return rc;
 	vol->config_map_or_secret = cm || sec;
-	return 0;
+	return vol->config_map_or_secret ? 0 : volume_fingerprint(d, v, vol);
 }
 
 static int gate_item(struct dec *d, jv v, void *item)

@@ -42,6 +42,26 @@ static void test_seq_mp_equal(void **state)
 	seq_release(&s);
 }
 
+/* upstream: seq_mp_token.out and `seqrun seq_mp_token.json m`: the six pods of seq_mp_equal, each
+ * with a projected service-account token volume of its own name (kube-api-access-<suffix>), p4's
+ * token for audience "vault": a c b b b b, batch_attempts_total hint_used 3, no_hint 3;
+ * batch_cache_flushed_total pod_incompatible 2; batch_rescore_attempts_total 2. */
+static void test_seq_mp_token(void **state)
+{
+	(void)state;
+	static struct seq s;
+	run_seq(&s, "seq_mp_token", MP_DISABLED);
+	assert_int_equal(s.hint_used, 3);
+	assert_int_equal(s.hint_not_used, 0);
+	assert_int_equal(s.no_hint, 3);
+	assert_int_equal(s.flushed[FW_FLUSH_POD_INCOMPATIBLE], 2);
+	assert_int_equal(s.rescored, 2);
+	for (int f = FW_FLUSH_POD_FAILED; f <= FW_FLUSH_NORMALIZE_ERROR; f++)
+		if (f != FW_FLUSH_POD_INCOMPATIBLE)
+			assert_int_equal(s.flushed[f], 0);
+	seq_release(&s);
+}
+
 /* upstream: seq_list_equal.out, the same with defaultingType List and no default constraints */
 static void test_seq_list_equal(void **state)
 {
@@ -112,6 +132,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_seq_batch),
 		cmocka_unit_test(test_seq_mp_equal),
+		cmocka_unit_test(test_seq_mp_token),
 		cmocka_unit_test(test_seq_list_equal),
 		cmocka_unit_test(test_seq_mp_mixed),
 		cmocka_unit_test(test_seq_mp_fill),

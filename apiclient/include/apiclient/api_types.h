@@ -239,6 +239,8 @@ enum api_volume_kind {
 	API_VOLUME_IMAGE, /* an OCI image or artifact (ImageVolumeSource) */
 };
 
+#define API_VOLUME_FP_LEN 16
+
 struct api_volume {
 	const char *name;
 	enum api_volume_kind kind;
@@ -253,6 +255,10 @@ struct api_volume {
 	const char *target_portal, *iqn; /* iSCSI */
 	int32_t lun;
 	const char *reference; /* image volume: interned, "" when absent */
+	/* SHA-256 (first 16 bytes) of the volume's source (its JSON but the name) in a canonical form,
+	 * equal iff upstream's json.Marshal(vol.VolumeSource) is (VolumesSigner); unset for configMap
+	 * and secret sources, which upstream does not sign */
+	unsigned char source_fp[API_VOLUME_FP_LEN];
 };
 
 /* ---------- Metadata ---------- */
