@@ -335,13 +335,13 @@ int cache_remove_node(struct cache *c, const struct api_node *node, struct err *
 	free(n->info.images);
 	n->info.images = NULL;
 	n->info.n_images = 0;
-	api_node_unref(n->info.node);
-	n->info.node = NULL;
-	if (n->in_tree) {
+	if (n->in_tree) { /* before the node goes: its labels hold region and zone */
 		node_tree_remove(&c->tree, n->region, n->zone, n->info.name);
 		n->in_tree = false;
 		c->tree_generation++;
 	}
+	api_node_unref(n->info.node);
+	n->info.node = NULL;
 	/* pods' deletions come from another watch and may arrive later: keep a ghost meanwhile */
 	if (n->info.n_pods)
 		touch_locked(c, n);

@@ -24,7 +24,7 @@ struct intern_hdr {
 /* intern_lock guards every static below and every header's refs and pinned. Leaf lock: nothing
  * is called while holding it but malloc and free. */
 static pthread_mutex_t intern_lock = PTHREAD_MUTEX_INITIALIZER;
-static const char **table; /* pointers to the strings (after their header) */
+static struct intern_hdr **table; /* the headers (so leak checkers see the strings as reachable) */
 static size_t table_cap, table_len, n_pinned, bytes_held;
 
 uint32_t intern_hash_bytes(const char *s, size_t len)
@@ -42,6 +42,11 @@ static struct intern_hdr *hdr_of(const char *s)
 	return (struct intern_hdr *)(void *)(uintptr_t)(s - sizeof(struct intern_hdr));
 }
 
+static const char *str_of(const struct intern_hdr *h)
+{
+	return (const char *)(h + 1);
+}
+
 uint32_t intern_hash(const char *interned)
 {
 	return hdr_of(interned)->hash;
@@ -49,17 +54,17 @@ uint32_t intern_hash(const char *interned)
 
 static int resize_locked(size_t cap)
 {
-	const char **t = calloc(cap, sizeof(*t));
+	struct intern_hdr **t = calloc(cap, sizeof(*t));
 	if (!t)
 		return -1;
 	for (size_t i = 0; i < table_cap; i++) {
-		const char *s = table[i];
-		if (!s)
+		struct intern_hdr *h = table[i];
+		if (!h)
 			continue;
-		size_t j = hdr_of(s)->hash & (cap - 1);
+		size_t j = h->hash & (cap - 1);
 		while (t[j])
 			j = (j + 1) & (cap - 1);
-		t[j] = s;
+		t[j] = h;
 	}
 	free(table);
 	table = t;
@@ -92,15 +97,15 @@ static const char *lookup_locked(const char *s, size_t len, bool create)
 		return NULL;
 	size_t j = h & (table_cap - 1);
 	for (; table[j]; j = (j + 1) & (table_cap - 1)) {
-		const struct intern_hdr *hd = hdr_of(table[j]);
-		if (hd->hash == h && hd->len == len && memcmp(table[j], s, len) == 0)
-			return table[j];
+		const struct intern_hdr *hd = table[j];
+		if (hd->hash == h && hd->len == len && memcmp(str_of(hd), s, len) == 0)
+			return str_of(hd);
 	}
 	if (!create)
 		return NULL;
 	const char *out = store(s, len, h);
 	if (out) {
-		table[j] = out;
+		table[j] = hdr_of(out);
 		table_len++;
 	}
 	return out;
@@ -161,14 +166,15 @@ const char *intern_ref(const char *interned)
 /* Removes s from the table by backward-shift deletion and frees it. */
 static void remove_locked(const char *s)
 {
-	size_t mask = table_cap - 1, i = hdr_of(s)->hash & mask;
-	while (table[i] != s)
+	struct intern_hdr *hs = hdr_of(s);
+	size_t mask = table_cap - 1, i = hs->hash & mask;
+	while (table[i] != hs)
 		i = (i + 1) & mask;
 	for (size_t j = i;;) {
 		j = (j + 1) & mask;
 		if (!table[j])
 			break;
-		size_t k = hdr_of(table[j])->hash & mask; /* table[j]'s home slot */
+		size_t k = table[j]->hash & mask; /* table[j]'s home slot */
 		/* table[j] may move to i only when its home is not in (i, j] (cyclically) */
 		if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
 			continue;
@@ -177,8 +183,8 @@ static void remove_locked(const char *s)
 	}
 	table[i] = NULL;
 	table_len--;
-	bytes_held -= sizeof(struct intern_hdr) + hdr_of(s)->len + 1;
-	free(hdr_of(s));
+	bytes_held -= sizeof(struct intern_hdr) + hs->len + 1;
+	free(hs);
 }
 
 static void release_locked(const char *s)
