@@ -275,6 +275,8 @@ def parse_args():
 def main():
     a = parse_args()
     api = Api(a.kubeconfig)
+    new_conn = api.new_conn
+    api.new_conn = lambda timeout=15: new_conn(timeout=timeout)  # a stuck request must not stall the soak
     api.request("POST", "/api/v1/namespaces", {"metadata": {"name": NS}}, ok=(201, 409))
     churn = Churn(api, a)
     driver.run_parallel(api, [("POST", "/api/v1/nodes", json.dumps(churn.node_body(f"soak-node-{i}")).encode(), (201,))
@@ -311,8 +313,9 @@ def main():
             next_sample += a.sample
         time.sleep(0.2)
     churn.stop.set()
+    join_end = time.monotonic() + 20  # a request in flight ends within its timeout; do not wait for all
     for t in threads:
-        t.join(timeout=30)
+        t.join(timeout=max(0.0, join_end - time.monotonic()))
 
     # Drain: every pod we did not delete must get bound.
     with churn.lock:
