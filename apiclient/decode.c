@@ -585,8 +585,8 @@ void *api__dec_object(const struct dec_kind *k, const struct yajl_val_s *obj, st
 		/* the only reference: the object was never handed out. The second decode takes its
 		 * references before these go, so the strings are not freed and re-made in between. */
 		struct arena *first = a;
-		const char **held = m->interned;
-		uint32_t n_held = m->n_interned;
+		const char **held = m ? m->interned : NULL;
+		uint32_t n_held = m ? m->n_interned : 0;
 		o = decode_in(k, (jv)obj, need, &a, &m, e);
 		intern_release_n(held, n_held);
 		arena_free(first);
