@@ -186,6 +186,12 @@ class Churn:
         t = time.monotonic()
         k = 0
         while not self.stop.is_set():
+            with self.lock:
+                live = len(self.created) - len(self.deleted_by_us)
+            if live >= self.a.max_live:  # deletes lag (a loaded server): wait, do not overfill the nodes
+                self.stop.wait(0.05)
+                t = time.monotonic()
+                continue
             name = f"soak-{wid}-{k}-{uuid.uuid4().hex[:8]}"
             k += 1
             try:
@@ -260,7 +266,9 @@ def parse_args():
     p.add_argument("--fd-slope", type=float, default=2, help="fds/min")
     p.add_argument("--thread-slope", type=float, default=0.5, help="threads/min")
     p.add_argument("--creators", type=int, default=16)
-    p.add_argument("--reapers", type=int, default=8)
+    p.add_argument("--reapers", type=int, default=16)
+    p.add_argument("--max-live", type=int, default=1200,
+                   help="pods created and not yet deleted, at most (the nodes hold 40 each: 60 hold 2400)")
     p.add_argument("--out", required=True)
     p.add_argument("--log", required=True)
     p.add_argument("cmd", nargs=argparse.REMAINDER)
@@ -288,7 +296,7 @@ def main():
     sched = subprocess.Popen(a.cmd, stdout=logf, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                              start_new_session=True)
     t0 = time.monotonic()
-    samples = []  # [t, rss KiB, fds, threads, pods created so far]
+    samples = []  # [t, rss KiB, fds, threads, pods created so far, pods live]
     threads = [threading.Thread(target=churn.creator, args=(i, a.creators), daemon=True) for i in range(a.creators)]
     threads += [threading.Thread(target=churn.reaper, args=(i, a.reapers), daemon=True) for i in range(a.reapers)]
     threads += [threading.Thread(target=churn.node_churner, daemon=True)]
@@ -307,9 +315,11 @@ def main():
             if st:
                 with churn.lock:
                     n_created = len(churn.created)
-                samples.append([round(time.monotonic() - t0, 2), *st, n_created])
+                    n_live = n_created - len(churn.deleted_by_us)
+                samples.append([round(time.monotonic() - t0, 2), *st, n_created, n_live])
                 if len(samples) % 12 == 1:
-                    log(f"soak: t={samples[-1][0]:.0f}s rss={st[0]} KiB fds={st[1]} threads={st[2]} pods created={n_created}")
+                    log(f"soak: t={samples[-1][0]:.0f}s rss={st[0]} KiB fds={st[1]} threads={st[2]} "
+                        f"pods created={n_created} live={n_live}")
             next_sample += a.sample
         time.sleep(0.2)
     churn.stop.set()
