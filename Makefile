@@ -6,6 +6,7 @@
 #   make demo    the main job on an embedded default: local control plane, simulated nodes, a workload
 #   make bench   benchmarks side by side with the upstream kube-scheduler (not part of make test),
 #                from a Release build of their own in build-bench
+#   make soak    churn soak against a local control plane, SOAK_MINUTES (default 30; not in make test)
 #   make differential  csched vs upstream's own scheduler code on SEEDS random states (needs Go)
 #   make fuzz    every libFuzzer target for FUZZ_SECONDS each (clang, ASan+UBSan; tests/fuzz/README.md)
 SHELL := /bin/bash
@@ -20,7 +21,7 @@ DEPS := cmake make gcc pkg-config libcurl4-openssl-dev libyajl-dev libyaml-dev l
 	libcmocka-dev valgrind openssl curl ca-certificates util-linux procps python3 python3-yaml iproute2 \
 	clang libclang-rt-14-dev libfuzzer-14-dev
 
-.PHONY: all deps build test test-unit test-integration test-asan test-tsan test-valgrind cluster demo bench clean \
+.PHONY: all deps build test test-unit test-integration test-asan test-tsan test-valgrind cluster demo bench soak clean \
 	differential fuzz
 
 all: build
@@ -132,6 +133,13 @@ test: deps
 
 demo: deps build cluster
 	tests/demo/run
+
+# Churn soak (not in make test): pods and nodes created and deleted for SOAK_MINUTES against a
+# local control plane; fails on a rising RSS/fd/thread slope or a lost or double-bound pod
+# (tests/soak/soak.py).
+SOAK_MINUTES ?= 30
+soak: build cluster
+	SOAK_MINUTES=$(SOAK_MINUTES) BUILD=$(BUILD) tests/soak/run
 
 bench: deps cluster
 	@cmake -S . -B $(BENCH_BUILD) -DCMAKE_BUILD_TYPE=Release >/dev/null

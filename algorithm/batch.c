@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/intern.h"
+
 /* upstream maxBatchAge */
 #define MAX_BATCH_AGE_NS (500LL * 1000 * 1000)
 
@@ -41,13 +43,44 @@ void fw_profile_set_cycle(struct fw_profile *p, uint64_t cycle)
 	p->batch.cycle_given = true;
 }
 
+/* Gives back the references the state holds on node names. */
+static void drop_names(struct fw_batch *b)
+{
+	intern_release_n(b->owned, b->n_owned);
+	b->n_owned = 0;
+	intern_release(b->last_chosen);
+	b->last_chosen = NULL;
+}
+
+/* The state takes a reference on each of the heap's n names (replacing the ones it held). */
+static int own_heap_names(struct fw_batch *b, uint32_t n)
+{
+	intern_release_n(b->owned, b->n_owned);
+	b->n_owned = 0;
+	if (n > b->owned_cap) {
+		size_t cap = b->owned_cap ? b->owned_cap : 256;
+		while (cap < n)
+			cap *= 2;
+		const char **o = realloc(b->owned, cap * sizeof(*o));
+		if (!o)
+			return ERR_NOMEM;
+		b->owned = o;
+		b->owned_cap = cap;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		b->owned[i] = b->heap[i].name;
+	intern_ref_n(b->owned, n);
+	b->n_owned = n;
+	return 0;
+}
+
 void fw_profile_batch_reset(struct fw_profile *p)
 {
 	struct fw_batch *b = &p->batch;
+	drop_names(b);
 	b->have_state = false;
 	b->n_heap = 0;
 	b->last_cycle = 0;
-	b->last_chosen = NULL;
 	b->last_succeeded = false;
 	b->cycle = 0;
 	b->cycle_given = false;
@@ -55,6 +88,8 @@ void fw_profile_batch_reset(struct fw_profile *p)
 
 void fw_batch_release(struct fw_batch *b)
 {
+	drop_names(b);
+	free(b->owned);
 	fw_sig_release(&b->pod);
 	fw_sig_release(&b->sig);
 	free(b->heap);
@@ -151,6 +186,9 @@ static bool refresh(struct fw_profile *p, struct fw_cycle *c, const struct fw_no
 	memcpy(slots, c->slots, sizeof(slots));
 	memcpy(skip_score, c->skip_score, sizeof(skip_score));
 	o->hint_flush = fw_batch_rescore(p, c, pod, cand, n, e, rc);
+	/* the rebuilt heap holds the last chosen node too: own its names again */
+	if (*rc == 0 && o->hint_flush == FW_FLUSH_NONE && own_heap_names(b, b->n_heap) < 0)
+		*rc = err_set(e, ERR_NOMEM, "profile %s: batching: out of memory", p->name);
 	memcpy(c->slots, slots, sizeof(slots));
 	memcpy(c->skip_score, skip_score, sizeof(skip_score));
 	o->rescore_ns = fw_now_ns() - t0;
@@ -180,7 +218,9 @@ int fw_batch_store(struct fw_profile *p, const char *hinted, const char *chosen,
 	int64_t t0 = fw_now_ns();
 	o->stored = true;
 	b->last_cycle = b->cycle;
-	b->last_chosen = chosen;
+	const char *prev = b->last_chosen;
+	b->last_chosen = intern_ref(chosen);
+	intern_release(prev);
 	b->last_succeeded = true;
 	if (hinted && hinted == chosen) {
 		o->attempt = "hint_used";
@@ -204,6 +244,8 @@ int fw_batch_store(struct fw_profile *p, const char *hinted, const char *chosen,
 		p->sorted_cap = hc;
 		p->n_sorted = 0;
 		b->n_heap = n;
+		/* out of memory: no state, the next pod is scored in full */
+		bool owned = own_heap_names(b, n) == 0;
 		int64_t *r = b->raw;
 		size_t rc = b->raw_cap;
 		b->raw = b->cur_raw;
@@ -214,7 +256,7 @@ int fw_batch_store(struct fw_profile *p, const char *hinted, const char *chosen,
 		b->stride = b->cur_stride;
 		memcpy(b->pls, b->cur_pls, b->cur_n_pls * sizeof(*b->pls));
 		b->created_ns = fw_now_ns();
-		b->have_state = true;
+		b->have_state = owned;
 	} else {
 		o->store_flush = n == 0 ? FW_FLUSH_EMPTY_LIST : FW_FLUSH_POD_NOT_BATCHABLE;
 		b->have_state = false;

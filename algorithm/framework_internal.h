@@ -62,7 +62,12 @@ struct fw_batch {
 	int64_t *cur_raw;
 	/* lastCycle */
 	uint64_t last_cycle;
-	const char *last_chosen; /* interned */
+	const char *last_chosen; /* interned, a counted reference the state owns */
+	/* the heap's node names as stored, each a counted reference the state owns: a node deleted
+	 * while the state lives must not free a name the next hint compares (heap entries are only
+	 * reordered, popped or rebuilt from these same names afterwards) */
+	const char **owned;
+	size_t n_owned, owned_cap;
 	bool last_succeeded;
 	uint64_t cycle; /* this cycle's count (fw_cycle_set_count), else the profile's own count */
 	bool cycle_given;
@@ -195,7 +200,6 @@ bool fw_sign_pod(uint32_t mask, const struct api_pod *pod, struct fw_sig *s);
 bool fw_sig_equal(const struct fw_sig *a, const struct fw_sig *b);
 void fw_sig_release(struct fw_sig *s);
 uint32_t fw_ndf_pod_features(const struct api_pod *pod);       /* node_declared_features.c */
-const char *fw_image_normalized_name(const char *image);       /* image_locality.c */
 void fw_batch_release(struct fw_batch *b);
 
 /* Filters run with the nominated pods of >= priority added (scheduler-side helper, used by

@@ -266,21 +266,36 @@ static void put_host_ports(struct fw_sig *s, const struct api_pod *pod)
 	items_sort(s, first);
 }
 
+/* upstream normalizedImageName into buf (":latest" added when the name has no tag); NULL when it
+ * does not fit (the caller then refuses to sign). A plain string, not an interned one: two images
+ * no node has must still sign apart. */
+static const char *image_key(const char *image, char *buf, size_t size)
+{
+	const char *colon = strrchr(image, ':'), *slash = strrchr(image, '/');
+	bool tagged = colon && (!slash || colon > slash);
+	int n = snprintf(buf, size, "%s%s", image, tagged ? "" : ":latest");
+	return n >= 0 && (size_t)n < size ? buf : NULL;
+}
+
 /* ImageLocality's SignPod: the set of normalized image names, sorted. */
 static void put_images(struct fw_sig *s, const struct api_pod *pod)
 {
 	size_t first = s->n_items;
+	char buf[4096];
 	for (int init = 0; init < 2; init++) {
 		const struct api_container *cs = init ? pod->init_containers : pod->containers;
 		uint32_t nc = init ? pod->n_init_containers : pod->n_containers;
 		for (uint32_t i = 0; i < nc; i++) {
-			const char *name = fw_image_normalized_name(cs[i].image ? cs[i].image : "");
+			const char *name = image_key(cs[i].image ? cs[i].image : "", buf, sizeof(buf));
+			if (!name) {
+				s->oom = true; /* a name past 4 KiB: unsigned, never batched */
+				return;
+			}
 			bool seen = false;
 			for (size_t j = first; j < s->n_items && !seen; j++) {
 				size_t end = j + 1 < s->n_items ? s->items[j + 1] : s->len;
-				uint32_t l = (uint32_t)strlen(name ? name : "");
-				seen = end - s->items[j] == sizeof(l) + l &&
-				       memcmp(s->buf + s->items[j] + sizeof(l), name ? name : "", l) == 0;
+				uint32_t l = (uint32_t)strlen(name);
+				seen = end - s->items[j] == sizeof(l) + l && memcmp(s->buf + s->items[j] + sizeof(l), name, l) == 0;
 			}
 			if (!seen)
 				put_str_item(s, name);

@@ -140,6 +140,10 @@ struct api_conn *api_conn_new(struct api_client *client, struct err *e)
 			cc = curl_easy_setopt(h, opt, val);       \
 	} while (0)
 	SET(CURLOPT_NOSIGNAL, 1L);
+	/* libcurl's smallest upload buffer (its default is 64 KiB, allocated per handle on the
+	 * first POST: 4 MB over the binder threads' connections). Bodies are sent from
+	 * CURLOPT_POSTFIELDS and are a few KB at most. */
+	SET(CURLOPT_UPLOAD_BUFFERSIZE, 16384L);
 	SET(CURLOPT_ERRORBUFFER, c->errbuf);
 	SET(CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
 	SET(CURLOPT_PROTOCOLS_STR, "http,https");

@@ -1,12 +1,13 @@
 /* JSON (yajl tree) -> immutable api_pod / api_node / api_lease.
  *
  * One arena per object holds the object itself and everything it points to except interned
- * strings, so api_*_unref frees an object with one arena_free. Decoding follows encoding/json's
+ * strings, so api_*_unref frees an object with one arena_free and one intern_release_n of the
+ * counted intern references listed in its meta. Decoding follows encoding/json's
  * rules as the apiserver's Go clients see them: unknown fields are ignored, null reads as the
  * zero value, a value of the wrong JSON type is an error. Errors name the object and the field
  * path ("pod default/web-1: spec.containers[0].resources.requests.cpu: invalid quantity ...").
  *
- * Not thread-affine: each call has its own arena; intern_str is thread-safe. */
+ * Not thread-affine: each call has its own arena; common/intern is thread-safe. */
 #include <ctype.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -117,6 +118,48 @@ void *api__dec_alloc(struct dec *d, size_t n)
 	return n ? arena_alloc(d->a, n) : NULL;
 }
 
+/* ---------- interned strings ---------- */
+
+const char *api__dec_intern(struct dec *d, const char *s)
+{
+	const char *p = intern_acquire(s, strlen(s));
+	if (!p || intern_pinned(p))
+		return p;
+	/* one reference per distinct string: an object holds few (a node's images are the most) */
+	for (uint32_t i = d->n_held; i-- > 0;)
+		if (d->held[i] == p) {
+			intern_release(p);
+			return p;
+		}
+	if (d->n_held == d->cap_held) {
+		uint32_t cap = d->cap_held ? d->cap_held * 2 : 16;
+		const char **v = realloc(d->held, cap * sizeof(*v));
+		if (!v) {
+			intern_release(p);
+			return NULL;
+		}
+		d->held = v;
+		d->cap_held = cap;
+	}
+	d->held[d->n_held++] = p;
+	return p;
+}
+
+/* Moves the references taken into d->meta->interned, in the object's arena. */
+static int dec_keep_interned(struct dec *d)
+{
+	if (!d->n_held)
+		return 0;
+	const char **keep = d->meta ? arena_alloc(d->a, d->n_held * sizeof(*keep)) : NULL;
+	if (!keep)
+		return api__dec_nomem(d);
+	memcpy(keep, d->held, d->n_held * sizeof(*keep));
+	d->meta->interned = keep;
+	d->meta->n_interned = d->n_held;
+	d->n_held = 0;
+	return 0;
+}
+
 /* ---------- field access ---------- */
 
 /* The value of key in obj; NULL when obj is not an object, the key is absent or its value is
@@ -147,12 +190,12 @@ int api__dec_want_object(struct dec *d, jv v)
 static int str_value(struct dec *d, jv v, bool interned, const char *dflt, const char **out)
 {
 	if (!v || YAJL_IS_NULL(v)) {
-		*out = interned ? intern_str(dflt) : dflt;
+		*out = interned ? api__dec_intern(d, dflt) : dflt;
 		return *out ? 0 : api__dec_nomem(d);
 	}
 	if (!YAJL_IS_STRING(v))
 		return fail(d, "expected string, got %s", api__dec_jtype(v));
-	*out = interned ? intern_str(v->u.string) : arena_strdup(d->a, v->u.string);
+	*out = interned ? api__dec_intern(d, v->u.string) : arena_strdup(d->a, v->u.string);
 	return *out ? 0 : api__dec_nomem(d);
 }
 
@@ -285,7 +328,7 @@ static int labels_value(struct dec *d, jv v, bool interned, struct api_labels *l
 		int rc = WITH_KEY(d, key, str_value(d, v->u.object.values[i], interned, "", &kv->value));
 		if (rc)
 			return rc;
-		if (!(kv->key = interned ? intern_str(key) : arena_strdup(d->a, key)))
+		if (!(kv->key = interned ? api__dec_intern(d, key) : arena_strdup(d->a, key)))
 			return api__dec_nomem(d);
 		/* Duplicate keys: the last one wins, as in Go. */
 		uint32_t j = 0;
@@ -375,7 +418,7 @@ static int resources_value(struct dec *d, jv v, struct api_resources *r)
 	if (n_other && !r->scalar)
 		return api__dec_nomem(d);
 	for (size_t i = 0; i < n; i++) {
-		const char *name = intern_str(v->u.object.keys[i]);
+		const char *name = api__dec_intern(d, v->u.object.keys[i]);
 		int64_t q;
 		if (!name)
 			return api__dec_nomem(d);
@@ -479,6 +522,7 @@ int api__dec_meta_value(struct dec *d, jv obj, struct api_meta *m)
 	if ((rc = api__dec_get_obj(d, obj, "metadata", &md)))
 		return rc;
 	size_t mark = api__dec_push_key(d, "metadata");
+	d->meta = m;
 	/* A pod's name is unique to it: interning it would keep every name ever seen. A pod's UID is
 	 * interned (the cache, queue and plugins compare them by pointer); a node's is not read.
 	 * Annotations are read only for nodes (NodeAnnotationChange); no plugin reads a pod's. */
@@ -503,8 +547,10 @@ int api__dec_meta_value(struct dec *d, jv obj, struct api_meta *m)
 
 /* ---------- one object in its arena ---------- */
 
-/* Decodes obj into a new arena whose first block is first_block bytes; NULL on error (e set). */
-static void *decode_in(const struct dec_kind *k, jv obj, size_t first_block, struct arena **arena, struct err *e)
+/* Decodes obj into a new arena whose first block is first_block bytes; NULL on error (e set).
+ * *meta: the object's metadata (its intern references), for a caller that drops the object. */
+static void *decode_in(const struct dec_kind *k, jv obj, size_t first_block, struct arena **arena,
+		       struct api_meta **meta, struct err *e)
 {
 	struct dec d = {.e = e, .kind = k->kind, .pod = k->pod};
 	void *o = NULL;
@@ -513,11 +559,15 @@ static void *decode_in(const struct dec_kind *k, jv obj, size_t first_block, str
 		api__dec_nomem(&d);
 		goto fail;
 	}
-	if (k->fill(&d, obj, o))
+	if (k->fill(&d, obj, o) || dec_keep_interned(&d))
 		goto fail;
+	free(d.held);
 	*arena = d.a;
+	*meta = d.meta;
 	return o;
 fail:
+	intern_release_n(d.held, d.n_held);
+	free(d.held);
 	arena_free(d.a);
 	return NULL;
 }
@@ -525,14 +575,21 @@ fail:
 void *api__dec_object(const struct dec_kind *k, const struct yajl_val_s *obj, struct err *e)
 {
 	struct arena *a = NULL;
-	void *o = decode_in(k, (jv)obj, hint_get(k->hint), &a, e);
+	struct api_meta *m = NULL;
+	void *o = decode_in(k, (jv)obj, hint_get(k->hint), &a, &m, e);
 	if (!o)
 		return NULL;
 	size_t need = arena_footprint(a);
 	hint_learn(k->hint, need);
 	if (arena_overflowed(a)) {
-		arena_free(a); /* the only reference: the object was never handed out */
-		o = decode_in(k, (jv)obj, need, &a, e);
+		/* the only reference: the object was never handed out. The second decode takes its
+		 * references before these go, so the strings are not freed and re-made in between. */
+		struct arena *first = a;
+		const char **held = m ? m->interned : NULL;
+		uint32_t n_held = m ? m->n_interned : 0;
+		o = decode_in(k, (jv)obj, need, &a, &m, e);
+		intern_release_n(held, n_held);
+		arena_free(first);
 	}
 	return o;
 }
@@ -685,6 +742,8 @@ int api_lease_decode(const struct yajl_val_s *obj, struct api_lease *out, struct
 	memset(&l, 0, sizeof(l));
 out:
 	api_lease_release(&l);
+	intern_release_n(d.held, d.n_held); /* none: a lease interns nothing */
+	free(d.held);
 	arena_free(d.a);
 	return rc;
 }

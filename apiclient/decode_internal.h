@@ -48,7 +48,15 @@ struct dec {
 	const char *name;
 	char path[400];
 	size_t plen;
+	/* Counted intern references taken so far (duplicates included), malloc'd; moved into
+	 * meta->interned when the object is complete, given back when it fails. */
+	const char **held;
+	uint32_t n_held, cap_held;
+	struct api_meta *meta; /* the object's metadata, once decoded */
 };
+
+/* Interns s with a reference the object being decoded holds; NULL on out of memory. */
+const char *api__dec_intern(struct dec *d, const char *s);
 
 typedef struct yajl_val_s *jv;
 /* Decodes one element of an array into item. */

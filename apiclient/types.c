@@ -10,6 +10,7 @@
 
 #include "apiclient/api_types.h"
 #include "common/arena.h"
+#include "common/intern.h"
 
 int64_t api_resources_scalar(const struct api_resources *r, const char *interned_name)
 {
@@ -114,6 +115,7 @@ void api_pod_unref(struct api_pod *p)
 	/* The pod itself lives in its arena: freeing the arena frees everything. */
 	if (p && __atomic_sub_fetch(&p->refs, 1, __ATOMIC_ACQ_REL) == 0) {
 		struct api_pod *base = p->base;
+		intern_release_n(p->meta.interned, p->meta.n_interned);
 		arena_free(p->arena);
 		api_pod_unref(base);
 	}
@@ -123,7 +125,10 @@ struct api_pod *api_pod_assigned_copy(struct api_pod *p, const char *node_name)
 {
 	struct arena *a = arena_new(sizeof(*p) + 64);
 	struct api_pod *c = a ? arena_alloc(a, sizeof(*c)) : NULL;
-	if (!c) {
+	/* the base holds p's strings; the copy holds node_name (which may outlive its node) */
+	bool counted = node_name && !intern_pinned(node_name);
+	const char **held = c && counted ? arena_alloc(a, sizeof(*held)) : NULL;
+	if (!c || (counted && !held)) {
 		arena_free(a);
 		return NULL;
 	}
@@ -131,6 +136,10 @@ struct api_pod *api_pod_assigned_copy(struct api_pod *p, const char *node_name)
 	c->refs = 1;
 	c->arena = a;
 	c->node_name = node_name;
+	c->meta.interned = held;
+	c->meta.n_interned = counted;
+	if (counted)
+		held[0] = intern_ref(node_name);
 	c->base = api_pod_ref(p);
 	return c;
 }
@@ -144,8 +153,10 @@ struct api_node *api_node_ref(struct api_node *n)
 
 void api_node_unref(struct api_node *n)
 {
-	if (n && __atomic_sub_fetch(&n->refs, 1, __ATOMIC_ACQ_REL) == 0)
+	if (n && __atomic_sub_fetch(&n->refs, 1, __ATOMIC_ACQ_REL) == 0) {
+		intern_release_n(n->meta.interned, n->meta.n_interned);
 		arena_free(n->arena);
+	}
 }
 
 struct api_pvc *api_pvc_ref(struct api_pvc *p)
@@ -157,8 +168,10 @@ struct api_pvc *api_pvc_ref(struct api_pvc *p)
 
 void api_pvc_unref(struct api_pvc *p)
 {
-	if (p && __atomic_sub_fetch(&p->refs, 1, __ATOMIC_ACQ_REL) == 0)
+	if (p && __atomic_sub_fetch(&p->refs, 1, __ATOMIC_ACQ_REL) == 0) {
+		intern_release_n(p->meta.interned, p->meta.n_interned);
 		arena_free(p->arena);
+	}
 }
 
 void api_lease_release(struct api_lease *l)

@@ -87,6 +87,7 @@ void cache_free(struct cache *c)
 	for (size_t it = 0; map_next(&c->pods, &it, &k, &v);) {
 		struct cache_pod *cp = v;
 		api_pod_unref(cp->pod);
+		intern_release(cp->node_name);
 		free(cp);
 	}
 	for (size_t it = 0; map_next(&c->images, &it, &k, &v);)
@@ -334,13 +335,13 @@ int cache_remove_node(struct cache *c, const struct api_node *node, struct err *
 	free(n->info.images);
 	n->info.images = NULL;
 	n->info.n_images = 0;
-	api_node_unref(n->info.node);
-	n->info.node = NULL;
-	if (n->in_tree) {
+	if (n->in_tree) { /* before the node goes: its labels hold region and zone */
 		node_tree_remove(&c->tree, n->region, n->zone, n->info.name);
 		n->in_tree = false;
 		c->tree_generation++;
 	}
+	api_node_unref(n->info.node);
+	n->info.node = NULL;
 	/* pods' deletions come from another watch and may arrive later: keep a ghost meanwhile */
 	if (n->info.n_pods)
 		touch_locked(c, n);
@@ -365,11 +366,12 @@ static int add_pod_locked(struct cache *c, struct api_pod *pod, const char *node
 	if ((rc = node_info_add_pod(&n->info, pod, e)) < 0)
 		goto out;
 	cp->pod = api_pod_ref(pod);
-	cp->node_name = node_name;
+	cp->node_name = intern_ref(node_name);
 	cp->assumed = assumed;
 	if (map_put(&c->pods, pod->meta.uid, cp, NULL) < 0) {
 		node_info_remove_pod(&n->info, pod, NULL);
 		api_pod_unref(cp->pod);
+		intern_release(cp->node_name);
 		rc = ERR_NOMEM;
 		goto out;
 	}
@@ -405,6 +407,7 @@ static void remove_pod_locked(struct cache *c, struct cache_pod *cp)
 	if (cp->assumed)
 		c->n_assumed--;
 	api_pod_unref(cp->pod);
+	intern_release(cp->node_name);
 	free(cp);
 }
 
@@ -417,7 +420,7 @@ int cache_assume_pod(struct cache *c, struct api_pod *pod, const char *node_name
 {
 	if (!pod_ok(pod) || !node_name || !node_name[0])
 		return err_set(e, ERR_INVALID, "cache_assume_pod: pod without a UID or empty node name");
-	const char *nn = intern_str(node_name);
+	const char *nn = intern_acquire(node_name, strlen(node_name)); /* canonical; the entry takes its own */
 	if (!nn)
 		return err_set(e, ERR_NOMEM, "cache_assume_pod: out of memory");
 	int rc;
@@ -428,6 +431,7 @@ int cache_assume_pod(struct cache *c, struct api_pod *pod, const char *node_name
 	else
 		rc = add_pod_locked(c, pod, nn, true, e);
 	pthread_mutex_unlock(&c->lock);
+	intern_release(nn);
 	return rc;
 }
 
@@ -555,7 +559,7 @@ const char *cache_assumed_node(struct cache *c, const char *pod_uid)
 		return NULL;
 	pthread_mutex_lock(&c->lock);
 	struct cache_pod *cp = map_get(&c->pods, pod_uid);
-	const char *node = cp && cp->assumed ? cp->node_name : NULL; /* interned: outlives the entry */
+	const char *node = cp && cp->assumed ? intern_ref(cp->node_name) : NULL; /* outlives the entry */
 	pthread_mutex_unlock(&c->lock);
 	return node;
 }

@@ -500,7 +500,7 @@ out_o:
 void node_info_init(struct node_info *ni, const char *interned_name)
 {
 	memset(ni, 0, sizeof(*ni));
-	ni->name = interned_name;
+	ni->name = intern_ref(interned_name); /* snapshots' copies outlive the node's own name */
 }
 
 static void node_pod_clear(struct node_pod *np)
@@ -522,6 +522,7 @@ void node_info_release(struct node_info *ni)
 	free(ni->images);
 	free(ni->image_slots);
 	api_node_unref(ni->node);
+	intern_release(ni->name);
 	memset(ni, 0, sizeof(*ni));
 }
 
@@ -806,7 +807,10 @@ int node_info_copy(struct node_info *dst, const struct node_info *src, struct er
 		api_node_unref(dst->node);
 		dst->node = api_node_ref(src->node);
 	}
-	dst->name = src->name;
+	if (dst->name != src->name) {
+		intern_release(dst->name);
+		dst->name = intern_ref(src->name);
+	}
 	if (grow((void **)&dst->pods, &dst->cap_pods, src->n_pods, sizeof(*dst->pods)) < 0 ||
 	    grow((void **)&dst->ports, &dst->cap_ports, src->n_ports, sizeof(*dst->ports)) < 0 ||
 	    copy_res(&dst->requested, &src->requested) < 0)

@@ -5,6 +5,7 @@
 
 #include <stdlib.h>
 
+#include "common/intern.h"
 #include "common/log.h"
 
 static bool is_pod_resource(uint32_t r)
@@ -121,6 +122,7 @@ void queue__ifl_unlink_free(struct queue *q, struct ifl *e)
 		obj_unref(e->ev.resource, e->new_obj);
 		q->n_ifl_events--;
 	}
+	intern_release(e->uid);
 	free(e);
 }
 

@@ -14,6 +14,7 @@ void queue__nom_delete_locked(struct queue *q, const char *uid)
 	struct nom *n = map_del(&q->nominated, uid);
 	if (n) {
 		api_pod_unref(n->pod);
+		intern_release(n->node_name);
 		free(n);
 	}
 }
@@ -21,13 +22,16 @@ void queue__nom_delete_locked(struct queue *q, const char *uid)
 /* upstream addNominatedPodUnlocked: node_name NULL = the pod's status.nominatedNodeName. */
 void queue__nominate_locked(struct queue *q, struct api_pod *pod, const char *node_name)
 {
-	queue__nom_delete_locked(q, pod->meta.uid);
 	const char *nn = node_name ? node_name : pod->nominated_node_name;
-	if (!nn || !nn[0])
+	/* referenced before the old entry goes: node_name may be the old entry's own */
+	nn = nn && nn[0] ? intern_ref(nn) : NULL;
+	queue__nom_delete_locked(q, pod->meta.uid);
+	if (!nn)
 		return;
 	struct nom *n = malloc(sizeof(*n));
 	if (!n || map_put(&q->nominated, pod->meta.uid, n, NULL) < 0) {
 		free(n);
+		intern_release(nn);
 		LOG_ERROR("queue: out of memory nominating pod %s/%s", pod->meta.namespace, pod->meta.name);
 		return;
 	}
@@ -55,11 +59,12 @@ int queue_add_nominated_pod(struct queue *q, struct api_pod *pod, const char *no
 	if (!queue__pod_ok(pod))
 		return err_set(e, ERR_INVALID, "queue_add_nominated_pod: pod without a UID");
 	const char *nn = NULL;
-	if (node_name && !(nn = intern_str(node_name)))
+	if (node_name && !(nn = intern_acquire(node_name, strlen(node_name)))) /* canonical; the entry takes its own */
 		return err_set(e, ERR_NOMEM, "queue_add_nominated_pod: out of memory");
 	pthread_mutex_lock(&q->lock);
 	queue__nominate_locked(q, pod, nn);
 	pthread_mutex_unlock(&q->lock);
+	intern_release(nn);
 	return 0;
 }
 
@@ -96,7 +101,7 @@ int queue_nominated_pods(struct queue *q, const char *node_name, int32_t min_pri
 			continue;
 		if (nm->pod->priority < min_priority || (exclude_uid && strcmp(nm->pod->meta.uid, exclude_uid) == 0))
 			continue;
-		v[cnt++] = (struct queue_nominated){ nm->node_name, api_pod_ref(nm->pod) };
+		v[cnt++] = (struct queue_nominated){ intern_ref(nm->node_name), api_pod_ref(nm->pod) };
 	}
 	if (cnt) {
 		*out = v;
@@ -111,8 +116,10 @@ out:
 
 void queue_nominated_release(struct queue_nominated *v, uint32_t n)
 {
-	for (uint32_t i = 0; v && i < n; i++)
+	for (uint32_t i = 0; v && i < n; i++) {
 		api_pod_unref(v[i].pod);
+		intern_release(v[i].node_name);
+	}
 	free(v);
 }
 
@@ -122,7 +129,7 @@ const char *queue_nominated_node(struct queue *q, const char *pod_uid)
 		return NULL;
 	pthread_mutex_lock(&q->lock);
 	const struct nom *nm = map_get(&q->nominated, pod_uid);
-	const char *nn = nm ? nm->node_name : NULL; /* interned: outlives the nomination */
+	const char *nn = nm ? nm->node_name : NULL;
 	pthread_mutex_unlock(&q->lock);
 	return nn;
 }

@@ -105,6 +105,7 @@ void queue_free(struct queue *q)
 		queue__ifl_unlink_free(q, q->ifl_head);
 	for (size_t it = 0; map_next(&q->nominated, &it, &k, &v);) {
 		api_pod_unref(((struct nom *)v)->pod);
+		intern_release(((struct nom *)v)->node_name);
 		free(v);
 	}
 	for (size_t it = 0; map_next(&q->incoming, &it, &k, &v);)
@@ -281,7 +282,7 @@ static int pop_locked(struct queue *q, bool block, struct queue_pod_info **out)
 	p->backoff_valid = false;
 	struct ifl *m = queue__ifl_append(q);
 	if (m) {
-		m->uid = p->pub.pod->meta.uid;
+		m->uid = intern_ref(p->pub.pod->meta.uid); /* the marker may outlive the pod */
 		if (map_put(&q->in_flight, m->uid, m, NULL) < 0) {
 			queue__ifl_unlink_free(q, m);
 			m = NULL;

@@ -174,6 +174,7 @@ static void assumed_pod_deleted(struct scheduler *s, struct api_pod *pod)
 	struct api_pod *assumed = api_pod_assigned_copy(pod, node);
 	move(s, QUEUE_RES_ASSIGNED_POD, QUEUE_ACT_DELETE, assumed ? assumed : pod, NULL);
 	api_pod_unref(assumed);
+	intern_release(node);
 }
 
 /* upstream deletePodFromSchedulingQueue(pod, inBinding=false) */
@@ -790,8 +791,7 @@ void sched_stats(const struct scheduler *cs, struct sched_stats *out)
 
 bool sched_cache_is_assumed(struct scheduler *s, const char *pod_uid)
 {
-	const char *uid = intern_str(pod_uid);
-	return uid && cache_is_assumed(s->cache, uid);
+	return cache_is_assumed(s->cache, pod_uid); /* the cache's map compares by content */
 }
 
 int sched_cache_node_pods(struct scheduler *s, const char *node_name)

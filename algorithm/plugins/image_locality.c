@@ -25,14 +25,9 @@
 #define MAX_CONTAINER_THRESHOLD (1000LL * MB)
 
 /* upstream normalizedImageName: image (interned) with ":latest" added when it has no tag; NULL
- * for no image or out of memory. */
-static const char *normalized(const char *image);
-
-const char *fw_image_normalized_name(const char *image)
-{
-	return normalized(image);
-}
-
+ * for no image, out of memory, or a name no live string has (then no node has it). Takes no
+ * reference: the result is only compared with the snapshot's image names, which the snapshot's
+ * nodes hold. */
 static const char *normalized(const char *image)
 {
 	if (!image)
@@ -47,7 +42,7 @@ static const char *normalized(const char *image)
 		return NULL;
 	memcpy(buf, image, len);
 	memcpy(buf + len, ":latest", 8);
-	const char *name = intern_str(buf);
+	const char *name = intern_find(buf);
 	if (buf != stackbuf)
 		free(buf);
 	return name;

@@ -127,6 +127,50 @@ static void test_seq_list_fill_add(void **state)
 	seq_release(&s);
 }
 
+/* The batch state names nodes of the previous cycle (the last chosen node, the sorted remainder).
+ * When every one of them is deleted before the next pod, the state still holds its own references
+ * on those names, so reading them is no use after free (ASan, valgrind), and the hint is flushed
+ * as upstream's refreshHintCandidates does for a missing last chosen node ("node_missing"). */
+static void test_deleted_nodes_flush_hint(void **state)
+{
+	(void)state;
+	static struct seq s;
+	run_seq(&s, "seq_batch", MP_DISABLED); /* a c b b: the state now names b and the rest */
+	{
+		size_t len;
+		char err[128];
+		char *json = testutil_read_source_file("tests/fixtures/batching/seq_batch.json", &len);
+		assert_non_null(json);
+		yajl_val root = yajl_tree_parse(json, err, sizeof(err));
+		assert_non_null(root);
+		static const char *pod_path[] = { "pod", NULL };
+		yajl_val pod = yajl_tree_get(root, pod_path, yajl_t_object);
+		assert_non_null(pod);
+		/* every node goes, with the pods bound to them: no reference but the state's is left */
+		for (uint32_t i = 0; i < s.n; i++) {
+			node_info_release(&s.nis[i]);
+			api_node_unref(s.nodes[i]);
+		}
+		for (uint32_t i = 0; i < s.n_bound; i++)
+			api_pod_unref(s.bound[i]);
+		s.n = s.n_bound = 0;
+		yajl_val z = yajl_tree_parse("{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"z\"},"
+					     "\"spec\":{},\"status\":{\"allocatable\":{\"cpu\":\"4\",\"memory\":\"16Gi\","
+					     "\"pods\":\"110\"}}}",
+					     err, sizeof(err));
+		assert_non_null(z);
+		add_node(&s, z);
+		yajl_tree_free(z);
+		char got[64] = "";
+		schedule(&s, pod, got, sizeof(got));
+		assert_string_equal(got, "z ");
+		yajl_tree_free(root);
+		free(json);
+	}
+	assert_int_equal(s.flushed[FW_FLUSH_NODE_MISSING], 1);
+	seq_release(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -138,6 +182,7 @@ int main(void)
 		cmocka_unit_test(test_seq_mp_fill),
 		cmocka_unit_test(test_seq_mp_addnode),
 		cmocka_unit_test(test_seq_list_fill_add),
+		cmocka_unit_test(test_deleted_nodes_flush_hint),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

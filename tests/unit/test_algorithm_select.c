@@ -38,7 +38,7 @@ static void test_sorted_nodes_upstream_order(void **state)
 	for (int i = 0; i < 8; i++) {
 		char name[8];
 		snprintf(name, sizeof(name), "n%d", i);
-		node_info_init(&nis[i], name);
+		node_info_init(&nis[i], intern_str(name));
 	}
 	for (size_t k = 0; k < ARRAY_SIZE(heap_cases); k++) {
 		const struct heap_case *tc = &heap_cases[k];

@@ -157,6 +157,66 @@ static void test_intern_threads(void **state)
 			assert_ptr_equal(r[0][i], r[t][i]);
 }
 
+/* Issue 18 defect 4: counted references free a string with its last release; deletion keeps
+ * every other string findable (linear probing: backward shift), the table shrinks back, and a
+ * pinned string outlives its counted references. */
+static void test_intern_release(void **state)
+{
+	(void)state;
+	struct intern_stats base, mid, now;
+	intern_get_stats(&base);
+	enum { N = 30000 };
+	static const char *p[N];
+	char buf[32];
+	for (int i = 0; i < N; i++) {
+		snprintf(buf, sizeof(buf), "rel-%d", i);
+		assert_non_null(p[i] = intern_acquire(buf, strlen(buf)));
+		assert_false(intern_pinned(p[i]));
+	}
+	assert_ptr_equal(intern_acquire("rel-7", 5), p[7]); /* a second reference */
+	assert_ptr_equal(intern_ref(p[8]), p[8]);
+	intern_get_stats(&mid);
+	assert_int_equal(mid.count, base.count + N);
+	assert_true(mid.table_cap > base.table_cap);
+	/* release the even ones (in a scattered order): the odd ones are still found, by content */
+	for (int i = 0; i < N; i += 2) {
+		int k = (int)(((long)i * 7919) % N) & ~1;
+		if (p[k]) {
+			intern_release(p[k]);
+			p[k] = k == 8 ? p[k] : NULL; /* p[8] still has its extra reference */
+		}
+	}
+	for (int i = 0; i < N; i++) {
+		snprintf(buf, sizeof(buf), "rel-%d", i);
+		if (i % 2 && i != 7)
+			assert_ptr_equal(intern_find(buf), p[i]);
+		else if (i != 8)
+			assert_true(i % 2 || intern_find(buf) == p[i]);
+	}
+	assert_ptr_equal(intern_find("rel-8"), p[8]);
+	intern_release(p[8]);
+	assert_null(intern_find("rel-8"));
+	for (int i = 1; i < N; i += 2)
+		intern_release(p[i]);
+	assert_ptr_equal(intern_find("rel-7"), p[7]); /* its second reference */
+	intern_release(p[7]);
+	assert_null(intern_find("rel-7"));
+	intern_get_stats(&now);
+	assert_int_equal(now.count, base.count);
+	assert_int_equal(now.bytes, base.bytes);
+	assert_int_equal(now.table_cap, base.table_cap);
+
+	/* pinned: a counted holder's release does not free it, and it is the same pointer */
+	const char *c = intern_acquire("rel-pinned", 10);
+	const char *pin = intern_str("rel-pinned");
+	assert_ptr_equal(c, pin);
+	assert_true(intern_pinned(pin));
+	intern_release(c);
+	assert_ptr_equal(intern_find("rel-pinned"), pin);
+	intern_release(NULL);
+	assert_null(intern_acquire(NULL, 0));
+}
+
 static void test_map(void **state)
 {
 	(void)state;
@@ -228,6 +288,7 @@ int main(void)
 		cmocka_unit_test(test_arena_footprint),
 		cmocka_unit_test(test_intern_identity),
 		cmocka_unit_test(test_intern_threads),
+		cmocka_unit_test(test_intern_release),
 		cmocka_unit_test(test_map),
 		cmocka_unit_test(test_array_reserve),
 	};

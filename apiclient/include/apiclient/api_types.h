@@ -294,6 +294,10 @@ struct api_meta {
 	int64_t creation_timestamp; /* Unix seconds */
 	bool being_deleted;         /* deletionTimestamp set */
 	int64_t deletion_timestamp;
+	/* The counted intern references the object holds (each distinct string once, pinned ones
+	 * not listed), given back when its last reference goes. In the arena. */
+	uint32_t n_interned;
+	const char **interned;
 };
 
 /* ---------- Pod ---------- */
@@ -418,7 +422,8 @@ void api_lease_release(struct api_lease *l);
 struct api_pod *api_pod_ref(struct api_pod *p);       /* returns p; NULL is a no-op */
 void api_pod_unref(struct api_pod *p);                /* NULL is a no-op */
 /* A copy of p with spec.nodeName = node_name (interned), sharing p's data: upstream's assumed pod,
- * for the events that describe it as assigned. Holds a reference on p. NULL when out of memory. */
+ * for the events that describe it as assigned. Holds a reference on p and on node_name (which may
+ * outlive its node). NULL when out of memory. */
 struct api_pod *api_pod_assigned_copy(struct api_pod *p, const char *node_name);
 struct api_node *api_node_ref(struct api_node *n);
 void api_node_unref(struct api_node *n);

@@ -65,8 +65,9 @@ int cache_finish_binding(struct cache *c, const struct api_pod *pod, struct err 
 int cache_forget_pod(struct cache *c, const struct api_pod *pod, const char *node_name, struct err *e);
 
 bool cache_is_assumed(struct cache *c, const char *pod_uid);
-/* The node an assumed pod is counted on (interned), NULL when the pod is not assumed (upstream
- * handleAssumedPodDeletion reads the assumed pod from the cache). */
+/* The node an assumed pod is counted on (interned, with a reference the caller gives back with
+ * intern_release), NULL when the pod is not assumed (upstream handleAssumedPodDeletion reads the
+ * assumed pod from the cache). */
 const char *cache_assumed_node(struct cache *c, const char *pod_uid);
 
 /* Brings snap up to date: copies only the node_infos changed since snap's generation, rebuilds the

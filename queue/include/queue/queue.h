@@ -172,7 +172,7 @@ int queue_add_nominated_pod(struct queue *q, struct api_pod *pod, const char *no
 void queue_delete_nominated_pod(struct queue *q, const char *pod_uid);
 
 struct queue_nominated {
-	const char *node_name; /* interned */
+	const char *node_name; /* interned and referenced, */
 	struct api_pod *pod;   /* referenced: queue_nominated_release drops them */
 };
 /* Nominated pods on node_name (NULL = every node) with priority >= min_priority, except the pod
@@ -180,7 +180,7 @@ struct queue_nominated {
 int queue_nominated_pods(struct queue *q, const char *node_name, int32_t min_priority, const char *exclude_uid,
 			 struct queue_nominated **out, uint32_t *n, struct err *e);
 void queue_nominated_release(struct queue_nominated *v, uint32_t n);
-/* The node the pod is nominated to (interned), or NULL. */
+/* The node the pod is nominated to (interned), or NULL; valid while the nomination stands (tests). */
 const char *queue_nominated_node(struct queue *q, const char *pod_uid);
 
 /* ---------- Metrics and introspection ---------- */
