@@ -489,6 +489,29 @@ static void test_unschedulable_event_condition_then_bound(void **state)
 	assert_string_equal(ev.message, "Successfully assigned " NS "/waiter to big");
 }
 
+/* Polls pod name until its PodScheduled condition says want (fails the test after timeout_ms);
+ * returns the pod (the caller unrefs it) and its condition in *cond. */
+static struct api_pod *wait_scheduled_message(const char *name, const char *want, long timeout_ms,
+					      const struct api_condition **cond)
+{
+	struct api_pod *p = NULL;
+	const struct api_condition *c = NULL;
+	int64_t end = harness_now_ms() + timeout_ms;
+	do {
+		api_pod_unref(p);
+		p = get_pod(name);
+		assert_non_null(p);
+		c = pod_condition(p, "PodScheduled");
+		if (c && strcmp(c->message, want) == 0)
+			break;
+		usleep(50 * 1000);
+	} while (harness_now_ms() < end);
+	assert_non_null(c);
+	assert_string_equal(c->message, want);
+	*cond = c;
+	return p;
+}
+
 /* upstream updatePod / podutil.UpdatePodCondition: a second failed attempt with another message
  * keeps lastTransitionTime (the status stays False); observedGeneration is the pod's
  * metadata.generation (CalculatePodConditionObservedGeneration, PodObservedGenerationTracking GA
@@ -503,20 +526,8 @@ static void test_unschedulable_condition_fields(void **state)
 	static const char want1[] = "0/1 nodes are available: 1 Insufficient cpu.";
 	static const char want2[] = "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated "
 				    "taint(s).";
-	struct api_pod *p = NULL;
-	const struct api_condition *c = NULL;
-	int64_t end = harness_now_ms() + 10000;
-	do {
-		api_pod_unref(p);
-		p = get_pod("stuck");
-		assert_non_null(p);
-		c = pod_condition(p, "PodScheduled");
-		if (c && strcmp(c->message, want1) == 0)
-			break;
-		usleep(50 * 1000);
-	} while (harness_now_ms() < end);
-	assert_non_null(c);
-	assert_string_equal(c->message, want1);
+	const struct api_condition *c;
+	struct api_pod *p = wait_scheduled_message("stuck", want1, 10000, &c);
 	assert_string_equal(c->status, "False");
 	assert_string_equal(c->reason, "Unschedulable");
 	assert_true(p->meta.generation > 0);
@@ -532,19 +543,7 @@ static void test_unschedulable_condition_fields(void **state)
 	usleep(1100 * 1000);
 	mk_node("tainted", "8", "16Gi", 110, "", "{\"key\":\"dedicated\",\"value\":\"x\",\"effect\":\"NoSchedule\"}",
 		false);
-	c = NULL;
-	end = harness_now_ms() + 15000;
-	do {
-		api_pod_unref(p);
-		p = get_pod("stuck");
-		assert_non_null(p);
-		c = pod_condition(p, "PodScheduled");
-		if (c && strcmp(c->message, want2) == 0)
-			break;
-		usleep(50 * 1000);
-	} while (harness_now_ms() < end);
-	assert_non_null(c);
-	assert_string_equal(c->message, want2);
+	p = wait_scheduled_message("stuck", want2, 15000, &c);
 	assert_string_equal(c->status, "False");
 	assert_string_equal(c->last_transition_time, ltt);
 	assert_int_equal(c->observed_generation, p->meta.generation);
