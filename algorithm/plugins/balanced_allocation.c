@@ -80,32 +80,42 @@ static bool fraction(const struct node_info *ni, const struct fw_res_ref *ref, b
 	return true;
 }
 
-/* upstream balancedResourceScore: (1 - std of the fractions) * MaxNodeScore, truncated. The
- * fractions are recomputed in a second pass (same values, same order) rather than stored, so any
- * number of resources is scored. */
-static int64_t balance(const struct fw_pod_res_refs *s, const struct node_info *ni, bool with_pod)
+/* upstream balancedResourceScore: (1 - std of the fractions) * MaxNodeScore, truncated, for the
+ * node with the pod (b[0]) and without it (b[1]). One pass reads each resource once for both;
+ * with more than two resources the fractions are recomputed in a second pass (same values, same
+ * order) rather than stored, so any number of resources is scored. */
+static void balances(const struct fw_pod_res_refs *s, const struct node_info *ni, int64_t b[2])
 {
-	double total = 0, two[2] = { 0, 0 }, f;
+	double total[2] = { 0, 0 }, two[2][2] = { { 0, 0 }, { 0, 0 } };
 	uint32_t k = 0;
 	for (uint32_t i = 0; i < s->n; i++) {
-		if (!fraction(ni, &s->res[i], with_pod, &f))
+		int64_t alloc, req;
+		fw_res_ref_alloc_req(ni, &s->res[i], true, &alloc, &req);
+		if (alloc == 0)
 			continue;
-		total += f;
-		if (k < 2)
-			two[k] = f;
+		for (int w = 0; w < 2; w++) {
+			double f = (double)(w ? req - s->res[i].pod_req : req) / (double)alloc;
+			if (f > 1)
+				f = 1;
+			total[w] += f;
+			if (k < 2)
+				two[w][k] = f;
+		}
 		k++;
 	}
-	double std = 0;
-	if (k == 2) {
-		std = fabs((two[0] - two[1]) / 2);
-	} else if (k > 2) {
-		double mean = total / k, sum = 0;
-		for (uint32_t i = 0; i < s->n; i++)
-			if (fraction(ni, &s->res[i], with_pod, &f))
-				sum = sum + (f - mean) * (f - mean);
-		std = sqrt(sum / k);
+	for (int w = 0; w < 2; w++) {
+		double std = 0;
+		if (k == 2) {
+			std = fabs((two[w][0] - two[w][1]) / 2);
+		} else if (k > 2) {
+			double mean = total[w] / k, sum = 0, f;
+			for (uint32_t i = 0; i < s->n; i++)
+				if (fraction(ni, &s->res[i], w == 0, &f))
+					sum = sum + (f - mean) * (f - mean);
+			std = sqrt(sum / k);
+		}
+		b[w] = (int64_t)((1 - std) * (double)FW_MAX_NODE_SCORE);
 	}
-	return (int64_t)((1 - std) * (double)FW_MAX_NODE_SCORE);
 }
 
 /* upstream balancedResourceScorer: the improvement of the node's balance by the pod. Both
@@ -118,8 +128,9 @@ static enum fw_code score(const struct fw_pl *pl, const struct fw_cycle *c, cons
 	if (!s)
 		return fw_status_set(st, FW_ERROR,
 				     "reading \"PreScoreNodeResourcesBalancedAllocation\" from cycleState: not found");
-	int64_t with = balance(s, ni, true), without = balance(s, ni, false);
-	*out = FW_MAX_NODE_SCORE / 2 + (FW_MAX_NODE_SCORE / 2 + with - without) / 2;
+	int64_t b[2];
+	balances(s, ni, b);
+	*out = FW_MAX_NODE_SCORE / 2 + (FW_MAX_NODE_SCORE / 2 + b[0] - b[1]) / 2;
 	return FW_SUCCESS;
 }
 
