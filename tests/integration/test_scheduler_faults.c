@@ -196,7 +196,7 @@ static bool all_binds_logged(void *ctx)
  * not NULL) run; then the checks. exact_binds false: a bind whose answer died with the apiserver
  * may have been stored, so a pod may have no accepted Binding POST on record (never two). */
 static void run_fault_during(const char *prefix, const struct fproxy_rule *rules, int nrules, bool cut_streams,
-			     void (*during)(void), bool exact_binds)
+			     void (*during)(const int *rule_ids), bool exact_binds)
 {
 	int ids[4] = {0};
 	struct sched_stats st0, st;
@@ -208,7 +208,7 @@ static void run_fault_during(const char *prefix, const struct fproxy_rule *rules
 	int64_t t0 = harness_now_ms();
 	create_pods(prefix, BATCH);
 	if (during)
-		during();
+		during(ids);
 	if (!harness_wait_until(batch_bound, (void *)prefix, 120000, 100)) {
 		struct server_view v;
 		server_view(prefix, &v);
@@ -326,8 +326,9 @@ static void test_watch_error_event_mid_watch(void **state)
 
 /* ---------- the apiserver and etcd ---------- */
 
-static void kill_and_restart_apiserver(void)
+static void kill_and_restart_apiserver(const int *rule_ids)
 {
+	(void)rule_ids;
 	struct err e = {0};
 	if (harness_apiserver_kill(&cluster, SIGKILL, &e))
 		fail_msg("kill -9 apiserver: %s", e.msg);
@@ -348,10 +349,19 @@ static void test_apiserver_kill9_mid_load(void **state)
 /* While every watch is refused with 429 (the informers keep their resourceVersion and retry),
  * pods come and go and etcd is compacted past them: when watches are let through again they
  * start from compacted revisions, get 410 and must relist. */
-static void gap_compact_then_release(void)
+static bool watches_refused(void *ctx)
+{
+	return fproxy_fired(proxy, *(const int *)ctx) >= 3; /* pods, nodes, PVCs */
+}
+
+static void gap_compact_then_release(const int *rule_ids)
 {
 	struct err e = {0};
 	int64_t rev = 0;
+	/* the gap starts when every informer has been refused once (their backoff after the cut
+	 * decides when; on a loaded machine later than the changes below would take) */
+	if (!harness_wait_until(watches_refused, (void *)&rule_ids[0], 30000, 20))
+		fail_msg("gap: the informers did not try to watch within 30 s");
 	if (harness_create_nodes(direct, "gap-", 0, 3, &e) || harness_delete_nodes(direct, "gap-", 0, 2, &e) ||
 	    harness_etcd_revision(&cluster, &rev, &e) || harness_etcd_compact(&cluster, rev, &e))
 		fail_msg("gap: %s", e.msg);
