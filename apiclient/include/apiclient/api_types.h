@@ -401,6 +401,7 @@ struct api_pvc {
 	struct arena *arena;
 	struct api_meta meta;
 	unsigned access_modes;         /* API_ACCESS_* bits; unknown modes are ignored */
+	/* not read yet: VolumeBinding (not implemented, docs/config.md "Plugin differences") needs them */
 	const char *volume_name;       /* spec.volumeName, "" when unbound */
 	const char *storage_class_name; /* spec.storageClassName; NULL when absent (not "") */
 	const char *phase;             /* status.phase, "" when absent */
