@@ -545,6 +545,18 @@ int api__dec_meta_value(struct dec *d, jv obj, struct api_meta *m)
 	return 0;
 }
 
+/* The parts every object kind has: metadata into m, and spec and status (absent: NULL). */
+int api__dec_object_parts(struct dec *d, jv obj, struct api_meta *m, jv *spec, jv *status)
+{
+	int rc;
+	if (!YAJL_IS_OBJECT(obj))
+		return fail(d, "expected object, got %s", obj ? api__dec_jtype(obj) : "nothing");
+	if ((rc = api__dec_meta_value(d, obj, m)) || (rc = api__dec_get_obj(d, obj, "spec", spec)))
+		return rc;
+	return api__dec_get_obj(d, obj, "status", status);
+}
+
+
 /* ---------- one object in its arena ---------- */
 
 /* Decodes obj into a new arena whose first block is first_block bytes; NULL on error (e set).
@@ -633,10 +645,7 @@ static int node_fill(struct dec *d, jv obj, void *out)
 	n->refs = 1;
 	jv spec, st;
 	int rc;
-	if (!YAJL_IS_OBJECT(obj))
-		return fail(d, "expected object, got %s", obj ? api__dec_jtype(obj) : "nothing");
-	if ((rc = api__dec_meta_value(d, obj, &n->meta)) || (rc = api__dec_get_obj(d, obj, "spec", &spec)) ||
-	    (rc = api__dec_get_obj(d, obj, "status", &st)))
+	if ((rc = api__dec_object_parts(d, obj, &n->meta, &spec, &st)))
 		return rc;
 	if ((rc = WITH_KEY(d, "spec", node_spec(d, spec, n))))
 		return rc;

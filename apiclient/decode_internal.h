@@ -82,6 +82,8 @@ int api__dec_get_labels(struct dec *d, jv obj, const char *key, struct api_label
 int api__dec_get_resources(struct dec *d, jv obj, const char *key, struct api_resources *r);
 int api__dec_condition_item(struct dec *d, jv v, void *item);
 int api__dec_meta_value(struct dec *d, jv obj, struct api_meta *m);
+/* metadata, spec and status of an object (spec/status NULL when absent) */
+int api__dec_object_parts(struct dec *d, jv obj, struct api_meta *m, jv *spec, jv *status);
 int api__dec_taint_item(struct dec *d, jv v, void *item);
 
 /* One kind of refcounted object that lives in its own arena (api_pod, api_node). fill decodes

@@ -54,10 +54,7 @@ static int pvc_fill(struct dec *d, jv obj, void *out)
 	p->refs = 1;
 	jv spec, st;
 	int rc;
-	if (!YAJL_IS_OBJECT(obj))
-		return fail(d, "expected object, got %s", obj ? api__dec_jtype(obj) : "nothing");
-	if ((rc = api__dec_meta_value(d, obj, &p->meta)) || (rc = api__dec_get_obj(d, obj, "spec", &spec)) ||
-	    (rc = api__dec_get_obj(d, obj, "status", &st)))
+	if ((rc = api__dec_object_parts(d, obj, &p->meta, &spec, &st)))
 		return rc;
 	if ((rc = WITH_KEY(d, "spec", pvc_spec(d, spec, p))))
 		return rc;
