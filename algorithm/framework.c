@@ -169,6 +169,32 @@ struct api_pvc *fw_get_pvc(const struct fw_pl *pl, const char *ns, const char *n
 	return l->pvc ? l->pvc(l->ctx, ns, name) : NULL;
 }
 
+struct api_namespace *fw_get_namespace(const struct fw_pl *pl, const char *name)
+{
+	const struct fw_listers *l = &pl->profile->listers;
+	return l->ns ? l->ns(l->ctx, name) : NULL;
+}
+
+int fw_each_namespace(const struct fw_pl *pl, int (*fn)(void *arg, const struct api_namespace *ns), void *arg)
+{
+	const struct fw_listers *l = &pl->profile->listers;
+	return l->ns_each ? l->ns_each(l->ctx, fn, arg) : 0;
+}
+
+struct api_selector_owner *fw_get_selector_owner(const struct fw_pl *pl, enum api_selector_kind kind, const char *ns,
+						 const char *name)
+{
+	const struct fw_listers *l = &pl->profile->listers;
+	return l->owner ? l->owner(l->ctx, kind, ns, name) : NULL;
+}
+
+int fw_each_service(const struct fw_pl *pl, const char *ns,
+		    int (*fn)(void *arg, const struct api_selector_owner *svc), void *arg)
+{
+	const struct fw_listers *l = &pl->profile->listers;
+	return l->services_each ? l->services_each(l->ctx, ns, fn, arg) : 0;
+}
+
 static void profile_set_options(struct fw_profile *p, const struct fw_profile_options *o)
 {
 	if (o) {

@@ -205,10 +205,29 @@ struct fw_plugin {
  * exist or the profile has no such store. Any thread may call them. */
 struct fw_listers {
 	struct api_pvc *(*pvc)(void *ctx, const char *ns, const char *name);
+	struct api_namespace *(*ns)(void *ctx, const char *name);
+	/* Calls fn on each object (borrowed for the call; fn must not call a lister) until fn
+	 * returns nonzero; returns that value, or 0. */
+	int (*ns_each)(void *ctx, int (*fn)(void *arg, const struct api_namespace *ns), void *arg);
+	/* kind API_SEL_RC, API_SEL_RS or API_SEL_SS: the object ns/name. */
+	struct api_selector_owner *(*owner)(void *ctx, enum api_selector_kind kind, const char *ns, const char *name);
+	/* The Services of namespace ns. */
+	int (*services_each)(void *ctx, const char *ns, int (*fn)(void *arg, const struct api_selector_owner *svc),
+			     void *arg);
 	void *ctx;
 };
 /* The PVC ns/name of pl's profile's lister, or NULL (see struct fw_listers). */
 struct api_pvc *fw_get_pvc(const struct fw_pl *pl, const char *ns, const char *name);
+/* The Namespace name (new reference: api_namespace_unref), or NULL. */
+struct api_namespace *fw_get_namespace(const struct fw_pl *pl, const char *name);
+/* Each Namespace (see fw_listers.ns_each); 0 without a namespace lister. */
+int fw_each_namespace(const struct fw_pl *pl, int (*fn)(void *arg, const struct api_namespace *ns), void *arg);
+/* The RC, ReplicaSet or StatefulSet ns/name (new reference: api_selector_owner_unref), or NULL. */
+struct api_selector_owner *fw_get_selector_owner(const struct fw_pl *pl, enum api_selector_kind kind, const char *ns,
+						 const char *name);
+/* Each Service of namespace ns; 0 without a service lister. */
+int fw_each_service(const struct fw_pl *pl, const char *ns,
+		    int (*fn)(void *arg, const struct api_selector_owner *svc), void *arg);
 
 /* ---------- Cycle state ---------- */
 

@@ -407,6 +407,37 @@ struct api_pvc {
 	const char *phase;             /* status.phase, "" when absent */
 };
 
+/* ---------- Namespaces and pod-selecting workloads ---------- */
+
+/* A Namespace: InterPodAffinity's namespaceSelector reads its labels (meta.labels). Refcounted
+ * and immutable like pods; meta decoded as a node's (name interned). */
+struct api_namespace {
+	int refs;
+	struct arena *arena;
+	struct api_meta meta;
+};
+
+/* The objects whose pod selector PodTopologySpread's system default constraints use (upstream
+ * helper.DefaultSelector). */
+enum api_selector_kind {
+	API_SEL_SERVICE, /* v1 Service: spec.selector (map) */
+	API_SEL_RC,      /* v1 ReplicationController: spec.selector (map) */
+	API_SEL_RS,      /* apps/v1 ReplicaSet: spec.selector (LabelSelector) */
+	API_SEL_SS,      /* apps/v1 StatefulSet: spec.selector (LabelSelector) */
+};
+
+/* One of those, reduced to its metadata and selector. Refcounted and immutable. */
+struct api_selector_owner {
+	int refs;
+	struct arena *arena;
+	struct api_meta meta;
+	enum api_selector_kind kind;
+	/* Service and RC: the map as match_labels (no exprs); RS and SS: the LabelSelector. NULL when
+	 * spec.selector is absent or null (a Service with a nil selector matches nothing, upstream
+	 * GetPodServices); a present empty map/selector is an empty struct. */
+	struct api_label_selector *selector;
+};
+
 /* ---------- Lease (leader election) ---------- */
 
 struct api_lease {
@@ -430,6 +461,10 @@ struct api_node *api_node_ref(struct api_node *n);
 void api_node_unref(struct api_node *n);
 struct api_pvc *api_pvc_ref(struct api_pvc *p);
 void api_pvc_unref(struct api_pvc *p);
+struct api_namespace *api_namespace_ref(struct api_namespace *ns);
+void api_namespace_unref(struct api_namespace *ns);
+struct api_selector_owner *api_selector_owner_ref(struct api_selector_owner *o);
+void api_selector_owner_unref(struct api_selector_owner *o);
 
 /* ---------- Decoding ---------- */
 
@@ -445,6 +480,13 @@ struct api_pod *api_pod_decode_json(const char *json, size_t len, struct err *e)
 struct api_node *api_node_decode_json(const char *json, size_t len, struct err *e);
 struct api_pvc *api_pvc_decode(const struct yajl_val_s *obj, struct err *e);
 struct api_pvc *api_pvc_decode_json(const char *json, size_t len, struct err *e);
+struct api_namespace *api_namespace_decode(const struct yajl_val_s *obj, struct err *e);
+struct api_namespace *api_namespace_decode_json(const char *json, size_t len, struct err *e);
+/* kind says which object obj is (the informer's kind; the JSON's own "kind" is not read). */
+struct api_selector_owner *api_selector_owner_decode(enum api_selector_kind kind, const struct yajl_val_s *obj,
+						     struct err *e);
+struct api_selector_owner *api_selector_owner_decode_json(enum api_selector_kind kind, const char *json, size_t len,
+							  struct err *e);
 int api_lease_decode(const struct yajl_val_s *obj, struct api_lease *out, struct err *e);
 
 /* ---------- Quantities ---------- */

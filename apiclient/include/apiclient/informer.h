@@ -15,7 +15,16 @@
 
 #include "apiclient/api_client.h"
 
-enum api_kind { API_KIND_POD, API_KIND_NODE, API_KIND_PVC };
+enum api_kind {
+	API_KIND_POD,
+	API_KIND_NODE,
+	API_KIND_PVC,
+	API_KIND_NAMESPACE,    /* struct api_namespace */
+	API_KIND_SERVICE,      /* struct api_selector_owner, kind API_SEL_SERVICE */
+	API_KIND_RC,           /* ... API_SEL_RC */
+	API_KIND_REPLICASET,   /* ... API_SEL_RS (apps/v1) */
+	API_KIND_STATEFULSET,  /* ... API_SEL_SS (apps/v1) */
+};
 
 /* obj is a struct api_pod *, api_node * or api_pvc * depending on the kind; borrowed for the call. */
 struct api_informer_handlers {
