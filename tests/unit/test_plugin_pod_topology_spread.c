@@ -1,0 +1,358 @@
+/* PodTopologySpread (algorithm/plugins/pod_topology_spread.c). The table cases are upstream's
+ * (v1.37.2 pkg/scheduler/framework/plugins/podtopologyspread filtering_test.go TestSingleConstraint
+ * and TestMultipleConstraints, scoring_test.go TestPodTopologySpreadScore), converted to JSON by
+ * gen_pts_cases.py into pts_cases.h with their upstream names; the others cite their source. */
+#include "algorithm_testlib.h"
+
+#define MAX_OBJS 16
+
+struct pts_want_code {
+	const char *node;
+	enum fw_code code;
+};
+
+struct pts_filter_case {
+	const char *name;
+	const char *pod;
+	const char *nodes[MAX_OBJS];
+	const char *existing[MAX_OBJS];
+	struct pts_want_code want[MAX_OBJS];
+};
+
+struct pts_want_score {
+	const char *node;
+	int64_t score;
+};
+
+struct pts_score_case {
+	const char *name;
+	const char *pod;
+	const char *nodes[MAX_OBJS];
+	const char *existing[MAX_OBJS];
+	const char *failed[MAX_OBJS];
+	struct pts_want_score want[MAX_OBJS];
+};
+
+#include "pts_cases.h"
+
+/* ---------- fake listers ---------- */
+
+struct owners {
+	uint32_t n;
+	struct api_selector_owner *items[8];
+};
+
+static int services_each(void *ctx, const char *ns, int (*fn)(void *arg, const struct api_selector_owner *svc),
+			 void *arg)
+{
+	const struct owners *l = ctx;
+	for (uint32_t i = 0; i < l->n; i++) {
+		const struct api_selector_owner *o = l->items[i];
+		if (o->kind != API_SEL_SERVICE || strcmp(o->meta.namespace, ns))
+			continue;
+		int rc = fn(arg, o);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static struct api_selector_owner *owner_get(void *ctx, enum api_selector_kind kind, const char *ns, const char *name)
+{
+	const struct owners *l = ctx;
+	for (uint32_t i = 0; i < l->n; i++) {
+		struct api_selector_owner *o = l->items[i];
+		if (o->kind == kind && !strcmp(o->meta.namespace, ns) && !strcmp(o->meta.name, name))
+			return api_selector_owner_ref(o);
+	}
+	return NULL;
+}
+
+static void owners_add(struct owners *l, enum api_selector_kind kind, const char *json)
+{
+	struct err e = { 0 };
+	struct api_selector_owner *o = api_selector_owner_decode_json(kind, json, strlen(json), &e);
+	if (!o)
+		fail_msg("owner: %s", e.msg);
+	l->items[l->n++] = o;
+}
+
+static void owners_release(struct owners *l)
+{
+	for (uint32_t i = 0; i < l->n; i++)
+		api_selector_owner_unref(l->items[i]);
+	l->n = 0;
+}
+
+/* ---------- a cluster and a profile ---------- */
+
+struct cluster {
+	uint32_t n;
+	struct node_info nis[MAX_OBJS];
+	const struct node_info *ptrs[MAX_OBJS];
+	struct fw_node_list list;
+};
+
+static struct api_pod *pod_json(const char *json)
+{
+	struct err e = { 0 };
+	struct api_pod *p = api_pod_decode_json(json, strlen(json), &e);
+	if (!p)
+		fail_msg("pod: %s", e.msg);
+	return p;
+}
+
+/* Nodes a then b (NULL-terminated lists of JSON), each with the existing pods bound to it. */
+static void cluster_init(struct cluster *cl, const char *const *a, const char *const *b, const char *const *existing)
+{
+	struct err e = { 0 };
+	memset(cl, 0, sizeof(*cl));
+	for (int pass = 0; pass < 2; pass++) {
+		const char *const *list = pass ? b : a;
+		for (uint32_t i = 0; list && list[i]; i++) {
+			struct api_node *node = api_node_decode_json(list[i], strlen(list[i]), &e);
+			if (!node)
+				fail_msg("node: %s", e.msg);
+			tl_node_info(&cl->nis[cl->n], node, NULL, 0);
+			api_node_unref(node);
+			cl->ptrs[cl->n] = &cl->nis[cl->n];
+			cl->n++;
+		}
+	}
+	for (uint32_t i = 0; existing && existing[i]; i++) {
+		struct api_pod *p = pod_json(existing[i]);
+		for (uint32_t k = 0; k < cl->n; k++)
+			if (!strcmp(cl->nis[k].name, p->node_name) && node_info_add_pod(&cl->nis[k], p, &e) < 0)
+				fail_msg("add pod: %s", e.msg);
+		api_pod_unref(p);
+	}
+	cl->list = (struct fw_node_list){ .n = cl->n, .nodes = cl->ptrs };
+}
+
+static void cluster_release(struct cluster *cl)
+{
+	for (uint32_t i = 0; i < cl->n; i++)
+		node_info_release(&cl->nis[i]);
+}
+
+static const struct node_info *cluster_node(const struct cluster *cl, const char *name)
+{
+	for (uint32_t i = 0; i < cl->n; i++)
+		if (!strcmp(cl->nis[i].name, name))
+			return &cl->nis[i];
+	fail_msg("no node %s", name);
+	return NULL;
+}
+
+/* A profile running PodTopologySpread at PreFilter, Filter, PreScore and Score with args (NULL =
+ * defaults: System defaulting) and the owners as its listers. */
+static struct fw_profile *profile(const struct cfg_plugin_args *args, struct owners *owners)
+{
+	static const char *const pts[] = { "PodTopologySpread", NULL }, *const qs[] = { "PrioritySort", NULL },
+				 *const bind[] = { "DefaultBinder", NULL };
+	static const int32_t w[] = { 2 };
+	struct fw_profile_config pc;
+	struct tl_lists ls;
+	memset(&pc, 0, sizeof(pc));
+	memset(&ls, 0, sizeof(ls));
+	pc.scheduler_name = "test";
+	pc.args = args;
+	tl_fill(&pc, &ls, CFG_EP_QUEUE_SORT, qs, NULL);
+	tl_fill(&pc, &ls, CFG_EP_BIND, bind, NULL);
+	tl_fill(&pc, &ls, CFG_EP_PRE_FILTER, pts, NULL);
+	tl_fill(&pc, &ls, CFG_EP_FILTER, pts, NULL);
+	tl_fill(&pc, &ls, CFG_EP_PRE_SCORE, pts, NULL);
+	tl_fill(&pc, &ls, CFG_EP_SCORE, pts, w);
+	struct fw_profile_options o = { 0 };
+	if (owners)
+		o.listers = (struct fw_listers){ .owner = owner_get, .services_each = services_each, .ctx = owners };
+	struct err e = { 0 };
+	struct fw_profile *p = fw_profile_new(&pc, &o, &e);
+	if (!p)
+		fail_msg("fw_profile_new: %s", e.msg);
+	return p;
+}
+
+/* upstream's filter tests: PodTopologySpreadArgs{DefaultingType: ListDefaulting}, no defaults */
+static const struct cfg_plugin_args *list_args(void)
+{
+	static struct cfg_plugin_args a;
+	a.topology_spread.defaulting_type = CFG_DEFAULTING_LIST;
+	return &a;
+}
+
+/* ---------- Filter ---------- */
+
+/* PreFilter then Filter on want's nodes; returns the failures (printed). */
+static int run_filter_case(const struct pts_filter_case *tc)
+{
+	struct fw_profile *p = profile(list_args(), NULL);
+	struct fw_cycle *c = fw_cycle_new(p);
+	const struct fw_pl *pl = tl_pl(p, "PodTopologySpread");
+	struct cluster cl;
+	cluster_init(&cl, tc->nodes, NULL, tc->existing);
+	struct api_pod *pod = pod_json(tc->pod);
+	int failures = 0;
+	fw_cycle_reset(c);
+	c->nodes = &cl.list;
+	struct fw_status st;
+	struct fw_node_names names = { .all = true };
+	fw_status_reset(&st);
+	enum fw_code code = pl->plugin->pre_filter(pl, c, pod, &names, &st);
+	if (code != FW_SUCCESS) {
+		print_error("%s: PreFilter %s\n", tc->name, fw_code_str(code));
+		failures++;
+	}
+	for (uint32_t i = 0; !failures && tc->want[i].node; i++) {
+		fw_status_reset(&st);
+		code = pl->plugin->filter(pl, c, pod, cluster_node(&cl, tc->want[i].node), &st);
+		if (code != tc->want[i].code) {
+			print_error("%s: [%s] want %s, got %s\n", tc->name, tc->want[i].node, fw_code_str(tc->want[i].code),
+				    fw_code_str(code));
+			failures++;
+		}
+	}
+	api_pod_unref(pod);
+	cluster_release(&cl);
+	fw_cycle_free(c);
+	fw_profile_free(p);
+	return failures;
+}
+
+static void test_single_constraint(void **state)
+{
+	(void)state;
+	int failures = 0;
+	for (size_t i = 0; i < ARRAY_SIZE(single_constraint_cases); i++)
+		failures += run_filter_case(&single_constraint_cases[i]);
+	assert_int_equal(failures, 0);
+}
+
+static void test_multiple_constraints(void **state)
+{
+	(void)state;
+	int failures = 0;
+	for (size_t i = 0; i < ARRAY_SIZE(multiple_constraints_cases); i++)
+		failures += run_filter_case(&multiple_constraints_cases[i]);
+	assert_int_equal(failures, 0);
+}
+
+/* ---------- Score ---------- */
+
+/* PreScore on the nodes, Score each, NormalizeScore; compares with want (upstream's loop). */
+static int run_score(const char *name, struct fw_profile *p, struct cluster *cl, uint32_t n_candidates,
+		     struct api_pod *pod, const struct pts_want_score *want)
+{
+	struct fw_cycle *c = fw_cycle_new(p);
+	const struct fw_pl *pl = tl_pl(p, "PodTopologySpread");
+	struct fw_status st;
+	struct fw_node_score scores[MAX_OBJS];
+	int failures = 0;
+	fw_cycle_reset(c);
+	c->nodes = &cl->list;
+	fw_status_reset(&st);
+	enum fw_code code = pl->plugin->pre_score(pl, c, pod, cl->ptrs, n_candidates, &st);
+	if (code != FW_SUCCESS) {
+		print_error("%s: PreScore %s\n", name, fw_code_str(code));
+		failures++;
+		goto out;
+	}
+	for (uint32_t i = 0; i < n_candidates; i++) {
+		fw_status_reset(&st);
+		scores[i].ni = cl->ptrs[i];
+		if (pl->plugin->score(pl, c, pod, cl->ptrs[i], &scores[i].score, &st) != FW_SUCCESS) {
+			print_error("%s: Score failed\n", name);
+			failures++;
+			goto out;
+		}
+	}
+	fw_status_reset(&st);
+	pl->plugin->normalize_score(pl, c, pod, scores, n_candidates, &st);
+	uint32_t n_want = 0;
+	while (want[n_want].node)
+		n_want++;
+	if (n_want != n_candidates) {
+		print_error("%s: %u scores, want %u\n", name, n_candidates, n_want);
+		failures++;
+	}
+	for (uint32_t i = 0; i < n_candidates && i < n_want; i++)
+		if (strcmp(scores[i].ni->name, want[i].node) || scores[i].score != want[i].score) {
+			print_error("%s: [%s] score %lld, want [%s] %lld\n", name, scores[i].ni->name,
+				    (long long)scores[i].score, want[i].node, (long long)want[i].score);
+			failures++;
+		}
+out:
+	fw_cycle_free(c);
+	return failures;
+}
+
+static void test_pod_topology_spread_score(void **state)
+{
+	(void)state;
+	int failures = 0;
+	/* upstream runs these with SystemDefaulting (the pods have constraints of their own) */
+	struct fw_profile *p = profile(NULL, NULL);
+	for (size_t i = 0; i < ARRAY_SIZE(score_cases); i++) {
+		const struct pts_score_case *tc = &score_cases[i];
+		struct cluster cl;
+		cluster_init(&cl, tc->nodes, tc->failed, tc->existing);
+		uint32_t n = 0;
+		while (tc->nodes[n])
+			n++;
+		struct api_pod *pod = pod_json(tc->pod);
+		failures += run_score(tc->name, p, &cl, n, pod, tc->want);
+		api_pod_unref(pod);
+		cluster_release(&cl);
+	}
+	fw_profile_free(p);
+	assert_int_equal(failures, 0);
+}
+
+#define NODE_H(name) "{\"metadata\":{\"name\":\"" name "\",\"labels\":{\"kubernetes.io/hostname\":\"" name "\"}}}"
+#define POD_ON(name, node) \
+	"{\"metadata\":{\"name\":\"" name "\",\"namespace\":\"default\",\"uid\":\"" name "\",\"labels\":{\"foo\":\"\"}},\"spec\":{\"nodeName\":\"" node "\"}}"
+
+/* upstream scoring_test.go TestPodTopologySpreadScore "system defaulting, nodes don't have zone, pods
+ * match service" (matching pods 4/3/2/1 on hostnames; the Service in the pod's namespace) */
+static void test_score_system_defaults_service(void **state)
+{
+	(void)state;
+	static const char *const nodes[] = { NODE_H("node-a"), NODE_H("node-b"), NODE_H("node-c"), NODE_H("node-d"), NULL };
+	static const char *const existing[] = {
+		POD_ON("p-a1", "node-a"), POD_ON("p-a2", "node-a"), POD_ON("p-a3", "node-a"), POD_ON("p-a4", "node-a"),
+		POD_ON("p-b1", "node-b"), POD_ON("p-b2", "node-b"), POD_ON("p-b3", "node-b"), POD_ON("p-c1", "node-c"),
+		POD_ON("p-c2", "node-c"), POD_ON("p-d1", "node-d"), NULL,
+	};
+	static const struct pts_want_score want[] = { { "node-a", 44 }, { "node-b", 66 }, { "node-c", 77 }, { "node-d", 100 }, { 0 } };
+	struct owners owners = { 0 };
+	owners_add(&owners, API_SEL_SERVICE,
+		   "{\"metadata\":{\"name\":\"s\",\"namespace\":\"default\"},\"spec\":{\"selector\":{\"foo\":\"\"}}}");
+	struct fw_profile *p = profile(NULL, &owners);
+	struct cluster cl;
+	cluster_init(&cl, nodes, NULL, existing);
+	struct api_pod *pod = pod_json("{\"metadata\":{\"name\":\"p\",\"namespace\":\"default\",\"uid\":\"p\",\"labels\":{\"foo\":\"\"}}}");
+	assert_int_equal(run_score("system defaulting, nodes don't have zone, pods match service", p, &cl, 4, pod, want), 0);
+	/* without the Service, DefaultSelector is empty: upstream PreScore skips */
+	owners_release(&owners);
+	struct fw_cycle *c = fw_cycle_new(p);
+	const struct fw_pl *pl = tl_pl(p, "PodTopologySpread");
+	struct fw_status st;
+	fw_status_reset(&st);
+	c->nodes = &cl.list;
+	assert_int_equal(pl->plugin->pre_score(pl, c, pod, cl.ptrs, 4, &st), FW_SKIP);
+	fw_cycle_free(c);
+	api_pod_unref(pod);
+	cluster_release(&cl);
+	fw_profile_free(p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_single_constraint),
+		cmocka_unit_test(test_multiple_constraints),
+		cmocka_unit_test(test_pod_topology_spread_score),
+		cmocka_unit_test(test_score_system_defaults_service),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
