@@ -33,6 +33,13 @@ struct pts_score_case {
 	struct pts_want_score want[MAX_OBJS];
 };
 
+struct pts_hint_case {
+	const char *name;
+	const char *pod;
+	const char *old_obj, *new_obj; /* JSON, NULL = none */
+	enum queue_hint want;
+};
+
 #include "pts_cases.h"
 
 /* ---------- fake listers ---------- */
@@ -346,6 +353,89 @@ static void test_score_system_defaults_service(void **state)
 	fw_profile_free(p);
 }
 
+/* ---------- queueing hints ---------- */
+
+static queue_hint_fn hint_of(const struct fw_pl *pl, enum queue_resource res)
+{
+	for (uint32_t i = 0; i < pl->plugin->n_events; i++)
+		if (pl->plugin->events[i].event.resource == (uint32_t)res)
+			return pl->plugin->events[i].hint;
+	fail_msg("no hint for resource %d", (int)res);
+	return NULL;
+}
+
+/* upstream plugin_test.go runs each with PodTopologySpreadArgs{DefaultingType: ListDefaulting} */
+static int run_hints(const struct pts_hint_case *cases, size_t n, enum queue_resource res)
+{
+	struct fw_profile *p = profile(list_args(), NULL);
+	const struct fw_pl *pl = tl_pl(p, "PodTopologySpread");
+	queue_hint_fn hint = hint_of(pl, res);
+	struct err e = { 0 };
+	int failures = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct pts_hint_case *tc = &cases[i];
+		struct api_pod *pod = pod_json(tc->pod);
+		void *objs[2] = { NULL, NULL };
+		const char *json[2] = { tc->old_obj, tc->new_obj };
+		for (int k = 0; k < 2; k++) {
+			if (!json[k])
+				continue;
+			objs[k] = res == QUEUE_RES_NODE ? (void *)api_node_decode_json(json[k], strlen(json[k]), &e)
+							: (void *)api_pod_decode_json(json[k], strlen(json[k]), &e);
+			if (!objs[k])
+				fail_msg("%s: %s", tc->name, e.msg);
+		}
+		enum queue_hint got = hint(pl, pod, objs[0], objs[1]);
+		if (got != tc->want) {
+			print_error("%s: hint %d, want %d\n", tc->name, (int)got, (int)tc->want);
+			failures++;
+		}
+		for (int k = 0; k < 2; k++) {
+			if (res == QUEUE_RES_NODE)
+				api_node_unref(objs[k]);
+			else
+				api_pod_unref(objs[k]);
+		}
+		api_pod_unref(pod);
+	}
+	fw_profile_free(p);
+	return failures;
+}
+
+static void test_hint_node_change(void **state)
+{
+	(void)state;
+	assert_int_equal(run_hints(node_change_cases, ARRAY_SIZE(node_change_cases), QUEUE_RES_NODE), 0);
+}
+
+static void test_hint_assigned_pod_change(void **state)
+{
+	(void)state;
+	assert_int_equal(run_hints(assigned_pod_change_cases, ARRAY_SIZE(assigned_pod_change_cases), QUEUE_RES_ASSIGNED_POD), 0);
+}
+
+static void test_hint_target_pod_change(void **state)
+{
+	(void)state;
+	assert_int_equal(run_hints(target_pod_change_cases, ARRAY_SIZE(target_pod_change_cases), QUEUE_RES_TARGET_POD), 0);
+}
+
+/* upstream plugin.go EventsToRegister */
+static void test_events_to_register(void **state)
+{
+	(void)state;
+	const struct fw_plugin *pl = fw_registry_lookup("PodTopologySpread");
+	assert_non_null(pl);
+	assert_int_equal(pl->n_events, 3);
+	assert_int_equal(pl->events[0].event.resource, QUEUE_RES_ASSIGNED_POD);
+	assert_int_equal(pl->events[0].event.actions, QUEUE_ACT_ADD | QUEUE_ACT_UPDATE_POD_LABEL | QUEUE_ACT_DELETE);
+	assert_int_equal(pl->events[1].event.resource, QUEUE_RES_TARGET_POD);
+	assert_int_equal(pl->events[1].event.actions, QUEUE_ACT_UPDATE_POD_TOLERATION | QUEUE_ACT_UPDATE_POD_LABEL);
+	assert_int_equal(pl->events[2].event.resource, QUEUE_RES_NODE);
+	assert_int_equal(pl->events[2].event.actions,
+			 QUEUE_ACT_ADD | QUEUE_ACT_DELETE | QUEUE_ACT_UPDATE_NODE_LABEL | QUEUE_ACT_UPDATE_NODE_TAINT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -353,6 +443,10 @@ int main(void)
 		cmocka_unit_test(test_multiple_constraints),
 		cmocka_unit_test(test_pod_topology_spread_score),
 		cmocka_unit_test(test_score_system_defaults_service),
+		cmocka_unit_test(test_hint_node_change),
+		cmocka_unit_test(test_hint_assigned_pod_change),
+		cmocka_unit_test(test_hint_target_pod_change),
+		cmocka_unit_test(test_events_to_register),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
