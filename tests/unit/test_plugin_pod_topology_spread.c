@@ -353,6 +353,143 @@ static void test_score_system_defaults_service(void **state)
 	fw_profile_free(p);
 }
 
+/* ---------- default constraints and nominated pods (oracle) ---------- */
+
+/* The cluster of the oracle cases: n1, n2 in zone z1, n3, n4 in z2, n5 in z3, n6 without a zone;
+ * ReplicaSet rs1 (selector app=web) owns w1, w2 (n1), w3 (n2), w4 (n3), w5 (n6); o1 (app=other)
+ * runs on n5. */
+#define ZNODE(n, z) \
+	"{\"metadata\":{\"name\":\"" n "\",\"labels\":{\"kubernetes.io/hostname\":\"" n "\",\"topology.kubernetes.io/zone\":\"" z "\"}}}"
+#define RS_OWNED "\"ownerReferences\":[{\"apiVersion\":\"apps/v1\",\"kind\":\"ReplicaSet\",\"name\":\"rs1\",\"uid\":\"u-rs1\",\"controller\":true}]"
+#define WEB_POD(name, node)                                                                                       \
+	"{\"metadata\":{\"name\":\"" name "\",\"namespace\":\"default\",\"uid\":\"" name "\",\"labels\":{\"app\":\"web\"}," RS_OWNED \
+	"},\"spec\":{\"nodeName\":\"" node "\"}}"
+static const char *const oracle_nodes[] = { ZNODE("n1", "z1"), ZNODE("n2", "z1"), ZNODE("n3", "z2"), ZNODE("n4", "z2"),
+					    ZNODE("n5", "z3"), NODE_H("n6"), NULL };
+static const char *const oracle_web[] = {
+	WEB_POD("w1", "n1"), WEB_POD("w2", "n1"), WEB_POD("w3", "n2"), WEB_POD("w4", "n3"), WEB_POD("w5", "n6"),
+	"{\"metadata\":{\"name\":\"o1\",\"namespace\":\"default\",\"uid\":\"o1\",\"labels\":{\"app\":\"other\"}},\"spec\":{\"nodeName\":\"n5\"}}",
+	NULL,
+};
+#define NEW_WEB "{\"metadata\":{\"name\":\"new\",\"namespace\":\"default\",\"uid\":\"new\",\"labels\":{\"app\":\"web\"}," RS_OWNED "}}"
+
+static void add_rs1(struct owners *o)
+{
+	owners_add(o, API_SEL_RS,
+		   "{\"metadata\":{\"name\":\"rs1\",\"namespace\":\"default\"},\"spec\":{\"selector\":{\"matchLabels\":{\"app\":\"web\"}}}}");
+}
+
+/* oracle: the cluster above, pod "new" owned by rs1 (no constraints of its own), default
+ * configuration (System defaulting): PodTopologySpread raw 16/13/10/8/6/4, normalized (weight 2)
+ * 50/86/124/150/174/200 on n1..n6 */
+static void test_oracle_system_defaults_replicaset(void **state)
+{
+	(void)state;
+	static const struct pts_want_score want[] = { { "n1", 25 }, { "n2", 43 }, { "n3", 62 }, { "n4", 75 },
+						       { "n5", 87 }, { "n6", 100 }, { 0 } };
+	struct owners owners = { 0 };
+	add_rs1(&owners);
+	struct fw_profile *p = profile(NULL, &owners);
+	struct cluster cl;
+	cluster_init(&cl, oracle_nodes, NULL, oracle_web);
+	struct api_pod *pod = pod_json(NEW_WEB);
+	assert_int_equal(run_score("oracle system defaults replicaset", p, &cl, 6, pod, want), 0);
+	api_pod_unref(pod);
+	cluster_release(&cl);
+	fw_profile_free(p);
+	owners_release(&owners);
+}
+
+/* oracle: the same with defaultingType List, defaultConstraints [{maxSkew 1, zone, DoNotSchedule}]:
+ * only n5 passes; n6 (no zone) is UnschedulableAndUnresolvable */
+static void test_oracle_list_defaults_filter(void **state)
+{
+	(void)state;
+	static const struct pts_want_code want[] = { { "n1", FW_UNSCHEDULABLE }, { "n2", FW_UNSCHEDULABLE },
+						     { "n3", FW_UNSCHEDULABLE }, { "n4", FW_UNSCHEDULABLE },
+						     { "n5", FW_SUCCESS },	 { "n6", FW_UNSCHEDULABLE_AND_UNRESOLVABLE } };
+	struct api_topology_spread_constraint dc = { .max_skew = 1,
+						     .topology_key = intern_str("topology.kubernetes.io/zone"),
+						     .when_unsatisfiable = API_DO_NOT_SCHEDULE };
+	struct cfg_plugin_args args = { 0 };
+	args.topology_spread = (struct cfg_topology_spread_args){ 1, &dc, CFG_DEFAULTING_LIST };
+	struct owners owners = { 0 };
+	add_rs1(&owners);
+	struct fw_profile *p = profile(&args, &owners);
+	struct fw_cycle *c = fw_cycle_new(p);
+	const struct fw_pl *pl = tl_pl(p, "PodTopologySpread");
+	struct cluster cl;
+	cluster_init(&cl, oracle_nodes, NULL, oracle_web);
+	struct api_pod *pod = pod_json(NEW_WEB);
+	struct fw_status st;
+	struct fw_node_names names = { .all = true };
+	c->nodes = &cl.list;
+	fw_status_reset(&st);
+	assert_int_equal(pl->plugin->pre_filter(pl, c, pod, &names, &st), FW_SUCCESS);
+	for (size_t i = 0; i < ARRAY_SIZE(want); i++) {
+		fw_status_reset(&st);
+		enum fw_code code = pl->plugin->filter(pl, c, pod, cluster_node(&cl, want[i].node), &st);
+		if (code != want[i].code)
+			fail_msg("%s: %s, want %s", want[i].node, fw_code_str(code), fw_code_str(want[i].code));
+	}
+	/* without the ReplicaSet the default selector is empty: nothing to spread */
+	owners_release(&owners);
+	fw_cycle_reset(c);
+	c->nodes = &cl.list;
+	fw_status_reset(&st);
+	assert_int_equal(pl->plugin->pre_filter(pl, c, pod, &names, &st), FW_SKIP);
+	api_pod_unref(pod);
+	cluster_release(&cl);
+	fw_cycle_free(c);
+	fw_profile_free(p);
+}
+
+/* oracle: pods app=db d1 on n1 (z1), d2 on n3 (z2); two pods app=db of priority 10 nominated to n5
+ * (z3); the pod app=db with {maxSkew 1, zone, DoNotSchedule, app=db}: with upstream's AddPod of
+ * the nominated pods n5 fails too: "0/6 nodes are available: 1 node(s) didn't match pod topology
+ * spread constraints (missing required label), 5 node(s) didn't match pod topology spread
+ * constraints." (then the preemption message, csched has no DefaultPreemption) */
+static void test_oracle_nominated_pods(void **state)
+{
+	(void)state;
+#define DB_POD(name, node) \
+	"{\"metadata\":{\"name\":\"" name "\",\"namespace\":\"default\",\"uid\":\"" name "\",\"labels\":{\"app\":\"db\"}},\"spec\":{\"nodeName\":\"" node "\"}}"
+#define NOM_POD(name)                                                                                        \
+	"{\"metadata\":{\"name\":\"" name "\",\"namespace\":\"default\",\"uid\":\"" name "\",\"labels\":{\"app\":\"db\"}}," \
+	"\"spec\":{\"priority\":10},\"status\":{\"nominatedNodeName\":\"n5\"}}"
+	static const char *const existing[] = { DB_POD("d1", "n1"), DB_POD("d2", "n3"), NULL };
+	struct fw_profile *p = profile(list_args(), NULL);
+	struct fw_cycle *c = fw_cycle_new(p);
+	struct cluster cl;
+	cluster_init(&cl, oracle_nodes, NULL, existing);
+	struct api_pod *pod = pod_json(
+		"{\"metadata\":{\"name\":\"new\",\"namespace\":\"default\",\"uid\":\"new\",\"labels\":{\"app\":\"db\"}},"
+		"\"spec\":{\"topologySpreadConstraints\":[{\"maxSkew\":1,\"topologyKey\":\"topology.kubernetes.io/zone\","
+		"\"whenUnsatisfiable\":\"DoNotSchedule\",\"labelSelector\":{\"matchLabels\":{\"app\":\"db\"}}}]}}");
+	struct api_pod *nom[2] = { pod_json(NOM_POD("nom")), pod_json(NOM_POD("nom2")) };
+	struct fw_nominated_pod np[2] = { { intern_str("n5"), nom[0] }, { intern_str("n5"), nom[1] } };
+	struct fw_nominated nominated = { 2, np };
+	struct fw_schedule_result res;
+	struct err e = { 0 };
+	char msg[512];
+	assert_int_equal(fw_schedule_pod(p, c, &cl.list, pod, &nominated, &res, &e), 0);
+	assert_int_equal(res.code, FW_UNSCHEDULABLE);
+	assert_string_equal(fw_fit_error_message(&res.diag, msg, sizeof(msg)),
+			    "0/6 nodes are available: 1 node(s) didn't match pod topology spread constraints (missing required label), "
+			    "5 node(s) didn't match pod topology spread constraints.");
+	/* without them n5 (the empty zone) fits: oracle, same state without the nominated pods */
+	fw_cycle_reset(c);
+	assert_int_equal(fw_schedule_pod(p, c, &cl.list, pod, NULL, &res, &e), 0);
+	assert_int_equal(res.code, FW_SUCCESS);
+	assert_string_equal(res.suggested_host, "n5");
+	api_pod_unref(nom[0]);
+	api_pod_unref(nom[1]);
+	api_pod_unref(pod);
+	cluster_release(&cl);
+	fw_cycle_free(c);
+	fw_profile_free(p);
+}
+
 /* ---------- queueing hints ---------- */
 
 static queue_hint_fn hint_of(const struct fw_pl *pl, enum queue_resource res)
@@ -443,6 +580,9 @@ int main(void)
 		cmocka_unit_test(test_multiple_constraints),
 		cmocka_unit_test(test_pod_topology_spread_score),
 		cmocka_unit_test(test_score_system_defaults_service),
+		cmocka_unit_test(test_oracle_system_defaults_replicaset),
+		cmocka_unit_test(test_oracle_list_defaults_filter),
+		cmocka_unit_test(test_oracle_nominated_pods),
 		cmocka_unit_test(test_hint_node_change),
 		cmocka_unit_test(test_hint_assigned_pod_change),
 		cmocka_unit_test(test_hint_target_pod_change),
