@@ -490,6 +490,65 @@ static void test_oracle_nominated_pods(void **state)
 	fw_profile_free(p);
 }
 
+/* upstream scoring_test.go TestPreScoreSkip */
+static void test_pre_score_skip(void **state)
+{
+	(void)state;
+	static const char *const nodes_ab[] = { NODE_H("node-a"), NODE_H("node-b"), NULL };
+	static const char *const nodes_planet[] = {
+		"{\"metadata\":{\"name\":\"node-a\",\"labels\":{\"planet\":\"mars\"}}}", NULL
+	};
+	struct fw_status st;
+	struct cluster cl;
+	/* "the pod doesn't have soft topology spread Constraints" (ListDefaulting) */
+	struct fw_profile *p = profile(list_args(), NULL);
+	struct fw_cycle *c = fw_cycle_new(p);
+	const struct fw_pl *pl = tl_pl(p, "PodTopologySpread");
+	cluster_init(&cl, nodes_ab, NULL, NULL);
+	struct api_pod *pod = pod_json("{\"metadata\":{\"name\":\"p\",\"namespace\":\"default\",\"uid\":\"p\"}}");
+	c->nodes = &cl.list;
+	fw_status_reset(&st);
+	assert_int_equal(pl->plugin->pre_score(pl, c, pod, cl.ptrs, cl.n, &st), FW_SKIP);
+	api_pod_unref(pod);
+	cluster_release(&cl);
+	fw_cycle_free(c);
+	fw_profile_free(p);
+
+	/* "default constraints and a replicaset that doesn't match": the pod's owner rs2 does not
+	 * exist (only rs1 does), so DefaultSelector is empty */
+	struct api_topology_spread_constraint dc = { .max_skew = 2, .topology_key = intern_str("planet"),
+						     .when_unsatisfiable = API_SCHEDULE_ANYWAY };
+	struct cfg_plugin_args args = { 0 };
+	args.topology_spread = (struct cfg_topology_spread_args){ 1, &dc, CFG_DEFAULTING_LIST };
+	struct owners owners = { 0 };
+	owners_add(&owners, API_SEL_RS,
+		   "{\"metadata\":{\"name\":\"rs1\",\"namespace\":\"default\"},\"spec\":{\"selector\":"
+		   "{\"matchExpressions\":[{\"key\":\"tar\",\"operator\":\"Exists\"}]}}}");
+	p = profile(&args, &owners);
+	c = fw_cycle_new(p);
+	pl = tl_pl(p, "PodTopologySpread");
+	cluster_init(&cl, nodes_planet, NULL, NULL);
+	pod = pod_json("{\"metadata\":{\"name\":\"p\",\"namespace\":\"default\",\"uid\":\"p\",\"labels\":{\"foo\":\"bar\",\"baz\":\"sup\"},"
+		       "\"ownerReferences\":[{\"apiVersion\":\"apps/v1\",\"kind\":\"ReplicaSet\",\"name\":\"rs2\",\"uid\":\"u\",\"controller\":true}]}}");
+	c->nodes = &cl.list;
+	fw_status_reset(&st);
+	assert_int_equal(pl->plugin->pre_score(pl, c, pod, cl.ptrs, cl.n, &st), FW_SKIP);
+	/* the same pod owned by rs1 (selector tar Exists, which the pod lacks): not skipped, upstream
+	 * TestPreScoreStateEmptyNodes "default constraints and a replicaset" builds the constraint */
+	api_pod_unref(pod);
+	pod = pod_json("{\"metadata\":{\"name\":\"p\",\"namespace\":\"default\",\"uid\":\"p\",\"labels\":{\"foo\":\"bar\",\"baz\":\"sup\"},"
+		       "\"ownerReferences\":[{\"apiVersion\":\"apps/v1\",\"kind\":\"ReplicaSet\",\"name\":\"rs1\",\"uid\":\"u\",\"controller\":true}]}}");
+	fw_cycle_reset(c);
+	c->nodes = &cl.list;
+	fw_status_reset(&st);
+	assert_int_equal(pl->plugin->pre_score(pl, c, pod, cl.ptrs, cl.n, &st), FW_SUCCESS);
+	api_pod_unref(pod);
+	cluster_release(&cl);
+	fw_cycle_free(c);
+	fw_profile_free(p);
+	owners_release(&owners);
+}
+
 /* ---------- queueing hints ---------- */
 
 static queue_hint_fn hint_of(const struct fw_pl *pl, enum queue_resource res)
@@ -580,6 +639,7 @@ int main(void)
 		cmocka_unit_test(test_multiple_constraints),
 		cmocka_unit_test(test_pod_topology_spread_score),
 		cmocka_unit_test(test_score_system_defaults_service),
+		cmocka_unit_test(test_pre_score_skip),
 		cmocka_unit_test(test_oracle_system_defaults_replicaset),
 		cmocka_unit_test(test_oracle_list_defaults_filter),
 		cmocka_unit_test(test_oracle_nominated_pods),
