@@ -7,7 +7,8 @@
  *  - pods owned by a ReplicaSet (ownerReferences controller=true; the ReplicaSet object exists, no
  *    controller manager runs) spread by the system default constraints: csched's placement
  *    histogram (pods per zone, pods per node, sorted) equals upstream kube-scheduler's for a
- *    second ReplicaSet of the same shape scheduled by it (profile "upstream" with the same plugins).
+ *    second ReplicaSet of the same shape scheduled by it (profile "upstream" with the same plugins);
+ *    the same for pods selected only by a Service (whose selector is updated before the pods come).
  * Upstream breaks score ties at random, so only the histograms are compared, which hold whatever
  * the tie-breaks choose. */
 #include <setjmp.h>
@@ -321,14 +322,12 @@ static void test_replicaset_system_defaults_vs_upstream(void **state)
 	histogram(hn, sizeof(hn), node, N_NODES);
 	printf("[ MEASURE  ] csched ReplicaSet spread: zones %s, nodes %s\n", hz, hn);
 
+	struct err e = { 0 };
 	pid_t up = start_upstream();
 	if (!up)
 		skip(); /* no kube-scheduler binary: tests/cluster/bin could not build it */
 	mk_rs_pods("webu", "upstream", N);
 	wait_placed("webu-", N, uzone, unode);
-	kill(up, SIGTERM);
-	struct err e = { 0 };
-	harness_wait_child(up, 10000, NULL, &e);
 	histogram(uhz, sizeof(uhz), uzone, N_ZONES);
 	histogram(uhn, sizeof(uhn), unode, N_NODES);
 	printf("[ MEASURE  ] upstream ReplicaSet spread: zones %s, nodes %s\n", uhz, uhn);
@@ -336,6 +335,43 @@ static void test_replicaset_system_defaults_vs_upstream(void **state)
 	assert_string_equal(hn, uhn);
 	/* and the spreading itself: every node got its share */
 	assert_string_equal(hn, "2,2,2,2,2,2,2,2,2");
+
+	/* pods owned by nothing but selected by a Service (first created with a selector matching
+	 * nothing, then updated: the services index follows the update) */
+	static const char *const svcs[2][2] = { { "svc", "csched" }, { "svcu", "upstream" } };
+	char svc_hist[2][2][64];
+	for (int k = 0; k < 2; k++) {
+		char path[128];
+		request("POST", "/api/v1/namespaces/" NS "/services", NULL, 0,
+			"{\"apiVersion\":\"v1\",\"kind\":\"Service\",\"metadata\":{\"name\":\"%s\"},\"spec\":{"
+			"\"selector\":{\"app\":\"nothing\"},\"ports\":[{\"port\":80}]}}",
+			svcs[k][0]);
+		snprintf(path, sizeof(path), "/api/v1/namespaces/" NS "/services/%s", svcs[k][0]);
+		struct api_response r = { 0 };
+		char body[128];
+		snprintf(body, sizeof(body), "{\"spec\":{\"selector\":{\"app\":\"%s\"}}}", svcs[k][0]);
+		if (api_request(conn, "PATCH", path, "application/merge-patch+json", body, strlen(body), &r, &e) < 0)
+			fail_msg("patch service: %s", e.msg);
+		api_response_release(&r);
+		usleep(1000 * 1000); /* both schedulers' Service informers see the update */
+		char labels[64], prefix[32];
+		snprintf(labels, sizeof(labels), "\"app\":\"%s\"", svcs[k][0]);
+		snprintf(prefix, sizeof(prefix), "%s-", svcs[k][0]);
+		for (int i = 0; i < N_NODES; i++) {
+			char name[64];
+			snprintf(name, sizeof(name), "%s%d", prefix, i);
+			mk_pod(name, svcs[k][1], "100m", labels, "", "");
+		}
+		wait_placed(prefix, N_NODES, zone, node);
+		histogram(svc_hist[k][0], sizeof(svc_hist[k][0]), zone, N_ZONES);
+		histogram(svc_hist[k][1], sizeof(svc_hist[k][1]), node, N_NODES);
+		printf("[ MEASURE  ] %s Service spread: zones %s, nodes %s\n", svcs[k][1], svc_hist[k][0], svc_hist[k][1]);
+	}
+	kill(up, SIGTERM);
+	harness_wait_child(up, 10000, NULL, &e);
+	assert_string_equal(svc_hist[0][0], svc_hist[1][0]);
+	assert_string_equal(svc_hist[0][1], svc_hist[1][1]);
+	assert_string_equal(svc_hist[0][1], "1,1,1,1,1,1,1,1,1");
 }
 
 int main(void)
