@@ -54,6 +54,15 @@
 
 /* ---------- per-kind object operations ---------- */
 
+/* The selector-owner kind of an informer kind (Service, RC, ReplicaSet, StatefulSet). */
+static enum api_selector_kind owner_kind(enum api_kind kind)
+{
+	return kind == API_KIND_RC ? API_SEL_RC
+	       : kind == API_KIND_REPLICASET ? API_SEL_RS
+	       : kind == API_KIND_STATEFULSET ? API_SEL_SS
+					      : API_SEL_SERVICE;
+}
+
 void *api__inf_obj_decode(const struct api_informer *inf, const yajl_val v, struct err *e)
 {
 	switch (inf->kind) {
@@ -61,6 +70,11 @@ void *api__inf_obj_decode(const struct api_informer *inf, const yajl_val v, stru
 		return api_pod_decode(v, e);
 	case API_KIND_NODE:
 		return api_node_decode(v, e);
+	case API_KIND_SERVICE:
+	case API_KIND_RC:
+	case API_KIND_REPLICASET:
+	case API_KIND_STATEFULSET:
+		return api_selector_owner_decode(owner_kind(inf->kind), v, e);
 	default:
 		return api_pvc_decode(v, e);
 	}
@@ -75,6 +89,12 @@ static void obj_unref(const struct api_informer *inf, void *obj)
 	case API_KIND_NODE:
 		api_node_unref(obj);
 		break;
+	case API_KIND_SERVICE:
+	case API_KIND_RC:
+	case API_KIND_REPLICASET:
+	case API_KIND_STATEFULSET:
+		api_selector_owner_unref(obj);
+		break;
 	default:
 		api_pvc_unref(obj);
 	}
@@ -87,6 +107,11 @@ static void *obj_ref(const struct api_informer *inf, void *obj)
 		return api_pod_ref(obj);
 	case API_KIND_NODE:
 		return api_node_ref(obj);
+	case API_KIND_SERVICE:
+	case API_KIND_RC:
+	case API_KIND_REPLICASET:
+	case API_KIND_STATEFULSET:
+		return api_selector_owner_ref(obj);
 	default:
 		return api_pvc_ref(obj);
 	}
@@ -99,6 +124,11 @@ static const struct api_meta *obj_meta(const struct api_informer *inf, const voi
 		return &((const struct api_pod *)obj)->meta;
 	case API_KIND_NODE:
 		return &((const struct api_node *)obj)->meta;
+	case API_KIND_SERVICE:
+	case API_KIND_RC:
+	case API_KIND_REPLICASET:
+	case API_KIND_STATEFULSET:
+		return &((const struct api_selector_owner *)obj)->meta;
 	default:
 		return &((const struct api_pvc *)obj)->meta;
 	}
@@ -402,8 +432,12 @@ struct api_informer *api_informer_new(struct api_client *c, enum api_kind kind, 
 {
 	struct api_informer *inf = NULL;
 	static const char *const resources[] = { [API_KIND_POD] = "pods", [API_KIND_NODE] = "nodes",
-						 [API_KIND_PVC] = "persistentvolumeclaims" };
-	if (!c || (unsigned)kind >= ARRAY_SIZE(resources)) {
+						 [API_KIND_PVC] = "persistentvolumeclaims",
+						 [API_KIND_SERVICE] = "services",
+						 [API_KIND_RC] = "replicationcontrollers",
+						 [API_KIND_REPLICASET] = "replicasets",
+						 [API_KIND_STATEFULSET] = "statefulsets" };
+	if (!c || (unsigned)kind >= ARRAY_SIZE(resources) || !resources[kind]) {
 		err_set(e, ERR_INVALID, "api_informer_new: %s", !c ? "no client" : "unknown kind");
 		return NULL;
 	}
@@ -413,6 +447,7 @@ struct api_informer *api_informer_new(struct api_client *c, enum api_kind kind, 
 	inf->client = c;
 	inf->kind = kind;
 	inf->resource = resources[kind];
+	inf->group_path = kind == API_KIND_REPLICASET || kind == API_KIND_STATEFULSET ? "/apis/apps/v1" : "/api/v1";
 	if (h)
 		inf->h = *h;
 	inf->page_size = opt && opt->page_size > 0 ? opt->page_size : INFORMER_DEFAULT_PAGE;
