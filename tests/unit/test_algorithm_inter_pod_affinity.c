@@ -776,6 +776,164 @@ static void test_preferred_affinity_hard_weight(void **state)
 		check_scase(&cases[i]);
 }
 
+/* ---------- queueing hints ---------- */
+
+static queue_hint_fn hint_for(uint32_t resource)
+{
+	const struct fw_plugin *pl = fw_registry_lookup("InterPodAffinity");
+	assert_non_null(pl);
+	for (uint32_t i = 0; i < pl->n_events; i++)
+		if (pl->events[i].event.resource == resource)
+			return pl->events[i].hint;
+	fail_msg("no event for resource %u", resource);
+	return NULL;
+}
+
+/* upstream plugin_test.go Test_isSchedulableAfterPodChange */
+static void test_hint_pod_change(void **state)
+{
+	(void)state;
+	queue_hint_fn h = hint_for(QUEUE_RES_ASSIGNED_POD);
+#define AFF_SVC "A service In securityscan,value2 @region"
+#define ANTI_SVC "N service In securityscan,value2 @region"
+#define TWO_ANTI "N service In securityscan @region; N app In web @region"
+#define PP(a) P(.uid = "p", .name = "p", .affinity = aff(a))
+#define O(...) P(.uid = "other", __VA_ARGS__)
+	const struct {
+		const char *name;
+		struct api_pod *pod, *old_pod, *new_pod;
+		enum queue_hint want;
+	} cases[] = {
+		{ "add a pod which matches the pod affinity", PP(AFF_SVC), NULL,
+		  O(.node = "fake-node", .labels = "service=securityscan"), QUEUE_HINT_QUEUE },
+		{ "add an un-scheduled pod", PP(AFF_SVC), NULL, O(.labels = "service=securityscan"), QUEUE_HINT_SKIP },
+		{ "add a pod which doesn't match the pod affinity", PP(AFF_SVC), NULL, O(.node = "fake-node", .labels = "aaa=a"),
+		  QUEUE_HINT_SKIP },
+		{ "update a pod from non-match to match pod affinity", PP(AFF_SVC), O(.node = "fake-node", .labels = "aaa=a"),
+		  O(.node = "fake-node", .labels = "service=securityscan"), QUEUE_HINT_QUEUE },
+		{ "the updating pod matches target pod's affinity both before and after label changes", PP(AFF_SVC),
+		  O(.node = "fake-node", .labels = "service=value2"), O(.node = "fake-node", .labels = "service=securityscan"),
+		  QUEUE_HINT_SKIP },
+		{ "update an un-scheduled pod", PP(AFF_SVC), O(.labels = "aaa=a"), O(.labels = "service=securityscan"),
+		  QUEUE_HINT_SKIP },
+		{ "update a pod from match to non-match the pod affinity", PP(AFF_SVC),
+		  O(.node = "fake-node", .labels = "service=securityscan"), O(.node = "fake-node", .labels = "aaa=a"),
+		  QUEUE_HINT_SKIP },
+		{ "update a pod from match to non-match pod's affinity - multiple terms case",
+		  PP("A aaa Exists @hostname; A bbb Exists @hostname"), O(.node = "fake-node", .labels = "aaa=a"),
+		  O(.node = "fake-node", .labels = "service=securityscan"), QUEUE_HINT_SKIP },
+		{ "update a pod from non-match to match pod's affinity - multiple terms case",
+		  PP("A aaa Exists @hostname; A bbb Exists @hostname"), O(.node = "fake-node", .labels = "aaa=a"),
+		  O(.node = "fake-node", .labels = "aaa=,bbb="), QUEUE_HINT_QUEUE },
+		{ "modify pod label to change it from satisfying pod anti-affinity to not satisfying anti-affinity", PP(ANTI_SVC),
+		  O(.node = "fake-node", .labels = "service=securityscan"), O(.node = "fake-node", .labels = "service=aaaa"),
+		  QUEUE_HINT_QUEUE },
+		{ "modify pod label to change it from not satisfying pod anti-affinity to satisfying anti-affinity",
+		  PP(ANTI_SVC), O(.node = "fake-node", .labels = "service=bbb"),
+		  O(.node = "fake-node", .labels = "service=securityscan"), QUEUE_HINT_SKIP },
+		{ "delete a pod which doesn't match pod's anti-affinity", PP(ANTI_SVC), O(.node = "fake-node", .labels = "aaa=a"),
+		  NULL, QUEUE_HINT_SKIP },
+		{ "delete a pod which matches pod's anti-affinity", PP(ANTI_SVC),
+		  O(.node = "fake-node", .labels = "service=securityscan"), NULL, QUEUE_HINT_QUEUE },
+		{ "delete a pod with anti-affinity that matches pending pod", P(.name = "p", .labels = "service=securityscan"),
+		  P(.node = "fake-node", .affinity = aff(ANTI_SVC)), NULL, QUEUE_HINT_QUEUE },
+		{ "delete a pod with anti-affinity that doesn't match pending pod", P(.name = "p", .labels = "service=foo"),
+		  P(.node = "fake-node", .affinity = aff(ANTI_SVC)), NULL, QUEUE_HINT_SKIP },
+		{ "delete a pod which doesn't match pending pod's anti-affinity and has anti-affinity that doesn't match pending pod",
+		  P(.name = "p", .labels = "service=foo", .affinity = aff(ANTI_SVC)),
+		  P(.node = "fake-node", .labels = "service=foo", .affinity = aff(ANTI_SVC)), NULL, QUEUE_HINT_SKIP },
+		{ "delete a nominated pod which doesn't match pod's anti-affinity", P(.name = "p", .affinity = aff(ANTI_SVC)),
+		  P(.nominated = "fake-node", .labels = "aaa=a"), NULL, QUEUE_HINT_SKIP },
+		{ "delete a nominated pod which matches pod's anti-affinity", P(.name = "p", .affinity = aff(ANTI_SVC)),
+		  P(.nominated = "fake-node", .labels = "service=securityscan"), NULL, QUEUE_HINT_QUEUE },
+		{ "modify pod label to change it from matching only one of target pod's anti-affinity terms to matching none",
+		  PP(TWO_ANTI), O(.node = "fake-node", .labels = "service=securityscan,app=bar"),
+		  O(.node = "fake-node", .labels = "service=foo,app=bar"), QUEUE_HINT_QUEUE },
+		{ "modify pod label but it still matches one of target pod's anti-affinity terms", PP(TWO_ANTI),
+		  O(.node = "fake-node", .labels = "service=securityscan,app=bar"),
+		  O(.node = "fake-node", .labels = "service=foo,app=web"), QUEUE_HINT_SKIP },
+		{ "delete a pod which matches only one of target pod's anti-affinity terms", PP(TWO_ANTI),
+		  O(.node = "fake-node", .labels = "service=securityscan"), NULL, QUEUE_HINT_QUEUE },
+		{ "delete a pod with anti-affinity that matches pending pod on only one term",
+		  P(.name = "p", .labels = "service=securityscan"), O(.node = "fake-node", .affinity = aff(TWO_ANTI)), NULL,
+		  QUEUE_HINT_QUEUE },
+	};
+#undef PP
+#undef O
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		enum queue_hint got = h(NULL, cases[i].pod, cases[i].old_pod, cases[i].new_pod);
+		if (got != cases[i].want)
+			fail_msg("%s: got %d, want %d", cases[i].name, got, cases[i].want);
+		api_pod_unref(cases[i].pod);
+		api_pod_unref(cases[i].old_pod);
+		api_pod_unref(cases[i].new_pod);
+	}
+	/* upstream Test_isSchedulableAfterTargetPodUpdateLabel: always Queue */
+	queue_hint_fn t = hint_for(QUEUE_RES_TARGET_POD);
+	struct api_pod *p = P(.name = "p", .labels = "a=b");
+	assert_true(t == NULL || t(NULL, p, p, p) == QUEUE_HINT_QUEUE);
+	api_pod_unref(p);
+}
+
+/* upstream plugin_test.go Test_isSchedulableAfterNodeChange */
+static void test_hint_node_change(void **state)
+{
+	(void)state;
+	queue_hint_fn h = hint_for(QUEUE_RES_NODE);
+#define AFF_Z "A service In securityscan,value2 @zone"
+#define ANTI_Z "N another In label @zone"
+#define N(l) TOBJ_NODE(.name = "node-a", .labels = l)
+	const struct {
+		const char *name;
+		const char *pod_aff;
+		struct api_node *old_node, *new_node;
+		enum queue_hint want;
+	} cases[] = {
+		{ "add a new node with matched pod affinity topologyKey", AFF_Z, NULL, N("zone=zone1"), QUEUE_HINT_QUEUE },
+		{ "add a new node without matched topologyKey", "A service In securityscan,value2 @region", NULL, N("zone=zone1"),
+		  QUEUE_HINT_SKIP },
+		{ "update node label but not topologyKey", AFF_Z, N("aaa=a"), N("aaa=b"), QUEUE_HINT_SKIP },
+		{ "update node label that isn't related to the pod affinity", AFF_Z, N("zone=zone1"),
+		  N("zone=zone1,unrelated-label=unrelated"), QUEUE_HINT_SKIP },
+		{ "update node with different affinity topologyKey value", AFF_Z, N("zone=zone1"), N("zone=zone2"),
+		  QUEUE_HINT_QUEUE },
+		{ "update node to have the affinity topology label", AFF_Z, N("aaa=a"), N("zone=zone1"), QUEUE_HINT_QUEUE },
+		{ "add a new node with matched pod anti-affinity topologyKey", ANTI_Z, NULL, N("zone=zone1"), QUEUE_HINT_QUEUE },
+		{ "add a new node without matched pod anti-affinity topologyKey", ANTI_Z, NULL, N(""), QUEUE_HINT_QUEUE },
+		{ "update node label that isn't related to the pod anti-affinity", ANTI_Z, N("zone=zone1"),
+		  N("zone=zone1,unrelated-label=unrelated"), QUEUE_HINT_SKIP },
+		{ "update node with different anti-affinity topologyKey value", ANTI_Z, N("zone=zone1"), N("zone=zone2"),
+		  QUEUE_HINT_QUEUE },
+		{ "update node to have the anti-affinity topology label", ANTI_Z, N("aaa=a"), N("zone=zone1"), QUEUE_HINT_SKIP },
+		{ "update node label not to have anti-affinity topology label", ANTI_Z, N("zone=zone1"), N("aaa=a"),
+		  QUEUE_HINT_QUEUE },
+	};
+#undef N
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct api_pod *pod = P(.name = "p", .affinity = aff(cases[i].pod_aff));
+		enum queue_hint got = h(NULL, pod, cases[i].old_node, cases[i].new_node);
+		if (got != cases[i].want)
+			fail_msg("%s: got %d, want %d", cases[i].name, got, cases[i].want);
+		api_pod_unref(pod);
+		api_node_unref(cases[i].old_node);
+		api_node_unref(cases[i].new_node);
+	}
+}
+
+/* upstream plugin.go EventsToRegister */
+static void test_events(void **state)
+{
+	(void)state;
+	const struct fw_plugin *pl = fw_registry_lookup("InterPodAffinity");
+	assert_int_equal(pl->n_events, 3);
+	assert_int_equal(pl->events[0].event.resource, QUEUE_RES_ASSIGNED_POD);
+	assert_int_equal(pl->events[0].event.actions, QUEUE_ACT_ADD | QUEUE_ACT_UPDATE_POD_LABEL | QUEUE_ACT_DELETE);
+	assert_int_equal(pl->events[1].event.resource, QUEUE_RES_TARGET_POD);
+	assert_int_equal(pl->events[1].event.actions, QUEUE_ACT_UPDATE_POD_LABEL);
+	assert_int_equal(pl->events[2].event.resource, QUEUE_RES_NODE);
+	assert_int_equal(pl->events[2].event.actions, QUEUE_ACT_ADD | QUEUE_ACT_UPDATE_NODE_LABEL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -783,6 +941,9 @@ int main(void)
 		cmocka_unit_test(test_required_affinity_multiple_nodes),
 		cmocka_unit_test(test_preferred_affinity),
 		cmocka_unit_test(test_preferred_affinity_hard_weight),
+		cmocka_unit_test(test_hint_pod_change),
+		cmocka_unit_test(test_hint_node_change),
+		cmocka_unit_test(test_events),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
