@@ -9,6 +9,8 @@
  *   DoesNotExist), e.g. "A service In securityscan,value2 @region; PN5 foo Exists @zone nss={}". */
 #include "algorithm_testlib.h"
 
+#include "algorithm/cycle_internal.h"
+
 #define R_AFF "node(s) didn't match pod affinity rules"
 #define R_ANTI "node(s) didn't match pod anti-affinity rules"
 #define R_EXIST "node(s) didn't satisfy existing pods anti-affinity rules"
@@ -934,6 +936,62 @@ static void test_events(void **state)
 	assert_int_equal(pl->events[2].event.actions, QUEUE_ACT_ADD | QUEUE_ACT_UPDATE_NODE_LABEL);
 }
 
+/* ---------- nominated pods ---------- */
+
+/* upstream filtering.go AddPod (updateWithPod, +1) through RunFilterPluginsWithNominatedPods: a
+ * pod nominated to a node counts there, for the pod's anti-affinity and affinity and with its own
+ * required anti-affinity, as upstream's TestPreFilterStateAddRemovePod checks on the counts;
+ * nodes without nominated pods see the state PreFilter built. */
+static void test_nominated_pods(void **state)
+{
+	(void)state;
+	const char *nodes = "nodeA:region=r1,zone=z1 nodeB:region=r2,zone=z2";
+	const struct {
+		const char *name;
+		struct api_pod *pod, *nominated;
+		enum fw_code want[2];
+		const char *msg[2];
+	} cases[] = {
+		{ "a nominated pod matching the pod's anti-affinity rejects its node's region",
+		  P(.name = "pending", .labels = "foo=bar", .affinity = aff("N foo In bar,buzz @region")),
+		  P(.name = "nom", .labels = "foo=bar", .nominated = "nodeA"), { FW_UNSCHEDULABLE, FW_SUCCESS },
+		  { R_ANTI, "" } },
+		{ "a nominated pod whose anti-affinity matches the pod rejects its node",
+		  P(.name = "pending", .labels = "foo=bar", .affinity = aff("A foo In bar @region")),
+		  P(.name = "nom", .labels = "x=y", .nominated = "nodeA", .affinity = aff("N foo In bar @zone")),
+		  { FW_UNSCHEDULABLE, FW_SUCCESS }, { R_EXIST, "" } },
+		/* upstream's second pass (without the nominated pods) must pass too: a nominated pod
+		 * never satisfies affinity on its own */
+		{ "a nominated pod matching the pod's affinity does not satisfy it",
+		  P(.name = "pending", .labels = "x=y", .affinity = aff("A foo In bar @region")),
+		  P(.name = "nom", .labels = "foo=bar", .nominated = "nodeA"),
+		  { FW_UNSCHEDULABLE_AND_UNRESOLVABLE, FW_UNSCHEDULABLE_AND_UNRESOLVABLE }, { R_AFF, R_AFF } },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct env v;
+		char msg[256];
+		env_init(&v, NULL, 1, false);
+		env_nodes(&v, nodes, NULL);
+		assert_int_equal(run_pre_filter(&v, cases[i].pod, msg, sizeof(msg)), FW_SUCCESS);
+		struct fw_nominated_pod np = { intern_str("nodeA"), cases[i].nominated };
+		struct fw_nominated nom = { 1, &np };
+		struct err e = { 0 };
+		assert_int_equal(fw_prepare_nominated(v.c, cases[i].pod, &nom, &e), 0);
+		for (uint32_t k = 0; k < 2; k++) {
+			struct fw_status st;
+			fw_status_reset(&st);
+			enum fw_code got = fw_run_filters_with_nominated(v.p, v.c, cases[i].pod, &v.nis[k], &st);
+			fw_status_message(&st, msg, sizeof(msg));
+			if (got != cases[i].want[k] || strcmp(msg, cases[i].msg[k]))
+				fail_msg("%s: node %u: got %s \"%s\", want %s \"%s\"", cases[i].name, k, fw_code_str(got), msg,
+					 fw_code_str(cases[i].want[k]), cases[i].msg[k]);
+		}
+		api_pod_unref(cases[i].pod);
+		api_pod_unref(cases[i].nominated);
+		env_release(&v);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -944,6 +1002,7 @@ int main(void)
 		cmocka_unit_test(test_hint_pod_change),
 		cmocka_unit_test(test_hint_node_change),
 		cmocka_unit_test(test_events),
+		cmocka_unit_test(test_nominated_pods),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
