@@ -10,6 +10,7 @@
 #include "algorithm_testlib.h"
 
 #include "algorithm/cycle_internal.h"
+#include "config/config.h"
 
 #define R_AFF "node(s) didn't match pod affinity rules"
 #define R_ANTI "node(s) didn't match pod anti-affinity rules"
@@ -992,6 +993,62 @@ static void test_nominated_pods(void **state)
 	}
 }
 
+/* ---------- SignPod ---------- */
+
+/* The signature mask of a profile with PodTopologySpread off (so that upstream signs at all) and
+ * args for InterPodAffinity. */
+static uint32_t sign_mask(const char *ipa_args)
+{
+	char yaml[1024];
+	struct config cfg;
+	struct err e = { 0 };
+	snprintf(yaml, sizeof(yaml),
+		 "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n"
+		 "- schedulerName: default-scheduler\n  plugins:\n    multiPoint:\n      disabled:\n"
+		 "      - name: PodTopologySpread\n%s",
+		 ipa_args);
+	if (config_load_buffer(&cfg, fw_registry(), "t.yaml", yaml, strlen(yaml), &e) < 0)
+		fail_msg("config: %s", e.msg);
+	uint32_t mask = config_profile_sign_mask(&cfg.profiles[0], fw_registry());
+	config_free(&cfg);
+	return mask;
+}
+
+static bool sign_equal(uint32_t mask, const struct api_pod *a, const struct api_pod *b)
+{
+	struct fw_sig sa = { 0 }, sb = { 0 };
+	assert_true(fw_sign_pod(mask, a, &sa));
+	assert_true(fw_sign_pod(mask, b, &sb));
+	bool eq = fw_sig_equal(&sa, &sb);
+	fw_sig_release(&sa);
+	fw_sig_release(&sb);
+	return eq;
+}
+
+/* upstream plugin.go SignPod: pods with pod (anti-)affinity are not signable; the labels are a
+ * fragment unless ignorePreferredTermsOfExistingPods */
+static void test_sign_pod(void **state)
+{
+	(void)state;
+	uint32_t def = sign_mask("");
+	uint32_t ign = sign_mask("  pluginConfig:\n  - name: InterPodAffinity\n    args:\n"
+				 "      ignorePreferredTermsOfExistingPods: true\n");
+	struct api_pod *a = P(.name = "a", .labels = "app=x"), *b = P(.name = "b", .labels = "app=y");
+	struct api_pod *aff_pod = P(.name = "c", .affinity = aff("PA1 app In x @zone"));
+	struct api_pod *anti_pod = P(.name = "d", .affinity = aff("N app In x @zone"));
+	struct fw_sig sg = { 0 };
+	assert_false(sign_equal(def, a, b));
+	assert_true(sign_equal(ign, a, b));
+	assert_false(fw_sign_pod(def, aff_pod, &sg));
+	fw_sig_release(&sg);
+	assert_false(fw_sign_pod(ign, anti_pod, &sg));
+	fw_sig_release(&sg);
+	api_pod_unref(a);
+	api_pod_unref(b);
+	api_pod_unref(aff_pod);
+	api_pod_unref(anti_pod);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1003,6 +1060,7 @@ int main(void)
 		cmocka_unit_test(test_hint_node_change),
 		cmocka_unit_test(test_events),
 		cmocka_unit_test(test_nominated_pods),
+		cmocka_unit_test(test_sign_pod),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
