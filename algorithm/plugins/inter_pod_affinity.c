@@ -296,7 +296,13 @@ static int ns_labels_of(const struct fw_pl *pl, struct fw_cycle *c, const struct
 
 /* ---------- PreFilter / Filter ---------- */
 
+/* The plugin's cycle-state slot holds PreFilter's state, then PreScore's: each starts with its
+ * tag, so that a Score whose PreScore a profile left out finds no state (as upstream's
+ * getPreScoreState) instead of PreFilter's. */
+enum state_tag { TAG_FILTER = 0x1fa, TAG_SCORE = 0x5c0 };
+
 struct filter_state {
+	enum state_tag tag;
 	const struct api_labels *ns_labels;
 	uint32_t n_aff, n_anti;
 	struct term *aff, *anti; /* required, merged */
@@ -382,6 +388,7 @@ static enum fw_code pre_filter(const struct fw_pl *pl, struct fw_cycle *c, const
 		return fw_status_set(st, FW_ERROR, NAME ": out of memory");
 	if (!s->existing_anti->n_pairs && !s->n_aff && !s->n_anti)
 		return FW_SKIP;
+	s->tag = TAG_FILTER;
 	s->self_match = matches_all(s->aff, s->n_aff, pod);
 	fw_cycle_set_state(c, pl, s);
 	return FW_SUCCESS;
@@ -459,7 +466,7 @@ static enum fw_code filter(const struct fw_pl *pl, const struct fw_cycle *c, con
 			   const struct node_info *ni, struct fw_status *st)
 {
 	const struct filter_state *s = fw_cycle_state(c, pl);
-	if (!s)
+	if (!s || s->tag != TAG_FILTER)
 		return fw_status_set(st, FW_ERROR,
 				     "error reading \"PreFilter" NAME "\" from cycleState: not found");
 	if (!ni->node)
@@ -489,6 +496,7 @@ static enum fw_code filter(const struct fw_pl *pl, const struct fw_cycle *c, con
 /* ---------- PreScore / Score ---------- */
 
 struct score_state {
+	enum state_tag tag;
 	struct tp_map *m; /* topologyScore */
 	uint32_t n_keys;
 	const char **keys; /* m's topology keys and their values, for Score's walk */
@@ -591,6 +599,7 @@ static enum fw_code pre_score(const struct fw_pl *pl, struct fw_cycle *c, const 
 		s->keys[j] = k;
 		s->vals[j++] = v;
 	}
+	s->tag = TAG_SCORE;
 	fw_cycle_set_state(c, pl, s);
 	return FW_SUCCESS;
 }
@@ -601,7 +610,7 @@ static enum fw_code score(const struct fw_pl *pl, const struct fw_cycle *c, cons
 	(void)pod;
 	const struct score_state *s = fw_cycle_state(c, pl);
 	*out = 0;
-	if (!s)
+	if (!s || s->tag != TAG_SCORE)
 		return fw_status_set(st, FW_ERROR, "failed to read \"PreScore" NAME "\" from cycleState: not found");
 	if (!ni->node)
 		return FW_SUCCESS;
@@ -621,7 +630,7 @@ static enum fw_code normalize(const struct fw_pl *pl, const struct fw_cycle *c, 
 {
 	(void)pod;
 	const struct score_state *s = fw_cycle_state(c, pl);
-	if (!s)
+	if (!s || s->tag != TAG_SCORE)
 		return fw_status_set(st, FW_ERROR, "failed to read \"PreScore" NAME "\" from cycleState: not found");
 	if (!s->n_keys)
 		return FW_SUCCESS;

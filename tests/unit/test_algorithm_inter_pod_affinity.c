@@ -1049,6 +1049,27 @@ static void test_sign_pod(void **state)
 	api_pod_unref(anti_pod);
 }
 
+/* upstream scoring.go getPreScoreState: Score and NormalizeScore without PreScore's state fail
+ * (a profile that enables Score but not PreScore), even after PreFilter wrote its own */
+static void test_score_without_pre_score(void **state)
+{
+	(void)state;
+	struct env v;
+	char msg[256];
+	struct fw_status st;
+	env_init(&v, NULL, 1, false);
+	env_nodes(&v, "node1:zone=a", NULL);
+	struct api_pod *pod = P(.name = "p", .affinity = aff("N app In x @zone"));
+	assert_int_equal(run_pre_filter(&v, pod, msg, sizeof(msg)), FW_SUCCESS);
+	int64_t sc = -1;
+	fw_status_reset(&st);
+	assert_int_equal(v.pl->plugin->score(v.pl, v.c, pod, v.ptrs[0], &sc, &st), FW_ERROR);
+	assert_string_equal(fw_status_message(&st, msg, sizeof(msg)),
+			    "failed to read \"PreScoreInterPodAffinity\" from cycleState: not found");
+	api_pod_unref(pod);
+	env_release(&v);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1061,6 +1082,7 @@ int main(void)
 		cmocka_unit_test(test_events),
 		cmocka_unit_test(test_nominated_pods),
 		cmocka_unit_test(test_sign_pod),
+		cmocka_unit_test(test_score_without_pre_score),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
