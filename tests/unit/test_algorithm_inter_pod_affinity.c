@@ -1070,6 +1070,63 @@ static void test_score_without_pre_score(void **state)
 	env_release(&v);
 }
 
+/* oracle (/work/shared/oracle on the same state: nodes n1 zone=a,region=r1, n2 zone=b,region=r1,
+ * n3 zone=c,region=r2, n4 unlabelled; namespaces default, team-a (team=a), team-b (team=b)):
+ * namespaceSelector on the incoming pod's terms (unrolled), on existing pods' terms (matched
+ * against the incoming pod's namespace labels; {} = every namespace), the symmetric required
+ * affinity at hardPodAffinityWeight 1. Oracle: Filter n1 Success, n2 Unschedulable (anti), n3
+ * Unschedulable (existing), n4 UnschedulableAndUnresolvable; scores raw -3 7 0 0, normalised
+ * 0 100 30 30. */
+static void test_oracle_namespaces(void **state)
+{
+	(void)state;
+	const char *nodes = "n1:zone=a,region=r1 n2:zone=b,region=r1 n3:zone=c,region=r2 n4:";
+	const char *namespaces = "default:x=y team-a:team=a team-b:team=b";
+	const struct fcase f = {
+		"oracle: filter with namespaces and namespaceSelector",
+		TOBJ_POD(.ns = "default", .labels = "app=web",
+			 .affinity = aff("A app In db @region ns=team-a,team-b; N app In web @zone nss=team In b")),
+		{ TOBJ_POD(.ns = "team-a", .labels = "app=db", .node = "n1"),
+		  TOBJ_POD(.ns = "team-b", .labels = "app=web", .node = "n2"),
+		  TOBJ_POD(.ns = "team-a", .labels = "app=db", .node = "n3", .affinity = aff("N app In web @zone nss={}")),
+		  TOBJ_POD(.ns = "default", .labels = "app=web", .node = "n4") },
+		nodes,
+		FW_SUCCESS,
+		{ "", U_ANTI, U_EXIST, X_AFF },
+	};
+	check_fcase(&f, namespaces);
+
+	struct env v;
+	struct fw_status st;
+	env_init(&v, namespaces, 1, false);
+	struct api_pod *pods[] = {
+		TOBJ_POD(.ns = "team-a", .labels = "app=db", .node = "n1", .affinity = aff("PN10 app In web @zone nss={}")),
+		TOBJ_POD(.ns = "default", .labels = "app=cache", .node = "n2", .affinity = aff("A app In web @region")),
+		TOBJ_POD(.ns = "team-b", .labels = "app=web", .node = "n3"),
+		TOBJ_POD(.ns = "team-b", .labels = "app=db", .node = "n2", .affinity = aff("PA7 app Exists @region nss=team In a")),
+		NULL,
+	};
+	env_nodes(&v, nodes, pods);
+	struct api_pod *pod = TOBJ_POD(.ns = "default", .labels = "app=web",
+				       .affinity = aff("PA3 app In db @region nss=team Exists; PN5 app In web @zone"));
+	fw_status_reset(&st);
+	assert_int_equal(v.pl->plugin->pre_score(v.pl, v.c, pod, v.ptrs, v.n_nodes, &st), FW_SUCCESS);
+	static const int64_t raw[] = { -3, 7, 0, 0 }, norm[] = { 0, 100, 30, 30 };
+	struct fw_node_score ns[4];
+	for (uint32_t i = 0; i < 4; i++) {
+		ns[i].ni = v.ptrs[i];
+		fw_status_reset(&st);
+		assert_int_equal(v.pl->plugin->score(v.pl, v.c, pod, v.ptrs[i], &ns[i].score, &st), FW_SUCCESS);
+		assert_int_equal(ns[i].score, raw[i]);
+	}
+	fw_status_reset(&st);
+	assert_int_equal(v.pl->plugin->normalize_score(v.pl, v.c, pod, ns, 4, &st), FW_SUCCESS);
+	for (uint32_t i = 0; i < 4; i++)
+		assert_int_equal(ns[i].score, norm[i]);
+	api_pod_unref(pod);
+	env_release(&v);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1083,6 +1140,7 @@ int main(void)
 		cmocka_unit_test(test_nominated_pods),
 		cmocka_unit_test(test_sign_pod),
 		cmocka_unit_test(test_score_without_pre_score),
+		cmocka_unit_test(test_oracle_namespaces),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
