@@ -126,6 +126,7 @@ static int ns_collect_one(void *arg, const struct api_namespace *ns)
 	if (c->out) {
 		if (c->n == c->cap)
 			return 1; /* the store grew between the passes: what it had is enough */
+		/* compared by pointer only: a name whose namespace goes meanwhile is never read */
 		c->out[c->n] = ns->meta.name;
 	}
 	c->n++;
