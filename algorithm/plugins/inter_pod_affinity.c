@@ -371,20 +371,37 @@ static int incoming_counts(struct filter_state *s, const struct fw_node_list *no
 	return 0;
 }
 
+/* Whether a node of the snapshot has pods with required anti-affinity (affinity = false) or with
+ * any pod (anti-)affinity (true): upstream's HavePodsWith*List not empty. */
+static bool any_node_with(const struct fw_node_list *nodes, bool affinity)
+{
+	for (uint32_t i = 0; i < nodes->n; i++) {
+		const struct node_info *ni = nodes->nodes[i];
+		if (ni->node && (affinity ? ni->n_pods_with_affinity : ni->n_pods_with_required_anti_affinity))
+			return true;
+	}
+	return false;
+}
+
 static enum fw_code pre_filter(const struct fw_pl *pl, struct fw_cycle *c, const struct api_pod *pod,
 			       struct fw_node_names *out, struct fw_status *st)
 {
 	(void)out;
+	const struct fw_node_list *nodes = fw_cycle_nodes(c);
+	static const struct fw_node_list none;
+	if (!nodes)
+		nodes = &none;
+	uint32_t n_req_aff, n_req_anti;
+	req_aff(pod, &n_req_aff);
+	req_anti(pod, &n_req_anti);
+	if (!n_req_aff && !n_req_anti && !any_node_with(nodes, false))
+		return FW_SKIP; /* what upstream's Skip test finds, without building the state (most pods) */
 	struct filter_state *s = fw_cycle_alloc(c, sizeof(*s));
 	if (!s || merge_terms(pl, c, pod, pod->affinity.pod_affinity, false, &s->aff, &s->n_aff) < 0 ||
 	    merge_terms(pl, c, pod, pod->affinity.pod_anti_affinity, false, &s->anti, &s->n_anti) < 0 ||
 	    ns_labels_of(pl, c, pod, &s->ns_labels) < 0 || !(s->existing_anti = tp_new(c)) ||
 	    !(s->aff_counts = tp_new(c)) || !(s->anti_counts = tp_new(c)))
 		return fw_status_set(st, FW_ERROR, NAME ": out of memory");
-	const struct fw_node_list *nodes = fw_cycle_nodes(c);
-	static const struct fw_node_list none;
-	if (!nodes)
-		nodes = &none;
 	if (existing_anti_counts(s, nodes, pod) < 0 || incoming_counts(s, nodes) < 0)
 		return fw_status_set(st, FW_ERROR, NAME ": out of memory");
 	if (!s->existing_anti->n_pairs && !s->n_aff && !s->n_anti)
@@ -567,6 +584,9 @@ static enum fw_code pre_score(const struct fw_pl *pl, struct fw_cycle *c, const 
 	bool has_constraints = (pa && pa->n_preferred) || (paa && paa->n_preferred);
 	if (a && a->ignore_preferred_terms_of_existing_pods && !has_constraints)
 		return FW_SKIP;
+	const struct fw_node_list *nodes = fw_cycle_nodes(c);
+	if (!has_constraints && (!nodes || !any_node_with(nodes, true)))
+		return FW_SKIP; /* no pod to process: upstream's Skip, without building the state */
 	struct score_ctx x = { .pl = pl, .pod = pod, .hard_weight = a ? a->hard_pod_affinity_weight : 1 };
 	struct score_state *s = fw_cycle_alloc(c, sizeof(*s));
 	if (!s || merge_terms(pl, c, pod, pa, true, &x.pref_aff, &x.n_pref_aff) < 0 ||
@@ -575,7 +595,6 @@ static enum fw_code pre_score(const struct fw_pl *pl, struct fw_cycle *c, const 
 		return fw_status_set(st, FW_ERROR, NAME ": out of memory");
 	/* every node of the snapshot (not only the filtered ones), as upstream's shared lister; without
 	 * preferred terms of its own only the pods with affinity can score the pod */
-	const struct fw_node_list *nodes = fw_cycle_nodes(c);
 	for (uint32_t i = 0; nodes && i < nodes->n; i++) {
 		const struct node_info *ni = nodes->nodes[i];
 		if (!ni->node || (!has_constraints && !ni->n_pods_with_affinity))
