@@ -330,8 +330,9 @@ static const struct api_pod_affinity_term *req_aff(const struct api_pod *p, uint
 /* getExistingAntiAffinityCounts over the nodes having pods with required anti-affinity. */
 static int existing_anti_counts(struct filter_state *s, const struct fw_node_list *nodes, const struct api_pod *pod)
 {
-	for (uint32_t i = 0; i < nodes->n; i++) {
-		const struct node_info *ni = nodes->nodes[i];
+	bool l = nodes->has_pod_lists;
+	for (uint32_t i = 0, n = l ? nodes->n_with_required_anti : nodes->n; i < n; i++) {
+		const struct node_info *ni = l ? nodes->with_required_anti[i] : nodes->nodes[i];
 		if (!ni->n_pods_with_required_anti_affinity || !ni->node)
 			continue;
 		for (uint32_t k = 0; k < ni->n_pods; k++) {
@@ -375,6 +376,8 @@ static int incoming_counts(struct filter_state *s, const struct fw_node_list *no
  * any pod (anti-)affinity (true): upstream's HavePodsWith*List not empty. */
 static bool any_node_with(const struct fw_node_list *nodes, bool affinity)
 {
+	if (nodes->has_pod_lists)
+		return affinity ? nodes->n_with_affinity > 0 : nodes->n_with_required_anti > 0;
 	for (uint32_t i = 0; i < nodes->n; i++) {
 		const struct node_info *ni = nodes->nodes[i];
 		if (ni->node && (affinity ? ni->n_pods_with_affinity : ni->n_pods_with_required_anti_affinity))
@@ -595,8 +598,9 @@ static enum fw_code pre_score(const struct fw_pl *pl, struct fw_cycle *c, const 
 		return fw_status_set(st, FW_ERROR, NAME ": out of memory");
 	/* every node of the snapshot (not only the filtered ones), as upstream's shared lister; without
 	 * preferred terms of its own only the pods with affinity can score the pod */
-	for (uint32_t i = 0; nodes && i < nodes->n; i++) {
-		const struct node_info *ni = nodes->nodes[i];
+	bool l = !has_constraints && nodes && nodes->has_pod_lists;
+	for (uint32_t i = 0, n = !nodes ? 0 : l ? nodes->n_with_affinity : nodes->n; i < n; i++) {
+		const struct node_info *ni = l ? nodes->with_affinity[i] : nodes->nodes[i];
 		if (!ni->node || (!has_constraints && !ni->n_pods_with_affinity))
 			continue;
 		for (uint32_t k = 0; k < ni->n_pods; k++) {
