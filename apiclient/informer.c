@@ -75,6 +75,8 @@ void *api__inf_obj_decode(const struct api_informer *inf, const yajl_val v, stru
 	case API_KIND_REPLICASET:
 	case API_KIND_STATEFULSET:
 		return api_selector_owner_decode(owner_kind(inf->kind), v, e);
+	case API_KIND_NAMESPACE:
+		return api_namespace_decode(v, e);
 	default:
 		return api_pvc_decode(v, e);
 	}
@@ -95,6 +97,9 @@ static void obj_unref(const struct api_informer *inf, void *obj)
 	case API_KIND_STATEFULSET:
 		api_selector_owner_unref(obj);
 		break;
+	case API_KIND_NAMESPACE:
+		api_namespace_unref(obj);
+		break;
 	default:
 		api_pvc_unref(obj);
 	}
@@ -112,6 +117,8 @@ static void *obj_ref(const struct api_informer *inf, void *obj)
 	case API_KIND_REPLICASET:
 	case API_KIND_STATEFULSET:
 		return api_selector_owner_ref(obj);
+	case API_KIND_NAMESPACE:
+		return api_namespace_ref(obj);
 	default:
 		return api_pvc_ref(obj);
 	}
@@ -129,6 +136,8 @@ static const struct api_meta *obj_meta(const struct api_informer *inf, const voi
 	case API_KIND_REPLICASET:
 	case API_KIND_STATEFULSET:
 		return &((const struct api_selector_owner *)obj)->meta;
+	case API_KIND_NAMESPACE:
+		return &((const struct api_namespace *)obj)->meta;
 	default:
 		return &((const struct api_pvc *)obj)->meta;
 	}
@@ -436,7 +445,8 @@ struct api_informer *api_informer_new(struct api_client *c, enum api_kind kind, 
 						 [API_KIND_SERVICE] = "services",
 						 [API_KIND_RC] = "replicationcontrollers",
 						 [API_KIND_REPLICASET] = "replicasets",
-						 [API_KIND_STATEFULSET] = "statefulsets" };
+						 [API_KIND_STATEFULSET] = "statefulsets",
+						 [API_KIND_NAMESPACE] = "namespaces" };
 	if (!c || (unsigned)kind >= ARRAY_SIZE(resources) || !resources[kind]) {
 		err_set(e, ERR_INVALID, "api_informer_new: %s", !c ? "no client" : "unknown kind");
 		return NULL;
