@@ -3,8 +3,9 @@
  * required and preferred pod (anti-)affinity against the pods already placed, and the existing
  * pods' required anti-affinity (and, for scoring, their terms) against the pod.
  *
- * PreFilter and PreScore walk the snapshot once and leave topology-pair counts (key -> value ->
- * count maps), so Filter and Score cost O(terms + node labels) per node. Terms of the incoming pod
+ * PreFilter and PreScore walk the snapshot once (for pods without pod affinity of their own, only
+ * its nodes holding pods with pod (anti-)affinity) and leave topology-pair counts ((key, value) ->
+ * count tables), so Filter and Score cost O(terms + node labels) per node. Terms of the incoming pod
  * have their namespaceSelector unrolled into namespace names (upstream
  * mergeAffinityTermNamespacesIfNotEmpty, through the profile's Namespace lister); an existing
  * pod's terms are matched as written, against the incoming pod's namespace labels.
@@ -20,7 +21,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
 
 #define NAME "InterPodAffinity"
 #define REASON_EXISTING_ANTI "node(s) didn't satisfy existing pods anti-affinity rules"
