@@ -203,6 +203,8 @@ static void profile_set_options(struct fw_profile *p, const struct fw_profile_op
 		p->bind = o->bind;
 		p->bind_ctx = o->bind_ctx;
 		p->listers = o->listers;
+		p->extenders = o->extenders;
+		p->n_extenders = o->n_extenders;
 	}
 }
 

@@ -19,7 +19,7 @@ struct fw_scored_node {
 	const char *name;             /* interned */
 	int64_t total;
 	/* upstream: rand.Int() only for the nodes an HTTP extender scored (schedule_one.go
-	 * prioritizeNodes), else 0; csched refuses extenders, so always 0 */
+	 * prioritizeNodes), else 0 */
 	int64_t randomizer;
 	uint32_t row; /* its column in the raw scores kept for OpportunisticBatching (batch.c) */
 };
@@ -90,6 +90,8 @@ struct fw_profile {
 	fw_bind_fn bind;
 	void *bind_ctx;
 	struct fw_listers listers;
+	const struct fw_extender *extenders; /* borrowed (fw_profile_options) */
+	uint32_t n_extenders;
 	uint32_t n_hints;             /* event registrations of the enabled plugins, built once */
 	struct queue_hint_reg *hints; /* ctx = the registering struct fw_pl */
 

@@ -136,7 +136,8 @@ static bool key_is(const char *s, size_t len, const struct jkey *k)
 /* The keys skipped in a map that sits under key (once per map, not per key). */
 static const struct jkey *skip_list(const char *key, size_t len)
 {
-	if (!key)
+	/* objects kept whole for HTTP extenders (api_keep_json): nothing may be skipped */
+	if (!key || __atomic_load_n(&api__keep_json, __ATOMIC_RELAXED))
 		return NULL;
 	for (size_t i = 0; i < ARRAY_SIZE(skip_rules); i++)
 		if (key_is(key, len, &skip_rules[i].parent))
