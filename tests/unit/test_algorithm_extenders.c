@@ -345,6 +345,31 @@ static void test_extender_sees_all_nodes(void **state)
 	assert_int_equal(r.res.evaluated_nodes, 3); /* 1 feasible + 2 statuses: all 3 were sent */
 }
 
+/* upstream framework/runtime/framework.go NewFramework: with extenders, defaultEnqueueExtension
+ * registers "Extender" for every cluster event (no hint: Queue), so a pod an extender rejected is
+ * retried on any event; without extenders there is no such registration. */
+static void test_extender_requeue_registration(void **state)
+{
+	(void)state;
+	struct fake f1 = { .pred = P_TRUE };
+	struct fw_extender xs[] = { ext(&f1, 0, false) };
+	for (int with = 0; with < 2; with++) {
+		struct tl_profile_spec spec = { .filter = { "NodeName" }, .extenders = xs, .n_extenders = (uint32_t)with };
+		struct fw_profile *p = tl_profile(&spec, NULL);
+		struct queue_profile qp;
+		fw_profile_queue_profile(p, &qp);
+		int found = 0;
+		for (uint32_t i = 0; i < qp.n_hints; i++)
+			if (strcmp(qp.hints[i].plugin, "Extender") == 0) {
+				found++;
+				assert_true(queue_event_is_wildcard(&qp.hints[i].event));
+				assert_null(qp.hints[i].hint);
+			}
+		assert_int_equal(found, with);
+		fw_profile_free(p);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -359,6 +384,7 @@ int main(void)
 		cmocka_unit_test(test_ignorable_skipped),
 		cmocka_unit_test(test_failed_and_unresolvable),
 		cmocka_unit_test(test_extender_sees_all_nodes),
+		cmocka_unit_test(test_extender_requeue_registration),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
