@@ -21,6 +21,7 @@
 #include "common/clock.h"
 #include "common/intern.h"
 #include "scheduler/extender_internal.h"
+#include "scheduler/metrics.h"
 #include "testobj.h"
 
 static void *heap_alloc(void *ctx, size_t n)
@@ -344,6 +345,7 @@ struct client {
 	struct cfg_extender x;
 	struct config cfg;
 	struct sched_extenders *xs;
+	struct sched_metrics *metrics;
 	const struct fw_extender *fw;
 	struct fw_profile *p;
 	struct fw_cycle *c;
@@ -365,7 +367,8 @@ static void client_init(struct client *k, const char *mode, bool cache_capable, 
 	k->cfg.n_extenders = 1;
 	k->cfg.extenders = &k->x;
 	struct err e = { 0 };
-	k->xs = sched_extenders_new(&k->cfg, NULL, &e);
+	k->metrics = sched_metrics_new();
+	k->xs = sched_extenders_new(&k->cfg, k->metrics, &e);
 	if (!k->xs)
 		fail_msg("sched_extenders_new: %s", e.msg);
 	uint32_t n;
@@ -397,6 +400,7 @@ static void client_release(struct client *k)
 	fw_cycle_free(k->c);
 	fw_profile_free(k->p);
 	sched_extenders_free(k->xs);
+	sched_metrics_free(k->metrics);
 }
 
 static void test_client_verbs(void **state)
@@ -427,6 +431,13 @@ static void test_client_verbs(void **state)
 	assert_true(bound);
 	assert_string_equal(srv.last_url, "/ok/bind");
 	assert_string_equal(srv.last_body, "{\"PodName\":\"p\",\"PodNamespace\":\"default\",\"PodUID\":\"u1\",\"Node\":\"a\"}");
+	/* csched_extender_duration_seconds{extender,verb,result}: one observation per call */
+	double v = 0;
+	const char *l_filter[] = { k.url, "filter", "success" }, *l_bind[] = { k.url, "bind", "success" };
+	assert_true(sched_metrics_read(k.metrics, "csched_extender_duration_seconds", l_filter, 3, &v));
+	assert_true(v == 1);
+	assert_true(sched_metrics_read(k.metrics, "csched_extender_duration_seconds", l_bind, 3, &v));
+	assert_true(v == 1);
 	/* three calls, one connection: the handle and its connection are reused */
 	pthread_mutex_lock(&srv.lock);
 	assert_int_equal(srv.connections - conns0, 1);
@@ -446,6 +457,10 @@ static void test_client_errors(void **state)
 	char want[256];
 	snprintf(want, sizeof(want), "failed filter with extender at URL http://127.0.0.1:%d/fail/filter, code 500", srv.port);
 	assert_string_equal(e.msg, want);
+	double v = 0;
+	const char *l_err[] = { k.url, "filter", "error" };
+	assert_true(sched_metrics_read(k.metrics, "csched_extender_duration_seconds", l_err, 3, &v));
+	assert_true(v == 1);
 	client_release(&k);
 	/* malformed JSON */
 	client_init(&k, "bad", true, 5000, false);
