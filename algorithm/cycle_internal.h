@@ -31,7 +31,7 @@ static inline bool fw_has_scoring(const struct fw_profile *p)
 bool fw_ext_has_filters(const struct fw_profile *p);
 bool fw_ext_has_prioritizers(const struct fw_profile *p);
 /* upstream findNodesThatPassExtenders over nodes[0..*n), narrowed in place; failed nodes go
- * into d. 0, 1 when a non-ignorable extender failed (failed: Error with its message), or a
+ * into d (the caller adds the "Extender" rejector, as findNodesThatFitPod does). 0, 1 when a non-ignorable extender failed (failed: Error with its message), or a
  * negative code. */
 int fw_find_nodes_that_pass_extenders(struct fw_profile *p, struct fw_cycle *c, const struct api_pod *pod,
 				      const struct node_info **nodes, uint32_t *n, struct fw_diagnosis *d,

@@ -110,7 +110,6 @@ int fw_find_nodes_that_pass_extenders(struct fw_profile *p, struct fw_cycle *c, 
 				      const struct node_info **nodes, uint32_t *n, struct fw_diagnosis *d,
 				      struct fw_status *failed, struct err *e)
 {
-	uint32_t n_in = *n;
 	for (uint32_t i = 0; i < p->n_extenders && *n; i++) {
 		const struct fw_extender *x = &p->extenders[i];
 		if (!x->is_interested(x->ctx, pod))
@@ -145,8 +144,6 @@ int fw_find_nodes_that_pass_extenders(struct fw_profile *p, struct fw_cycle *c, 
 		fw_status_set(failed, FW_ERROR, xe.msg);
 		return 1;
 	}
-	if (*n != n_in) /* upstream: the pod waits for any cluster event (kubernetes#122019) */
-		fw_name_set_add(d->unschedulable_plugins, &d->n_unschedulable_plugins, FW_EXTENDER_NAME);
 	(void)e;
 	return 0;
 }
