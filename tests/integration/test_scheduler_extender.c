@@ -586,12 +586,48 @@ static void test_fit_error_and_failure(void **state)
 	harness_delete_pods(fx->cl, "default", "err-", 1, 1, &e);
 }
 
+/* The legacy Policy file's extenders (seed-style JSON, enableHttps, httpTimeout in nanoseconds):
+ * zone b, then w (weight 1): ext-3 (w 9 x 10 = 90 beats ext-2's 60; the two pods the second test
+ * put on ext-3 cost LeastRequested only ~4 points there). */
+static void test_policy_file_extender(void **state)
+{
+	struct ext_fx *x = *state;
+	struct fx *fx = &x->fx;
+	char polp[400], pol[1024], polarg[440], kcarg[340];
+	snprintf(polp, sizeof(polp), "%s/policy.json", fx->c.dir);
+	snprintf(pol, sizeof(pol),
+		 "{\"kind\":\"Policy\",\"apiVersion\":\"v1\","
+		 "\"predicates\":[{\"name\":\"PodFitsResources\"}],"
+		 "\"priorities\":[{\"name\":\"LeastRequestedPriority\",\"weight\":1}],"
+		 "\"extenders\":[{\"urlPrefix\":\"http://127.0.0.1:%d/keep:zone=b;prio:w\",\"filterVerb\":\"filter\","
+		 "\"prioritizeVerb\":\"prioritize\",\"weight\":1,\"enableHttps\":false,\"nodeCacheCapable\":true,"
+		 "\"httpTimeout\":5000000000}]}",
+		 x->port);
+	assert_int_equal(write_file(polp, pol), 0);
+	snprintf(polarg, sizeof(polarg), "--policy-config-file=%s", polp);
+	snprintf(kcarg, sizeof(kcarg), "--kubeconfig=%s", fx->c.kubeconfig);
+	const char *args[] = { polarg, kcarg, "--leader-elect=false", "--secure-port=0", "-v=2", NULL };
+	csched_start(fx, "csched-policy.log", args);
+	pod_make(fx, "pol-1", false);
+	static const char *const names[] = { "pol-1", NULL };
+	struct poll *p = calloc(1, sizeof(*p));
+	wait_for(p, fx, "default", ok_bound, names, "pol-1 bound");
+	assert_string_equal(node_of(fx, p, "pol-1"), "ext-3");
+	int with_names;
+	assert_int_equal(ext_requests(x, "pol-1", "filter", "keep:zone=b;prio:w", &with_names), 1);
+	assert_int_equal(with_names, 1);
+	assert_int_equal(ext_requests(x, "pol-1", "prioritize", "keep:zone=b;prio:w", &with_names), 1);
+	free(p);
+	assert_int_equal(csched_stop(fx), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_filter_prioritize_bind),
 		cmocka_unit_test(test_node_cache_capable_sequence_managed),
 		cmocka_unit_test(test_fit_error_and_failure),
+		cmocka_unit_test(test_policy_file_extender),
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
