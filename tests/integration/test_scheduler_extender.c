@@ -387,7 +387,8 @@ static int group_teardown(void **state)
 static void csched_with_extenders(struct ext_fx *x, const char *name, const char *extenders_fmt)
 {
 	struct fx *fx = &x->fx;
-	char cfgp[400], cfg[4096], ext[2048], arg[420];
+	char cfgp[400], arg[420];
+	static char cfg[20480], ext[16384];
 	snprintf(ext, sizeof(ext), extenders_fmt, x->port, x->port, x->port);
 	snprintf(cfgp, sizeof(cfgp), "%s/%s.yaml", fx->c.dir, name);
 	snprintf(cfg, sizeof(cfg),
@@ -621,6 +622,106 @@ static void test_policy_file_extender(void **state)
 	assert_int_equal(csched_stop(fx), 0);
 }
 
+/* HTTPS: a second test extender serving TLS with a certificate for the name extender.test only
+ * (so tlsConfig.serverName must be used: the URL says 127.0.0.1) and requiring a client
+ * certificate from the test CA. Filter through files (caFile, certFile, keyFile), prioritize
+ * through the inline forms (caData, certData, keyData): the pod goes to ext-1 (zone a, w 3). Then
+ * the same without a client certificate: the handshake fails and the pod with it (SchedulerError,
+ * Go's "Post <url>: ..." shape). */
+static void test_tls_client_cert(void **state)
+{
+	struct ext_fx *x = *state;
+	struct fx *fx = &x->fx;
+	const char *d = fx->c.dir;
+	char *out = NULL;
+	int rc = harness_run(&out,
+			     "cd '%s' && mkdir -p exttls && cd exttls && "
+			     "openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.crt -days 1 -subj /CN=ext-ca && "
+			     "openssl req -newkey rsa:2048 -nodes -keyout srv.key -out srv.csr -subj /CN=extender.test && "
+			     "printf 'subjectAltName=DNS:extender.test\\n' > srv.ext && "
+			     "openssl x509 -req -in srv.csr -CA ca.crt -CAkey ca.key -CAcreateserial -out srv.crt -days 1 -extfile srv.ext && "
+			     "openssl req -newkey rsa:2048 -nodes -keyout cli.key -out cli.csr -subj /CN=csched && "
+			     "openssl x509 -req -in cli.csr -CA ca.crt -CAkey ca.key -CAcreateserial -out cli.crt -days 1",
+			     d);
+	if (rc != 0)
+		fail_msg("openssl: %s", out ? out : "");
+	free(out);
+	char t[400], port[16], certarg[460], keyarg[460], caarg[460], log[420];
+	snprintf(t, sizeof(t), "%s/exttls", d);
+	int tls_port = harness_free_port();
+	snprintf(port, sizeof(port), "%d", tls_port);
+	snprintf(certarg, sizeof(certarg), "--tls-cert=%s/srv.crt", t);
+	snprintf(keyarg, sizeof(keyarg), "--tls-key=%s/srv.key", t);
+	snprintf(caarg, sizeof(caarg), "--client-ca=%s/ca.crt", t);
+	snprintf(log, sizeof(log), "%s/extender-tls.log", d);
+	char logarg[420];
+	snprintf(logarg, sizeof(logarg), "--log=%s", x->ext_log);
+	char *argv[] = { "/usr/bin/env", "python3", CSCHED_SOURCE_DIR "/tests/extender/test_extender.py", "--port", port,
+			 certarg, keyarg, caarg, logarg, NULL };
+	struct err e = { 0 };
+	pid_t tls = harness_spawn(argv, log, NULL, &e);
+	if (tls <= 0)
+		fail_msg("tls extender: %s", e.msg);
+	usleep(1500 * 1000); /* python's start-up; the first call would only be retried otherwise */
+
+	char *ca64 = NULL, *cert64 = NULL, *key64 = NULL;
+	harness_run(&ca64, "base64 -w0 '%s/ca.crt'", t);
+	harness_run(&cert64, "base64 -w0 '%s/cli.crt'", t);
+	harness_run(&key64, "base64 -w0 '%s/cli.key'", t);
+	static char ext[16384];
+	snprintf(ext, sizeof(ext),
+		 "- urlPrefix: \"https://127.0.0.1:%d/keep:zone=a/\"\n"
+		 "  filterVerb: filter\n"
+		 "  enableHTTPS: true\n"
+		 "  tlsConfig:\n"
+		 "    serverName: extender.test\n"
+		 "    caFile: %s/ca.crt\n"
+		 "    certFile: %s/cli.crt\n"
+		 "    keyFile: %s/cli.key\n"
+		 "- urlPrefix: \"https://127.0.0.1:%d/prio:w/\"\n"
+		 "  prioritizeVerb: prioritize\n"
+		 "  weight: 1\n"
+		 "  enableHTTPS: true\n"
+		 "  tlsConfig:\n"
+		 "    serverName: extender.test\n"
+		 "    caData: %s\n"
+		 "    certData: %s\n"
+		 "    keyData: %s\n",
+		 tls_port, t, t, t, tls_port, ca64, cert64, key64);
+	free(ca64);
+	free(cert64);
+	free(key64);
+	/* csched_with_extenders formats its argument again: base64 and paths hold no '%' */
+	csched_with_extenders(x, "tls", ext);
+	pod_make(fx, "tls-1", false);
+	static const char *const names[] = { "tls-1", NULL };
+	struct poll *p = calloc(1, sizeof(*p));
+	wait_for(p, fx, "default", ok_bound, names, "tls-1 bound");
+	assert_string_equal(node_of(fx, p, "tls-1"), "ext-1");
+	int with_names;
+	assert_int_equal(ext_requests(x, "tls-1", "filter", "keep:zone=a", &with_names), 1);
+	assert_int_equal(ext_requests(x, "tls-1", "prioritize", "prio:w", &with_names), 1);
+	assert_int_equal(csched_stop(fx), 0);
+
+	snprintf(ext, sizeof(ext),
+		 "- urlPrefix: \"https://127.0.0.1:%d/all/\"\n"
+		 "  filterVerb: filter\n"
+		 "  enableHTTPS: true\n"
+		 "  tlsConfig:\n"
+		 "    serverName: extender.test\n"
+		 "    caFile: %s/ca.crt\n",
+		 tls_port, t);
+	csched_with_extenders(x, "tls-nocert", ext);
+	pod_make(fx, "tls-2", false);
+	struct want_prefix w[] = { { "tls-2", "SchedulerError", "Post \"https://extender.test:" }, { NULL, NULL, NULL } };
+	wait_for(p, fx, "default", ok_failed_prefix, w, "tls-2 fails without a client certificate");
+	free(p);
+	assert_int_equal(csched_stop(fx), 0);
+	kill(tls, SIGTERM);
+	harness_wait_child(tls, 5000, NULL, &e);
+	harness_delete_pods(fx->cl, "default", "tls-", 2, 1, &e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -628,6 +729,7 @@ int main(void)
 		cmocka_unit_test(test_node_cache_capable_sequence_managed),
 		cmocka_unit_test(test_fit_error_and_failure),
 		cmocka_unit_test(test_policy_file_extender),
+		cmocka_unit_test(test_tls_client_cert),
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
