@@ -165,6 +165,17 @@ int fw_ext_prioritize(struct fw_profile *p, struct fw_cycle *c, const struct api
 		return ERR_NOMEM;
 	}
 	memset(scored, 0, n);
+	/* the interested prioritizers, called at once when the scheduler can (upstream: goroutines) */
+	const struct fw_extender **xs = fw_cycle_alloc(c, (p->n_extenders + 1) * sizeof(*xs));
+	struct fw_ext_prio_result *rs = fw_cycle_alloc(c, (p->n_extenders + 1) * sizeof(*rs));
+	int *rcs = fw_cycle_alloc(c, (p->n_extenders + 1) * sizeof(*rcs));
+	struct err *errs = calloc(p->n_extenders + 1, sizeof(*errs));
+	if (!xs || !rs || !rcs || !errs) {
+		free(errs);
+		map_release(&idx);
+		return ERR_NOMEM;
+	}
+	uint32_t nx = 0;
 	for (uint32_t i = 0; i < p->n_extenders; i++) {
 		const struct fw_extender *x = &p->extenders[i];
 		if (!x->is_interested(x->ctx, pod))
@@ -176,12 +187,20 @@ int fw_ext_prioritize(struct fw_profile *p, struct fw_cycle *c, const struct api
 			any = true;
 			continue;
 		}
-		struct fw_ext_prio_result r = { 0 };
-		struct err xe = { 0 };
-		if (x->prioritize(x->ctx, c, pod, nodes, n, &r, &xe) < 0) {
+		xs[nx++] = x;
+	}
+	if (nx > 1 && p->ext_prioritize_all)
+		p->ext_prioritize_all(p->ext_ctx, c, pod, nodes, n, xs, nx, rs, rcs, errs);
+	else
+		for (uint32_t i = 0; i < nx; i++)
+			rcs[i] = xs[i]->prioritize(xs[i]->ctx, c, pod, nodes, n, &rs[i], &errs[i]);
+	for (uint32_t i = 0; i < nx; i++) {
+		const struct fw_extender *x = xs[i];
+		const struct fw_ext_prio_result r = rs[i];
+		if (rcs[i] < 0) {
 			char key[256];
 			LOG_V(5, "Failed to run extender's priority function. No score given by this extender. error=%s pod=%s extender=%s",
-			      xe.msg, api_pod_key(pod, key, sizeof(key)), x->name);
+			      errs[i].msg, api_pod_key(pod, key, sizeof(key)), x->name);
 			continue;
 		}
 		for (uint32_t k = 0; k < r.n; k++) {
@@ -194,6 +213,7 @@ int fw_ext_prioritize(struct fw_profile *p, struct fw_cycle *c, const struct api
 			any = true;
 		}
 	}
+	free(errs);
 	map_release(&idx);
 	if (any)
 		for (uint32_t i = 0; i < n; i++)

@@ -205,6 +205,8 @@ static void profile_set_options(struct fw_profile *p, const struct fw_profile_op
 		p->listers = o->listers;
 		p->extenders = o->extenders;
 		p->n_extenders = o->n_extenders;
+		p->ext_prioritize_all = o->ext_prioritize_all;
+		p->ext_ctx = o->ext_ctx;
 	}
 }
 

@@ -92,6 +92,10 @@ struct fw_profile {
 	struct fw_listers listers;
 	const struct fw_extender *extenders; /* borrowed (fw_profile_options) */
 	uint32_t n_extenders;
+	void (*ext_prioritize_all)(void *ctx, struct fw_cycle *c, const struct api_pod *pod,
+				   const struct node_info *const *nodes, uint32_t n, const struct fw_extender *const *xs,
+				   uint32_t nx, struct fw_ext_prio_result *out, int *rcs, struct err *errs);
+	void *ext_ctx;
 	uint32_t n_hints;             /* event registrations of the enabled plugins, built once */
 	struct queue_hint_reg *hints; /* ctx = the registering struct fw_pl */
 

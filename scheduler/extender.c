@@ -641,6 +641,71 @@ static int fw_prioritize(void *ctx, struct fw_cycle *c, const struct api_pod *po
 	return rc;
 }
 
+/* One prioritize call of sched_extenders_prioritize_all: the HTTP part runs on its own thread. */
+struct prio_job {
+	struct sched_extender *x;
+	const struct strbuf *req;
+	struct strbuf resp;
+	struct err e;
+	int rc;
+	pthread_t t;
+	bool threaded;
+};
+
+static void *prio_run(void *arg)
+{
+	struct prio_job *j = arg;
+	j->rc = send_verb(j->x, j->x->cfg->prioritize_verb, j->req->data, j->req->len, &j->resp, &j->e);
+	return NULL;
+}
+
+void sched_extenders_prioritize_all(void *ctx, struct fw_cycle *c, const struct api_pod *pod,
+				    const struct node_info *const *nodes, uint32_t n, const struct fw_extender *const *xs,
+				    uint32_t nx, struct fw_ext_prio_result *out, int *rcs, struct err *errs)
+{
+	(void)ctx;
+	struct strbuf req[2] = { STRBUF_INIT, STRBUF_INIT }; /* [node_cache_capable] */
+	bool built[2] = { false, false }, ok[2] = { false, false };
+	struct prio_job *jobs = calloc(nx, sizeof(*jobs));
+	for (uint32_t i = 0; jobs && i < nx; i++) {
+		struct sched_extender *x = xs[i]->ctx;
+		int k = x->cfg->node_cache_capable;
+		if (!built[k]) {
+			built[k] = true;
+			ok[k] = sched_ext_encode_args(&req[k], pod, nodes, n, k);
+		}
+		jobs[i].x = x;
+		jobs[i].req = &req[k];
+		jobs[i].rc = ok[k] ? 0 : err_set(&jobs[i].e, ERR_NOMEM, "extender %s: out of memory", x->cfg->url_prefix);
+	}
+	/* the first call on this thread, the others on their own (each bounded by its httpTimeout) */
+	for (uint32_t i = 1; jobs && i < nx; i++)
+		if (jobs[i].rc == 0)
+			jobs[i].threaded = pthread_create(&jobs[i].t, NULL, prio_run, &jobs[i]) == 0;
+	for (uint32_t i = 0; jobs && i < nx; i++) {
+		if (jobs[i].threaded)
+			pthread_join(jobs[i].t, NULL);
+		else if (jobs[i].rc == 0)
+			prio_run(&jobs[i]);
+	}
+	for (uint32_t i = 0; i < nx; i++) {
+		if (!jobs) {
+			rcs[i] = err_set(&errs[i], ERR_NOMEM, "extenders: out of memory");
+			continue;
+		}
+		rcs[i] = jobs[i].rc;
+		if (rcs[i] == 0)
+			rcs[i] = sched_ext_decode_prioritize(jobs[i].resp.data ? jobs[i].resp.data : "", jobs[i].resp.len,
+							     cycle_alloc, c, &out[i], &errs[i]);
+		else
+			errs[i] = jobs[i].e;
+		strbuf_release(&jobs[i].resp);
+	}
+	free(jobs);
+	strbuf_release(&req[0]);
+	strbuf_release(&req[1]);
+}
+
 int sched_extenders_bind(struct sched_extenders *xs, const struct api_pod *pod, const char *node, bool *bound,
 			 struct err *e)
 {

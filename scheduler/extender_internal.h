@@ -30,6 +30,12 @@ const struct fw_extender *sched_extenders_fw(const struct sched_extenders *x, ui
 /* Whether any extender is not nodeCacheCapable (it is then sent whole nodes). */
 bool sched_extenders_need_node_json(const struct sched_extenders *x);
 
+/* fw_profile_options.ext_prioritize_all (ctx unused): the calls run at once, one thread each
+ * but the first, as upstream's goroutines; answers are decoded on the calling thread. */
+void sched_extenders_prioritize_all(void *ctx, struct fw_cycle *c, const struct api_pod *pod,
+				    const struct node_info *const *nodes, uint32_t n, const struct fw_extender *const *xs,
+				    uint32_t nx, struct fw_ext_prio_result *out, int *rcs, struct err *errs);
+
 /* upstream extendersBinding: the first bind extender interested in pod binds it. Returns 0 when
  * none did (*bound false) or it bound; a negative code with e filled when it failed (*bound true:
  * the pod must not be bound by the plugins). Thread-safe (binder threads). */

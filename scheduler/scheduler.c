@@ -490,6 +490,7 @@ static int new_profiles(struct scheduler *s, struct queue_profile *qprofs, struc
 			.listers = { .pvc = pvc_lister, .ctx = s },
 		};
 		po.extenders = sched_extenders_fw(s->extenders, &po.n_extenders);
+		po.ext_prioritize_all = sched_extenders_prioritize_all;
 		fw_profile_config_from_cfg(&cfg->profiles[i], &pc);
 		pthread_mutex_init(&p->cycles_lock, NULL);
 		p->metrics = s->metrics;

@@ -147,10 +147,25 @@ struct run {
 /* Schedules a pod on nodes names (comma-less list) with the extenders; node1 gets a
  * PreferNoSchedule taint when taint_node1 (TaintToleration then scores node2 100, node1 0, as
  * upstream's Node2Prioritizer plugin). */
+static int all_calls; /* calls of all_hook */
+
+/* fw_profile_options.ext_prioritize_all as a test double: the calls one by one, counted. */
+static void all_hook(void *ctx, struct fw_cycle *c, const struct api_pod *pod, const struct node_info *const *nodes,
+		     uint32_t n, const struct fw_extender *const *xs, uint32_t nx, struct fw_ext_prio_result *out, int *rcs,
+		     struct err *errs)
+{
+	(void)ctx;
+	all_calls++;
+	for (uint32_t i = nx; i-- > 0;) /* in reverse: the order must not matter */
+		rcs[i] = xs[i]->prioritize(xs[i]->ctx, c, pod, nodes, n, &out[i], &errs[i]);
+}
+
+static bool use_all_hook;
+
 static void run(struct run *r, const char *const *names, const struct fw_extender *xs, uint32_t n_x, int32_t taint_weight)
 {
 	static struct cluster cl;
-	struct tl_profile_spec spec = { .extenders = xs, .n_extenders = n_x };
+	struct tl_profile_spec spec = { .extenders = xs, .n_extenders = n_x, .ext_prioritize_all = use_all_hook ? all_hook : NULL };
 	if (taint_weight) {
 		spec.pre_score[0] = spec.score[0] = "TaintToleration";
 		spec.score_weight[0] = taint_weight;
@@ -270,6 +285,24 @@ static void test_prioritize_weights(void **state)
 	assert_int_equal(r.res.feasible_nodes, 2);
 }
 
+/* "test 6" again through the scheduler's all-at-once hook (used for two or more prioritizers):
+ * the same pick. */
+static void test_prioritize_weights_all_hook(void **state)
+{
+	(void)state;
+	struct fake f1 = { .pred = P_TRUE, .prio = R_NODE1, .prio_weight = 10 };
+	struct fake f2 = { .pred = P_TRUE, .prio = R_NODE2, .prio_weight = 10 };
+	struct fw_extender xs[] = { ext(&f1, 1, false), ext(&f2, 5, false) };
+	struct run r;
+	use_all_hook = true;
+	all_calls = 0;
+	run(&r, two, xs, 2, 0);
+	use_all_hook = false;
+	assert_int_equal(all_calls, 1);
+	assert_string_equal(r.host, "node2");
+	assert_int_equal(f1.prio_calls + f2.prio_calls, 2);
+}
+
 /* "test 7": a score plugin of weight 20 for node2 (2000) beats the extender's node1 (1000). And the
  * same with weight 5 (500 + 100 vs 1000): node1, so the extender's scale matters. */
 static void test_prioritize_with_plugins(void **state)
@@ -379,6 +412,7 @@ int main(void)
 		cmocka_unit_test(test_filter_sequence_empties),
 		cmocka_unit_test(test_prioritize_error_ignored),
 		cmocka_unit_test(test_prioritize_weights),
+		cmocka_unit_test(test_prioritize_weights_all_hook),
 		cmocka_unit_test(test_prioritize_with_plugins),
 		cmocka_unit_test(test_uninterested_not_called),
 		cmocka_unit_test(test_ignorable_skipped),

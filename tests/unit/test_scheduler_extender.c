@@ -295,6 +295,9 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
 	enum MHD_Result ret;
 	if (strncmp(url, "/fail/", 6) == 0) {
 		ret = reply(c, 500, "boom");
+	} else if (strncmp(url, "/slowp/", 7) == 0) {
+		usleep(400 * 1000);
+		ret = reply(c, 200, "[{\"Host\":\"a\",\"Score\":4}]");
 	} else if (strncmp(url, "/slow/", 6) == 0) {
 		usleep(1000 * 1000);
 		ret = reply(c, 200, "{}");
@@ -492,6 +495,43 @@ static void test_client_errors(void **state)
 	usleep(1100 * 1000); /* the slow handler's thread finishes before the server stops */
 }
 
+/* upstream prioritizeNodes calls the interested prioritizers in goroutines: two extenders that
+ * each answer in 400 ms take ~400 ms together, not 800; answers and failures stay per extender. */
+static void test_prioritize_all_concurrent(void **state)
+{
+	(void)state;
+	struct client k;
+	client_init(&k, "slowp", false, 5000, false);
+	struct cfg_extender xs2[3] = { k.x, k.x, k.x };
+	char url_fail[128];
+	snprintf(url_fail, sizeof(url_fail), "http://127.0.0.1:%d/fail/", srv.port);
+	xs2[1].node_cache_capable = true;
+	xs2[2].url_prefix = url_fail;
+	struct config cfg = { .n_extenders = 3, .extenders = xs2 };
+	struct err e = { 0 };
+	struct sched_extenders *xs = sched_extenders_new(&cfg, NULL, &e);
+	assert_non_null(xs);
+	uint32_t n;
+	const struct fw_extender *fw = sched_extenders_fw(xs, &n);
+	const struct fw_extender *which[] = { &fw[0], &fw[1], &fw[2] };
+	struct fw_ext_prio_result out[3] = { { 0 } };
+	int rcs[3] = { 1, 1, 1 };
+	struct err errs[3] = { { 0 } };
+	int64_t t0 = mono_ns();
+	sched_extenders_prioritize_all(NULL, k.c, k.pod, k.ptrs, 2, which, 3, out, rcs, errs);
+	int64_t took = mono_ns() - t0;
+	assert_true(took < 750 * 1000000LL);
+	assert_int_equal(rcs[0], 0);
+	assert_int_equal(rcs[1], 0);
+	assert_int_equal(out[0].n, 1);
+	assert_string_equal(out[1].scores[0].host, "a");
+	assert_int_equal(out[1].scores[0].score, 4);
+	assert_true(rcs[2] < 0);
+	assert_non_null(strstr(errs[2].msg, "failed prioritize with extender at URL"));
+	sched_extenders_free(xs);
+	client_release(&k);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -502,6 +542,7 @@ int main(void)
 		cmocka_unit_test(test_is_interested),
 		cmocka_unit_test(test_client_verbs),
 		cmocka_unit_test(test_client_errors),
+		cmocka_unit_test(test_prioritize_all_concurrent),
 	};
 	return cmocka_run_group_tests(tests, server_up, server_down);
 }

@@ -123,6 +123,13 @@ struct fw_profile_options {
 	 * borrowed, must outlive the profile */
 	const struct fw_extender *extenders;
 	uint32_t n_extenders;
+	/* Optional: the prioritize calls of xs[0..nx) at once (upstream runs them in goroutines), each
+	 * extender's answer in out[i] and its failure in rcs[i] (0 or negative) and errs[i]; NULL = one
+	 * after the other through fw_extender.prioritize. Called on the scheduler thread. */
+	void (*ext_prioritize_all)(void *ctx, struct fw_cycle *c, const struct api_pod *pod,
+				   const struct node_info *const *nodes, uint32_t n, const struct fw_extender *const *xs,
+				   uint32_t nx, struct fw_ext_prio_result *out, int *rcs, struct err *errs);
+	void *ext_ctx;
 };
 
 /* Builds a profile. Errors (unknown plugin, plugin without the point it is listed at, weight
