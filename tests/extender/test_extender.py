@@ -175,7 +175,8 @@ def main():
     global ARGS
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--port", type=int, default=0, help="0: any; the port is printed on stdout")
-    p.add_argument("--kubeconfig", help="for bind and nodeCacheCapable label lookups")
+    p.add_argument("--kubeconfig", help="for bind and nodeCacheCapable label lookups: its first server, bearer "
+                   "token and certificate-authority file are used (no client certificates, no exec plugins)")
     p.add_argument("--log", help="append one JSON line per request")
     p.add_argument("--tls-cert")
     p.add_argument("--tls-key")
