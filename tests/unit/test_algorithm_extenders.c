@@ -8,7 +8,7 @@
 
 #include "cache/node_info.h"
 
-enum pred { P_TRUE, P_ERROR, P_FALSE, P_NODE1, P_NODE2, P_ABC }; /* P_ABC: a ok, b Unsched., c UUR */
+enum pred { P_TRUE, P_ERROR, P_FALSE, P_NODE1, P_NODE2, P_ABC, P_BOGUS }; /* P_ABC: a ok, b Unsched., c UUR; P_BOGUS: keeps "nope" */
 enum prio { R_NONE, R_ERROR, R_NODE1, R_NODE2 };
 
 struct fake {
@@ -41,6 +41,8 @@ static int run_pred(enum pred p, const char *node)
 		return strcmp(node, "node2") ? 1 : 0;
 	case P_ABC:
 		return !strcmp(node, "a") ? 0 : !strcmp(node, "b") ? 1 : 2;
+	case P_BOGUS:
+		return 0;
 	}
 	return -1;
 }
@@ -63,6 +65,10 @@ static int f_filter(void *ctx, struct fw_cycle *c, const struct api_pod *pod, co
 	out->has_kept = true;
 	out->kept = fw_cycle_alloc(c, (n + 1) * sizeof(*out->kept));
 	out->failed = fw_cycle_alloc(c, (n + 1) * sizeof(*out->failed));
+	if (f->pred == P_BOGUS) {
+		out->kept[out->n_kept++] = "nope";
+		return 0;
+	}
 	for (uint32_t i = 0; i < n; i++) {
 		int r = run_pred(f->pred, nodes[i]->name);
 		if (r < 0)
@@ -364,6 +370,18 @@ static void test_failed_and_unresolvable(void **state)
 				   "\"b\" failed, 1 FakeExtender: node \"c\" failed and unresolvable.");
 }
 
+/* upstream extender.go Filter: a kept node that was not sent is an error naming both. */
+static void test_filter_unknown_node(void **state)
+{
+	(void)state;
+	struct fake f1 = { .pred = P_BOGUS };
+	struct fw_extender xs[] = { ext(&f1, 0, false) };
+	struct run r;
+	run(&r, two, xs, 1, 0);
+	assert_int_equal(r.res.code, FW_ERROR);
+	assert_string_equal(r.msg, "extender \"FakeExtender\" claims a filtered node \"nope\" which is not found in the input node list");
+}
+
 /* upstream findNodesThatPassFilters: with an extender that filters, numNodesToFind is not cut to
  * 1 even without scoring, so the extender sees every feasible node. */
 static void test_extender_sees_all_nodes(void **state)
@@ -418,6 +436,7 @@ int main(void)
 		cmocka_unit_test(test_ignorable_skipped),
 		cmocka_unit_test(test_failed_and_unresolvable),
 		cmocka_unit_test(test_extender_sees_all_nodes),
+		cmocka_unit_test(test_filter_unknown_node),
 		cmocka_unit_test(test_extender_requeue_registration),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
