@@ -12,7 +12,11 @@
  *    without the managed resource is never sent to that extender; one requesting it is (and its
  *    ignoredByScheduler resource is not checked by NodeResourcesFit);
  *  - FailedScheduling with the extenders' reasons in upstream's FitError histogram, and a
- *    non-ignorable extender answering 500 failing the pod with upstream's error text. */
+ *    non-ignorable extender answering 500 failing the pod with upstream's error text;
+ *  - the legacy Policy file's extenders;
+ *  - HTTPS: serverName, client certificate and CA from files and inline data, no client
+ *    certificate (fails), enableHTTPS without a CA (unverified);
+ *  - a bind extender answering with an Error: a bind failure (SchedulerError, pod unbound). */
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -717,9 +721,52 @@ static void test_tls_client_cert(void **state)
 	wait_for(p, fx, "default", ok_failed_prefix, w, "tls-2 fails without a client certificate");
 	free(p);
 	assert_int_equal(csched_stop(fx), 0);
+	harness_delete_pods(fx->cl, "default", "tls-", 2, 1, &e);
+
+	/* enableHTTPS without a CA: upstream makeTransport verifies nothing (Insecure) */
+	snprintf(ext, sizeof(ext),
+		 "- urlPrefix: \"https://127.0.0.1:%d/keep:zone=b/\"\n"
+		 "  filterVerb: filter\n"
+		 "  enableHTTPS: true\n"
+		 "  tlsConfig:\n"
+		 "    certFile: %s/cli.crt\n"
+		 "    keyFile: %s/cli.key\n",
+		 tls_port, t, t);
+	csched_with_extenders(x, "tls-insecure", ext);
+	pod_make(fx, "tls-3", false);
+	static const char *const names3[] = { "tls-3", NULL };
+	p = calloc(1, sizeof(*p));
+	wait_for(p, fx, "default", ok_bound, names3, "tls-3 bound through an unverified HTTPS extender");
+	const char *n3 = node_of(fx, p, "tls-3");
+	if (strcmp(n3, "ext-2") && strcmp(n3, "ext-3"))
+		FAILF(fx, "tls-3 on %s, want zone b", n3);
+	free(p);
+	assert_int_equal(csched_stop(fx), 0);
 	kill(tls, SIGTERM);
 	harness_wait_child(tls, 5000, NULL, &e);
-	harness_delete_pods(fx->cl, "default", "tls-", 2, 1, &e);
+}
+
+/* A bind extender whose ExtenderBindingResult carries an Error: the binding fails like any bind
+ * failure (upstream bind: fwk.AsStatus(err) -> handleBindingCycleError: forget, requeue,
+ * FailedScheduling with the error as message) and the pod stays unbound. */
+static void test_bind_failure(void **state)
+{
+	struct ext_fx *x = *state;
+	struct fx *fx = &x->fx;
+	csched_with_extenders(x, "bindfail",
+			      "- urlPrefix: \"http://127.0.0.1:%d/error:refused/\"\n"
+			      "  bindVerb: bind\n");
+	pod_make(fx, "bf-1", false);
+	struct want_prefix w[] = { { "bf-1", "SchedulerError", "refused" }, { NULL, NULL, NULL } };
+	struct poll *p = calloc(1, sizeof(*p));
+	wait_for(p, fx, "default", ok_failed_prefix, w, "bf-1 bind fails");
+	int with_names;
+	if (ext_requests(x, "bf-1", "bind", "error:refused", &with_names) < 1)
+		FAILF(fx, "%s", "bf-1 never sent to the bind extender");
+	free(p);
+	assert_int_equal(csched_stop(fx), 0);
+	struct err e = { 0 };
+	harness_delete_pods(fx->cl, "default", "bf-", 1, 1, &e);
 }
 
 int main(void)
@@ -730,6 +777,7 @@ int main(void)
 		cmocka_unit_test(test_fit_error_and_failure),
 		cmocka_unit_test(test_policy_file_extender),
 		cmocka_unit_test(test_tls_client_cert),
+		cmocka_unit_test(test_bind_failure),
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
