@@ -243,6 +243,64 @@ static struct api_pvc *pvc_lister(void *ctx, const char *ns, const char *name)
 	return NULL;
 }
 
+/* The Namespaces, Services, RCs, ReplicaSets and StatefulSets of the state being run: what the
+ * scheduler's informers would hold (InterPodAffinity's namespaceSelector, PodTopologySpread's
+ * system default constraints). */
+static struct api_namespace *cur_ns[GEN_MAX_NAMESPACES];
+static int n_cur_ns;
+static struct api_selector_owner *cur_owners[GEN_MAX_OWNERS];
+static int n_cur_owners;
+/* gen.c's owner kinds, as apiclient's */
+static const enum api_selector_kind owner_kinds[] = {
+	[GEN_SERVICE] = API_SEL_SERVICE, [GEN_RC] = API_SEL_RC, [GEN_RS] = API_SEL_RS, [GEN_SS] = API_SEL_SS
+};
+
+static struct api_namespace *ns_lister(void *ctx, const char *name)
+{
+	(void)ctx;
+	for (int i = 0; i < n_cur_ns; i++)
+		if (!strcmp(cur_ns[i]->meta.name, name))
+			return api_namespace_ref(cur_ns[i]);
+	return NULL;
+}
+
+static int ns_each(void *ctx, int (*fn)(void *arg, const struct api_namespace *ns), void *arg)
+{
+	(void)ctx;
+	for (int i = 0; i < n_cur_ns; i++) {
+		int r = fn(arg, cur_ns[i]);
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+static struct api_selector_owner *owner_lister(void *ctx, enum api_selector_kind kind, const char *ns,
+					       const char *name)
+{
+	(void)ctx;
+	for (int i = 0; i < n_cur_owners; i++) {
+		struct api_selector_owner *o = cur_owners[i];
+		if (o->kind == kind && !strcmp(o->meta.namespace, ns) && !strcmp(o->meta.name, name))
+			return api_selector_owner_ref(o);
+	}
+	return NULL;
+}
+
+static int services_each(void *ctx, const char *ns, int (*fn)(void *arg, const struct api_selector_owner *svc),
+			 void *arg)
+{
+	(void)ctx;
+	for (int i = 0; i < n_cur_owners; i++) {
+		if (cur_owners[i]->kind != API_SEL_SERVICE || strcmp(cur_owners[i]->meta.namespace, ns))
+			continue;
+		int r = fn(arg, cur_owners[i]);
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
 /* kube-scheduler's and csched's pod informers list and watch with the field selector
  * status.phase!=Succeeded,status.phase!=Failed (scheduler.c POD_FIELD_SELECTOR), so the API
  * server never hands them terminal pods; the harness applies that selector itself. */
@@ -268,7 +326,11 @@ static int harness_init(struct harness *h, const char *config_text)
 	struct fw_profile_config pc;
 	fw_profile_config_from_cfg(&h->cfg.profiles[0], &pc);
 	struct fw_profile_options o = { .percentage_of_nodes_to_score = h->cfg.percentage_of_nodes_to_score,
-					.listers = { .pvc = pvc_lister } };
+					.listers = { .pvc = pvc_lister,
+						     .ns = ns_lister,
+						     .ns_each = ns_each,
+						     .owner = owner_lister,
+						     .services_each = services_each } };
 	if (!(h->profile = fw_profile_new(&pc, &o, &e))) {
 		fprintf(stderr, "differential: profile: %s\n", e.msg);
 		config_free(&h->cfg);
@@ -351,7 +413,7 @@ static int score_nodes(struct fw_profile *p, struct fw_cycle *c, const struct ap
 }
 
 /* The profiles built so far, one per configuration text (the generator uses a few). */
-#define MAX_HARNESSES 16
+#define MAX_HARNESSES 512
 static struct harness harnesses[MAX_HARNESSES];
 static int n_harnesses;
 
@@ -404,6 +466,21 @@ static int run_csched(const struct gen *g, struct result *got)
 			goto out;
 		}
 		n_cur_pvcs++;
+	}
+	for (int i = 0; i < g->n_namespaces; i++) {
+		if (!(cur_ns[n_cur_ns] = api_namespace_decode_json(g->namespaces[i], strlen(g->namespaces[i]), &e))) {
+			snprintf(got->error, sizeof(got->error), "namespace %d: %.400s", i, e.msg);
+			goto out;
+		}
+		n_cur_ns++;
+	}
+	for (int i = 0; i < g->n_owners; i++) {
+		if (!(cur_owners[n_cur_owners] = api_selector_owner_decode_json(owner_kinds[g->owner_kind[i]], g->owners[i],
+										 strlen(g->owners[i]), &e))) {
+			snprintf(got->error, sizeof(got->error), "owner %d: %.400s", i, e.msg);
+			goto out;
+		}
+		n_cur_owners++;
 	}
 	for (int i = 0; i < g->n_pods; i++) {
 		struct api_pod *bp = api_pod_decode_json(g->pods[i], strlen(g->pods[i]), &e);
@@ -498,6 +575,10 @@ static int run_csched(const struct gen *g, struct result *got)
 out:
 	while (n_cur_pvcs)
 		api_pvc_unref(cur_pvcs[--n_cur_pvcs]);
+	while (n_cur_ns)
+		api_namespace_unref(cur_ns[--n_cur_ns]);
+	while (n_cur_owners)
+		api_selector_owner_unref(cur_owners[--n_cur_owners]);
 	for (int i = 0; i < GEN_MAX_NOMINATED; i++)
 		api_pod_unref(nom_pods[i]);
 	fw_cycle_free(c);
