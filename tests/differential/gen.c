@@ -988,6 +988,26 @@ static char *gen_bound_pod(struct gen *g, int idx, const char *node)
 	return strbuf_detach(&sb, NULL);
 }
 
+/* A pod without requests on node, labelled, maybe with pod (anti-)affinity: more pods for the
+ * two plugins to count (topology states only; the second stream). */
+static char *gen_light_pod(struct gen *g, int idx, const char *node)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *ns = t_pct(g, 60) ? "default" : TPICK(g, pod_namespaces);
+	strbuf_addf(&sb,
+		    "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"t%d\",\"namespace\":\"%s\","
+		    "\"uid\":\"uid-t%d\"",
+		    idx, ns, idx);
+	put_pod_labels(g, &sb);
+	strbuf_addf(&sb,
+		    "},\"spec\":{\"nodeName\":\"%s\",\"schedulerName\":\"default-scheduler\",\"containers\":[{\"name\":\"c0\","
+		    "\"image\":\"registry.k8s.io/pause:3.10\",\"resources\":{}}]",
+		    node);
+	put_topo_affinity(g, &sb, 40, 40);
+	strbuf_puts(&sb, "},\"status\":{\"phase\":\"Running\"}}");
+	return strbuf_detach(&sb, NULL);
+}
+
 /* A pod another cycle nominated (preemption): no nodeName, status.nominatedNodeName (sometimes a
  * node that does not exist), a priority around the pending pod's (only nominated pods of priority
  * >= its count, upstream RunFilterPluginsWithNominatedPods), maybe in another namespace. */
@@ -1075,7 +1095,10 @@ static void put_term(struct gen *g, struct strbuf *sb)
 
 static char *gen_pending_pod(struct gen *g)
 {
-	struct strbuf sb = STRBUF_INIT;
+	struct strbuf sb = STRBUF_INIT, junk = STRBUF_INIT;
+	/* lean (40% of the topology states): the node selector, node affinity and volumes are
+	 * drawn but not written, so that more pods fit and the two plugins' scores decide */
+	bool lean = g->topo && t_pct(g, 40);
 	if (!g->topo) {
 		strbuf_puts(&sb, "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\",\"namespace\":\"default\","
 				 "\"uid\":\"uid-p\"},\"spec\":{\"schedulerName\":\"default-scheduler\",");
@@ -1103,64 +1126,68 @@ static char *gen_pending_pod(struct gen *g)
 	if (r_pct(g, g->host_network ? 60 : 10))
 		strbuf_addf(&sb, ",\"hostUsers\":%s", r_pct(g, 80) ? "false" : "true");
 	put_overhead(g, &sb);
+	struct strbuf *na = lean ? &junk : &sb; /* node selection */
 	if (r_pct(g, 25)) {
-		strbuf_puts(&sb, ",\"nodeSelector\":{");
+		strbuf_puts(na, ",\"nodeSelector\":{");
 		int n = 1 + r_pct(g, 30);
 		int k0 = r_int(g, 5);
 		for (int i = 0; i < n; i++) {
 			int k = (k0 + i) % 5;
 			if (i)
-				strbuf_puts(&sb, ",");
+				strbuf_puts(na, ",");
 			if (k == 4) {
-				strbuf_puts(&sb, "\"topology.kubernetes.io/zone\":");
-				gen_json_str(&sb, PICK(g, zones));
+				strbuf_puts(na, "\"topology.kubernetes.io/zone\":");
+				gen_json_str(na, PICK(g, zones));
 			} else {
-				gen_json_str(&sb, label_kinds[k].key);
-				strbuf_puts(&sb, ":");
-				gen_json_str(&sb, label_kinds[k].values[r_int(g, label_kinds[k].n)]);
+				gen_json_str(na, label_kinds[k].key);
+				strbuf_puts(na, ":");
+				gen_json_str(na, label_kinds[k].values[r_int(g, label_kinds[k].n)]);
 			}
 		}
-		strbuf_puts(&sb, "}");
+		strbuf_puts(na, "}");
 	}
 	bool req = r_pct(g, 30), pref = r_pct(g, 40);
 	struct strbuf pa = STRBUF_INIT;
 	bool podaff = g->topo && t_pct(g, 70) && put_pod_affinity(g, &pa, 50);
-	if (podaff && !req && !pref)
+	if (podaff && (lean || (!req && !pref)))
 		strbuf_addf(&sb, ",\"affinity\":{%s}", pa.data);
 	if (req || pref) {
-		strbuf_puts(&sb, ",\"affinity\":{\"nodeAffinity\":{");
+		strbuf_puts(na, ",\"affinity\":{\"nodeAffinity\":{");
 		if (req) {
-			strbuf_puts(&sb, "\"requiredDuringSchedulingIgnoredDuringExecution\":{\"nodeSelectorTerms\":[");
+			strbuf_puts(na, "\"requiredDuringSchedulingIgnoredDuringExecution\":{\"nodeSelectorTerms\":[");
 			int nt = 1 + r_pct(g, 35);
 			for (int i = 0; i < nt; i++) {
 				if (i)
-					strbuf_puts(&sb, ",");
-				put_term(g, &sb);
+					strbuf_puts(na, ",");
+				put_term(g, na);
 			}
-			strbuf_puts(&sb, "]}");
+			strbuf_puts(na, "]}");
 		}
 		if (pref) {
-			strbuf_puts(&sb, req ? "," : "");
-			strbuf_puts(&sb, "\"preferredDuringSchedulingIgnoredDuringExecution\":[");
+			strbuf_puts(na, req ? "," : "");
+			strbuf_puts(na, "\"preferredDuringSchedulingIgnoredDuringExecution\":[");
 			int nt = 1 + r_int(g, 3);
 			for (int i = 0; i < nt; i++) {
-				strbuf_addf(&sb, "%s{\"weight\":%d,\"preference\":", i ? "," : "", 1 + r_int(g, 100));
-				put_term(g, &sb);
-				strbuf_puts(&sb, "}");
+				strbuf_addf(na, "%s{\"weight\":%d,\"preference\":", i ? "," : "", 1 + r_int(g, 100));
+				put_term(g, na);
+				strbuf_puts(na, "}");
 			}
-			strbuf_puts(&sb, "]");
+			strbuf_puts(na, "]");
 		}
-		strbuf_puts(&sb, "}");
-		if (podaff)
-			strbuf_addf(&sb, ",%s", pa.data);
-		strbuf_puts(&sb, "}");
+		strbuf_puts(na, "}");
+		if (podaff && !lean)
+			strbuf_addf(na, ",%s", pa.data);
+		strbuf_puts(na, "}");
 	}
 	strbuf_release(&pa);
 	if (g->topo && t_pct(g, 55))
 		put_spread(g, &sb);
 	int ntol = r_pct(g, 55) ? 1 + r_int(g, 3) : 0;
-	if (ntol) {
+	bool tolerate_all = lean && t_pct(g, 60); /* every taint: more lean pods fit */
+	if (ntol || tolerate_all) {
 		strbuf_puts(&sb, ",\"tolerations\":[");
+		if (tolerate_all)
+			strbuf_addf(&sb, "{\"operator\":\"Exists\"}%s", ntol ? "," : "");
 		for (int i = 0; i < ntol; i++) {
 			bool exists = r_pct(g, 40);
 			int effect = r_int(g, 5); /* 3, 4: any effect */
@@ -1183,7 +1210,10 @@ static char *gen_pending_pod(struct gen *g)
 		}
 		strbuf_puts(&sb, "]");
 	}
-	put_volumes(g, &sb, VOL_PENDING);
+	put_volumes(g, lean ? &junk : &sb, VOL_PENDING);
+	if (lean && g->scratch_mount) /* the containers may mount it */
+		strbuf_puts(&sb, ",\"volumes\":[{\"name\":\"scratch\",\"emptyDir\":{}}]");
+	strbuf_release(&junk);
 	strbuf_puts(&sb, "}}");
 	return strbuf_detach(&sb, NULL);
 }
@@ -1318,9 +1348,10 @@ static bool implemented(const struct cfg_registry *reg, const char *name)
 /* Whether the generator emits the pod-topology material (see struct gen's t). */
 static bool gen_topo(void)
 {
-	const char *force = getenv("DIFFERENTIAL_TOPOLOGY"); /* 1: emit it anyway (to try the generator) */
-	if (force && !strcmp(force, "1"))
-		return true;
+	/* DIFFERENTIAL_TOPOLOGY=1 / =0 forces it on / off (to try the generator) */
+	const char *force = getenv("DIFFERENTIAL_TOPOLOGY");
+	if (force && *force)
+		return !strcmp(force, "1");
 	const struct cfg_registry *reg = fw_registry();
 	return implemented(reg, "InterPodAffinity") || implemented(reg, "PodTopologySpread");
 }
@@ -1379,6 +1410,11 @@ void gen_state(struct gen *g, uint64_t seed)
 		int np = r_int(g, 4);
 		for (int k = 0; k < np && g->n_pods < GEN_MAX_PODS; k++, g->n_pods++)
 			g->pods[g->n_pods] = gen_bound_pod(g, g->n_pods, g->node_names[i]);
+	}
+	for (int i = 0; g->topo && i < g->n_nodes; i++) {
+		int np = t_int(g, 3);
+		for (int k = 0; k < np && g->n_pods < GEN_MAX_PODS; k++, g->n_pods++)
+			g->pods[g->n_pods] = gen_light_pod(g, g->n_pods, g->node_names[i]);
 	}
 	int nn = r_pct(g, 40) ? 1 + r_int(g, GEN_MAX_NOMINATED) : 0;
 	for (; g->n_nominated < nn; g->n_nominated++)

@@ -8,7 +8,7 @@
 #include "common/strbuf.h"
 
 #define GEN_MAX_NODES 12
-#define GEN_MAX_PODS 40
+#define GEN_MAX_PODS 64
 #define GEN_MAX_CTRS 8
 #define GEN_MAX_PVCS 8
 #define GEN_MAX_NOMINATED 3
