@@ -236,12 +236,14 @@ static void put_key_list(struct strbuf *sb, const char *field, unsigned mask)
 }
 
 /* `,"labelSelector":{...}` over pod labels (absent 6% when may_be_absent) with matchLabelKeys and
- * (when mismatch) mismatchLabelKeys, written as the API server returns the pod: it appends
+ * (when mismatch) mismatchLabelKeys, mostly written as the API server returns the pod: it appends
  * `key In (value)` / `key NotIn (value)` for each such key the pod has (registry/core/pod/
- * strategy.go applyLabelKeysToLabelSelector); validation forbids a matchLabelKeys key that the
- * user's selector names, a key in both lists, and either list without a selector
- * (ValidateMatchLabelKeysAndMismatchLabelKeys). */
-static void put_pod_selector(struct gen *g, struct strbuf *sb, bool may_be_absent, bool mismatch)
+ * strategy.go applyLabelKeysToLabelSelector); unmerged_pct of them unmerged, as an API server
+ * older than the merge wrote them (MatchLabelKeysInPodTopologySpreadSelectorMerge is v1.34;
+ * upstream's PodTopologySpread merges the keys itself, InterPodAffinity does not). Validation
+ * forbids a matchLabelKeys key that the user's selector names, a key in both lists, and either
+ * list without a selector (ValidateMatchLabelKeysAndMismatchLabelKeys). */
+static void put_pod_selector(struct gen *g, struct strbuf *sb, bool may_be_absent, bool mismatch, int unmerged_pct)
 {
 	if (may_be_absent && t_pct(g, 6))
 		return;
@@ -251,7 +253,8 @@ static void put_pod_selector(struct gen *g, struct strbuf *sb, bool may_be_absen
 		match = (1u + (unsigned)t_int(g, 15)) & ~used;
 	if (mismatch && t_pct(g, 15))
 		mis = (1u + (unsigned)t_int(g, 15)) & ~match;
-	for (int pass = 0; pass < 2; pass++)
+	bool merge = (match || mis) && !t_pct(g, unmerged_pct);
+	for (int pass = 0; merge && pass < 2; pass++)
 		for (int k = 0; k < GEN_POD_LABEL_KINDS; k++)
 			if (((pass ? mis : match) & (1u << k)) && g->pod_labels[k] >= 0) {
 				strbuf_puts(&ex, ex.len ? "," : "");
@@ -307,7 +310,7 @@ static void put_affinity_term(struct gen *g, struct strbuf *sb)
 {
 	strbuf_puts(sb, "{\"topologyKey\":");
 	gen_json_str(sb, TPICK(g, topo_keys));
-	put_pod_selector(g, sb, true, true);
+	put_pod_selector(g, sb, true, true, 10);
 	if (t_pct(g, 30)) {
 		int n = 1 + t_pct(g, 40), k0 = t_int(g, 5);
 		strbuf_puts(sb, ",\"namespaces\":[");
@@ -382,7 +385,7 @@ static void put_spread(struct gen *g, struct strbuf *sb)
 		strbuf_addf(sb, "{\"maxSkew\":%d,\"topologyKey\":", TPICK(g, skews));
 		gen_json_str(sb, topo_keys[ki]);
 		strbuf_addf(sb, ",\"whenUnsatisfiable\":\"%s\"", hard ? "DoNotSchedule" : "ScheduleAnyway");
-		put_pod_selector(g, sb, true, false);
+		put_pod_selector(g, sb, true, false, 35);
 		if (hard && t_pct(g, 25))
 			strbuf_addf(sb, ",\"minDomains\":%d", 1 + t_int(g, 4));
 		if (t_pct(g, 30))
