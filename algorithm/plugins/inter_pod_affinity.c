@@ -126,6 +126,7 @@ static int ns_collect_one(void *arg, const struct api_namespace *ns)
 	if (c->out) {
 		if (c->n == c->cap)
 			return 1; /* the store grew between the passes: what it had is enough */
+		/* compared by pointer only: a name whose namespace goes meanwhile is never read */
 		c->out[c->n] = ns->meta.name;
 	}
 	c->n++;
@@ -296,7 +297,13 @@ static int ns_labels_of(const struct fw_pl *pl, struct fw_cycle *c, const struct
 
 /* ---------- PreFilter / Filter ---------- */
 
+/* The plugin's cycle-state slot holds PreFilter's state, then PreScore's: each starts with its
+ * tag, so that a Score whose PreScore a profile left out finds no state (as upstream's
+ * getPreScoreState) instead of PreFilter's. */
+enum state_tag { TAG_FILTER = 0x1fa, TAG_SCORE = 0x5c0 };
+
 struct filter_state {
+	enum state_tag tag;
 	const struct api_labels *ns_labels;
 	uint32_t n_aff, n_anti;
 	struct term *aff, *anti; /* required, merged */
@@ -364,24 +371,42 @@ static int incoming_counts(struct filter_state *s, const struct fw_node_list *no
 	return 0;
 }
 
+/* Whether a node of the snapshot has pods with required anti-affinity (affinity = false) or with
+ * any pod (anti-)affinity (true): upstream's HavePodsWith*List not empty. */
+static bool any_node_with(const struct fw_node_list *nodes, bool affinity)
+{
+	for (uint32_t i = 0; i < nodes->n; i++) {
+		const struct node_info *ni = nodes->nodes[i];
+		if (ni->node && (affinity ? ni->n_pods_with_affinity : ni->n_pods_with_required_anti_affinity))
+			return true;
+	}
+	return false;
+}
+
 static enum fw_code pre_filter(const struct fw_pl *pl, struct fw_cycle *c, const struct api_pod *pod,
 			       struct fw_node_names *out, struct fw_status *st)
 {
 	(void)out;
+	const struct fw_node_list *nodes = fw_cycle_nodes(c);
+	static const struct fw_node_list none;
+	if (!nodes)
+		nodes = &none;
+	uint32_t n_req_aff, n_req_anti;
+	req_aff(pod, &n_req_aff);
+	req_anti(pod, &n_req_anti);
+	if (!n_req_aff && !n_req_anti && !any_node_with(nodes, false))
+		return FW_SKIP; /* what upstream's Skip test finds, without building the state (most pods) */
 	struct filter_state *s = fw_cycle_alloc(c, sizeof(*s));
 	if (!s || merge_terms(pl, c, pod, pod->affinity.pod_affinity, false, &s->aff, &s->n_aff) < 0 ||
 	    merge_terms(pl, c, pod, pod->affinity.pod_anti_affinity, false, &s->anti, &s->n_anti) < 0 ||
 	    ns_labels_of(pl, c, pod, &s->ns_labels) < 0 || !(s->existing_anti = tp_new(c)) ||
 	    !(s->aff_counts = tp_new(c)) || !(s->anti_counts = tp_new(c)))
 		return fw_status_set(st, FW_ERROR, NAME ": out of memory");
-	const struct fw_node_list *nodes = fw_cycle_nodes(c);
-	static const struct fw_node_list none;
-	if (!nodes)
-		nodes = &none;
 	if (existing_anti_counts(s, nodes, pod) < 0 || incoming_counts(s, nodes) < 0)
 		return fw_status_set(st, FW_ERROR, NAME ": out of memory");
 	if (!s->existing_anti->n_pairs && !s->n_aff && !s->n_anti)
 		return FW_SKIP;
+	s->tag = TAG_FILTER;
 	s->self_match = matches_all(s->aff, s->n_aff, pod);
 	fw_cycle_set_state(c, pl, s);
 	return FW_SUCCESS;
@@ -459,7 +484,7 @@ static enum fw_code filter(const struct fw_pl *pl, const struct fw_cycle *c, con
 			   const struct node_info *ni, struct fw_status *st)
 {
 	const struct filter_state *s = fw_cycle_state(c, pl);
-	if (!s)
+	if (!s || s->tag != TAG_FILTER)
 		return fw_status_set(st, FW_ERROR,
 				     "error reading \"PreFilter" NAME "\" from cycleState: not found");
 	if (!ni->node)
@@ -489,6 +514,7 @@ static enum fw_code filter(const struct fw_pl *pl, const struct fw_cycle *c, con
 /* ---------- PreScore / Score ---------- */
 
 struct score_state {
+	enum state_tag tag;
 	struct tp_map *m; /* topologyScore */
 	uint32_t n_keys;
 	const char **keys; /* m's topology keys and their values, for Score's walk */
@@ -558,6 +584,9 @@ static enum fw_code pre_score(const struct fw_pl *pl, struct fw_cycle *c, const 
 	bool has_constraints = (pa && pa->n_preferred) || (paa && paa->n_preferred);
 	if (a && a->ignore_preferred_terms_of_existing_pods && !has_constraints)
 		return FW_SKIP;
+	const struct fw_node_list *nodes = fw_cycle_nodes(c);
+	if (!has_constraints && (!nodes || !any_node_with(nodes, true)))
+		return FW_SKIP; /* no pod to process: upstream's Skip, without building the state */
 	struct score_ctx x = { .pl = pl, .pod = pod, .hard_weight = a ? a->hard_pod_affinity_weight : 1 };
 	struct score_state *s = fw_cycle_alloc(c, sizeof(*s));
 	if (!s || merge_terms(pl, c, pod, pa, true, &x.pref_aff, &x.n_pref_aff) < 0 ||
@@ -566,7 +595,6 @@ static enum fw_code pre_score(const struct fw_pl *pl, struct fw_cycle *c, const 
 		return fw_status_set(st, FW_ERROR, NAME ": out of memory");
 	/* every node of the snapshot (not only the filtered ones), as upstream's shared lister; without
 	 * preferred terms of its own only the pods with affinity can score the pod */
-	const struct fw_node_list *nodes = fw_cycle_nodes(c);
 	for (uint32_t i = 0; nodes && i < nodes->n; i++) {
 		const struct node_info *ni = nodes->nodes[i];
 		if (!ni->node || (!has_constraints && !ni->n_pods_with_affinity))
@@ -591,6 +619,7 @@ static enum fw_code pre_score(const struct fw_pl *pl, struct fw_cycle *c, const 
 		s->keys[j] = k;
 		s->vals[j++] = v;
 	}
+	s->tag = TAG_SCORE;
 	fw_cycle_set_state(c, pl, s);
 	return FW_SUCCESS;
 }
@@ -601,7 +630,7 @@ static enum fw_code score(const struct fw_pl *pl, const struct fw_cycle *c, cons
 	(void)pod;
 	const struct score_state *s = fw_cycle_state(c, pl);
 	*out = 0;
-	if (!s)
+	if (!s || s->tag != TAG_SCORE)
 		return fw_status_set(st, FW_ERROR, "failed to read \"PreScore" NAME "\" from cycleState: not found");
 	if (!ni->node)
 		return FW_SUCCESS;
@@ -621,7 +650,7 @@ static enum fw_code normalize(const struct fw_pl *pl, const struct fw_cycle *c, 
 {
 	(void)pod;
 	const struct score_state *s = fw_cycle_state(c, pl);
-	if (!s)
+	if (!s || s->tag != TAG_SCORE)
 		return fw_status_set(st, FW_ERROR, "failed to read \"PreScore" NAME "\" from cycleState: not found");
 	if (!s->n_keys)
 		return FW_SUCCESS;
