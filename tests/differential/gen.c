@@ -119,7 +119,7 @@ static bool t_pct(struct gen *g, int pct) { return t_int(g, 100) < pct; }
 static const struct label_kind pod_label_kinds[GEN_POD_LABEL_KINDS] = {
 	{ "app", { "web", "db", "cache" }, 3 },
 	{ "version", { "v1", "v2" }, 2 },
-	{ "team", { "a", "b" }, 2 },
+	{ "team", { "a", "b", "" }, 3 }, /* "": present, empty (not absent) */
 	{ "example.com/role", { "x", "y" }, 2 },
 };
 /* Pods' namespaces (Namespace objects exist for some); "ghost" only in terms' namespace lists. */
@@ -143,8 +143,10 @@ static void put_node_topology(struct gen *g, struct strbuf *sb, const char *zone
 		region = t_pct(g, 50) ? "region-1" : "region-2";
 	if (region)
 		strbuf_addf(sb, ",\"topology.kubernetes.io/region\":\"%s\"", region);
-	if (t_pct(g, 50))
-		strbuf_addf(sb, ",\"example.com/rack\":\"r%d\"", 1 + t_int(g, 2));
+	if (t_pct(g, 50)) { /* an empty value is a domain of its own, not a missing key */
+		static const char *const racks[] = { "r1", "r2", "r1", "r2", "" };
+		strbuf_addf(sb, ",\"example.com/rack\":\"%s\"", TPICK(g, racks));
+	}
 }
 
 /* The labels of the pod being generated (into g->pod_labels) as `,"labels":{...}`. */
