@@ -1375,6 +1375,16 @@ static char *gen_config(uint64_t seed)
 	for (size_t i = 0; i < reg->n; i++)
 		if (!reg->plugins[i].implemented && reg->plugins[i].upstream_default)
 			strbuf_addf(&sb, "      - name: %s\n", reg->plugins[i].name);
+	/* one of the plugins at some extension points only (a fourth hash): its Score without its
+	 * PreFilter state, or (a configuration upstream accepts) its Filter without PreFilter */
+	struct gen h3 = { .s = seed ^ 0x9017ull };
+	int pv = (int)(rnd(&h3) % 100);
+	const char *pl = pv < 8 ? "InterPodAffinity" : "PodTopologySpread";
+	if (pv < 16 && implemented(reg, pl))
+		strbuf_addf(&sb, "    preFilter:\n      disabled:\n      - name: %s\n%s", pl,
+			    pv % 4 ? "    filter:\n      disabled:\n" : "");
+	if (pv < 16 && pv % 4 && implemented(reg, pl))
+		strbuf_addf(&sb, "      - name: %s\n", pl);
 	if (v == 6)
 		strbuf_puts(&sb, "    score:\n      enabled:\n      - name: ImageLocality\n        weight: 5\n"
 				 "      - name: TaintToleration\n        weight: 1\n");
