@@ -413,17 +413,21 @@ static int score_nodes(struct fw_profile *p, struct fw_cycle *c, const struct ap
 	return 0;
 }
 
-/* The profiles built so far, one per configuration text (the generator uses a few). */
+/* The profiles built so far, one per configuration text (the generator uses a few hundred). */
 #define MAX_HARNESSES 512
 static struct harness harnesses[MAX_HARNESSES];
 static int n_harnesses;
+
+static void harnesses_free(void);
 
 static struct harness *harness_for(const char *config_text)
 {
 	for (int i = 0; i < n_harnesses; i++)
 		if (!strcmp(harnesses[i].config_text, config_text))
 			return &harnesses[i];
-	if (n_harnesses == MAX_HARNESSES || harness_init(&harnesses[n_harnesses], config_text) < 0)
+	if (n_harnesses == MAX_HARNESSES) /* the variants multiply past the cache: start over */
+		harnesses_free();
+	if (harness_init(&harnesses[n_harnesses], config_text) < 0)
 		return NULL;
 	return &harnesses[n_harnesses++];
 }
