@@ -10,6 +10,8 @@
 #include "algorithm_testlib.h"
 
 #include "algorithm/cycle_internal.h"
+#include "cache/cache.h"
+#include "cache/snapshot.h"
 #include "config/config.h"
 
 #define R_AFF "node(s) didn't match pod affinity rules"
@@ -1127,6 +1129,69 @@ static void test_oracle_namespaces(void **state)
 	env_release(&v);
 }
 
+/* The snapshot's have-pods-with-(anti-)affinity lists (fw_node_list_from_snapshot), as the
+ * scheduler runs the plugin. oracle (nodeA, nodeB zone=z1, nodeC zone=z2; e1 on nodeA with
+ * required anti-affinity app In web @zone, e2 on nodeC app=db preferring app In web @zone weight
+ * 4, e3 on nodeB without affinity; the pod app=web without affinity): Filter nodeA and nodeB
+ * Unschedulable (existing pods anti-affinity), nodeC Success with raw score 4. */
+static void test_snapshot_lists(void **state)
+{
+	(void)state;
+	struct cache *cache = cache_new();
+	struct snapshot *snap = snapshot_new();
+	struct err e = { 0 };
+	const char *names[] = { "nodeA", "nodeB", "nodeC" }, *zones[] = { "zone=z1", "zone=z1", "zone=z2" };
+	for (int i = 0; i < 3; i++) {
+		struct api_node *n = TOBJ_NODE(.name = names[i], .labels = zones[i]);
+		assert_int_equal(cache_add_node(cache, n, &e), 0);
+		api_node_unref(n);
+	}
+	struct api_pod *pods[] = {
+		P(.name = "e1", .labels = "app=x", .node = "nodeA", .affinity = aff("N app In web @zone")),
+		P(.name = "e2", .labels = "app=db", .node = "nodeC", .affinity = aff("PA4 app In web @zone")),
+		P(.name = "e3", .labels = "app=db", .node = "nodeB"),
+	};
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(cache_add_pod(cache, pods[i], &e), 0);
+		api_pod_unref(pods[i]);
+	}
+	assert_int_equal(cache_update_snapshot(cache, snap, &e), 0);
+	struct env v;
+	env_init(&v, NULL, 1, false);
+	struct fw_node_list list;
+	fw_node_list_from_snapshot(snap, &list);
+	assert_true(list.has_pod_lists);
+	assert_int_equal(list.n_with_affinity, 2);
+	assert_int_equal(list.n_with_required_anti, 1);
+	fw_cycle_reset(v.c);
+	v.c->nodes = &list;
+	struct api_pod *pod = P(.name = "p", .labels = "app=web");
+	char msg[256];
+	struct fw_status st;
+	assert_int_equal(run_pre_filter(&v, pod, msg, sizeof(msg)), FW_SUCCESS);
+	int64_t raw[3];
+	for (uint32_t i = 0; i < 3; i++) {
+		const struct node_info *ni = snapshot_get(snap, names[i]);
+		fw_status_reset(&st);
+		enum fw_code code = v.pl->plugin->filter(v.pl, v.c, pod, ni, &st);
+		assert_int_equal(code, i < 2 ? FW_UNSCHEDULABLE : FW_SUCCESS);
+		if (i < 2)
+			assert_string_equal(fw_status_message(&st, msg, sizeof(msg)), R_EXIST);
+	}
+	fw_status_reset(&st);
+	assert_int_equal(v.pl->plugin->pre_score(v.pl, v.c, pod, list.nodes, list.n, &st), FW_SUCCESS);
+	for (uint32_t i = 0; i < 3; i++) {
+		fw_status_reset(&st);
+		assert_int_equal(v.pl->plugin->score(v.pl, v.c, pod, snapshot_get(snap, names[i]), &raw[i], &st),
+				 FW_SUCCESS);
+		assert_int_equal(raw[i], i < 2 ? 0 : 4);
+	}
+	api_pod_unref(pod);
+	env_release(&v);
+	snapshot_free(snap);
+	cache_free(cache);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1141,6 +1206,7 @@ int main(void)
 		cmocka_unit_test(test_sign_pod),
 		cmocka_unit_test(test_score_without_pre_score),
 		cmocka_unit_test(test_oracle_namespaces),
+		cmocka_unit_test(test_snapshot_lists),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
