@@ -439,6 +439,52 @@ static void harnesses_free(void)
 	n_harnesses = 0;
 }
 
+/* s with the first `from` replaced by `to` (malloc'd), or NULL when s has no `from`. */
+static char *replace1(const char *s, const char *from, const char *to)
+{
+	const char *at = strstr(s, from);
+	if (!at)
+		return NULL;
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_add(&sb, s, (size_t)(at - s));
+	strbuf_puts(&sb, to);
+	strbuf_puts(&sb, at + strlen(from));
+	return strbuf_detach(&sb, NULL);
+}
+
+/* Churn (odd seeds of the topology states): the cache reaches the state through a snapshot of
+ * another one, as a live scheduler's does: each labelled bound pod first carries an extra label
+ * and is then updated to its own, and a decoy copy of every bound pod (its affinity included) is
+ * added and then removed, with a snapshot taken between; so the cache's incremental updates of
+ * the per-node lists of pods with (anti-)affinity and of the snapshot count, which the oracle's
+ * fresh state does not have. first[i] receives the pod to update from (NULL: add it). */
+static int churn(const struct gen *g, struct cache *cache, struct snapshot *snap, struct api_pod **first,
+		 struct err *e)
+{
+	struct api_pod *decoys[GEN_MAX_PODS] = { 0 };
+	int rc = 0;
+	for (int i = 0; rc == 0 && i < g->n_pods; i++) {
+		char *dj = replace1(g->pods[i], "\"metadata\":{\"name\":\"", "\"metadata\":{\"name\":\"decoy-");
+		char *dj2 = dj ? replace1(dj, "\"uid\":\"uid-", "\"uid\":\"uid-decoy-") : NULL;
+		char *vj = replace1(g->pods[i], "\"labels\":{", "\"labels\":{\"churn\":\"1\",");
+		if (dj2 && (decoys[i] = api_pod_decode_json(dj2, strlen(dj2), e)) && !terminal(decoys[i]))
+			rc = cache_add_pod(cache, decoys[i], e);
+		if (rc == 0 && vj && (first[i] = api_pod_decode_json(vj, strlen(vj), e)) && !terminal(first[i]))
+			rc = cache_add_pod(cache, first[i], e);
+		free(dj);
+		free(dj2);
+		free(vj);
+	}
+	if (rc == 0)
+		rc = cache_update_snapshot(cache, snap, e);
+	for (int i = 0; i < g->n_pods; i++) {
+		if (rc == 0 && decoys[i] && !terminal(decoys[i]))
+			rc = cache_remove_pod(cache, decoys[i], e);
+		api_pod_unref(decoys[i]);
+	}
+	return rc;
+}
+
 /* Runs csched on g's state. Returns 0, or -1 with got->error set. */
 static int run_csched(const struct gen *g, struct result *got)
 {
@@ -448,6 +494,7 @@ static int run_csched(const struct gen *g, struct result *got)
 	struct api_pod *pod = NULL;
 	struct fw_cycle *c = NULL;
 	struct api_pod *nom_pods[GEN_MAX_NOMINATED] = { 0 };
+	struct api_pod *first[GEN_MAX_PODS] = { 0 }; /* churn's versions of the bound pods */
 	struct fw_nominated_pod noms[GEN_MAX_NOMINATED];
 	struct fw_nominated nominated = { 0, noms };
 	int rc = -1;
@@ -487,9 +534,16 @@ static int run_csched(const struct gen *g, struct result *got)
 		}
 		n_cur_owners++;
 	}
+	if (g->topo && (got->seed & 1) && churn(g, cache, snap, first, &e) < 0) {
+		snprintf(got->error, sizeof(got->error), "churn: %.400s", e.msg);
+		goto out;
+	}
 	for (int i = 0; i < g->n_pods; i++) {
 		struct api_pod *bp = api_pod_decode_json(g->pods[i], strlen(g->pods[i]), &e);
-		int r = bp ? (terminal(bp) ? 0 : cache_add_pod(cache, bp, &e)) : -1;
+		int r = !bp ? -1
+			: terminal(bp) ? 0
+			: first[i] && !terminal(first[i]) ? cache_update_pod(cache, first[i], bp, &e)
+							   : cache_add_pod(cache, bp, &e);
 		api_pod_unref(bp);
 		if (r < 0) {
 			snprintf(got->error, sizeof(got->error), "pod %d: %.400s", i, e.msg);
@@ -587,6 +641,8 @@ out:
 		api_selector_owner_unref(cur_owners[--n_cur_owners]);
 	for (int i = 0; i < GEN_MAX_NOMINATED; i++)
 		api_pod_unref(nom_pods[i]);
+	for (int i = 0; i < GEN_MAX_PODS; i++)
+		api_pod_unref(first[i]);
 	fw_cycle_free(c);
 	api_pod_unref(pod);
 	snapshot_free(snap);
