@@ -455,7 +455,8 @@ static char *replace1(const char *s, const char *from, const char *to)
 /* Churn (odd seeds of the topology states): the cache reaches the state through a snapshot of
  * another one, as a live scheduler's does: each labelled bound pod first carries an extra label
  * and is then updated to its own, and a decoy copy of every bound pod (its affinity included) is
- * added and then removed, with a snapshot taken between; so the cache's incremental updates of
+ * added and then removed, with a snapshot taken between (nodes with a zone carry another zone and
+ * rack until after it: run_csched); so the cache's incremental updates of
  * the per-node lists of pods with (anti-)affinity and of the snapshot count, which the oracle's
  * fresh state does not have. first[i] receives the pod to update from (NULL: add it). */
 static int churn(const struct gen *g, struct cache *cache, struct snapshot *snap, struct api_pod **first,
@@ -495,6 +496,7 @@ static int run_csched(const struct gen *g, struct result *got)
 	struct fw_cycle *c = NULL;
 	struct api_pod *nom_pods[GEN_MAX_NOMINATED] = { 0 };
 	struct api_pod *first[GEN_MAX_PODS] = { 0 }; /* churn's versions of the bound pods */
+	struct api_node *first_nodes[GEN_MAX_NODES] = { 0 }; /* and of the nodes */
 	struct fw_nominated_pod noms[GEN_MAX_NOMINATED];
 	struct fw_nominated nominated = { 0, noms };
 	int rc = -1;
@@ -503,10 +505,21 @@ static int run_csched(const struct gen *g, struct result *got)
 		snprintf(got->error, sizeof(got->error), "csched rejects the configuration (see above)");
 		goto out;
 	}
+	bool churning = g->topo && (got->seed & 1);
 	for (int i = 0; i < g->n_nodes; i++) {
-		struct api_node *n = api_node_decode_json(g->nodes[i], strlen(g->nodes[i]), &e);
+		/* churn: the node first carries another zone and rack and is updated to its own after
+		 * a snapshot (below) */
+		char *vj = NULL, *vj2 = NULL;
+		if (churning && (vj = replace1(g->nodes[i], "\"topology.kubernetes.io/zone\":\"", "\"topology.kubernetes.io/zone\":\"x")))
+			vj2 = replace1(vj, "\"example.com/rack\":\"", "\"example.com/rack\":\"x");
+		const char *js = vj2 ? vj2 : vj ? vj : g->nodes[i];
+		struct api_node *n = api_node_decode_json(js, strlen(js), &e);
 		int r = n ? cache_add_node(cache, n, &e) : -1;
+		if (vj)
+			first_nodes[i] = api_node_ref(n);
 		api_node_unref(n);
+		free(vj);
+		free(vj2);
 		if (r < 0) {
 			snprintf(got->error, sizeof(got->error), "node %d: %.400s", i, e.msg);
 			goto out;
@@ -534,9 +547,18 @@ static int run_csched(const struct gen *g, struct result *got)
 		}
 		n_cur_owners++;
 	}
-	if (g->topo && (got->seed & 1) && churn(g, cache, snap, first, &e) < 0) {
+	if (churning && churn(g, cache, snap, first, &e) < 0) {
 		snprintf(got->error, sizeof(got->error), "churn: %.400s", e.msg);
 		goto out;
+	}
+	for (int i = 0; i < g->n_nodes; i++) {
+		struct api_node *n = first_nodes[i] ? api_node_decode_json(g->nodes[i], strlen(g->nodes[i]), &e) : NULL;
+		int r = !first_nodes[i] ? 0 : n ? cache_update_node(cache, first_nodes[i], n, &e) : -1;
+		api_node_unref(n);
+		if (r < 0) {
+			snprintf(got->error, sizeof(got->error), "node update %d: %.400s", i, e.msg);
+			goto out;
+		}
 	}
 	for (int i = 0; i < g->n_pods; i++) {
 		struct api_pod *bp = api_pod_decode_json(g->pods[i], strlen(g->pods[i]), &e);
@@ -643,6 +665,8 @@ out:
 		api_pod_unref(nom_pods[i]);
 	for (int i = 0; i < GEN_MAX_PODS; i++)
 		api_pod_unref(first[i]);
+	for (int i = 0; i < GEN_MAX_NODES; i++)
+		api_node_unref(first_nodes[i]);
 	fw_cycle_free(c);
 	api_pod_unref(pod);
 	snapshot_free(snap);
