@@ -19,6 +19,7 @@ extern const struct fw_plugin fw_plugin_taint_toleration;
 extern const struct fw_plugin fw_plugin_image_locality;
 extern const struct fw_plugin fw_plugin_default_binder;
 extern const struct fw_plugin fw_plugin_node_declared_features;
+extern const struct fw_plugin fw_plugin_inter_pod_affinity;
 
 
 /* ---------- Helpers (algorithm/helpers.c) ---------- */

@@ -15,4 +15,9 @@ void fw_node_list_from_snapshot(const struct snapshot *s, struct fw_node_list *o
 	out->nodes = snapshot_nodes(s);
 	out->get = snapshot_lookup;
 	out->get_ctx = s;
+	out->has_pod_lists = true;
+	out->n_with_affinity = snapshot_num_have_pods_with_affinity(s);
+	out->with_affinity = snapshot_have_pods_with_affinity(s);
+	out->n_with_required_anti = snapshot_num_have_pods_with_required_anti_affinity(s);
+	out->with_required_anti = snapshot_have_pods_with_required_anti_affinity(s);
 }

@@ -61,6 +61,8 @@ void *api__inf_obj_decode(const struct api_informer *inf, const yajl_val v, stru
 		return api_pod_decode(v, e);
 	case API_KIND_NODE:
 		return api_node_decode(v, e);
+	case API_KIND_NAMESPACE:
+		return api_namespace_decode(v, e);
 	default:
 		return api_pvc_decode(v, e);
 	}
@@ -75,6 +77,9 @@ static void obj_unref(const struct api_informer *inf, void *obj)
 	case API_KIND_NODE:
 		api_node_unref(obj);
 		break;
+	case API_KIND_NAMESPACE:
+		api_namespace_unref(obj);
+		break;
 	default:
 		api_pvc_unref(obj);
 	}
@@ -87,6 +92,8 @@ static void *obj_ref(const struct api_informer *inf, void *obj)
 		return api_pod_ref(obj);
 	case API_KIND_NODE:
 		return api_node_ref(obj);
+	case API_KIND_NAMESPACE:
+		return api_namespace_ref(obj);
 	default:
 		return api_pvc_ref(obj);
 	}
@@ -99,6 +106,8 @@ static const struct api_meta *obj_meta(const struct api_informer *inf, const voi
 		return &((const struct api_pod *)obj)->meta;
 	case API_KIND_NODE:
 		return &((const struct api_node *)obj)->meta;
+	case API_KIND_NAMESPACE:
+		return &((const struct api_namespace *)obj)->meta;
 	default:
 		return &((const struct api_pvc *)obj)->meta;
 	}
@@ -402,7 +411,8 @@ struct api_informer *api_informer_new(struct api_client *c, enum api_kind kind, 
 {
 	struct api_informer *inf = NULL;
 	static const char *const resources[] = { [API_KIND_POD] = "pods", [API_KIND_NODE] = "nodes",
-						 [API_KIND_PVC] = "persistentvolumeclaims" };
+						 [API_KIND_PVC] = "persistentvolumeclaims",
+						 [API_KIND_NAMESPACE] = "namespaces" };
 	if (!c || (unsigned)kind >= ARRAY_SIZE(resources)) {
 		err_set(e, ERR_INVALID, "api_informer_new: %s", !c ? "no client" : "unknown kind");
 		return NULL;

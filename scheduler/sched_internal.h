@@ -74,6 +74,7 @@ struct scheduler {
 	struct sched_profile *profiles;
 	struct api_informer *pod_inf, *node_inf;
 	struct api_informer *pvc_inf; /* its store is the plugins' PVC lister (fw_listers) */
+	struct api_informer *ns_inf;  /* Namespaces: the plugins' namespace lister (InterPodAffinity) */
 	struct sched_events *events;
 	struct sched_binder *binder;
 

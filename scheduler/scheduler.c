@@ -328,6 +328,36 @@ static struct api_pvc *pvc_lister(void *ctx, const char *ns, const char *name)
 	return s->pvc_inf ? api_informer_get(s->pvc_inf, ns, name) : NULL;
 }
 
+/* Namespaces move no pod (no default plugin registers their events); InterPodAffinity reads
+ * their labels through the informer's store. */
+static struct api_namespace *ns_lister(void *ctx, const char *name)
+{
+	const struct scheduler *s = ctx;
+	return s->ns_inf ? api_informer_get(s->ns_inf, NULL, name) : NULL;
+}
+
+struct ns_each_ctx {
+	int (*fn)(void *arg, const struct api_namespace *ns);
+	void *arg;
+	int rc;
+};
+
+static void ns_each_one(void *ctx, void *obj)
+{
+	struct ns_each_ctx *c = ctx;
+	if (!c->rc)
+		c->rc = c->fn(c->arg, obj);
+}
+
+static int ns_each_lister(void *ctx, int (*fn)(void *arg, const struct api_namespace *ns), void *arg)
+{
+	const struct scheduler *s = ctx;
+	struct ns_each_ctx c = { fn, arg, 0 };
+	if (s->ns_inf)
+		api_informer_foreach(s->ns_inf, ns_each_one, &c);
+	return c.rc;
+}
+
 void sched_pod_handlers(struct scheduler *s, struct api_informer_handlers *out)
 {
 	*out = (struct api_informer_handlers){ on_pod_add, on_pod_update, on_pod_delete, NULL, s };
@@ -348,6 +378,7 @@ static void *loop_main(void *arg)
 		api_informer_wait_synced(s->node_inf, 100);
 		api_informer_wait_synced(s->pod_inf, 100);
 		api_informer_wait_synced(s->pvc_inf, 100);
+		api_informer_wait_synced(s->ns_inf, 100);
 		atomic_store(&s->heartbeat_ns, api_now_ns());
 	}
 	if (!atomic_load(&s->stop))
@@ -483,7 +514,7 @@ static int new_profiles(struct scheduler *s, struct queue_profile *qprofs, struc
 			.pool = s->pool,
 			.bind = sched_bind_cb,
 			.bind_ctx = s,
-			.listers = { .pvc = pvc_lister, .ctx = s },
+			.listers = { .pvc = pvc_lister, .ns = ns_lister, .ns_each = ns_each_lister, .ctx = s },
 		};
 		fw_profile_config_from_cfg(&cfg->profiles[i], &pc);
 		pthread_mutex_init(&p->cycles_lock, NULL);
@@ -598,7 +629,8 @@ struct scheduler *sched_new(const struct sched_options *o, struct err *e)
 	struct api_informer_handlers vh = { on_pvc_add, on_pvc_update, on_pvc_delete, NULL, s };
 	if (!(s->pod_inf = api_informer_new(s->client, API_KIND_POD, &pio, &ph, e)) ||
 	    !(s->node_inf = api_informer_new(s->client, API_KIND_NODE, NULL, &nh, e)) ||
-	    !(s->pvc_inf = api_informer_new(s->client, API_KIND_PVC, NULL, &vh, e)))
+	    !(s->pvc_inf = api_informer_new(s->client, API_KIND_PVC, NULL, &vh, e)) ||
+	    !(s->ns_inf = api_informer_new(s->client, API_KIND_NAMESPACE, NULL, NULL, e)))
 		goto fail;
 
 	struct sched_events_options eo = events_options(s);
@@ -630,6 +662,12 @@ int sched_start_informers(struct scheduler *s, struct err *e)
 		goto out;
 	}
 	if ((rc = api_informer_start(s->pvc_inf, e)) < 0) {
+		api_informer_stop(s->pod_inf);
+		api_informer_stop(s->node_inf);
+		goto out;
+	}
+	if ((rc = api_informer_start(s->ns_inf, e)) < 0) {
+		api_informer_stop(s->pvc_inf);
 		api_informer_stop(s->pod_inf);
 		api_informer_stop(s->node_inf);
 		goto out;
@@ -673,7 +711,10 @@ bool sched_wait_synced(struct scheduler *s, long timeout_ms)
 	if (!api_informer_wait_synced(s->pod_inf, left > 0 ? left : 0))
 		return false;
 	left = (long)((deadline - api_now_ns()) / 1000000LL);
-	return api_informer_wait_synced(s->pvc_inf, left > 0 ? left : 0);
+	if (!api_informer_wait_synced(s->pvc_inf, left > 0 ? left : 0))
+		return false;
+	left = (long)((deadline - api_now_ns()) / 1000000LL);
+	return api_informer_wait_synced(s->ns_inf, left > 0 ? left : 0);
 }
 
 void sched_stop(struct scheduler *s)
@@ -694,6 +735,7 @@ void sched_stop(struct scheduler *s)
 		sched_events_stop(s->events, 1000);
 	}
 	if (s->informers_started) {
+		api_informer_stop(s->ns_inf);
 		api_informer_stop(s->pvc_inf);
 		api_informer_stop(s->pod_inf);
 		api_informer_stop(s->node_inf);
@@ -709,6 +751,7 @@ void sched_free(struct scheduler *s)
 	sched_stop(s);
 	sched_binder_free(s->binder);
 	sched_events_free(s->events);
+	api_informer_free(s->ns_inf);
 	api_informer_free(s->pvc_inf);
 	api_informer_free(s->pod_inf);
 	api_informer_free(s->node_inf);
@@ -743,7 +786,8 @@ bool sched_loop_alive(void *ctx)
 bool sched_caches_synced(void *ctx)
 {
 	const struct scheduler *s = ctx;
-	return api_informer_synced(s->node_inf) && api_informer_synced(s->pod_inf) && api_informer_synced(s->pvc_inf);
+	return api_informer_synced(s->node_inf) && api_informer_synced(s->pod_inf) && api_informer_synced(s->pvc_inf) &&
+	       api_informer_synced(s->ns_inf);
 }
 
 int64_t sched_heartbeat_ns(const struct scheduler *s)

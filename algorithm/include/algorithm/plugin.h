@@ -238,6 +238,13 @@ struct fw_node_list {
 	const struct node_info *const *nodes;
 	const struct node_info *(*get)(const void *ctx, const char *interned_name);
 	const void *get_ctx;
+	/* When has_pod_lists (a snapshot's list): upstream's HavePodsWithAffinityList (nodes with a
+	 * pod with pod (anti-)affinity) and HavePodsWithRequiredAntiAffinityList, in node-list order.
+	 * Otherwise a plugin finds them by node_info's counters. */
+	bool has_pod_lists;
+	uint32_t n_with_affinity, n_with_required_anti;
+	const struct node_info *const *with_affinity;
+	const struct node_info *const *with_required_anti;
 };
 
 /* Zeroed memory from the cycle arena (scheduler thread, PreFilter/PreScore/PostFilter/Reserve..).

@@ -1,0 +1,777 @@
+/* InterPodAffinity (PreFilter, Filter, PreScore, Score, NormalizeScore; upstream plugins/
+ * interpodaffinity v1.37.2 with InterPodAffinityHostnameFastPath off, its v1.37 default): the pod's
+ * required and preferred pod (anti-)affinity against the pods already placed, and the existing
+ * pods' required anti-affinity (and, for scoring, their terms) against the pod.
+ *
+ * PreFilter and PreScore walk the snapshot once and leave topology-pair counts (key -> value ->
+ * count maps), so Filter and Score cost O(terms + node labels) per node. Terms of the incoming pod
+ * have their namespaceSelector unrolled into namespace names (upstream
+ * mergeAffinityTermNamespacesIfNotEmpty, through the profile's Namespace lister); an existing
+ * pod's terms are matched as written, against the incoming pod's namespace labels.
+ * matchLabelKeys / mismatchLabelKeys are not read: the API server folds them into labelSelector
+ * when the pod is created, and upstream's scheduler ignores them too.
+ *
+ * csched has no PreFilterExtensions: in the Filter pass with nominated pods (those of the node
+ * appended to the node_info), Filter adds what upstream's AddPod adds to the counts of this node's
+ * topology pairs, which are the only pairs a Filter of this node reads. */
+#include "algorithm/plugin.h"
+#include "plugin_helpers.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/intern.h"
+#include "common/map.h"
+
+#define NAME "InterPodAffinity"
+#define REASON_EXISTING_ANTI "node(s) didn't satisfy existing pods anti-affinity rules"
+#define REASON_AFFINITY "node(s) didn't match pod affinity rules"
+#define REASON_ANTI "node(s) didn't match pod anti-affinity rules"
+
+static const struct api_labels no_labels;
+/* labels.Everything(): what an empty namespaceSelector ({}) stays after the merge */
+static const struct api_label_selector everything;
+
+/* ---------- Terms ---------- */
+
+/* upstream fwk.AffinityTerm of the incoming pod after the namespace merge. */
+struct term {
+	const struct api_label_selector *selector;    /* NULL = labels.Nothing() */
+	const struct api_label_selector *ns_selector; /* NULL = Nothing(); &everything or, unmerged, the pod's */
+	uint32_t n_ns;
+	const char **ns; /* interned */
+	const char *key; /* interned topology key */
+	int32_t weight;
+};
+
+static bool ns_in(const char *const *v, uint32_t n, const char *ns)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (v[i] == ns)
+			return true;
+	return false;
+}
+
+/* AffinityTerm.Matches: namespace (by name or by ns_labels) and label selector. */
+static bool term_matches(const struct term *t, const struct api_pod *p, const struct api_labels *ns_labels)
+{
+	if (!ns_in(t->ns, t->n_ns, p->meta.namespace) &&
+	    !(t->ns_selector && api_label_selector_matches(t->ns_selector, ns_labels ? ns_labels : &no_labels)))
+		return false;
+	return api_label_selector_matches(t->selector, &p->meta.labels);
+}
+
+/* A term of owner as written (upstream newAffinityTerm, no merge) matching p. */
+static bool raw_matches(const struct api_pod *owner, const struct api_pod_affinity_term *t, const struct api_pod *p,
+			const struct api_labels *ns_labels)
+{
+	bool ns_ok;
+	if (!t->n_namespaces && !t->namespace_selector)
+		ns_ok = p->meta.namespace == owner->meta.namespace;
+	else
+		ns_ok = ns_in(t->namespaces, t->n_namespaces, p->meta.namespace) ||
+			(t->namespace_selector &&
+			 api_label_selector_matches(t->namespace_selector, ns_labels ? ns_labels : &no_labels));
+	return ns_ok && api_label_selector_matches(t->label_selector, &p->meta.labels);
+}
+
+/* podMatchesAllAffinityTerms: terms not empty and p matches every one (nsLabels nil). */
+static bool matches_all(const struct term *t, uint32_t n, const struct api_pod *p)
+{
+	if (!n)
+		return false;
+	for (uint32_t i = 0; i < n; i++)
+		if (!term_matches(&t[i], p, NULL))
+			return false;
+	return true;
+}
+
+static bool raw_matches_all(const struct api_pod *owner, const struct api_pod_affinity_term *t, uint32_t n,
+			    const struct api_pod *p)
+{
+	if (!n)
+		return false;
+	for (uint32_t i = 0; i < n; i++)
+		if (!raw_matches(owner, &t[i], p, NULL))
+			return false;
+	return true;
+}
+
+static bool raw_matches_any(const struct api_pod *owner, const struct api_pod_affinity_term *t, uint32_t n,
+			    const struct api_pod *p)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (raw_matches(owner, &t[i], p, NULL))
+			return true;
+	return false;
+}
+
+static bool selector_empty(const struct api_label_selector *s)
+{
+	return s && !s->match_labels.n && !s->n_exprs;
+}
+
+struct ns_collect {
+	const struct api_label_selector *sel;
+	const char **out; /* NULL: count only */
+	uint32_t n, cap;
+};
+
+static int ns_collect_one(void *arg, const struct api_namespace *ns)
+{
+	struct ns_collect *c = arg;
+	if (!api_label_selector_matches(c->sel, &ns->meta.labels))
+		return 0;
+	if (c->out) {
+		if (c->n == c->cap)
+			return 1; /* the store grew between the passes: what it had is enough */
+		/* compared by pointer only: a name whose namespace goes meanwhile is never read */
+		c->out[c->n] = ns->meta.name;
+	}
+	c->n++;
+	return 0;
+}
+
+/* newAffinityTerm + mergeAffinityTermNamespacesIfNotEmpty for a term of the incoming pod. */
+static int merge_term(const struct fw_pl *pl, struct fw_cycle *c, const struct api_pod *pod,
+		      const struct api_pod_affinity_term *raw, int32_t weight, struct term *out)
+{
+	out->selector = raw->label_selector;
+	out->key = raw->topology_key;
+	out->weight = weight;
+	out->ns_selector = NULL;
+	const struct api_label_selector *nss = raw->namespace_selector;
+	uint32_t n_listed = 0;
+	struct ns_collect col = { .sel = nss };
+	if (nss && !selector_empty(nss)) {
+		fw_each_namespace(pl, ns_collect_one, &col);
+		n_listed = col.n;
+	}
+	uint32_t n_own = !raw->n_namespaces && !nss ? 1 : raw->n_namespaces;
+	out->ns = fw_cycle_alloc(c, (n_own + n_listed + 1) * sizeof(*out->ns));
+	if (!out->ns)
+		return ERR_NOMEM;
+	if (!raw->n_namespaces && !nss)
+		out->ns[0] = pod->meta.namespace;
+	else
+		memcpy(out->ns, raw->namespaces, raw->n_namespaces * sizeof(*out->ns));
+	out->n_ns = n_own;
+	if (selector_empty(nss)) {
+		out->ns_selector = &everything;
+	} else if (n_listed) {
+		col = (struct ns_collect){ .sel = nss, .out = out->ns + n_own, .cap = n_listed };
+		fw_each_namespace(pl, ns_collect_one, &col);
+		out->n_ns += col.n;
+	}
+	return 0;
+}
+
+static int merge_terms(const struct fw_pl *pl, struct fw_cycle *c, const struct api_pod *pod,
+		       const struct api_pod_affinity *a, bool preferred, struct term **out, uint32_t *n)
+{
+	*n = 0;
+	*out = NULL;
+	uint32_t cnt = !a ? 0 : preferred ? a->n_preferred : a->n_required;
+	if (!cnt)
+		return 0;
+	struct term *t = fw_cycle_alloc(c, cnt * sizeof(*t));
+	if (!t)
+		return ERR_NOMEM;
+	for (uint32_t i = 0; i < cnt; i++) {
+		int rc = preferred ? merge_term(pl, c, pod, &a->preferred[i].term, a->preferred[i].weight, &t[i])
+				   : merge_term(pl, c, pod, &a->required[i], 0, &t[i]);
+		if (rc < 0)
+			return rc;
+	}
+	*out = t;
+	*n = cnt;
+	return 0;
+}
+
+/* ---------- Topology-pair counts ---------- */
+
+/* upstream topologyToMatchedTermCount / scoreMap: key -> value -> count. Keys and values are
+ * interned (node label strings). */
+struct tp_vals {
+	struct map vals; /* value -> (intptr_t)(2 * count + 1) */
+};
+
+struct tp_map {
+	struct map keys; /* topology key -> struct tp_vals * (malloc'd) */
+	uint32_t n_pairs; /* entries, as upstream's len() */
+};
+
+static void tp_release(void *arg)
+{
+	struct tp_map *m = arg;
+	const char *k;
+	void *v;
+	for (size_t it = 0; map_next(&m->keys, &it, &k, &v);) {
+		struct tp_vals *tv = v;
+		map_release(&tv->vals);
+		free(tv);
+	}
+	map_release(&m->keys);
+}
+
+static int tp_add(struct tp_map *m, const char *key, const char *value, int64_t delta)
+{
+	struct tp_vals *tv = map_get(&m->keys, key);
+	if (!tv) {
+		tv = calloc(1, sizeof(*tv));
+		if (!tv)
+			return ERR_NOMEM;
+		map_init(&tv->vals);
+		if (map_put(&m->keys, key, tv, NULL) < 0) {
+			free(tv);
+			return ERR_NOMEM;
+		}
+	}
+	/* counts are stored as 2 * count + 1, so that a pair whose sum is 0 is still present */
+	intptr_t cur = (intptr_t)map_get(&tv->vals, value);
+	if (map_put(&tv->vals, value, (void *)((cur ? cur : 1) + 2 * (intptr_t)delta), NULL) < 0)
+		return ERR_NOMEM;
+	if (!cur)
+		m->n_pairs++;
+	return 0;
+}
+
+static int64_t tp_vals_get(const struct tp_vals *tv, const char *value)
+{
+	intptr_t v = tv ? (intptr_t)map_get(&tv->vals, value) : 0;
+	return v ? (int64_t)((v - 1) / 2) : 0;
+}
+
+static int64_t tp_get(const struct tp_map *m, const char *key, const char *value)
+{
+	return m->n_pairs ? tp_vals_get(map_get(&m->keys, key), value) : 0;
+}
+
+/* The count of term key's pair on node n, if n has the key (upstream's update/recordMatch). */
+static int tp_record(struct tp_map *m, const struct api_node *n, const char *key, int64_t delta)
+{
+	const char *v = api_labels_get(&n->meta.labels, key);
+	return v ? tp_add(m, key, v, delta) : 0;
+}
+
+static struct tp_map *tp_new(struct fw_cycle *c)
+{
+	struct tp_map *m = fw_cycle_alloc(c, sizeof(*m));
+	if (!m)
+		return NULL;
+	map_init(&m->keys);
+	if (fw_cycle_on_release(c, tp_release, m) < 0)
+		return NULL;
+	return m;
+}
+
+/* ---------- Shared per-pod state ---------- */
+
+static const struct cfg_inter_pod_affinity_args *args_of(const struct fw_pl *pl)
+{
+	return pl->args;
+}
+
+static void ns_unref(void *arg)
+{
+	api_namespace_unref(arg);
+}
+
+/* GetNamespaceLabelsSnapshot: the labels of the pod's namespace, empty when it is unknown. The
+ * namespace reference is held until the cycle is released. */
+static int ns_labels_of(const struct fw_pl *pl, struct fw_cycle *c, const struct api_pod *pod,
+			const struct api_labels **out)
+{
+	*out = &no_labels;
+	struct api_namespace *ns = fw_get_namespace(pl, pod->meta.namespace);
+	if (!ns)
+		return 0;
+	if (fw_cycle_on_release(c, ns_unref, ns) < 0) {
+		api_namespace_unref(ns);
+		return ERR_NOMEM;
+	}
+	*out = &ns->meta.labels;
+	return 0;
+}
+
+/* ---------- PreFilter / Filter ---------- */
+
+/* The plugin's cycle-state slot holds PreFilter's state, then PreScore's: each starts with its
+ * tag, so that a Score whose PreScore a profile left out finds no state (as upstream's
+ * getPreScoreState) instead of PreFilter's. */
+enum state_tag { TAG_FILTER = 0x1fa, TAG_SCORE = 0x5c0 };
+
+struct filter_state {
+	enum state_tag tag;
+	const struct api_labels *ns_labels;
+	uint32_t n_aff, n_anti;
+	struct term *aff, *anti; /* required, merged */
+	struct tp_map *existing_anti; /* existingClusterWideAntiAffinityCounts */
+	struct tp_map *aff_counts;    /* clusterWideAffinityCounts */
+	struct tp_map *anti_counts;   /* clusterWideAntiAffinityCounts */
+	bool self_match;              /* the pod matches all its own affinity terms */
+};
+
+static const struct api_pod_affinity_term *req_anti(const struct api_pod *p, uint32_t *n)
+{
+	const struct api_pod_affinity *a = p->affinity.pod_anti_affinity;
+	*n = a ? a->n_required : 0;
+	return a ? a->required : NULL;
+}
+
+static const struct api_pod_affinity_term *req_aff(const struct api_pod *p, uint32_t *n)
+{
+	const struct api_pod_affinity *a = p->affinity.pod_affinity;
+	*n = a ? a->n_required : 0;
+	return a ? a->required : NULL;
+}
+
+/* getExistingAntiAffinityCounts over the nodes having pods with required anti-affinity. */
+static int existing_anti_counts(struct filter_state *s, const struct fw_node_list *nodes, const struct api_pod *pod)
+{
+	bool l = nodes->has_pod_lists;
+	for (uint32_t i = 0, n = l ? nodes->n_with_required_anti : nodes->n; i < n; i++) {
+		const struct node_info *ni = l ? nodes->with_required_anti[i] : nodes->nodes[i];
+		if (!ni->n_pods_with_required_anti_affinity || !ni->node)
+			continue;
+		for (uint32_t k = 0; k < ni->n_pods; k++) {
+			const struct api_pod *ep = ni->pods[k].pod;
+			uint32_t n;
+			const struct api_pod_affinity_term *t = req_anti(ep, &n);
+			for (uint32_t j = 0; j < n; j++)
+				if (raw_matches(ep, &t[j], pod, s->ns_labels) &&
+				    tp_record(s->existing_anti, ni->node, t[j].topology_key, 1) < 0)
+					return ERR_NOMEM;
+		}
+	}
+	return 0;
+}
+
+/* getIncomingAffinityAntiAffinityCounts over every pod of every node. */
+static int incoming_counts(struct filter_state *s, const struct fw_node_list *nodes)
+{
+	if (!s->n_aff && !s->n_anti)
+		return 0;
+	for (uint32_t i = 0; i < nodes->n; i++) {
+		const struct node_info *ni = nodes->nodes[i];
+		if (!ni->node)
+			continue;
+		for (uint32_t k = 0; k < ni->n_pods; k++) {
+			const struct api_pod *ep = ni->pods[k].pod;
+			if (matches_all(s->aff, s->n_aff, ep))
+				for (uint32_t j = 0; j < s->n_aff; j++)
+					if (tp_record(s->aff_counts, ni->node, s->aff[j].key, 1) < 0)
+						return ERR_NOMEM;
+			for (uint32_t j = 0; j < s->n_anti; j++)
+				if (term_matches(&s->anti[j], ep, NULL) &&
+				    tp_record(s->anti_counts, ni->node, s->anti[j].key, 1) < 0)
+					return ERR_NOMEM;
+		}
+	}
+	return 0;
+}
+
+/* Whether a node of the snapshot has pods with required anti-affinity (affinity = false) or with
+ * any pod (anti-)affinity (true): upstream's HavePodsWith*List not empty. */
+static bool any_node_with(const struct fw_node_list *nodes, bool affinity)
+{
+	if (nodes->has_pod_lists)
+		return affinity ? nodes->n_with_affinity > 0 : nodes->n_with_required_anti > 0;
+	for (uint32_t i = 0; i < nodes->n; i++) {
+		const struct node_info *ni = nodes->nodes[i];
+		if (ni->node && (affinity ? ni->n_pods_with_affinity : ni->n_pods_with_required_anti_affinity))
+			return true;
+	}
+	return false;
+}
+
+static enum fw_code pre_filter(const struct fw_pl *pl, struct fw_cycle *c, const struct api_pod *pod,
+			       struct fw_node_names *out, struct fw_status *st)
+{
+	(void)out;
+	const struct fw_node_list *nodes = fw_cycle_nodes(c);
+	static const struct fw_node_list none;
+	if (!nodes)
+		nodes = &none;
+	uint32_t n_req_aff, n_req_anti;
+	req_aff(pod, &n_req_aff);
+	req_anti(pod, &n_req_anti);
+	if (!n_req_aff && !n_req_anti && !any_node_with(nodes, false))
+		return FW_SKIP; /* what upstream's Skip test finds, without building the state (most pods) */
+	struct filter_state *s = fw_cycle_alloc(c, sizeof(*s));
+	if (!s || merge_terms(pl, c, pod, pod->affinity.pod_affinity, false, &s->aff, &s->n_aff) < 0 ||
+	    merge_terms(pl, c, pod, pod->affinity.pod_anti_affinity, false, &s->anti, &s->n_anti) < 0 ||
+	    ns_labels_of(pl, c, pod, &s->ns_labels) < 0 || !(s->existing_anti = tp_new(c)) ||
+	    !(s->aff_counts = tp_new(c)) || !(s->anti_counts = tp_new(c)))
+		return fw_status_set(st, FW_ERROR, NAME ": out of memory");
+	if (existing_anti_counts(s, nodes, pod) < 0 || incoming_counts(s, nodes) < 0)
+		return fw_status_set(st, FW_ERROR, NAME ": out of memory");
+	if (!s->existing_anti->n_pairs && !s->n_aff && !s->n_anti)
+		return FW_SKIP;
+	s->tag = TAG_FILTER;
+	s->self_match = matches_all(s->aff, s->n_aff, pod);
+	fw_cycle_set_state(c, pl, s);
+	return FW_SUCCESS;
+}
+
+/* The nominated pods of the Filter pass that adds them: those of the node now in ni. */
+static bool is_added_nominated(const struct node_info *ni, const struct api_pod *p)
+{
+	int32_t i = node_info_pod_index(ni, p->meta.uid);
+	return i >= 0 && ni->pods[i].pod == p;
+}
+
+/* nodeTopologyMatchesAffinity (gate off), plus AddPod's +1 of each added nominated pod matching
+ * all the terms (the pairs of this node, which has every key when it is counted). */
+static bool affinity_ok(const struct filter_state *s, const struct api_node *node, const struct api_pod *const *nom,
+			uint32_t n_nom)
+{
+	if (!s->n_aff)
+		return true;
+	int64_t added = 0;
+	for (uint32_t i = 0; i < n_nom; i++)
+		if (matches_all(s->aff, s->n_aff, nom[i]))
+			added++;
+	bool pods_exist = true;
+	for (uint32_t i = 0; i < s->n_aff; i++) {
+		const char *v = api_labels_get(&node->meta.labels, s->aff[i].key);
+		if (!v)
+			return false; /* every topology label must exist, also for self-affinity */
+		if (tp_get(s->aff_counts, s->aff[i].key, v) + added <= 0)
+			pods_exist = false;
+	}
+	if (pods_exist)
+		return true;
+	/* the first pod of a group with affinity to itself */
+	return !s->aff_counts->n_pairs && !added && s->self_match;
+}
+
+/* satisfyPodAntiAffinity (gate off) with the added nominated pods. */
+static bool anti_ok(const struct filter_state *s, const struct api_node *node, const struct api_pod *const *nom,
+		    uint32_t n_nom)
+{
+	for (uint32_t i = 0; i < s->n_anti; i++) {
+		const char *v = api_labels_get(&node->meta.labels, s->anti[i].key);
+		if (!v)
+			continue;
+		if (tp_get(s->anti_counts, s->anti[i].key, v) > 0)
+			return false;
+		for (uint32_t k = 0; k < n_nom; k++)
+			if (term_matches(&s->anti[i], nom[k], NULL))
+				return false;
+	}
+	return true;
+}
+
+/* satisfyExistingPodsAntiAffinity with the added nominated pods' required anti-affinity. */
+static bool existing_anti_ok(const struct filter_state *s, const struct api_node *node, const struct api_pod *pod,
+			     const struct api_pod *const *nom, uint32_t n_nom)
+{
+	const struct api_labels *l = &node->meta.labels;
+	if (s->existing_anti->n_pairs)
+		for (uint32_t i = 0; i < l->n; i++)
+			if (tp_get(s->existing_anti, l->items[i].key, l->items[i].value) > 0)
+				return false;
+	for (uint32_t k = 0; k < n_nom; k++) {
+		uint32_t n;
+		const struct api_pod_affinity_term *t = req_anti(nom[k], &n);
+		for (uint32_t j = 0; j < n; j++)
+			if (api_labels_get(l, t[j].topology_key) && raw_matches(nom[k], &t[j], pod, s->ns_labels))
+				return false;
+	}
+	return true;
+}
+
+static enum fw_code filter(const struct fw_pl *pl, const struct fw_cycle *c, const struct api_pod *pod,
+			   const struct node_info *ni, struct fw_status *st)
+{
+	const struct filter_state *s = fw_cycle_state(c, pl);
+	if (!s || s->tag != TAG_FILTER)
+		return fw_status_set(st, FW_ERROR,
+				     "error reading \"PreFilter" NAME "\" from cycleState: not found");
+	if (!ni->node)
+		return fw_status_set(st, FW_ERROR, "node not found");
+	/* the nominated pods this pass added to the node (at most a handful) */
+	uint32_t n_nom = 0, n_added = 0;
+	const struct api_pod *const *nom = fw_cycle_nominated_pods(c, ni->name, &n_nom);
+	const struct api_pod *added[16];
+	const struct api_pod **addedp = added;
+	if (n_nom > ARRAY_SIZE(added) && !(addedp = malloc(n_nom * sizeof(*addedp))))
+		return fw_status_set(st, FW_ERROR, NAME ": out of memory");
+	for (uint32_t i = 0; i < n_nom; i++)
+		if (is_added_nominated(ni, nom[i]))
+			addedp[n_added++] = nom[i];
+	enum fw_code code = FW_SUCCESS;
+	if (!affinity_ok(s, ni->node, addedp, n_added))
+		code = fw_status_set(st, FW_UNSCHEDULABLE_AND_UNRESOLVABLE, REASON_AFFINITY);
+	else if (!anti_ok(s, ni->node, addedp, n_added))
+		code = fw_status_set(st, FW_UNSCHEDULABLE, REASON_ANTI);
+	else if (!existing_anti_ok(s, ni->node, pod, addedp, n_added))
+		code = fw_status_set(st, FW_UNSCHEDULABLE, REASON_EXISTING_ANTI);
+	if (addedp != added)
+		free(addedp);
+	return code;
+}
+
+/* ---------- PreScore / Score ---------- */
+
+struct score_state {
+	enum state_tag tag;
+	struct tp_map *m; /* topologyScore */
+	uint32_t n_keys;
+	const char **keys; /* m's topology keys and their values, for Score's walk */
+	const struct tp_vals **vals;
+};
+
+struct score_ctx {
+	const struct fw_pl *pl;
+	const struct api_pod *pod;
+	const struct api_labels *ns_labels;
+	uint32_t n_pref_aff, n_pref_anti;
+	struct term *pref_aff, *pref_anti;
+	int32_t hard_weight;
+	struct tp_map *m;
+};
+
+/* processTerm: term matching p adds weight * mult to the pair of its key on node. */
+static int add_if(struct tp_map *m, bool match, const struct api_node *node, const char *key, int64_t w)
+{
+	return match ? tp_record(m, node, key, w) : 0;
+}
+
+/* processExistingPod */
+static int process_existing(struct score_ctx *x, const struct api_pod *ep, const struct api_node *node)
+{
+	if (!node->meta.labels.n)
+		return 0;
+	for (uint32_t i = 0; i < x->n_pref_aff; i++)
+		if (add_if(x->m, term_matches(&x->pref_aff[i], ep, NULL), node, x->pref_aff[i].key,
+			   x->pref_aff[i].weight) < 0)
+			return ERR_NOMEM;
+	for (uint32_t i = 0; i < x->n_pref_anti; i++)
+		if (add_if(x->m, term_matches(&x->pref_anti[i], ep, NULL), node, x->pref_anti[i].key,
+			   -(int64_t)x->pref_anti[i].weight) < 0)
+			return ERR_NOMEM;
+	const struct api_pod_affinity *a = ep->affinity.pod_affinity, *na = ep->affinity.pod_anti_affinity;
+	if (x->hard_weight > 0 && a)
+		for (uint32_t i = 0; i < a->n_required; i++)
+			if (add_if(x->m, raw_matches(ep, &a->required[i], x->pod, x->ns_labels), node,
+				   a->required[i].topology_key, x->hard_weight) < 0)
+				return ERR_NOMEM;
+	if (a)
+		for (uint32_t i = 0; i < a->n_preferred; i++)
+			if (add_if(x->m, raw_matches(ep, &a->preferred[i].term, x->pod, x->ns_labels), node,
+				   a->preferred[i].term.topology_key, a->preferred[i].weight) < 0)
+				return ERR_NOMEM;
+	if (na)
+		for (uint32_t i = 0; i < na->n_preferred; i++)
+			if (add_if(x->m, raw_matches(ep, &na->preferred[i].term, x->pod, x->ns_labels), node,
+				   na->preferred[i].term.topology_key, -(int64_t)na->preferred[i].weight) < 0)
+				return ERR_NOMEM;
+	return 0;
+}
+
+static bool has_pod_affinity(const struct api_pod *p)
+{
+	return p->affinity.pod_affinity || p->affinity.pod_anti_affinity;
+}
+
+static enum fw_code pre_score(const struct fw_pl *pl, struct fw_cycle *c, const struct api_pod *pod,
+			      const struct node_info *const *filtered, uint32_t n_filtered, struct fw_status *st)
+{
+	(void)filtered;
+	(void)n_filtered;
+	const struct cfg_inter_pod_affinity_args *a = args_of(pl);
+	const struct api_pod_affinity *pa = pod->affinity.pod_affinity, *paa = pod->affinity.pod_anti_affinity;
+	bool has_constraints = (pa && pa->n_preferred) || (paa && paa->n_preferred);
+	if (a && a->ignore_preferred_terms_of_existing_pods && !has_constraints)
+		return FW_SKIP;
+	const struct fw_node_list *nodes = fw_cycle_nodes(c);
+	if (!has_constraints && (!nodes || !any_node_with(nodes, true)))
+		return FW_SKIP; /* no pod to process: upstream's Skip, without building the state */
+	struct score_ctx x = { .pl = pl, .pod = pod, .hard_weight = a ? a->hard_pod_affinity_weight : 1 };
+	struct score_state *s = fw_cycle_alloc(c, sizeof(*s));
+	if (!s || merge_terms(pl, c, pod, pa, true, &x.pref_aff, &x.n_pref_aff) < 0 ||
+	    merge_terms(pl, c, pod, paa, true, &x.pref_anti, &x.n_pref_anti) < 0 ||
+	    ns_labels_of(pl, c, pod, &x.ns_labels) < 0 || !(x.m = s->m = tp_new(c)))
+		return fw_status_set(st, FW_ERROR, NAME ": out of memory");
+	/* every node of the snapshot (not only the filtered ones), as upstream's shared lister; without
+	 * preferred terms of its own only the pods with affinity can score the pod */
+	bool l = !has_constraints && nodes && nodes->has_pod_lists;
+	for (uint32_t i = 0, n = !nodes ? 0 : l ? nodes->n_with_affinity : nodes->n; i < n; i++) {
+		const struct node_info *ni = l ? nodes->with_affinity[i] : nodes->nodes[i];
+		if (!ni->node || (!has_constraints && !ni->n_pods_with_affinity))
+			continue;
+		for (uint32_t k = 0; k < ni->n_pods; k++) {
+			const struct api_pod *ep = ni->pods[k].pod;
+			if ((has_constraints || has_pod_affinity(ep)) && process_existing(&x, ep, ni->node) < 0)
+				return fw_status_set(st, FW_ERROR, NAME ": out of memory");
+		}
+	}
+	if (!s->m->n_pairs)
+		return FW_SKIP;
+	s->n_keys = (uint32_t)map_len(&s->m->keys);
+	s->keys = fw_cycle_alloc(c, s->n_keys * sizeof(*s->keys));
+	s->vals = fw_cycle_alloc(c, s->n_keys * sizeof(*s->vals));
+	if (!s->keys || !s->vals)
+		return fw_status_set(st, FW_ERROR, NAME ": out of memory");
+	const char *k;
+	void *v;
+	uint32_t j = 0;
+	for (size_t it = 0; map_next(&s->m->keys, &it, &k, &v);) {
+		s->keys[j] = k;
+		s->vals[j++] = v;
+	}
+	s->tag = TAG_SCORE;
+	fw_cycle_set_state(c, pl, s);
+	return FW_SUCCESS;
+}
+
+static enum fw_code score(const struct fw_pl *pl, const struct fw_cycle *c, const struct api_pod *pod,
+			  const struct node_info *ni, int64_t *out, struct fw_status *st)
+{
+	(void)pod;
+	const struct score_state *s = fw_cycle_state(c, pl);
+	*out = 0;
+	if (!s || s->tag != TAG_SCORE)
+		return fw_status_set(st, FW_ERROR, "failed to read \"PreScore" NAME "\" from cycleState: not found");
+	if (!ni->node)
+		return FW_SUCCESS;
+	int64_t sum = 0;
+	for (uint32_t i = 0; i < s->n_keys; i++) {
+		const char *v = api_labels_get(&ni->node->meta.labels, s->keys[i]);
+		if (v)
+			sum += tp_vals_get(s->vals[i], v);
+	}
+	*out = sum;
+	return FW_SUCCESS;
+}
+
+/* upstream NormalizeScore: min-max scaled to 0..100 (all equal -> 0). */
+static enum fw_code normalize(const struct fw_pl *pl, const struct fw_cycle *c, const struct api_pod *pod,
+			      struct fw_node_score *scores, uint32_t n, struct fw_status *st)
+{
+	(void)pod;
+	const struct score_state *s = fw_cycle_state(c, pl);
+	if (!s || s->tag != TAG_SCORE)
+		return fw_status_set(st, FW_ERROR, "failed to read \"PreScore" NAME "\" from cycleState: not found");
+	if (!s->n_keys)
+		return FW_SUCCESS;
+	int64_t lo = INT64_MAX, hi = INT64_MIN;
+	for (uint32_t i = 0; i < n; i++) {
+		if (scores[i].score > hi)
+			hi = scores[i].score;
+		if (scores[i].score < lo)
+			lo = scores[i].score;
+	}
+	int64_t diff = hi - lo;
+	for (uint32_t i = 0; i < n; i++) {
+		double f = 0;
+		if (diff > 0)
+			f = (double)FW_MAX_NODE_SCORE * ((double)(scores[i].score - lo) / (double)diff);
+		scores[i].score = (int64_t)f;
+	}
+	return FW_SUCCESS;
+}
+
+/* ---------- Queueing hints (upstream plugin.go) ---------- */
+
+static bool unscheduled(const struct api_pod *p)
+{
+	return !(p->node_name && p->node_name[0]) && !(p->nominated_node_name && p->nominated_node_name[0]);
+}
+
+/* isSchedulableAfterAssignedPodChange */
+static enum queue_hint assigned_pod_change(const void *plugin, const struct api_pod *pod, const void *old_obj,
+					   const void *new_obj)
+{
+	(void)plugin;
+	const struct api_pod *op = old_obj, *np = new_obj;
+	if ((np && unscheduled(np)) || (op && unscheduled(op)))
+		return QUEUE_HINT_SKIP;
+	uint32_t n_aff, n_anti;
+	const struct api_pod_affinity_term *aff = req_aff(pod, &n_aff), *anti = req_anti(pod, &n_anti);
+	if (np && op) {
+		if (!raw_matches_all(pod, aff, n_aff, op) && raw_matches_all(pod, aff, n_aff, np))
+			return QUEUE_HINT_QUEUE;
+		if (raw_matches_any(pod, anti, n_anti, op) && !raw_matches_any(pod, anti, n_anti, np))
+			return QUEUE_HINT_QUEUE;
+		return QUEUE_HINT_SKIP;
+	}
+	if (np)
+		return raw_matches_all(pod, aff, n_aff, np) ? QUEUE_HINT_QUEUE : QUEUE_HINT_SKIP;
+	if (!op)
+		return QUEUE_HINT_QUEUE;
+	if (raw_matches_any(pod, anti, n_anti, op))
+		return QUEUE_HINT_QUEUE;
+	uint32_t n_oanti;
+	const struct api_pod_affinity_term *oanti = req_anti(op, &n_oanti);
+	return raw_matches_any(op, oanti, n_oanti, pod) ? QUEUE_HINT_QUEUE : QUEUE_HINT_SKIP;
+}
+
+/* isSchedulableAfterTargetPodUpdateLabel: always Queue */
+static enum queue_hint target_pod_label(const void *plugin, const struct api_pod *pod, const void *old_obj,
+					const void *new_obj)
+{
+	(void)plugin;
+	(void)pod;
+	(void)old_obj;
+	(void)new_obj;
+	return QUEUE_HINT_QUEUE;
+}
+
+/* isSchedulableAfterNodeChange */
+static enum queue_hint node_change(const void *plugin, const struct api_pod *pod, const void *old_obj,
+				   const void *new_obj)
+{
+	(void)plugin;
+	const struct api_node *on = old_obj, *nn = new_obj;
+	if (!nn)
+		return QUEUE_HINT_QUEUE;
+	uint32_t n_aff, n_anti;
+	const struct api_pod_affinity_term *aff = req_aff(pod, &n_aff), *anti = req_anti(pod, &n_anti);
+	for (uint32_t i = 0; i < n_aff; i++) {
+		const char *nv = api_labels_get(&nn->meta.labels, aff[i].topology_key);
+		if (!on) {
+			if (nv)
+				return QUEUE_HINT_QUEUE;
+			continue;
+		}
+		const char *ov = api_labels_get(&on->meta.labels, aff[i].topology_key);
+		if (!ov && nv)
+			return QUEUE_HINT_QUEUE;
+		if (ov && nv && ov != nv)
+			return QUEUE_HINT_QUEUE;
+	}
+	for (uint32_t i = 0; i < n_anti; i++) {
+		if (!on)
+			return QUEUE_HINT_QUEUE;
+		const char *nv = api_labels_get(&nn->meta.labels, anti[i].topology_key);
+		const char *ov = api_labels_get(&on->meta.labels, anti[i].topology_key);
+		if (ov && !nv)
+			return QUEUE_HINT_QUEUE;
+		if (ov && nv && ov != nv)
+			return QUEUE_HINT_QUEUE;
+	}
+	return QUEUE_HINT_SKIP;
+}
+
+static const struct queue_event_hint events[] = {
+	{ { .resource = QUEUE_RES_ASSIGNED_POD,
+	    .actions = QUEUE_ACT_ADD | QUEUE_ACT_UPDATE_POD_LABEL | QUEUE_ACT_DELETE },
+	  assigned_pod_change },
+	{ { .resource = QUEUE_RES_TARGET_POD, .actions = QUEUE_ACT_UPDATE_POD_LABEL }, target_pod_label },
+	{ { .resource = QUEUE_RES_NODE, .actions = QUEUE_ACT_ADD | QUEUE_ACT_UPDATE_NODE_LABEL }, node_change },
+};
+
+const struct fw_plugin fw_plugin_inter_pod_affinity = {
+	.name = NAME,
+	.args_kind = CFG_ARGS_INTER_POD_AFFINITY,
+	.pre_filter = pre_filter,
+	.filter = filter,
+	.pre_score = pre_score,
+	.score = score,
+	.normalize_score = normalize,
+	FW_EVENTS(events),
+};
