@@ -20,6 +20,7 @@ extern const struct fw_plugin fw_plugin_image_locality;
 extern const struct fw_plugin fw_plugin_default_binder;
 extern const struct fw_plugin fw_plugin_node_declared_features;
 extern const struct fw_plugin fw_plugin_inter_pod_affinity;
+extern const struct fw_plugin fw_plugin_pod_topology_spread;
 
 
 /* ---------- Helpers (algorithm/helpers.c) ---------- */

@@ -57,7 +57,7 @@ static const struct row table[] = {
 	NOT_YET("NodeVolumeLimits", PF | F, 0, CFG_ARGS_NONE),
 	NOT_YET("VolumeBinding", PF | F | PS | S | R | PB, 0, CFG_ARGS_VOLUME_BINDING),
 	NOT_YET("VolumeZone", PF | F, 0, CFG_ARGS_NONE),
-	NOT_YET("PodTopologySpread", PF | F | PS | S, 2, CFG_ARGS_TOPOLOGY_SPREAD),
+	PLUGIN(fw_plugin_pod_topology_spread, 2),
 	PLUGIN(fw_plugin_inter_pod_affinity, 2),
 	NOT_YET("DynamicResources", PE | PF | F | PoF | S | R | PB, 2, CFG_ARGS_NONE),
 	NOT_YET("DefaultPreemption", PE | PoF, 0, CFG_ARGS_PREEMPTION),

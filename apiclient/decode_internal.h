@@ -85,6 +85,8 @@ int api__dec_meta_value(struct dec *d, jv obj, struct api_meta *m);
 /* metadata, spec and status of an object (spec/status NULL when absent) */
 int api__dec_object_parts(struct dec *d, jv obj, struct api_meta *m, jv *spec, jv *status);
 int api__dec_taint_item(struct dec *d, jv v, void *item);
+/* A metav1.LabelSelector, NULL in *out when absent or null (decode_pod.c). */
+int api__dec_get_selector(struct dec *d, jv obj, const char *key, struct api_label_selector **out);
 
 /* One kind of refcounted object that lives in its own arena (api_pod, api_node). fill decodes
  * obj into out (size bytes, zeroed, in d->a) and sets its arena and first reference. */

@@ -69,6 +69,11 @@ static int get_selector(struct dec *d, jv obj, const char *key, struct api_label
 	return 0;
 }
 
+int api__dec_get_selector(struct dec *d, jv obj, const char *key, struct api_label_selector **out)
+{
+	return get_selector(d, obj, key, out);
+}
+
 /* ---------- affinity ---------- */
 
 static int node_term_value(struct dec *d, jv v, struct api_node_selector_term *t)

@@ -54,6 +54,15 @@
 
 /* ---------- per-kind object operations ---------- */
 
+/* The selector-owner kind of an informer kind (Service, RC, ReplicaSet, StatefulSet). */
+static enum api_selector_kind owner_kind(enum api_kind kind)
+{
+	return kind == API_KIND_RC ? API_SEL_RC
+	       : kind == API_KIND_REPLICASET ? API_SEL_RS
+	       : kind == API_KIND_STATEFULSET ? API_SEL_SS
+					      : API_SEL_SERVICE;
+}
+
 void *api__inf_obj_decode(const struct api_informer *inf, const yajl_val v, struct err *e)
 {
 	switch (inf->kind) {
@@ -63,6 +72,11 @@ void *api__inf_obj_decode(const struct api_informer *inf, const yajl_val v, stru
 		return api_node_decode(v, e);
 	case API_KIND_NAMESPACE:
 		return api_namespace_decode(v, e);
+	case API_KIND_SERVICE:
+	case API_KIND_RC:
+	case API_KIND_REPLICASET:
+	case API_KIND_STATEFULSET:
+		return api_selector_owner_decode(owner_kind(inf->kind), v, e);
 	default:
 		return api_pvc_decode(v, e);
 	}
@@ -80,6 +94,12 @@ static void obj_unref(const struct api_informer *inf, void *obj)
 	case API_KIND_NAMESPACE:
 		api_namespace_unref(obj);
 		break;
+	case API_KIND_SERVICE:
+	case API_KIND_RC:
+	case API_KIND_REPLICASET:
+	case API_KIND_STATEFULSET:
+		api_selector_owner_unref(obj);
+		break;
 	default:
 		api_pvc_unref(obj);
 	}
@@ -94,6 +114,11 @@ static void *obj_ref(const struct api_informer *inf, void *obj)
 		return api_node_ref(obj);
 	case API_KIND_NAMESPACE:
 		return api_namespace_ref(obj);
+	case API_KIND_SERVICE:
+	case API_KIND_RC:
+	case API_KIND_REPLICASET:
+	case API_KIND_STATEFULSET:
+		return api_selector_owner_ref(obj);
 	default:
 		return api_pvc_ref(obj);
 	}
@@ -108,6 +133,11 @@ static const struct api_meta *obj_meta(const struct api_informer *inf, const voi
 		return &((const struct api_node *)obj)->meta;
 	case API_KIND_NAMESPACE:
 		return &((const struct api_namespace *)obj)->meta;
+	case API_KIND_SERVICE:
+	case API_KIND_RC:
+	case API_KIND_REPLICASET:
+	case API_KIND_STATEFULSET:
+		return &((const struct api_selector_owner *)obj)->meta;
 	default:
 		return &((const struct api_pvc *)obj)->meta;
 	}
@@ -412,8 +442,12 @@ struct api_informer *api_informer_new(struct api_client *c, enum api_kind kind, 
 	struct api_informer *inf = NULL;
 	static const char *const resources[] = { [API_KIND_POD] = "pods", [API_KIND_NODE] = "nodes",
 						 [API_KIND_PVC] = "persistentvolumeclaims",
-						 [API_KIND_NAMESPACE] = "namespaces" };
-	if (!c || (unsigned)kind >= ARRAY_SIZE(resources)) {
+						 [API_KIND_NAMESPACE] = "namespaces",
+						 [API_KIND_SERVICE] = "services",
+						 [API_KIND_RC] = "replicationcontrollers",
+						 [API_KIND_REPLICASET] = "replicasets",
+						 [API_KIND_STATEFULSET] = "statefulsets" };
+	if (!c || (unsigned)kind >= ARRAY_SIZE(resources) || !resources[kind]) {
 		err_set(e, ERR_INVALID, "api_informer_new: %s", !c ? "no client" : "unknown kind");
 		return NULL;
 	}
@@ -423,6 +457,7 @@ struct api_informer *api_informer_new(struct api_client *c, enum api_kind kind, 
 	inf->client = c;
 	inf->kind = kind;
 	inf->resource = resources[kind];
+	inf->group_path = kind == API_KIND_REPLICASET || kind == API_KIND_STATEFULSET ? "/apis/apps/v1" : "/api/v1";
 	if (h)
 		inf->h = *h;
 	inf->page_size = opt && opt->page_size > 0 ? opt->page_size : INFORMER_DEFAULT_PAGE;

@@ -175,7 +175,7 @@ static char *build_path(const struct api_informer *inf, const char *fmt_tail, co
 	char *path = NULL;
 	char tail[256];
 	snprintf(tail, sizeof(tail), fmt_tail, a, b);
-	if (asprintf(&path, "/api/v1/%s?%s%s%s%s%s%s%s", inf->resource, tail,
+	if (asprintf(&path, "%s/%s?%s%s%s%s%s%s%s", inf->group_path, inf->resource, tail,
 		     inf->field_selector_q ? "&fieldSelector=" : "", inf->field_selector_q ? inf->field_selector_q : "",
 		     inf->label_selector_q ? "&labelSelector=" : "", inf->label_selector_q ? inf->label_selector_q : "",
 		     cont ? "&continue=" : "", cont ? cont : "") < 0)

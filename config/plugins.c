@@ -376,17 +376,9 @@ bool config_profile_upstream_signs_pods(const struct cfg_profile *p)
 	const struct cfg_topology_spread_args *a = &p->args.topology_spread;
 	if (a->defaulting_type == CFG_DEFAULTING_LIST && a->n_default_constraints == 0)
 		return true;
-	/* csched refuses to enable PodTopologySpread, so upstream runs it wherever the default
-	 * MultiPoint entry survives the profile's disabled lists (mergePlugins,
-	 * expandMultiPointPlugins) */
-	const struct cfg_plugin_set *mp = &p->plugins.sets[CFG_EP_MULTI_POINT];
-	if (set_disables(mp, "*") || set_disables(mp, pts))
-		return true;
-	for (size_t i = 0; i < sizeof(points) / sizeof(points[0]); i++) {
-		const struct cfg_plugin_set *s = &p->plugins.sets[points[i]];
-		if (!set_disables(s, "*") && !set_disables(s, pts))
+	for (size_t i = 0; i < sizeof(points) / sizeof(points[0]); i++)
+		if (config_profile_runs(p, points[i], pts, NULL))
 			return false;
-	}
 	return true;
 }
 

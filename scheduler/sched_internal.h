@@ -75,6 +75,7 @@ struct scheduler {
 	struct api_informer *pod_inf, *node_inf;
 	struct api_informer *pvc_inf; /* its store is the plugins' PVC lister (fw_listers) */
 	struct api_informer *ns_inf;  /* Namespaces: the plugins' namespace lister (InterPodAffinity) */
+	struct sched_owners *owners;  /* PodTopologySpread's default-selector stores; NULL = not needed */
 	struct sched_events *events;
 	struct sched_binder *binder;
 
@@ -174,5 +175,19 @@ bool sched_may_write(const struct scheduler *s);
  * the profile batches, else the values upstream's unsigned path gives (attempt.c). */
 void sched_record_batch_metrics(struct sched_metrics *m, const char *profile, bool batches,
 				const struct fw_schedule_result *res);
+
+/* owners.c: the Service, ReplicationController, ReplicaSet and StatefulSet informers behind
+ * PodTopologySpread's default constraints (fw_listers.owner / services_each). */
+struct sched_owners;
+bool sched_owners_needed(const struct config *cfg); /* a profile runs PodTopologySpread with defaults */
+struct sched_owners *sched_owners_new(struct api_client *c, struct err *e);
+int sched_owners_start(struct sched_owners *o, struct err *e); /* NULL: nothing to start */
+void sched_owners_stop(struct sched_owners *o);
+void sched_owners_free(struct sched_owners *o);
+bool sched_owners_synced(const struct sched_owners *o); /* NULL: true */
+bool sched_owners_wait_synced(struct sched_owners *o, long timeout_ms);
+struct api_selector_owner *sched_owners_get(void *sched, enum api_selector_kind kind, const char *ns, const char *name);
+int sched_owners_services_each(void *sched, const char *ns,
+			       int (*fn)(void *arg, const struct api_selector_owner *svc), void *arg);
 
 #endif

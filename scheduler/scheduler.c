@@ -379,6 +379,7 @@ static void *loop_main(void *arg)
 		api_informer_wait_synced(s->pod_inf, 100);
 		api_informer_wait_synced(s->pvc_inf, 100);
 		api_informer_wait_synced(s->ns_inf, 100);
+		sched_owners_wait_synced(s->owners, 100);
 		atomic_store(&s->heartbeat_ns, api_now_ns());
 	}
 	if (!atomic_load(&s->stop))
@@ -514,7 +515,12 @@ static int new_profiles(struct scheduler *s, struct queue_profile *qprofs, struc
 			.pool = s->pool,
 			.bind = sched_bind_cb,
 			.bind_ctx = s,
-			.listers = { .pvc = pvc_lister, .ns = ns_lister, .ns_each = ns_each_lister, .ctx = s },
+			.listers = { .pvc = pvc_lister,
+				     .ns = ns_lister,
+				     .ns_each = ns_each_lister,
+				     .owner = sched_owners_get,
+				     .services_each = sched_owners_services_each,
+				     .ctx = s },
 		};
 		fw_profile_config_from_cfg(&cfg->profiles[i], &pc);
 		pthread_mutex_init(&p->cycles_lock, NULL);
@@ -632,6 +638,8 @@ struct scheduler *sched_new(const struct sched_options *o, struct err *e)
 	    !(s->pvc_inf = api_informer_new(s->client, API_KIND_PVC, NULL, &vh, e)) ||
 	    !(s->ns_inf = api_informer_new(s->client, API_KIND_NAMESPACE, NULL, NULL, e)))
 		goto fail;
+	if (sched_owners_needed(cfg) && !(s->owners = sched_owners_new(s->client, e)))
+		goto fail;
 
 	struct sched_events_options eo = events_options(s);
 	if (!(s->events = sched_events_new(&eo, e)))
@@ -667,6 +675,13 @@ int sched_start_informers(struct scheduler *s, struct err *e)
 		goto out;
 	}
 	if ((rc = api_informer_start(s->ns_inf, e)) < 0) {
+		api_informer_stop(s->pvc_inf);
+		api_informer_stop(s->pod_inf);
+		api_informer_stop(s->node_inf);
+		goto out;
+	}
+	if ((rc = sched_owners_start(s->owners, e)) < 0) {
+		api_informer_stop(s->ns_inf);
 		api_informer_stop(s->pvc_inf);
 		api_informer_stop(s->pod_inf);
 		api_informer_stop(s->node_inf);
@@ -714,7 +729,10 @@ bool sched_wait_synced(struct scheduler *s, long timeout_ms)
 	if (!api_informer_wait_synced(s->pvc_inf, left > 0 ? left : 0))
 		return false;
 	left = (long)((deadline - api_now_ns()) / 1000000LL);
-	return api_informer_wait_synced(s->ns_inf, left > 0 ? left : 0);
+	if (!api_informer_wait_synced(s->ns_inf, left > 0 ? left : 0))
+		return false;
+	left = (long)((deadline - api_now_ns()) / 1000000LL);
+	return sched_owners_wait_synced(s->owners, left > 0 ? left : 0);
 }
 
 void sched_stop(struct scheduler *s)
@@ -735,6 +753,7 @@ void sched_stop(struct scheduler *s)
 		sched_events_stop(s->events, 1000);
 	}
 	if (s->informers_started) {
+		sched_owners_stop(s->owners);
 		api_informer_stop(s->ns_inf);
 		api_informer_stop(s->pvc_inf);
 		api_informer_stop(s->pod_inf);
@@ -751,6 +770,7 @@ void sched_free(struct scheduler *s)
 	sched_stop(s);
 	sched_binder_free(s->binder);
 	sched_events_free(s->events);
+	sched_owners_free(s->owners);
 	api_informer_free(s->ns_inf);
 	api_informer_free(s->pvc_inf);
 	api_informer_free(s->pod_inf);
@@ -787,7 +807,7 @@ bool sched_caches_synced(void *ctx)
 {
 	const struct scheduler *s = ctx;
 	return api_informer_synced(s->node_inf) && api_informer_synced(s->pod_inf) && api_informer_synced(s->pvc_inf) &&
-	       api_informer_synced(s->ns_inf);
+	       api_informer_synced(s->ns_inf) && sched_owners_synced(s->owners);
 }
 
 int64_t sched_heartbeat_ns(const struct scheduler *s)

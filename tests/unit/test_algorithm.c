@@ -216,9 +216,10 @@ static void test_profile_building(void **state)
 	uint32_t n;
 	const struct fw_pl *const *score = fw_profile_plugins(p, CFG_EP_SCORE, &n);
 	static const char *const want_names[] = { "TaintToleration", "NodeAffinity", "NodeResourcesFit",
-						  "InterPodAffinity", "NodeResourcesBalancedAllocation", "ImageLocality" };
-	static const int32_t want_w[] = { 3, 2, 1, 2, 1, 1 };
-	assert_int_equal(n, 6);
+						  "PodTopologySpread", "InterPodAffinity", "NodeResourcesBalancedAllocation",
+						  "ImageLocality" };
+	static const int32_t want_w[] = { 3, 2, 1, 2, 2, 1, 1 };
+	assert_int_equal(n, 7);
 	for (uint32_t i = 0; i < n; i++) {
 		assert_string_equal(score[i]->plugin->name, want_names[i]);
 		assert_int_equal(fw_profile_weight(p, score[i]), want_w[i]);
@@ -227,9 +228,9 @@ static void test_profile_building(void **state)
 	/* Filter run order: upstream v1.37 pkg/scheduler/apis/config/v1/default_plugins.go
 	 * getDefaultPlugins (MultiPoint order), restricted to the Filter plugins csched implements */
 	static const char *const want_filter[] = { "NodeName", "NodeUnschedulable", "TaintToleration", "NodeAffinity",
-						   "NodePorts", "NodeResourcesFit", "VolumeRestrictions", "InterPodAffinity",
-						   "NodeDeclaredFeatures" /* appended in v1.37 */ };
-	assert_int_equal(n, 9);
+						   "NodePorts", "NodeResourcesFit", "VolumeRestrictions", "PodTopologySpread",
+						   "InterPodAffinity", "NodeDeclaredFeatures" /* appended in v1.37 */ };
+	assert_int_equal(n, 10);
 	for (uint32_t i = 0; i < n; i++)
 		assert_string_equal(filter[i]->plugin->name, want_filter[i]);
 	/* one instance per plugin: the same fw_pl at every point */

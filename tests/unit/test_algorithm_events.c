@@ -49,6 +49,10 @@ static const struct {
 	{ "VolumeRestrictions", "PersistentVolumeClaim", 1, FN }, /* isSchedulableAfterPersistentVolumeClaimAdded */
 	{ "NodeDeclaredFeatures", "Node", 1 | 128, FN },          /* nodedeclaredfeatures.go EventsToRegister */
 	{ "NodeDeclaredFeatures", "TargetPod", 32764, FN },
+	/* podtopologyspread/plugin.go EventsToRegister */
+	{ "PodTopologySpread", "AssignedPod", 1 | 512 | 2, FN },
+	{ "PodTopologySpread", "TargetPod", 4096 | 512, FN },
+	{ "PodTopologySpread", "Node", 1 | 2 | 8 | 16, FN },
 };
 
 static bool in_table(const char *plugin)

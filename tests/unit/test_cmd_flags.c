@@ -248,7 +248,7 @@ static void test_usage_groups_and_defaults(void **state)
 		"--kube-api-qps float",
 		"\nPlugins (", /* the registry table */
 		"   NodeResourcesFit                 1   preFilter,filter,preScore,score\n",
-		"  *PodTopologySpread                2   preFilter,filter,preScore,score\n",
+		"   PodTopologySpread                2   preFilter,filter,preScore,score\n",
 	};
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
 		if (!strstr(buf, want[i]))

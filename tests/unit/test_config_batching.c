@@ -37,6 +37,9 @@ static const struct sign_case cases[] = {
 	{ "List with a default constraint", HEAD "  pluginConfig:\n  - name: PodTopologySpread\n    args:\n      defaultingType: List\n      defaultConstraints:\n      - maxSkew: 1\n        topologyKey: zone\n        whenUnsatisfiable: ScheduleAnyway\n", false },
 	{ "disabled at Filter only (still PreFilter, PreScore, Score)", HEAD "  plugins:\n    filter:\n      disabled:\n      - name: PodTopologySpread\n", false },
 	{ "disabled at every point of its own", HEAD "  plugins:\n    preFilter:\n      disabled:\n      - name: PodTopologySpread\n    filter:\n      disabled:\n      - name: PodTopologySpread\n    preScore:\n      disabled:\n      - name: PodTopologySpread\n    score:\n      disabled:\n      - name: PodTopologySpread\n", true },
+	/* upstream framework.go computeBatchablePlugins collects every PreFilter, Filter, PreScore and
+	 * Score plugin the profile runs: one enabled at score alone refuses the pods (System defaults) */
+	{ "disabled at multiPoint, enabled at score", HEAD "  plugins:\n    multiPoint:\n      disabled:\n      - name: PodTopologySpread\n    score:\n      enabled:\n      - name: PodTopologySpread\n", false },
 	{ "'*' at every point of its own", HEAD "  plugins:\n    preFilter:\n      disabled:\n      - name: '*'\n    filter:\n      disabled:\n      - name: '*'\n    preScore:\n      disabled:\n      - name: '*'\n    score:\n      disabled:\n      - name: '*'\n", true },
 };
 
