@@ -274,7 +274,7 @@ static void test_profile_building(void **state)
 	/* every registered plugin declares the points it implements consistently */
 	size_t nreg;
 	const struct fw_plugin *const *all = fw_registry_all(&nreg);
-	assert_int_equal(nreg, 14);
+	assert_int_equal(nreg, 15);
 	for (size_t i = 0; i < nreg; i++)
 		assert_ptr_equal(fw_registry_lookup(all[i]->name), all[i]);
 	assert_null(fw_registry_lookup("nope"));

@@ -611,7 +611,7 @@ static void test_validate_after_override(void **state)
 	c.profiles[0].args.preemption.min_candidate_nodes_absolute = 0;
 	c.profiles[0].plugin_config[c.profiles[0].n_plugin_config++] = CFG_ARGS_PREEMPTION;
 	assert_int_equal(config_validate(&c, &e), ERR_INVALID);
-	assert_string_equal(e.msg, "profiles[0].pluginConfig[4].args.minCandidateNodesPercentage: Invalid value: 0: cannot be zero at the same time as minCandidateNodesAbsolute");
+	assert_string_equal(e.msg, "profiles[0].pluginConfig[5].args.minCandidateNodesPercentage: Invalid value: 0: cannot be zero at the same time as minCandidateNodesAbsolute");
 	config_free(&c);
 }
 

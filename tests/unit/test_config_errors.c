@@ -259,8 +259,6 @@ static const struct error_case policy_cases[] = {
 	  "t.yaml:5:9: predicates[1].name: duplicate predicate name HostName" },
 	{ "duplicate priority", "kind: Policy\napiVersion: v1\npriorities:\n- name: EqualPriority\n  weight: 1\n- name: EqualPriority\n  weight: 2\n",
 	  "t.yaml:6:9: priorities[1].name: duplicate priority name EqualPriority" },
-	{ "priority not implemented yet", "kind: Policy\napiVersion: v1\npriorities:\n- name: InterPodAffinityPriority\n  weight: 1\n",
-	  "t.yaml:4:9: priorities[0].name: priority \"InterPodAffinityPriority\" maps to plugin InterPodAffinity: plugin InterPodAffinity is not implemented by csched yet" },
 	{ "priority removed upstream", "kind: Policy\napiVersion: v1\npriorities:\n- name: NodePreferAvoidPodsPriority\n  weight: 10\n",
 	  "t.yaml:4:9: priorities[0].name: priority \"NodePreferAvoidPodsPriority\" is not supported by csched: its NodePreferAvoidPods plugin was removed upstream in v1.24" },
 	{ "unknown priority", "kind: Policy\napiVersion: v1\npriorities:\n- name: RequestedToCapacityRatioPriority\n  weight: 1\n",
