@@ -7,6 +7,13 @@
  *
  * Usage: bench_cycle [--nodes 5000] [--pods 5000] [--parallelism 16] [--pct 0]
  *                    [--breakdown-pods 300] [--json FILE] [--dump-decisions FILE] [--mixed]
+ *                    [--workload SPEC.json]
+ *
+ * --workload takes a workload of tests/bench/workloads rendered by tests/bench/cycle_spec.py: its
+ * nodes (zone labels included), namespaces and Services (served to the plugins through the
+ * profile's listers) and pod templates. Its initial pods are scheduled and assumed first, untimed;
+ * the measured op's pods are timed (--nodes and --pods are then ignored), and the breakdown runs
+ * more pods of the measured template.
  *
  * --mixed replaces the uniform nodes and pods by varied ones (zones, sizes, images, taints,
  * tolerations, an extended resource, best-effort pods), to compare decisions across builds on
@@ -31,7 +38,10 @@
 #include "cache/cache.h"
 #include "cache/snapshot.h"
 #include "common/err.h"
+#include "common/intern.h"
 #include "testobj.h"
+
+#include <yajl/yajl_tree.h>
 
 static int64_t now_ns(void)
 {
@@ -305,6 +315,258 @@ out:
 	return rc;
 }
 
+/* ---------- workload (--workload, from cycle_spec.py) ---------- */
+
+/* One createPods op of the workload: count pods from template ("__NAME__" for the name). */
+struct wl_pods {
+	int count;
+	bool measured;
+	char *template; /* malloc'd */
+	char *ns;       /* malloc'd */
+};
+
+/* The workload: what cycle_spec.py rendered. Services and Namespaces are built here as the
+ * listers' objects (static reference counts: the listers lend them; a get's "new reference" is one
+ * more on a count that never reaches 0). */
+struct workload {
+	char *name;
+	int threshold; /* upstream's CI floor, 0 when the workload has none */
+	uint32_t n_nodes;
+	char **nodes; /* manifests, malloc'd */
+	uint32_t n_pod_ops;
+	struct wl_pods *pod_ops;
+	uint32_t n_services, n_namespaces;
+	struct api_selector_owner *services;
+	struct api_label_selector *selectors;
+	struct api_namespace *namespaces;
+};
+
+static char *read_text(const char *path, struct err *e)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		err_set(e, ERR_IO, "bench_cycle: %s: cannot read", path);
+		return NULL;
+	}
+	size_t cap = 1 << 16, n = 0;
+	char *buf = malloc(cap);
+	while (buf) {
+		n += fread(buf + n, 1, cap - n - 1, f);
+		if (n < cap - 1)
+			break;
+		char *nb = realloc(buf, cap *= 2);
+		if (!nb)
+			free(buf);
+		buf = nb;
+	}
+	fclose(f);
+	if (!buf)
+		err_set(e, ERR_NOMEM, "bench_cycle: %s", path);
+	else
+		buf[n] = 0;
+	return buf;
+}
+
+static char *dup_str(yajl_val v)
+{
+	const char *s = YAJL_IS_STRING(v) ? YAJL_GET_STRING(v) : NULL;
+	return s ? strdup(s) : NULL;
+}
+
+static yajl_val member(yajl_val obj, const char *key, yajl_type t)
+{
+	const char *path[] = { key, NULL };
+	return yajl_tree_get(obj, path, t);
+}
+
+/* Labels from a JSON object of strings, interned (pinned: the workload lives as long as the run). */
+static int labels_of(yajl_val obj, struct api_labels *out)
+{
+	size_t n = YAJL_IS_OBJECT(obj) ? obj->u.object.len : 0;
+	out->n = 0;
+	out->items = calloc(n ? n : 1, sizeof(*out->items));
+	if (!out->items)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		if (!YAJL_IS_STRING(obj->u.object.values[i]))
+			return -1;
+		out->items[out->n++] = (struct api_kv){ intern_str(obj->u.object.keys[i]),
+						       intern_str(YAJL_GET_STRING(obj->u.object.values[i])) };
+	}
+	return 0;
+}
+
+static int wl_parse_pods(struct workload *w, yajl_val pods)
+{
+	w->pod_ops = calloc(pods->u.array.len ? pods->u.array.len : 1, sizeof(*w->pod_ops));
+	if (!w->pod_ops)
+		return -1;
+	for (size_t i = 0; i < pods->u.array.len; i++) {
+		yajl_val op = pods->u.array.values[i];
+		yajl_val count = member(op, "count", yajl_t_number), measured = member(op, "measured", yajl_t_any);
+		struct wl_pods *wp = &w->pod_ops[w->n_pod_ops++];
+		wp->template = dup_str(member(op, "template", yajl_t_string));
+		wp->ns = dup_str(member(op, "namespace", yajl_t_string));
+		if (!count || !YAJL_IS_INTEGER(count) || !wp->template || !wp->ns)
+			return -1;
+		wp->count = (int)YAJL_GET_INTEGER(count);
+		wp->measured = YAJL_IS_TRUE(measured);
+	}
+	return 0;
+}
+
+static int wl_parse_listers(struct workload *w, yajl_val svcs, yajl_val nss)
+{
+	size_t n_s = svcs ? svcs->u.array.len : 0, n_n = nss ? nss->u.array.len : 0;
+	w->services = calloc(n_s ? n_s : 1, sizeof(*w->services));
+	w->selectors = calloc(n_s ? n_s : 1, sizeof(*w->selectors));
+	w->namespaces = calloc(n_n ? n_n : 1, sizeof(*w->namespaces));
+	if (!w->services || !w->selectors || !w->namespaces)
+		return -1;
+	for (size_t i = 0; i < n_s; i++) {
+		yajl_val sv = svcs->u.array.values[i];
+		const char *ns = YAJL_GET_STRING(member(sv, "namespace", yajl_t_string));
+		const char *name = YAJL_GET_STRING(member(sv, "name", yajl_t_string));
+		struct api_selector_owner *o = &w->services[w->n_services++];
+		o->refs = 1 << 30;
+		o->kind = API_SEL_SERVICE;
+		o->meta.namespace = intern_str(ns);
+		o->meta.name = intern_str(name);
+		o->selector = &w->selectors[i];
+		if (!ns || !name || labels_of(member(sv, "selector", yajl_t_object), &o->selector->match_labels) < 0)
+			return -1;
+	}
+	for (size_t i = 0; i < n_n; i++) {
+		struct api_namespace *ns = &w->namespaces[w->n_namespaces++];
+		ns->refs = 1 << 30;
+		ns->meta.name = intern_str(YAJL_GET_STRING(nss->u.array.values[i]));
+		ns->meta.namespace = "";
+		if (!ns->meta.name)
+			return -1;
+	}
+	return 0;
+}
+
+static int workload_load(struct workload *w, const char *path, struct err *e)
+{
+	char ebuf[256] = "";
+	char *text = read_text(path, e);
+	if (!text)
+		return -1;
+	yajl_val root = yajl_tree_parse(text, ebuf, sizeof(ebuf));
+	free(text);
+	if (!root)
+		return err_set(e, ERR_INVALID, "bench_cycle: %s: %s", path, ebuf);
+	yajl_val nodes = member(root, "nodes", yajl_t_array), pods = member(root, "pods", yajl_t_array);
+	yajl_val thr = member(root, "threshold", yajl_t_number);
+	int rc = 0;
+	w->name = dup_str(member(root, "name", yajl_t_string));
+	w->threshold = thr && YAJL_IS_INTEGER(thr) ? (int)YAJL_GET_INTEGER(thr) : 0;
+	if (!w->name || !nodes || !pods) {
+		rc = err_set(e, ERR_INVALID, "bench_cycle: %s: needs name, nodes and pods (tests/bench/cycle_spec.py)", path);
+		goto out;
+	}
+	w->nodes = calloc(nodes->u.array.len ? nodes->u.array.len : 1, sizeof(*w->nodes));
+	for (size_t i = 0; w->nodes && i < nodes->u.array.len; i++)
+		if (!(w->nodes[w->n_nodes++] = dup_str(nodes->u.array.values[i])))
+			break;
+	if (!w->nodes || (w->n_nodes && !w->nodes[w->n_nodes - 1]) || wl_parse_pods(w, pods) < 0 ||
+	    wl_parse_listers(w, member(root, "services", yajl_t_array), member(root, "namespaces", yajl_t_array)) < 0)
+		rc = err_set(e, ERR_INVALID, "bench_cycle: %s: malformed workload (tests/bench/cycle_spec.py)", path);
+out:
+	yajl_tree_free(root);
+	return rc;
+}
+
+static void workload_free(struct workload *w)
+{
+	for (uint32_t i = 0; i < w->n_nodes; i++)
+		free(w->nodes[i]);
+	for (uint32_t i = 0; i < w->n_pod_ops; i++) {
+		free(w->pod_ops[i].template);
+		free(w->pod_ops[i].ns);
+	}
+	for (uint32_t i = 0; i < w->n_services; i++)
+		free(w->selectors[i].match_labels.items);
+	free(w->nodes);
+	free(w->pod_ops);
+	free(w->services);
+	free(w->selectors);
+	free(w->namespaces);
+	free(w->name);
+}
+
+/* A pod of op's template named name, with UID "uid-<namespace>-<name>" (the template's "__NAME__"
+ * and "__UID__" strings replaced). */
+static struct api_pod *workload_pod(const struct wl_pods *op, const char *name)
+{
+	char uid[160];
+	snprintf(uid, sizeof(uid), "uid-%s-%s", op->ns, name);
+	const char *from[2] = { "\"__NAME__\"", "\"__UID__\"" }, *to[2] = { name, uid };
+	size_t n = strlen(op->template) + 4 * (strlen(name) + strlen(uid)) + 8, k = 0;
+	char *json = malloc(n);
+	struct err e = { 0 };
+	if (!json)
+		return NULL;
+	for (const char *t = op->template; *t && k + 1 < n;) {
+		int j = strncmp(t, from[0], strlen(from[0])) == 0 ? 0 : strncmp(t, from[1], strlen(from[1])) == 0 ? 1 : -1;
+		if (j < 0) {
+			json[k++] = *t++;
+			continue;
+		}
+		k += (size_t)snprintf(json + k, n - k, "\"%s\"", to[j]);
+		t += strlen(from[j]);
+	}
+	json[k < n ? k : n - 1] = 0;
+	struct api_pod *p = api_pod_decode_json(json, strlen(json), &e);
+	if (!p)
+		fprintf(stderr, "bench_cycle: pod %s: %s\n", name, e.msg);
+	free(json);
+	return p;
+}
+
+/* The measured op (the last one cycle_spec.py writes). */
+static const struct wl_pods *workload_measured(const struct workload *w)
+{
+	return w->n_pod_ops && w->pod_ops[w->n_pod_ops - 1].measured ? &w->pod_ops[w->n_pod_ops - 1] : NULL;
+}
+
+/* The profile's listers over the workload's Services and Namespaces. */
+static int wl_services_each(void *ctx, const char *ns, int (*fn)(void *arg, const struct api_selector_owner *svc),
+			    void *arg)
+{
+	const struct workload *w = ctx;
+	for (uint32_t i = 0; i < w->n_services; i++)
+		if (strcmp(w->services[i].meta.namespace, ns) == 0) {
+			int rc = fn(arg, &w->services[i]);
+			if (rc)
+				return rc;
+		}
+	return 0;
+}
+
+static struct api_namespace *wl_namespace(void *ctx, const char *name)
+{
+	struct workload *w = ctx;
+	for (uint32_t i = 0; i < w->n_namespaces; i++)
+		if (strcmp(w->namespaces[i].meta.name, name) == 0) {
+			__atomic_add_fetch(&w->namespaces[i].refs, 1, __ATOMIC_RELAXED);
+			return &w->namespaces[i];
+		}
+	return NULL;
+}
+
+static int wl_namespaces_each(void *ctx, int (*fn)(void *arg, const struct api_namespace *ns), void *arg)
+{
+	const struct workload *w = ctx;
+	for (uint32_t i = 0; i < w->n_namespaces; i++) {
+		int rc = fn(arg, &w->namespaces[i]);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 /* ---------- main ---------- */
 
 struct opts {
@@ -312,11 +574,12 @@ struct opts {
 	const char *json;
 	const char *dump;
 	bool mixed;
+	const char *workload; /* --workload SPEC.json, or NULL */
 };
 
 static int parse_args(int argc, char **argv, struct opts *o)
 {
-	*o = (struct opts){ 5000, 5000, FW_DEFAULT_PARALLELISM, 0, 300, NULL, NULL, false };
+	*o = (struct opts){ 5000, 5000, FW_DEFAULT_PARALLELISM, 0, 300, NULL, NULL, false, NULL };
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		int *dst = NULL;
@@ -341,10 +604,14 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			o->dump = v;
 			i++;
 			continue;
+		} else if (!strcmp(a, "--workload") && v) {
+			o->workload = v;
+			i++;
+			continue;
 		} else {
 			fprintf(stderr, "bench_cycle: unknown argument '%s'\nusage: bench_cycle [--nodes N] [--pods P] "
 					"[--parallelism K] [--pct PCT] [--breakdown-pods B] [--json FILE] "
-					"[--dump-decisions FILE] [--mixed]\n", a);
+					"[--dump-decisions FILE] [--mixed] [--workload SPEC.json]\n", a);
 			return -1;
 		}
 		char *end;
@@ -371,7 +638,12 @@ struct run {
 	struct fw_pool *pool;
 	struct fw_profile *prof;
 	struct fw_cycle *cyc;
-	struct api_pod **pods;
+	struct api_pod **pods;        /* the measured pods */
+	struct workload wl;           /* --workload; else empty */
+	struct api_pod **init_pods;   /* --workload: its initial pods, scheduled before the measured ones */
+	int n_init;
+	uint64_t init_unschedulable;
+	int64_t init_ns;
 	int64_t *cycle_ns, *algo_ns; /* per pod, sorted after the loop */
 	struct breakdown *bd;
 	/* decisions are recorded during the loop and written after it, outside the timing */
@@ -409,6 +681,10 @@ static void run_release(struct run *r)
 	for (int i = 0; r->pods && i < r->o.pods; i++)
 		api_pod_unref(r->pods[i]);
 	free(r->pods);
+	for (int i = 0; r->init_pods && i < r->n_init; i++)
+		api_pod_unref(r->init_pods[i]);
+	free(r->init_pods);
+	workload_free(&r->wl);
 	free(r->cycle_ns);
 	free(r->algo_ns);
 	free(r->bd);
@@ -417,24 +693,53 @@ static void run_release(struct run *r)
 	free(r->dec_feas);
 }
 
+/* --workload: the initial pods of every op but the last, and the measured ones. */
+static int setup_workload_pods(struct run *r, struct err *e)
+{
+	char name[64];
+	int n = 0;
+	for (uint32_t k = 0; k + 1 < r->wl.n_pod_ops; k++)
+		n += r->wl.pod_ops[k].count;
+	if (!(r->init_pods = calloc(n ? (size_t)n : 1, sizeof(*r->init_pods))))
+		return err_set(e, ERR_NOMEM, "bench_cycle: pods");
+	for (uint32_t k = 0; k + 1 < r->wl.n_pod_ops; k++)
+		for (int i = 0; i < r->wl.pod_ops[k].count; i++) {
+			snprintf(name, sizeof(name), "pod-%u-%d", k, i);
+			if (!(r->init_pods[r->n_init++] = workload_pod(&r->wl.pod_ops[k], name)))
+				return err_set(e, ERR_INVALID, "bench_cycle: initial pod %s", name);
+		}
+	for (int i = 0; i < r->o.pods; i++) {
+		snprintf(name, sizeof(name), "pod-%d", i);
+		if (!(r->pods[i] = workload_pod(workload_measured(&r->wl), name)))
+			return err_set(e, ERR_INVALID, "bench_cycle: pod %s", name);
+	}
+	return 0;
+}
+
 /* The cluster, the pods, the default profile and a first snapshot. */
 static int run_setup(struct run *r, struct err *e)
 {
 	const struct opts *o = &r->o;
 	for (int i = 0; i < o->nodes; i++) {
-		struct api_node *n = make_node(i, o->mixed);
-		int rc = cache_add_node(r->cache, n, e);
+		struct api_node *n = o->workload ? api_node_decode_json(r->wl.nodes[i], strlen(r->wl.nodes[i]), e)
+						 : make_node(i, o->mixed);
+		int rc = n ? cache_add_node(r->cache, n, e) : -1;
 		api_node_unref(n);
 		if (rc < 0)
 			return rc;
 	}
-	for (int i = 0; i < o->pods; i++)
+	if (o->workload && setup_workload_pods(r, e) < 0)
+		return -1;
+	for (int i = 0; !o->workload && i < o->pods; i++)
 		r->pods[i] = make_pod(i, o->mixed);
 	if (o->parallelism > 1 && !(r->pool = fw_pool_new(o->parallelism, e)))
 		return -1;
 	struct fw_profile_config pc;
 	fw_default_profile_config("csched", &pc);
 	struct fw_profile_options po = { .percentage_of_nodes_to_score = o->pct, .pool = r->pool, .bind = noop_bind };
+	if (o->workload)
+		po.listers = (struct fw_listers){ .ns = wl_namespace, .ns_each = wl_namespaces_each,
+						  .services_each = wl_services_each, .ctx = &r->wl };
 	if (!(r->prof = fw_profile_new(&pc, &po, e)) || !(r->cyc = fw_cycle_new(r->prof))) {
 		if (!e->msg[0])
 			err_set(e, ERR_NOMEM, "bench_cycle: cycle state");
@@ -469,6 +774,26 @@ static int run_one(struct run *r, int i, struct fw_node_list *list, struct fw_sc
 	return 0;
 }
 
+/* --workload: the initial pods, each scheduled and assumed as the measured ones are (untimed). */
+static int run_init(struct run *r, struct fw_node_list *list, struct fw_schedule_result *res, struct err *e)
+{
+	int64_t t0 = now_ns();
+	for (int i = 0; i < r->n_init; i++) {
+		if (cache_update_snapshot(r->cache, r->snap, e) < 0)
+			return -1;
+		fw_node_list_from_snapshot(r->snap, list);
+		fw_cycle_reset(r->cyc);
+		if (fw_schedule_pod(r->prof, r->cyc, list, r->init_pods[i], NULL, res, e) < 0)
+			return -1;
+		if (res->code != FW_SUCCESS)
+			r->init_unschedulable++;
+		else if (cache_assume_pod(r->cache, r->init_pods[i], res->suggested_host, e) < 0)
+			return -1;
+	}
+	r->init_ns = now_ns() - t0;
+	return 0;
+}
+
 /* The measured loop. */
 static int run_loop(struct run *r, struct err *e)
 {
@@ -476,6 +801,11 @@ static int run_loop(struct run *r, struct err *e)
 	struct fw_schedule_result *res = calloc(1, sizeof(*res));
 	if (!res)
 		return err_set(e, ERR_NOMEM, "bench_cycle: result");
+	if (run_init(r, &list, res, e) < 0) {
+		free(res);
+		err_prefix(e, "bench_cycle: initial pods");
+		return -1;
+	}
 	int64_t t_all = now_ns();
 	for (int i = 0; i < r->o.pods; i++)
 		if (run_one(r, i, &list, res, e) < 0)
@@ -509,7 +839,12 @@ static int run_breakdown(struct run *r, struct err *e)
 	struct fw_node_list list;
 	uint32_t start = 0;
 	for (int i = 0; i < r->o.breakdown_pods; i++) {
-		struct api_pod *p = make_pod(r->o.pods + i, r->o.mixed);
+		char name[32];
+		snprintf(name, sizeof(name), "breakdown-%d", i);
+		struct api_pod *p = r->o.workload ? workload_pod(workload_measured(&r->wl), name)
+						  : make_pod(r->o.pods + i, r->o.mixed);
+		if (!p)
+			return err_set(e, ERR_INVALID, "bench_cycle: pod %s", name);
 		int rc = cache_update_snapshot(r->cache, r->snap, e);
 		if (rc == 0) {
 			fw_node_list_from_snapshot(r->snap, &list);
@@ -526,6 +861,14 @@ static void print_summary(const struct run *r, double pods_per_s)
 {
 	const struct opts *o = &r->o;
 	size_t n = (size_t)o->pods;
+	if (o->workload) {
+		printf("bench_cycle: workload %s: %d initial pods in %.2f s (%" PRIu64 " unschedulable)", r->wl.name, r->n_init,
+		       (double)r->init_ns / 1e9, r->init_unschedulable);
+		if (r->wl.threshold)
+			printf("; upstream's CI floor %d pods/s, this run %.1fx it", r->wl.threshold,
+			       pods_per_s / r->wl.threshold);
+		printf("\n");
+	}
 	printf("bench_cycle: %d nodes, %d pods, parallelism %d: %.0f pods/s; cycle p50 %.1f us p99 %.1f us "
 	       "(fw_schedule_pod alone p50 %.1f us p99 %.1f us); %.0f nodes evaluated per pod; %" PRIu64 " unschedulable\n",
 	       o->nodes, o->pods, o->parallelism, pods_per_s, pct_of(r->cycle_ns, n, 50) / 1e3,
@@ -547,7 +890,9 @@ static int write_json(const struct run *r, double pods_per_s, struct err *e)
 	FILE *jf = fopen(o->json, "w");
 	if (!jf)
 		return err_set(e, ERR_IO, "bench_cycle: %s: cannot write", o->json);
-	fprintf(jf, "{\"nodes\": %d, \"pods\": %d, \"parallelism\": %d, \"percentageOfNodesToScore\": %d,\n"
+	fprintf(jf, "{\"workload\": \"%s\", \"threshold\": %d, \"init_pods\": %d, \"init_unschedulable\": %" PRIu64 ",\n ",
+		o->workload ? r->wl.name : "", r->wl.threshold, r->n_init, r->init_unschedulable);
+	fprintf(jf, "\"nodes\": %d, \"pods\": %d, \"parallelism\": %d, \"percentageOfNodesToScore\": %d,\n"
 		    " \"pods_per_s\": %.1f, \"p50_us\": %.1f, \"p99_us\": %.1f, \"algo_p50_us\": %.1f, \"algo_p99_us\": %.1f,\n"
 		    " \"evaluated_nodes\": %.0f, \"unschedulable\": %" PRIu64 ", \"breakdown_pods\": %" PRIu64 ",\n"
 		    " \"extension_points\": [",
@@ -570,6 +915,16 @@ int main(int argc, char **argv)
 	int rc = 1;
 	if (parse_args(argc, argv, &r.o) < 0)
 		return 2;
+	if (r.o.workload) {
+		if (workload_load(&r.wl, r.o.workload, &e) < 0)
+			goto out;
+		if (!workload_measured(&r.wl) || !r.wl.n_nodes || workload_measured(&r.wl)->count < 1) {
+			err_set(&e, ERR_INVALID, "bench_cycle: %s: no nodes or no measured pods", r.o.workload);
+			goto out;
+		}
+		r.o.nodes = (int)r.wl.n_nodes;
+		r.o.pods = workload_measured(&r.wl)->count;
+	}
 	if (run_alloc(&r, &e) < 0 || run_setup(&r, &e) < 0 || run_loop(&r, &e) < 0)
 		goto out;
 	if (r.o.dump && write_decisions(&r, &e) < 0)

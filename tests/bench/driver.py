@@ -384,8 +384,11 @@ class Workload:
         self.scheduler_name = scheduler_name
         self.timeout = float(self.spec.get("timeoutSeconds", 600))
         for i, op in enumerate(self.ops):
-            if op.get("opcode") not in ("createNodes", "createPods", "churn"):
+            if op.get("opcode") not in ("createNodes", "createPods", "churn", "createNamespaces", "createAny"):
                 raise BenchError(f"{path}: ops[{i}]: unknown opcode {op.get('opcode')!r}")
+            lnps = op.get("labelNodePrepareStrategy")
+            if lnps is not None and not (lnps.get("labelKey") and lnps.get("labelValues")):
+                raise BenchError(f"{path}: ops[{i}]: labelNodePrepareStrategy needs labelKey and labelValues")
             for t in op.get("templates", [op.get("template")] if op.get("template") else []):
                 if not os.path.exists(os.path.join(TEMPLATES, t + ".yaml")):
                     raise BenchError(f"{path}: ops[{i}]: no template {t}")
@@ -398,30 +401,76 @@ class Workload:
                 return i
         return len(self.ops)
 
-    @staticmethod
-    def namespace(i):
-        return f"bench-{i}"
+    def namespace(self, i):
+        """The namespace of ops[i] (createPods, createAny): its `namespace`, else bench-<i> (upstream:
+        namespace-<opIndex>)."""
+        return self.ops[i].get("namespace") or f"bench-{i}"
 
-    def node_items(self, op):
+    def namespaces(self):
+        """Every namespace the ops use, in op order: createNamespaces' <prefix>-<k> (upstream's
+        createNamespaces op) and each createPods / createAny op's."""
+        out = []
+        for i, op in enumerate(self.ops):
+            if op["opcode"] == "createNamespaces":
+                out += [f"{op['prefix']}-{k}" for k in range(int(op["count"]))]
+            elif op["opcode"] in ("createPods", "createAny"):
+                out.append(self.namespace(i))
+        return list(dict.fromkeys(out))
+
+    def node_manifests(self, op):
+        """The nodes of a createNodes op. `labels` go on every node; `labelNodePrepareStrategy`
+        ({labelKey, labelValues}) labels the op's nodes round-robin over labelValues, as upstream's
+        LabelNodePrepareStrategy.PreparePatch does (node k of the op gets labelValues[k % len])."""
         tmpl = load_template(op.get("template", "node-default"))
         labels = op.get("labels") or {}
-        items = []
-        for _ in range(int(op["count"])):
+        lnps = op.get("labelNodePrepareStrategy")
+        out = []
+        for k in range(int(op["count"])):
             n = copy.deepcopy(tmpl)
             name = f"node-{self.node_seq}"
             self.node_seq += 1
-            n["metadata"] = {"name": name, "labels": {"kubernetes.io/hostname": name, **labels}}
-            items.append(("POST", "/api/v1/nodes", json.dumps(n).encode(), (201, 409)))
-        return items
+            lb = {"kubernetes.io/hostname": name, **labels}
+            if lnps:
+                lb[lnps["labelKey"]] = lnps["labelValues"][k % len(lnps["labelValues"])]
+            n["metadata"] = {"name": name, "labels": lb}
+            out.append(n)
+        return out
+
+    def node_items(self, op):
+        return [("POST", "/api/v1/nodes", json.dumps(n).encode(), (201, 409)) for n in self.node_manifests(op)]
+
+    @staticmethod
+    def any_item(op, ns):
+        """A createAny op's object (upstream createAny: one object from a template, in ns when the
+        kind is namespaced). Kinds: Service, ReplicaSet, StatefulSet, ReplicationController."""
+        obj = load_template(op["template"])
+        md = obj.setdefault("metadata", {})
+        md.pop("generateName", None)
+        md["name"] = op.get("name") or f"{obj['kind'].lower()}-0"
+        md["namespace"] = ns
+        res = {"Service": "/api/v1/namespaces/{}/services",
+               "ReplicationController": "/api/v1/namespaces/{}/replicationcontrollers",
+               "ReplicaSet": "/apis/apps/v1/namespaces/{}/replicasets",
+               "StatefulSet": "/apis/apps/v1/namespaces/{}/statefulsets"}.get(obj["kind"])
+        if not res:
+            raise BenchError(f"createAny: unsupported kind {obj['kind']}")
+        return ("POST", res.format(ns), json.dumps(obj).encode(), (201, 409))
 
     def pod_body(self, tmpl_json, ns, name):
         return tmpl_json.replace('"__NAME__"', json.dumps(name)).replace('"__NS__"', json.dumps(ns)).encode()
 
-    def pod_items(self, op, ns, prefix="pod"):
+    def pod_template_json(self, op):
+        """The pod template of op as JSON text with "__NAME__" and "__NS__" for name and namespace;
+        the template's labels and annotations are kept (affinity and spreading select on them)."""
         tmpl = load_template(op.get("template", "pod-default"))
-        tmpl["metadata"] = {"name": "__NAME__", "namespace": "__NS__"}
+        md = tmpl.get("metadata") or {}
+        tmpl["metadata"] = {"name": "__NAME__", "namespace": "__NS__",
+                            **{k: md[k] for k in ("labels", "annotations") if md.get(k)}}
         tmpl["spec"]["schedulerName"] = self.scheduler_name
-        tj = json.dumps(tmpl)
+        return json.dumps(tmpl)
+
+    def pod_items(self, op, ns, prefix="pod"):
+        tj = self.pod_template_json(op)
         path = f"/api/v1/namespaces/{ns}/pods"
         return [("POST", path, self.pod_body(tj, ns, f"{prefix}-{k}"), (201, 409))
                 for k in range(int(op["count"]))]
@@ -538,9 +587,9 @@ def parse_args():
 
 
 def create_namespaces(api, wl):
-    """Namespaces (one per createPods op, one for churn) and the churn pods' PriorityClass."""
-    namespaces = [Workload.namespace(i) for i, op in enumerate(wl.ops) if op["opcode"] == "createPods"]
-    namespaces.append("bench-churn")
+    """Namespaces (createNamespaces ops, one per createPods/createAny op, one for churn) and the
+    churn pods' PriorityClass. All are created first, so setup and measured ops only add objects."""
+    namespaces = wl.namespaces() + ["bench-churn"]
     for ns in namespaces:
         api.request("POST", "/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace",
                                                    "metadata": {"name": ns}}, ok=(201, 409))
@@ -557,8 +606,13 @@ def run_setup_ops(api, wl, n_setup, workers):
         if op["opcode"] == "createNodes":
             run_parallel(api, wl.node_items(op), workers)
             log(f"created {op['count']} nodes in {time.monotonic() - ts:.1f} s")
+        elif op["opcode"] == "createNamespaces":
+            pass  # created by create_namespaces
+        elif op["opcode"] == "createAny":
+            run_parallel(api, [wl.any_item(op, wl.namespace(i))], 1)
+            log(f"created {op['template']} in {wl.namespace(i)}")
         else:
-            ns = Workload.namespace(i)
+            ns = wl.namespace(i)
             run_parallel(api, wl.pod_items(op, ns), workers)
             log(f"created {op['count']} initial pods in {ns} in {time.monotonic() - ts:.1f} s")
             if not op.get("skipWaitToCompletion"):
@@ -594,12 +648,16 @@ class Run:
     def run_op(self, i, op):
         if op["opcode"] == "createNodes":
             run_parallel(self.api, self.wl.node_items(op), self.a.workers)
+        elif op["opcode"] == "createNamespaces":
+            pass  # created by create_namespaces
+        elif op["opcode"] == "createAny":
+            run_parallel(self.api, [self.wl.any_item(op, self.wl.namespace(i))], 1)
         elif op["opcode"] == "churn":
             self.churns.append(Churn(self.api, self.wl, op, "bench-churn"))
         elif op.get("collectMetrics"):
-            self.measure(Workload.namespace(i), op)
+            self.measure(self.wl.namespace(i), op)
         else:
-            ns = Workload.namespace(i)
+            ns = self.wl.namespace(i)
             run_parallel(self.api, self.wl.pod_items(op, ns), self.a.workers)
             if not op.get("skipWaitToCompletion"):
                 wait_bound(self.watch, ns, int(op["count"]), self.hard_deadline, f"pods in {ns}", self.sched)
