@@ -3,8 +3,9 @@
  * required and preferred pod (anti-)affinity against the pods already placed, and the existing
  * pods' required anti-affinity (and, for scoring, their terms) against the pod.
  *
- * PreFilter and PreScore walk the snapshot once and leave topology-pair counts (key -> value ->
- * count maps), so Filter and Score cost O(terms + node labels) per node. Terms of the incoming pod
+ * PreFilter and PreScore walk the snapshot once (for pods without pod affinity of their own, only
+ * its nodes holding pods with pod (anti-)affinity) and leave topology-pair counts ((key, value) ->
+ * count tables), so Filter and Score cost O(terms + node labels) per node. Terms of the incoming pod
  * have their namespaceSelector unrolled into namespace names (upstream
  * mergeAffinityTermNamespacesIfNotEmpty, through the profile's Namespace lister); an existing
  * pod's terms are matched as written, against the incoming pod's namespace labels.
@@ -20,9 +21,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "common/intern.h"
-#include "common/map.h"
 
 #define NAME "InterPodAffinity"
 #define REASON_EXISTING_ANTI "node(s) didn't satisfy existing pods anti-affinity rules"
@@ -191,61 +189,92 @@ static int merge_terms(const struct fw_pl *pl, struct fw_cycle *c, const struct 
 
 /* ---------- Topology-pair counts ---------- */
 
-/* upstream topologyToMatchedTermCount / scoreMap: key -> value -> count. Keys and values are
- * interned (node label strings). */
-struct tp_vals {
-	struct map vals; /* value -> (intptr_t)(2 * count + 1) */
+/* upstream topologyToMatchedTermCount / scoreMap: (topology key, value) -> count. Keys and values
+ * are interned (node labels, term keys), so a pair is hashed and compared by its two pointers,
+ * without reading the strings: open addressing, linear probing, never more than half full. */
+struct tp_slot {
+	const char *key, *value; /* key NULL = empty */
+	int64_t n;
 };
 
 struct tp_map {
-	struct map keys; /* topology key -> struct tp_vals * (malloc'd) */
-	uint32_t n_pairs; /* entries, as upstream's len() */
+	struct tp_slot *slots; /* malloc'd */
+	uint32_t mask;         /* capacity - 1, or 0 before the first add */
+	uint32_t n_pairs;      /* entries, as upstream's len() (an entry stays when its sum is 0) */
+	uint32_t n_keys, cap_keys;
+	const char **keys; /* the distinct topology keys (malloc'd), for Score's walk */
 };
 
 static void tp_release(void *arg)
 {
 	struct tp_map *m = arg;
-	const char *k;
-	void *v;
-	for (size_t it = 0; map_next(&m->keys, &it, &k, &v);) {
-		struct tp_vals *tv = v;
-		map_release(&tv->vals);
-		free(tv);
+	free(m->slots);
+	free(m->keys);
+}
+
+static uint32_t tp_hash(const char *key, const char *value)
+{
+	uint64_t h = (uint64_t)(uintptr_t)key * 0x9e3779b97f4a7c15ULL ^ (uint64_t)(uintptr_t)value * 0xc2b2ae3d27d4eb4fULL;
+	return (uint32_t)(h ^ (h >> 29) ^ (h >> 47));
+}
+
+static struct tp_slot *tp_find(const struct tp_map *m, const char *key, const char *value)
+{
+	for (uint32_t i = tp_hash(key, value) & m->mask;; i = (i + 1) & m->mask) {
+		struct tp_slot *sl = &m->slots[i];
+		if (!sl->key || (sl->key == key && sl->value == value))
+			return sl;
 	}
-	map_release(&m->keys);
+}
+
+static int tp_grow(struct tp_map *m)
+{
+	uint32_t cap = m->slots ? (m->mask + 1) * 2 : 64;
+	struct tp_map bigger = { .slots = calloc(cap, sizeof(struct tp_slot)), .mask = cap - 1 };
+	if (!bigger.slots)
+		return ERR_NOMEM;
+	for (uint32_t i = 0; m->slots && i <= m->mask; i++)
+		if (m->slots[i].key)
+			*tp_find(&bigger, m->slots[i].key, m->slots[i].value) = m->slots[i];
+	free(m->slots);
+	m->slots = bigger.slots;
+	m->mask = bigger.mask;
+	return 0;
 }
 
 static int tp_add(struct tp_map *m, const char *key, const char *value, int64_t delta)
 {
-	struct tp_vals *tv = map_get(&m->keys, key);
-	if (!tv) {
-		tv = calloc(1, sizeof(*tv));
-		if (!tv)
-			return ERR_NOMEM;
-		map_init(&tv->vals);
-		if (map_put(&m->keys, key, tv, NULL) < 0) {
-			free(tv);
-			return ERR_NOMEM;
-		}
-	}
-	/* counts are stored as 2 * count + 1, so that a pair whose sum is 0 is still present */
-	intptr_t cur = (intptr_t)map_get(&tv->vals, value);
-	if (map_put(&tv->vals, value, (void *)((cur ? cur : 1) + 2 * (intptr_t)delta), NULL) < 0)
+	if ((!m->slots || (m->n_pairs + 1) * 2 > m->mask + 1) && tp_grow(m) < 0)
 		return ERR_NOMEM;
-	if (!cur)
+	struct tp_slot *sl = tp_find(m, key, value);
+	if (!sl->key) {
+		uint32_t k = 0;
+		while (k < m->n_keys && m->keys[k] != key)
+			k++;
+		if (k == m->n_keys) {
+			if (m->n_keys == m->cap_keys) {
+				uint32_t cap = m->cap_keys ? m->cap_keys * 2 : 4;
+				const char **keys = realloc(m->keys, cap * sizeof(*keys));
+				if (!keys)
+					return ERR_NOMEM;
+				m->keys = keys;
+				m->cap_keys = cap;
+			}
+			m->keys[m->n_keys++] = key;
+		}
+		*sl = (struct tp_slot){ key, value, 0 };
 		m->n_pairs++;
+	}
+	sl->n += delta;
 	return 0;
-}
-
-static int64_t tp_vals_get(const struct tp_vals *tv, const char *value)
-{
-	intptr_t v = tv ? (intptr_t)map_get(&tv->vals, value) : 0;
-	return v ? (int64_t)((v - 1) / 2) : 0;
 }
 
 static int64_t tp_get(const struct tp_map *m, const char *key, const char *value)
 {
-	return m->n_pairs ? tp_vals_get(map_get(&m->keys, key), value) : 0;
+	if (!m->n_pairs)
+		return 0;
+	const struct tp_slot *sl = tp_find(m, key, value);
+	return sl->key ? sl->n : 0;
 }
 
 /* The count of term key's pair on node n, if n has the key (upstream's update/recordMatch). */
@@ -258,10 +287,7 @@ static int tp_record(struct tp_map *m, const struct api_node *n, const char *key
 static struct tp_map *tp_new(struct fw_cycle *c)
 {
 	struct tp_map *m = fw_cycle_alloc(c, sizeof(*m));
-	if (!m)
-		return NULL;
-	map_init(&m->keys);
-	if (fw_cycle_on_release(c, tp_release, m) < 0)
+	if (!m || fw_cycle_on_release(c, tp_release, m) < 0)
 		return NULL;
 	return m;
 }
@@ -348,26 +374,33 @@ static int existing_anti_counts(struct filter_state *s, const struct fw_node_lis
 	return 0;
 }
 
-/* getIncomingAffinityAntiAffinityCounts over every pod of every node. */
-static int incoming_counts(struct filter_state *s, const struct fw_node_list *nodes)
+/* getIncomingAffinityAntiAffinityCounts over every pod of every node. A node's matches are summed
+ * first (cnt: room for n_anti), so the maps see one update per node and term, not per pod. */
+static int incoming_counts(struct filter_state *s, const struct fw_node_list *nodes, uint32_t *cnt)
 {
 	if (!s->n_aff && !s->n_anti)
 		return 0;
 	for (uint32_t i = 0; i < nodes->n; i++) {
 		const struct node_info *ni = nodes->nodes[i];
-		if (!ni->node)
+		if (!ni->node || !ni->n_pods)
 			continue;
+		int64_t n_all = 0;
+		if (s->n_anti)
+			memset(cnt, 0, s->n_anti * sizeof(*cnt));
 		for (uint32_t k = 0; k < ni->n_pods; k++) {
 			const struct api_pod *ep = ni->pods[k].pod;
 			if (matches_all(s->aff, s->n_aff, ep))
-				for (uint32_t j = 0; j < s->n_aff; j++)
-					if (tp_record(s->aff_counts, ni->node, s->aff[j].key, 1) < 0)
-						return ERR_NOMEM;
+				n_all++;
 			for (uint32_t j = 0; j < s->n_anti; j++)
-				if (term_matches(&s->anti[j], ep, NULL) &&
-				    tp_record(s->anti_counts, ni->node, s->anti[j].key, 1) < 0)
-					return ERR_NOMEM;
+				if (term_matches(&s->anti[j], ep, NULL))
+					cnt[j]++;
 		}
+		for (uint32_t j = 0; n_all && j < s->n_aff; j++)
+			if (tp_record(s->aff_counts, ni->node, s->aff[j].key, n_all) < 0)
+				return ERR_NOMEM;
+		for (uint32_t j = 0; j < s->n_anti; j++)
+			if (cnt[j] && tp_record(s->anti_counts, ni->node, s->anti[j].key, cnt[j]) < 0)
+				return ERR_NOMEM;
 	}
 	return 0;
 }
@@ -405,7 +438,8 @@ static enum fw_code pre_filter(const struct fw_pl *pl, struct fw_cycle *c, const
 	    ns_labels_of(pl, c, pod, &s->ns_labels) < 0 || !(s->existing_anti = tp_new(c)) ||
 	    !(s->aff_counts = tp_new(c)) || !(s->anti_counts = tp_new(c)))
 		return fw_status_set(st, FW_ERROR, NAME ": out of memory");
-	if (existing_anti_counts(s, nodes, pod) < 0 || incoming_counts(s, nodes) < 0)
+	uint32_t *cnt = s->n_anti ? fw_cycle_alloc(c, s->n_anti * sizeof(*cnt)) : NULL;
+	if ((s->n_anti && !cnt) || existing_anti_counts(s, nodes, pod) < 0 || incoming_counts(s, nodes, cnt) < 0)
 		return fw_status_set(st, FW_ERROR, NAME ": out of memory");
 	if (!s->existing_anti->n_pairs && !s->n_aff && !s->n_anti)
 		return FW_SKIP;
@@ -519,9 +553,6 @@ static enum fw_code filter(const struct fw_pl *pl, const struct fw_cycle *c, con
 struct score_state {
 	enum state_tag tag;
 	struct tp_map *m; /* topologyScore */
-	uint32_t n_keys;
-	const char **keys; /* m's topology keys and their values, for Score's walk */
-	const struct tp_vals **vals;
 };
 
 struct score_ctx {
@@ -532,6 +563,7 @@ struct score_ctx {
 	struct term *pref_aff, *pref_anti;
 	int32_t hard_weight;
 	struct tp_map *m;
+	int64_t *acc; /* per incoming term (affinity, then anti-affinity): matches on the current node */
 };
 
 /* processTerm: term matching p adds weight * mult to the pair of its key on node. */
@@ -545,14 +577,13 @@ static int process_existing(struct score_ctx *x, const struct api_pod *ep, const
 {
 	if (!node->meta.labels.n)
 		return 0;
+	/* the incoming pod's terms: counted here, added per node by flush_node */
 	for (uint32_t i = 0; i < x->n_pref_aff; i++)
-		if (add_if(x->m, term_matches(&x->pref_aff[i], ep, NULL), node, x->pref_aff[i].key,
-			   x->pref_aff[i].weight) < 0)
-			return ERR_NOMEM;
+		if (term_matches(&x->pref_aff[i], ep, NULL))
+			x->acc[i]++;
 	for (uint32_t i = 0; i < x->n_pref_anti; i++)
-		if (add_if(x->m, term_matches(&x->pref_anti[i], ep, NULL), node, x->pref_anti[i].key,
-			   -(int64_t)x->pref_anti[i].weight) < 0)
-			return ERR_NOMEM;
+		if (term_matches(&x->pref_anti[i], ep, NULL))
+			x->acc[x->n_pref_aff + i]++;
 	const struct api_pod_affinity *a = ep->affinity.pod_affinity, *na = ep->affinity.pod_anti_affinity;
 	if (x->hard_weight > 0 && a)
 		for (uint32_t i = 0; i < a->n_required; i++)
@@ -569,6 +600,23 @@ static int process_existing(struct score_ctx *x, const struct api_pod *ep, const
 			if (add_if(x->m, raw_matches(ep, &na->preferred[i].term, x->pod, x->ns_labels), node,
 				   na->preferred[i].term.topology_key, -(int64_t)na->preferred[i].weight) < 0)
 				return ERR_NOMEM;
+	return 0;
+}
+
+/* The incoming pod's preferred terms matched on node: weight (negative for anti-affinity) times
+ * the matches, in one update per term; resets the counts. */
+static int flush_node(struct score_ctx *x, const struct api_node *node)
+{
+	for (uint32_t i = 0; i < x->n_pref_aff + x->n_pref_anti; i++) {
+		if (!x->acc[i])
+			continue;
+		bool anti = i >= x->n_pref_aff;
+		const struct term *t = anti ? &x->pref_anti[i - x->n_pref_aff] : &x->pref_aff[i];
+		int64_t w = (anti ? -(int64_t)t->weight : t->weight) * x->acc[i];
+		x->acc[i] = 0;
+		if (tp_record(x->m, node, t->key, w) < 0)
+			return ERR_NOMEM;
+	}
 	return 0;
 }
 
@@ -594,7 +642,8 @@ static enum fw_code pre_score(const struct fw_pl *pl, struct fw_cycle *c, const 
 	struct score_state *s = fw_cycle_alloc(c, sizeof(*s));
 	if (!s || merge_terms(pl, c, pod, pa, true, &x.pref_aff, &x.n_pref_aff) < 0 ||
 	    merge_terms(pl, c, pod, paa, true, &x.pref_anti, &x.n_pref_anti) < 0 ||
-	    ns_labels_of(pl, c, pod, &x.ns_labels) < 0 || !(x.m = s->m = tp_new(c)))
+	    ns_labels_of(pl, c, pod, &x.ns_labels) < 0 || !(x.m = s->m = tp_new(c)) ||
+	    !(x.acc = fw_cycle_alloc(c, (x.n_pref_aff + x.n_pref_anti + 1) * sizeof(*x.acc))))
 		return fw_status_set(st, FW_ERROR, NAME ": out of memory");
 	/* every node of the snapshot (not only the filtered ones), as upstream's shared lister; without
 	 * preferred terms of its own only the pods with affinity can score the pod */
@@ -608,21 +657,11 @@ static enum fw_code pre_score(const struct fw_pl *pl, struct fw_cycle *c, const 
 			if ((has_constraints || has_pod_affinity(ep)) && process_existing(&x, ep, ni->node) < 0)
 				return fw_status_set(st, FW_ERROR, NAME ": out of memory");
 		}
+		if (flush_node(&x, ni->node) < 0)
+			return fw_status_set(st, FW_ERROR, NAME ": out of memory");
 	}
 	if (!s->m->n_pairs)
 		return FW_SKIP;
-	s->n_keys = (uint32_t)map_len(&s->m->keys);
-	s->keys = fw_cycle_alloc(c, s->n_keys * sizeof(*s->keys));
-	s->vals = fw_cycle_alloc(c, s->n_keys * sizeof(*s->vals));
-	if (!s->keys || !s->vals)
-		return fw_status_set(st, FW_ERROR, NAME ": out of memory");
-	const char *k;
-	void *v;
-	uint32_t j = 0;
-	for (size_t it = 0; map_next(&s->m->keys, &it, &k, &v);) {
-		s->keys[j] = k;
-		s->vals[j++] = v;
-	}
 	s->tag = TAG_SCORE;
 	fw_cycle_set_state(c, pl, s);
 	return FW_SUCCESS;
@@ -639,10 +678,10 @@ static enum fw_code score(const struct fw_pl *pl, const struct fw_cycle *c, cons
 	if (!ni->node)
 		return FW_SUCCESS;
 	int64_t sum = 0;
-	for (uint32_t i = 0; i < s->n_keys; i++) {
-		const char *v = api_labels_get(&ni->node->meta.labels, s->keys[i]);
+	for (uint32_t i = 0; i < s->m->n_keys; i++) {
+		const char *v = api_labels_get(&ni->node->meta.labels, s->m->keys[i]);
 		if (v)
-			sum += tp_vals_get(s->vals[i], v);
+			sum += tp_get(s->m, s->m->keys[i], v);
 	}
 	*out = sum;
 	return FW_SUCCESS;
@@ -656,7 +695,7 @@ static enum fw_code normalize(const struct fw_pl *pl, const struct fw_cycle *c, 
 	const struct score_state *s = fw_cycle_state(c, pl);
 	if (!s || s->tag != TAG_SCORE)
 		return fw_status_set(st, FW_ERROR, "failed to read \"PreScore" NAME "\" from cycleState: not found");
-	if (!s->n_keys)
+	if (!s->m->n_keys)
 		return FW_SUCCESS;
 	int64_t lo = INT64_MAX, hi = INT64_MIN;
 	for (uint32_t i = 0; i < n; i++) {
