@@ -6,7 +6,9 @@
  * PreFilter counts the matching pods per topology value of each DoNotSchedule constraint over
  * every node and keeps the two smallest counts (upstream's critical paths), so Filter is a map
  * lookup per constraint. PreScore does the same for the ScheduleAnyway constraints and computes
- * every filtered node's raw score, so Score is one lookup. Upstream's AddPod for nominated pods
+ * every filtered node's raw score, so Score is one lookup. A node's count of matching pods is kept
+ * across cycles until its snapshot generation moves (count_cache), so both walk the nodes, not
+ * every pod of every node, in steady state. Upstream's AddPod for nominated pods
  * (RunFilterPluginsWithNominatedPods) is applied inside Filter: csched's framework runs the
  * nominated pass on a node_info copy with the nominated pods appended, which Filter recognises. */
 #include "algorithm/plugin.h"
@@ -38,7 +40,6 @@ static void names_init(void)
 								       .when_unsatisfiable = API_SCHEDULE_ANYWAY };
 }
 
-/* What init derives from the args. */
 /* countPodsMatchSelector of one (namespace, selector) per snapshot node_info, kept across cycles:
  * a node_info's count holds while its generation does (the cache stamps a new, cache-wide unique
  * generation on every change of its pods or labels; cache.h). */
@@ -56,6 +57,7 @@ struct node_count {
 	int64_t n;
 };
 
+/* What init derives from the args, and the count caches. */
 struct pts_priv {
 	bool system_defaulted;
 	uint32_t n_defaults;
