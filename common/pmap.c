@@ -23,26 +23,7 @@ void pmap_clear(struct pmap *m)
 	m->len = 0;
 }
 
-/* Fibonacci hashing of the address: its high bits, where the low (alignment) bits have mixed in. */
-static uint32_t hash(const void *key)
-{
-	return (uint32_t)(((uint64_t)(uintptr_t)key * 0x9E3779B97F4A7C15ull) >> 32);
-}
-
-/* key's slot, or the empty slot where it would go (the table has one: at most 3/4 full). */
-static struct pmap_slot *find(const struct pmap *m, const void *key)
-{
-	for (uint32_t i = hash(key) & m->mask;; i = (i + 1) & m->mask)
-		if (m->slots[i].key == key || !m->slots[i].key)
-			return &m->slots[i];
-}
-
-void *pmap_get(const struct pmap *m, const void *key)
-{
-	return m->len ? find(m, key)->value : NULL;
-}
-
-static int grow(struct pmap *m)
+int pmap_grow_(struct pmap *m)
 {
 	uint64_t cap = m->slots ? ((uint64_t)m->mask + 1) * 2 : 16;
 	struct pmap n = { .mask = (uint32_t)(cap - 1), .len = m->len };
@@ -50,25 +31,10 @@ static int grow(struct pmap *m)
 		return ERR_NOMEM;
 	for (uint32_t i = 0; m->slots && i <= m->mask; i++)
 		if (m->slots[i].key)
-			*find(&n, m->slots[i].key) = m->slots[i];
+			*pmap_find_(&n, m->slots[i].key) = m->slots[i];
 	free(m->slots);
 	*m = n;
 	return 0;
-}
-
-void **pmap_ref(struct pmap *m, const void *key, bool *added)
-{
-	if ((!m->slots || 4 * ((uint64_t)m->len + 1) > 3 * ((uint64_t)m->mask + 1)) && grow(m) < 0)
-		return NULL;
-	struct pmap_slot *sl = find(m, key);
-	bool add = !sl->key;
-	if (add) {
-		*sl = (struct pmap_slot){ key, NULL };
-		m->len++;
-	}
-	if (added)
-		*added = add;
-	return &sl->value;
 }
 
 int pmap_put(struct pmap *m, const void *key, void *value)
