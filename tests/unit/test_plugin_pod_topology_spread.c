@@ -135,6 +135,11 @@ static void cluster_init(struct cluster *cl, const char *const *a, const char *c
 				fail_msg("add pod: %s", e.msg);
 		api_pod_unref(p);
 	}
+	/* a generation as the cache stamps one (unique in the process), so that the plugin's per-node
+	 * counts are kept and read as over a real snapshot */
+	static uint64_t generation = UINT64_C(1) << 62;
+	for (uint32_t k = 0; k < cl->n; k++)
+		cl->nis[k].generation = ++generation;
 	cl->list = (struct fw_node_list){ .n = cl->n, .nodes = cl->ptrs };
 }
 
