@@ -262,6 +262,13 @@ static int try_nominated_node(struct fw_profile *p, struct fw_cycle *c, const st
 	p->next_start = saved;
 	if (rc < 0)
 		return rc;
+	if (rc == 0 && n_feasible == 1 && p->n_extenders) {
+		/* upstream evaluateNominatedNode: the extenders too; their error is only logged */
+		rc = fw_find_nodes_that_pass_extenders(p, c, pod, p->scratch_feasible, &n_feasible, &res->diag,
+						       &res->status, e);
+		if (rc < 0)
+			return rc;
+	}
 	if (rc == 0 && n_feasible == 1) {
 		res->suggested_host = ni->name;
 		res->feasible_nodes = 1;
@@ -397,6 +404,20 @@ int fw_schedule_pod(struct fw_profile *p, struct fw_cycle *c, const struct fw_no
 	if (rc > 0) {
 		res->code = FW_ERROR;
 		return 0;
+	}
+	if (p->n_extenders) {
+		uint32_t n_filtered = n_feasible;
+		rc = fw_find_nodes_that_pass_extenders(p, c, pod, p->scratch_feasible, &n_feasible, &res->diag,
+						       &res->status, e);
+		if (rc != 0) {
+			if (rc > 0)
+				res->code = FW_ERROR;
+			return rc < 0 ? rc : 0;
+		}
+		/* upstream findNodesThatFitPod: the pod waits for any cluster event (kubernetes#122019) */
+		if (n_feasible != n_filtered)
+			fw_name_set_add(res->diag.unschedulable_plugins, &res->diag.n_unschedulable_plugins,
+					FW_EXTENDER_NAME);
 	}
 	return pick_feasible(p, c, pod, n_feasible, hint, res, e);
 }

@@ -25,6 +25,22 @@ static inline bool fw_has_scoring(const struct fw_profile *p)
 	return p->n_points[CFG_EP_SCORE] > 0;
 }
 
+/* ---------- extenders.c ---------- */
+
+/* upstream hasExtenderFilters / the extender half of hasScoring. */
+bool fw_ext_has_filters(const struct fw_profile *p);
+bool fw_ext_has_prioritizers(const struct fw_profile *p);
+/* upstream findNodesThatPassExtenders over nodes[0..*n), narrowed in place; failed nodes go
+ * into d (the caller adds the "Extender" rejector, as findNodesThatFitPod does). 0, 1 when a non-ignorable extender failed (failed: Error with its message), or a
+ * negative code. */
+int fw_find_nodes_that_pass_extenders(struct fw_profile *p, struct fw_cycle *c, const struct api_pod *pod,
+				      const struct node_info **nodes, uint32_t *n, struct fw_diagnosis *d,
+				      struct fw_status *failed, struct err *e);
+/* The extender half of upstream prioritizeNodes: adds each interested extender's scaled scores to
+ * totals and draws randomizer[i] for every node an extender scored. 0 or ERR_NOMEM. */
+int fw_ext_prioritize(struct fw_profile *p, struct fw_cycle *c, const struct api_pod *pod,
+		      const struct node_info *const *nodes, uint32_t n, int64_t *totals, int64_t *randomizer);
+
 /* ---------- diagnosis.c ---------- */
 
 /* Adds name to a small set of names (at most FW_MAX_PLUGINS). */

@@ -409,7 +409,9 @@ int fw_find_nodes_that_pass_filters(struct fw_profile *p, struct fw_cycle *c, co
 		return 0;
 	}
 	int32_t pct = p->has_pct ? p->pct : p->global_pct;
-	uint32_t to_find = fw_has_scoring(p) ? fw_num_feasible_nodes_to_find(pct, n) : 1;
+	/* upstream: one node is enough only without extender filters and without any scoring */
+	bool more = fw_has_scoring(p) || fw_ext_has_filters(p) || fw_ext_has_prioritizers(p);
+	uint32_t to_find = more ? fw_num_feasible_nodes_to_find(pct, n) : 1;
 	if (!p->n_points[CFG_EP_FILTER]) {
 		*n_feasible = take_unfiltered(p, nodes, n, to_find);
 		return 0;

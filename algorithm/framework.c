@@ -203,6 +203,10 @@ static void profile_set_options(struct fw_profile *p, const struct fw_profile_op
 		p->bind = o->bind;
 		p->bind_ctx = o->bind_ctx;
 		p->listers = o->listers;
+		p->extenders = o->extenders;
+		p->n_extenders = o->n_extenders;
+		p->ext_prioritize_all = o->ext_prioritize_all;
+		p->ext_ctx = o->ext_ctx;
 	}
 }
 
@@ -361,8 +365,13 @@ static int build_hints(struct fw_profile *p)
 	uint32_t n = 0;
 	for (uint32_t i = 0; i < p->n_pl; i++)
 		n += plugin_hint_count(p->pls[i].plugin);
+	n += p->n_extenders > 0;
 	if (n && !(p->hints = calloc(n, sizeof(*p->hints))))
 		return ERR_NOMEM;
+	/* upstream NewFramework: with extenders, the fake plugin "Extender" (the rejector when an
+	 * extender filtered nodes out) registers every event, without a hint */
+	if (p->n_extenders)
+		p->hints[p->n_hints++] = (struct queue_hint_reg){ .plugin = FW_EXTENDER_NAME, .event = every_event.event };
 	for (uint32_t i = 0; i < p->n_pl; i++) {
 		const struct fw_pl *pl = &p->pls[i];
 		const struct queue_event_hint *regs = pl->plugin->n_events ? pl->plugin->events : &every_event;

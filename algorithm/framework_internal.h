@@ -19,7 +19,7 @@ struct fw_scored_node {
 	const char *name;             /* interned */
 	int64_t total;
 	/* upstream: rand.Int() only for the nodes an HTTP extender scored (schedule_one.go
-	 * prioritizeNodes), else 0; csched refuses extenders, so always 0 */
+	 * prioritizeNodes), else 0 */
 	int64_t randomizer;
 	uint32_t row; /* its column in the raw scores kept for OpportunisticBatching (batch.c) */
 };
@@ -90,6 +90,12 @@ struct fw_profile {
 	fw_bind_fn bind;
 	void *bind_ctx;
 	struct fw_listers listers;
+	const struct fw_extender *extenders; /* borrowed (fw_profile_options) */
+	uint32_t n_extenders;
+	void (*ext_prioritize_all)(void *ctx, struct fw_cycle *c, const struct api_pod *pod,
+				   const struct node_info *const *nodes, uint32_t n, const struct fw_extender *const *xs,
+				   uint32_t nx, struct fw_ext_prio_result *out, int *rcs, struct err *errs);
+	void *ext_ctx;
 	uint32_t n_hints;             /* event registrations of the enabled plugins, built once */
 	struct queue_hint_reg *hints; /* ctx = the registering struct fw_pl */
 

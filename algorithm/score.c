@@ -326,14 +326,15 @@ static int sorted_scratch(struct fw_profile *p, size_t n)
 }
 
 /* upstream schedulePod: NewSortedScoredNodes(priorityList).Pop(). Without extenders every
- * Randomizer is 0, so among equal totals the heap's layout over the feasible order decides, as
+ * Randomizer is 0 (randomizer NULL), so among equal totals the heap's layout over the feasible order decides, as
  * upstream's; the rest stays in p->sorted (the batch path's candidates). */
 static const char *select_host(struct fw_profile *p, const struct node_info *const *nodes, const int64_t *totals,
-			       uint32_t n)
+			       const int64_t *randomizer, uint32_t n)
 {
 	struct fw_scored_node *h = p->sorted;
 	for (uint32_t i = 0; i < n; i++)
-		h[i] = (struct fw_scored_node){ .node = nodes[i], .name = nodes[i]->name, .total = totals[i], .row = i };
+		h[i] = (struct fw_scored_node){ .node = nodes[i], .name = nodes[i]->name, .total = totals[i],
+						.randomizer = randomizer ? randomizer[i] : 0, .row = i };
 	fw_sorted_nodes_init(h, n);
 	uint32_t len = n;
 	const char *host = fw_sorted_nodes_pop(h, &len).node->name;
@@ -348,17 +349,26 @@ int fw_prioritize_and_select(struct fw_profile *p, struct fw_cycle *c, const str
 	int64_t *totals = fw_cycle_alloc(c, n * sizeof(*totals));
 	if (!totals || sorted_scratch(p, n) < 0)
 		return err_set(e, ERR_NOMEM, "profile %s: scoring: out of memory", p->name);
-	if (!fw_has_scoring(p)) {
+	int64_t *randomizer = NULL;
+	if (!fw_has_scoring(p) && !p->n_extenders) {
 		for (uint32_t i = 0; i < n; i++)
 			totals[i] = 1;
 	} else {
+		memset(totals, 0, n * sizeof(*totals));
 		int rc = run_pre_score(p, c, pod, nodes, n, res);
 		if (rc == 0)
 			rc = run_score(p, c, pod, nodes, n, totals, res, e);
 		if (rc != 0)
 			return rc;
+		if (p->n_extenders) {
+			if (!(randomizer = fw_cycle_alloc(c, n * sizeof(*randomizer))))
+				return err_set(e, ERR_NOMEM, "profile %s: scoring: out of memory", p->name);
+			memset(randomizer, 0, n * sizeof(*randomizer));
+			if (fw_ext_prioritize(p, c, pod, nodes, n, totals, randomizer) < 0)
+				return err_set(e, ERR_NOMEM, "profile %s: extender scores: out of memory", p->name);
+		}
 	}
-	res->suggested_host = select_host(p, nodes, totals, n);
+	res->suggested_host = select_host(p, nodes, totals, randomizer, n);
 	return 0;
 }
 

@@ -15,6 +15,9 @@
 struct yajl_gen_t;
 struct yajl_val_s;
 
+/* keep_json.c: while set, json.c skips no field (api_keep_json). */
+extern bool api__keep_json;
+
 /* malloc'd copy of s (NULL stays NULL); *ok is cleared when memory ran out. */
 char *api__strdup(const char *s, bool *ok);
 

@@ -647,9 +647,11 @@ static int node_fill(struct dec *d, jv obj, void *out)
 	int rc;
 	if ((rc = api__dec_object_parts(d, obj, &n->meta, &spec, &st)))
 		return rc;
-	if ((rc = WITH_KEY(d, "spec", node_spec(d, spec, n))))
+	if ((rc = WITH_KEY(d, "spec", node_spec(d, spec, n))) || (rc = WITH_KEY(d, "status", node_status(d, st, n))))
 		return rc;
-	return WITH_KEY(d, "status", node_status(d, st, n));
+	if (__atomic_load_n(&api__keep_node_json, __ATOMIC_RELAXED))
+		return api__dec_keep_json(d, obj, &n->json, &n->json_len);
+	return 0;
 }
 
 static const struct dec_kind node_kind = {"node", false, sizeof(struct api_node), &node_hint, node_fill};

@@ -660,9 +660,12 @@ static int pod_fill(struct dec *d, jv obj, void *out)
 	int rc;
 	if ((rc = api__dec_object_parts(d, obj, &p->meta, &spec, &st)))
 		return rc;
-	if ((rc = WITH_KEY(d, "spec", pod_spec(d, spec, p))))
+	if ((rc = WITH_KEY(d, "spec", pod_spec(d, spec, p))) || (rc = WITH_KEY(d, "status", pod_status(d, st, p))))
 		return rc;
-	return WITH_KEY(d, "status", pod_status(d, st, p));
+	/* only a pod still to schedule is ever sent to an extender */
+	if (__atomic_load_n(&api__keep_json, __ATOMIC_RELAXED) && !p->node_name[0])
+		return api__dec_keep_json(d, obj, &p->json, &p->json_len);
+	return 0;
 }
 
 static const struct dec_kind pod_kind = {"pod", true, sizeof(struct api_pod), &pod_hint, pod_fill};

@@ -138,6 +138,11 @@ static const struct jkey *skip_list(const char *key, size_t len)
 {
 	if (!key)
 		return NULL;
+	/* objects kept whole for HTTP extenders (api_keep_json): only metadata.managedFields is
+	 * skipped, which upstream's informers drop too (scheduler.go: "Dropping
+	 * `.metadata.managedFields` to improve memory usage") */
+	if (__atomic_load_n(&api__keep_json, __ATOMIC_RELAXED))
+		return key_is(key, len, &skip_rules[0].parent) ? skip_rules[0].keys : NULL;
 	for (size_t i = 0; i < ARRAY_SIZE(skip_rules); i++)
 		if (key_is(key, len, &skip_rules[i].parent))
 			return skip_rules[i].keys;

@@ -28,6 +28,7 @@
 
 #include "common/clock.h"
 #include "common/log.h"
+#include "extender_internal.h"
 #include "sched_internal.h"
 
 enum job_kind { JOB_BIND, JOB_PATCH };
@@ -200,7 +201,13 @@ static void run_bind(struct scheduler *s, struct sched_bind_job *j)
 		if (code == FW_SUCCESS) {
 			if (s->o.hooks.before_bind)
 				s->o.hooks.before_bind(s->o.hooks.ctx, pod, node);
-			code = fw_run_bind(prof->fw, j->cycle, pod, node, &st);
+			/* upstream bind: a bind extender interested in the pod, then the Bind plugins */
+			bool ext_bound = false;
+			struct err xe = { 0 };
+			if (s->extenders && sched_extenders_bind(s->extenders, pod, node, &ext_bound, &xe) < 0)
+				code = fw_status_set(&st, FW_ERROR, xe.msg);
+			else if (!ext_bound)
+				code = fw_run_bind(prof->fw, j->cycle, pod, node, &st);
 			if (code == FW_SKIP) /* no bind plugin bound it */
 				code = fw_status_set(&st, FW_ERROR, "no Bind plugin bound the pod");
 		}

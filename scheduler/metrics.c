@@ -26,6 +26,10 @@ static const struct family_desc family_descs[F_COUNT] = {
 		      "indicates master. 'name' is the string used to identify the lease. Please make sure to group by "
 		      "name.",
 		      FAM_GAUGE, 1, {"name"}, 0, 0, 0},
+	[F_EXTENDER] = {"csched_extender_duration_seconds",
+			"Duration of calls to HTTP scheduler extenders by extender (urlPrefix), verb and result "
+			"(success or error). csched's own: upstream has no extender latency metric.",
+			FAM_HISTOGRAM, 3, {"extender", "verb", "result"}, 0.001, 2, 15},
 	[F_DROPPED] = {"csched_metrics_dropped_observations_total",
 		       "Observations dropped because their metric family had reached its series limit (a label "
 		       "cardinality bug).",
@@ -345,6 +349,15 @@ void sched_metrics_extension_point_duration(struct sched_metrics *m, const char 
 		return;
 	const char *v[] = {extension_point, status, profile};
 	histogram_observe(m, F_EXT_POINT, v, seconds);
+}
+
+void sched_metrics_extender_duration(struct sched_metrics *m, const char *extender, const char *verb, bool ok,
+				     double seconds)
+{
+	if (!m)
+		return;
+	const char *v[] = {extender, verb, ok ? "success" : "error"};
+	histogram_observe(m, F_EXTENDER, v, seconds);
 }
 
 void sched_metrics_plugin_duration(struct sched_metrics *m, const char *plugin, const char *extension_point,

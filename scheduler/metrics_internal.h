@@ -49,6 +49,7 @@ enum {
 	F_ATTEMPT_DURATION,
 	F_STORE_RESULTS,
 	F_UNSCHEDULABLE,
+	F_EXTENDER, /* csched's own: rendered first (name order) */
 	F_COUNT
 };
 

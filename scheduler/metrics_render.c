@@ -308,6 +308,7 @@ int sched_metrics_render(struct sched_metrics *m, char **out, size_t *len, struc
 	if (!m)
 		return err_set(e, ERR_INVALID, "sched_metrics_render: no registry");
 	/* families in name order, as client_golang gathers them */
+	render_family(&b, &m->fam[F_EXTENDER]);
 	render_family(&b, &m->fam[F_DROPPED]);
 	render_family(&b, &m->fam[F_LEADER]);
 	render_process(&b);
@@ -345,7 +346,7 @@ int sched_metrics_render(struct sched_metrics *m, char **out, size_t *len, struc
 				 "[ALPHA] Number of nodes, pods, and assumed (bound) pods in the scheduler cache.", "type",
 				 t, v, 3);
 	}
-	for (int i = F_ALGORITHM; i < F_COUNT; i++) {
+	for (int i = F_ALGORITHM; i <= F_UNSCHEDULABLE; i++) {
 		if (i != F_UNSCHEDULABLE)
 			render_family(&b, &m->fam[i]);
 		else if (m->src.unschedulable_pods)

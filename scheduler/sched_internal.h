@@ -70,6 +70,7 @@ struct scheduler {
 	struct cache *cache;
 	struct queue *queue;
 	struct fw_pool *pool;
+	struct sched_extenders *extenders; /* NULL without extenders (extender.c) */
 	uint32_t n_profiles;
 	struct sched_profile *profiles;
 	struct api_informer *pod_inf, *node_inf;

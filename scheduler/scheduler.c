@@ -32,6 +32,7 @@
 #include "common/intern.h"
 #include "common/log.h"
 #include "common/map.h"
+#include "extender_internal.h"
 #include "sched_internal.h"
 
 /* How often a loop that may not schedule (lease possibly lost) asks again. */
@@ -482,9 +483,12 @@ static int use_config(struct scheduler *s, const struct sched_options *o, struct
 	const struct config *cfg = s->cfg;
 	if (cfg->n_profiles == 0)
 		return err_set(e, ERR_INVALID, "sched_new: the configuration has no profile");
-	if (cfg->n_extenders)
-		return err_set(e, ERR_UNSUPPORTED, "extenders[0] (%s): extenders are not implemented by csched yet",
-			       cfg->extenders[0].url_prefix);
+	if (cfg->n_extenders) {
+		if (!(s->extenders = sched_extenders_new(cfg, s->metrics, e)))
+			return e->code ? e->code : ERR_NOMEM;
+		/* extenders are sent the pod (and nodes) as served: the informers keep that JSON */
+		api_keep_json(true, sched_extenders_need_node_json(s->extenders));
+	}
 	return 0;
 }
 
@@ -522,6 +526,8 @@ static int new_profiles(struct scheduler *s, struct queue_profile *qprofs, struc
 				     .services_each = sched_owners_services_each,
 				     .ctx = s },
 		};
+		po.extenders = sched_extenders_fw(s->extenders, &po.n_extenders);
+		po.ext_prioritize_all = sched_extenders_prioritize_all;
 		fw_profile_config_from_cfg(&cfg->profiles[i], &pc);
 		pthread_mutex_init(&p->cycles_lock, NULL);
 		p->metrics = s->metrics;
@@ -786,6 +792,7 @@ void sched_free(struct scheduler *s)
 	}
 	free(s->profiles);
 	fw_pool_free(s->pool);
+	sched_extenders_free(s->extenders);
 	snapshot_free(s->snap);
 	cache_free(s->cache);
 	if (s->cfg == &s->own_cfg)

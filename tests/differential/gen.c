@@ -102,6 +102,433 @@ static void comma(struct strbuf *sb, bool *first)
 	*first = false;
 }
 
+/* ---------- Pod topology: the second stream (g->t, used only when g->topo) ---------- */
+
+static uint64_t trnd(struct gen *g)
+{
+	uint64_t z = (g->t += 0x9E3779B97F4A7C15ull);
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+	return z ^ (z >> 31);
+}
+static int t_int(struct gen *g, int n) { return n <= 1 ? 0 : (int)(trnd(g) % (uint64_t)n); }
+static bool t_pct(struct gen *g, int pct) { return t_int(g, 100) < pct; }
+#define TPICK(g, arr) ((arr)[t_int((g), (int)(sizeof(arr) / sizeof((arr)[0])))])
+
+/* Pod labels the selectors of affinity terms, spread constraints and owners read. */
+static const struct label_kind pod_label_kinds[GEN_POD_LABEL_KINDS] = {
+	{ "app", { "web", "db", "cache" }, 3 },
+	{ "version", { "v1", "v2" }, 2 },
+	{ "team", { "a", "b", "" }, 3 }, /* "": present, empty (not absent) */
+	{ "example.com/role", { "x", "y" }, 2 },
+};
+/* Pods' namespaces (Namespace objects exist for some); "ghost" only in terms' namespace lists. */
+static const char *const pod_namespaces[] = { "default", "other", "prod", "dev" };
+static const char *const term_namespaces[] = { "default", "other", "prod", "dev", "ghost" };
+/* Topology keys: hostname (some nodes lack it, some have another value than their name), zone
+ * (20% lack it), region (derived from the zone, sometimes absent), a rack key half the nodes
+ * have. */
+static const char *const topo_keys[] = {
+	"kubernetes.io/hostname", "kubernetes.io/hostname", "topology.kubernetes.io/zone",
+	"topology.kubernetes.io/zone", "topology.kubernetes.io/region", "example.com/rack",
+};
+
+/* The topology labels of a node beyond hostname and zone (which gen_node writes). */
+static void put_node_topology(struct gen *g, struct strbuf *sb, const char *zone)
+{
+	const char *region = NULL;
+	if (zone && t_pct(g, 90))
+		region = !strcmp(zone, "zone-c") ? "region-2" : "region-1";
+	else if (!zone && t_pct(g, 50))
+		region = t_pct(g, 50) ? "region-1" : "region-2";
+	if (region)
+		strbuf_addf(sb, ",\"topology.kubernetes.io/region\":\"%s\"", region);
+	if (t_pct(g, 50)) { /* an empty value is a domain of its own, not a missing key */
+		static const char *const racks[] = { "r1", "r2", "r1", "r2", "" };
+		strbuf_addf(sb, ",\"example.com/rack\":\"%s\"", TPICK(g, racks));
+	}
+}
+
+/* The labels of the pod being generated (into g->pod_labels) as `,"labels":{...}`. */
+static void put_pod_labels(struct gen *g, struct strbuf *sb)
+{
+	bool first = true;
+	for (int k = 0; k < GEN_POD_LABEL_KINDS; k++) {
+		g->pod_labels[k] = t_pct(g, k ? 55 : 80) ? t_int(g, pod_label_kinds[k].n) : -1;
+		if (g->pod_labels[k] < 0)
+			continue;
+		strbuf_puts(sb, first ? ",\"labels\":{" : ",");
+		first = false;
+		gen_json_str(sb, pod_label_kinds[k].key);
+		strbuf_puts(sb, ":");
+		gen_json_str(sb, pod_label_kinds[k].values[g->pod_labels[k]]);
+	}
+	if (!first)
+		strbuf_puts(sb, "}");
+}
+
+/* A value of pod label kind k: mostly the current pod's own (so that selectors match it). */
+static const char *pod_label_value(struct gen *g, int k)
+{
+	if (g->pod_labels[k] >= 0 && t_pct(g, 60))
+		return pod_label_kinds[k].values[g->pod_labels[k]];
+	return pod_label_kinds[k].values[t_int(g, pod_label_kinds[k].n)];
+}
+
+/* One matchExpressions entry over pod label kind k, every operator, into sb. */
+static void put_pod_expr(struct gen *g, struct strbuf *sb, int k)
+{
+	static const char *const ops[] = { "In", "In", "NotIn", "Exists", "DoesNotExist" };
+	const char *op = TPICK(g, ops);
+	strbuf_puts(sb, "{\"key\":");
+	gen_json_str(sb, pod_label_kinds[k].key);
+	strbuf_addf(sb, ",\"operator\":\"%s\"", op);
+	if (op[0] == 'I' || op[0] == 'N') {
+		strbuf_puts(sb, ",\"values\":[");
+		gen_json_str(sb, pod_label_value(g, k));
+		if (t_pct(g, 30)) {
+			strbuf_puts(sb, ",");
+			gen_json_str(sb, pod_label_kinds[k].values[t_int(g, pod_label_kinds[k].n)]);
+		}
+		strbuf_puts(sb, "]");
+	}
+	strbuf_puts(sb, "}");
+}
+
+/* A user-written LabelSelector over pod labels: its matchLabels into ml and matchExpressions into
+ * ex (without braces); returns the mask of label kinds it names. 10%: empty (matches all). */
+static unsigned pod_selector_parts(struct gen *g, struct strbuf *ml, struct strbuf *ex)
+{
+	unsigned used = 0;
+	int shape = t_int(g, 10); /* 0: {}, 1..4 matchLabels, 5..8 matchExpressions, 9 both */
+	if (shape >= 1 && (shape <= 4 || shape == 9)) {
+		int n = 1 + t_pct(g, 30), k0 = t_int(g, GEN_POD_LABEL_KINDS);
+		for (int i = 0; i < n; i++) {
+			int k = (k0 + i) % GEN_POD_LABEL_KINDS;
+			strbuf_puts(ml, i ? "," : "");
+			gen_json_str(ml, pod_label_kinds[k].key);
+			strbuf_puts(ml, ":");
+			gen_json_str(ml, pod_label_value(g, k));
+			used |= 1u << k;
+		}
+	}
+	if (shape >= 5) {
+		int n = 1 + t_pct(g, 35);
+		for (int i = 0; i < n; i++) {
+			int k = t_int(g, GEN_POD_LABEL_KINDS);
+			strbuf_puts(ex, ex->len ? "," : "");
+			put_pod_expr(g, ex, k);
+			used |= 1u << k;
+		}
+	}
+	return used;
+}
+
+/* Appends `"key":[...]` of the label kinds in mask. */
+static void put_key_list(struct strbuf *sb, const char *field, unsigned mask)
+{
+	strbuf_addf(sb, ",\"%s\":[", field);
+	bool first = true;
+	for (int k = 0; k < GEN_POD_LABEL_KINDS; k++)
+		if (mask & (1u << k)) {
+			comma(sb, &first);
+			gen_json_str(sb, pod_label_kinds[k].key);
+		}
+	strbuf_puts(sb, "]");
+}
+
+/* `,"labelSelector":{...}` over pod labels (absent 6% when may_be_absent) with matchLabelKeys and
+ * (when mismatch) mismatchLabelKeys, mostly written as the API server returns the pod: it appends
+ * `key In (value)` / `key NotIn (value)` for each such key the pod has (registry/core/pod/
+ * strategy.go applyLabelKeysToLabelSelector); unmerged_pct of them unmerged, as an API server
+ * older than the merge wrote them (MatchLabelKeysInPodTopologySpreadSelectorMerge is v1.34;
+ * upstream's PodTopologySpread merges the keys itself, InterPodAffinity does not). Validation
+ * forbids a matchLabelKeys key that the user's selector names, a key in both lists, and either
+ * list without a selector (ValidateMatchLabelKeysAndMismatchLabelKeys). */
+static void put_pod_selector(struct gen *g, struct strbuf *sb, bool may_be_absent, bool mismatch, int unmerged_pct)
+{
+	if (may_be_absent && t_pct(g, 6))
+		return;
+	struct strbuf ml = STRBUF_INIT, ex = STRBUF_INIT;
+	unsigned used = pod_selector_parts(g, &ml, &ex), match = 0, mis = 0;
+	if (t_pct(g, 25))
+		match = (1u + (unsigned)t_int(g, 15)) & ~used;
+	if (mismatch && t_pct(g, 15))
+		mis = (1u + (unsigned)t_int(g, 15)) & ~match;
+	bool merge = (match || mis) && !t_pct(g, unmerged_pct);
+	for (int pass = 0; merge && pass < 2; pass++)
+		for (int k = 0; k < GEN_POD_LABEL_KINDS; k++)
+			if (((pass ? mis : match) & (1u << k)) && g->pod_labels[k] >= 0) {
+				strbuf_puts(&ex, ex.len ? "," : "");
+				strbuf_puts(&ex, "{\"key\":");
+				gen_json_str(&ex, pod_label_kinds[k].key);
+				strbuf_addf(&ex, ",\"operator\":\"%s\",\"values\":[", pass ? "NotIn" : "In");
+				gen_json_str(&ex, pod_label_kinds[k].values[g->pod_labels[k]]);
+				strbuf_puts(&ex, "]}");
+			}
+	strbuf_puts(sb, ",\"labelSelector\":{");
+	if (ml.data)
+		strbuf_addf(sb, "\"matchLabels\":{%s}", ml.data);
+	if (ex.data)
+		strbuf_addf(sb, "%s\"matchExpressions\":[%s]", ml.data ? "," : "", ex.data);
+	strbuf_puts(sb, "}");
+	if (match)
+		put_key_list(sb, "matchLabelKeys", match);
+	if (mis)
+		put_key_list(sb, "mismatchLabelKeys", mis);
+	strbuf_release(&ml);
+	strbuf_release(&ex);
+}
+
+/* A namespaceSelector over the Namespace objects' labels (env, team, kubernetes.io/metadata.name). */
+static void put_namespace_selector(struct gen *g, struct strbuf *sb)
+{
+	static const char *const envs[] = { "prod", "dev", "test" };
+	strbuf_puts(sb, ",\"namespaceSelector\":{");
+	switch (t_int(g, 6)) {
+	case 0:
+	case 1: /* {}: every namespace */
+		break;
+	case 2:
+		strbuf_addf(sb, "\"matchLabels\":{\"env\":\"%s\"}", TPICK(g, envs));
+		break;
+	case 3:
+		strbuf_addf(sb, "\"matchExpressions\":[{\"key\":\"env\",\"operator\":\"%s\",\"values\":[\"%s\"]}]",
+			    t_pct(g, 50) ? "In" : "NotIn", TPICK(g, envs));
+		break;
+	case 4:
+		strbuf_addf(sb, "\"matchExpressions\":[{\"key\":\"team\",\"operator\":\"%s\"}]",
+			    t_pct(g, 50) ? "Exists" : "DoesNotExist");
+		break;
+	default:
+		strbuf_addf(sb, "\"matchLabels\":{\"kubernetes.io/metadata.name\":\"%s\"}", TPICK(g, term_namespaces));
+	}
+	strbuf_puts(sb, "}");
+}
+
+/* One PodAffinityTerm: topology key, selector (with match/mismatchLabelKeys), namespaces,
+ * namespaceSelector. */
+static void put_affinity_term(struct gen *g, struct strbuf *sb)
+{
+	strbuf_puts(sb, "{\"topologyKey\":");
+	gen_json_str(sb, TPICK(g, topo_keys));
+	put_pod_selector(g, sb, true, true, 10);
+	if (t_pct(g, 30)) {
+		int n = 1 + t_pct(g, 40), k0 = t_int(g, 5);
+		strbuf_puts(sb, ",\"namespaces\":[");
+		for (int i = 0; i < n; i++) {
+			strbuf_puts(sb, i ? "," : "");
+			gen_json_str(sb, term_namespaces[(k0 + 2 * i) % 5]);
+		}
+		strbuf_puts(sb, "]");
+	}
+	if (t_pct(g, 30))
+		put_namespace_selector(g, sb);
+	strbuf_puts(sb, "}");
+}
+
+/* podAffinity / podAntiAffinity of the pod being generated, each of their four lists present with
+ * probability pct, into sb as `"podAffinity":{...},"podAntiAffinity":{...}`; false if none. */
+static bool put_pod_affinity(struct gen *g, struct strbuf *sb, int pct)
+{
+	bool any = false;
+	for (int anti = 0; anti < 2; anti++) {
+		bool req = t_pct(g, pct), pref = t_pct(g, pct);
+		if (!req && !pref)
+			continue;
+		strbuf_addf(sb, "%s\"%s\":{", any ? "," : "", anti ? "podAntiAffinity" : "podAffinity");
+		any = true;
+		if (req) {
+			int n = 1 + t_pct(g, 30);
+			strbuf_puts(sb, "\"requiredDuringSchedulingIgnoredDuringExecution\":[");
+			for (int i = 0; i < n; i++) {
+				strbuf_puts(sb, i ? "," : "");
+				put_affinity_term(g, sb);
+			}
+			strbuf_puts(sb, "]");
+		}
+		if (pref) {
+			int n = 1 + t_int(g, 3);
+			strbuf_addf(sb, "%s\"preferredDuringSchedulingIgnoredDuringExecution\":[", req ? "," : "");
+			for (int i = 0; i < n; i++) {
+				strbuf_addf(sb, "%s{\"weight\":%d,\"podAffinityTerm\":", i ? "," : "",
+					    t_pct(g, 20) ? 100 : 1 + t_int(g, 100));
+				put_affinity_term(g, sb);
+				strbuf_puts(sb, "}");
+			}
+			strbuf_puts(sb, "]");
+		}
+		strbuf_puts(sb, "}");
+	}
+	return any;
+}
+
+/* The pending pod's topologySpreadConstraints: 1-3, unique (topologyKey, whenUnsatisfiable) as
+ * validation wants; minDomains only with DoNotSchedule (validateMinDomains); both node inclusion
+ * policies; matchLabelKeys merged into the selector as the API server does
+ * (MatchLabelKeysInPodTopologySpreadSelectorMerge, beta and on in v1.37). */
+static void put_spread(struct gen *g, struct strbuf *sb)
+{
+	static const char *const policies[] = { "Honor", "Ignore" };
+	static const int skews[] = { 1, 1, 1, 2, 3, 5 };
+	int n = 1 + t_int(g, 3);
+	unsigned seen = 0;
+	bool first = true;
+	strbuf_puts(sb, ",\"topologySpreadConstraints\":[");
+	for (int i = 0; i < n; i++) {
+		static const int canon[] = { 0, 0, 1, 1, 2, 3 }; /* topo_keys index -> distinct key */
+		int ki = t_int(g, (int)(sizeof(topo_keys) / sizeof(topo_keys[0])));
+		bool hard = t_pct(g, 55);
+		unsigned bit = 1u << (canon[ki] * 2 + hard);
+		if (seen & bit)
+			continue;
+		seen |= bit;
+		comma(sb, &first);
+		strbuf_addf(sb, "{\"maxSkew\":%d,\"topologyKey\":", TPICK(g, skews));
+		gen_json_str(sb, topo_keys[ki]);
+		strbuf_addf(sb, ",\"whenUnsatisfiable\":\"%s\"", hard ? "DoNotSchedule" : "ScheduleAnyway");
+		put_pod_selector(g, sb, true, false, 35);
+		if (hard && t_pct(g, 25))
+			strbuf_addf(sb, ",\"minDomains\":%d", 1 + t_int(g, 4));
+		if (t_pct(g, 30))
+			strbuf_addf(sb, ",\"nodeAffinityPolicy\":\"%s\"", TPICK(g, policies));
+		if (t_pct(g, 30))
+			strbuf_addf(sb, ",\"nodeTaintsPolicy\":\"%s\"", TPICK(g, policies));
+		strbuf_puts(sb, "}");
+	}
+	strbuf_puts(sb, "]");
+}
+
+/* The controllers a pod may name: the kinds DefaultSelector reads (apps/v1 ReplicaSet and
+ * StatefulSet, v1 ReplicationController), one it does not (Deployment, Job) and a ReplicaSet
+ * under another group version (helper/spread.go compares the GVK: not read). */
+static const struct {
+	const char *api_version, *kind, *name;
+} owner_refs[] = {
+	{ "apps/v1", "ReplicaSet", "rs-a" },
+	{ "apps/v1", "ReplicaSet", "rs-b" },
+	{ "apps/v1", "StatefulSet", "ss-a" },
+	{ "v1", "ReplicationController", "rc-a" },
+	{ "apps/v1", "Deployment", "web" },
+	{ "batch/v1", "Job", "job-a" },
+	{ "extensions/v1beta1", "ReplicaSet", "rs-a" },
+};
+
+/* `,"ownerReferences":[...]`: a controller reference (controller true mostly, sometimes false or
+ * absent), sometimes after a non-controller one. */
+static void put_owner_refs(struct gen *g, struct strbuf *sb)
+{
+	strbuf_puts(sb, ",\"ownerReferences\":[");
+	if (t_pct(g, 15))
+		strbuf_puts(sb, "{\"apiVersion\":\"apps/v1\",\"kind\":\"ReplicaSet\",\"name\":\"rs-b\",\"uid\":\"uid-rs-b\"},");
+	int i = t_int(g, (int)(sizeof(owner_refs) / sizeof(owner_refs[0])));
+	i = i >= 4 && t_pct(g, 50) ? t_int(g, 4) : i; /* mostly a kind that is read */
+	int c = t_int(g, 20);
+	strbuf_addf(sb, "{\"apiVersion\":\"%s\",\"kind\":\"%s\",\"name\":\"%s\",\"uid\":\"uid-%s\"%s}]",
+		    owner_refs[i].api_version, owner_refs[i].kind, owner_refs[i].name, owner_refs[i].name,
+		    c < 17 ? ",\"controller\":true,\"blockOwnerDeletion\":true" : c < 19 ? ",\"controller\":false" : "");
+}
+
+/* A map selector (Service, RC): mostly a subset of the pending pod's labels (so it selects it),
+ * sometimes other values, sometimes {} (selects every pod). */
+static void put_map_selector(struct gen *g, struct strbuf *sb)
+{
+	strbuf_puts(sb, "{");
+	if (!t_pct(g, 12)) {
+		bool first = true;
+		int k0 = t_int(g, GEN_POD_LABEL_KINDS), n = 1 + t_pct(g, 40);
+		for (int i = 0; i < n; i++) {
+			int k = (k0 + i) % GEN_POD_LABEL_KINDS;
+			comma(sb, &first);
+			gen_json_str(sb, pod_label_kinds[k].key);
+			strbuf_puts(sb, ":");
+			gen_json_str(sb, pod_label_value(g, k));
+		}
+	}
+	strbuf_puts(sb, "}");
+}
+
+static void add_owner(struct gen *g, enum gen_owner_kind kind, char *json)
+{
+	if (g->n_owners < GEN_MAX_OWNERS) {
+		g->owner_kind[g->n_owners] = kind;
+		g->owners[g->n_owners++] = json;
+	} else {
+		free(json);
+	}
+}
+
+/* Services, RCs, ReplicaSets and StatefulSets, mostly in the pending pod's namespace pns (its
+ * labels are in g->pod_labels): the objects of owner_refs that DefaultSelector may find. */
+static void gen_owners(struct gen *g, const char *pns)
+{
+	int ns_svc = t_int(g, 4);
+	for (int i = 0; i < ns_svc; i++) {
+		struct strbuf sb = STRBUF_INIT;
+		const char *ns = t_pct(g, 80) ? pns : TPICK(g, pod_namespaces);
+		strbuf_addf(&sb,
+			    "{\"apiVersion\":\"v1\",\"kind\":\"Service\",\"metadata\":{\"name\":\"svc-%d\",\"namespace\":\"%s\","
+			    "\"uid\":\"uid-svc-%s-%d\"},\"spec\":{",
+			    i, ns, ns, i);
+		if (!t_pct(g, 10)) { /* absent: a Service without a selector selects nothing */
+			strbuf_puts(&sb, "\"selector\":");
+			put_map_selector(g, &sb);
+			strbuf_puts(&sb, ",");
+		}
+		strbuf_puts(&sb, "\"ports\":[{\"port\":80,\"protocol\":\"TCP\",\"targetPort\":80}],\"type\":\"ClusterIP\"}}");
+		add_owner(g, GEN_SERVICE, strbuf_detach(&sb, NULL));
+	}
+	for (int i = 0; i < 4; i++) { /* rs-a, rs-b, ss-a, rc-a */
+		if (!t_pct(g, 65))
+			continue;
+		const char *ns = t_pct(g, 85) ? pns : TPICK(g, pod_namespaces);
+		enum gen_owner_kind kind = i < 2 ? GEN_RS : i == 2 ? GEN_SS : GEN_RC;
+		struct strbuf sb = STRBUF_INIT;
+		strbuf_addf(&sb, "{\"apiVersion\":\"%s\",\"kind\":\"%s\",\"metadata\":{\"name\":\"%s\",\"namespace\":\"%s\","
+				 "\"uid\":\"uid-%s\"},\"spec\":{\"replicas\":3,\"selector\":",
+			    owner_refs[i].api_version, owner_refs[i].kind, owner_refs[i].name, ns, owner_refs[i].name);
+		if (kind == GEN_RC) {
+			put_map_selector(g, &sb);
+		} else {
+			struct strbuf ml = STRBUF_INIT, ex = STRBUF_INIT;
+			pod_selector_parts(g, &ml, &ex);
+			strbuf_puts(&sb, "{");
+			if (ml.data)
+				strbuf_addf(&sb, "\"matchLabels\":{%s}", ml.data);
+			if (ex.data)
+				strbuf_addf(&sb, "%s\"matchExpressions\":[%s]", ml.data ? "," : "", ex.data);
+			strbuf_puts(&sb, "}");
+			strbuf_release(&ml);
+			strbuf_release(&ex);
+		}
+		strbuf_puts(&sb, "}}");
+		add_owner(g, kind, strbuf_detach(&sb, NULL));
+	}
+}
+
+/* Namespace objects (some of pod_namespaces lack one) with the labels the API server sets
+ * (kubernetes.io/metadata.name) and some of env, team. */
+static void gen_namespaces(struct gen *g)
+{
+	static const char *const envs[] = { "prod", "dev", "test" };
+	for (int i = 0; i < 4; i++) {
+		if (!t_pct(g, i ? 70 : 90))
+			continue;
+		const char *name = pod_namespaces[i];
+		struct strbuf sb = STRBUF_INIT;
+		strbuf_addf(&sb,
+			    "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"%s\",\"uid\":\"uid-ns-%s\","
+			    "\"labels\":{\"kubernetes.io/metadata.name\":\"%s\"",
+			    name, name, name);
+		if (t_pct(g, 70))
+			strbuf_addf(&sb, ",\"env\":\"%s\"", TPICK(g, envs));
+		if (t_pct(g, 50))
+			strbuf_addf(&sb, ",\"team\":\"%c\"", 'a' + t_int(g, 2));
+		strbuf_puts(&sb, "}},\"spec\":{\"finalizers\":[\"kubernetes\"]},\"status\":{\"phase\":\"Active\"}}");
+		g->namespaces[g->n_namespaces++] = strbuf_detach(&sb, NULL);
+	}
+}
+
 /* A node's integer resources (what its capacity lists; allocatable may be lower). */
 struct gen_res {
 	int cpu_m, mem_mi, pods, eph_gi, gpu, huge_mi;
@@ -130,10 +557,24 @@ static char *gen_node(struct gen *g, int idx)
 	const char *name = g->node_names[idx];
 	strbuf_puts(&sb, "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":");
 	gen_json_str(&sb, name);
-	strbuf_addf(&sb, ",\"uid\":\"uid-node-%s\",\"labels\":{\"kubernetes.io/hostname\":", name);
-	gen_json_str(&sb, name);
-	if (r_pct(g, 80))
-		strbuf_addf(&sb, ",\"topology.kubernetes.io/zone\":\"%s\"", PICK(g, zones));
+	strbuf_addf(&sb, ",\"uid\":\"uid-node-%s\",\"labels\":{", name);
+	if (!g->topo) {
+		strbuf_puts(&sb, "\"kubernetes.io/hostname\":");
+		gen_json_str(&sb, name);
+	} else {
+		/* some nodes lack the hostname label or carry another value than their name (a
+		 * kubelet --hostname-override): InterPodAffinity reads the label, PodTopologySpread's
+		 * scoring the node name */
+		strbuf_puts(&sb, "\"kubernetes.io/os\":\"linux\"");
+		int h = t_int(g, 100);
+		if (h >= 6)
+			strbuf_addf(&sb, ",\"kubernetes.io/hostname\":\"%s%s\"", h < 11 ? "host-" : "", name);
+	}
+	const char *zone = r_pct(g, 80) ? PICK(g, zones) : NULL;
+	if (zone)
+		strbuf_addf(&sb, ",\"topology.kubernetes.io/zone\":\"%s\"", zone);
+	if (g->topo)
+		put_node_topology(g, &sb, zone);
 	for (size_t k = 0; k < sizeof(label_kinds) / sizeof(label_kinds[0]); k++)
 		if (r_pct(g, 45)) {
 			strbuf_puts(&sb, ",");
@@ -492,6 +933,16 @@ static void gen_pvcs(struct gen *g)
 	}
 }
 
+/* `,"affinity":{...}` with pod (anti-)affinity when the pod has some (pct: see
+ * put_pod_affinity); nothing otherwise. */
+static void put_topo_affinity(struct gen *g, struct strbuf *sb, int any_pct, int pct)
+{
+	struct strbuf a = STRBUF_INIT;
+	if (t_pct(g, any_pct) && put_pod_affinity(g, &a, pct))
+		strbuf_addf(sb, ",\"affinity\":{%s}", a.data);
+	strbuf_release(&a);
+}
+
 static char *gen_bound_pod(struct gen *g, int idx, const char *node)
 {
 	/* Succeeded/Failed pods: kube-scheduler's pod informer never lists them (field selector) */
@@ -499,17 +950,29 @@ static char *gen_bound_pod(struct gen *g, int idx, const char *node)
 					      "Running", "Running", "Pending", "Succeeded", "Failed" };
 	struct strbuf sb = STRBUF_INIT;
 	const char *ns = r_pct(g, 10) ? "other" : "default";
+	if (g->topo && t_pct(g, 25))
+		ns = TPICK(g, pod_namespaces);
 	g->host_network = r_pct(g, 5);
 	g->scratch_mount = false;
 	strbuf_addf(&sb,
 		    "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"b%d\",\"namespace\":\"%s\","
-		    "\"uid\":\"uid-b%d\"},\"spec\":{\"nodeName\":\"%s\",\"schedulerName\":\"default-scheduler\",",
-		    idx, ns, idx, node);
+		    "\"uid\":\"uid-b%d\"",
+		    idx, ns, idx);
+	if (g->topo) {
+		put_pod_labels(g, &sb);
+		/* a terminating pod: PodTopologySpread does not count it (common.go
+		 * countPodsMatchSelector), InterPodAffinity does */
+		if (t_pct(g, 4))
+			strbuf_puts(&sb, ",\"deletionTimestamp\":\"2026-01-01T00:00:00Z\",\"deletionGracePeriodSeconds\":30");
+	}
+	strbuf_addf(&sb, "},\"spec\":{\"nodeName\":\"%s\",\"schedulerName\":\"default-scheduler\",", node);
 	put_containers(g, &sb, false);
 	if (g->host_network)
 		strbuf_puts(&sb, ",\"hostNetwork\":true");
 	put_overhead(g, &sb);
 	put_volumes(g, &sb, VOL_BOUND);
+	if (g->topo)
+		put_topo_affinity(g, &sb, 45, 40);
 	strbuf_addf(&sb, "},\"status\":{\"phase\":\"%s\"", PICK(g, phases));
 	if (r_pct(g, 12)) {
 		/* an in-place resize in progress (down): allocated and actuated above the spec, so
@@ -530,6 +993,26 @@ static char *gen_bound_pod(struct gen *g, int idx, const char *node)
 	return strbuf_detach(&sb, NULL);
 }
 
+/* A pod without requests on node, labelled, maybe with pod (anti-)affinity: more pods for the
+ * two plugins to count (topology states only; the second stream). */
+static char *gen_light_pod(struct gen *g, int idx, const char *node)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *ns = t_pct(g, 60) ? "default" : TPICK(g, pod_namespaces);
+	strbuf_addf(&sb,
+		    "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"t%d\",\"namespace\":\"%s\","
+		    "\"uid\":\"uid-t%d\"",
+		    idx, ns, idx);
+	put_pod_labels(g, &sb);
+	strbuf_addf(&sb,
+		    "},\"spec\":{\"nodeName\":\"%s\",\"schedulerName\":\"default-scheduler\",\"containers\":[{\"name\":\"c0\","
+		    "\"image\":\"registry.k8s.io/pause:3.10\",\"resources\":{}}]",
+		    node);
+	put_topo_affinity(g, &sb, 40, 40);
+	strbuf_puts(&sb, "},\"status\":{\"phase\":\"Running\"}}");
+	return strbuf_detach(&sb, NULL);
+}
+
 /* A pod another cycle nominated (preemption): no nodeName, status.nominatedNodeName (sometimes a
  * node that does not exist), a priority around the pending pod's (only nominated pods of priority
  * >= its count, upstream RunFilterPluginsWithNominatedPods), maybe in another namespace. */
@@ -538,15 +1021,22 @@ static char *gen_nominated_pod(struct gen *g, int idx)
 	static const char *const prios[] = { "", ",\"priority\":3", ",\"priority\":10" };
 	struct strbuf sb = STRBUF_INIT;
 	const char *ns = r_pct(g, 30) ? "other" : "default";
+	if (g->topo && t_pct(g, 20))
+		ns = TPICK(g, pod_namespaces);
 	g->host_network = false;
 	g->scratch_mount = false;
 	strbuf_addf(&sb,
 		    "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"nm%d\",\"namespace\":\"%s\","
-		    "\"uid\":\"uid-nm%d\"},\"spec\":{\"schedulerName\":\"default-scheduler\"%s,",
-		    idx, ns, idx, PICK(g, prios));
+		    "\"uid\":\"uid-nm%d\"",
+		    idx, ns, idx);
+	if (g->topo) /* nominated pods count in both plugins' AddPod (PreFilterExtensions) */
+		put_pod_labels(g, &sb);
+	strbuf_addf(&sb, "},\"spec\":{\"schedulerName\":\"default-scheduler\"%s,", PICK(g, prios));
 	put_containers(g, &sb, false);
 	put_overhead(g, &sb);
 	put_volumes(g, &sb, VOL_NOMINATED);
+	if (g->topo)
+		put_topo_affinity(g, &sb, 25, 40);
 	const char *node = r_pct(g, 10) ? "n99" : g->node_names[r_int(g, g->n_nodes)];
 	strbuf_addf(&sb, "},\"status\":{\"phase\":\"Pending\",\"nominatedNodeName\":\"%s\"}}", node);
 	return strbuf_detach(&sb, NULL);
@@ -610,9 +1100,24 @@ static void put_term(struct gen *g, struct strbuf *sb)
 
 static char *gen_pending_pod(struct gen *g)
 {
-	struct strbuf sb = STRBUF_INIT;
-	strbuf_puts(&sb, "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\",\"namespace\":\"default\","
-			 "\"uid\":\"uid-p\"},\"spec\":{\"schedulerName\":\"default-scheduler\",");
+	struct strbuf sb = STRBUF_INIT, junk = STRBUF_INIT;
+	/* lean (40% of the topology states): the node selector, node affinity and volumes are
+	 * drawn but not written, so that more pods fit and the two plugins' scores decide */
+	bool lean = g->topo && t_pct(g, 40);
+	if (!g->topo) {
+		strbuf_puts(&sb, "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\",\"namespace\":\"default\","
+				 "\"uid\":\"uid-p\"},\"spec\":{\"schedulerName\":\"default-scheduler\",");
+	} else {
+		const char *ns = t_pct(g, 20) ? "prod" : "default";
+		strbuf_addf(&sb, "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\",\"namespace\":\"%s\","
+				 "\"uid\":\"uid-p\"",
+			    ns);
+		put_pod_labels(g, &sb);
+		if (t_pct(g, 55))
+			put_owner_refs(g, &sb);
+		strbuf_puts(&sb, "},\"spec\":{\"schedulerName\":\"default-scheduler\",");
+		gen_owners(g, ns);
+	}
 	if (r_pct(g, 30))
 		strbuf_puts(&sb, "\"priority\":5,");
 	g->host_network = r_pct(g, 12);
@@ -626,54 +1131,68 @@ static char *gen_pending_pod(struct gen *g)
 	if (r_pct(g, g->host_network ? 60 : 10))
 		strbuf_addf(&sb, ",\"hostUsers\":%s", r_pct(g, 80) ? "false" : "true");
 	put_overhead(g, &sb);
+	struct strbuf *na = lean ? &junk : &sb; /* node selection */
 	if (r_pct(g, 25)) {
-		strbuf_puts(&sb, ",\"nodeSelector\":{");
+		strbuf_puts(na, ",\"nodeSelector\":{");
 		int n = 1 + r_pct(g, 30);
 		int k0 = r_int(g, 5);
 		for (int i = 0; i < n; i++) {
 			int k = (k0 + i) % 5;
 			if (i)
-				strbuf_puts(&sb, ",");
+				strbuf_puts(na, ",");
 			if (k == 4) {
-				strbuf_puts(&sb, "\"topology.kubernetes.io/zone\":");
-				gen_json_str(&sb, PICK(g, zones));
+				strbuf_puts(na, "\"topology.kubernetes.io/zone\":");
+				gen_json_str(na, PICK(g, zones));
 			} else {
-				gen_json_str(&sb, label_kinds[k].key);
-				strbuf_puts(&sb, ":");
-				gen_json_str(&sb, label_kinds[k].values[r_int(g, label_kinds[k].n)]);
+				gen_json_str(na, label_kinds[k].key);
+				strbuf_puts(na, ":");
+				gen_json_str(na, label_kinds[k].values[r_int(g, label_kinds[k].n)]);
 			}
 		}
-		strbuf_puts(&sb, "}");
+		strbuf_puts(na, "}");
 	}
 	bool req = r_pct(g, 30), pref = r_pct(g, 40);
+	struct strbuf pa = STRBUF_INIT;
+	bool podaff = g->topo && t_pct(g, 70) && put_pod_affinity(g, &pa, 50);
+	if (podaff && (lean || (!req && !pref)))
+		strbuf_addf(&sb, ",\"affinity\":{%s}", pa.data);
 	if (req || pref) {
-		strbuf_puts(&sb, ",\"affinity\":{\"nodeAffinity\":{");
+		strbuf_puts(na, ",\"affinity\":{\"nodeAffinity\":{");
 		if (req) {
-			strbuf_puts(&sb, "\"requiredDuringSchedulingIgnoredDuringExecution\":{\"nodeSelectorTerms\":[");
+			strbuf_puts(na, "\"requiredDuringSchedulingIgnoredDuringExecution\":{\"nodeSelectorTerms\":[");
 			int nt = 1 + r_pct(g, 35);
 			for (int i = 0; i < nt; i++) {
 				if (i)
-					strbuf_puts(&sb, ",");
-				put_term(g, &sb);
+					strbuf_puts(na, ",");
+				put_term(g, na);
 			}
-			strbuf_puts(&sb, "]}");
+			strbuf_puts(na, "]}");
 		}
 		if (pref) {
-			strbuf_puts(&sb, req ? "," : "");
-			strbuf_puts(&sb, "\"preferredDuringSchedulingIgnoredDuringExecution\":[");
+			strbuf_puts(na, req ? "," : "");
+			strbuf_puts(na, "\"preferredDuringSchedulingIgnoredDuringExecution\":[");
 			int nt = 1 + r_int(g, 3);
 			for (int i = 0; i < nt; i++) {
-				strbuf_addf(&sb, "%s{\"weight\":%d,\"preference\":", i ? "," : "", 1 + r_int(g, 100));
-				put_term(g, &sb);
-				strbuf_puts(&sb, "}");
+				strbuf_addf(na, "%s{\"weight\":%d,\"preference\":", i ? "," : "", 1 + r_int(g, 100));
+				put_term(g, na);
+				strbuf_puts(na, "}");
 			}
-			strbuf_puts(&sb, "]");
+			strbuf_puts(na, "]");
 		}
-		strbuf_puts(&sb, "}}");
+		strbuf_puts(na, "}");
+		if (podaff && !lean)
+			strbuf_addf(na, ",%s", pa.data);
+		strbuf_puts(na, "}");
 	}
+	strbuf_release(&pa);
+	if (g->topo && t_pct(g, 55))
+		put_spread(g, &sb);
 	int ntol = r_pct(g, 55) ? 1 + r_int(g, 3) : 0;
-	if (ntol) {
+	bool tolerate_all = lean && t_pct(g, 60); /* every taint: more lean pods fit */
+	if (ntol || tolerate_all) {
 		strbuf_puts(&sb, ",\"tolerations\":[");
+		if (tolerate_all)
+			strbuf_addf(&sb, "{\"operator\":\"Exists\"}%s", ntol ? "," : "");
 		for (int i = 0; i < ntol; i++) {
 			bool exists = r_pct(g, 40);
 			int effect = r_int(g, 5); /* 3, 4: any effect */
@@ -696,7 +1215,10 @@ static char *gen_pending_pod(struct gen *g)
 		}
 		strbuf_puts(&sb, "]");
 	}
-	put_volumes(g, &sb, VOL_PENDING);
+	put_volumes(g, lean ? &junk : &sb, VOL_PENDING);
+	if (lean && g->scratch_mount) /* the containers may mount it */
+		strbuf_puts(&sb, ",\"volumes\":[{\"name\":\"scratch\",\"emptyDir\":{}}]");
+	strbuf_release(&junk);
 	strbuf_puts(&sb, "}}");
 	return strbuf_detach(&sb, NULL);
 }
@@ -784,6 +1306,61 @@ static const char *const config_variants[] = {
 	"        weight: 1\n",
 };
 
+/* The args of InterPodAffinity and PodTopologySpread a profile may carry when the registry
+ * implements them: hardPodAffinityWeight (0..100, validation_pluginargs.go) with
+ * ignorePreferredTermsOfExistingPods; defaultingType List with default constraints (no selector,
+ * ValidatePodTopologySpreadArgs; minDomains, node inclusion policies and matchLabelKeys allowed)
+ * or none, and an explicit System. */
+static const char *const pts_variants[] = {
+	"  - name: PodTopologySpread\n"
+	"    args:\n"
+	"      defaultingType: List\n"
+	"      defaultConstraints:\n"
+	"      - maxSkew: 1\n"
+	"        topologyKey: topology.kubernetes.io/zone\n"
+	"        whenUnsatisfiable: DoNotSchedule\n"
+	"      - maxSkew: 2\n"
+	"        topologyKey: kubernetes.io/hostname\n"
+	"        whenUnsatisfiable: ScheduleAnyway\n",
+	"  - name: PodTopologySpread\n"
+	"    args:\n"
+	"      defaultingType: List\n"
+	"      defaultConstraints:\n"
+	"      - maxSkew: 1\n"
+	"        topologyKey: topology.kubernetes.io/region\n"
+	"        whenUnsatisfiable: DoNotSchedule\n"
+	"        minDomains: 3\n"
+	"        nodeAffinityPolicy: Ignore\n"
+	"        nodeTaintsPolicy: Honor\n"
+	"      - maxSkew: 1\n"
+	"        topologyKey: example.com/rack\n"
+	"        whenUnsatisfiable: ScheduleAnyway\n"
+	"        matchLabelKeys: [version]\n",
+	"  - name: PodTopologySpread\n"
+	"    args:\n"
+	"      defaultingType: List\n",
+	"  - name: PodTopologySpread\n"
+	"    args:\n"
+	"      defaultingType: System\n",
+};
+
+static bool implemented(const struct cfg_registry *reg, const char *name)
+{
+	const struct cfg_plugin_desc *d = cfg_registry_lookup(reg, name);
+	return d && d->implemented;
+}
+
+/* Whether the generator emits the pod-topology material (see struct gen's t). */
+static bool gen_topo(void)
+{
+	/* DIFFERENTIAL_TOPOLOGY=1 / =0 forces it on / off (to try the generator) */
+	const char *force = getenv("DIFFERENTIAL_TOPOLOGY");
+	if (force && *force)
+		return !strcmp(force, "1");
+	const struct cfg_registry *reg = fw_registry();
+	return implemented(reg, "InterPodAffinity") || implemented(reg, "PodTopologySpread");
+}
+
 /* The profile both sides run: upstream's defaults minus the plugins csched lacks (the NOT_YET
  * rows of algorithm/registry.c), with one of config_variants (chosen by a hash of the seed, so
  * that it does not shift the state's random stream). Variant 6 also changes score weights. */
@@ -798,10 +1375,35 @@ static char *gen_config(uint64_t seed)
 	for (size_t i = 0; i < reg->n; i++)
 		if (!reg->plugins[i].implemented && reg->plugins[i].upstream_default)
 			strbuf_addf(&sb, "      - name: %s\n", reg->plugins[i].name);
+	/* one of the plugins at some extension points only (a fourth hash): its Score without its
+	 * PreFilter state, or (a configuration upstream accepts) its Filter without PreFilter */
+	struct gen h3 = { .s = seed ^ 0x9017ull };
+	int pv = (int)(rnd(&h3) % 100);
+	const char *pl = pv < 8 ? "InterPodAffinity" : "PodTopologySpread";
+	if (pv < 16 && implemented(reg, pl))
+		strbuf_addf(&sb, "    preFilter:\n      disabled:\n      - name: %s\n%s", pl,
+			    pv % 4 ? "    filter:\n      disabled:\n" : "");
+	if (pv < 16 && pv % 4 && implemented(reg, pl))
+		strbuf_addf(&sb, "      - name: %s\n", pl);
 	if (v == 6)
 		strbuf_puts(&sb, "    score:\n      enabled:\n      - name: ImageLocality\n        weight: 5\n"
 				 "      - name: TaintToleration\n        weight: 1\n");
 	strbuf_puts(&sb, config_variants[v]);
+	/* the pod-topology args, from a third hash of the seed */
+	struct gen h2 = { .s = seed ^ 0x7090ull };
+	bool ipa = implemented(reg, "InterPodAffinity") && rnd(&h2) % 100 < 30;
+	bool pts = implemented(reg, "PodTopologySpread") && rnd(&h2) % 100 < 35;
+	if ((ipa || pts) && !config_variants[v][0])
+		strbuf_puts(&sb, "  pluginConfig:\n");
+	if (ipa) {
+		static const int weights[] = { 0, 1, 5, 100 };
+		strbuf_addf(&sb,
+			    "  - name: InterPodAffinity\n    args:\n      hardPodAffinityWeight: %d\n"
+			    "      ignorePreferredTermsOfExistingPods: %s\n",
+			    weights[rnd(&h2) % 4], rnd(&h2) % 2 ? "true" : "false");
+	}
+	if (pts)
+		strbuf_puts(&sb, pts_variants[rnd(&h2) % (sizeof(pts_variants) / sizeof(pts_variants[0]))]);
 	return strbuf_detach(&sb, NULL);
 }
 
@@ -809,6 +1411,8 @@ void gen_state(struct gen *g, uint64_t seed)
 {
 	memset(g, 0, sizeof(*g));
 	g->s = seed * 0x9E3779B97F4A7C15ull + 0x1234567ull;
+	g->t = seed * 0xD1B54A32D192ED03ull + 0x70B0ull;
+	g->topo = gen_topo();
 	g->pod_level_resources = true;
 	g->config = gen_config(seed);
 	g->n_nodes = 1 + r_int(g, 12);
@@ -822,10 +1426,17 @@ void gen_state(struct gen *g, uint64_t seed)
 		for (int k = 0; k < np && g->n_pods < GEN_MAX_PODS; k++, g->n_pods++)
 			g->pods[g->n_pods] = gen_bound_pod(g, g->n_pods, g->node_names[i]);
 	}
+	for (int i = 0; g->topo && i < g->n_nodes; i++) {
+		int np = t_int(g, 3);
+		for (int k = 0; k < np && g->n_pods < GEN_MAX_PODS; k++, g->n_pods++)
+			g->pods[g->n_pods] = gen_light_pod(g, g->n_pods, g->node_names[i]);
+	}
 	int nn = r_pct(g, 40) ? 1 + r_int(g, GEN_MAX_NOMINATED) : 0;
 	for (; g->n_nominated < nn; g->n_nominated++)
 		g->nominated[g->n_nominated] = gen_nominated_pod(g, g->n_nominated);
 	g->pod = gen_pending_pod(g);
+	if (g->topo)
+		gen_namespaces(g);
 }
 
 void gen_release(struct gen *g)
@@ -840,6 +1451,10 @@ void gen_release(struct gen *g)
 	for (int i = 0; i < g->n_nominated; i++)
 		free(g->nominated[i]);
 	free(g->pod);
+	for (int i = 0; i < g->n_namespaces; i++)
+		free(g->namespaces[i]);
+	for (int i = 0; i < g->n_owners; i++)
+		free(g->owners[i]);
 	memset(g, 0, sizeof(*g));
 }
 
@@ -859,6 +1474,23 @@ char *gen_state_json(const struct gen *g)
 	strbuf_puts(&sb, "],\"pvcs\":[");
 	for (int i = 0; i < g->n_pvcs; i++)
 		strbuf_addf(&sb, "%s%s", i ? "," : "", g->pvcs[i]);
-	strbuf_addf(&sb, "],\"pod\":%s}", g->pod);
+	strbuf_addf(&sb, "],\"pod\":%s", g->pod);
+	if (g->topo) {
+		strbuf_puts(&sb, ",\"namespaces\":[");
+		for (int i = 0; i < g->n_namespaces; i++)
+			strbuf_addf(&sb, "%s%s", i ? "," : "", g->namespaces[i]);
+		static const char *const keys[] = { "services", "replicationControllers", "replicaSets", "statefulSets" };
+		for (int k = 0; k < 4; k++) {
+			strbuf_addf(&sb, "],\"%s\":[", keys[k]);
+			bool first = true;
+			for (int i = 0; i < g->n_owners; i++)
+				if ((int)g->owner_kind[i] == k) {
+					comma(&sb, &first);
+					strbuf_puts(&sb, g->owners[i]);
+				}
+		}
+		strbuf_puts(&sb, "]");
+	}
+	strbuf_puts(&sb, "}");
 	return strbuf_detach(&sb, NULL);
 }

@@ -8,14 +8,29 @@
 #include "common/strbuf.h"
 
 #define GEN_MAX_NODES 12
-#define GEN_MAX_PODS 40
+#define GEN_MAX_PODS 64
 #define GEN_MAX_CTRS 8
 #define GEN_MAX_PVCS 8
 #define GEN_MAX_NOMINATED 3
+#define GEN_MAX_NAMESPACES 4
+#define GEN_MAX_OWNERS 12
+#define GEN_POD_LABEL_KINDS 4
+
+/* The kinds of object whose pod selector PodTopologySpread's system defaults read (the values
+ * are apiclient's enum api_selector_kind). */
+enum gen_owner_kind { GEN_SERVICE, GEN_RC, GEN_RS, GEN_SS };
 
 /* One state: each object is a malloc'd JSON string (gen_release frees them). */
 struct gen {
 	uint64_t s; /* PRNG state */
+	/* A second PRNG stream for the pod-topology material (pod labels and (anti-)affinity,
+	 * spread constraints, namespaces, owners, topology node labels), drawn only when the
+	 * registry implements InterPodAffinity or PodTopologySpread (topo): without them every
+	 * state stays byte-identical to the generator before them, and with them the first stream's
+	 * draws (every older field) stay as they were. */
+	uint64_t t;
+	bool topo;
+	int pod_labels[GEN_POD_LABEL_KINDS]; /* of the pod being generated: value index, -1 = absent */
 	bool pod_level_resources;
 	bool host_network;  /* of the pod being generated: containerPort == hostPort */
 	bool scratch_mount; /* of the pod being generated: it has the emptyDir volume "scratch" */
@@ -31,13 +46,19 @@ struct gen {
 	int n_pvcs;
 	char *pvcs[GEN_MAX_PVCS]; /* PersistentVolumeClaims (the oracle's "pvcs", csched's PVC lister) */
 	char *pod;                /* the pod to schedule */
+	int n_namespaces;
+	char *namespaces[GEN_MAX_NAMESPACES]; /* Namespace objects (labels for namespaceSelector) */
+	int n_owners;
+	char *owners[GEN_MAX_OWNERS]; /* Services, RCs, ReplicaSets, StatefulSets */
+	enum gen_owner_kind owner_kind[GEN_MAX_OWNERS];
 };
 
 /* Fills g with the state of seed (deterministic on every platform). */
 void gen_state(struct gen *g, uint64_t seed);
 void gen_release(struct gen *g);
 /* The oracle's input: {"config", "nodes", "pods", "pvcs", "pod"} on one line ("pods" holds the
- * bound pods, then the nominated ones). Caller frees. */
+ * bound pods, then the nominated ones), with "namespaces", "services", "replicationControllers",
+ * "replicaSets", "statefulSets" when g->topo. Caller frees. */
 char *gen_state_json(const struct gen *g);
 /* Appends s as a JSON string literal. */
 void gen_json_str(struct strbuf *sb, const char *s);

@@ -57,6 +57,11 @@ struct tl_profile_spec {
 	bool has_pct;
 	int32_t pct;
 	const struct cfg_plugin_args *args;
+	const struct fw_extender *extenders; /* HTTP extenders (test_algorithm_extenders.c) */
+	uint32_t n_extenders;
+	void (*ext_prioritize_all)(void *ctx, struct fw_cycle *c, const struct api_pod *pod,
+				   const struct node_info *const *nodes, uint32_t n, const struct fw_extender *const *xs,
+				   uint32_t nx, struct fw_ext_prio_result *out, int *rcs, struct err *errs);
 };
 
 struct tl_lists {
@@ -96,7 +101,8 @@ static inline struct fw_profile *tl_profile(const struct tl_profile_spec *s, str
 	tl_fill(&pc, &l, CFG_EP_PERMIT, s->permit, NULL);
 	tl_fill(&pc, &l, CFG_EP_PRE_BIND, s->pre_bind, NULL);
 	tl_fill(&pc, &l, CFG_EP_POST_BIND, s->post_bind, NULL);
-	struct fw_profile_options o = { .pool = pool };
+	struct fw_profile_options o = { .pool = pool, .extenders = s->extenders, .n_extenders = s->n_extenders,
+					.ext_prioritize_all = s->ext_prioritize_all };
 	struct err e = { 0 };
 	struct fw_profile *p = fw_profile_new(&pc, &o, &e);
 	if (!p)

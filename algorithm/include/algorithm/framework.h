@@ -63,12 +63,73 @@ typedef int (*fw_bind_fn)(void *ctx, const struct api_pod *pod, const char *node
 
 struct fw_pool;
 
+/* ---------- HTTP extenders (upstream fwk.Extender; the scheduler implements the calls, algorithm/
+ * knows no HTTP) ---------- */
+
+/* A node an extender's Filter rejected: FailedNodes, or FailedAndUnresolvableNodes (unresolvable). */
+struct fw_ext_failed {
+	const char *node;   /* as the extender spelt it */
+	const char *reason; /* the extender's message */
+	bool unresolvable;
+};
+
+/* An extender's Filter answer. kept: the nodes it passed, by name, in its order; has_kept false
+ * when it returned neither NodeNames nor Nodes (upstream: no node passes). Arrays and strings are
+ * allocated with fw_cycle_alloc. */
+struct fw_ext_filter_result {
+	bool has_kept;
+	uint32_t n_kept;
+	const char **kept;
+	uint32_t n_failed;
+	struct fw_ext_failed *failed;
+};
+
+/* An extender's HostPriorityList (scores 0..FW_MAX_EXTENDER_PRIORITY as the extender says). */
+#define FW_MAX_EXTENDER_PRIORITY 10
+/* upstream framework.ExtenderName: the rejector recorded when extenders filtered nodes out */
+#define FW_EXTENDER_NAME "Extender"
+struct fw_ext_score {
+	const char *host;
+	int64_t score;
+};
+struct fw_ext_prio_result {
+	uint32_t n;
+	struct fw_ext_score *scores; /* fw_cycle_alloc */
+};
+
+/* One configured extender. The calls run on the scheduler thread, one at a time; they return 0,
+ * or a negative code with e filled when the extender failed (transport, HTTP status, decoding, an
+ * Error in its result), which the cycle handles as upstream (ignorable: skipped). */
+struct fw_extender {
+	const char *name; /* upstream Name(): the urlPrefix */
+	bool is_filter, is_prioritizer, is_binder, ignorable;
+	int64_t weight;
+	void *ctx;
+	bool (*is_interested)(void *ctx, const struct api_pod *pod);
+	int (*filter)(void *ctx, struct fw_cycle *c, const struct api_pod *pod, const struct node_info *const *nodes,
+		      uint32_t n, struct fw_ext_filter_result *out, struct err *e);
+	int (*prioritize)(void *ctx, struct fw_cycle *c, const struct api_pod *pod,
+			  const struct node_info *const *nodes, uint32_t n, struct fw_ext_prio_result *out,
+			  struct err *e);
+};
+
 struct fw_profile_options {
 	int32_t percentage_of_nodes_to_score; /* the global value, used when the profile has none */
 	struct fw_pool *pool;                 /* borrowed; NULL = run filters and scores inline */
 	fw_bind_fn bind;                      /* used by DefaultBinder */
 	void *bind_ctx;
 	struct fw_listers listers;            /* copied; unset members = no such store */
+	/* HTTP extenders in configured order, shared by every profile as upstream's sched.Extenders;
+	 * borrowed, must outlive the profile */
+	const struct fw_extender *extenders;
+	uint32_t n_extenders;
+	/* Optional: the prioritize calls of xs[0..nx) at once (upstream runs them in goroutines), each
+	 * extender's answer in out[i] and its failure in rcs[i] (0 or negative) and errs[i]; NULL = one
+	 * after the other through fw_extender.prioritize. Called on the scheduler thread. */
+	void (*ext_prioritize_all)(void *ctx, struct fw_cycle *c, const struct api_pod *pod,
+				   const struct node_info *const *nodes, uint32_t n, const struct fw_extender *const *xs,
+				   uint32_t nx, struct fw_ext_prio_result *out, int *rcs, struct err *errs);
+	void *ext_ctx;
 };
 
 /* Builds a profile. Errors (unknown plugin, plugin without the point it is listed at, weight

@@ -345,6 +345,11 @@ struct api_pod {
 	struct api_container_status *container_statuses, *init_container_statuses;
 	const struct api_pod_resize_status *status_resources; /* in the arena; NULL: no status.resources */
 
+	/* The object's JSON re-encoded whole (for HTTP extenders, api_keep_json), in the arena; NULL
+	 * otherwise and for assigned pods. */
+	const char *json;
+	size_t json_len;
+
 	/* A copy made by api_pod_assigned_copy: the pod whose arena holds everything the copy points
 	 * to (referenced, released with the copy). NULL for a decoded pod. */
 	struct api_pod *base;
@@ -382,6 +387,8 @@ struct api_node {
 	struct api_node_image *images;
 	uint32_t n_declared_features;
 	const char **declared_features; /* status.declaredFeatures as listed (interned) */
+	const char *json; /* the whole object (api_keep_json with nodes), in the arena; else NULL */
+	size_t json_len;
 };
 
 /* ---------- PersistentVolumeClaim ---------- */
@@ -473,6 +480,10 @@ struct yajl_val_s;
 /* Decode a v1 Pod / Node from a parsed JSON tree. On error returns NULL and e names the object
  * (namespace/name when known) and the field path ("spec.containers[0].resources.requests.cpu:
  * invalid quantity \"1.2.3\""). The tree is not kept. */
+/* HTTP extenders send the pod (and, unless nodeCacheCapable, the nodes) as the apiserver served
+ * them: with pods set, parsers skip no field and unassigned pods decoded afterwards keep their JSON
+ * (api_pod.json); with nodes, nodes too. Set once before the informers start. */
+void api_keep_json(bool pods, bool nodes);
 struct api_pod *api_pod_decode(const struct yajl_val_s *obj, struct err *e);
 struct api_node *api_node_decode(const struct yajl_val_s *obj, struct err *e);
 /* Decode from JSON text (tests, fixtures). */

@@ -121,6 +121,10 @@ void sched_metrics_pod_scheduled(struct sched_metrics *m, int attempts, double s
  * ("Success", "Unschedulable", "UnschedulableAndUnresolvable", "Error", "Wait", "Skip"). */
 void sched_metrics_extension_point_duration(struct sched_metrics *m, const char *extension_point,
 					    const char *status, const char *profile, double seconds);
+/* csched_extender_duration_seconds{extender,verb,result}: one HTTP extender call (csched's own;
+ * upstream has no extender latency metric). */
+void sched_metrics_extender_duration(struct sched_metrics *m, const char *extender, const char *verb, bool ok,
+				     double seconds);
 /* scheduler_plugin_execution_duration_seconds{plugin,extension_point,status}. Upstream samples
  * plugin timings for 10% of the cycles; the caller decides whether to sample. */
 void sched_metrics_plugin_duration(struct sched_metrics *m, const char *plugin, const char *extension_point,
