@@ -18,6 +18,7 @@
 #include "cache/cache.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -70,6 +71,11 @@ struct cache *cache_new(void)
 	map_init(&c->nodes);
 	map_init(&c->pods);
 	map_init(&c->images);
+	/* generations unique across the caches of the process (2^40 changes each), so that a
+	 * node_info's (address, generation) names one content even when a cache is freed and another
+	 * one reuses its addresses: plugins keep per-node results keyed by them */
+	static _Atomic uint64_t generation_base;
+	c->generation = atomic_fetch_add(&generation_base, UINT64_C(1) << 40);
 	return c;
 }
 

@@ -22,6 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/pmap.h"
+
 #define NAME "InterPodAffinity"
 #define REASON_EXISTING_ANTI "node(s) didn't satisfy existing pods anti-affinity rules"
 #define REASON_AFFINITY "node(s) didn't match pod affinity rules"
@@ -190,91 +192,66 @@ static int merge_terms(const struct fw_pl *pl, struct fw_cycle *c, const struct 
 /* ---------- Topology-pair counts ---------- */
 
 /* upstream topologyToMatchedTermCount / scoreMap: (topology key, value) -> count. Keys and values
- * are interned (node labels, term keys), so a pair is hashed and compared by its two pointers,
- * without reading the strings: open addressing, linear probing, never more than half full. */
-struct tp_slot {
-	const char *key, *value; /* key NULL = empty */
-	int64_t n;
+ * are interned (node labels, term keys), so they are compared by pointer, without reading the
+ * strings: a handful of topology keys searched linearly, each with a pointer map of its values to
+ * their counts (stored in the value slot). */
+_Static_assert(sizeof(intptr_t) >= sizeof(int64_t), "a pair's count lives in a pmap value");
+
+struct tp_key {
+	const char *key;
+	struct pmap vals; /* value -> (intptr_t)count; an entry stays when its sum is 0 */
 };
 
 struct tp_map {
-	struct tp_slot *slots; /* malloc'd */
-	uint32_t mask;         /* capacity - 1, or 0 before the first add */
-	uint32_t n_pairs;      /* entries, as upstream's len() (an entry stays when its sum is 0) */
+	uint32_t n_pairs; /* entries, as upstream's len() */
 	uint32_t n_keys, cap_keys;
-	const char **keys; /* the distinct topology keys (malloc'd), for Score's walk */
+	struct tp_key *keys; /* malloc'd */
 };
 
 static void tp_release(void *arg)
 {
 	struct tp_map *m = arg;
-	free(m->slots);
+	for (uint32_t i = 0; i < m->n_keys; i++)
+		pmap_release(&m->keys[i].vals);
 	free(m->keys);
 }
 
-static uint32_t tp_hash(const char *key, const char *value)
+static struct tp_key *tp_key(const struct tp_map *m, const char *key)
 {
-	uint64_t h = (uint64_t)(uintptr_t)key * 0x9e3779b97f4a7c15ULL ^ (uint64_t)(uintptr_t)value * 0xc2b2ae3d27d4eb4fULL;
-	return (uint32_t)(h ^ (h >> 29) ^ (h >> 47));
-}
-
-static struct tp_slot *tp_find(const struct tp_map *m, const char *key, const char *value)
-{
-	for (uint32_t i = tp_hash(key, value) & m->mask;; i = (i + 1) & m->mask) {
-		struct tp_slot *sl = &m->slots[i];
-		if (!sl->key || (sl->key == key && sl->value == value))
-			return sl;
-	}
-}
-
-static int tp_grow(struct tp_map *m)
-{
-	uint32_t cap = m->slots ? (m->mask + 1) * 2 : 64;
-	struct tp_map bigger = { .slots = calloc(cap, sizeof(struct tp_slot)), .mask = cap - 1 };
-	if (!bigger.slots)
-		return ERR_NOMEM;
-	for (uint32_t i = 0; m->slots && i <= m->mask; i++)
-		if (m->slots[i].key)
-			*tp_find(&bigger, m->slots[i].key, m->slots[i].value) = m->slots[i];
-	free(m->slots);
-	m->slots = bigger.slots;
-	m->mask = bigger.mask;
-	return 0;
+	for (uint32_t i = 0; i < m->n_keys; i++)
+		if (m->keys[i].key == key)
+			return &m->keys[i];
+	return NULL;
 }
 
 static int tp_add(struct tp_map *m, const char *key, const char *value, int64_t delta)
 {
-	if ((!m->slots || (m->n_pairs + 1) * 2 > m->mask + 1) && tp_grow(m) < 0)
-		return ERR_NOMEM;
-	struct tp_slot *sl = tp_find(m, key, value);
-	if (!sl->key) {
-		uint32_t k = 0;
-		while (k < m->n_keys && m->keys[k] != key)
-			k++;
-		if (k == m->n_keys) {
-			if (m->n_keys == m->cap_keys) {
-				uint32_t cap = m->cap_keys ? m->cap_keys * 2 : 4;
-				const char **keys = realloc(m->keys, cap * sizeof(*keys));
-				if (!keys)
-					return ERR_NOMEM;
-				m->keys = keys;
-				m->cap_keys = cap;
-			}
-			m->keys[m->n_keys++] = key;
+	struct tp_key *k = tp_key(m, key);
+	if (!k) {
+		if (m->n_keys == m->cap_keys) {
+			uint32_t cap = m->cap_keys ? m->cap_keys * 2 : 4;
+			struct tp_key *keys = realloc(m->keys, cap * sizeof(*keys));
+			if (!keys)
+				return ERR_NOMEM;
+			m->keys = keys;
+			m->cap_keys = cap;
 		}
-		*sl = (struct tp_slot){ key, value, 0 };
-		m->n_pairs++;
+		k = &m->keys[m->n_keys++];
+		*k = (struct tp_key){ .key = key };
 	}
-	sl->n += delta;
+	bool added;
+	void **v = pmap_ref(&k->vals, value, &added);
+	if (!v)
+		return ERR_NOMEM;
+	*v = (void *)((intptr_t)*v + (intptr_t)delta);
+	m->n_pairs += added;
 	return 0;
 }
 
 static int64_t tp_get(const struct tp_map *m, const char *key, const char *value)
 {
-	if (!m->n_pairs)
-		return 0;
-	const struct tp_slot *sl = tp_find(m, key, value);
-	return sl->key ? sl->n : 0;
+	const struct tp_key *k = m->n_pairs ? tp_key(m, key) : NULL;
+	return k ? (int64_t)(intptr_t)pmap_get(&k->vals, value) : 0;
 }
 
 /* The count of term key's pair on node n, if n has the key (upstream's update/recordMatch). */
@@ -679,9 +656,9 @@ static enum fw_code score(const struct fw_pl *pl, const struct fw_cycle *c, cons
 		return FW_SUCCESS;
 	int64_t sum = 0;
 	for (uint32_t i = 0; i < s->m->n_keys; i++) {
-		const char *v = api_labels_get(&ni->node->meta.labels, s->m->keys[i]);
+		const char *v = api_labels_get(&ni->node->meta.labels, s->m->keys[i].key);
 		if (v)
-			sum += tp_get(s->m, s->m->keys[i], v);
+			sum += (int64_t)(intptr_t)pmap_get(&s->m->keys[i].vals, v);
 	}
 	*out = sum;
 	return FW_SUCCESS;

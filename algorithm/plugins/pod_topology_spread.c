@@ -6,7 +6,9 @@
  * PreFilter counts the matching pods per topology value of each DoNotSchedule constraint over
  * every node and keeps the two smallest counts (upstream's critical paths), so Filter is a map
  * lookup per constraint. PreScore does the same for the ScheduleAnyway constraints and computes
- * every filtered node's raw score, so Score is one lookup. Upstream's AddPod for nominated pods
+ * every filtered node's raw score, so Score is one lookup. A node's count of matching pods is kept
+ * across cycles until its snapshot generation moves (count_cache), so both walk the nodes, not
+ * every pod of every node, in steady state. Upstream's AddPod for nominated pods
  * (RunFilterPluginsWithNominatedPods) is applied inside Filter: csched's framework runs the
  * nominated pass on a node_info copy with the nominated pods appended, which Filter recognises. */
 #include "algorithm/plugin.h"
@@ -18,7 +20,7 @@
 #include <string.h>
 
 #include "common/intern.h"
-#include "common/map.h"
+#include "common/pmap.h"
 
 #define REASON_CONSTRAINTS "node(s) didn't match pod topology spread constraints"
 #define REASON_LABEL REASON_CONSTRAINTS " (missing required label)"
@@ -38,11 +40,31 @@ static void names_init(void)
 								       .when_unsatisfiable = API_SCHEDULE_ANYWAY };
 }
 
-/* What init derives from the args. */
+/* countPodsMatchSelector of one (namespace, selector) per snapshot node_info, kept across cycles:
+ * a node_info's count holds while its generation does (the cache stamps a new, cache-wide unique
+ * generation on every change of its pods or labels; cache.h). */
+struct count_cache {
+	const char *ns; /* interned, referenced; NULL = unused */
+	uint32_t n_kv;
+	struct api_kv *kv;   /* the selector's match labels (malloc'd copy; strings referenced, so
+			      * that their addresses stay theirs while compared) */
+	struct pmap by_node; /* const struct node_info * -> struct node_count * (malloc'd) */
+	uint64_t used;       /* last use, for eviction */
+};
+
+struct node_count {
+	uint64_t generation;
+	int64_t n;
+};
+
+/* What init derives from the args, and the count caches. */
 struct pts_priv {
 	bool system_defaulted;
 	uint32_t n_defaults;
 	const struct api_topology_spread_constraint *defaults; /* static or the args' */
+	/* PreFilter and PreScore (the scheduler thread) only: Filter and Score never touch them */
+	struct count_cache counts[4];
+	uint64_t tick;
 };
 
 static int init(struct fw_pl *pl, struct err *e)
@@ -64,9 +86,37 @@ static int init(struct fw_pl *pl, struct err *e)
 	return 0;
 }
 
+static void count_cache_clear(struct count_cache *cc)
+{
+	const void *k;
+	void *v;
+	for (size_t it = 0; pmap_next(&cc->by_node, &it, &k, &v);)
+		free(v);
+	pmap_clear(&cc->by_node);
+}
+
+/* Empties cc and gives back its selector's references (the entry is then unused). */
+static void count_cache_drop(struct count_cache *cc)
+{
+	count_cache_clear(cc);
+	for (uint32_t i = 0; i < cc->n_kv; i++) {
+		intern_release(cc->kv[i].key);
+		intern_release(cc->kv[i].value);
+	}
+	intern_release(cc->ns);
+	cc->ns = NULL;
+	cc->n_kv = 0;
+}
+
 static void release(struct fw_pl *pl)
 {
-	free(pl->priv);
+	struct pts_priv *p = pl->priv;
+	for (size_t i = 0; p && i < ARRAY_SIZE(p->counts); i++) {
+		count_cache_drop(&p->counts[i]);
+		pmap_release(&p->counts[i].by_node);
+		free(p->counts[i].kv);
+	}
+	free(p);
 	pl->priv = NULL;
 }
 
@@ -424,29 +474,83 @@ static int64_t count_pods(const struct node_info *ni, const struct pts_constrain
 	return n;
 }
 
-/* Maps released with the cycle. */
+/* The count cache of (ns, c's selector) for a cycle over n_nodes nodes; NULL when counting is
+ * cheap (no selector: 0) or not cached (a selector with expressions), or out of memory. */
+static struct count_cache *count_cache_of(struct pts_priv *p, const struct pts_constraint *c, const char *ns,
+					  uint32_t n_nodes)
+{
+	if (!c->sel || sel_empty(c->sel) || c->sel->n_exprs)
+		return NULL;
+	const struct api_labels *ml = &c->sel->match_labels;
+	struct count_cache *cc = NULL, *lru = &p->counts[0];
+	for (size_t i = 0; i < ARRAY_SIZE(p->counts) && !cc; i++) {
+		struct count_cache *x = &p->counts[i];
+		if (x->ns == ns && x->n_kv == ml->n && !memcmp(x->kv, ml->items, ml->n * sizeof(*x->kv)))
+			cc = x;
+		else if (x->used < lru->used)
+			lru = x;
+	}
+	if (!cc) {
+		cc = lru;
+		count_cache_drop(cc);
+		struct api_kv *kv = realloc(cc->kv, ml->n * sizeof(*kv));
+		if (!kv)
+			return NULL;
+		cc->kv = kv;
+		for (uint32_t i = 0; i < ml->n; i++)
+			kv[i] = (struct api_kv){ intern_ref(ml->items[i].key), intern_ref(ml->items[i].value) };
+		cc->ns = intern_ref(ns);
+		cc->n_kv = ml->n;
+	} else if (pmap_len(&cc->by_node) > 2 * (size_t)n_nodes + 64) {
+		count_cache_clear(cc); /* entries of node_infos gone from the snapshot */
+	}
+	cc->used = ++p->tick;
+	return cc;
+}
+
+/* count_pods through cc (NULL: counted now). */
+static int64_t count_pods_cached(struct count_cache *cc, const struct node_info *ni, const struct pts_constraint *c,
+				 const char *ns)
+{
+	void **v = cc && ni->generation ? pmap_ref(&cc->by_node, ni, NULL) : NULL;
+	if (!v)
+		return count_pods(ni, c, ns);
+	struct node_count *e = *v;
+	if (!e) {
+		if (!(e = malloc(sizeof(*e))))
+			return count_pods(ni, c, ns); /* the slot stays NULL: retried next time */
+		*e = (struct node_count){ 0, 0 };
+		*v = e;
+	}
+	if (e->generation != ni->generation)
+		*e = (struct node_count){ ni->generation, count_pods(ni, c, ns) };
+	return e->n;
+}
+
+/* Maps released with the cycle. Their keys are interned strings (topology values, node names):
+ * pointer maps. */
 struct maps {
 	uint32_t n;
-	struct map m[];
+	struct pmap m[];
 };
 
 static void maps_release(void *arg)
 {
 	struct maps *ms = arg;
 	for (uint32_t i = 0; i < ms->n; i++)
-		map_release(&ms->m[i]);
+		pmap_release(&ms->m[i]);
 	free(ms);
 }
 
 /* n empty maps (topology value or node name -> a value in the arena), released with the cycle. */
-static struct map *new_maps(struct fw_cycle *c, uint32_t n)
+static struct pmap *new_maps(struct fw_cycle *c, uint32_t n)
 {
 	struct maps *ms = calloc(1, sizeof(*ms) + n * sizeof(ms->m[0]));
 	if (!ms)
 		return NULL;
 	ms->n = n;
 	for (uint32_t i = 0; i < n; i++)
-		map_init(&ms->m[i]);
+		pmap_init(&ms->m[i]);
 	if (fw_cycle_on_release(c, maps_release, ms) < 0) {
 		free(ms);
 		return NULL;
@@ -455,12 +559,12 @@ static struct map *new_maps(struct fw_cycle *c, uint32_t n)
 }
 
 /* The counter of value in m, created at 0 when absent; NULL on out of memory. */
-static int64_t *counter(struct fw_cycle *c, struct map *m, const char *value)
+static int64_t *counter(struct fw_cycle *c, struct pmap *m, const char *value)
 {
-	int64_t *v = map_get(m, value);
+	int64_t *v = pmap_get(m, value);
 	if (v)
 		return v;
-	if (!(v = fw_cycle_alloc(c, sizeof(*v))) || map_put(m, value, v, NULL) < 0)
+	if (!(v = fw_cycle_alloc(c, sizeof(*v))) || pmap_put(m, value, v) < 0)
 		return NULL;
 	return v;
 }
@@ -476,7 +580,7 @@ struct path {
 struct pf_state {
 	uint32_t n;
 	struct pts_constraint *cs;
-	struct map *counts;  /* per constraint: topology value -> int64_t * */
+	struct pmap *counts; /* per constraint: topology value -> int64_t * */
 	struct path (*paths)[2]; /* per constraint: the two smallest counts (criticalPaths) */
 };
 
@@ -512,12 +616,15 @@ static enum fw_code pre_filter(const struct fw_pl *pl, struct fw_cycle *c, const
 	if (!n)
 		return FW_SKIP;
 	struct pf_state *s = fw_cycle_alloc(c, sizeof(*s));
-	struct map *counts = new_maps(c, (uint32_t)n);
+	struct pmap *counts = new_maps(c, (uint32_t)n);
 	struct path(*paths)[2] = fw_cycle_alloc(c, (size_t)n * sizeof(*paths));
-	if (!s || !counts || !paths)
+	struct count_cache **cc = fw_cycle_alloc(c, (size_t)n * sizeof(*cc));
+	if (!s || !counts || !paths || !cc)
 		return fw_status_set(st, FW_ERROR, "PodTopologySpread: out of memory");
 	*s = (struct pf_state){ (uint32_t)n, cs, counts, paths };
 	const struct fw_node_list *nodes = fw_cycle_nodes(c);
+	for (int i = 0; i < n; i++)
+		cc[i] = count_cache_of(pl->priv, &cs[i], pod->meta.namespace, nodes ? nodes->n : 0);
 	for (uint32_t k = 0; nodes && k < nodes->n; k++) {
 		const struct node_info *ni = nodes->nodes[k];
 		const struct api_node *node = ni->node;
@@ -530,14 +637,14 @@ static enum fw_code pre_filter(const struct fw_pl *pl, struct fw_cycle *c, const
 			int64_t *v = counter(c, &counts[i], api_labels_get(&node->meta.labels, cs[i].key));
 			if (!v)
 				return fw_status_set(st, FW_ERROR, "PodTopologySpread: out of memory");
-			*v += count_pods(ni, &cs[i], pod->meta.namespace);
+			*v += count_pods_cached(cc[i], ni, &cs[i], pod->meta.namespace);
 		}
 	}
 	for (int i = 0; i < n; i++) {
 		paths[i][0] = paths[i][1] = (struct path){ NULL, INT32_MAX };
-		const char *key;
+		const void *key;
 		void *val;
-		for (size_t it = 0; map_next(&counts[i], &it, &key, &val);)
+		for (size_t it = 0; pmap_next(&counts[i], &it, &key, &val);)
 			paths_update(paths[i], key, *(int64_t *)val);
 	}
 	fw_cycle_set_state(c, pl, s);
@@ -574,9 +681,9 @@ static enum fw_code filter(const struct fw_pl *pl, const struct fw_cycle *c, con
 		const char *value = api_labels_get(&node->meta.labels, cst->key);
 		if (!value)
 			return fw_status_set(st, FW_UNSCHEDULABLE_AND_UNRESOLVABLE, REASON_LABEL);
-		const int64_t *v = map_get(&s->counts[i], value);
+		const int64_t *v = pmap_get(&s->counts[i], value);
 		int64_t match = v ? *v : 0, min = s->paths[i][0].num;
-		size_t domains = map_len(&s->counts[i]);
+		size_t domains = pmap_len(&s->counts[i]);
 		if (add && incl_match(cst, pod, node, &in)) {
 			int64_t delta = 0;
 			for (uint32_t j = 0; j < n_nom; j++)
@@ -611,7 +718,7 @@ struct node_score {
 };
 
 struct ps_state {
-	struct map *by_node; /* node name -> struct node_score * */
+	struct pmap *by_node; /* node name -> struct node_score * */
 };
 
 static double normalizing_weight(size_t size)
@@ -635,14 +742,17 @@ static enum fw_code pre_score(const struct fw_pl *pl, struct fw_cycle *c, const 
 	if (!n)
 		return FW_SKIP;
 	bool require_all = pod->n_spread_constraints || !p->system_defaulted;
-	struct map *maps = new_maps(c, (uint32_t)n + 1);
+	struct pmap *maps = new_maps(c, (uint32_t)n + 1);
 	size_t *topo_size = fw_cycle_alloc(c, (size_t)n * sizeof(*topo_size));
 	double *weight = fw_cycle_alloc(c, (size_t)n * sizeof(*weight));
 	struct node_score *scores = fw_cycle_alloc(c, (size_t)(n_filtered ? n_filtered : 1) * sizeof(*scores));
 	struct ps_state *s = fw_cycle_alloc(c, sizeof(*s));
-	if (!maps || !topo_size || !weight || !scores || !s)
+	struct count_cache **cc = fw_cycle_alloc(c, (size_t)n * sizeof(*cc));
+	if (!maps || !topo_size || !weight || !scores || !s || !cc)
 		goto nomem;
-	struct map *counts = maps + 1, *by_node = maps;
+	for (int i = 0; i < n; i++)
+		cc[i] = count_cache_of(pl->priv, &cs[i], pod->meta.namespace, all->n);
+	struct pmap *counts = maps + 1, *by_node = maps;
 	const char *empty = fw_names()->empty;
 	size_t ignored = 0;
 	/* initPreScoreState: the topology values of the filtered nodes (a missing label counts as
@@ -660,7 +770,7 @@ static enum fw_code pre_score(const struct fw_pl *pl, struct fw_cycle *c, const 
 			const char *value = api_labels_get(&node->meta.labels, cs[i].key);
 			if (!value)
 				value = empty;
-			if (!map_get(&counts[i], value)) {
+			if (!pmap_get(&counts[i], value)) {
 				if (!counter(c, &counts[i], value))
 					goto nomem;
 				topo_size[i]++;
@@ -677,12 +787,13 @@ static enum fw_code pre_score(const struct fw_pl *pl, struct fw_cycle *c, const 
 			continue;
 		struct incl in = { -1, -1 };
 		for (int i = 0; i < n; i++) {
-			if (!incl_match(&cs[i], pod, node, &in))
+			/* hostname pairs are counted per filtered node below: its map stays empty */
+			if (cs[i].key == label_hostname || !incl_match(&cs[i], pod, node, &in))
 				continue;
 			const char *value = api_labels_get(&node->meta.labels, cs[i].key);
-			int64_t *v = map_get(&counts[i], value ? value : empty);
+			int64_t *v = pmap_get(&counts[i], value ? value : empty);
 			if (v)
-				*v += count_pods(ni, &cs[i], pod->meta.namespace);
+				*v += count_pods_cached(cc[i], ni, &cs[i], pod->meta.namespace);
 		}
 	}
 	/* upstream Score, for every filtered node */
@@ -696,14 +807,14 @@ static enum fw_code pre_score(const struct fw_pl *pl, struct fw_cycle *c, const 
 					continue;
 				int64_t cnt;
 				if (cs[i].key == label_hostname)
-					cnt = count_pods(ni, &cs[i], pod->meta.namespace);
+					cnt = count_pods_cached(cc[i], ni, &cs[i], pod->meta.namespace);
 				else
-					cnt = *(int64_t *)map_get(&counts[i], value);
+					cnt = *(int64_t *)pmap_get(&counts[i], value);
 				score += (double)cnt * weight[i] + (double)(cs[i].max_skew - 1);
 			}
 			scores[k].score = (int64_t)round(score);
 		}
-		if (map_put(by_node, ni->name, &scores[k], NULL) < 0)
+		if (pmap_put(by_node, ni->name, &scores[k]) < 0)
 			goto nomem;
 	}
 	s->by_node = by_node;
@@ -718,7 +829,7 @@ static enum fw_code score(const struct fw_pl *pl, const struct fw_cycle *c, cons
 {
 	(void)pod;
 	const struct ps_state *s = fw_cycle_state(c, pl);
-	const struct node_score *ns = s ? map_get(s->by_node, ni->name) : NULL;
+	const struct node_score *ns = s ? pmap_get(s->by_node, ni->name) : NULL;
 	if (!ns)
 		return fw_status_set(st, FW_ERROR, "reading \"PreScorePodTopologySpread\" from cycleState: not found");
 	*out = ns->ignored ? 0 : ns->score;
@@ -735,7 +846,7 @@ static enum fw_code normalize_score(const struct fw_pl *pl, const struct fw_cycl
 		return FW_SUCCESS;
 	int64_t min = INT64_MAX, max = 0;
 	for (uint32_t i = 0; i < n; i++) {
-		const struct node_score *ns = map_get(s->by_node, scores[i].ni->name);
+		const struct node_score *ns = pmap_get(s->by_node, scores[i].ni->name);
 		if (ns && ns->ignored) {
 			scores[i].score = -1; /* upstream invalidScore */
 			continue;

@@ -1,4 +1,4 @@
-/* Unit tests for common/: err, arena, intern, map. */
+/* Unit tests for common/: err, arena, intern, map, pmap. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +14,7 @@
 #include "common/err.h"
 #include "common/intern.h"
 #include "common/map.h"
+#include "common/pmap.h"
 
 static void test_err_set_and_prefix(void **state)
 {
@@ -254,6 +255,56 @@ static void test_map(void **state)
 	assert_int_equal(map_len(&m), 0);
 }
 
+/* pmap: keys by address, not content: two equal strings at different addresses are two keys;
+ * values survive growth; pmap_ref inserts NULL once; pmap_clear empties and the map is reusable. */
+static void test_pmap(void **state)
+{
+	(void)state;
+	struct pmap m;
+	pmap_init(&m);
+	static char keys[3000][8], twin[8];
+	assert_null(pmap_get(&m, keys[0]));
+	for (int i = 0; i < 3000; i++) {
+		snprintf(keys[i], sizeof(keys[i]), "n%d", i);
+		assert_int_equal(pmap_put(&m, keys[i], (void *)(intptr_t)(i + 1)), 0);
+	}
+	assert_int_equal(pmap_len(&m), 3000);
+	snprintf(twin, sizeof(twin), "n7");
+	assert_null(pmap_get(&m, twin)); /* same bytes as keys[7], another address */
+	assert_int_equal(pmap_put(&m, keys[7], (void *)(intptr_t)70), 0);
+	assert_int_equal(pmap_len(&m), 3000);
+	for (int i = 0; i < 3000; i++)
+		assert_int_equal((intptr_t)pmap_get(&m, keys[i]), i == 7 ? 70 : i + 1);
+	bool added = true;
+	void **v = pmap_ref(&m, keys[9], &added);
+	assert_false(added);
+	assert_int_equal((intptr_t)*v, 10);
+	v = pmap_ref(&m, twin, &added);
+	assert_true(added);
+	assert_null(*v);
+	*v = (void *)(intptr_t)-1;
+	assert_int_equal((intptr_t)pmap_get(&m, twin), -1);
+	assert_int_equal(pmap_len(&m), 3001);
+	size_t it = 0, seen = 0;
+	intptr_t sum = 0;
+	const void *k;
+	void *val;
+	while (pmap_next(&m, &it, &k, &val))
+		seen++, sum += (intptr_t)val;
+	assert_int_equal(seen, 3001);
+	assert_int_equal(sum, 3000 * 3001 / 2 + 62 - 1);
+	pmap_clear(&m);
+	assert_int_equal(pmap_len(&m), 0);
+	assert_null(pmap_get(&m, keys[1]));
+	it = 0;
+	assert_false(pmap_next(&m, &it, &k, &val));
+	assert_int_equal(pmap_put(&m, keys[1], keys[2]), 0);
+	assert_ptr_equal(pmap_get(&m, keys[1]), keys[2]);
+	pmap_release(&m);
+	assert_int_equal(pmap_len(&m), 0);
+	assert_null(pmap_get(&m, keys[1]));
+}
+
 /* ARRAY_RESERVE: room for element n; capacity doubles from min; nothing moves when there is room. */
 static void test_array_reserve(void **state)
 {
@@ -290,6 +341,7 @@ int main(void)
 		cmocka_unit_test(test_intern_threads),
 		cmocka_unit_test(test_intern_release),
 		cmocka_unit_test(test_map),
+		cmocka_unit_test(test_pmap),
 		cmocka_unit_test(test_array_reserve),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

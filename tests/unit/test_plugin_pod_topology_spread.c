@@ -3,6 +3,8 @@
  * and TestMultipleConstraints, scoring_test.go TestPodTopologySpreadScore), converted to JSON by
  * gen_pts_cases.py into pts_cases.h with their upstream names; the others cite their source. */
 #include "algorithm_testlib.h"
+#include "cache/cache.h"
+#include "cache/snapshot.h"
 
 #define MAX_OBJS 16
 
@@ -133,6 +135,11 @@ static void cluster_init(struct cluster *cl, const char *const *a, const char *c
 				fail_msg("add pod: %s", e.msg);
 		api_pod_unref(p);
 	}
+	/* a generation as the cache stamps one (unique in the process), so that the plugin's per-node
+	 * counts are kept and read as over a real snapshot */
+	static uint64_t generation = UINT64_C(1) << 62;
+	for (uint32_t k = 0; k < cl->n; k++)
+		cl->nis[k].generation = ++generation;
 	cl->list = (struct fw_node_list){ .n = cl->n, .nodes = cl->ptrs };
 }
 
@@ -632,6 +639,193 @@ static void test_events_to_register(void **state)
 			 QUEUE_ACT_ADD | QUEUE_ACT_DELETE | QUEUE_ACT_UPDATE_NODE_LABEL | QUEUE_ACT_UPDATE_NODE_TAINT);
 }
 
+/* ---------- counts kept across cycles (count_cache) ----------
+ * One profile schedules over a real cache and snapshot while pods are added, removed and
+ * relabelled and nodes relabelled; every cycle must see the counts of the current state. Expected
+ * values by hand from upstream v1.37.2 podtopologyspread: filtering.go Filter (fails when matchNum +
+ * selfMatchNum - minMatchNum > maxSkew), scoring.go Score (count * log(nodes + 2) + maxSkew - 1,
+ * rounded) and NormalizeScore (100 * (max + min - score) / max, 100 when max is 0). */
+
+#define CC_NODE(name, zone)                                                                                      \
+	"{\"metadata\":{\"name\":\"" name "\",\"labels\":{\"kubernetes.io/hostname\":\"" name                      \
+	"\",\"topology.kubernetes.io/zone\":\"" zone "\"}},\"status\":{\"allocatable\":{\"cpu\":\"4\",\"pods\":\"110\"}}}"
+#define CC_POD(name, app, node)                                                                                   \
+	"{\"metadata\":{\"name\":\"" name "\",\"namespace\":\"default\",\"uid\":\"uid-" name "\",\"labels\":{\"app\":\"" app \
+	"\"}},\"spec\":{\"nodeName\":\"" node "\",\"containers\":[{\"name\":\"c\"}]}}"
+#define CC_INCOMING(when, key)                                                                                    \
+	"{\"metadata\":{\"name\":\"in\",\"namespace\":\"default\",\"uid\":\"uid-in\",\"labels\":{\"app\":\"x\"}},"  \
+	"\"spec\":{\"containers\":[{\"name\":\"c\"}],\"topologySpreadConstraints\":[{\"maxSkew\":1,\"topologyKey\":\"" key \
+	"\",\"whenUnsatisfiable\":\"" when "\",\"labelSelector\":{\"matchLabels\":{\"app\":\"x\"}}}]}}"
+
+static struct api_node *cc_node_json(const char *json)
+{
+	struct err e = { 0 };
+	struct api_node *n = api_node_decode_json(json, strlen(json), &e);
+	if (!n)
+		fail_msg("node: %s", e.msg);
+	return n;
+}
+
+struct cc_env {
+	struct fw_profile *p;
+	struct cache *cache;
+	struct snapshot *snap;
+	struct api_pod *hard, *soft; /* the incoming pod: DoNotSchedule, ScheduleAnyway */
+};
+
+/* One cycle of each incoming pod over the snapshot: hard's Filter on n1, n2 must give fits[0..1];
+ * soft's normalized scores of n1, n2 must be scores[0..1]. */
+static void cc_check(struct cc_env *v, const char *step, const bool fits[2], const int64_t scores[2])
+{
+	struct err e = { 0 };
+	assert_int_equal(cache_update_snapshot(v->cache, v->snap, &e), 0);
+	struct fw_node_list list;
+	fw_node_list_from_snapshot(v->snap, &list);
+	const struct node_info *nis[2] = { snapshot_get(v->snap, intern_str("n1")), snapshot_get(v->snap, intern_str("n2")) };
+	assert_non_null(nis[0]);
+	assert_non_null(nis[1]);
+	const struct fw_pl *pl = tl_pl(v->p, "PodTopologySpread");
+	struct fw_cycle *c = fw_cycle_new(v->p);
+	struct fw_status st;
+	struct fw_node_names names = { .all = true };
+
+	fw_cycle_reset(c);
+	c->nodes = &list;
+	fw_status_reset(&st);
+	assert_int_equal(pl->plugin->pre_filter(pl, c, v->hard, &names, &st), FW_SUCCESS);
+	for (int i = 0; i < 2; i++) {
+		fw_status_reset(&st);
+		enum fw_code code = pl->plugin->filter(pl, c, v->hard, nis[i], &st);
+		if ((code == FW_SUCCESS) != fits[i])
+			fail_msg("%s: Filter of n%d: %s, want %s", step, i + 1, fw_code_str(code), fits[i] ? "fit" : "no fit");
+	}
+
+	fw_cycle_reset(c);
+	c->nodes = &list;
+	fw_status_reset(&st);
+	assert_int_equal(pl->plugin->pre_score(pl, c, v->soft, nis, 2, &st), FW_SUCCESS);
+	struct fw_node_score sc[2];
+	for (int i = 0; i < 2; i++) {
+		sc[i].ni = nis[i];
+		assert_int_equal(pl->plugin->score(pl, c, v->soft, nis[i], &sc[i].score, &st), FW_SUCCESS);
+	}
+	pl->plugin->normalize_score(pl, c, v->soft, sc, 2, &st);
+	for (int i = 0; i < 2; i++)
+		if (sc[i].score != scores[i])
+			fail_msg("%s: score of n%d: %lld, want %lld", step, i + 1, (long long)sc[i].score, (long long)scores[i]);
+	fw_cycle_free(c);
+}
+
+static void cc_add_pod(struct cache *c, const char *json)
+{
+	struct err e = { 0 };
+	struct api_pod *p = pod_json(json);
+	assert_int_equal(cache_add_pod(c, p, &e), 0);
+	api_pod_unref(p);
+}
+
+static void cc_env_init(struct cc_env *v, const char *key)
+{
+	struct err e = { 0 };
+	v->cache = cache_new();
+	v->snap = snapshot_new();
+	struct api_node *n1 = cc_node_json(CC_NODE("n1", "a")), *n2 = cc_node_json(CC_NODE("n2", "b"));
+	assert_int_equal(cache_add_node(v->cache, n1, &e), 0);
+	assert_int_equal(cache_add_node(v->cache, n2, &e), 0);
+	api_node_unref(n1);
+	api_node_unref(n2);
+	if (!strcmp(key, "zone")) {
+		v->hard = pod_json(CC_INCOMING("DoNotSchedule", "topology.kubernetes.io/zone"));
+		v->soft = pod_json(CC_INCOMING("ScheduleAnyway", "topology.kubernetes.io/zone"));
+	} else {
+		v->hard = pod_json(CC_INCOMING("DoNotSchedule", "kubernetes.io/hostname"));
+		v->soft = pod_json(CC_INCOMING("ScheduleAnyway", "kubernetes.io/hostname"));
+	}
+}
+
+static void cc_env_free(struct cc_env *v)
+{
+	api_pod_unref(v->hard);
+	api_pod_unref(v->soft);
+	snapshot_free(v->snap);
+	cache_free(v->cache);
+}
+
+static const bool CC_FIT_N2[2] = { false, true }, CC_FIT_BOTH[2] = { true, true }, CC_FIT_N1[2] = { true, false };
+/* scores with one node's count 1 and the other's 0: round(1 * log(4)) = 1, normalized 0 and 100 */
+static const int64_t CC_PREFER_N2[2] = { 0, 100 }, CC_EVEN[2] = { 100, 100 }, CC_PREFER_N1[2] = { 100, 0 };
+
+/* hostname constraint: the counts of n1 and n2 follow every pod change of the cache */
+static void test_count_cache_pod_changes(void **state)
+{
+	(void)state;
+	struct err e = { 0 };
+	struct cc_env v = { .p = profile(list_args(), NULL) };
+	cc_env_init(&v, "hostname");
+	cc_add_pod(v.cache, CC_POD("p1", "x", "n1"));
+	cc_check(&v, "p1 on n1", CC_FIT_N2, CC_PREFER_N2);
+	cc_check(&v, "no change", CC_FIT_N2, CC_PREFER_N2);
+	cc_add_pod(v.cache, CC_POD("p2", "x", "n2"));
+	cc_check(&v, "p2 added on n2", CC_FIT_BOTH, CC_EVEN);
+	struct api_pod *old = pod_json(CC_POD("p2", "x", "n2")), *relabelled = pod_json(CC_POD("p2", "y", "n2"));
+	assert_int_equal(cache_update_pod(v.cache, old, relabelled, &e), 0);
+	cc_check(&v, "p2 relabelled app=y", CC_FIT_N2, CC_PREFER_N2);
+	struct api_pod *p1 = pod_json(CC_POD("p1", "x", "n1"));
+	assert_int_equal(cache_remove_pod(v.cache, p1, &e), 0);
+	cc_check(&v, "p1 removed", CC_FIT_BOTH, CC_EVEN);
+	assert_int_equal(cache_update_pod(v.cache, relabelled, old, &e), 0);
+	cc_check(&v, "p2 relabelled app=x again", CC_FIT_N1, CC_PREFER_N1);
+	/* an assumed pod counts as well (the scheduler's own placements) */
+	struct api_pod *p3 = pod_json(CC_POD("p3", "x", ""));
+	assert_int_equal(cache_assume_pod(v.cache, p3, "n1", &e), 0);
+	cc_check(&v, "p3 assumed on n1", CC_FIT_BOTH, CC_EVEN);
+	assert_int_equal(cache_forget_pod(v.cache, p3, "n1", &e), 0);
+	cc_check(&v, "p3 forgotten", CC_FIT_N1, CC_PREFER_N1);
+	api_pod_unref(old);
+	api_pod_unref(relabelled);
+	api_pod_unref(p1);
+	api_pod_unref(p3);
+	cc_env_free(&v);
+	fw_profile_free(v.p);
+}
+
+/* The same profile over caches built one after the other by the same steps, so that a new cache's
+ * node_infos may sit where a freed one's were, with the same count of changes: n1 has 1 matching
+ * pod in every other cache, none in the others. */
+static void test_count_cache_new_cache(void **state)
+{
+	(void)state;
+	struct cc_env v = { .p = profile(list_args(), NULL) };
+	for (int i = 0; i < 16; i++) {
+		cc_env_init(&v, "hostname");
+		cc_add_pod(v.cache, i % 2 ? CC_POD("q1", "y", "n1") : CC_POD("p1", "x", "n1"));
+		cc_check(&v, i % 2 ? "q1 (app=y) on n1" : "p1 on n1", i % 2 ? CC_FIT_BOTH : CC_FIT_N2, i % 2 ? CC_EVEN : CC_PREFER_N2);
+		cc_env_free(&v);
+	}
+	fw_profile_free(v.p);
+}
+
+/* zone constraint: a node relabelled into the other zone takes its pods' count along */
+static void test_count_cache_node_relabel(void **state)
+{
+	(void)state;
+	struct err e = { 0 };
+	struct cc_env v = { .p = profile(list_args(), NULL) };
+	cc_env_init(&v, "zone");
+	cc_add_pod(v.cache, CC_POD("p1", "x", "n2"));
+	cc_check(&v, "p1 on n2 (zone b)", CC_FIT_N1, CC_PREFER_N1);
+	struct api_node *old = cc_node_json(CC_NODE("n2", "b")), *moved = cc_node_json(CC_NODE("n2", "a"));
+	assert_int_equal(cache_update_node(v.cache, old, moved, &e), 0);
+	/* one zone "a" holding p1: skew 1 + 1 - 1 on both nodes; both score count 1 */
+	cc_check(&v, "n2 relabelled into zone a", CC_FIT_BOTH, CC_EVEN);
+	assert_int_equal(cache_update_node(v.cache, moved, old, &e), 0);
+	cc_check(&v, "n2 back in zone b", CC_FIT_N1, CC_PREFER_N1);
+	api_node_unref(old);
+	api_node_unref(moved);
+	cc_env_free(&v);
+	fw_profile_free(v.p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -647,6 +841,9 @@ int main(void)
 		cmocka_unit_test(test_hint_assigned_pod_change),
 		cmocka_unit_test(test_hint_target_pod_change),
 		cmocka_unit_test(test_events_to_register),
+		cmocka_unit_test(test_count_cache_pod_changes),
+		cmocka_unit_test(test_count_cache_new_cache),
+		cmocka_unit_test(test_count_cache_node_relabel),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

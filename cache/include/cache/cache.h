@@ -13,7 +13,9 @@
  * - A node entry without a Node object (pods assumed or bound to an unknown node, or pods left
  *   after the node's deletion) is a "ghost": kept while it has pods, never in a snapshot.
  * - Every change bumps a cache-wide generation and stamps it on the changed node_info, which moves
- *   to the head of a recency list, so cache_update_snapshot copies only what changed.
+ *   to the head of a recency list, so cache_update_snapshot copies only what changed. A node_info's
+ *   generation changes whenever its node or pods change, and no two caches of a process
+ *   share a generation: (node_info, generation) can key a result computed from its content.
  *
  * Objects passed in are referenced (api_*_ref) by the cache as needed; the caller keeps its own. */
 #ifndef CSCHED_CACHE_H
