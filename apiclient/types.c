@@ -101,6 +101,17 @@ bool api_toleration_tolerates(const struct api_toleration *t, const struct api_t
 	}
 }
 
+bool api_node_taints_equal(const struct api_node *a, const struct api_node *b)
+{
+	if (a->n_taints != b->n_taints)
+		return false;
+	for (uint32_t i = 0; i < a->n_taints; i++)
+		if (a->taints[i].key != b->taints[i].key || a->taints[i].value != b->taints[i].value ||
+		    a->taints[i].effect != b->taints[i].effect)
+			return false;
+	return true;
+}
+
 /* ---------- reference counting ---------- */
 
 struct api_pod *api_pod_ref(struct api_pod *p)

@@ -110,17 +110,6 @@ static bool resources_equal(const struct api_resources *a, const struct api_reso
 	return true;
 }
 
-static bool taints_equal(const struct api_node *a, const struct api_node *b)
-{
-	if (a->n_taints != b->n_taints)
-		return false;
-	for (uint32_t i = 0; i < a->n_taints; i++)
-		if (a->taints[i].key != b->taints[i].key || a->taints[i].value != b->taints[i].value ||
-		    a->taints[i].effect != b->taints[i].effect)
-			return false;
-	return true;
-}
-
 /* Conditions compared as a type -> status map (the last entry of a type wins, as a Go map). */
 static const char *cond_status(const struct api_node *n, const char *type)
 {
@@ -161,7 +150,7 @@ uint32_t queue_node_update_events(const struct api_node *old_node, const struct 
 		NODE_EV(QUEUE_ACT_UPDATE_NODE_ALLOCATABLE);
 	if (!labels_equal(&old_node->meta.labels, &new_node->meta.labels))
 		NODE_EV(QUEUE_ACT_UPDATE_NODE_LABEL);
-	if (!taints_equal(old_node, new_node))
+	if (!api_node_taints_equal(old_node, new_node))
 		NODE_EV(QUEUE_ACT_UPDATE_NODE_TAINT);
 	if (!conditions_cover(old_node, new_node) || !conditions_cover(new_node, old_node))
 		NODE_EV(QUEUE_ACT_UPDATE_NODE_CONDITION);

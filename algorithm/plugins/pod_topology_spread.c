@@ -971,17 +971,6 @@ out:
 	return h;
 }
 
-static bool taints_equal(const struct api_node *a, const struct api_node *b)
-{
-	if (a->n_taints != b->n_taints)
-		return false;
-	for (uint32_t i = 0; i < a->n_taints; i++)
-		if (a->taints[i].key != b->taints[i].key || a->taints[i].value != b->taints[i].value ||
-		    a->taints[i].effect != b->taints[i].effect)
-			return false;
-	return true;
-}
-
 /* isSchedulableAfterNodeChange */
 static enum queue_hint node_change(const void *plv, const struct api_pod *pod, const void *old_obj, const void *new_obj)
 {
@@ -1001,7 +990,7 @@ static enum queue_hint node_change(const void *plv, const struct api_pod *pod, c
 		if (om != nm) {
 			h = QUEUE_HINT_QUEUE;
 		} else if (nm) {
-			bool changed = !taints_equal(on, nn);
+			bool changed = !api_node_taints_equal(on, nn);
 			for (int i = 0; i < n && !changed; i++)
 				changed = api_labels_get(&on->meta.labels, cs[i].key) !=
 					  api_labels_get(&nn->meta.labels, cs[i].key);

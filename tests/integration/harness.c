@@ -326,6 +326,37 @@ struct api_client *harness_client_new(const struct harness_cluster *c, const cha
 	return api_client_new(&cfg, e);
 }
 
+int harness_setup(struct harness_cluster *c, unsigned flags, struct api_client **cl, struct api_conn **conn)
+{
+	struct err e = {0};
+	if (harness_cluster_start(c, flags, &e) < 0) {
+		fprintf(stderr, "cluster: %s\n", e.msg);
+		return -1;
+	}
+	if (!(*cl = harness_client_new(c, NULL, &e)) || !(*conn = api_conn_new(*cl, &e))) {
+		fprintf(stderr, "client: %s\n", e.msg);
+		return -1;
+	}
+	return 0;
+}
+
+void harness_teardown(struct harness_cluster *c, struct api_client **cl, struct api_conn **conn)
+{
+	api_conn_free(*conn);
+	*conn = NULL;
+	api_client_free(*cl);
+	*cl = NULL;
+	harness_cluster_stop(c);
+}
+
+int harness_create_namespace(struct api_conn *conn, const char *name, struct err *e)
+{
+	char body[256];
+	int n = snprintf(body, sizeof(body), "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"%s\"}}",
+			 name);
+	return api_request(conn, "POST", "/api/v1/namespaces", NULL, body, (size_t)n, NULL, e);
+}
+
 /* ---------- bulk object creation ---------- */
 
 enum bulk_op { BULK_CREATE_NODE, BULK_CREATE_POD, BULK_DELETE_NODE, BULK_DELETE_POD, BULK_LABEL_NODE, BULK_LABEL_POD };

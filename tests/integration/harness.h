@@ -60,6 +60,14 @@ int harness_apiserver_restart(struct harness_cluster *c, struct err *e);
 /* A client from the cluster's kubeconfig; context "token", "cert" or NULL (current = token). */
 struct api_client *harness_client_new(const struct harness_cluster *c, const char *context, struct err *e);
 
+/* Test setup (cmocka): starts a cluster (flags: HARNESS_*), then a client (current context) and a
+ * connection on it. Returns -1 with "cluster: ..." or "client: ..." on stderr when one fails. */
+int harness_setup(struct harness_cluster *c, unsigned flags, struct api_client **cl, struct api_conn **conn);
+/* Its teardown: frees *conn and *cl (either may be NULL; both set to NULL) and stops the cluster. */
+void harness_teardown(struct harness_cluster *c, struct api_client **cl, struct api_conn **conn);
+/* Creates the namespace name (no labels). */
+int harness_create_namespace(struct api_conn *conn, const char *name, struct err *e);
+
 /* Runs a shell command; *out (if not NULL) receives its stdout+stderr (malloc'd, NUL-terminated).
  * Returns the exit status (0..255), or -1 when it could not run or was killed by a signal. */
 int harness_run(char **out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

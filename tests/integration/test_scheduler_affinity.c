@@ -56,16 +56,9 @@ static int setup(void **state)
 {
 	(void)state;
 	struct err e = { 0 };
-	if (harness_cluster_start(&cluster, 0, &e) < 0) {
-		fprintf(stderr, "cluster: %s\n", e.msg);
+	if (harness_setup(&cluster, 0, &cl, &conn) < 0)
 		return -1;
-	}
-	if (!(cl = harness_client_new(&cluster, NULL, &e)) || !(conn = api_conn_new(cl, &e))) {
-		fprintf(stderr, "client: %s\n", e.msg);
-		return -1;
-	}
-	const char *ns = "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"" NS "\"}}";
-	if (api_request(conn, "POST", "/api/v1/namespaces", NULL, ns, strlen(ns), NULL, &e) < 0) {
+	if (harness_create_namespace(conn, NS, &e) < 0) {
 		fprintf(stderr, "namespace: %s\n", e.msg);
 		return -1;
 	}
@@ -78,11 +71,7 @@ static int teardown(void **state)
 	sched_free(sched);
 	sched = NULL;
 	config_free(&cfg);
-	api_conn_free(conn);
-	conn = NULL;
-	api_client_free(cl);
-	cl = NULL;
-	harness_cluster_stop(&cluster);
+	harness_teardown(&cluster, &cl, &conn);
 	return 0;
 }
 

@@ -28,94 +28,10 @@
 
 #include "apiclient/api_client.h"
 #include "harness.h"
+#include "poll.h"
 #include "testutil.h"
 
-#define WAIT_MS 45000 /* generous: a loaded 2-core machine; polls return as soon as the state holds */
-#define MAX_PODS 64
-#define MAX_EVENTS 256
-
-struct fx {
-	struct harness_cluster c;
-	struct api_client *cl;
-	struct api_conn *conn;
-	pid_t csched; /* 0 when not running */
-	char log[400];
-};
-
-/* ---------- files and the csched child ---------- */
-
-static int write_file(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-	if (!f)
-		return -1;
-	int rc = fputs(text, f) < 0 ? -1 : 0;
-	if (fclose(f) != 0)
-		rc = -1;
-	return rc;
-}
-
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return NULL;
-	char *buf = calloc(1, 1 << 16);
-	size_t n = buf ? fread(buf, 1, (1 << 16) - 1, f) : 0;
-	if (buf)
-		buf[n] = '\0';
-	fclose(f);
-	return buf;
-}
-
-/* The last lines of the running csched's log, for failure messages (static buffer). */
-static const char *log_tail(const struct fx *fx)
-{
-	static char buf[4096];
-	char *out = NULL;
-	buf[0] = '\0';
-	if (fx->log[0] && harness_run(&out, "tail -n 25 '%s'", fx->log) == 0 && out)
-		snprintf(buf, sizeof(buf), "%s", out);
-	free(out);
-	return buf;
-}
-
-#define FAILF(fx, fmt, ...) fail_msg(fmt "\n--- csched log (tail) ---\n%s", __VA_ARGS__, log_tail(fx))
-
-/* Starts csched with args (NULL-terminated, without argv[0]); stdout and stderr go to log. */
-static void csched_start(struct fx *fx, const char *log, const char *const *args)
-{
-	char *argv[16];
-	size_t n = 0;
-	struct err e = { 0 };
-	argv[n++] = CSCHED_BUILD_DIR "/csched";
-	for (; *args && n < 15; args++)
-		argv[n++] = (char *)*args;
-	argv[n] = NULL;
-	snprintf(fx->log, sizeof(fx->log), "%s/%s", fx->c.dir, log);
-	pid_t pid = harness_spawn(argv, fx->log, NULL, &e);
-	if (pid <= 0)
-		fail_msg("csched: %s", e.msg);
-	fx->csched = pid;
-}
-
-/* SIGTERM, then the exit status (or -1 when csched had to be killed or did not exit cleanly). */
-static int csched_stop(struct fx *fx)
-{
-	int status = 0;
-	struct err e = { 0 };
-	pid_t pid = fx->csched;
-	if (pid <= 0)
-		return 0;
-	fx->csched = 0;
-	kill(pid, SIGTERM);
-	if (harness_wait_child(pid, 20000, &status, &e) < 0) {
-		kill(pid, SIGKILL);
-		harness_wait_child(pid, 5000, &status, &e);
-		return -1;
-	}
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
+/* ---------- the csched child ---------- */
 
 /* csched's --write-config-to output for args (e.g. "--config=F"), or NULL; *rc gets the exit code. */
 static char *written_config(const struct fx *fx, const char *args, int *rc)
@@ -135,14 +51,6 @@ static char *written_config(const struct fx *fx, const char *args, int *rc)
 }
 
 /* ---------- objects ---------- */
-
-static int ns_create(struct fx *fx, const char *ns, struct err *e)
-{
-	char body[256];
-	int n = snprintf(body, sizeof(body), "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"%s\"}}",
-			 ns);
-	return api_request(fx->conn, "POST", "/api/v1/namespaces", NULL, body, (size_t)n, NULL, e);
-}
 
 /* One pause container requesting cpu and 500Mi memory; spec_extra (members of spec, each followed by
  * a comma) and ctr_extra (members of the container, each preceded by a comma) may be "". */
@@ -170,138 +78,6 @@ static int pod_create(struct fx *fx, const char *ns, const char *name, const cha
 	} while (0)
 
 /* ---------- reading pods and events ---------- */
-
-struct pod_row {
-	char name[64], node[64];
-	char cond_status[16], cond_reason[48], cond_msg[512]; /* the PodScheduled condition */
-};
-
-struct ev_row {
-	char name[64], type[16], reason[48], controller[64], instance[256], note[512];
-};
-
-/* One poll: a snapshot of the namespace's pods and events, and what is still missing. */
-struct poll {
-	struct fx *fx;
-	const char *ns;
-	bool (*ok)(struct poll *p);
-	const void *arg;
-	struct pod_row pods[MAX_PODS];
-	size_t n_pods;
-	struct ev_row evs[MAX_EVENTS];
-	size_t n_evs;
-	char why[1024];
-};
-
-static void copy_str(yajl_val root, const char *const *path, char *dst, size_t size)
-{
-	yajl_val v = yajl_tree_get(root, (const char **)path, yajl_t_string);
-	snprintf(dst, size, "%s", v ? YAJL_GET_STRING(v) : "");
-}
-
-static int pod_item(void *ctx, struct yajl_val_s *item)
-{
-	static const char *const name_p[] = { "metadata", "name", NULL }, *const node_p[] = { "spec", "nodeName", NULL },
-			  *const conds_p[] = { "status", "conditions", NULL }, *const type_p[] = { "type", NULL },
-			  *const status_p[] = { "status", NULL }, *const reason_p[] = { "reason", NULL },
-			  *const msg_p[] = { "message", NULL };
-	struct poll *p = ctx;
-	if (p->n_pods == MAX_PODS)
-		return ERR_INVALID;
-	struct pod_row *r = &p->pods[p->n_pods++];
-	memset(r, 0, sizeof(*r));
-	copy_str(item, name_p, r->name, sizeof(r->name));
-	copy_str(item, node_p, r->node, sizeof(r->node));
-	yajl_val conds = yajl_tree_get(item, (const char **)conds_p, yajl_t_array);
-	for (size_t i = 0; conds && i < conds->u.array.len; i++) {
-		yajl_val c = conds->u.array.values[i];
-		char type[32];
-		copy_str(c, type_p, type, sizeof(type));
-		if (strcmp(type, "PodScheduled") != 0)
-			continue;
-		copy_str(c, status_p, r->cond_status, sizeof(r->cond_status));
-		copy_str(c, reason_p, r->cond_reason, sizeof(r->cond_reason));
-		copy_str(c, msg_p, r->cond_msg, sizeof(r->cond_msg));
-	}
-	return 0;
-}
-
-static int event_item(void *ctx, struct yajl_val_s *item)
-{
-	static const char *const name_p[] = { "regarding", "name", NULL }, *const type_p[] = { "type", NULL },
-			  *const reason_p[] = { "reason", NULL }, *const ctl_p[] = { "reportingController", NULL },
-			  *const inst_p[] = { "reportingInstance", NULL }, *const note_p[] = { "note", NULL };
-	struct poll *p = ctx;
-	if (p->n_evs == MAX_EVENTS)
-		return ERR_INVALID;
-	struct ev_row *r = &p->evs[p->n_evs++];
-	copy_str(item, name_p, r->name, sizeof(r->name));
-	copy_str(item, type_p, r->type, sizeof(r->type));
-	copy_str(item, reason_p, r->reason, sizeof(r->reason));
-	copy_str(item, ctl_p, r->controller, sizeof(r->controller));
-	copy_str(item, inst_p, r->instance, sizeof(r->instance));
-	copy_str(item, note_p, r->note, sizeof(r->note));
-	return 0;
-}
-
-static int poll_read(struct poll *p, struct err *e)
-{
-	char path[256];
-	p->n_pods = p->n_evs = 0;
-	snprintf(path, sizeof(path), "/api/v1/namespaces/%s/pods", p->ns);
-	int rc = harness_list(p->fx->conn, path, pod_item, p, NULL, e);
-	if (rc)
-		return rc;
-	snprintf(path, sizeof(path), "/apis/events.k8s.io/v1/namespaces/%s/events", p->ns);
-	return harness_list(p->fx->conn, path, event_item, p, NULL, e);
-}
-
-static const struct pod_row *pod_find(const struct poll *p, const char *name)
-{
-	for (size_t i = 0; i < p->n_pods; i++)
-		if (strcmp(p->pods[i].name, name) == 0)
-			return &p->pods[i];
-	return NULL;
-}
-
-static bool poll_pred(void *ctx)
-{
-	struct poll *p = ctx;
-	struct err e = { 0 };
-	if (poll_read(p, &e) < 0) {
-		snprintf(p->why, sizeof(p->why), "reading: %s", e.msg);
-		return false;
-	}
-	p->why[0] = '\0';
-	return p->ok(p);
-}
-
-/* Polls until ok holds for the namespace's pods and events; fails the test with what is missing. */
-static void wait_for(struct poll *p, struct fx *fx, const char *ns, bool (*ok)(struct poll *), const void *arg,
-		     const char *what)
-{
-	p->fx = fx;
-	p->ns = ns;
-	p->ok = ok;
-	p->arg = arg;
-	int64_t t0 = harness_now_ms();
-	if (!harness_wait_until(poll_pred, p, WAIT_MS, 100))
-		FAILF(fx, "%s: not within %d s: %s", what, WAIT_MS / 1000, p->why);
-	printf("[ MEASURE  ] %s: %.2f s\n", what, (harness_now_ms() - t0) / 1000.0);
-}
-
-/* A NULL-terminated list of pod names. */
-static bool ok_bound(struct poll *p)
-{
-	for (const char *const *n = p->arg; *n; n++) {
-		const struct pod_row *r = pod_find(p, *n);
-		if (!r || !r->node[0]) {
-			snprintf(p->why, sizeof(p->why), "pod %s %s", *n, r ? "not bound" : "missing");
-			return false;
-		}
-	}
-	return true;
-}
 
 struct want_unsched {
 	const char *pod, *msg;
@@ -403,40 +179,6 @@ static void count_per_node(struct fx *fx, const struct poll *p, const char *pod_
 			      n_nodes - 1);
 		counts[idx]++;
 	}
-}
-
-/* ---------- fixtures ---------- */
-
-static int setup(void **state)
-{
-	struct fx *fx = calloc(1, sizeof(*fx));
-	struct err e = { 0 };
-	if (!fx)
-		return -1;
-	*state = fx;
-	if (harness_cluster_start(&fx->c, 0, &e) < 0) {
-		fprintf(stderr, "cluster: %s\n", e.msg);
-		return -1;
-	}
-	if (!(fx->cl = harness_client_new(&fx->c, NULL, &e)) || !(fx->conn = api_conn_new(fx->cl, &e))) {
-		fprintf(stderr, "client: %s\n", e.msg);
-		return -1;
-	}
-	return 0;
-}
-
-/* Runs after a failed test too: no csched or cluster is left behind. */
-static int teardown(void **state)
-{
-	struct fx *fx = *state;
-	if (!fx)
-		return 0;
-	csched_stop(fx);
-	api_conn_free(fx->conn);
-	api_client_free(fx->cl);
-	harness_cluster_stop(&fx->c);
-	free(fx);
-	return 0;
 }
 
 /* Nodes PREFIX0..n-1 (4 CPU, 32Gi, 110 pods) labelled csched-test=pool. */
@@ -607,7 +349,7 @@ static void policy_run(struct fx *fx, const char *policy, const char *ns, const 
 	struct err e = { 0 };
 	snprintf(polarg, sizeof(polarg), "--policy-config-file=%s", policy);
 	snprintf(kcarg, sizeof(kcarg), "--kubeconfig=%s", fx->c.kubeconfig);
-	if (ns_create(fx, ns, &e) < 0)
+	if (harness_create_namespace(fx->conn, ns, &e) < 0)
 		fail_msg("namespace %s: %s", ns, e.msg);
 	const char *args[] = { polarg, kcarg, "--leader-elect=false", "--secure-port=0", "-v=2", NULL };
 	csched_start(fx, log, args);
@@ -742,8 +484,8 @@ static void test_seed_policy(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_two_profiles_binpack_and_spread, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_seed_policy, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_two_profiles_binpack_and_spread, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_seed_policy, fx_setup, fx_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

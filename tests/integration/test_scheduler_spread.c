@@ -66,14 +66,8 @@ static int setup(void **state)
 {
 	(void)state;
 	struct err e = { 0 };
-	if (harness_cluster_start(&cluster, 0, &e) < 0) {
-		fprintf(stderr, "cluster: %s\n", e.msg);
+	if (harness_setup(&cluster, 0, &cl, &conn) < 0)
 		return -1;
-	}
-	if (!(cl = harness_client_new(&cluster, NULL, &e)) || !(conn = api_conn_new(cl, &e))) {
-		fprintf(stderr, "client: %s\n", e.msg);
-		return -1;
-	}
 	request("POST", "/api/v1/namespaces", NULL, 0, "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"" NS "\"}}");
 	for (int z = 0; z < N_ZONES; z++)
 		for (int i = 0; i < NODES_PER_ZONE; i++) {
@@ -105,9 +99,7 @@ static int teardown(void **state)
 	sched_free(sched);
 	sched = NULL;
 	config_free(&cfg);
-	api_conn_free(conn);
-	api_client_free(cl);
-	harness_cluster_stop(&cluster);
+	harness_teardown(&cluster, &cl, &conn);
 	return 0;
 }
 

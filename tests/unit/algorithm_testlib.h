@@ -120,4 +120,32 @@ static inline const struct fw_pl *tl_pl(const struct fw_profile *p, const char *
 	return NULL;
 }
 
+/* Up to 8 nodes (cpu 4, 16Gi, 110 pods, taints in testobj.h syntax or NULL) as a node list. */
+struct tl_cluster {
+	uint32_t n;
+	struct api_node *nodes[8];
+	struct node_info nis[8];
+	const struct node_info *ptrs[8];
+	struct fw_node_list list;
+};
+
+static inline void tl_cluster_add(struct tl_cluster *cl, const char *name, const char *taints)
+{
+	uint32_t i = cl->n++;
+	cl->nodes[i] = TOBJ_NODE(.name = name, .alloc = "cpu=4,memory=16Gi,pods=110", .taints = taints);
+	tl_node_info(&cl->nis[i], cl->nodes[i], NULL, 0);
+	cl->ptrs[i] = &cl->nis[i];
+	cl->list.n = cl->n;
+	cl->list.nodes = cl->ptrs;
+}
+
+static inline void tl_cluster_release(struct tl_cluster *cl)
+{
+	for (uint32_t i = 0; i < cl->n; i++) {
+		node_info_release(&cl->nis[i]);
+		api_node_unref(cl->nodes[i]);
+	}
+	cl->n = 0;
+}
+
 #endif

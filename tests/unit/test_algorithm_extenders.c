@@ -117,33 +117,6 @@ static struct fw_extender ext(struct fake *f, int64_t weight, bool ignorable)
 	};
 }
 
-struct cluster {
-	uint32_t n;
-	struct api_node *nodes[8];
-	struct node_info nis[8];
-	const struct node_info *ptrs[8];
-	struct fw_node_list list;
-};
-
-static void cluster_add(struct cluster *cl, const char *name, const char *taints)
-{
-	uint32_t i = cl->n++;
-	cl->nodes[i] = TOBJ_NODE(.name = name, .alloc = "cpu=4,memory=16Gi,pods=110", .taints = taints);
-	tl_node_info(&cl->nis[i], cl->nodes[i], NULL, 0);
-	cl->ptrs[i] = &cl->nis[i];
-	cl->list.n = cl->n;
-	cl->list.nodes = cl->ptrs;
-}
-
-static void cluster_release(struct cluster *cl)
-{
-	for (uint32_t i = 0; i < cl->n; i++) {
-		node_info_release(&cl->nis[i]);
-		api_node_unref(cl->nodes[i]);
-	}
-	cl->n = 0;
-}
-
 struct run {
 	struct fw_schedule_result res;
 	char msg[1024];
@@ -170,7 +143,7 @@ static bool use_all_hook;
 
 static void run(struct run *r, const char *const *names, const struct fw_extender *xs, uint32_t n_x, int32_t taint_weight)
 {
-	static struct cluster cl;
+	static struct tl_cluster cl;
 	struct tl_profile_spec spec = { .extenders = xs, .n_extenders = n_x, .ext_prioritize_all = use_all_hook ? all_hook : NULL };
 	if (taint_weight) {
 		spec.pre_score[0] = spec.score[0] = "TaintToleration";
@@ -179,7 +152,7 @@ static void run(struct run *r, const char *const *names, const struct fw_extende
 	struct fw_profile *p = tl_profile(&spec, NULL);
 	struct fw_cycle *c = fw_cycle_new(p);
 	for (uint32_t i = 0; names[i]; i++)
-		cluster_add(&cl, names[i], taint_weight && !strcmp(names[i], "node1") ? "a=1:PreferNoSchedule" : NULL);
+		tl_cluster_add(&cl, names[i], taint_weight && !strcmp(names[i], "node1") ? "a=1:PreferNoSchedule" : NULL);
 	struct api_pod *pod = tobj_pod(NULL);
 	struct err e = { 0 };
 	if (fw_schedule_pod(p, c, &cl.list, pod, NULL, &r->res, &e) < 0)
@@ -193,7 +166,7 @@ static void run(struct run *r, const char *const *names, const struct fw_extende
 	api_pod_unref(pod);
 	fw_cycle_free(c);
 	fw_profile_free(p);
-	cluster_release(&cl);
+	tl_cluster_release(&cl);
 }
 
 static const char *const two[] = { "node1", "node2", NULL };

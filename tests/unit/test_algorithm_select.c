@@ -95,33 +95,6 @@ static void test_sorted_nodes_properties(void **state)
 
 /* ---------- the pick in a cycle ---------- */
 
-struct cluster {
-	uint32_t n;
-	struct api_node *nodes[8];
-	struct node_info nis[8];
-	const struct node_info *ptrs[8];
-	struct fw_node_list list;
-};
-
-static void cluster_add(struct cluster *cl, const char *name, const char *taints)
-{
-	uint32_t i = cl->n++;
-	cl->nodes[i] = TOBJ_NODE(.name = name, .alloc = "cpu=4,memory=16Gi,pods=110", .taints = taints);
-	tl_node_info(&cl->nis[i], cl->nodes[i], NULL, 0);
-	cl->ptrs[i] = &cl->nis[i];
-	cl->list.n = cl->n;
-	cl->list.nodes = cl->ptrs;
-}
-
-static void cluster_release(struct cluster *cl)
-{
-	for (uint32_t i = 0; i < cl->n; i++) {
-		node_info_release(&cl->nis[i]);
-		api_node_unref(cl->nodes[i]);
-	}
-	cl->n = 0;
-}
-
 /* TaintToleration alone scores: raw = untolerated PreferNoSchedule taints, normalized reversed. */
 static struct fw_profile *taint_profile(void)
 {
@@ -134,7 +107,7 @@ static struct fw_profile *taint_profile(void)
 	return tl_profile(&spec, NULL);
 }
 
-static const char *schedule(struct fw_profile *p, struct fw_cycle *c, struct cluster *cl, const struct api_pod *pod)
+static const char *schedule(struct fw_profile *p, struct fw_cycle *c, struct tl_cluster *cl, const struct api_pod *pod)
 {
 	static struct fw_schedule_result res;
 	struct err e = { 0 };
@@ -164,13 +137,13 @@ static uint32_t pop_rest(struct fw_profile *p, const char **names, int64_t *tota
 static void test_select_tie_follows_heap(void **state)
 {
 	(void)state;
-	static struct cluster cl;
+	static struct tl_cluster cl;
 	struct fw_profile *p = taint_profile();
 	struct fw_cycle *c = fw_cycle_new(p);
-	cluster_add(&cl, "n0", "a=1:PreferNoSchedule");
-	cluster_add(&cl, "n1", "a=1:PreferNoSchedule");
-	cluster_add(&cl, "n2", NULL);
-	cluster_add(&cl, "n3", NULL);
+	tl_cluster_add(&cl, "n0", "a=1:PreferNoSchedule");
+	tl_cluster_add(&cl, "n1", "a=1:PreferNoSchedule");
+	tl_cluster_add(&cl, "n2", NULL);
+	tl_cluster_add(&cl, "n3", NULL);
 	struct api_pod *pod = tobj_pod(NULL);
 	for (int i = 0; i < 200; i++)
 		assert_string_equal(schedule(p, c, &cl, pod), "n3");
@@ -184,7 +157,7 @@ static void test_select_tie_follows_heap(void **state)
 		assert_int_equal(totals[i], want_total[i]);
 	}
 	api_pod_unref(pod);
-	cluster_release(&cl);
+	tl_cluster_release(&cl);
 	fw_cycle_free(c);
 	fw_profile_free(p);
 }
@@ -195,13 +168,13 @@ static void test_select_tie_follows_heap(void **state)
 static void test_select_distinct_remainder_sorted(void **state)
 {
 	(void)state;
-	static struct cluster cl;
+	static struct tl_cluster cl;
 	struct fw_profile *p = taint_profile();
 	struct fw_cycle *c = fw_cycle_new(p);
-	cluster_add(&cl, "two", "a=1:PreferNoSchedule,b=1:PreferNoSchedule");
-	cluster_add(&cl, "zero", NULL);
-	cluster_add(&cl, "three", "a=1:PreferNoSchedule,b=1:PreferNoSchedule,c=1:PreferNoSchedule");
-	cluster_add(&cl, "one", "a=1:PreferNoSchedule");
+	tl_cluster_add(&cl, "two", "a=1:PreferNoSchedule,b=1:PreferNoSchedule");
+	tl_cluster_add(&cl, "zero", NULL);
+	tl_cluster_add(&cl, "three", "a=1:PreferNoSchedule,b=1:PreferNoSchedule,c=1:PreferNoSchedule");
+	tl_cluster_add(&cl, "one", "a=1:PreferNoSchedule");
 	struct api_pod *pod = tobj_pod(NULL);
 	assert_string_equal(schedule(p, c, &cl, pod), "zero");
 	const char *names[8];
@@ -216,13 +189,13 @@ static void test_select_distinct_remainder_sorted(void **state)
 	/* one feasible node: no scoring, no remainder (upstream StoreScheduleResults(..., nil)) */
 	assert_string_equal(schedule(p, c, &cl, pod), "zero");
 	assert_int_equal(p->n_sorted, 3);
-	static struct cluster one;
-	cluster_add(&one, "only", NULL);
+	static struct tl_cluster one;
+	tl_cluster_add(&one, "only", NULL);
 	assert_string_equal(schedule(p, c, &one, pod), "only");
 	assert_int_equal(p->n_sorted, 0);
-	cluster_release(&one);
+	tl_cluster_release(&one);
 	api_pod_unref(pod);
-	cluster_release(&cl);
+	tl_cluster_release(&cl);
 	fw_cycle_free(c);
 	fw_profile_free(p);
 }
@@ -271,7 +244,7 @@ static struct fw_profile *batch_profile(void)
 static void test_batch_equal_signatures_default_profile(void **state)
 {
 	(void)state;
-	static struct cluster cl;
+	static struct tl_cluster cl;
 	struct fw_profile *p = batch_profile();
 	struct fw_cycle *c = fw_cycle_new(p);
 	struct err e = { 0 };
@@ -317,7 +290,7 @@ static void test_batch_equal_signatures_default_profile(void **state)
 				fail_msg("node_info_add_pod: %s", e.msg);
 		api_pod_unref(pod);
 	}
-	cluster_release(&cl);
+	tl_cluster_release(&cl);
 	for (int k = 0; k < 4; k++)
 		api_pod_unref(bound[k]);
 	fw_cycle_free(c);
@@ -329,7 +302,7 @@ static void test_batch_equal_signatures_default_profile(void **state)
 static void test_asked_hint(void **state)
 {
 	(void)state;
-	static struct cluster cl;
+	static struct tl_cluster cl;
 	static struct fw_schedule_result res;
 	struct fw_profile *p = taint_profile();
 	struct fw_cycle *c = fw_cycle_new(p);
@@ -339,18 +312,18 @@ static void test_asked_hint(void **state)
 	assert_int_equal(fw_schedule_pod(p, c, &cl.list, pod, NULL, &res, &e), 0);
 	assert_int_equal(res.code, FW_UNSCHEDULABLE_AND_UNRESOLVABLE);
 	assert_false(res.asked_hint);
-	cluster_add(&cl, "n0", "a=1:NoSchedule");
+	tl_cluster_add(&cl, "n0", "a=1:NoSchedule");
 	fw_cycle_reset(c);
 	assert_int_equal(fw_schedule_pod(p, c, &cl.list, pod, NULL, &res, &e), 0);
 	assert_int_equal(res.code, FW_UNSCHEDULABLE);
 	assert_true(res.asked_hint);
-	cluster_add(&cl, "n1", NULL);
+	tl_cluster_add(&cl, "n1", NULL);
 	fw_cycle_reset(c);
 	assert_int_equal(fw_schedule_pod(p, c, &cl.list, pod, NULL, &res, &e), 0);
 	assert_int_equal(res.code, FW_SUCCESS);
 	assert_true(res.asked_hint);
 	api_pod_unref(pod);
-	cluster_release(&cl);
+	tl_cluster_release(&cl);
 	fw_cycle_free(c);
 	fw_profile_free(p);
 }

@@ -466,6 +466,8 @@ void api_pod_unref(struct api_pod *p);                /* NULL is a no-op */
 struct api_pod *api_pod_assigned_copy(struct api_pod *p, const char *node_name);
 struct api_node *api_node_ref(struct api_node *n);
 void api_node_unref(struct api_node *n);
+/* The same taints in the same order, by key, value and effect (for node-update events). */
+bool api_node_taints_equal(const struct api_node *a, const struct api_node *b);
 struct api_pvc *api_pvc_ref(struct api_pvc *p);
 void api_pvc_unref(struct api_pvc *p);
 struct api_namespace *api_namespace_ref(struct api_namespace *ns);
