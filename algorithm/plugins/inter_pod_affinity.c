@@ -154,7 +154,7 @@ static int merge_term(const struct fw_pl *pl, struct fw_cycle *c, const struct a
 		return ERR_NOMEM;
 	if (!raw->n_namespaces && !nss)
 		out->ns[0] = pod->meta.namespace;
-	else
+	else if (raw->n_namespaces) /* memcpy from NULL is undefined even for 0 bytes */
 		memcpy(out->ns, raw->namespaces, raw->n_namespaces * sizeof(*out->ns));
 	out->n_ns = n_own;
 	if (selector_empty(nss)) {

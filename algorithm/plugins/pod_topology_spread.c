@@ -229,7 +229,8 @@ static const struct api_label_selector *merge_match_label_keys(struct mem *m, co
 	}
 	if (!k)
 		return sel;
-	memcpy(kv + k, sel->match_labels.items, sel->match_labels.n * sizeof(*kv));
+	if (sel->match_labels.n) /* memcpy from NULL is undefined even for 0 bytes */
+		memcpy(kv + k, sel->match_labels.items, sel->match_labels.n * sizeof(*kv));
 	out->match_labels = (struct api_labels){ k + sel->match_labels.n, kv };
 	out->n_exprs = sel->n_exprs;
 	out->exprs = sel->exprs;
