@@ -611,12 +611,32 @@ struct score_ctx {
 	int32_t hard_weight;
 	struct tp_map *m;
 	int64_t *acc; /* per incoming term (affinity, then anti-affinity): matches on the current node */
+	/* the existing pods' matching terms on the current node, summed per topology key (the node has
+	 * one value per key, so one pair each) and recorded by flush_node */
+	uint32_t n_own;
+	struct {
+		const char *key;
+		int64_t sum;
+	} own[16];
 };
 
 /* processTerm: term matching p adds weight * mult to the pair of its key on node. */
-static int add_if(struct tp_map *m, bool match, const struct api_node *node, const char *key, int64_t w)
+static int add_if(struct score_ctx *x, bool match, const struct api_node *node, const char *key, int64_t w)
 {
-	return match ? tp_record(m, node, key, w) : 0;
+	if (!match)
+		return 0;
+	uint32_t i = 0;
+	while (i < x->n_own && x->own[i].key != key)
+		i++;
+	if (i < x->n_own) {
+		x->own[i].sum += w;
+		return 0;
+	}
+	if (x->n_own == ARRAY_SIZE(x->own))
+		return tp_record(x->m, node, key, w);
+	x->own[x->n_own].key = key;
+	x->own[x->n_own++].sum = w;
+	return 0;
 }
 
 /* processExistingPod: ep's own terms against the incoming pod (the incoming pod's terms against ep
@@ -628,24 +648,24 @@ static int process_existing(struct score_ctx *x, const struct api_pod *ep, const
 	const struct api_pod_affinity *a = ep->affinity.pod_affinity, *na = ep->affinity.pod_anti_affinity;
 	if (x->hard_weight > 0 && a)
 		for (uint32_t i = 0; i < a->n_required; i++)
-			if (add_if(x->m, raw_matches(ep, &a->required[i], x->pod, x->ns_labels), node,
+			if (add_if(x, raw_matches(ep, &a->required[i], x->pod, x->ns_labels), node,
 				   a->required[i].topology_key, x->hard_weight) < 0)
 				return ERR_NOMEM;
 	if (a)
 		for (uint32_t i = 0; i < a->n_preferred; i++)
-			if (add_if(x->m, raw_matches(ep, &a->preferred[i].term, x->pod, x->ns_labels), node,
+			if (add_if(x, raw_matches(ep, &a->preferred[i].term, x->pod, x->ns_labels), node,
 				   a->preferred[i].term.topology_key, a->preferred[i].weight) < 0)
 				return ERR_NOMEM;
 	if (na)
 		for (uint32_t i = 0; i < na->n_preferred; i++)
-			if (add_if(x->m, raw_matches(ep, &na->preferred[i].term, x->pod, x->ns_labels), node,
+			if (add_if(x, raw_matches(ep, &na->preferred[i].term, x->pod, x->ns_labels), node,
 				   na->preferred[i].term.topology_key, -(int64_t)na->preferred[i].weight) < 0)
 				return ERR_NOMEM;
 	return 0;
 }
 
 /* The incoming pod's preferred terms matched on node: weight (negative for anti-affinity) times
- * the matches, in one update per term; resets the counts. */
+ * the matches, in one update per term; then the existing pods' sums per key; resets both. */
 static int flush_node(struct score_ctx *x, const struct api_node *node)
 {
 	for (uint32_t i = 0; i < x->n_pref_aff + x->n_pref_anti; i++) {
@@ -658,6 +678,11 @@ static int flush_node(struct score_ctx *x, const struct api_node *node)
 		if (tp_record(x->m, node, t->key, w) < 0)
 			return ERR_NOMEM;
 	}
+	/* (a sum of 0 still records its pair, as the single updates would have) */
+	for (uint32_t i = 0; i < x->n_own; i++)
+		if (tp_record(x->m, node, x->own[i].key, x->own[i].sum) < 0)
+			return ERR_NOMEM;
+	x->n_own = 0;
 	return 0;
 }
 

@@ -1367,6 +1367,32 @@ static void test_count_cache_many_terms(void **state)
 	cc_env_free(&x);
 }
 
+/* Two existing pods on n1 whose preferred terms cancel (+3 affinity, -3 anti-affinity to app=web
+ * per host): upstream scoring.go processExistingPod adds both to the pair (host, n1), which exists
+ * with 0, so PreScore succeeds (topologyScore not empty) and every raw score is 0 (csched sums a
+ * node's updates per key before recording them: the pair must stay). */
+static void test_existing_terms_cancel(void **state)
+{
+	(void)state;
+	struct env v;
+	struct fw_status st;
+	env_init(&v, NULL, 1, false);
+	struct api_pod *pods[] = { P(.name = "e1", .node = "n1", .affinity = aff("PA3 app In web @host")),
+				   P(.name = "e2", .node = "n1", .affinity = aff("PN3 app In web @host")), NULL };
+	env_nodes(&v, "n1:host=n1 n2:host=n2", pods);
+	struct api_pod *pod = P(.name = "p", .labels = "app=web");
+	fw_status_reset(&st);
+	assert_int_equal(v.pl->plugin->pre_score(v.pl, v.c, pod, v.ptrs, v.n_nodes, &st), FW_SUCCESS);
+	for (uint32_t i = 0; i < v.n_nodes; i++) {
+		int64_t raw = -1;
+		fw_status_reset(&st);
+		assert_int_equal(v.pl->plugin->score(v.pl, v.c, pod, v.ptrs[i], &raw, &st), FW_SUCCESS);
+		assert_int_equal(raw, 0);
+	}
+	api_pod_unref(pod);
+	env_release(&v);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1384,6 +1410,7 @@ int main(void)
 		cmocka_unit_test(test_snapshot_lists),
 		cmocka_unit_test(test_count_cache_pod_changes),
 		cmocka_unit_test(test_count_cache_many_terms),
+		cmocka_unit_test(test_existing_terms_cancel),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
