@@ -5,7 +5,9 @@
  *
  * PreFilter and PreScore walk the snapshot once (for pods without pod affinity of their own, only
  * its nodes holding pods with pod (anti-)affinity) and leave topology-pair counts ((key, value) ->
- * count tables), so Filter and Score cost O(terms + node labels) per node. Terms of the incoming pod
+ * count tables), so Filter and Score cost O(terms + node labels) per node. A node's count of pods
+ * matching the incoming pod's terms is kept across cycles until its snapshot generation moves
+ * (count_cache.h), so that part of both walks costs O(nodes) in steady state. Terms of the incoming pod
  * have their namespaceSelector unrolled into namespace names (upstream
  * mergeAffinityTermNamespacesIfNotEmpty, through the profile's Namespace lister); an existing
  * pod's terms are matched as written, against the incoming pod's namespace labels.
@@ -16,6 +18,7 @@
  * appended to the node_info), Filter adds what upstream's AddPod adds to the counts of this node's
  * topology pairs, which are the only pairs a Filter of this node reads. */
 #include "algorithm/plugin.h"
+#include "count_cache.h"
 #include "plugin_helpers.h"
 
 #include <stdint.h>
@@ -43,6 +46,7 @@ struct term {
 	const char **ns; /* interned */
 	const char *key; /* interned topology key */
 	int32_t weight;
+	bool cacheable; /* ns holds no names listed from the Namespace store (which hold no reference) */
 };
 
 static bool ns_in(const char *const *v, uint32_t n, const char *ns)
@@ -164,7 +168,70 @@ static int merge_term(const struct fw_pl *pl, struct fw_cycle *c, const struct a
 		fw_each_namespace(pl, ns_collect_one, &col);
 		out->n_ns += col.n;
 	}
+	out->cacheable = out->n_ns == n_own;
 	return 0;
+}
+
+/* t as a pod predicate (term_matches with nsLabels nil): its namespaces, or any when its
+ * namespaceSelector matches the empty label set */
+static void term_clause(const struct term *t, struct fw_pod_clause *out)
+{
+	*out = (struct fw_pod_clause){ .ns = t->ns, .n_ns = t->n_ns, .sel = t->selector };
+	out->any_ns = t->ns_selector && api_label_selector_matches(t->ns_selector, &no_labels);
+}
+
+/* ---------- Counts of the incoming pod's terms per node, kept across cycles ---------- */
+
+/* What init stores: the count cache of PreFilter and PreScore (the scheduler thread only). */
+struct ipa_priv {
+	struct fw_count_cache counts;
+};
+
+static int init(struct fw_pl *pl, struct err *e)
+{
+	if (!(pl->priv = calloc(1, sizeof(struct ipa_priv))))
+		return err_set(e, ERR_NOMEM, NAME ": out of memory");
+	return 0;
+}
+
+static void release(struct fw_pl *pl)
+{
+	struct ipa_priv *p = pl->priv;
+	if (p)
+		fw_count_cache_release(&p->counts);
+	free(p);
+	pl->priv = NULL;
+}
+
+/* Per-node counts of pods matching a term, or (affinity) all of the terms. */
+struct term_counts {
+	struct fw_pod_match m;
+	struct fw_count_slot *slot; /* NULL: counted each cycle */
+};
+
+/* tc for terms t[0..n) (conjunction) over n_nodes nodes; takes their cache slot when they are
+ * cacheable. */
+static int term_counts_init(const struct fw_pl *pl, struct fw_cycle *c, const struct term *t, uint32_t n,
+			    uint32_t n_nodes, struct term_counts *tc)
+{
+	struct fw_pod_clause *cl = fw_cycle_alloc(c, (n ? n : 1) * sizeof(*cl));
+	if (!cl)
+		return ERR_NOMEM;
+	bool cacheable = pl->priv && n;
+	for (uint32_t i = 0; i < n; i++) {
+		term_clause(&t[i], &cl[i]);
+		cacheable = cacheable && t[i].cacheable;
+	}
+	*tc = (struct term_counts){ .m = { .c = cl, .n = n } };
+	if (cacheable)
+		tc->slot = fw_count_cache_slot(&((struct ipa_priv *)pl->priv)->counts, &tc->m, n_nodes);
+	return 0;
+}
+
+static void term_counts_begin(const struct fw_pl *pl)
+{
+	if (pl->priv)
+		fw_count_cache_begin(&((struct ipa_priv *)pl->priv)->counts);
 }
 
 static int merge_terms(const struct fw_pl *pl, struct fw_cycle *c, const struct api_pod *pod,
@@ -351,27 +418,30 @@ static int existing_anti_counts(struct filter_state *s, const struct fw_node_lis
 	return 0;
 }
 
-/* getIncomingAffinityAntiAffinityCounts over every pod of every node. A node's matches are summed
- * first (cnt: room for n_anti), so the maps see one update per node and term, not per pod. */
-static int incoming_counts(struct filter_state *s, const struct fw_node_list *nodes, uint32_t *cnt)
+/* getIncomingAffinityAntiAffinityCounts over every pod of every node: per node, the pods matching
+ * all the affinity terms and those matching each anti-affinity term (cnt: room for n_anti), from
+ * the count cache where the node did not change, so the maps see one update per node and term. */
+static int incoming_counts(const struct fw_pl *pl, struct fw_cycle *c, struct filter_state *s,
+			   const struct fw_node_list *nodes, uint32_t *cnt)
 {
 	if (!s->n_aff && !s->n_anti)
 		return 0;
+	struct term_counts *tc = fw_cycle_alloc(c, (1 + s->n_anti) * sizeof(*tc));
+	if (!tc)
+		return ERR_NOMEM;
+	term_counts_begin(pl);
+	if (term_counts_init(pl, c, s->aff, s->n_aff, nodes->n, &tc[0]) < 0)
+		return ERR_NOMEM;
+	for (uint32_t j = 0; j < s->n_anti; j++)
+		if (term_counts_init(pl, c, &s->anti[j], 1, nodes->n, &tc[1 + j]) < 0)
+			return ERR_NOMEM;
 	for (uint32_t i = 0; i < nodes->n; i++) {
 		const struct node_info *ni = nodes->nodes[i];
 		if (!ni->node || !ni->n_pods)
 			continue;
-		int64_t n_all = 0;
-		if (s->n_anti)
-			memset(cnt, 0, s->n_anti * sizeof(*cnt));
-		for (uint32_t k = 0; k < ni->n_pods; k++) {
-			const struct api_pod *ep = ni->pods[k].pod;
-			if (matches_all(s->aff, s->n_aff, ep))
-				n_all++;
-			for (uint32_t j = 0; j < s->n_anti; j++)
-				if (term_matches(&s->anti[j], ep, NULL))
-					cnt[j]++;
-		}
+		int64_t n_all = s->n_aff ? fw_count_cache_count(tc[0].slot, &tc[0].m, ni) : 0;
+		for (uint32_t j = 0; j < s->n_anti; j++)
+			cnt[j] = (uint32_t)fw_count_cache_count(tc[1 + j].slot, &tc[1 + j].m, ni);
 		for (uint32_t j = 0; n_all && j < s->n_aff; j++)
 			if (tp_record(s->aff_counts, ni->node, s->aff[j].key, n_all) < 0)
 				return ERR_NOMEM;
@@ -416,7 +486,7 @@ static enum fw_code pre_filter(const struct fw_pl *pl, struct fw_cycle *c, const
 	    !(s->aff_counts = tp_new(c)) || !(s->anti_counts = tp_new(c)))
 		return fw_status_set(st, FW_ERROR, NAME ": out of memory");
 	uint32_t *cnt = s->n_anti ? fw_cycle_alloc(c, s->n_anti * sizeof(*cnt)) : NULL;
-	if ((s->n_anti && !cnt) || existing_anti_counts(s, nodes, pod) < 0 || incoming_counts(s, nodes, cnt) < 0)
+	if ((s->n_anti && !cnt) || existing_anti_counts(s, nodes, pod) < 0 || incoming_counts(pl, c, s, nodes, cnt) < 0)
 		return fw_status_set(st, FW_ERROR, NAME ": out of memory");
 	if (!s->existing_anti->n_pairs && !s->n_aff && !s->n_anti)
 		return FW_SKIP;
@@ -541,47 +611,61 @@ struct score_ctx {
 	int32_t hard_weight;
 	struct tp_map *m;
 	int64_t *acc; /* per incoming term (affinity, then anti-affinity): matches on the current node */
+	/* the existing pods' matching terms on the current node, summed per topology key (the node has
+	 * one value per key, so one pair each) and recorded by flush_node */
+	uint32_t n_own;
+	struct {
+		const char *key;
+		int64_t sum;
+	} own[16];
 };
 
 /* processTerm: term matching p adds weight * mult to the pair of its key on node. */
-static int add_if(struct tp_map *m, bool match, const struct api_node *node, const char *key, int64_t w)
+static int add_if(struct score_ctx *x, bool match, const struct api_node *node, const char *key, int64_t w)
 {
-	return match ? tp_record(m, node, key, w) : 0;
+	if (!match)
+		return 0;
+	uint32_t i = 0;
+	while (i < x->n_own && x->own[i].key != key)
+		i++;
+	if (i < x->n_own) {
+		x->own[i].sum += w;
+		return 0;
+	}
+	if (x->n_own == ARRAY_SIZE(x->own))
+		return tp_record(x->m, node, key, w);
+	x->own[x->n_own].key = key;
+	x->own[x->n_own++].sum = w;
+	return 0;
 }
 
-/* processExistingPod */
+/* processExistingPod: ep's own terms against the incoming pod (the incoming pod's terms against ep
+ * are counted per node: pre_score, flush_node) */
 static int process_existing(struct score_ctx *x, const struct api_pod *ep, const struct api_node *node)
 {
 	if (!node->meta.labels.n)
 		return 0;
-	/* the incoming pod's terms: counted here, added per node by flush_node */
-	for (uint32_t i = 0; i < x->n_pref_aff; i++)
-		if (term_matches(&x->pref_aff[i], ep, NULL))
-			x->acc[i]++;
-	for (uint32_t i = 0; i < x->n_pref_anti; i++)
-		if (term_matches(&x->pref_anti[i], ep, NULL))
-			x->acc[x->n_pref_aff + i]++;
 	const struct api_pod_affinity *a = ep->affinity.pod_affinity, *na = ep->affinity.pod_anti_affinity;
 	if (x->hard_weight > 0 && a)
 		for (uint32_t i = 0; i < a->n_required; i++)
-			if (add_if(x->m, raw_matches(ep, &a->required[i], x->pod, x->ns_labels), node,
+			if (add_if(x, raw_matches(ep, &a->required[i], x->pod, x->ns_labels), node,
 				   a->required[i].topology_key, x->hard_weight) < 0)
 				return ERR_NOMEM;
 	if (a)
 		for (uint32_t i = 0; i < a->n_preferred; i++)
-			if (add_if(x->m, raw_matches(ep, &a->preferred[i].term, x->pod, x->ns_labels), node,
+			if (add_if(x, raw_matches(ep, &a->preferred[i].term, x->pod, x->ns_labels), node,
 				   a->preferred[i].term.topology_key, a->preferred[i].weight) < 0)
 				return ERR_NOMEM;
 	if (na)
 		for (uint32_t i = 0; i < na->n_preferred; i++)
-			if (add_if(x->m, raw_matches(ep, &na->preferred[i].term, x->pod, x->ns_labels), node,
+			if (add_if(x, raw_matches(ep, &na->preferred[i].term, x->pod, x->ns_labels), node,
 				   na->preferred[i].term.topology_key, -(int64_t)na->preferred[i].weight) < 0)
 				return ERR_NOMEM;
 	return 0;
 }
 
 /* The incoming pod's preferred terms matched on node: weight (negative for anti-affinity) times
- * the matches, in one update per term; resets the counts. */
+ * the matches, in one update per term; then the existing pods' sums per key; resets both. */
 static int flush_node(struct score_ctx *x, const struct api_node *node)
 {
 	for (uint32_t i = 0; i < x->n_pref_aff + x->n_pref_anti; i++) {
@@ -594,6 +678,11 @@ static int flush_node(struct score_ctx *x, const struct api_node *node)
 		if (tp_record(x->m, node, t->key, w) < 0)
 			return ERR_NOMEM;
 	}
+	/* (a sum of 0 still records its pair, as the single updates would have) */
+	for (uint32_t i = 0; i < x->n_own; i++)
+		if (tp_record(x->m, node, x->own[i].key, x->own[i].sum) < 0)
+			return ERR_NOMEM;
+	x->n_own = 0;
 	return 0;
 }
 
@@ -622,6 +711,17 @@ static enum fw_code pre_score(const struct fw_pl *pl, struct fw_cycle *c, const 
 	    ns_labels_of(pl, c, pod, &x.ns_labels) < 0 || !(x.m = s->m = tp_new(c)) ||
 	    !(x.acc = fw_cycle_alloc(c, (x.n_pref_aff + x.n_pref_anti + 1) * sizeof(*x.acc))))
 		return fw_status_set(st, FW_ERROR, NAME ": out of memory");
+	/* the incoming pod's preferred terms: their matching pods per node, from the count cache */
+	uint32_t n_pref = x.n_pref_aff + x.n_pref_anti;
+	struct term_counts *tc = n_pref ? fw_cycle_alloc(c, n_pref * sizeof(*tc)) : NULL;
+	if (n_pref && !tc)
+		return fw_status_set(st, FW_ERROR, NAME ": out of memory");
+	term_counts_begin(pl);
+	for (uint32_t i = 0; i < n_pref; i++) {
+		const struct term *t = i < x.n_pref_aff ? &x.pref_aff[i] : &x.pref_anti[i - x.n_pref_aff];
+		if (term_counts_init(pl, c, t, 1, nodes ? nodes->n : 0, &tc[i]) < 0)
+			return fw_status_set(st, FW_ERROR, NAME ": out of memory");
+	}
 	/* every node of the snapshot (not only the filtered ones), as upstream's shared lister; without
 	 * preferred terms of its own only the pods with affinity can score the pod */
 	bool l = !has_constraints && nodes && nodes->has_pod_lists;
@@ -629,9 +729,12 @@ static enum fw_code pre_score(const struct fw_pl *pl, struct fw_cycle *c, const 
 		const struct node_info *ni = l ? nodes->with_affinity[i] : nodes->nodes[i];
 		if (!ni->node || (!has_constraints && !ni->n_pods_with_affinity))
 			continue;
-		for (uint32_t k = 0; k < ni->n_pods; k++) {
+		/* (a node without labels has no pair to add to) */
+		for (uint32_t j = 0; ni->node->meta.labels.n && ni->n_pods && j < n_pref; j++)
+			x.acc[j] = fw_count_cache_count(tc[j].slot, &tc[j].m, ni);
+		for (uint32_t k = 0; ni->n_pods_with_affinity && k < ni->n_pods; k++) {
 			const struct api_pod *ep = ni->pods[k].pod;
-			if ((has_constraints || has_pod_affinity(ep)) && process_existing(&x, ep, ni->node) < 0)
+			if (has_pod_affinity(ep) && process_existing(&x, ep, ni->node) < 0)
 				return fw_status_set(st, FW_ERROR, NAME ": out of memory");
 		}
 		if (flush_node(&x, ni->node) < 0)
@@ -784,6 +887,8 @@ static const struct queue_event_hint events[] = {
 const struct fw_plugin fw_plugin_inter_pod_affinity = {
 	.name = NAME,
 	.args_kind = CFG_ARGS_INTER_POD_AFFINITY,
+	.init = init,
+	.release = release,
 	.pre_filter = pre_filter,
 	.filter = filter,
 	.pre_score = pre_score,

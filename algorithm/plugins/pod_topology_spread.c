@@ -12,6 +12,7 @@
  * (RunFilterPluginsWithNominatedPods) is applied inside Filter: csched's framework runs the
  * nominated pass on a node_info copy with the nominated pods appended, which Filter recognises. */
 #include "algorithm/plugin.h"
+#include "count_cache.h"
 #include "plugin_helpers.h"
 
 #include <math.h>
@@ -40,31 +41,14 @@ static void names_init(void)
 								       .when_unsatisfiable = API_SCHEDULE_ANYWAY };
 }
 
-/* countPodsMatchSelector of one (namespace, selector) per snapshot node_info, kept across cycles:
- * a node_info's count holds while its generation does (the cache stamps a new, cache-wide unique
- * generation on every change of its pods or labels; cache.h). */
-struct count_cache {
-	const char *ns; /* interned, referenced; NULL = unused */
-	uint32_t n_kv;
-	struct api_kv *kv;   /* the selector's match labels (malloc'd copy; strings referenced, so
-			      * that their addresses stay theirs while compared) */
-	struct pmap by_node; /* const struct node_info * -> struct node_count * (malloc'd) */
-	uint64_t used;       /* last use, for eviction */
-};
-
-struct node_count {
-	uint64_t generation;
-	int64_t n;
-};
-
 /* What init derives from the args, and the count caches. */
 struct pts_priv {
 	bool system_defaulted;
 	uint32_t n_defaults;
 	const struct api_topology_spread_constraint *defaults; /* static or the args' */
-	/* PreFilter and PreScore (the scheduler thread) only: Filter and Score never touch them */
-	struct count_cache counts[4];
-	uint64_t tick;
+	/* countPodsMatchSelector per (namespace, selector) and node_info, kept across cycles; PreFilter
+	 * and PreScore (the scheduler thread) only: Filter and Score never touch it */
+	struct fw_count_cache counts;
 };
 
 static int init(struct fw_pl *pl, struct err *e)
@@ -86,36 +70,11 @@ static int init(struct fw_pl *pl, struct err *e)
 	return 0;
 }
 
-static void count_cache_clear(struct count_cache *cc)
-{
-	const void *k;
-	void *v;
-	for (size_t it = 0; pmap_next(&cc->by_node, &it, &k, &v);)
-		free(v);
-	pmap_clear(&cc->by_node);
-}
-
-/* Empties cc and gives back its selector's references (the entry is then unused). */
-static void count_cache_drop(struct count_cache *cc)
-{
-	count_cache_clear(cc);
-	for (uint32_t i = 0; i < cc->n_kv; i++) {
-		intern_release(cc->kv[i].key);
-		intern_release(cc->kv[i].value);
-	}
-	intern_release(cc->ns);
-	cc->ns = NULL;
-	cc->n_kv = 0;
-}
-
 static void release(struct fw_pl *pl)
 {
 	struct pts_priv *p = pl->priv;
-	for (size_t i = 0; p && i < ARRAY_SIZE(p->counts); i++) {
-		count_cache_drop(&p->counts[i]);
-		pmap_release(&p->counts[i].by_node);
-		free(p->counts[i].kv);
-	}
+	if (p)
+		fw_count_cache_release(&p->counts);
 	free(p);
 	pl->priv = NULL;
 }
@@ -459,73 +418,34 @@ static bool incl_match(const struct pts_constraint *c, const struct api_pod *pod
 	return true;
 }
 
-/* upstream countPodsMatchSelector */
-static int64_t count_pods(const struct node_info *ni, const struct pts_constraint *c, const char *ns)
+/* upstream countPodsMatchSelector as a predicate: pods of ns, not being deleted, matching sel */
+static struct fw_pod_match count_match(const struct pts_constraint *c, const char *const *ns, struct fw_pod_clause *cl)
+{
+	*cl = (struct fw_pod_clause){ .ns = ns, .n_ns = 1, .sel = c->sel };
+	return (struct fw_pod_match){ .c = cl, .n = 1, .skip_deleting = true };
+}
+
+/* The count cache slot of (ns, c's selector) for a cycle over n_nodes nodes; NULL when counting is
+ * cheap (no selector or an empty one: 0; upstream countPodsMatchSelector) or out of memory. */
+static struct fw_count_slot *count_cache_of(struct pts_priv *p, const struct pts_constraint *c, const char *const *ns,
+					    uint32_t n_nodes)
+{
+	if (!c->sel || sel_empty(c->sel))
+		return NULL;
+	struct fw_pod_clause cl;
+	struct fw_pod_match m = count_match(c, ns, &cl);
+	return fw_count_cache_slot(&p->counts, &m, n_nodes);
+}
+
+/* upstream countPodsMatchSelector through cc (NULL: counted now) */
+static int64_t count_pods_cached(struct fw_count_slot *cc, const struct node_info *ni, const struct pts_constraint *c,
+				 const char *const *ns)
 {
 	if (!c->sel || sel_empty(c->sel))
 		return 0;
-	int64_t n = 0;
-	for (uint32_t i = 0; i < ni->n_pods; i++) {
-		const struct api_pod *p = ni->pods[i].pod;
-		if (p->meta.being_deleted || p->meta.namespace != ns)
-			continue;
-		if (api_label_selector_matches(c->sel, &p->meta.labels))
-			n++;
-	}
-	return n;
-}
-
-/* The count cache of (ns, c's selector) for a cycle over n_nodes nodes; NULL when counting is
- * cheap (no selector: 0) or not cached (a selector with expressions), or out of memory. */
-static struct count_cache *count_cache_of(struct pts_priv *p, const struct pts_constraint *c, const char *ns,
-					  uint32_t n_nodes)
-{
-	if (!c->sel || sel_empty(c->sel) || c->sel->n_exprs)
-		return NULL;
-	const struct api_labels *ml = &c->sel->match_labels;
-	struct count_cache *cc = NULL, *lru = &p->counts[0];
-	for (size_t i = 0; i < ARRAY_SIZE(p->counts) && !cc; i++) {
-		struct count_cache *x = &p->counts[i];
-		if (x->ns == ns && x->n_kv == ml->n && !memcmp(x->kv, ml->items, ml->n * sizeof(*x->kv)))
-			cc = x;
-		else if (x->used < lru->used)
-			lru = x;
-	}
-	if (!cc) {
-		cc = lru;
-		count_cache_drop(cc);
-		struct api_kv *kv = realloc(cc->kv, ml->n * sizeof(*kv));
-		if (!kv)
-			return NULL;
-		cc->kv = kv;
-		for (uint32_t i = 0; i < ml->n; i++)
-			kv[i] = (struct api_kv){ intern_ref(ml->items[i].key), intern_ref(ml->items[i].value) };
-		cc->ns = intern_ref(ns);
-		cc->n_kv = ml->n;
-	} else if (pmap_len(&cc->by_node) > 2 * (size_t)n_nodes + 64) {
-		count_cache_clear(cc); /* entries of node_infos gone from the snapshot */
-	}
-	cc->used = ++p->tick;
-	return cc;
-}
-
-/* count_pods through cc (NULL: counted now). */
-static int64_t count_pods_cached(struct count_cache *cc, const struct node_info *ni, const struct pts_constraint *c,
-				 const char *ns)
-{
-	void **v = cc && ni->generation ? pmap_ref(&cc->by_node, ni, NULL) : NULL;
-	if (!v)
-		return count_pods(ni, c, ns);
-	struct node_count *e = *v;
-	if (!e) {
-		if (!(e = malloc(sizeof(*e))))
-			return count_pods(ni, c, ns); /* the slot stays NULL: retried next time */
-		*e = (struct node_count){ 0, 0 };
-		*v = e;
-	}
-	if (e->generation != ni->generation)
-		*e = (struct node_count){ ni->generation, count_pods(ni, c, ns) };
-	return e->n;
+	struct fw_pod_clause cl;
+	struct fw_pod_match m = count_match(c, ns, &cl);
+	return fw_count_cache_count(cc, &m, ni);
 }
 
 /* Maps released with the cycle. Their keys are interned strings (topology values, node names):
@@ -619,13 +539,14 @@ static enum fw_code pre_filter(const struct fw_pl *pl, struct fw_cycle *c, const
 	struct pf_state *s = fw_cycle_alloc(c, sizeof(*s));
 	struct pmap *counts = new_maps(c, (uint32_t)n);
 	struct path(*paths)[2] = fw_cycle_alloc(c, (size_t)n * sizeof(*paths));
-	struct count_cache **cc = fw_cycle_alloc(c, (size_t)n * sizeof(*cc));
+	struct fw_count_slot **cc = fw_cycle_alloc(c, (size_t)n * sizeof(*cc));
 	if (!s || !counts || !paths || !cc)
 		return fw_status_set(st, FW_ERROR, "PodTopologySpread: out of memory");
 	*s = (struct pf_state){ (uint32_t)n, cs, counts, paths };
 	const struct fw_node_list *nodes = fw_cycle_nodes(c);
+	fw_count_cache_begin(&((struct pts_priv *)pl->priv)->counts);
 	for (int i = 0; i < n; i++)
-		cc[i] = count_cache_of(pl->priv, &cs[i], pod->meta.namespace, nodes ? nodes->n : 0);
+		cc[i] = count_cache_of(pl->priv, &cs[i], &pod->meta.namespace, nodes ? nodes->n : 0);
 	for (uint32_t k = 0; nodes && k < nodes->n; k++) {
 		const struct node_info *ni = nodes->nodes[k];
 		const struct api_node *node = ni->node;
@@ -638,7 +559,7 @@ static enum fw_code pre_filter(const struct fw_pl *pl, struct fw_cycle *c, const
 			int64_t *v = counter(c, &counts[i], api_labels_get(&node->meta.labels, cs[i].key));
 			if (!v)
 				return fw_status_set(st, FW_ERROR, "PodTopologySpread: out of memory");
-			*v += count_pods_cached(cc[i], ni, &cs[i], pod->meta.namespace);
+			*v += count_pods_cached(cc[i], ni, &cs[i], &pod->meta.namespace);
 		}
 	}
 	for (int i = 0; i < n; i++) {
@@ -748,11 +669,12 @@ static enum fw_code pre_score(const struct fw_pl *pl, struct fw_cycle *c, const 
 	double *weight = fw_cycle_alloc(c, (size_t)n * sizeof(*weight));
 	struct node_score *scores = fw_cycle_alloc(c, (size_t)(n_filtered ? n_filtered : 1) * sizeof(*scores));
 	struct ps_state *s = fw_cycle_alloc(c, sizeof(*s));
-	struct count_cache **cc = fw_cycle_alloc(c, (size_t)n * sizeof(*cc));
+	struct fw_count_slot **cc = fw_cycle_alloc(c, (size_t)n * sizeof(*cc));
 	if (!maps || !topo_size || !weight || !scores || !s || !cc)
 		goto nomem;
+	fw_count_cache_begin(&((struct pts_priv *)pl->priv)->counts);
 	for (int i = 0; i < n; i++)
-		cc[i] = count_cache_of(pl->priv, &cs[i], pod->meta.namespace, all->n);
+		cc[i] = count_cache_of(pl->priv, &cs[i], &pod->meta.namespace, all->n);
 	struct pmap *counts = maps + 1, *by_node = maps;
 	const char *empty = fw_names()->empty;
 	size_t ignored = 0;
@@ -794,7 +716,7 @@ static enum fw_code pre_score(const struct fw_pl *pl, struct fw_cycle *c, const 
 			const char *value = api_labels_get(&node->meta.labels, cs[i].key);
 			int64_t *v = pmap_get(&counts[i], value ? value : empty);
 			if (v)
-				*v += count_pods_cached(cc[i], ni, &cs[i], pod->meta.namespace);
+				*v += count_pods_cached(cc[i], ni, &cs[i], &pod->meta.namespace);
 		}
 	}
 	/* upstream Score, for every filtered node */
@@ -808,7 +730,7 @@ static enum fw_code pre_score(const struct fw_pl *pl, struct fw_cycle *c, const 
 					continue;
 				int64_t cnt;
 				if (cs[i].key == label_hostname)
-					cnt = count_pods_cached(cc[i], ni, &cs[i], pod->meta.namespace);
+					cnt = count_pods_cached(cc[i], ni, &cs[i], &pod->meta.namespace);
 				else
 					cnt = *(int64_t *)pmap_get(&counts[i], value);
 				score += (double)cnt * weight[i] + (double)(cs[i].max_skew - 1);

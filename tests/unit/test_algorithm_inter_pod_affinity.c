@@ -1192,6 +1192,207 @@ static void test_snapshot_lists(void **state)
 	cache_free(cache);
 }
 
+/* ---------- counts of the incoming pod's terms kept across cycles (count_cache) ----------
+ * One profile schedules over a real cache and snapshot while pods are added, removed, relabelled,
+ * assumed and forgotten; every cycle must see the counts of the current state, not the counts the
+ * cache kept from an earlier cycle. Expected values by hand from upstream v1.37.2 interpodaffinity:
+ * filtering.go satisfyPodAntiAffinity (a node fails when its pair of a required anti-affinity term
+ * counts a matching pod), satisfyPodAffinity (every term's pair counts one; no pod matches anywhere
+ * and the pod does not match itself: UnschedulableAndUnresolvable), scoring.go processTerm (a
+ * preferred term adds weight times the matching pods to the node's pair; raw Score is the sum;
+ * PreScore skips when no pair was recorded). Nodes n1 (host=n1, zone=z1), n2 (host=n2, zone=z1). */
+
+struct cc_env {
+	struct env v;
+	struct cache *cache;
+	struct snapshot *snap;
+	struct api_pod *anti, *affinity, *soft;
+};
+
+static void cc_env_init(struct cc_env *x)
+{
+	struct err e = { 0 };
+	env_init(&x->v, NULL, 1, false);
+	x->cache = cache_new();
+	x->snap = snapshot_new();
+	const char *names[] = { "n1", "n2" }, *labels[] = { "host=n1,zone=z1", "host=n2,zone=z1" };
+	for (int i = 0; i < 2; i++) {
+		struct api_node *n = TOBJ_NODE(.name = names[i], .labels = labels[i]);
+		assert_int_equal(cache_add_node(x->cache, n, &e), 0);
+		api_node_unref(n);
+	}
+	x->anti = P(.name = "in-anti", .labels = "app=in", .affinity = aff("N app In x @host"));
+	x->affinity = P(.name = "in-aff", .labels = "app=in", .affinity = aff("A app In x @host"));
+	x->soft = P(.name = "in-soft", .labels = "app=in", .affinity = aff("PA5 app In x @host; PN3 app In x @zone"));
+}
+
+static void cc_env_free(struct cc_env *x)
+{
+	api_pod_unref(x->anti);
+	api_pod_unref(x->affinity);
+	api_pod_unref(x->soft);
+	env_release(&x->v);
+	snapshot_free(x->snap);
+	cache_free(x->cache);
+}
+
+static void cc_add(struct cc_env *x, struct api_pod *p)
+{
+	struct err e = { 0 };
+	assert_int_equal(cache_add_pod(x->cache, p, &e), 0);
+	api_pod_unref(p);
+}
+
+/* One cycle of pod over the snapshot: PreFilter, then each node's Filter code ("" fits, else the
+ * U:/X: reason as check_fcase). */
+static void cc_filter(struct cc_env *x, const char *step, const struct api_pod *pod, const char *want[2])
+{
+	struct err e = { 0 };
+	char msg[256];
+	struct fw_node_list list;
+	assert_int_equal(cache_update_snapshot(x->cache, x->snap, &e), 0);
+	fw_node_list_from_snapshot(x->snap, &list);
+	fw_cycle_reset(x->v.c);
+	x->v.c->nodes = &list;
+	enum fw_code code = run_pre_filter(&x->v, pod, msg, sizeof(msg));
+	if (code != FW_SUCCESS)
+		fail_msg("%s: PreFilter got %s \"%s\"", step, fw_code_str(code), msg);
+	for (int i = 0; i < 2; i++) {
+		const struct node_info *ni = snapshot_get(x->snap, intern_str(i ? "n2" : "n1"));
+		struct fw_status st;
+		fw_status_reset(&st);
+		code = x->v.pl->plugin->filter(x->v.pl, x->v.c, pod, ni, &st);
+		fw_status_message(&st, msg, sizeof(msg));
+		const char *w = want[i];
+		enum fw_code wc = !w[0] ? FW_SUCCESS : w[0] == 'U' ? FW_UNSCHEDULABLE : FW_UNSCHEDULABLE_AND_UNRESOLVABLE;
+		if (code != wc || strcmp(msg, w[0] ? w + 2 : ""))
+			fail_msg("%s: n%d: Filter got %s \"%s\", want \"%s\"", step, i + 1, fw_code_str(code), msg, w);
+	}
+}
+
+/* One cycle of x->soft: PreScore's code and, on Success, the raw scores of n1, n2. */
+static void cc_score(struct cc_env *x, const char *step, enum fw_code want_code, int64_t want1, int64_t want2)
+{
+	struct err e = { 0 };
+	struct fw_node_list list;
+	struct fw_status st;
+	assert_int_equal(cache_update_snapshot(x->cache, x->snap, &e), 0);
+	fw_node_list_from_snapshot(x->snap, &list);
+	fw_cycle_reset(x->v.c);
+	x->v.c->nodes = &list;
+	fw_status_reset(&st);
+	enum fw_code code = x->v.pl->plugin->pre_score(x->v.pl, x->v.c, x->soft, list.nodes, list.n, &st);
+	if (code != want_code)
+		fail_msg("%s: PreScore got %s, want %s", step, fw_code_str(code), fw_code_str(want_code));
+	for (int i = 0; code == FW_SUCCESS && i < 2; i++) {
+		int64_t raw;
+		fw_status_reset(&st);
+		assert_int_equal(x->v.pl->plugin->score(x->v.pl, x->v.c, x->soft,
+							 snapshot_get(x->snap, intern_str(i ? "n2" : "n1")), &raw, &st),
+				 FW_SUCCESS);
+		if (raw != (i ? want2 : want1))
+			fail_msg("%s: n%d scored %lld, want %lld", step, i + 1, (long long)raw, (long long)(i ? want2 : want1));
+	}
+}
+
+/* matching pods (app=x) on n1, n2 -> what each incoming pod must see */
+static void cc_check(struct cc_env *x, const char *step, int on1, int on2)
+{
+	const char *anti[2] = { on1 ? U_ANTI : "", on2 ? U_ANTI : "" };
+	const char *affinity[2] = { on1 ? "" : X_AFF, on2 ? "" : X_AFF };
+	cc_filter(x, step, x->anti, anti);
+	cc_filter(x, step, x->affinity, affinity);
+	/* PA5 per host, PN3 per zone (both nodes in z1: -3 per matching pod of the zone) */
+	if (!on1 && !on2)
+		cc_score(x, step, FW_SKIP, 0, 0);
+	else
+		cc_score(x, step, FW_SUCCESS, 5 * on1 - 3 * (on1 + on2), 5 * on2 - 3 * (on1 + on2));
+}
+
+static void test_count_cache_pod_changes(void **state)
+{
+	(void)state;
+	struct err e = { 0 };
+	struct cc_env x;
+	cc_env_init(&x);
+	cc_check(&x, "empty", 0, 0);
+	cc_add(&x, P(.name = "p1", .labels = "app=x", .node = "n1"));
+	cc_check(&x, "p1 on n1", 1, 0);
+	cc_check(&x, "no change", 1, 0);
+	cc_add(&x, P(.name = "p2", .labels = "app=x", .node = "n2"));
+	cc_check(&x, "p2 added on n2", 1, 1);
+	struct api_pod *old = P(.name = "p2", .labels = "app=x", .node = "n2"),
+		       *relabelled = P(.name = "p2", .labels = "app=y", .node = "n2");
+	assert_int_equal(cache_update_pod(x.cache, old, relabelled, &e), 0);
+	cc_check(&x, "p2 relabelled app=y", 1, 0);
+	struct api_pod *p1 = P(.name = "p1", .labels = "app=x", .node = "n1");
+	assert_int_equal(cache_remove_pod(x.cache, p1, &e), 0);
+	cc_check(&x, "p1 removed", 0, 0);
+	assert_int_equal(cache_update_pod(x.cache, relabelled, old, &e), 0);
+	cc_check(&x, "p2 relabelled app=x again", 0, 1);
+	/* a pod of another namespace matches no term (the terms' namespace is the pod's: default) */
+	cc_add(&x, TOBJ_POD(.ns = "other", .name = "q1", .labels = "app=x", .node = "n1"));
+	cc_check(&x, "q1 (namespace other) on n1", 0, 1);
+	/* an assumed pod counts as well (the scheduler's own placements) */
+	struct api_pod *p3 = P(.name = "p3", .labels = "app=x");
+	assert_int_equal(cache_assume_pod(x.cache, p3, "n1", &e), 0);
+	cc_check(&x, "p3 assumed on n1", 1, 1);
+	assert_int_equal(cache_forget_pod(x.cache, p3, "n1", &e), 0);
+	cc_check(&x, "p3 forgotten", 0, 1);
+	api_pod_unref(old);
+	api_pod_unref(relabelled);
+	api_pod_unref(p1);
+	api_pod_unref(p3);
+	cc_env_free(&x);
+}
+
+/* More distinct terms in one PreFilter than the cache has slots: each keeps its own counts (a
+ * slot taken in this cycle is not handed to a later term). Terms 1-8 app In a1..a8 @host, term 9
+ * app In a9 @zone; a pod app=a1 on n1: n1 fails (its host pair counts it), n2 fits (no pod app=a9
+ * in zone z1). */
+static void test_count_cache_many_terms(void **state)
+{
+	(void)state;
+	struct cc_env x;
+	cc_env_init(&x);
+	struct api_pod *nine = P(.name = "in-nine", .labels = "app=in",
+				 .affinity = aff("N app In a1 @host; N app In a2 @host; N app In a3 @host; "
+						 "N app In a4 @host; N app In a5 @host; N app In a6 @host; "
+						 "N app In a7 @host; N app In a8 @host; N app In a9 @zone"));
+	cc_add(&x, P(.name = "p1", .labels = "app=a1", .node = "n1"));
+	const char *want[2] = { U_ANTI, "" };
+	cc_filter(&x, "first cycle", nine, want);
+	cc_filter(&x, "second cycle", nine, want);
+	api_pod_unref(nine);
+	cc_env_free(&x);
+}
+
+/* Two existing pods on n1 whose preferred terms cancel (+3 affinity, -3 anti-affinity to app=web
+ * per host): upstream scoring.go processExistingPod adds both to the pair (host, n1), which exists
+ * with 0, so PreScore succeeds (topologyScore not empty) and every raw score is 0 (csched sums a
+ * node's updates per key before recording them: the pair must stay). */
+static void test_existing_terms_cancel(void **state)
+{
+	(void)state;
+	struct env v;
+	struct fw_status st;
+	env_init(&v, NULL, 1, false);
+	struct api_pod *pods[] = { P(.name = "e1", .node = "n1", .affinity = aff("PA3 app In web @host")),
+				   P(.name = "e2", .node = "n1", .affinity = aff("PN3 app In web @host")), NULL };
+	env_nodes(&v, "n1:host=n1 n2:host=n2", pods);
+	struct api_pod *pod = P(.name = "p", .labels = "app=web");
+	fw_status_reset(&st);
+	assert_int_equal(v.pl->plugin->pre_score(v.pl, v.c, pod, v.ptrs, v.n_nodes, &st), FW_SUCCESS);
+	for (uint32_t i = 0; i < v.n_nodes; i++) {
+		int64_t raw = -1;
+		fw_status_reset(&st);
+		assert_int_equal(v.pl->plugin->score(v.pl, v.c, pod, v.ptrs[i], &raw, &st), FW_SUCCESS);
+		assert_int_equal(raw, 0);
+	}
+	api_pod_unref(pod);
+	env_release(&v);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1207,6 +1408,9 @@ int main(void)
 		cmocka_unit_test(test_score_without_pre_score),
 		cmocka_unit_test(test_oracle_namespaces),
 		cmocka_unit_test(test_snapshot_lists),
+		cmocka_unit_test(test_count_cache_pod_changes),
+		cmocka_unit_test(test_count_cache_many_terms),
+		cmocka_unit_test(test_existing_terms_cancel),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

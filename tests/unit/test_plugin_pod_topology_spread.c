@@ -826,6 +826,32 @@ static void test_count_cache_node_relabel(void **state)
 	fw_profile_free(v.p);
 }
 
+/* Five DoNotSchedule constraints with distinct selectors in one PreFilter (more than the count
+ * cache once had slots): each keeps its own counts. app In a1..a4 per hostname, app=a5 per zone;
+ * two pods app=a5 on n2 (zone b): zone b counts 2, zone a 0, so n2 exceeds maxSkew 1 (2 + 0 - 0)
+ * and n1 fits (upstream filtering.go Filter). */
+#define CC_FIVE_CONSTRAINT(app, key) \
+	"{\"maxSkew\":1,\"topologyKey\":\"" key "\",\"whenUnsatisfiable\":\"DoNotSchedule\",\"labelSelector\":{\"matchLabels\":{\"app\":\"" app "\"}}}"
+static void test_count_cache_five_selectors(void **state)
+{
+	(void)state;
+	struct cc_env v = { .p = profile(list_args(), NULL) };
+	cc_env_init(&v, "hostname");
+	api_pod_unref(v.hard);
+	v.hard = pod_json("{\"metadata\":{\"name\":\"in\",\"namespace\":\"default\",\"uid\":\"uid-in\",\"labels\":{\"app\":\"in\"}},"
+			  "\"spec\":{\"containers\":[{\"name\":\"c\"}],\"topologySpreadConstraints\":["
+			  CC_FIVE_CONSTRAINT("a1", "kubernetes.io/hostname") "," CC_FIVE_CONSTRAINT("a2", "kubernetes.io/hostname") ","
+			  CC_FIVE_CONSTRAINT("a3", "kubernetes.io/hostname") "," CC_FIVE_CONSTRAINT("a4", "kubernetes.io/hostname") ","
+			  CC_FIVE_CONSTRAINT("a5", "topology.kubernetes.io/zone") "]}}");
+	cc_add_pod(v.cache, CC_POD("p1", "a5", "n2"));
+	cc_add_pod(v.cache, CC_POD("p2", "a5", "n2"));
+	/* soft: hostname app=x, no pod matches: both nodes score the same */
+	cc_check(&v, "first cycle", CC_FIT_N1, CC_EVEN);
+	cc_check(&v, "second cycle", CC_FIT_N1, CC_EVEN);
+	cc_env_free(&v);
+	fw_profile_free(v.p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -844,6 +870,7 @@ int main(void)
 		cmocka_unit_test(test_count_cache_pod_changes),
 		cmocka_unit_test(test_count_cache_new_cache),
 		cmocka_unit_test(test_count_cache_node_relabel),
+		cmocka_unit_test(test_count_cache_five_selectors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

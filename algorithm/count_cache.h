@@ -1,0 +1,65 @@
+/* Per-node counts of matching pods kept across cycles (algorithm/count_cache.c), shared by
+ * PodTopologySpread (countPodsMatchSelector) and InterPodAffinity (the incoming pod's terms in
+ * PreFilter and PreScore). Internal to algorithm/.
+ *
+ * A slot holds, for one pod predicate (struct fw_pod_match, copied with references on its
+ * strings), each snapshot node_info's count with the generation it was taken at. The cache
+ * stamps a process-unique generation on every change of a node_info's pods or labels (cache.h),
+ * so (node_info address, generation) names one content: a count is reused while they hold and
+ * recounted when the generation moved. Not thread-safe: only a plugin's PreFilter and PreScore
+ * (the scheduler thread) use its cache. */
+#ifndef CSCHED_ALGORITHM_COUNT_CACHE_H
+#define CSCHED_ALGORITHM_COUNT_CACHE_H
+
+#include "algorithm/plugin.h"
+#include "common/pmap.h"
+
+/* One condition on a pod: its namespace is one of ns[] (or any_ns) and sel matches its labels
+ * (NULL matches nothing). ns are interned. */
+struct fw_pod_clause {
+	const char *const *ns;
+	uint32_t n_ns;
+	bool any_ns;
+	const struct api_label_selector *sel;
+};
+
+/* A pod matches when it satisfies every clause (none: no pod matches) and, with skip_deleting,
+ * is not being deleted. */
+struct fw_pod_match {
+	const struct fw_pod_clause *c;
+	uint32_t n;
+	bool skip_deleting;
+};
+
+bool fw_pod_match(const struct fw_pod_match *m, const struct api_pod *p);
+/* The pods of ni matching m (counted now). */
+int64_t fw_pod_match_count(const struct fw_pod_match *m, const struct node_info *ni);
+
+/* A slot: its predicate (malloc'd copy, strings referenced so that their addresses stay theirs
+ * while compared) and the counts by node_info. */
+struct fw_count_slot {
+	struct fw_pod_clause *c; /* NULL = unused */
+	uint32_t n;
+	bool skip_deleting;
+	struct pmap by_node; /* const struct node_info * -> struct fw_node_count * (malloc'd) */
+	uint64_t used;       /* round of the last use: LRU eviction, never in the current round */
+};
+
+#define FW_COUNT_CACHE_SLOTS 8
+
+struct fw_count_cache {
+	struct fw_count_slot slots[FW_COUNT_CACHE_SLOTS];
+	uint64_t round;
+};
+
+/* Starts a round (a PreFilter or a PreScore): the slots taken in it stay theirs until the next. */
+void fw_count_cache_begin(struct fw_count_cache *cc);
+/* The slot of m for a cycle over n_nodes node_infos, taken for this round; NULL when every slot is
+ * taken in this round or out of memory (then count with fw_count_cache_count(NULL, ...)). */
+struct fw_count_slot *fw_count_cache_slot(struct fw_count_cache *cc, const struct fw_pod_match *m, uint32_t n_nodes);
+/* ni's count of m through slot s (the slot of m; NULL: counted now). */
+int64_t fw_count_cache_count(struct fw_count_slot *s, const struct fw_pod_match *m, const struct node_info *ni);
+/* Frees the slots and gives back their references (cc may be reused after). */
+void fw_count_cache_release(struct fw_count_cache *cc);
+
+#endif
