@@ -47,17 +47,23 @@ int64_t fw_pod_match_count(const struct fw_pod_match *m, const struct node_info 
 
 /* ---------- the slots' keys: copies of a predicate, with references on its strings ---------- */
 
+/* memcmp(...) == 0 that allows NULL for 0 bytes (an empty array in the model is NULL). */
+static bool same_n(const void *a, const void *b, size_t bytes)
+{
+	return !bytes || !memcmp(a, b, bytes);
+}
+
 static bool sel_eq(const struct api_label_selector *a, const struct api_label_selector *b)
 {
 	if (!a || !b)
 		return a == b;
 	if (a->match_labels.n != b->match_labels.n || a->n_exprs != b->n_exprs ||
-	    memcmp(a->match_labels.items, b->match_labels.items, a->match_labels.n * sizeof(*a->match_labels.items)))
+	    !same_n(a->match_labels.items, b->match_labels.items, a->match_labels.n * sizeof(*a->match_labels.items)))
 		return false;
 	for (uint32_t i = 0; i < a->n_exprs; i++) {
 		const struct api_requirement *x = &a->exprs[i], *y = &b->exprs[i];
 		if (x->key != y->key || x->op != y->op || x->n_values != y->n_values ||
-		    memcmp(x->values, y->values, x->n_values * sizeof(*x->values)))
+		    !same_n(x->values, y->values, x->n_values * sizeof(*x->values)))
 			return false;
 	}
 	return true;
@@ -69,7 +75,7 @@ static bool key_eq(const struct fw_count_slot *s, const struct fw_pod_match *m)
 		return false;
 	for (uint32_t i = 0; i < m->n; i++) {
 		const struct fw_pod_clause *x = &s->c[i], *y = &m->c[i];
-		if (x->any_ns != y->any_ns || x->n_ns != y->n_ns || memcmp(x->ns, y->ns, x->n_ns * sizeof(*x->ns)) ||
+		if (x->any_ns != y->any_ns || x->n_ns != y->n_ns || !same_n(x->ns, y->ns, x->n_ns * sizeof(*x->ns)) ||
 		    !sel_eq(x->sel, y->sel))
 			return false;
 	}
@@ -114,6 +120,14 @@ static void *bump(struct bump *b, size_t size)
 }
 
 /* Lays out the copy of m's clauses in b (sizing only while b->p is NULL). */
+/* memcpy that allows src == NULL for 0 bytes (an empty array in the model is NULL; memcpy from
+ * NULL is undefined even then). */
+static void copy_n(void *dst, const void *src, size_t bytes)
+{
+	if (bytes)
+		memcpy(dst, src, bytes);
+}
+
 static struct fw_pod_clause *key_copy(struct bump *b, const struct fw_pod_match *m)
 {
 	struct fw_pod_clause *c = bump(b, m->n * sizeof(*c));
@@ -128,20 +142,20 @@ static struct fw_pod_clause *key_copy(struct bump *b, const struct fw_pod_match 
 			ex = bump(b, x->sel->n_exprs * sizeof(*ex));
 		}
 		if (b->p) {
-			memcpy(ns, x->ns, x->n_ns * sizeof(*ns));
+			copy_n(ns, x->ns, x->n_ns * sizeof(*ns));
 			c[i] = (struct fw_pod_clause){ ns, x->n_ns, x->any_ns, sel };
 		}
 		if (!x->sel)
 			continue;
 		if (b->p) {
-			memcpy(kv, x->sel->match_labels.items, x->sel->match_labels.n * sizeof(*kv));
+			copy_n(kv, x->sel->match_labels.items, x->sel->match_labels.n * sizeof(*kv));
 			*sel = (struct api_label_selector){ { x->sel->match_labels.n, kv }, x->sel->n_exprs, ex };
 		}
 		for (uint32_t j = 0; j < x->sel->n_exprs; j++) {
 			const struct api_requirement *r = &x->sel->exprs[j];
 			const char **v = bump(b, r->n_values * sizeof(*v));
 			if (b->p) {
-				memcpy(v, r->values, r->n_values * sizeof(*v));
+				copy_n(v, r->values, r->n_values * sizeof(*v));
 				ex[j] = (struct api_requirement){ r->key, r->op, r->n_values, v };
 			}
 		}
