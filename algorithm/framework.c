@@ -195,6 +195,31 @@ int fw_each_service(const struct fw_pl *pl, const char *ns,
 	return l->services_each ? l->services_each(l->ctx, ns, fn, arg) : 0;
 }
 
+struct api_pod *fw_get_pod(const struct fw_pl *pl, const char *ns, const char *name)
+{
+	const struct fw_listers *l = &pl->profile->listers;
+	return l->pod ? l->pod(l->ctx, ns, name) : NULL;
+}
+
+int fw_each_pdb(const struct fw_pl *pl, int (*fn)(void *arg, const struct api_pdb *pdb), void *arg)
+{
+	const struct fw_listers *l = &pl->profile->listers;
+	return l->pdb_each ? l->pdb_each(l->ctx, fn, arg) : 0;
+}
+
+enum fw_code fw_preempt_actuate(const struct fw_pl *pl, const struct api_pod *preemptor, const struct fw_preemption *p,
+				struct fw_status *st)
+{
+	const struct fw_preempt_ops *o = &pl->profile->preempt;
+	return o->actuate ? o->actuate(o->ctx, preemptor, p, st) : FW_SUCCESS;
+}
+
+bool fw_preempt_is_running(const struct fw_pl *pl, const char *pod_uid)
+{
+	const struct fw_preempt_ops *o = &pl->profile->preempt;
+	return o->is_running && o->is_running(o->ctx, pod_uid);
+}
+
 static void profile_set_options(struct fw_profile *p, const struct fw_profile_options *o)
 {
 	if (o) {
@@ -203,6 +228,7 @@ static void profile_set_options(struct fw_profile *p, const struct fw_profile_op
 		p->bind = o->bind;
 		p->bind_ctx = o->bind_ctx;
 		p->listers = o->listers;
+		p->preempt = o->preempt;
 		p->extenders = o->extenders;
 		p->n_extenders = o->n_extenders;
 		p->ext_prioritize_all = o->ext_prioritize_all;

@@ -111,6 +111,13 @@ struct fw_extender {
 	int (*prioritize)(void *ctx, struct fw_cycle *c, const struct api_pod *pod,
 			  const struct node_info *const *nodes, uint32_t n, struct fw_ext_prio_result *out,
 			  struct err *e);
+	/* upstream ProcessPreemption (preemptVerb; NULL = SupportsPreemption false): the extender's
+	 * answer to the candidates in[0..n_in), as victims per node; an out victim is a pod of that
+	 * node's node_info (nodes looks nodes up; a nodeCacheCapable extender answers with UIDs).
+	 * *out (fw_cycle_alloc, victims too) may hold fewer nodes, none, or nodes with no victims. */
+	int (*preempt)(void *ctx, struct fw_cycle *c, const struct api_pod *pod, const struct fw_preemption *in,
+		       uint32_t n_in, const struct fw_node_list *nodes, struct fw_preemption **out, uint32_t *n_out,
+		       struct err *e);
 };
 
 struct fw_profile_options {
@@ -119,6 +126,7 @@ struct fw_profile_options {
 	fw_bind_fn bind;                      /* used by DefaultBinder */
 	void *bind_ctx;
 	struct fw_listers listers;            /* copied; unset members = no such store */
+	struct fw_preempt_ops preempt;        /* copied; unset members = no executor */
 	/* HTTP extenders in configured order, shared by every profile as upstream's sched.Extenders;
 	 * borrowed, must outlive the profile */
 	const struct fw_extender *extenders;

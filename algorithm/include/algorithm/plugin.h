@@ -214,6 +214,10 @@ struct fw_listers {
 	/* The Services of namespace ns. */
 	int (*services_each)(void *ctx, const char *ns, int (*fn)(void *arg, const struct api_selector_owner *svc),
 			     void *arg);
+	/* The pod ns/name as the pod informer last delivered it (upstream's pod lister). */
+	struct api_pod *(*pod)(void *ctx, const char *ns, const char *name);
+	/* Each PodDisruptionBudget of every namespace. */
+	int (*pdb_each)(void *ctx, int (*fn)(void *arg, const struct api_pdb *pdb), void *arg);
 	void *ctx;
 };
 /* The PVC ns/name of pl's profile's lister, or NULL (see struct fw_listers). */
@@ -228,6 +232,40 @@ struct api_selector_owner *fw_get_selector_owner(const struct fw_pl *pl, enum ap
 /* Each Service of namespace ns; 0 without a service lister. */
 int fw_each_service(const struct fw_pl *pl, const char *ns,
 		    int (*fn)(void *arg, const struct api_selector_owner *svc), void *arg);
+
+/* The pod ns/name (new reference: api_pod_unref), or NULL. */
+struct api_pod *fw_get_pod(const struct fw_pl *pl, const char *ns, const char *name);
+/* Each PodDisruptionBudget (see fw_listers.pdb_each); 0 without a PDB lister. */
+int fw_each_pdb(const struct fw_pl *pl, int (*fn)(void *arg, const struct api_pdb *pdb), void *arg);
+
+/* ---------- Preemption ---------- */
+
+/* A preemption decision (upstream Candidate): the node and the pods to evict there, in upstream's
+ * order (most important first). */
+struct fw_preemption {
+	const char *node_name; /* interned */
+	uint32_t n_victims;
+	struct api_pod *const *victims; /* borrowed for the call: the executor refs what it keeps */
+	int64_t num_pdb_violations;
+};
+
+/* The scheduler's preemption executor (upstream framework/preemption Executor), which does the API
+ * calls; NULL members (unit tests, dry runs) evict nothing and report no preemption running. */
+struct fw_preempt_ops {
+	/* upstream actuatePodPreemption with SchedulerAsyncPreemption: starts evicting p's victims
+	 * for preemptor and clearing the nominations of lower-priority pods on p->node_name, off the
+	 * scheduler thread, and returns. FW_ERROR with a reason when it cannot start. Scheduler thread. */
+	enum fw_code (*actuate)(void *ctx, const struct api_pod *preemptor, const struct fw_preemption *p,
+				struct fw_status *st);
+	/* upstream Executor.IsPodRunningPreemption. Any thread (PreEnqueue runs under the queue lock). */
+	bool (*is_running)(void *ctx, const char *pod_uid);
+	void *ctx;
+};
+/* The profile's executor calls (see struct fw_preempt_ops); without an executor actuate succeeds
+ * evicting nothing and is_running is false. */
+enum fw_code fw_preempt_actuate(const struct fw_pl *pl, const struct api_pod *preemptor, const struct fw_preemption *p,
+				struct fw_status *st);
+bool fw_preempt_is_running(const struct fw_pl *pl, const char *pod_uid);
 
 /* ---------- Cycle state ---------- */
 

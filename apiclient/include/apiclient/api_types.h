@@ -445,6 +445,23 @@ struct api_selector_owner {
 	struct api_label_selector *selector;
 };
 
+/* ---------- PodDisruptionBudgets (policy/v1) ---------- */
+
+/* What preemption reads of a PodDisruptionBudget (upstream FilterVictimsWithPDBViolation): its
+ * namespace (meta), spec.selector, status.disruptionsAllowed and the pod names of
+ * status.disruptedPods. Refcounted and immutable like pods; meta decoded as a node's. */
+struct api_pdb {
+	int refs;
+	struct arena *arena;
+	struct api_meta meta;
+	/* NULL when spec.selector is absent or null; a present {} is an empty struct. Upstream skips
+	 * both (LabelSelectorAsSelector: nil -> Nothing, {} -> Empty) */
+	struct api_label_selector *selector;
+	int32_t disruptions_allowed;   /* status.disruptionsAllowed, 0 when absent */
+	uint32_t n_disrupted;
+	const char **disrupted_pods;   /* the keys of status.disruptedPods (pod names), arena */
+};
+
 /* ---------- Lease (leader election) ---------- */
 
 struct api_lease {
@@ -474,6 +491,8 @@ struct api_namespace *api_namespace_ref(struct api_namespace *ns);
 void api_namespace_unref(struct api_namespace *ns);
 struct api_selector_owner *api_selector_owner_ref(struct api_selector_owner *o);
 void api_selector_owner_unref(struct api_selector_owner *o);
+struct api_pdb *api_pdb_ref(struct api_pdb *p);
+void api_pdb_unref(struct api_pdb *p);
 
 /* ---------- Decoding ---------- */
 
@@ -500,6 +519,8 @@ struct api_selector_owner *api_selector_owner_decode(enum api_selector_kind kind
 						     struct err *e);
 struct api_selector_owner *api_selector_owner_decode_json(enum api_selector_kind kind, const char *json, size_t len,
 							  struct err *e);
+struct api_pdb *api_pdb_decode(const struct yajl_val_s *obj, struct err *e);
+struct api_pdb *api_pdb_decode_json(const char *json, size_t len, struct err *e);
 int api_lease_decode(const struct yajl_val_s *obj, struct api_lease *out, struct err *e);
 
 /* ---------- Quantities ---------- */

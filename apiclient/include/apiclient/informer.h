@@ -24,6 +24,7 @@ enum api_kind {
 	API_KIND_RC,           /* ... API_SEL_RC */
 	API_KIND_REPLICASET,   /* ... API_SEL_RS (apps/v1) */
 	API_KIND_STATEFULSET,  /* ... API_SEL_SS (apps/v1) */
+	API_KIND_PDB,          /* struct api_pdb (policy/v1 poddisruptionbudgets) */
 };
 
 /* obj is a struct api_pod *, api_node * or api_pvc * depending on the kind; borrowed for the call. */
