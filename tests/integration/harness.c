@@ -290,30 +290,49 @@ static bool pid_running(pid_t pid)
 	return !(rp && rp[1] == ' ' && (rp[2] == 'Z' || rp[2] == 'X'));
 }
 
-int harness_apiserver_kill(struct harness_cluster *c, int sig, struct err *e)
+static int kill_and_wait(pid_t pid, const char *what, int sig, struct err *e)
 {
-	pid_t pid = c->apiserver_pid;
 	if (pid <= 0 || kill(pid, sig) != 0)
-		return err_set(e, ERR_IO, "harness: kill %d apiserver pid %d: %s", sig, (int)pid, strerror(errno));
-	/* The apiserver is not our child (up backgrounded it): poll until it is gone. */
+		return err_set(e, ERR_IO, "harness: kill %d %s pid %d: %s", sig, what, (int)pid, strerror(errno));
+	/* The process is not our child (up backgrounded it): poll until it is gone. */
 	for (int i = 0; i < 300 && pid_running(pid); i++)
 		sleep_ms(20);
 	if (pid_running(pid))
-		return err_set(e, ERR_TIMEOUT, "harness: apiserver pid %d still alive 6 s after signal %d", (int)pid, sig);
+		return err_set(e, ERR_TIMEOUT, "harness: %s pid %d still alive 6 s after signal %d", what, (int)pid, sig);
 	return 0;
 }
 
-int harness_apiserver_restart(struct harness_cluster *c, struct err *e)
+int harness_apiserver_kill(struct harness_cluster *c, int sig, struct err *e)
+{
+	return kill_and_wait(c->apiserver_pid, "apiserver", sig, e);
+}
+
+int harness_etcd_kill(struct harness_cluster *c, int sig, struct err *e)
+{
+	return kill_and_wait(c->etcd_pid, "etcd", sig, e);
+}
+
+static int restart(struct harness_cluster *c, const char *flag, struct err *e)
 {
 	char *out = NULL;
-	int rc = harness_run(&out, "'%s' '%s' --restart-apiserver", testutil_source_path("tests/cluster/up"), c->dir);
+	int rc = harness_run(&out, "'%s' '%s' %s", testutil_source_path("tests/cluster/up"), c->dir, flag);
 	if (rc != 0) {
-		err_set(e, ERR_IO, "harness: up --restart-apiserver failed (%d): %s", rc, out ? out : "");
+		err_set(e, ERR_IO, "harness: up %s failed (%d): %s", flag, rc, out ? out : "");
 		free(out);
 		return ERR_IO;
 	}
 	free(out);
 	return read_env(c, e);
+}
+
+int harness_apiserver_restart(struct harness_cluster *c, struct err *e)
+{
+	return restart(c, "--restart-apiserver", e);
+}
+
+int harness_etcd_restart(struct harness_cluster *c, struct err *e)
+{
+	return restart(c, "--restart-etcd", e);
 }
 
 struct api_client *harness_client_new(const struct harness_cluster *c, const char *context, struct err *e)

@@ -56,6 +56,9 @@ int harness_apiserver_kill(struct harness_cluster *c, int sig, struct err *e);
 /* Starts the apiserver again on the same port with the same flags (up --restart-apiserver) and
  * waits for /readyz; updates apiserver_pid. */
 int harness_apiserver_restart(struct harness_cluster *c, struct err *e);
+/* The same for etcd (its data kept: up --restart-etcd); updates etcd_pid. */
+int harness_etcd_kill(struct harness_cluster *c, int sig, struct err *e);
+int harness_etcd_restart(struct harness_cluster *c, struct err *e);
 
 /* A client from the cluster's kubeconfig; context "token", "cert" or NULL (current = token). */
 struct api_client *harness_client_new(const struct harness_cluster *c, const char *context, struct err *e);

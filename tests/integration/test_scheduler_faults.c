@@ -5,7 +5,8 @@
  * pod), none lost, and the scheduler's cache equals the server (pods per node, nothing assumed or
  * queued). Faults: latency on every request; 503 and 429 with Retry-After on binds; 500 on binds;
  * a bind stalled past the client's timeout (the apiserver did bind); a truncated bind answer;
- * watch streams cut mid-event; a watch ERROR event (500) mid-watch. */
+ * watch streams cut mid-event; a watch ERROR event (500) mid-watch; the apiserver, then etcd,
+ * killed and restarted mid-load; etcd compacted while watches are refused (410, relist). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -346,6 +347,25 @@ static void test_apiserver_kill9_mid_load(void **state)
 	run_fault_during("kill-", NULL, 0, false, kill_and_restart_apiserver, false);
 }
 
+/* etcd dies under the apiserver: binds fail (500 or time out) while the watch cache keeps the
+ * streams open, then etcd comes back with its data and the apiserver reconnects by itself */
+static void kill_and_restart_etcd(const int *rule_ids)
+{
+	(void)rule_ids;
+	struct err e = {0};
+	if (harness_etcd_kill(&cluster, SIGKILL, &e))
+		fail_msg("kill -9 etcd: %s", e.msg);
+	usleep(1500 * 1000);
+	if (harness_etcd_restart(&cluster, &e))
+		fail_msg("restart etcd: %s", e.msg);
+}
+
+static void test_etcd_kill9_mid_load(void **state)
+{
+	(void)state;
+	run_fault_during("ekill-", NULL, 0, false, kill_and_restart_etcd, false);
+}
+
 /* While every watch is refused with 429 (the informers keep their resourceVersion and retry),
  * pods come and go and etcd is compacted past them: when watches are let through again they
  * start from compacted revisions, get 410 and must relist. */
@@ -403,6 +423,7 @@ int main(void)
 		cmocka_unit_test(test_watch_cut_mid_event),
 		cmocka_unit_test(test_watch_error_event_mid_watch),
 		cmocka_unit_test(test_apiserver_kill9_mid_load),
+		cmocka_unit_test(test_etcd_kill9_mid_load),
 	};
 	const struct CMUnitTest etcd_tests[] = {
 		cmocka_unit_test(test_etcd_compaction_forces_410),
