@@ -329,7 +329,7 @@ void api__inf_count_decode_error(struct api_informer *inf, const char *key, cons
 
 /* ---------- the thread ---------- */
 
-static void mark_synced(struct api_informer *inf)
+void api__inf_mark_synced(struct api_informer *inf)
 {
 	if (atomic_load(&inf->synced))
 		return;
@@ -348,6 +348,7 @@ static void *informer_main(void *arg)
 	struct err e = {0};
 	long backoff_ms = 0;
 	struct api_conn *conn = NULL;
+	bool list_next = false; /* a streaming list failed: the next sync is a paged LIST */
 
 	while (!atomic_load(&inf->stop)) {
 		int rc;
@@ -363,6 +364,34 @@ static void *informer_main(void *arg)
 				goto backoff;
 			}
 		}
+		unsigned long events = 0;
+		int64_t t0 = api_now_ns();
+		bool streamed = false;
+		if (!inf->have_rv && inf->stream_list && !list_next) {
+			err_clear(&e);
+			rc = api__inf_do_watch(inf, conn, true, &events, &e);
+			if (rc == ERR_STOPPED || atomic_load(&inf->stop))
+				break;
+			streamed = inf->have_rv; /* synced: what follows is handled as a watch's end */
+			if (!streamed) {
+				/* client-go: "falling back to the standard LIST/WATCH semantics because
+				 * making progress is better than deadlocking"; a refusal (a server without
+				 * WatchList says 4xx) is not asked again */
+				bool refused = rc && e.http_status >= 400 && e.http_status < 500 &&
+					       e.http_status != 410 && e.http_status != 429;
+				if (refused)
+					inf->stream_list = false;
+				LOG_WARN("informer %s: streaming list %s (%s): paged LIST%s", inf->resource,
+					 refused ? "refused" : "ended before its initial events",
+					 rc ? e.msg : "stream closed", refused ? " from now on" : " this time");
+				list_next = !refused;
+				if (rc == ERR_TRANSPORT) {
+					api_conn_free(conn);
+					conn = NULL;
+					continue;
+				}
+			}
+		}
 		if (!inf->have_rv) {
 			err_clear(&e);
 			rc = api__inf_do_list(inf, conn, &e);
@@ -372,17 +401,20 @@ static void *informer_main(void *arg)
 				LOG_WARN("informer %s: list failed: %s", inf->resource, e.msg);
 				goto backoff;
 			}
+			list_next = false;
 			/* The backoff is not reset here: a list that works between watches that fail
 			 * (a relist after an error Status) must not make them retry at the minimum. */
-			mark_synced(inf);
+			api__inf_mark_synced(inf);
 		}
 
-		err_clear(&e);
-		unsigned long events = 0;
-		int64_t t0 = api_now_ns();
-		rc = api__inf_do_watch(inf, conn, &events, &e);
-		if (rc == ERR_STOPPED || atomic_load(&inf->stop))
-			break;
+		if (!streamed) {
+			err_clear(&e);
+			events = 0;
+			t0 = api_now_ns();
+			rc = api__inf_do_watch(inf, conn, false, &events, &e);
+			if (rc == ERR_STOPPED || atomic_load(&inf->stop))
+				break;
+		}
 		/* A watch that worked for a while or delivered events proves the server healthy. */
 		if (events > 0 || api_now_ns() - t0 > 10LL * 1000000000LL)
 			backoff_ms = 0;
@@ -461,6 +493,7 @@ struct api_informer *api_informer_new(struct api_client *c, enum api_kind kind, 
 	if (h)
 		inf->h = *h;
 	inf->page_size = opt && opt->page_size > 0 ? opt->page_size : INFORMER_DEFAULT_PAGE;
+	inf->stream_list = !(opt && opt->paged_list);
 	inf->min_watch_timeout_s = opt && opt->min_watch_timeout_s > 0 ? opt->min_watch_timeout_s
 								       : INFORMER_DEFAULT_WATCH_S;
 	if (opt && opt->field_selector && *opt->field_selector &&

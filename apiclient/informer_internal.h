@@ -52,6 +52,9 @@ struct api_informer {
 	char *label_selector_q;
 	int page_size;
 	int min_watch_timeout_s;
+	/* Sync with a streaming list (WatchList) first; false after the server refused one (4xx) or
+	 * with api_informer_options.paged_list. */
+	bool stream_list;
 	struct api_informer_handlers h;
 	uint64_t rng; /* xorshift state; informer thread only */
 
@@ -90,9 +93,15 @@ void api__inf_store_upsert(struct api_informer *inf, const char *key, void *obj,
 void api__inf_store_delete(struct api_informer *inf, const char *key, void *final);
 void api__inf_store_touch(struct api_informer *inf, const char *key, unsigned long gen);
 void api__inf_count_decode_error(struct api_informer *inf, const char *key, const struct err *e);
+/* Delivers on_synced and wakes the waiters, once. */
+void api__inf_mark_synced(struct api_informer *inf);
 /* informer_sync.c: one (re)LIST into the store; one WATCH until it ends (*events: events seen) */
 int api__inf_do_list(struct api_informer *inf, struct api_conn *conn, struct err *e);
-int api__inf_do_watch(struct api_informer *inf, struct api_conn *conn, unsigned long *events, struct err *e);
+/* initial: a streaming list (sendInitialEvents): the initial events replace the store like a LIST
+ * and, at the bookmark that ends them, the informer is synced (have_rv) and the stream goes on as
+ * a watch. have_rv still false on return: it ended before (the caller falls back to a LIST). */
+int api__inf_do_watch(struct api_informer *inf, struct api_conn *conn, bool initial, unsigned long *events,
+		      struct err *e);
 /* Status decoding and the decision (informer_sync.c; pure, unit-tested). status_parse reads a
  * Status object (NULL: none; http_status then stands in for its code); status_from_body parses
  * an error answer's body with j. */

@@ -317,7 +317,39 @@ struct watch_ctx {
 	struct api_informer *inf;
 	unsigned long events;
 	struct err *e;
+	bool initial;      /* a streaming list still in its initial events */
+	unsigned long gen; /* their list generation */
+	size_t items;
+	int64_t t0;
 };
+
+/* The end of a streaming list's initial events (the bookmark annotated
+ * k8s.io/initial-events-end): what api__inf_do_list does after its last page. */
+static int initial_events_end(struct watch_ctx *w, const char *rv)
+{
+	struct api_informer *inf = w->inf;
+	if (!rv || !*rv)
+		return err_set(w->e, ERR_INVALID, "informer %s: initial-events-end bookmark without resourceVersion",
+			       inf->resource);
+	int rc = list_finish_deletes(inf, w->gen);
+	if (rc)
+		return err_set(w->e, rc, "informer %s: out of memory delivering deletes", inf->resource);
+	api__inf_set_rv(inf, rv);
+	inf->have_rv = true;
+	w->initial = false;
+	pthread_mutex_lock(&inf->lock);
+	inf->stats.lists++;
+	inf->stats.streamed_lists++;
+	if (inf->listed_once)
+		inf->stats.relists++;
+	pthread_mutex_unlock(&inf->lock);
+	inf->listed_once = true;
+	double s = (double)(api_now_ns() - w->t0) / 1e9;
+	LOG_V(2, "informer %s: stream-listed %zu objects at resourceVersion %s in %.3f s (%.0f objects/s)",
+	      inf->resource, w->items, rv, s, s > 0 ? (double)w->items / s : 0.0);
+	api__inf_mark_synced(inf);
+	return 0;
+}
 
 static int watch_line(void *ctx, char *line, size_t len)
 {
@@ -355,10 +387,15 @@ static int watch_line(void *ctx, char *line, size_t len)
 	w->events++; /* not an ERROR: that one ends the watch and proves nothing healthy */
 	const char *rv = api__inf_str_at(obj, meta_path_rv);
 	if (!strcmp(type, "BOOKMARK")) {
+		static const char *end_path[] = {"metadata", "annotations", "k8s.io/initial-events-end", NULL};
 		pthread_mutex_lock(&inf->lock);
 		inf->stats.bookmarks++;
 		pthread_mutex_unlock(&inf->lock);
-		api__inf_set_rv(inf, rv);
+		const char *end = w->initial ? api__inf_str_at(obj, end_path) : NULL;
+		if (end && !strcmp(end, "true"))
+			rc = initial_events_end(w, rv);
+		else
+			api__inf_set_rv(inf, rv);
 		goto out;
 	}
 	bool is_add = !strcmp(type, "ADDED"), is_mod = !strcmp(type, "MODIFIED"), is_del = !strcmp(type, "DELETED");
@@ -375,17 +412,26 @@ static int watch_line(void *ctx, char *line, size_t len)
 	void *o = api__inf_obj_decode(inf, obj, &de);
 	if (!o)
 		api__inf_count_decode_error(inf, key, &de);
-	if (is_del)
+	if (w->initial && !is_del) {
+		/* an initial event is a list item: it may repeat what the store holds */
+		w->items++;
+		if (o)
+			api__inf_store_upsert(inf, key, o, w->gen, true);
+		else
+			api__inf_store_touch(inf, key, w->gen);
+	} else if (is_del) {
 		api__inf_store_delete(inf, key, o);
-	else if (o)
+	} else if (o) {
 		api__inf_store_upsert(inf, key, o, inf->list_gen, false);
+	}
 	/* The event is applied: resume after it even if its object could not be decoded. */
 	api__inf_set_rv(inf, rv);
 out:
 	return rc; /* root lives in inf->json until the next event */
 }
 
-int api__inf_do_watch(struct api_informer *inf, struct api_conn *conn, unsigned long *events, struct err *e)
+int api__inf_do_watch(struct api_informer *inf, struct api_conn *conn, bool initial, unsigned long *events,
+		      struct err *e)
 {
 	char rv[INFORMER_RV_MAX], tmo[16];
 	int lo = inf->min_watch_timeout_s;
@@ -394,12 +440,25 @@ int api__inf_do_watch(struct api_informer *inf, struct api_conn *conn, unsigned 
 	snprintf(rv, sizeof(rv), "%s", inf->rv);
 	inf->stats.watches++;
 	pthread_mutex_unlock(&inf->lock);
-	char *path = build_path(inf, "watch=1&allowWatchBookmarks=true&resourceVersion=%s&timeoutSeconds=%s", rv, tmo,
-				NULL);
+	/* A streaming list starts from the latest state (client-go watchList: resourceVersion "" after
+	 * an expired one, NotOlderThan); the objects come as ADDED events, then the bookmark. */
+	char *path = initial ? build_path(inf,
+					  "watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan"
+					  "&allowWatchBookmarks=true&timeoutSeconds=%s%s",
+					  tmo, "", NULL)
+			     : build_path(inf, "watch=1&allowWatchBookmarks=true&resourceVersion=%s&timeoutSeconds=%s", rv,
+					  tmo, NULL);
 	if (!path)
 		return err_set(e, ERR_NOMEM, "informer %s: watch path", inf->resource);
-	LOG_V(3, "informer %s: watching from resourceVersion %s", inf->resource, rv);
-	struct watch_ctx w = {.inf = inf, .e = e};
+	if (initial)
+		LOG_V(3, "informer %s: streaming list", inf->resource);
+	else
+		LOG_V(3, "informer %s: watching from resourceVersion %s", inf->resource, rv);
+	struct watch_ctx w = {.inf = inf, .e = e, .initial = initial, .t0 = api_now_ns()};
+	if (initial) {
+		w.gen = ++inf->list_gen;
+		inf->have_rv = false;
+	}
 	inf->have_status = false;
 	int rc = api_stream(conn, path, watch_line, &w, &inf->stop, e);
 	*events = w.events;

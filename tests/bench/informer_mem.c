@@ -1,9 +1,11 @@
 /* Memory and CPU of csched's informers, cache and queue alone, on a real cluster.
  *
  * Usage: bench_informer_mem --kubeconfig=FILE [--events=N] [--timeout=S] [--scheduler-name=csched]
+ *                           [--paged-list]
  *
  * Starts the node and pod informers (the scheduler's field selector) with the scheduler's handler
  * wiring: nodes and assigned pods into a cache, unassigned pods of --scheduler-name into a queue.
+ * --paged-list syncs with paged LISTs instead of streaming lists (to compare the two).
  * Once both are synced it prints a line of figures; with --events it then keeps watching until the
  * pod informer has applied N more events (adds, updates, deletes: create or delete pods meanwhile,
  * e.g. with tests/bench/driver.py's helpers) and prints a second line. Figures: wall and CPU
@@ -149,6 +151,7 @@ int main(int argc, char **argv)
 {
 	const char *kubeconfig = NULL, *sched = "csched";
 	long events = 0, timeout_s = 600;
+	bool paged = false;
 	for (int i = 1; i < argc; i++) {
 		if (!strncmp(argv[i], "--kubeconfig=", 13))
 			kubeconfig = argv[i] + 13;
@@ -158,8 +161,12 @@ int main(int argc, char **argv)
 			timeout_s = atol(argv[i] + 10);
 		else if (!strncmp(argv[i], "--scheduler-name=", 17))
 			sched = argv[i] + 17;
+		else if (!strcmp(argv[i], "--paged-list"))
+			paged = true;
 		else {
-			fprintf(stderr, "usage: %s --kubeconfig=FILE [--events=N] [--timeout=S] [--scheduler-name=NAME]\n",
+			fprintf(stderr,
+				"usage: %s --kubeconfig=FILE [--events=N] [--timeout=S] [--scheduler-name=NAME] "
+				"[--paged-list]\n",
 				argv[0]);
 			return 2;
 		}
@@ -184,11 +191,13 @@ int main(int argc, char **argv)
 	cfg.burst = 5000;
 	if (!(client = api_client_new(&cfg, &e)) || !(c.cache = cache_new()) || !(c.queue = queue_new(&qo, &e)))
 		goto out;
-	struct api_informer_options po = { .field_selector = "status.phase!=Succeeded,status.phase!=Failed" };
+	struct api_informer_options po = { .field_selector = "status.phase!=Succeeded,status.phase!=Failed",
+					   .paged_list = paged };
+	struct api_informer_options no = { .paged_list = paged };
 	struct api_informer_handlers ph = { on_pod_add, on_pod_update, on_pod_delete, NULL, &c };
 	struct api_informer_handlers nh = { on_node_add, on_node_update, on_node_delete, NULL, &c };
 	if (!(pi = api_informer_new(client, API_KIND_POD, &po, &ph, &e)) ||
-	    !(ni = api_informer_new(client, API_KIND_NODE, NULL, &nh, &e)) || api_informer_start(ni, &e) < 0 ||
+	    !(ni = api_informer_new(client, API_KIND_NODE, &no, &nh, &e)) || api_informer_start(ni, &e) < 0 ||
 	    api_informer_start(pi, &e) < 0)
 		goto out;
 	if (!api_informer_wait_synced(ni, timeout_s * 1000) || !api_informer_wait_synced(pi, timeout_s * 1000)) {

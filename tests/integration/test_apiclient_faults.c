@@ -127,10 +127,11 @@ static int teardown(void **state)
 	return 0;
 }
 
+/* page_size > 0: sync with paged LISTs of that size only (no streaming list); 0: the default */
 static struct api_informer *pod_informer(struct fixture *f, int page_size)
 {
 	struct err e = {0};
-	struct api_informer_options o = {.page_size = page_size, .min_watch_timeout_s = 300};
+	struct api_informer_options o = {.page_size = page_size, .paged_list = page_size > 0, .min_watch_timeout_s = 300};
 	struct api_informer *inf = api_informer_new(f->proxied, API_KIND_POD, &o, NULL, &e);
 	if (!inf || api_informer_start(inf, &e))
 		fail_msg("informer: %s", e.msg);
@@ -279,7 +280,7 @@ static void test_list_retry_after(void **state)
 	int b = fproxy_add(f->proxy, &(struct fproxy_rule){.method = "GET", .path = "/api/v1/pods?limit=", .times = 1,
 							   .fault = FP_REPLY, .status = 429, .retry_after_s = 2});
 	int64_t t0 = harness_now_ms();
-	struct api_informer *inf = pod_informer(f, 0);
+	struct api_informer *inf = pod_informer(f, 500);
 	int64_t ms = harness_now_ms() - t0;
 	struct api_informer_stats st;
 	api_informer_stats(inf, &st);
@@ -294,6 +295,100 @@ static void test_list_retry_after(void **state)
 	api_informer_free(inf);
 }
 
+/* ---------- streaming lists (WatchList) ---------- */
+
+static struct api_informer_stats stats_of(struct api_informer *inf)
+{
+	struct api_informer_stats st;
+	api_informer_stats(inf, &st);
+	return st;
+}
+
+/* the default: one streaming list, no LIST request; later changes arrive on the same stream */
+static void test_stream_list_syncs_without_list(void **state)
+{
+	struct fixture *f = *state;
+	struct err e = {0};
+	must(harness_create_pods(f->direct, "default", "sl-", 0, 25, &e), &e, "create pods");
+	long lists0 = fproxy_count(f->proxy, "GET", "/api/v1/pods?limit=", 0);
+	struct api_informer *inf = pod_informer(f, 0);
+	assert_store_equals_server(f, inf, 10000);
+	struct api_informer_stats st = stats_of(inf);
+	assert_int_equal(st.lists, 1);
+	assert_int_equal(st.streamed_lists, 1);
+	assert_int_equal(fproxy_count(f->proxy, "GET", "/api/v1/pods?limit=", 0), lists0);
+	must(harness_delete_pods(f->direct, "default", "sl-", 0, 5, &e), &e, "delete pods");
+	must(harness_label_pods(f->direct, "default", "sl-", 5, 5, "after", &e), &e, "label pods");
+	assert_store_equals_server(f, inf, 10000);
+	assert_int_equal(stats_of(inf).watches, 1); /* the stream went on as the watch */
+	api_informer_free(inf);
+	must(harness_delete_pods(f->direct, "default", "sl-", 0, 25, &e), &e, "clean up");
+}
+
+/* a server without WatchList refuses sendInitialEvents (422): paged LISTs from then on */
+static void test_stream_list_refused_falls_back(void **state)
+{
+	struct fixture *f = *state;
+	struct err e = {0};
+	must(harness_create_pods(f->direct, "default", "slr-", 0, 12, &e), &e, "create pods");
+	int id = fproxy_add(f->proxy, &(struct fproxy_rule){.method = "GET", .path = "sendInitialEvents=true",
+							    .fault = FP_REPLY, .status = 422});
+	struct api_informer *inf = pod_informer(f, 0);
+	assert_store_equals_server(f, inf, 10000);
+	assert_int_equal(fproxy_fired(f->proxy, id), 1);
+	struct api_informer_stats st = stats_of(inf);
+	assert_int_equal(st.lists, 1);
+	assert_int_equal(st.streamed_lists, 0);
+	/* a relist (after a cut at a compacted resourceVersion, say) does not ask again */
+	char path[96];
+	snprintf(path, sizeof(path), "resourceVersion=%s&", st.last_resource_version);
+	int gone = fproxy_add(f->proxy, &(struct fproxy_rule){.method = "GET", .path = path, .times = 1,
+							      .fault = FP_REPLY, .status = 410});
+	fproxy_cut_streams(f->proxy);
+	struct fired_wait w = {f->proxy, gone, 1};
+	assert_true(harness_wait_until(fired_enough, &w, 30000, 20));
+	must(harness_delete_pods(f->direct, "default", "slr-", 0, 4, &e), &e, "delete pods");
+	assert_store_equals_server(f, inf, 30000);
+	assert_int_equal(fproxy_fired(f->proxy, id), 1);
+	assert_true(stats_of(inf).lists >= 2);
+	assert_int_equal(stats_of(inf).streamed_lists, 0);
+	fproxy_clear(f->proxy);
+	api_informer_free(inf);
+	must(harness_delete_pods(f->direct, "default", "slr-", 0, 12, &e), &e, "clean up");
+}
+
+/* a stream cut inside its initial events: this sync is a paged LIST (nothing lost or doubled),
+ * the next relist streams again */
+static void test_stream_list_cut_falls_back_once(void **state)
+{
+	struct fixture *f = *state;
+	struct err e = {0};
+	must(harness_create_pods(f->direct, "default", "slc-", 0, 20, &e), &e, "create pods");
+	int id = fproxy_add(f->proxy, &(struct fproxy_rule){.method = "GET", .path = "sendInitialEvents=true",
+							    .times = 1, .fault = FP_CUT, .after = 3000});
+	struct api_informer *inf = pod_informer(f, 0);
+	assert_store_equals_server(f, inf, 10000);
+	assert_int_equal(fproxy_fired(f->proxy, id), 1);
+	struct api_informer_stats st = stats_of(inf);
+	assert_int_equal(st.lists, 1);
+	assert_int_equal(st.streamed_lists, 0);
+	char path[96];
+	snprintf(path, sizeof(path), "resourceVersion=%s&", st.last_resource_version);
+	int gone = fproxy_add(f->proxy, &(struct fproxy_rule){.method = "GET", .path = path, .times = 1,
+							      .fault = FP_REPLY, .status = 410});
+	fproxy_cut_streams(f->proxy);
+	struct fired_wait w = {f->proxy, gone, 1};
+	assert_true(harness_wait_until(fired_enough, &w, 30000, 20));
+	must(harness_label_pods(f->direct, "default", "slc-", 0, 5, "after", &e), &e, "label pods");
+	assert_store_equals_server(f, inf, 30000);
+	st = stats_of(inf);
+	assert_int_equal(st.streamed_lists, 1);
+	assert_int_equal(st.relists, 1);
+	fproxy_clear(f->proxy);
+	api_informer_free(inf);
+	must(harness_delete_pods(f->direct, "default", "slc-", 0, 20, &e), &e, "clean up");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -303,6 +398,9 @@ int main(void)
 		cmocka_unit_test(test_watch_cut_mid_event),
 		cmocka_unit_test(test_list_continue_expired_restarts),
 		cmocka_unit_test(test_list_retry_after),
+		cmocka_unit_test(test_stream_list_syncs_without_list),
+		cmocka_unit_test(test_stream_list_refused_falls_back),
+		cmocka_unit_test(test_stream_list_cut_falls_back_once),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

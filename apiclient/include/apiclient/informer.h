@@ -41,6 +41,10 @@ struct api_informer_options {
 	const char *field_selector; /* e.g. "status.phase!=Succeeded,status.phase!=Failed"; NULL = none */
 	const char *label_selector; /* NULL = none */
 	int page_size;              /* LIST limit; 0 = 500 */
+	/* Sync (and relist) with paged LISTs only. Default: a streaming list first (a watch with
+	 * sendInitialEvents=true, as client-go's WatchListClient), falling back to LIST when the
+	 * server refuses it or the stream ends before its initial events do. */
+	bool paged_list;
 	int min_watch_timeout_s;    /* watch timeoutSeconds drawn from [min, 2*min); 0 = 300 */
 };
 
@@ -69,6 +73,7 @@ void api_informer_foreach(struct api_informer *inf, void (*fn)(void *ctx, void *
 /* Counters for tests and metrics. */
 struct api_informer_stats {
 	unsigned long lists, relists, watches, watch_errors, gone, bookmarks, decode_errors;
+	unsigned long streamed_lists; /* of lists: those made by a streaming list */
 	unsigned long added, updated, deleted;
 	const char *last_resource_version; /* valid until the next event; for logs only */
 };
