@@ -318,6 +318,9 @@ static const char *const policy_blocks[] = {
 	"      - name: \"NodeResourcesFit\"\n"
 	"      - name: \"VolumeRestrictions\"\n"
 	"      - name: \"TaintToleration\"\n"
+	"    postFilter:\n"
+	"      enabled:\n"
+	"      - name: \"DefaultPreemption\"\n" /* upstream v1.22 factory.go added it to every Policy */
 	"    preScore:\n",
 	"    score:\n"
 	"      enabled:\n"
