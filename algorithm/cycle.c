@@ -288,10 +288,11 @@ static int try_nominated_node(struct fw_profile *p, struct fw_cycle *c, const st
 }
 
 /* The candidate nodes: every node, or those PreFilter narrowed them to (the others then share
- * one absent status naming the plugins that narrowed). Returns how many. */
+ * one absent status naming the plugins that narrowed, and those that rejected the nominated node:
+ * upstream formats diagnosis.UnschedulablePlugins, the set evaluateNominatedNode has added to).
+ * Returns how many. */
 static uint32_t candidates(struct fw_profile *p, const struct fw_node_list *nodes, const struct fw_node_names *names,
-			   const char **with_nodes, uint32_t n_with_nodes, struct fw_diagnosis *d,
-			   const struct node_info *const **cand)
+			   struct fw_diagnosis *d, const struct node_info *const **cand)
 {
 	*cand = nodes->nodes;
 	if (names->all)
@@ -305,7 +306,7 @@ static uint32_t candidates(struct fw_profile *p, const struct fw_node_list *node
 	}
 	*cand = arr;
 	char list[256];
-	fw_format_plugin_list(with_nodes, n_with_nodes, list, sizeof(list));
+	fw_format_plugin_list(d->unschedulable_plugins, d->n_unschedulable_plugins, list, sizeof(list));
 	d->has_absent_status = true;
 	fw_status_setf(&d->absent_status, FW_UNSCHEDULABLE_AND_UNRESOLVABLE, "node(s) didn't satisfy plugin(s) %s", list);
 	return n;
@@ -394,7 +395,7 @@ int fw_schedule_pod(struct fw_profile *p, struct fw_cycle *c, const struct fw_no
 	}
 
 	const struct node_info *const *cand;
-	uint32_t n_cand = candidates(p, nodes, &names, with_nodes, n_with_nodes, &res->diag, &cand);
+	uint32_t n_cand = candidates(p, nodes, &names, &res->diag, &cand);
 	rc = fw_find_nodes_that_pass_filters(p, c, pod, cand, n_cand, res, &n_feasible, e);
 	if (rc < 0)
 		return rc;
