@@ -135,14 +135,21 @@ static bool p_pct(struct gen *g, int pct) { return p_int(g, 100) < pct; }
  * one node never start at once (upstream orders victims by priority then start time,
  * util.MoreImportantPod, and a pod without startTime counts as started now: neither may leave
  * the order to chance) while pods of different nodes may (ties of pickOneNodeForPreemption's
- * last criterion, the latest start time). Writes `"priority":N,` into spec; *start gets the time. */
-static void put_bound_priority(struct gen *g, struct strbuf *sb, char start[32])
+ * last criterion, the latest start time). low: one of a few low priorities (absent = 0), so
+ * that candidates of different nodes often tie (more so in guarded states, where only the
+ * filler pods are victims). Writes `"priority":N,` into spec; *start gets
+ * the time. */
+static void put_bound_priority(struct gen *g, struct strbuf *sb, char start[32], bool low)
 {
 	static const int prios[] = { NO_PRIORITY, NO_PRIORITY, 0, 1, 1, 3, 5, 10, 10, 100, 1000, -5 };
-	int prio = PPICK(g, prios);
+	static const int low_prios[] = { NO_PRIORITY, 0, 0, 1 };
+	int prio = low ? PPICK(g, low_prios) : PPICK(g, prios);
+	if (g->guarded && !low)
+		prio = 2000; /* above every pending pod's */
 	if (prio != NO_PRIORITY)
 		strbuf_addf(sb, "\"priority\":%d,", prio);
-	snprintf(start, 32, "2026-01-01T00:%02d:%02dZ", p_pct(g, 60) ? 0 : 1 + p_int(g, 2), g->node_pod_k % 60);
+	int minute = low || p_pct(g, 60) ? 0 : 1 + p_int(g, 2);
+	snprintf(start, 32, "2026-01-01T00:%02d:%02dZ", minute, g->node_pod_k % 60);
 }
 
 /* Pod labels the selectors of affinity terms, spread constraints and owners read. */
@@ -648,6 +655,13 @@ static char *gen_node(struct gen *g, int idx)
 		.has_gpu = r_pct(g, 30), .gpu = r_int(g, 5),
 		.has_huge = r_pct(g, 30), .huge_mi = 512 * r_int(g, 3),
 	};
+	/* preemption states: half the nodes twice as large, so that fewer pending pods exceed a
+	 * node's whole allocatable (UnschedulableAndUnresolvable: nothing to preempt there) and the
+	 * filler pods (gen_filler_pod) decide */
+	if (g->preempt && p_pct(g, 50)) {
+		r.cpu_m *= 2;
+		r.mem_mi *= 2;
+	}
 	g->node_cpu_m[idx] = r.cpu_m;
 	g->node_mem_mi[idx] = r.mem_mi;
 	strbuf_puts(&sb, "\"capacity\":");
@@ -1005,7 +1019,7 @@ static char *gen_bound_pod(struct gen *g, int idx, const char *node)
 	strbuf_addf(&sb, "},\"spec\":{\"nodeName\":\"%s\",\"schedulerName\":\"default-scheduler\",", node);
 	char start[32] = "";
 	if (g->preempt)
-		put_bound_priority(g, &sb, start);
+		put_bound_priority(g, &sb, start, false);
 	put_containers(g, &sb, false);
 	if (g->host_network)
 		strbuf_puts(&sb, ",\"hostNetwork\":true");
@@ -1053,7 +1067,7 @@ static char *gen_light_pod(struct gen *g, int idx, const char *node)
 	strbuf_addf(&sb, "},\"spec\":{\"nodeName\":\"%s\",\"schedulerName\":\"default-scheduler\",", node);
 	char start[32] = "";
 	if (g->preempt)
-		put_bound_priority(g, &sb, start);
+		put_bound_priority(g, &sb, start, false);
 	strbuf_puts(&sb, "\"containers\":[{\"name\":\"c0\",\"image\":\"registry.k8s.io/pause:3.10\",\"resources\":{}}]");
 	put_topo_affinity(g, &sb, 40, 40);
 	strbuf_puts(&sb, "},\"status\":{\"phase\":\"Running\"");
@@ -1305,7 +1319,7 @@ static char *gen_filler_pod(struct gen *g, int idx, int node)
 		    "\"schedulerName\":\"default-scheduler\",",
 		    idx, ns, idx, PPICK(g, apps), g->node_names[node]);
 	char start[32];
-	put_bound_priority(g, &sb, start);
+	put_bound_priority(g, &sb, start, g->guarded || p_pct(g, 60));
 	int what = p_int(g, 3); /* 0 cpu, 1 memory, 2 both */
 	int cpu = what != 1 ? g->node_cpu_m[node] * (33 + p_int(g, 34)) / 100 : 100;
 	int mem = what != 0 ? g->node_mem_mi[node] * (33 + p_int(g, 34)) / 100 : 128;
@@ -1354,7 +1368,8 @@ static void gen_pdbs(struct gen *g)
 			}
 			strbuf_puts(&sb, "}]}");
 		}
-		int allowed = p_int(g, 3);
+		static const int allowed_v[] = { 0, 0, 1, 2 };
+		int allowed = PPICK(g, allowed_v);
 		strbuf_addf(&sb, "},\"status\":{\"disruptionsAllowed\":%d,\"currentHealthy\":%d,\"desiredHealthy\":1,"
 				 "\"expectedPods\":%d",
 			    allowed, 1 + allowed, 1 + allowed);
@@ -1580,6 +1595,7 @@ void gen_state(struct gen *g, uint64_t seed)
 	gen_pvcs(g);
 	if (g->preempt && p_pct(g, 15))
 		g->pend_nom = p_int(g, g->n_nodes);
+	g->guarded = g->preempt && p_pct(g, 25);
 	for (int i = 0; i < g->n_nodes; i++) {
 		int np = r_int(g, 4);
 		for (int k = 0; k < np && g->n_pods < GEN_MAX_PODS; k++, g->n_pods++) {
@@ -1595,7 +1611,7 @@ void gen_state(struct gen *g, uint64_t seed)
 		}
 	}
 	for (int i = 0; g->preempt && i < g->n_nodes; i++) {
-		int np = p_pct(g, 65) ? 1 + p_int(g, 2) : 0;
+		int np = p_pct(g, 85) ? 1 + p_int(g, 2) : 0;
 		for (int k = 0; k < np && g->n_pods < GEN_MAX_PODS; k++, g->n_pods++) {
 			g->node_pod_k = 20 + k;
 			g->pods[g->n_pods] = gen_filler_pod(g, g->n_pods, i);
