@@ -644,6 +644,50 @@ static int churn(const struct gen *g, struct cache *cache, struct snapshot *snap
 	return rc;
 }
 
+/* The cycle's outcome as upstream's schedulingCycle reports it: a Filter error's message; or,
+ * unschedulable, PostFilter (preemption: the node nominated and what the dry-run executor was
+ * asked to evict), the FitError message and the rejecting plugins; or csched's pick. Returns 0,
+ * or -1 with got->error set. */
+static int outcome(struct fw_profile *p, struct fw_cycle *c, const struct api_pod *pod, struct fw_schedule_result *res,
+		   struct result *got)
+{
+	if (res->code == FW_ERROR) {
+		char m[FW_STATUS_TEXT_MAX];
+		got->cycle_error = true;
+		copy(got->message, sizeof(got->message), fw_status_message(&res->status, m, sizeof(m)));
+	} else if (res->code != FW_SUCCESS) {
+		if (res->code == FW_UNSCHEDULABLE && fw_profile_has_post_filter(p)) {
+			struct fw_post_filter_result pfr = { 0 };
+			struct fw_status pst;
+			fw_status_reset(&pst);
+			fw_run_post_filter(p, c, pod, &res->diag, &pfr, &pst);
+			copy(got->nominated, sizeof(got->nominated), pfr.nominated_node_name);
+		}
+		/* the nominated node's candidate is what the plugin actuated, once */
+		if (got->nominated[0] && (n_actuated != 1 || strcmp(actuated.node, got->nominated))) {
+			snprintf(got->error, sizeof(got->error), "PostFilter nominated %s but actuated %d time(s) (node %s)",
+				 got->nominated, n_actuated, n_actuated ? actuated.node : "-");
+			return -1;
+		}
+		if (!got->nominated[0] && n_actuated) {
+			snprintf(got->error, sizeof(got->error), "PostFilter actuated a preemption on %s but nominated none",
+				 actuated.node);
+			return -1;
+		}
+		if (got->nominated[0]) {
+			got->candidates[0] = actuated;
+			got->n_candidates = 1;
+		}
+		fw_fit_error_message(&res->diag, got->message, sizeof(got->message));
+		for (uint32_t i = 0; i < res->diag.n_unschedulable_plugins; i++)
+			copy(got->unsched[got->n_unsched++], 64, res->diag.unschedulable_plugins[i]);
+		qsort(got->unsched, (size_t)got->n_unsched, sizeof(got->unsched[0]), cmp_str);
+	} else {
+		copy(got->selected, sizeof(got->selected), res->suggested_host);
+	}
+	return 0;
+}
+
 /* Runs csched on g's state. Returns 0, or -1 with got->error set. */
 static int run_csched(const struct gen *g, struct result *got)
 {
@@ -765,13 +809,14 @@ static int run_csched(const struct gen *g, struct result *got)
 		snprintf(got->error, sizeof(got->error), "fw_schedule_pod: %.400s", c ? e.msg : "out of memory");
 		goto out;
 	}
-	/* A pod nominated by an earlier preemption that fits its nominated node goes there without
-	 * the other nodes being evaluated (upstream evaluateNominatedNode): keep that pick, and run
-	 * the cycle again for the per-node verdicts and scores without the nomination, as the
-	 * oracle's all-nodes pass does. */
-	char nominated_pick[16] = "";
-	if (res.code == FW_SUCCESS && got->pod_nominated[0] && !strcmp(res.suggested_host, got->pod_nominated)) {
-		copy(nominated_pick, sizeof(nominated_pick), res.suggested_host);
+	/* A pod nominated by an earlier preemption goes to its nominated node without the other nodes
+	 * being evaluated when it fits there, and the diagnosis keeps that node's status when not
+	 * (upstream evaluateNominatedNode): the outcome comes from this cycle, the per-node
+	 * verdicts and scores from a second one without the nomination, as the oracle's all-nodes
+	 * pass has none. */
+	if (got->pod_nominated[0]) {
+		if (outcome(p, c, pod, &res, got) < 0)
+			goto out;
 		char *js = replace1(g->pod, "\"nominatedNodeName\":", "\"x-nominatedNodeName\":");
 		struct api_pod *plain = js ? api_pod_decode_json(js, strlen(js), &e) : NULL;
 		free(js);
@@ -813,40 +858,8 @@ static int run_csched(const struct gen *g, struct result *got)
 			copy(nr->code, sizeof(nr->code), res.code == FW_ERROR ? "(cycle error)" : "(not evaluated)");
 		got->n_nodes++;
 	}
-	if (res.code == FW_ERROR) {
-		char m[FW_STATUS_TEXT_MAX];
-		got->cycle_error = true;
-		copy(got->message, sizeof(got->message), fw_status_message(&res.status, m, sizeof(m)));
-	} else if (res.code != FW_SUCCESS) {
-		if (res.code == FW_UNSCHEDULABLE && fw_profile_has_post_filter(p)) {
-			struct fw_post_filter_result pfr = { 0 };
-			struct fw_status pst;
-			fw_status_reset(&pst);
-			fw_run_post_filter(p, c, pod, &res.diag, &pfr, &pst);
-			copy(got->nominated, sizeof(got->nominated), pfr.nominated_node_name);
-		}
-		/* the nominated node's candidate is what the plugin actuated, once */
-		if (got->nominated[0] && (n_actuated != 1 || strcmp(actuated.node, got->nominated))) {
-			snprintf(got->error, sizeof(got->error), "PostFilter nominated %s but actuated %d time(s) (node %s)",
-				 got->nominated, n_actuated, n_actuated ? actuated.node : "-");
-			goto out;
-		}
-		if (!got->nominated[0] && n_actuated) {
-			snprintf(got->error, sizeof(got->error), "PostFilter actuated a preemption on %s but nominated none",
-				 actuated.node);
-			goto out;
-		}
-		if (got->nominated[0]) {
-			got->candidates[0] = actuated;
-			got->n_candidates = 1;
-		}
-		fw_fit_error_message(&res.diag, got->message, sizeof(got->message));
-		for (uint32_t i = 0; i < res.diag.n_unschedulable_plugins; i++)
-			copy(got->unsched[got->n_unsched++], 64, res.diag.unschedulable_plugins[i]);
-		qsort(got->unsched, (size_t)got->n_unsched, sizeof(got->unsched[0]), cmp_str);
-	} else {
-		copy(got->selected, sizeof(got->selected), nominated_pick[0] ? nominated_pick : res.suggested_host);
-	}
+	if (!got->pod_nominated[0] && outcome(p, c, pod, &res, got) < 0)
+		goto out;
 	if (n_feas && score_nodes(p, c, pod, feas, n_feas, got, idx_of, got->error, sizeof(got->error)) < 0)
 		goto out;
 	int64_t best = INT64_MIN;
