@@ -1337,11 +1337,15 @@ static char *gen_filler_pod(struct gen *g, int idx, int node)
  * matchLabels or matchExpressions over the pod label kinds. */
 static void gen_pdbs(struct gen *g)
 {
-	static const char *const nss[] = { "default", "default", "default", "other", "prod" };
+	/* one PDB per namespace: a pod matching two would make upstream's verdict depend on the
+	 * order its PDB lister returns them (FilterVictimsWithPDBViolation stops at the first
+	 * violated one, leaving the other's budget unspent), which is Go map order */
+	static const char *const nss[] = { "default", "other", "prod" };
 	int n = p_pct(g, 55) ? 1 + p_int(g, 3) : 0;
+	int ns0 = p_pct(g, 70) ? 0 : p_int(g, 3);
 	for (; g->n_pdbs < n; g->n_pdbs++) {
 		struct strbuf sb = STRBUF_INIT;
-		const char *ns = PPICK(g, nss);
+		const char *ns = nss[(ns0 + g->n_pdbs) % 3];
 		strbuf_addf(&sb,
 			    "{\"apiVersion\":\"policy/v1\",\"kind\":\"PodDisruptionBudget\",\"metadata\":{\"name\":\"pdb%d\","
 			    "\"namespace\":\"%s\",\"uid\":\"uid-pdb%d\"},\"spec\":{\"minAvailable\":1",
