@@ -1377,7 +1377,11 @@ static void gen_pdbs(struct gen *g)
 		strbuf_addf(&sb, "},\"status\":{\"disruptionsAllowed\":%d,\"currentHealthy\":%d,\"desiredHealthy\":1,"
 				 "\"expectedPods\":%d",
 			    allowed, 1 + allowed, 1 + allowed);
-		if (g->n_pods && p_pct(g, 30))
+		/* mostly a filler pod's name (the likely victims), else a bound pod's */
+		if (g->n_fillers && p_pct(g, 40))
+			strbuf_addf(&sb, ",\"disruptedPods\":{\"f%d\":\"2026-01-01T00:00:00Z\"}",
+				    g->filler_idx[p_int(g, g->n_fillers)]);
+		else if (g->n_pods && p_pct(g, 15))
 			strbuf_addf(&sb, ",\"disruptedPods\":{\"b%d\":\"2026-01-01T00:00:00Z\"}", p_int(g, g->n_pods));
 		strbuf_puts(&sb, "}}");
 		g->pdbs[g->n_pdbs] = strbuf_detach(&sb, NULL);
@@ -1618,6 +1622,7 @@ void gen_state(struct gen *g, uint64_t seed)
 		int np = p_pct(g, 85) ? 1 + p_int(g, 2) : 0;
 		for (int k = 0; k < np && g->n_pods < GEN_MAX_PODS; k++, g->n_pods++) {
 			g->node_pod_k = 20 + k;
+			g->filler_idx[g->n_fillers++] = g->n_pods;
 			g->pods[g->n_pods] = gen_filler_pod(g, g->n_pods, i);
 		}
 	}

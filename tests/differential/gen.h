@@ -38,6 +38,7 @@ struct gen {
 	bool preempt;
 	int pend_nom;   /* node index the pending pod is nominated to (status.nominatedNodeName), -1: none */
 	int node_pod_k; /* index of the bound pod being generated among its node's */
+	int n_fillers, filler_idx[GEN_MAX_PODS]; /* preempt: the filler pods' indices (names f<idx>) */
 	bool guarded;   /* preempt: the bound pods outrank the pending pod, only filler pods are victims */
 	int node_cpu_m[GEN_MAX_NODES], node_mem_mi[GEN_MAX_NODES]; /* capacity (for preempt's filler pods) */
 	int pod_labels[GEN_POD_LABEL_KINDS]; /* of the pod being generated: value index, -1 = absent */
