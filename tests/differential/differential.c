@@ -688,6 +688,12 @@ static int outcome(struct fw_profile *p, struct fw_cycle *c, const struct api_po
 	return 0;
 }
 
+static int pod_key_cmp(const struct api_pod *a, const struct api_pod *b)
+{
+	int c = strcmp(a->meta.namespace, b->meta.namespace);
+	return c ? c : strcmp(a->meta.name, b->meta.name);
+}
+
 /* Runs csched on g's state. Returns 0, or -1 with got->error set. */
 static int run_csched(const struct gen *g, struct result *got)
 {
@@ -768,8 +774,26 @@ static int run_csched(const struct gen *g, struct result *got)
 			goto out;
 		}
 	}
+	/* in namespace/name order, as an informer's LIST returns them (the API server lists etcd's
+	 * keys in order; the oracle's fake clientset does too): preemption reprieves victims of equal
+	 * priority and start time in the node's pod order */
+	int ord[GEN_MAX_PODS];
+	struct api_pod *decoded[GEN_MAX_PODS] = { 0 };
 	for (int i = 0; i < g->n_pods; i++) {
-		struct api_pod *bp = api_pod_decode_json(g->pods[i], strlen(g->pods[i]), &e);
+		ord[i] = i;
+		decoded[i] = api_pod_decode_json(g->pods[i], strlen(g->pods[i]), &e);
+	}
+	for (int i = 1; i < g->n_pods; i++)
+		for (int j = i; j > 0 && decoded[ord[j]] && decoded[ord[j - 1]] &&
+				pod_key_cmp(decoded[ord[j]], decoded[ord[j - 1]]) < 0; j--) {
+			int t = ord[j];
+			ord[j] = ord[j - 1];
+			ord[j - 1] = t;
+		}
+	for (int k = 0; k < g->n_pods; k++) {
+		int i = ord[k];
+		struct api_pod *bp = decoded[i];
+		decoded[i] = NULL;
 		int r = !bp ? -1
 			: terminal(bp) ? 0
 			: first[i] && !terminal(first[i]) ? cache_update_pod(cache, first[i], bp, &e)
@@ -779,6 +803,8 @@ static int run_csched(const struct gen *g, struct result *got)
 		api_pod_unref(bp);
 		if (r < 0) {
 			snprintf(got->error, sizeof(got->error), "pod %d: %.400s", i, e.msg);
+			for (int m = 0; m < g->n_pods; m++)
+				api_pod_unref(decoded[m]);
 			goto out;
 		}
 	}
