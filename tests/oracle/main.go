@@ -589,7 +589,7 @@ func schedule(cfg *config.KubeSchedulerConfiguration, pod *v1.Pod, objs []runtim
 			out.PostFilter = &ps
 			if r != nil && r.NominatingInfo != nil && r.Mode() == fwk.ModeOverride {
 				out.NominatedNode = r.NominatedNodeName
-				out.Victims = waitVictims(st.Message(), &mu, &deleted)
+				out.Victims = waitVictims(st.Message(), dry.deletes(r.NominatedNodeName), &mu, &deleted)
 				if dry != nil && r.NominatedNodeName != "" {
 					out.Candidates, out.PreemptionBest = dry.report(ctx, r.NominatedNodeName)
 					// the executor deletes the victims not already terminating (actuatePodPreemption)
@@ -679,10 +679,10 @@ func podAllocations(ctx context.Context, client *fake.Clientset, pod *v1.Pod) ma
 var victimsRe = regexp.MustCompile(`preempting (\d+) victims`)
 
 // waitVictims collects the pods that (async) preemption deletes through the fake
-// clientset, waiting for as many as the PostFilter message announces (at most 3s).
-func waitVictims(msg string, mu *sync.Mutex, deleted *[]string) []string {
-	want := 0
-	if m := victimsRe.FindStringSubmatch(msg); m != nil {
+// clientset, waiting for want of them (< 0: as many as the PostFilter message announces) at
+// most 3s.
+func waitVictims(msg string, want int, mu *sync.Mutex, deleted *[]string) []string {
+	if m := victimsRe.FindStringSubmatch(msg); m != nil && want < 0 {
 		want, _ = strconv.Atoi(m[1])
 	}
 	for deadline := time.Now().Add(3 * time.Second); ; time.Sleep(10 * time.Millisecond) {
@@ -744,6 +744,26 @@ func dryRunPreemption(ctx context.Context, cfg *config.KubeSchedulerConfiguratio
 	}
 	cands, _, err := ev.DryRunPreemption(ctx, state, pod, potential, pdbs, 0, int32(len(potential)))
 	return &dryRun{ev: ev, candidates: cands}, err
+}
+
+// deletes is how many pods the executor deletes for the candidate on node: its victims not
+// already terminating (actuatePodPreemption skips those); -1 when unknown.
+func (d *dryRun) deletes(node string) int {
+	if d == nil {
+		return -1
+	}
+	for _, c := range d.candidates {
+		if c.Name() == node {
+			n := 0
+			for _, p := range c.Victims().Pods {
+				if p.DeletionTimestamp == nil {
+					n++
+				}
+			}
+			return n
+		}
+	}
+	return -1
 }
 
 // report gives every candidate's victims and the candidates upstream's SelectCandidate may pick
