@@ -566,18 +566,22 @@ static enum fw_code preempt(const struct fw_pl *pl, struct fw_cycle *c, const st
 	uint32_t n_all = nodes ? nodes->n : 0;
 	if (!n_all)
 		return fw_status_set(st, FW_ERROR, "no nodes available");
-	const struct node_info **pot = fw_cycle_alloc(c, (d->n_node_status + 1) * sizeof(*pot));
+	bool absent_too = d->has_absent_status && d->absent_status.code == FW_UNSCHEDULABLE;
+	const struct node_info **pot = fw_cycle_alloc(c, ((absent_too ? n_all : d->n_node_status) + 1) * sizeof(*pot));
 	if (!pot)
 		return fw_status_set(st, FW_ERROR, NAME ": out of memory");
 	uint32_t n_pot = 0;
-	for (uint32_t i = 0; i < d->n_node_status; i++) {
+	/* upstream NodesForStatusCode: when absent nodes carry the code too (a PreFilter's
+	 * Unschedulable), every node whose status has it, in the snapshot's order */
+	for (uint32_t i = 0; absent_too && i < n_all; i++)
+		if (diag_code(d, nodes->nodes[i]->name) == FW_UNSCHEDULABLE)
+			pot[n_pot++] = nodes->nodes[i];
+	for (uint32_t i = 0; !absent_too && i < d->n_node_status; i++) {
 		if (d->node_status[i].status->code != FW_UNSCHEDULABLE)
 			continue;
 		const struct node_info *ni = node_by_name(nodes, d->node_status[i].node_name);
-		if (!ni)
-			return fw_status_setf(st, FW_ERROR, "nodeinfo not found for node name %s",
-					      d->node_status[i].node_name);
-		pot[n_pot++] = ni;
+		if (ni) /* upstream skips a node its lister does not find */
+			pot[n_pot++] = ni;
 	}
 	struct fw_dry_run r = { 0 };
 	if (n_pot) {

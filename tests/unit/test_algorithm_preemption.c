@@ -393,6 +393,75 @@ static void test_post_filter_extenders(void **state)
 	}
 }
 
+/* upstream framework/interface_test.go TestNodesForStatusCode (code Unschedulable), through
+ * PostFilter: 4 nodes with a pod each and a pod of the same priority, so each node tried gets
+ * "No preemption victims found" and the others "Preemption is not helpful". The last case is
+ * interface.go NodesForStatusCode's branch for absent nodes with the code (a PreFilter's
+ * Unschedulable). */
+static void test_nodes_for_status_code(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *name;
+		const char *status[4]; /* "U", "X" or NULL (absent) */
+		enum fw_code absent;
+		const char *want;
+	} cases[] = {
+		{ "No node should be attempted", { "X", "X", "X", "X" }, FW_UNSCHEDULABLE_AND_UNRESOLVABLE,
+		  "preemption: 0/4 nodes are available: 4 Preemption is not helpful for scheduling." },
+		{ "No node should be attempted, as all are implicitly not matching the code", { NULL },
+		  FW_UNSCHEDULABLE_AND_UNRESOLVABLE,
+		  "preemption: 0/4 nodes are available: 4 Preemption is not helpful for scheduling." },
+		{ "UnschedulableAndUnresolvable status should be skipped but Unschedulable should be tried",
+		  { "U", "X", "U", NULL }, FW_UNSCHEDULABLE_AND_UNRESOLVABLE,
+		  "preemption: 0/4 nodes are available: 2 No preemption victims found for incoming pod, 2 Preemption "
+		  "is not helpful for scheduling." },
+		{ "absent nodes with the code are tried", { NULL, "X", NULL, NULL }, FW_UNSCHEDULABLE,
+		  "preemption: 0/4 nodes are available: 1 Preemption is not helpful for scheduling, 3 No preemption "
+		  "victims found for incoming pod." },
+	};
+	static const struct pspec pods[] = { { "p1", "node1", NULL, NULL, NULL, 0, NULL },
+					     { "p2", "node2", NULL, NULL, NULL, 0, NULL },
+					     { "p3", "node3", NULL, NULL, NULL, 0, NULL },
+					     { "p4", "node4", NULL, NULL, NULL, 0, NULL },
+					     { NULL, NULL, NULL, NULL, NULL, 0, NULL } };
+	static const char *const names[] = { "node1", "node2", "node3", "node4" };
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct env *e = calloc(1, sizeof(*e));
+		assert_non_null(e);
+		for (int k = 0; k < 4; k++)
+			env_node(e, names[k], "pods=1");
+		env_pods(e, pods);
+		env_profile(e, FIT, NULL);
+		struct api_pod *pod = make_pod(&(struct pspec){ "p", NULL, NULL, NULL, NULL, 0, NULL });
+		env_schedule(e, pod);
+		struct fw_node_status ns[4];
+		struct fw_status sts[4];
+		struct fw_diagnosis d = { .num_all_nodes = 4, .has_absent_status = true };
+		fw_status_reset(&d.absent_status);
+		d.absent_status.code = cases[i].absent;
+		for (uint32_t k = 0; k < 4; k++) {
+			if (!cases[i].status[k])
+				continue;
+			fw_status_reset(&sts[k]);
+			sts[k].code = cases[i].status[k][0] == 'U' ? FW_UNSCHEDULABLE : FW_UNSCHEDULABLE_AND_UNRESOLVABLE;
+			ns[d.n_node_status++] = (struct fw_node_status){ e->nis[k].name, &sts[k] };
+		}
+		d.node_status = ns;
+		struct fw_post_filter_result r = { NULL };
+		struct fw_status st;
+		fw_status_reset(&st);
+		e->dp->plugin->post_filter(e->dp, e->c, pod, &d, &r, &st);
+		char msg[FW_STATUS_TEXT_MAX];
+		fw_status_message(&st, msg, sizeof(msg));
+		if (strcmp(msg, cases[i].want))
+			fail_msg("%s: got \"%s\"", cases[i].name, msg);
+		api_pod_unref(pod);
+		env_release(e);
+		free(e);
+	}
+}
+
 /* upstream schedule_one.go: Diagnosis.PostFilterMsg is the PostFilter status' message whatever
  * its code, so a successful preemption's ends the FitError message (oracle: the differential
  * test's "preemption: found a potential placement ..." messages); the result nominates the node. */
@@ -1245,6 +1314,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_post_filter),
 		cmocka_unit_test(test_post_filter_extenders),
+		cmocka_unit_test(test_nodes_for_status_code),
 		cmocka_unit_test(test_run_post_filter_success),
 		cmocka_unit_test(test_dry_run_preemption),
 		cmocka_unit_test(test_select_best_candidate),
