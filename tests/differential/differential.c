@@ -2,7 +2,8 @@
  * tests/oracle) on random small cluster states (gen.c). For every node it compares the Filter
  * verdict (code, failing plugin, reasons), each score plugin's normalized x weight score and the
  * total of feasible nodes, the best-node set, csched's pick (in that set) and, when nothing fits,
- * the FailedScheduling message and the rejecting plugins. See README.md.
+ * the FailedScheduling message, the rejecting plugins and preemption's decision (the nominated
+ * node among upstream's equally good candidates, and its victims). See README.md.
  *
  *   differential [FILE]             compare with expected outputs (default: the checked-in
  *                                   expected.jsonl.gz); FILE may be .jsonl or .jsonl.gz
@@ -32,6 +33,8 @@
 #define MAX_REASONS 8
 #define MAX_SCORES 12
 #define TEXT 512
+#define MAX_VICTIMS 16
+#define NAME 64 /* namespace/name of a pod */
 
 /* One node's outcome, as the oracle reports it. */
 struct node_out {
@@ -46,6 +49,14 @@ struct node_out {
 	int64_t total;
 };
 
+/* Preemption's victims on one node (upstream's Candidate). */
+struct candidate {
+	char node[16];
+	int64_t pdb_violations;
+	int n_victims;
+	char victims[MAX_VICTIMS][NAME]; /* namespace/name, sorted */
+};
+
 /* One state's outcome: the fields compared (the oracle's names). */
 struct result {
 	uint64_t seed;
@@ -56,10 +67,16 @@ struct result {
 	char best[GEN_MAX_NODES][16];
 	char selected[16]; /* csched's pick (not in expected files) */
 	bool cycle_error;  /* csched's fw_schedule_pod ended in an error (not in expected files) */
-	bool churned;      /* the cache got there through churn (not in expected files) */
 	char message[4096];
 	int n_unsched;
 	char unsched[FW_MAX_PLUGINS][64];
+	/* preemption: the node nominated ("" none); expected: every candidate and those upstream's
+	 * SelectCandidate may pick (preemptionBest); csched: its one decision in candidates[0] */
+	char nominated[16];
+	int n_candidates, n_preempt_best;
+	struct candidate candidates[GEN_MAX_NODES];
+	char preempt_best[GEN_MAX_NODES][16];
+	char pod_nominated[16]; /* csched: the pending pod's status.nominatedNodeName */
 	int n_warnings;
 	char error[TEXT]; /* the oracle could not run the state */
 };
@@ -160,6 +177,20 @@ static int parse_result(const char *line, struct result *r)
 	yajl_val up = get(t, "unschedulablePlugins");
 	for (size_t i = 0; YAJL_IS_ARRAY(up) && i < up->u.array.len && r->n_unsched < FW_MAX_PLUGINS; i++)
 		copy(r->unsched[r->n_unsched++], 64, YAJL_GET_STRING(up->u.array.values[i]));
+	copy(r->nominated, sizeof(r->nominated), get_str(t, "nominatedNode"));
+	yajl_val cs = get(t, "candidates");
+	for (size_t i = 0; YAJL_IS_OBJECT(cs) && i < cs->u.object.len && r->n_candidates < GEN_MAX_NODES; i++) {
+		struct candidate *c = &r->candidates[r->n_candidates++];
+		yajl_val cv = cs->u.object.values[i], vs = get(cv, "victims");
+		copy(c->node, sizeof(c->node), cs->u.object.keys[i]);
+		if ((v = get(cv, "pdbViolations")) && YAJL_IS_INTEGER(v))
+			c->pdb_violations = YAJL_GET_INTEGER(v);
+		for (size_t k = 0; YAJL_IS_ARRAY(vs) && k < vs->u.array.len && c->n_victims < MAX_VICTIMS; k++)
+			copy(c->victims[c->n_victims++], NAME, YAJL_GET_STRING(vs->u.array.values[k]));
+	}
+	yajl_val pb = get(t, "preemptionBest");
+	for (size_t i = 0; YAJL_IS_ARRAY(pb) && i < pb->u.array.len && r->n_preempt_best < GEN_MAX_NODES; i++)
+		copy(r->preempt_best[r->n_preempt_best++], 16, YAJL_GET_STRING(pb->u.array.values[i]));
 	yajl_val w = get(t, "warnings");
 	r->n_warnings = YAJL_IS_ARRAY(w) ? (int)w->u.array.len : 0;
 	if (r->n_warnings)
@@ -221,6 +252,28 @@ static void write_result(FILE *out, const struct result *r)
 		for (int i = 0; i < r->n_unsched; i++) {
 			strbuf_puts(&sb, i ? "," : "");
 			gen_json_str(&sb, r->unsched[i]);
+		}
+		strbuf_puts(&sb, "]");
+	}
+	if (r->nominated[0]) {
+		strbuf_puts(&sb, ",\"nominatedNode\":");
+		gen_json_str(&sb, r->nominated);
+		strbuf_puts(&sb, ",\"candidates\":{");
+		for (int i = 0; i < r->n_candidates; i++) {
+			const struct candidate *c = &r->candidates[i];
+			strbuf_puts(&sb, i ? "," : "");
+			gen_json_str(&sb, c->node);
+			strbuf_puts(&sb, ":{\"victims\":[");
+			for (int k = 0; k < c->n_victims; k++) {
+				strbuf_puts(&sb, k ? "," : "");
+				gen_json_str(&sb, c->victims[k]);
+			}
+			strbuf_addf(&sb, "],\"pdbViolations\":%" PRId64 "}", c->pdb_violations);
+		}
+		strbuf_puts(&sb, "},\"preemptionBest\":[");
+		for (int i = 0; i < r->n_preempt_best; i++) {
+			strbuf_puts(&sb, i ? "," : "");
+			gen_json_str(&sb, r->preempt_best[i]);
 		}
 		strbuf_puts(&sb, "]");
 	}
@@ -303,6 +356,106 @@ static int services_each(void *ctx, const char *ns, int (*fn)(void *arg, const s
 	return 0;
 }
 
+/* The PodDisruptionBudgets of the state being run: what the PDB informer would hold. Decoded
+ * here: metadata and spec.selector (a metav1.LabelSelector, as a ReplicaSet's) through
+ * api_selector_owner_decode_json, which owns them (pdb_owners), and the two status fields
+ * preemption reads directly. */
+static struct api_pdb *cur_pdbs[GEN_MAX_PDBS];
+static struct api_selector_owner *pdb_owners[GEN_MAX_PDBS];
+static int n_cur_pdbs;
+
+static int pdb_decode(const char *json, struct err *e)
+{
+	char errbuf[256];
+	struct api_selector_owner *o = api_selector_owner_decode_json(API_SEL_RS, json, strlen(json), e);
+	yajl_val t = o ? yajl_tree_parse(json, errbuf, sizeof(errbuf)) : NULL;
+	struct api_pdb *p = t ? calloc(1, sizeof(*p)) : NULL;
+	if (!p) {
+		api_selector_owner_unref(o);
+		yajl_tree_free(t);
+		return o ? err_set(e, ERR_INVALID, "pdb: %s", t ? "out of memory" : errbuf) : -1;
+	}
+	p->refs = 1;
+	p->meta = o->meta;
+	p->selector = o->selector;
+	yajl_val st = get(t, "status"), v = get(st, "disruptionsAllowed"), dp = get(st, "disruptedPods");
+	p->disruptions_allowed = YAJL_IS_INTEGER(v) ? (int32_t)YAJL_GET_INTEGER(v) : 0;
+	if (YAJL_IS_OBJECT(dp) && dp->u.object.len) {
+		const char **names = calloc(dp->u.object.len, sizeof(*names));
+		for (size_t i = 0; names && i < dp->u.object.len; i++)
+			names[p->n_disrupted++] = strdup(dp->u.object.keys[i]);
+		p->disrupted_pods = names;
+	}
+	yajl_tree_free(t);
+	pdb_owners[n_cur_pdbs] = o;
+	cur_pdbs[n_cur_pdbs++] = p;
+	return 0;
+}
+
+static void pdbs_free(void)
+{
+	while (n_cur_pdbs) {
+		struct api_pdb *p = cur_pdbs[--n_cur_pdbs];
+		for (uint32_t i = 0; i < p->n_disrupted; i++)
+			free((char *)p->disrupted_pods[i]);
+		free((void *)p->disrupted_pods);
+		free(p);
+		api_selector_owner_unref(pdb_owners[n_cur_pdbs]);
+	}
+}
+
+static int pdb_each(void *ctx, int (*fn)(void *arg, const struct api_pdb *pdb), void *arg)
+{
+	(void)ctx;
+	for (int i = 0; i < n_cur_pdbs; i++) {
+		int r = fn(arg, cur_pdbs[i]);
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+/* The pods the pod informer would hold (the pending pod, which preemption re-reads as
+ * upstream's Evaluator does, the nominated and the non-terminal bound pods). */
+#define MAX_LISTED_PODS (GEN_MAX_PODS + GEN_MAX_NOMINATED + 1)
+static struct api_pod *cur_pods[MAX_LISTED_PODS];
+static int n_cur_pods;
+
+static struct api_pod *pod_lister(void *ctx, const char *ns, const char *name)
+{
+	(void)ctx;
+	for (int i = 0; i < n_cur_pods; i++)
+		if (!strcmp(cur_pods[i]->meta.namespace, ns) && !strcmp(cur_pods[i]->meta.name, name))
+			return api_pod_ref(cur_pods[i]);
+	return NULL;
+}
+
+static void list_pod(struct api_pod *p)
+{
+	if (n_cur_pods < MAX_LISTED_PODS)
+		cur_pods[n_cur_pods++] = api_pod_ref(p);
+}
+
+/* The dry-run executor: what DefaultPreemption asked to actuate (node and victims), instead of
+ * evicting. */
+static struct candidate actuated;
+static int n_actuated;
+
+static enum fw_code record_preemption(void *ctx, const struct api_pod *preemptor, const struct fw_preemption *p,
+				      struct fw_status *st)
+{
+	(void)ctx, (void)preemptor, (void)st;
+	struct candidate *c = &actuated;
+	memset(c, 0, sizeof(*c));
+	copy(c->node, sizeof(c->node), p->node_name);
+	c->pdb_violations = p->num_pdb_violations;
+	for (uint32_t i = 0; i < p->n_victims && c->n_victims < MAX_VICTIMS; i++)
+		snprintf(c->victims[c->n_victims++], NAME, "%s/%s", p->victims[i]->meta.namespace, p->victims[i]->meta.name);
+	qsort(c->victims, (size_t)c->n_victims, NAME, cmp_str);
+	n_actuated++;
+	return FW_SUCCESS;
+}
+
 /* kube-scheduler's and csched's pod informers list and watch with the field selector
  * status.phase!=Succeeded,status.phase!=Failed (scheduler.c POD_FIELD_SELECTOR), so the API
  * server never hands them terminal pods; the harness applies that selector itself. */
@@ -332,7 +485,11 @@ static int harness_init(struct harness *h, const char *config_text)
 						     .ns = ns_lister,
 						     .ns_each = ns_each,
 						     .owner = owner_lister,
-						     .services_each = services_each } };
+						     .services_each = services_each,
+						     .pod = pod_lister,
+						     .pdb_each = pdb_each },
+					/* no evictions: the decision is recorded and compared */
+					.preempt = { .actuate = record_preemption } };
 	if (!(h->profile = fw_profile_new(&pc, &o, &e))) {
 		fprintf(stderr, "differential: profile: %s\n", e.msg);
 		config_free(&h->cfg);
@@ -487,6 +644,50 @@ static int churn(const struct gen *g, struct cache *cache, struct snapshot *snap
 	return rc;
 }
 
+/* The cycle's outcome as upstream's schedulingCycle reports it: a Filter error's message; or,
+ * unschedulable, PostFilter (preemption: the node nominated and what the dry-run executor was
+ * asked to evict), the FitError message and the rejecting plugins; or csched's pick. Returns 0,
+ * or -1 with got->error set. */
+static int outcome(struct fw_profile *p, struct fw_cycle *c, const struct api_pod *pod, struct fw_schedule_result *res,
+		   struct result *got)
+{
+	if (res->code == FW_ERROR) {
+		char m[FW_STATUS_TEXT_MAX];
+		got->cycle_error = true;
+		copy(got->message, sizeof(got->message), fw_status_message(&res->status, m, sizeof(m)));
+	} else if (res->code != FW_SUCCESS) {
+		if (res->code == FW_UNSCHEDULABLE && fw_profile_has_post_filter(p)) {
+			struct fw_post_filter_result pfr = { 0 };
+			struct fw_status pst;
+			fw_status_reset(&pst);
+			fw_run_post_filter(p, c, pod, &res->diag, &pfr, &pst);
+			copy(got->nominated, sizeof(got->nominated), pfr.nominated_node_name);
+		}
+		/* the nominated node's candidate is what the plugin actuated, once */
+		if (got->nominated[0] && (n_actuated != 1 || strcmp(actuated.node, got->nominated))) {
+			snprintf(got->error, sizeof(got->error), "PostFilter nominated %s but actuated %d time(s) (node %s)",
+				 got->nominated, n_actuated, n_actuated ? actuated.node : "-");
+			return -1;
+		}
+		if (!got->nominated[0] && n_actuated) {
+			snprintf(got->error, sizeof(got->error), "PostFilter actuated a preemption on %s but nominated none",
+				 actuated.node);
+			return -1;
+		}
+		if (got->nominated[0]) {
+			got->candidates[0] = actuated;
+			got->n_candidates = 1;
+		}
+		fw_fit_error_message(&res->diag, got->message, sizeof(got->message));
+		for (uint32_t i = 0; i < res->diag.n_unschedulable_plugins; i++)
+			copy(got->unsched[got->n_unsched++], 64, res->diag.unschedulable_plugins[i]);
+		qsort(got->unsched, (size_t)got->n_unsched, sizeof(got->unsched[0]), cmp_str);
+	} else {
+		copy(got->selected, sizeof(got->selected), res->suggested_host);
+	}
+	return 0;
+}
+
 static int pod_key_cmp(const struct api_pod *a, const struct api_pod *b)
 {
 	int c = strcmp(a->meta.namespace, b->meta.namespace);
@@ -513,7 +714,6 @@ static int run_csched(const struct gen *g, struct result *got)
 		goto out;
 	}
 	bool churning = g->topo && (got->seed & 1);
-	got->churned = churning;
 	for (int i = 0; i < g->n_nodes; i++) {
 		/* churn: the node first carries another zone and rack and is updated to its own after
 		 * a snapshot (below) */
@@ -555,6 +755,12 @@ static int run_csched(const struct gen *g, struct result *got)
 		}
 		n_cur_owners++;
 	}
+	for (int i = 0; i < g->n_pdbs; i++) {
+		if (pdb_decode(g->pdbs[i], &e) < 0) {
+			snprintf(got->error, sizeof(got->error), "pdb %d: %.400s", i, e.msg);
+			goto out;
+		}
+	}
 	if (churning && churn(g, cache, snap, first, &e) < 0) {
 		snprintf(got->error, sizeof(got->error), "churn: %.400s", e.msg);
 		goto out;
@@ -592,6 +798,8 @@ static int run_csched(const struct gen *g, struct result *got)
 			: terminal(bp) ? 0
 			: first[i] && !terminal(first[i]) ? cache_update_pod(cache, first[i], bp, &e)
 							   : cache_add_pod(cache, bp, &e);
+		if (bp && !terminal(bp))
+			list_pod(bp);
 		api_pod_unref(bp);
 		if (r < 0) {
 			snprintf(got->error, sizeof(got->error), "pod %d: %.400s", i, e.msg);
@@ -607,12 +815,16 @@ static int run_csched(const struct gen *g, struct result *got)
 			goto out;
 		}
 		noms[i] = (struct fw_nominated_pod){ nom_pods[i]->nominated_node_name, nom_pods[i] };
+		list_pod(nom_pods[i]);
 		nominated.n++;
 	}
 	if (!(pod = api_pod_decode_json(g->pod, strlen(g->pod), &e)) || cache_update_snapshot(cache, snap, &e) < 0) {
 		snprintf(got->error, sizeof(got->error), "pod/snapshot: %.400s", e.msg);
 		goto out;
 	}
+	list_pod(pod);
+	copy(got->pod_nominated, sizeof(got->pod_nominated), pod->nominated_node_name);
+	n_actuated = 0;
 	struct fw_node_list nodes;
 	fw_node_list_from_snapshot(snap, &nodes);
 	struct fw_profile *p = h->profile;
@@ -622,6 +834,28 @@ static int run_csched(const struct gen *g, struct result *got)
 	if (!c || fw_schedule_pod(p, c, &nodes, pod, &nominated, &res, &e) < 0) {
 		snprintf(got->error, sizeof(got->error), "fw_schedule_pod: %.400s", c ? e.msg : "out of memory");
 		goto out;
+	}
+	/* A pod nominated by an earlier preemption goes to its nominated node without the other nodes
+	 * being evaluated when it fits there, and the diagnosis keeps that node's status when not
+	 * (upstream evaluateNominatedNode): the outcome comes from this cycle, the per-node
+	 * verdicts and scores from a second one without the nomination, as the oracle's all-nodes
+	 * pass has none. */
+	if (got->pod_nominated[0]) {
+		if (outcome(p, c, pod, &res, got) < 0)
+			goto out;
+		char *js = replace1(g->pod, "\"nominatedNodeName\":", "\"x-nominatedNodeName\":");
+		struct api_pod *plain = js ? api_pod_decode_json(js, strlen(js), &e) : NULL;
+		free(js);
+		fw_cycle_free(c);
+		c = plain ? fw_cycle_new(p) : NULL;
+		fw_profile_batch_reset(p);
+		if (!c || fw_schedule_pod(p, c, &nodes, plain, &nominated, &res, &e) < 0) {
+			api_pod_unref(plain);
+			snprintf(got->error, sizeof(got->error), "fw_schedule_pod (not nominated): %.400s", e.msg);
+			goto out;
+		}
+		api_pod_unref(pod); /* the pod lister keeps the nominated one */
+		pod = plain;
 	}
 	/* per node: its failure, else feasible, else the status of nodes PreFilter excluded */
 	const struct node_info *feas[GEN_MAX_NODES];
@@ -650,24 +884,8 @@ static int run_csched(const struct gen *g, struct result *got)
 			copy(nr->code, sizeof(nr->code), res.code == FW_ERROR ? "(cycle error)" : "(not evaluated)");
 		got->n_nodes++;
 	}
-	if (res.code == FW_ERROR) {
-		char m[FW_STATUS_TEXT_MAX];
-		got->cycle_error = true;
-		copy(got->message, sizeof(got->message), fw_status_message(&res.status, m, sizeof(m)));
-	} else if (res.code != FW_SUCCESS) {
-		if (res.code == FW_UNSCHEDULABLE && fw_profile_has_post_filter(p)) {
-			struct fw_post_filter_result pfr = { 0 };
-			struct fw_status pst;
-			fw_status_reset(&pst);
-			fw_run_post_filter(p, c, pod, &res.diag, &pfr, &pst);
-		}
-		fw_fit_error_message(&res.diag, got->message, sizeof(got->message));
-		for (uint32_t i = 0; i < res.diag.n_unschedulable_plugins; i++)
-			copy(got->unsched[got->n_unsched++], 64, res.diag.unschedulable_plugins[i]);
-		qsort(got->unsched, (size_t)got->n_unsched, sizeof(got->unsched[0]), cmp_str);
-	} else {
-		copy(got->selected, sizeof(got->selected), res.suggested_host);
-	}
+	if (!got->pod_nominated[0] && outcome(p, c, pod, &res, got) < 0)
+		goto out;
 	if (n_feas && score_nodes(p, c, pod, feas, n_feas, got, idx_of, got->error, sizeof(got->error)) < 0)
 		goto out;
 	int64_t best = INT64_MIN;
@@ -689,6 +907,9 @@ out:
 		api_namespace_unref(cur_ns[--n_cur_ns]);
 	while (n_cur_owners)
 		api_selector_owner_unref(cur_owners[--n_cur_owners]);
+	pdbs_free();
+	while (n_cur_pods)
+		api_pod_unref(cur_pods[--n_cur_pods]);
 	for (int i = 0; i < GEN_MAX_NOMINATED; i++)
 		api_pod_unref(nom_pods[i]);
 	for (int i = 0; i < GEN_MAX_PODS; i++)
@@ -781,27 +1002,6 @@ static bool in_list(char list[][16], int n, const char *s)
 	return false;
 }
 
-/* Messages equal, but for the node of a successful preemption: upstream picks it among the
- * candidates its pickOneNodeForPreemption leaves tied in Go map order (random from run to run),
- * csched the first of them (docs/config.md "Plugin differences"). After churn (churned) not the
- * number of victims either: the generator's bound pods have equal priorities and no startTime, so
- * upstream reprieves them in the node's pod order, which churn's updates (remove + add, as
- * upstream's cache does them) change and the oracle's fresh state does not. */
-static bool same_message(const char *want, const char *got, bool churned)
-{
-	static const char found[] = "preemption: found a potential placement for pod on node ";
-	const char *w = strstr(want, found), *g = strstr(got, found);
-	if (!w || !g || w - want != g - got || strncmp(want, got, (size_t)(w - want)))
-		return !strcmp(want, got);
-	w = strchr(w + sizeof(found) - 1, ',');
-	g = strchr(g + sizeof(found) - 1, ',');
-	if (churned && w && g) {
-		w = strstr(w, " victims");
-		g = strstr(g, " victims");
-	}
-	return w && g && !strcmp(w, g);
-}
-
 /* Compares; returns the number of differences. */
 static int compare(const struct result *want, const struct result *got)
 {
@@ -877,12 +1077,57 @@ static int compare(const struct result *want, const struct result *got)
 		same_best = in_list((char(*)[16])got->best, got->n_best, want->best[i]);
 	if (!same_best)
 		diff(seed, "-", "best", "best-node set", bw, bg);
-	if (got->selected[0] && !in_list((char(*)[16])want->best, want->n_best, got->selected))
+	/* upstream's evaluateNominatedNode: a pod nominated by an earlier preemption goes to that node
+	 * when it fits there, scores unseen */
+	const struct node_out *nom = got->pod_nominated[0] ? find_node(want, got->pod_nominated) : NULL;
+	bool nominated_pick = nom && !strcmp(got->selected, nom->name) && !strcmp(nom->code, "Success");
+	if (got->selected[0] && !nominated_pick && !in_list((char(*)[16])want->best, want->n_best, got->selected))
 		diff(seed, "-", "selected", "csched's pick not in upstream's best set", bw, got->selected);
 	if (!want->n_best && got->selected[0])
 		diff(seed, "-", "selected", "csched picked a node where upstream finds none", "(none)", got->selected);
-	if (!same_message(want->message, got->message, got->churned))
-		diff(seed, "-", "message", "FailedScheduling message", want->message, got->message);
+	/* preemption: csched's node must be one upstream's SelectCandidate may pick (the last tie
+	 * goes by Go map order), with upstream's victims on that node; the message names the node */
+	char *want_msg = NULL;
+	if (want->nominated[0] && !got->nominated[0])
+		diff(seed, "-", "nominatedNode", "upstream preempts, csched does not", want->nominated, "(none)");
+	if (!want->nominated[0] && got->nominated[0])
+		diff(seed, got->nominated, "nominatedNode", "csched preempts, upstream does not", "(none)", got->nominated);
+	if (want->nominated[0] && got->nominated[0]) {
+		const struct candidate *wc = NULL, *gc = &got->candidates[0];
+		for (int i = 0; i < want->n_candidates; i++)
+			if (!strcmp(want->candidates[i].node, got->nominated))
+				wc = &want->candidates[i];
+		a[0] = '\0';
+		for (int i = 0; i < want->n_preempt_best; i++)
+			snprintf(a + strlen(a), sizeof(a) - strlen(a), "%s%s", i ? " " : "", want->preempt_best[i]);
+		if (!in_list((char(*)[16])want->preempt_best, want->n_preempt_best, got->nominated))
+			diff(seed, got->nominated, "nominatedNode",
+			     wc ? "csched's preemption node is a worse upstream candidate" : "csched's preemption node is no upstream candidate",
+			     a, got->nominated);
+		if (wc) {
+			a[0] = b[0] = '\0';
+			for (int i = 0; i < wc->n_victims; i++)
+				snprintf(a + strlen(a), sizeof(a) - strlen(a), "%s%s", i ? " " : "", wc->victims[i]);
+			for (int i = 0; i < gc->n_victims; i++)
+				snprintf(b + strlen(b), sizeof(b) - strlen(b), "%s%s", i ? " " : "", gc->victims[i]);
+			if (strcmp(a, b))
+				diff(seed, got->nominated, "victims", "preemption victims", a, b);
+			if (wc->pdb_violations != gc->pdb_violations) {
+				snprintf(a, sizeof(a), "%" PRId64, wc->pdb_violations);
+				snprintf(b, sizeof(b), "%" PRId64, gc->pdb_violations);
+				diff(seed, got->nominated, "pdbViolations", "preemption PDB violations", a, b);
+			}
+		}
+		if (strcmp(want->nominated, got->nominated) &&
+		    in_list((char(*)[16])want->preempt_best, want->n_preempt_best, got->nominated)) {
+			snprintf(a, sizeof(a), "for pod on node %s, preempting", want->nominated);
+			snprintf(b, sizeof(b), "for pod on node %s, preempting", got->nominated);
+			want_msg = replace1(want->message, a, b);
+		}
+	}
+	if (strcmp(want_msg ? want_msg : want->message, got->message))
+		diff(seed, "-", "message", "FailedScheduling message", want_msg ? want_msg : want->message, got->message);
+	free(want_msg);
 	a[0] = b[0] = '\0';
 	for (int i = 0; i < want->n_unsched; i++)
 		snprintf(a + strlen(a), sizeof(a) - strlen(a), "%s%s", i ? " " : "", want->unsched[i]);

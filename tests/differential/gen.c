@@ -115,6 +115,43 @@ static int t_int(struct gen *g, int n) { return n <= 1 ? 0 : (int)(trnd(g) % (ui
 static bool t_pct(struct gen *g, int pct) { return t_int(g, 100) < pct; }
 #define TPICK(g, arr) ((arr)[t_int((g), (int)(sizeof(arr) / sizeof((arr)[0])))])
 
+/* ---------- Preemption: the third stream (g->p, used only when g->preempt) ---------- */
+
+static uint64_t prnd(struct gen *g)
+{
+	uint64_t z = (g->p += 0x9E3779B97F4A7C15ull);
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+	return z ^ (z >> 31);
+}
+static int p_int(struct gen *g, int n) { return n <= 1 ? 0 : (int)(prnd(g) % (uint64_t)n); }
+static bool p_pct(struct gen *g, int pct) { return p_int(g, 100) < pct; }
+#define PPICK(g, arr) ((arr)[p_int((g), (int)(sizeof(arr) / sizeof((arr)[0])))])
+#define NO_PRIORITY (-1000000) /* spec.priority absent (0 to the scheduler) */
+
+/* A bound pod's priority (spread around the pending pod's, so that some are victims and some
+ * not; negative ones test upstream's sum of priorities with MaxInt32+1 added) and its
+ * status.startTime: the minute random, the second the pod's index on its node, so that pods of
+ * one node never start at once (upstream orders victims by priority then start time,
+ * util.MoreImportantPod, and a pod without startTime counts as started now: neither may leave
+ * the order to chance) while pods of different nodes may (ties of pickOneNodeForPreemption's
+ * last criterion, the latest start time). low: one of a few low priorities (absent = 0), so
+ * that candidates of different nodes often tie (more so in guarded states, where only the
+ * filler pods are victims). Writes `"priority":N,` into spec; *start gets
+ * the time. */
+static void put_bound_priority(struct gen *g, struct strbuf *sb, char start[32], bool low)
+{
+	static const int prios[] = { NO_PRIORITY, NO_PRIORITY, 0, 1, 1, 3, 5, 10, 10, 100, 1000, -5 };
+	static const int low_prios[] = { NO_PRIORITY, 0, 0, 1 };
+	int prio = low ? PPICK(g, low_prios) : PPICK(g, prios);
+	if (g->guarded && !low)
+		prio = 2000; /* above every pending pod's */
+	if (prio != NO_PRIORITY)
+		strbuf_addf(sb, "\"priority\":%d,", prio);
+	int minute = low || p_pct(g, 60) ? 0 : 1 + p_int(g, 2);
+	snprintf(start, 32, "2026-01-01T00:%02d:%02dZ", minute, g->node_pod_k % 60);
+}
+
 /* Pod labels the selectors of affinity terms, spread constraints and owners read. */
 static const struct label_kind pod_label_kinds[GEN_POD_LABEL_KINDS] = {
 	{ "app", { "web", "db", "cache" }, 3 },
@@ -618,6 +655,15 @@ static char *gen_node(struct gen *g, int idx)
 		.has_gpu = r_pct(g, 30), .gpu = r_int(g, 5),
 		.has_huge = r_pct(g, 30), .huge_mi = 512 * r_int(g, 3),
 	};
+	/* preemption states: half the nodes twice as large, so that fewer pending pods exceed a
+	 * node's whole allocatable (UnschedulableAndUnresolvable: nothing to preempt there) and the
+	 * filler pods (gen_filler_pod) decide */
+	if (g->preempt && p_pct(g, 50)) {
+		r.cpu_m *= 2;
+		r.mem_mi *= 2;
+	}
+	g->node_cpu_m[idx] = r.cpu_m;
+	g->node_mem_mi[idx] = r.mem_mi;
 	strbuf_puts(&sb, "\"capacity\":");
 	put_res(&sb, &r, 0, 0);
 	strbuf_puts(&sb, ",\"allocatable\":");
@@ -958,14 +1004,22 @@ static char *gen_bound_pod(struct gen *g, int idx, const char *node)
 		    "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"b%d\",\"namespace\":\"%s\","
 		    "\"uid\":\"uid-b%d\"",
 		    idx, ns, idx);
+	bool terminating = false;
 	if (g->topo) {
 		put_pod_labels(g, &sb);
 		/* a terminating pod: PodTopologySpread does not count it (common.go
 		 * countPodsMatchSelector), InterPodAffinity does */
-		if (t_pct(g, 4))
-			strbuf_puts(&sb, ",\"deletionTimestamp\":\"2026-01-01T00:00:00Z\",\"deletionGracePeriodSeconds\":30");
+		terminating = t_pct(g, 4);
 	}
+	/* on the pending pod's nominated node: a victim of its earlier preemption, still
+	 * terminating (upstream PodEligibleToPreemptOthers then lets the pod wait) */
+	bool preempted = g->preempt && g->pend_nom >= 0 && !strcmp(node, g->node_names[g->pend_nom]) && p_pct(g, 40);
+	if (terminating || preempted)
+		strbuf_puts(&sb, ",\"deletionTimestamp\":\"2026-01-01T00:00:00Z\",\"deletionGracePeriodSeconds\":30");
 	strbuf_addf(&sb, "},\"spec\":{\"nodeName\":\"%s\",\"schedulerName\":\"default-scheduler\",", node);
+	char start[32] = "";
+	if (g->preempt)
+		put_bound_priority(g, &sb, start, false);
 	put_containers(g, &sb, false);
 	if (g->host_network)
 		strbuf_puts(&sb, ",\"hostNetwork\":true");
@@ -974,6 +1028,12 @@ static char *gen_bound_pod(struct gen *g, int idx, const char *node)
 	if (g->topo)
 		put_topo_affinity(g, &sb, 45, 40);
 	strbuf_addf(&sb, "},\"status\":{\"phase\":\"%s\"", PICK(g, phases));
+	if (start[0])
+		strbuf_addf(&sb, ",\"startTime\":\"%s\"", start);
+	if (preempted)
+		strbuf_puts(&sb, ",\"conditions\":[{\"type\":\"DisruptionTarget\",\"status\":\"True\","
+				 "\"lastTransitionTime\":\"2026-01-01T00:00:00Z\",\"reason\":\"PreemptionByScheduler\","
+				 "\"message\":\"default-scheduler: preempting to accommodate a higher priority pod\"}]");
 	if (r_pct(g, 12)) {
 		/* an in-place resize in progress (down): allocated and actuated above the spec, so
 		 * upstream's NodeInfo counts max(spec, allocated, actuated) */
@@ -1004,12 +1064,16 @@ static char *gen_light_pod(struct gen *g, int idx, const char *node)
 		    "\"uid\":\"uid-t%d\"",
 		    idx, ns, idx);
 	put_pod_labels(g, &sb);
-	strbuf_addf(&sb,
-		    "},\"spec\":{\"nodeName\":\"%s\",\"schedulerName\":\"default-scheduler\",\"containers\":[{\"name\":\"c0\","
-		    "\"image\":\"registry.k8s.io/pause:3.10\",\"resources\":{}}]",
-		    node);
+	strbuf_addf(&sb, "},\"spec\":{\"nodeName\":\"%s\",\"schedulerName\":\"default-scheduler\",", node);
+	char start[32] = "";
+	if (g->preempt)
+		put_bound_priority(g, &sb, start, false);
+	strbuf_puts(&sb, "\"containers\":[{\"name\":\"c0\",\"image\":\"registry.k8s.io/pause:3.10\",\"resources\":{}}]");
 	put_topo_affinity(g, &sb, 40, 40);
-	strbuf_puts(&sb, "},\"status\":{\"phase\":\"Running\"}}");
+	strbuf_puts(&sb, "},\"status\":{\"phase\":\"Running\"");
+	if (start[0])
+		strbuf_addf(&sb, ",\"startTime\":\"%s\"", start);
+	strbuf_puts(&sb, "}}");
 	return strbuf_detach(&sb, NULL);
 }
 
@@ -1104,6 +1168,9 @@ static char *gen_pending_pod(struct gen *g)
 	/* lean (40% of the topology states): the node selector, node affinity and volumes are
 	 * drawn but not written, so that more pods fit and the two plugins' scores decide */
 	bool lean = g->topo && t_pct(g, 40);
+	/* and in 60% of the preemption states, so that more of them reach PostFilter with nodes that
+	 * only lower-priority pods keep from fitting */
+	lean |= g->preempt && p_pct(g, 60);
 	if (!g->topo) {
 		strbuf_puts(&sb, "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\",\"namespace\":\"default\","
 				 "\"uid\":\"uid-p\"},\"spec\":{\"schedulerName\":\"default-scheduler\",");
@@ -1118,8 +1185,19 @@ static char *gen_pending_pod(struct gen *g)
 		strbuf_puts(&sb, "},\"spec\":{\"schedulerName\":\"default-scheduler\",");
 		gen_owners(g, ns);
 	}
-	if (r_pct(g, 30))
+	bool prio5 = r_pct(g, 30);
+	if (g->preempt) {
+		/* mostly above many bound pods' (bound pods: put_bound_priority), so that it preempts */
+		static const int prios[] = { 10, 10, 100, 100, 1000, 1000, 5, 3, NO_PRIORITY };
+		int prio = PPICK(g, prios);
+		if (prio != NO_PRIORITY)
+			strbuf_addf(&sb, "\"priority\":%d,", prio);
+		int pol = p_int(g, 100);
+		if (pol < 22)
+			strbuf_addf(&sb, "\"preemptionPolicy\":\"%s\",", pol < 12 ? "Never" : "PreemptLowerPriority");
+	} else if (prio5) {
 		strbuf_puts(&sb, "\"priority\":5,");
+	}
 	g->host_network = r_pct(g, 12);
 	g->scratch_mount = r_pct(g, 15);
 	put_containers(g, &sb, true);
@@ -1219,8 +1297,95 @@ static char *gen_pending_pod(struct gen *g)
 	if (lean && g->scratch_mount) /* the containers may mount it */
 		strbuf_puts(&sb, ",\"volumes\":[{\"name\":\"scratch\",\"emptyDir\":{}}]");
 	strbuf_release(&junk);
-	strbuf_puts(&sb, "}}");
+	if (g->pend_nom >= 0) /* an earlier cycle's preemption nominated it */
+		strbuf_addf(&sb, "},\"status\":{\"phase\":\"Pending\",\"nominatedNodeName\":\"%s\"}}",
+			    g->node_names[g->pend_nom]);
+	else
+		strbuf_puts(&sb, "}}");
 	return strbuf_detach(&sb, NULL);
+}
+
+/* A pod that fills a third to two thirds of node's cpu or memory (or both), with a priority and
+ * labels (preemption states only: more nodes where the pending pod fits once lower-priority pods
+ * go, and PDBs to match). */
+static char *gen_filler_pod(struct gen *g, int idx, int node)
+{
+	static const char *const apps[] = { "web", "db", "cache" };
+	struct strbuf sb = STRBUF_INIT;
+	const char *ns = p_pct(g, 75) ? "default" : "other";
+	strbuf_addf(&sb,
+		    "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"f%d\",\"namespace\":\"%s\","
+		    "\"uid\":\"uid-f%d\",\"labels\":{\"app\":\"%s\"}},\"spec\":{\"nodeName\":\"%s\","
+		    "\"schedulerName\":\"default-scheduler\",",
+		    idx, ns, idx, PPICK(g, apps), g->node_names[node]);
+	char start[32];
+	put_bound_priority(g, &sb, start, g->guarded || p_pct(g, 60));
+	int what = p_int(g, 3); /* 0 cpu, 1 memory, 2 both */
+	int cpu = what != 1 ? g->node_cpu_m[node] * (33 + p_int(g, 34)) / 100 : 100;
+	int mem = what != 0 ? g->node_mem_mi[node] * (33 + p_int(g, 34)) / 100 : 128;
+	strbuf_addf(&sb,
+		    "\"containers\":[{\"name\":\"c0\",\"image\":\"registry.k8s.io/pause:3.10\",\"resources\":{"
+		    "\"requests\":{\"cpu\":\"%dm\",\"memory\":\"%dMi\"}}}]},\"status\":{\"phase\":\"Running\","
+		    "\"startTime\":\"%s\"}}",
+		    cpu, mem, start);
+	return strbuf_detach(&sb, NULL);
+}
+
+/* PodDisruptionBudgets (policy/v1) over the bound pods' labels, as the disruption controller
+ * left them: status.disruptionsAllowed 0-2 and sometimes a pod in disruptedPods (upstream
+ * FilterVictimsWithPDBViolation skips it). Selectors: absent and {} (upstream skips both),
+ * matchLabels or matchExpressions over the pod label kinds. */
+static void gen_pdbs(struct gen *g)
+{
+	/* one PDB per namespace: a pod matching two would make upstream's verdict depend on the
+	 * order its PDB lister returns them (FilterVictimsWithPDBViolation stops at the first
+	 * violated one, leaving the other's budget unspent), which is Go map order */
+	static const char *const nss[] = { "default", "other", "prod" };
+	int n = p_pct(g, 55) ? 1 + p_int(g, 3) : 0;
+	int ns0 = p_pct(g, 70) ? 0 : p_int(g, 3);
+	for (; g->n_pdbs < n; g->n_pdbs++) {
+		struct strbuf sb = STRBUF_INIT;
+		const char *ns = nss[(ns0 + g->n_pdbs) % 3];
+		strbuf_addf(&sb,
+			    "{\"apiVersion\":\"policy/v1\",\"kind\":\"PodDisruptionBudget\",\"metadata\":{\"name\":\"pdb%d\","
+			    "\"namespace\":\"%s\",\"uid\":\"uid-pdb%d\"},\"spec\":{\"minAvailable\":1",
+			    g->n_pdbs, ns, g->n_pdbs);
+		int shape = p_int(g, 10);
+		int k = p_pct(g, 60) ? 0 : p_int(g, GEN_POD_LABEL_KINDS);
+		const char *key = pod_label_kinds[k].key, *v = pod_label_kinds[k].values[p_int(g, pod_label_kinds[k].n)];
+		if (shape == 1)
+			strbuf_puts(&sb, ",\"selector\":{}");
+		else if (shape >= 2 && shape < 7) {
+			strbuf_puts(&sb, ",\"selector\":{\"matchLabels\":{");
+			gen_json_str(&sb, key);
+			strbuf_puts(&sb, ":");
+			gen_json_str(&sb, v);
+			strbuf_puts(&sb, "}}");
+		} else if (shape >= 7) {
+			strbuf_puts(&sb, ",\"selector\":{\"matchExpressions\":[{\"key\":");
+			gen_json_str(&sb, key);
+			strbuf_addf(&sb, ",\"operator\":\"%s\"", shape == 9 ? "Exists" : "In");
+			if (shape != 9) {
+				strbuf_puts(&sb, ",\"values\":[");
+				gen_json_str(&sb, v);
+				strbuf_puts(&sb, "]");
+			}
+			strbuf_puts(&sb, "}]}");
+		}
+		static const int allowed_v[] = { 0, 0, 1, 2 };
+		int allowed = PPICK(g, allowed_v);
+		strbuf_addf(&sb, "},\"status\":{\"disruptionsAllowed\":%d,\"currentHealthy\":%d,\"desiredHealthy\":1,"
+				 "\"expectedPods\":%d",
+			    allowed, 1 + allowed, 1 + allowed);
+		/* mostly a filler pod's name (the likely victims), else a bound pod's */
+		if (g->n_fillers && p_pct(g, 40))
+			strbuf_addf(&sb, ",\"disruptedPods\":{\"f%d\":\"2026-01-01T00:00:00Z\"}",
+				    g->filler_idx[p_int(g, g->n_fillers)]);
+		else if (g->n_pods && p_pct(g, 15))
+			strbuf_addf(&sb, ",\"disruptedPods\":{\"b%d\":\"2026-01-01T00:00:00Z\"}", p_int(g, g->n_pods));
+		strbuf_puts(&sb, "}}");
+		g->pdbs[g->n_pdbs] = strbuf_detach(&sb, NULL);
+	}
 }
 
 /* Plugin args a profile may carry (half of the seeds run the defaults): addedAffinity, the
@@ -1361,6 +1526,17 @@ static bool gen_topo(void)
 	return implemented(reg, "InterPodAffinity") || implemented(reg, "PodTopologySpread");
 }
 
+/* Whether the generator emits the preemption material (see struct gen's p). */
+static bool gen_preempt(void)
+{
+	/* DIFFERENTIAL_PREEMPTION=1 / =0 forces it on / off (=1 also keeps DefaultPreemption
+	 * enabled in the configuration while it is NOT_YET: to try the generator on the oracle) */
+	const char *force = getenv("DIFFERENTIAL_PREEMPTION");
+	if (force && *force)
+		return !strcmp(force, "1");
+	return implemented(fw_registry(), "DefaultPreemption");
+}
+
 /* The profile both sides run: upstream's defaults minus the plugins csched lacks (the NOT_YET
  * rows of algorithm/registry.c), with one of config_variants (chosen by a hash of the seed, so
  * that it does not shift the state's random stream). Variant 6 also changes score weights. */
@@ -1373,7 +1549,8 @@ static char *gen_config(uint64_t seed)
 	strbuf_puts(&sb, "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
 			 "profiles:\n- schedulerName: default-scheduler\n  plugins:\n    multiPoint:\n      disabled:\n");
 	for (size_t i = 0; i < reg->n; i++)
-		if (!reg->plugins[i].implemented && reg->plugins[i].upstream_default)
+		if (!reg->plugins[i].implemented && reg->plugins[i].upstream_default &&
+		    !(!strcmp(reg->plugins[i].name, "DefaultPreemption") && gen_preempt()))
 			strbuf_addf(&sb, "      - name: %s\n", reg->plugins[i].name);
 	/* one of the plugins at some extension points only (a fourth hash): its Score without its
 	 * PreFilter state, or (a configuration upstream accepts) its Filter without PreFilter */
@@ -1412,7 +1589,10 @@ void gen_state(struct gen *g, uint64_t seed)
 	memset(g, 0, sizeof(*g));
 	g->s = seed * 0x9E3779B97F4A7C15ull + 0x1234567ull;
 	g->t = seed * 0xD1B54A32D192ED03ull + 0x70B0ull;
+	g->p = seed * 0xA24BAED4963EE407ull + 0x9E37ull;
 	g->topo = gen_topo();
+	g->preempt = gen_preempt();
+	g->pend_nom = -1;
 	g->pod_level_resources = true;
 	g->config = gen_config(seed);
 	g->n_nodes = 1 + r_int(g, 12);
@@ -1421,15 +1601,30 @@ void gen_state(struct gen *g, uint64_t seed)
 	for (int i = 0; i < g->n_nodes; i++)
 		g->nodes[i] = gen_node(g, i);
 	gen_pvcs(g);
+	if (g->preempt && p_pct(g, 15))
+		g->pend_nom = p_int(g, g->n_nodes);
+	g->guarded = g->preempt && p_pct(g, 25);
 	for (int i = 0; i < g->n_nodes; i++) {
 		int np = r_int(g, 4);
-		for (int k = 0; k < np && g->n_pods < GEN_MAX_PODS; k++, g->n_pods++)
+		for (int k = 0; k < np && g->n_pods < GEN_MAX_PODS; k++, g->n_pods++) {
+			g->node_pod_k = k;
 			g->pods[g->n_pods] = gen_bound_pod(g, g->n_pods, g->node_names[i]);
+		}
 	}
 	for (int i = 0; g->topo && i < g->n_nodes; i++) {
 		int np = t_int(g, 3);
-		for (int k = 0; k < np && g->n_pods < GEN_MAX_PODS; k++, g->n_pods++)
+		for (int k = 0; k < np && g->n_pods < GEN_MAX_PODS; k++, g->n_pods++) {
+			g->node_pod_k = 10 + k; /* after the node's bound pods */
 			g->pods[g->n_pods] = gen_light_pod(g, g->n_pods, g->node_names[i]);
+		}
+	}
+	for (int i = 0; g->preempt && i < g->n_nodes; i++) {
+		int np = p_pct(g, 85) ? 1 + p_int(g, 2) : 0;
+		for (int k = 0; k < np && g->n_pods < GEN_MAX_PODS; k++, g->n_pods++) {
+			g->node_pod_k = 20 + k;
+			g->filler_idx[g->n_fillers++] = g->n_pods;
+			g->pods[g->n_pods] = gen_filler_pod(g, g->n_pods, i);
+		}
 	}
 	int nn = r_pct(g, 40) ? 1 + r_int(g, GEN_MAX_NOMINATED) : 0;
 	for (; g->n_nominated < nn; g->n_nominated++)
@@ -1437,6 +1632,8 @@ void gen_state(struct gen *g, uint64_t seed)
 	g->pod = gen_pending_pod(g);
 	if (g->topo)
 		gen_namespaces(g);
+	if (g->preempt)
+		gen_pdbs(g);
 }
 
 void gen_release(struct gen *g)
@@ -1455,6 +1652,8 @@ void gen_release(struct gen *g)
 		free(g->namespaces[i]);
 	for (int i = 0; i < g->n_owners; i++)
 		free(g->owners[i]);
+	for (int i = 0; i < g->n_pdbs; i++)
+		free(g->pdbs[i]);
 	memset(g, 0, sizeof(*g));
 }
 
@@ -1489,6 +1688,12 @@ char *gen_state_json(const struct gen *g)
 					strbuf_puts(&sb, g->owners[i]);
 				}
 		}
+		strbuf_puts(&sb, "]");
+	}
+	if (g->preempt) {
+		strbuf_puts(&sb, ",\"pdbs\":[");
+		for (int i = 0; i < g->n_pdbs; i++)
+			strbuf_addf(&sb, "%s%s", i ? "," : "", g->pdbs[i]);
 		strbuf_puts(&sb, "]");
 	}
 	strbuf_puts(&sb, "}");

@@ -8,13 +8,14 @@
 #include "common/strbuf.h"
 
 #define GEN_MAX_NODES 12
-#define GEN_MAX_PODS 64
+#define GEN_MAX_PODS 96
 #define GEN_MAX_CTRS 8
 #define GEN_MAX_PVCS 8
 #define GEN_MAX_NOMINATED 3
 #define GEN_MAX_NAMESPACES 4
 #define GEN_MAX_OWNERS 12
 #define GEN_POD_LABEL_KINDS 4
+#define GEN_MAX_PDBS 4
 
 /* The kinds of object whose pod selector PodTopologySpread's system defaults read (the values
  * are apiclient's enum api_selector_kind). */
@@ -30,6 +31,16 @@ struct gen {
 	 * draws (every older field) stay as they were. */
 	uint64_t t;
 	bool topo;
+	/* A third stream for the preemption material (pod priorities and preemptionPolicy, start
+	 * times, pods terminating by preemption, PodDisruptionBudgets), drawn only when the registry
+	 * implements DefaultPreemption (preempt), for the same reason. */
+	uint64_t p;
+	bool preempt;
+	int pend_nom;   /* node index the pending pod is nominated to (status.nominatedNodeName), -1: none */
+	int node_pod_k; /* index of the bound pod being generated among its node's */
+	int n_fillers, filler_idx[GEN_MAX_PODS]; /* preempt: the filler pods' indices (names f<idx>) */
+	bool guarded;   /* preempt: the bound pods outrank the pending pod, only filler pods are victims */
+	int node_cpu_m[GEN_MAX_NODES], node_mem_mi[GEN_MAX_NODES]; /* capacity (for preempt's filler pods) */
 	int pod_labels[GEN_POD_LABEL_KINDS]; /* of the pod being generated: value index, -1 = absent */
 	bool pod_level_resources;
 	bool host_network;  /* of the pod being generated: containerPort == hostPort */
@@ -51,6 +62,8 @@ struct gen {
 	int n_owners;
 	char *owners[GEN_MAX_OWNERS]; /* Services, RCs, ReplicaSets, StatefulSets */
 	enum gen_owner_kind owner_kind[GEN_MAX_OWNERS];
+	int n_pdbs;
+	char *pdbs[GEN_MAX_PDBS]; /* policy/v1 PodDisruptionBudgets (preempt) */
 };
 
 /* Fills g with the state of seed (deterministic on every platform). */
@@ -58,7 +71,7 @@ void gen_state(struct gen *g, uint64_t seed);
 void gen_release(struct gen *g);
 /* The oracle's input: {"config", "nodes", "pods", "pvcs", "pod"} on one line ("pods" holds the
  * bound pods, then the nominated ones), with "namespaces", "services", "replicationControllers",
- * "replicaSets", "statefulSets" when g->topo. Caller frees. */
+ * "replicaSets", "statefulSets" when g->topo and "pdbs" when g->preempt. Caller frees. */
 char *gen_state_json(const struct gen *g);
 /* Appends s as a JSON string literal. */
 void gen_json_str(struct strbuf *sb, const char *s);

@@ -41,6 +41,7 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
@@ -69,6 +70,9 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/apis/config/validation"
 	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/defaultpreemption"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
+	"k8s.io/kubernetes/pkg/scheduler/framework/preemption"
 )
 
 // kinds maps an input list key to its object type and whether it is namespaced.
@@ -117,6 +121,12 @@ type device struct {
 	Device  string `json:"device"`
 }
 
+// candidateOut is one preemption candidate of upstream's DryRunPreemption.
+type candidateOut struct {
+	Victims       []string `json:"victims"` // namespace/name, sorted
+	PDBViolations int64    `json:"pdbViolations"`
+}
+
 type output struct {
 	Profile              string              `json:"profile"`
 	PreEnqueue           *statusOut          `json:"preenqueue,omitempty"` // set: upstream would not even attempt the pod
@@ -130,11 +140,17 @@ type output struct {
 	UnschedulablePlugins []string            `json:"unschedulablePlugins,omitempty"`
 	PostFilter           *statusOut          `json:"postfilter,omitempty"`
 	NominatedNode        string              `json:"nominatedNode,omitempty"`
-	Victims              []string            `json:"victims,omitempty"`
+	Victims              []string            `json:"victims,omitempty"`     // deleted: the candidate's victims not already terminating
 	Bound                string              `json:"bound,omitempty"`       // node that Reserve and PreBind ran for
 	Allocations          map[string][]device `json:"allocations,omitempty"` // the pod's claims after PreBind: claim name -> devices
 	BindStatus           *statusOut          `json:"bindStatus,omitempty"`  // set when Reserve or PreBind failed
 	Warnings             []string            `json:"warnings,omitempty"`
+
+	// Every node DryRunPreemption finds a candidate on (all potential nodes below
+	// minCandidateNodesAbsolute), and the candidates SelectCandidate may return (upstream breaks the
+	// last tie in Go map order): set when preemption nominated a node.
+	Candidates     map[string]candidateOut `json:"candidates,omitempty"`
+	PreemptionBest []string                `json:"preemptionBest,omitempty"`
 }
 
 func toStatus(s *fwk.Status) statusOut {
@@ -564,13 +580,28 @@ func schedule(cfg *config.KubeSchedulerConfiguration, pod *v1.Pod, objs []runtim
 		out.Reason = string(v1.PodReasonUnschedulable)
 		out.UnschedulablePlugins = sets.List(fitErr.Diagnosis.UnschedulablePlugins)
 		if schedFwk.HasPostFilterPlugins() {
+			// an error here (a Filter erring) ends the real PostFilter the same way, which then
+			// nominates nothing: no candidates are reported
+			dry, _ := dryRunPreemption(ctx, cfg, schedFwk, state, pod, fitErr.Diagnosis.NodeToStatus)
 			r, st := schedFwk.RunPostFilterPlugins(ctx, state, pod, fitErr.Diagnosis.NodeToStatus)
 			fitErr.Diagnosis.PostFilterMsg = st.Message()
 			ps := toStatus(st)
 			out.PostFilter = &ps
 			if r != nil && r.NominatingInfo != nil && r.Mode() == fwk.ModeOverride {
 				out.NominatedNode = r.NominatedNodeName
-				out.Victims = waitVictims(st.Message(), &mu, &deleted)
+				out.Victims = waitVictims(st.Message(), dry.deletes(r.NominatedNodeName), &mu, &deleted)
+				if dry != nil && r.NominatedNodeName != "" {
+					out.Candidates, out.PreemptionBest = dry.report(ctx, r.NominatedNodeName)
+					// the executor deletes the victims not already terminating (actuatePodPreemption)
+					c, ok := out.Candidates[r.NominatedNodeName]
+					for _, v := range out.Victims {
+						ok = ok && slices.Contains(c.Victims, v)
+					}
+					if !ok {
+						out.Warnings = append(out.Warnings, fmt.Sprintf("preemption deleted %v on %s, the dry run found %v",
+							out.Victims, r.NominatedNodeName, c.Victims))
+					}
+				}
 			}
 		}
 		out.Message = fitErr.Error()
@@ -648,10 +679,10 @@ func podAllocations(ctx context.Context, client *fake.Clientset, pod *v1.Pod) ma
 var victimsRe = regexp.MustCompile(`preempting (\d+) victims`)
 
 // waitVictims collects the pods that (async) preemption deletes through the fake
-// clientset, waiting for as many as the PostFilter message announces (at most 3s).
-func waitVictims(msg string, mu *sync.Mutex, deleted *[]string) []string {
-	want := 0
-	if m := victimsRe.FindStringSubmatch(msg); m != nil {
+// clientset, waiting for want of them (< 0: as many as the PostFilter message announces) at
+// most 3s.
+func waitVictims(msg string, want int, mu *sync.Mutex, deleted *[]string) []string {
+	if m := victimsRe.FindStringSubmatch(msg); m != nil && want < 0 {
 		want, _ = strconv.Atoi(m[1])
 	}
 	for deadline := time.Now().Add(3 * time.Second); ; time.Sleep(10 * time.Millisecond) {
@@ -663,4 +694,111 @@ func waitVictims(msg string, mu *sync.Mutex, deleted *[]string) []string {
 			return got
 		}
 	}
+}
+
+// dryRun is upstream's DefaultPreemption candidate search, run by the oracle itself next to the
+// real PostFilter (which picks one candidate and actuates it).
+type dryRun struct {
+	ev         *preemption.Evaluator
+	candidates []preemption.Candidate
+}
+
+// dryRunPreemption builds a second DefaultPreemption plugin (defaultpreemption.New with the
+// profile's args, on the same framework handle) and runs its Evaluator's exported steps as
+// Evaluator.findCandidates does (the pod re-read from the lister, the nodes whose status is
+// Unschedulable, the PDB lister's PDBs), with offset 0 and every potential node as the number
+// of candidates: below minCandidateNodesAbsolute (100) nodes upstream also tries them all, and
+// the offset only changes the order of the candidates. Nothing is actuated. nil when the
+// profile has no DefaultPreemption.
+func dryRunPreemption(ctx context.Context, cfg *config.KubeSchedulerConfiguration, f framework.Framework,
+	state fwk.CycleState, pod *v1.Pod, m *framework.NodeToStatus) (*dryRun, error) {
+	var args runtime.Object
+	for _, p := range cfg.Profiles {
+		if p.SchedulerName != f.ProfileName() {
+			continue
+		}
+		for _, pc := range p.PluginConfig {
+			if pc.Name == defaultpreemption.Name {
+				args = pc.Args
+			}
+		}
+	}
+	if args == nil {
+		return nil, nil
+	}
+	pl, err := defaultpreemption.New(ctx, args, f, feature.NewSchedulerFeaturesFromGates(utilfeature.DefaultFeatureGate))
+	if err != nil {
+		return nil, err
+	}
+	ev := pl.Evaluator
+	if pod, err = ev.PodLister.Pods(pod.Namespace).Get(pod.Name); err != nil {
+		return nil, err
+	}
+	potential, err := m.NodesForStatusCode(f.SnapshotSharedLister().NodeInfos(), fwk.Unschedulable)
+	if err != nil || len(potential) == 0 {
+		return &dryRun{ev: ev}, err
+	}
+	pdbs, err := ev.PdbLister.List(labels.Everything())
+	if err != nil {
+		return nil, err
+	}
+	cands, _, err := ev.DryRunPreemption(ctx, state, pod, potential, pdbs, 0, int32(len(potential)))
+	return &dryRun{ev: ev, candidates: cands}, err
+}
+
+// deletes is how many pods the executor deletes for the candidate on node: its victims not
+// already terminating (actuatePodPreemption skips those); -1 when unknown.
+func (d *dryRun) deletes(node string) int {
+	if d == nil {
+		return -1
+	}
+	for _, c := range d.candidates {
+		if c.Name() == node {
+			n := 0
+			for _, p := range c.Victims().Pods {
+				if p.DeletionTimestamp == nil {
+					n++
+				}
+			}
+			return n
+		}
+	}
+	return -1
+}
+
+// report gives every candidate's victims and the candidates upstream's SelectCandidate may pick
+// besides chosen (the node the real PostFilter nominated): SelectCandidate ends in
+// pickOneNodeForPreemption, whose last tie-break is the first of a Go map's keys, so a candidate
+// c is as good as chosen when SelectCandidate on the two of them returns c at least once in
+// tries runs (with c inserted first it comes back with probability >= 1/8 a run under Go's
+// map iteration, so a tie is missed with probability < (7/8)^256; a worse one never comes back).
+func (d *dryRun) report(ctx context.Context, chosen string) (map[string]candidateOut, []string) {
+	const tries = 256
+	out := map[string]candidateOut{}
+	var won preemption.Candidate
+	for _, c := range d.candidates {
+		var vs []string
+		for _, p := range c.Victims().Pods {
+			vs = append(vs, p.Namespace+"/"+p.Name)
+		}
+		slices.Sort(vs)
+		out[c.Name()] = candidateOut{Victims: vs, PDBViolations: c.Victims().NumPDBViolations}
+		if c.Name() == chosen {
+			won = c
+		}
+	}
+	best := []string{chosen}
+	for _, c := range d.candidates {
+		if won == nil || c.Name() == chosen {
+			continue
+		}
+		for i := 0; i < tries; i++ {
+			if d.ev.SelectCandidate(ctx, []preemption.Candidate{c, won}).Name() == c.Name() {
+				best = append(best, c.Name())
+				break
+			}
+		}
+	}
+	slices.Sort(best)
+	return out, best
 }
