@@ -526,6 +526,7 @@ static int new_profiles(struct scheduler *s, struct queue_profile *qprofs, struc
 				     .services_each = sched_owners_services_each,
 				     .ctx = s },
 		};
+		po.preempt = (struct fw_preempt_ops){ sched_preempt_actuate, sched_preempt_is_running, s };
 		po.extenders = sched_extenders_fw(s->extenders, &po.n_extenders);
 		po.ext_prioritize_all = sched_extenders_prioritize_all;
 		fw_profile_config_from_cfg(&cfg->profiles[i], &pc);
@@ -538,6 +539,11 @@ static int new_profiles(struct scheduler *s, struct queue_profile *qprofs, struc
 		fw_profile_queue_profile(p->fw, &qprofs[i]);
 		/* profiles upstream signs pods of run the batch path (fw_profile_batches) */
 		p->batch_metrics = !fw_profile_batches(p->fw);
+		uint32_t n_pf = 0;
+		const struct fw_pl *const *pf = fw_profile_plugins(p->fw, CFG_EP_POST_FILTER, &n_pf);
+		for (uint32_t j = 0; j < n_pf; j++)
+			if (strcmp(pf[j]->plugin->name, "DefaultPreemption") == 0)
+				p->default_preemption = true;
 	}
 	return 0;
 }
@@ -652,6 +658,8 @@ struct scheduler *sched_new(const struct sched_options *o, struct err *e)
 		goto fail;
 	if (!(s->binder = sched_binder_new(s, o->binders > 0 ? o->binders : SCHED_DEFAULT_BINDERS, e)))
 		goto fail;
+	if (!(s->preempt = sched_preempt_new(s, e)))
+		goto fail;
 	if (s->metrics)
 		set_metrics_sources(s);
 	return s;
@@ -710,6 +718,7 @@ int sched_start_scheduling(struct scheduler *s, struct err *e)
 	if ((rc = queue_start_timers(s->queue, e)) < 0 || (rc = sched_events_start(s->events, e)) < 0 ||
 	    (rc = sched_binder_start(s->binder, e)) < 0)
 		goto out;
+	sched_preempt_start(s->preempt);
 	if ((rc = pthread_create(&s->loop_thread, NULL, loop_main, s)) != 0) {
 		rc = err_set(e, ERR_NOMEM, "sched_start_scheduling: pthread_create: %s", strerror(rc));
 		goto out;
@@ -755,6 +764,7 @@ void sched_stop(struct scheduler *s)
 	if (s->scheduling_started) {
 		queue_close(s->queue); /* wakes the loop's pop, stops the flush timers */
 		pthread_join(s->loop_thread, NULL);
+		sched_preempt_stop(s->preempt); /* after the loop: no actuate meanwhile */
 		sched_binder_stop(s->binder); /* bindings in flight end in a bind or a forget */
 		sched_events_stop(s->events, 1000);
 	}
@@ -774,6 +784,7 @@ void sched_free(struct scheduler *s)
 	if (!s)
 		return;
 	sched_stop(s);
+	sched_preempt_free(s->preempt);
 	sched_binder_free(s->binder);
 	sched_events_free(s->events);
 	sched_owners_free(s->owners);
