@@ -1,8 +1,7 @@
 /* The event recorder (contract in events.h).
  *
  * DESIGN
- * One mutex guards a map of recent events (key = uid, related uid, type, reason, note -> struct
- * ev_entry) and
+ * One mutex guards a map of recent events (key = uid, type, reason, note -> struct ev_entry) and
  * a FIFO of entries waiting to be sent. sched_events_record only touches memory under the lock:
  * it merges into a known entry (aggregation) or appends a new one, dropping the FIFO's head when
  * the FIFO is at capacity. The sender thread takes the head under the lock, copies the counters,
@@ -39,7 +38,6 @@
 struct ev_entry {
 	char *key; /* points into buf */
 	const char *ns, *name, *uid, *type, *reason, *action, *controller, *note; /* into buf */
-	const char *rel_ns, *rel_name, *rel_uid; /* the related pod, into buf; rel_name "" = none */
 	int32_t count;      /* observations so far */
 	int32_t sent_count; /* count when last taken for sending; 0 = never */
 	int64_t first_us, last_us;  /* wall clock, first and last observation */
@@ -156,40 +154,30 @@ static void drop_oldest_locked(struct sched_events *ev)
 	}
 }
 
-static const char *or_empty(const char *s)
+static struct ev_entry *entry_new(const struct api_pod *pod, const char *type, const char *reason,
+				  const char *action, const char *controller, const char *note)
 {
-	return s ? s : "";
-}
-
-/* key: the aggregation key record() built. */
-static struct ev_entry *entry_new(const char *key, const struct api_pod *pod, const struct api_pod *related,
-				  const char *type, const char *reason, const char *action, const char *controller,
-				  const char *note)
-{
-	const char *fields[] = { or_empty(pod->meta.namespace),
-				 or_empty(pod->meta.name),
-				 or_empty(pod->meta.uid),
-				 type,
-				 reason,
-				 action,
-				 controller,
-				 note,
-				 related ? or_empty(related->meta.namespace) : "",
-				 related ? or_empty(related->meta.name) : "",
-				 related ? or_empty(related->meta.uid) : "" };
-	size_t need = strlen(key) + 1;
-	for (size_t i = 0; i < 11; i++)
+	const char *parts[] = { pod->meta.uid ? pod->meta.uid : "", type, reason, note };
+	const char *fields[] = { pod->meta.namespace ? pod->meta.namespace : "", pod->meta.name ? pod->meta.name : "",
+				 parts[0], type, reason, action, controller, note };
+	size_t need = 0;
+	for (size_t i = 0; i < 4; i++)
+		need += strlen(parts[i]) + 1;
+	for (size_t i = 0; i < 8; i++)
 		need += strlen(fields[i]) + 1;
 	struct ev_entry *x = calloc(1, sizeof(*x) + need);
 	if (!x)
 		return NULL;
 	char *p = x->buf;
 	x->key = p;
-	memcpy(p, key, strlen(key) + 1);
-	p += strlen(key) + 1;
-	const char **dst[] = { &x->ns,	   &x->name, &x->uid,	 &x->type,     &x->reason, &x->action,
-			       &x->controller, &x->note, &x->rel_ns, &x->rel_name, &x->rel_uid };
-	for (size_t i = 0; i < 11; i++) {
+	for (size_t i = 0; i < 4; i++) {
+		size_t n = strlen(parts[i]);
+		memcpy(p, parts[i], n);
+		p += n;
+		*p++ = i < 3 ? '\x1f' : '\0';
+	}
+	const char **dst[] = { &x->ns, &x->name, &x->uid, &x->type, &x->reason, &x->action, &x->controller, &x->note };
+	for (size_t i = 0; i < 8; i++) {
 		size_t n = strlen(fields[i]);
 		memcpy(p, fields[i], n + 1);
 		*dst[i] = p;
@@ -198,40 +186,18 @@ static struct ev_entry *entry_new(const char *key, const struct api_pod *pod, co
 	return x;
 }
 
-static void record(struct sched_events *ev, const struct api_pod *pod, const struct api_pod *related, const char *type,
-		   const char *reason, const char *action, const char *controller, const char *fmt, va_list ap)
-	__attribute__((format(printf, 8, 0)));
-
 void sched_events_record(struct sched_events *ev, const struct api_pod *pod, const char *type, const char *reason,
 			 const char *action, const char *controller, const char *fmt, ...)
 {
-	va_list ap;
-	va_start(ap, fmt);
-	record(ev, pod, NULL, type, reason, action, controller, fmt, ap);
-	va_end(ap);
-}
-
-void sched_events_record_related(struct sched_events *ev, const struct api_pod *pod, const struct api_pod *related,
-				 const char *type, const char *reason, const char *action, const char *controller,
-				 const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	record(ev, pod, related, type, reason, action, controller, fmt, ap);
-	va_end(ap);
-}
-
-static void record(struct sched_events *ev, const struct api_pod *pod, const struct api_pod *related, const char *type,
-		   const char *reason, const char *action, const char *controller, const char *fmt, va_list ap)
-{
 	char raw[2048], note[SCHED_EVENTS_NOTE_MAX + 1], key[SCHED_EVENTS_NOTE_MAX + 512];
+	va_list ap;
 	if (!ev || !pod)
 		return;
+	va_start(ap, fmt);
 	vsnprintf(raw, sizeof(raw), fmt, ap);
+	va_end(ap);
 	sched_events_truncate(raw, note, SCHED_EVENTS_NOTE_MAX);
-	/* upstream's aggregation key includes the related object */
-	snprintf(key, sizeof(key), "%s\x1f%s\x1f%s\x1f%s\x1f%s", or_empty(pod->meta.uid),
-		 related ? or_empty(related->meta.uid) : "", type, reason, note);
+	snprintf(key, sizeof(key), "%s\x1f%s\x1f%s\x1f%s", pod->meta.uid ? pod->meta.uid : "", type, reason, note);
 	atomic_fetch_add(&ev->recorded, 1);
 	int64_t now = api_now_ns(), now_us = api_wall_us();
 
@@ -270,7 +236,7 @@ static void record(struct sched_events *ev, const struct api_pod *pod, const str
 		map_del(&ev->map, x->key);
 		free(x);
 	}
-	if (!(x = entry_new(key, pod, related, type, reason, action, controller, note))) {
+	if (!(x = entry_new(pod, type, reason, action, controller, note))) {
 		pthread_mutex_unlock(&ev->lock);
 		atomic_fetch_add(&ev->dropped, 1);
 		LOG_ERROR("events: out of memory recording %s for %s/%s", reason, pod->meta.namespace, pod->meta.name);
@@ -386,9 +352,6 @@ static void *sender_main(void *arg)
 			.regarding_name = x->name,
 			.regarding_uid = x->uid,
 			.regarding_api_version = "v1",
-			.related_namespace = x->rel_ns,
-			.related_name = x->rel_name[0] ? x->rel_name : NULL,
-			.related_uid = x->rel_uid,
 			.type = x->type,
 			.reason = x->reason,
 			.action = x->action,

@@ -21,7 +21,6 @@
 
 struct sent {
 	char name[64], type[16], reason[32], action[32], note[1100], controller[32], instance[64], kind[8], apiv[8];
-	char rel_ns[32], rel_name[64], rel_uid[64]; /* "-" when the event had no related object */
 	int32_t count;
 	int64_t first_us, last_us;
 	int64_t at_ns;
@@ -61,9 +60,6 @@ static int sink_send(void *ctx, const struct api_event *ev, struct err *e)
 		snprintf(x->instance, sizeof(x->instance), "%s", ev->reporting_instance);
 		snprintf(x->kind, sizeof(x->kind), "%s", ev->regarding_kind);
 		snprintf(x->apiv, sizeof(x->apiv), "%s", ev->regarding_api_version);
-		snprintf(x->rel_ns, sizeof(x->rel_ns), "%s", ev->related_name ? ev->related_namespace : "-");
-		snprintf(x->rel_name, sizeof(x->rel_name), "%s", ev->related_name ? ev->related_name : "-");
-		snprintf(x->rel_uid, sizeof(x->rel_uid), "%s", ev->related_name ? ev->related_uid : "-");
 		x->count = ev->count;
 		x->first_us = ev->first_us;
 		x->last_us = ev->last_us;
@@ -357,42 +353,6 @@ static void test_yields_while_busy(void **state)
 	api_pod_unref(a);
 }
 
-/* upstream executor.go PreemptPod: Eventf(victim, preemptor, Normal, "Preempted", "Preempting",
- * ...): the preemptor goes out as the event's related object; a related-less event has none, and
- * the related object is part of the aggregation key (client-go events getKey). */
-static void test_related_object(void **state)
-{
-	(void)state;
-	struct sink s;
-	struct sched_events *ev = new_rec(&s, 0, 1, 16, 60000, 60000);
-	struct api_pod *victim = TOBJ_POD(.name = "v", .ns = "ns"), *p1 = TOBJ_POD(.name = "hi", .ns = "other"),
-		       *p2 = TOBJ_POD(.name = "hi2", .ns = "other");
-	sched_events_record_related(ev, victim, p1, "Normal", "Preempted", "Preempting", "default-scheduler", "%s",
-				    "same note");
-	sched_events_record_related(ev, victim, p2, "Normal", "Preempted", "Preempting", "default-scheduler", "%s",
-				    "same note");
-	sched_events_record(ev, victim, "Normal", "Preempted", "Preempting", "default-scheduler", "%s", "same note");
-	assert_int_equal(sched_events_start(ev, NULL), 0);
-	assert_true(wait_count(&s, 3, 10000));
-	sched_events_stop(ev, 1000);
-	assert_int_equal(sink_count(&s), 3);
-	assert_string_equal(s.v[0].name, "v");
-	assert_string_equal(s.v[0].reason, "Preempted");
-	assert_string_equal(s.v[0].action, "Preempting");
-	assert_string_equal(s.v[0].rel_ns, "other");
-	assert_string_equal(s.v[0].rel_name, "hi");
-	assert_string_equal(s.v[0].rel_uid, "uid-hi");
-	assert_int_equal(s.v[0].count, 1);
-	assert_string_equal(s.v[1].rel_name, "hi2");
-	assert_int_equal(s.v[1].count, 1);
-	assert_string_equal(s.v[2].rel_name, "-");
-	sched_events_free(ev);
-	api_pod_unref(victim);
-	api_pod_unref(p1);
-	api_pod_unref(p2);
-	pthread_mutex_destroy(&s.lock);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -400,7 +360,6 @@ int main(void)
 		cmocka_unit_test(test_window_expiry_starts_new_event), cmocka_unit_test(test_drop_oldest_when_full),
 		cmocka_unit_test(test_rate_limit),               cmocka_unit_test(test_truncation_and_errors),
 		cmocka_unit_test(test_stop_drains),              cmocka_unit_test(test_yields_while_busy),
-		cmocka_unit_test(test_related_object),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

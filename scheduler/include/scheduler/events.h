@@ -76,12 +76,6 @@ void sched_events_record(struct sched_events *ev, const struct api_pod *pod, con
 			 const char *action, const char *controller, const char *fmt, ...)
 	__attribute__((format(printf, 7, 8)));
 
-/* sched_events_record with a related pod (upstream Eventf(regarding, related, ...): the preemptor
- * of a Preempted event); related NULL: none. */
-void sched_events_record_related(struct sched_events *ev, const struct api_pod *pod, const struct api_pod *related,
-				 const char *type, const char *reason, const char *action, const char *controller,
-				 const char *fmt, ...) __attribute__((format(printf, 8, 9)));
-
 void sched_events_stats(struct sched_events *ev, struct sched_events_stats *out);
 
 /* Upstream's truncateMessage: notes longer than max bytes are cut to max-4 and end in " ...".
