@@ -283,15 +283,6 @@ static void event_body(struct jb *b, const struct api_event *ev, const char *nam
 	jb_opt(b, "uid", ev->regarding_uid);
 	jb_str(b, "apiVersion", or_default(ev->regarding_api_version, "v1"));
 	jb_close(b);
-	if (ev->related_name) {
-		jb_open(b, "related");
-		jb_str(b, "kind", or_default(ev->related_kind, "Pod"));
-		jb_opt(b, "namespace", ev->related_namespace);
-		jb_str(b, "name", ev->related_name);
-		jb_opt(b, "uid", ev->related_uid);
-		jb_str(b, "apiVersion", or_default(ev->related_api_version, "v1"));
-		jb_close(b);
-	}
 	jb_close(b);
 }
 

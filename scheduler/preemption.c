@@ -156,8 +156,11 @@ static int preempt_pod(struct sched_preempt *x, struct api_conn *conn, const str
 	}
 	LOG_V(2, "Preemptor Pod preempted victim Pod preemptor=\"%s/%s\" victim=\"%s/%s\" node=\"%s\"",
 	      pr->meta.namespace, pr->meta.name, vns, vname, j->node);
-	sched_events_record_related(s->events, victim, pr, "Normal", "Preempted", "Preempting", pr->scheduler_name,
-				    "Preempted by pod %s on node %s", pr->meta.uid, j->node);
+	/* upstream Eventf(victim, preemptor.Obj(), ...): its related object is the executor's wrapper
+	 * type, which the event recorder cannot reference, so the event has none (kube-scheduler
+	 * v1.37.2 sends related: null) */
+	sched_events_record(s->events, victim, "Normal", "Preempted", "Preempting", pr->scheduler_name,
+			    "Preempted by pod %s on node %s", pr->meta.uid, j->node);
 	return 0;
 }
 

@@ -365,6 +365,42 @@ static void test_prepare_candidate(void **state)
 	assert_non_null(strstr(srv.bodies[0], "\"message\":\"csched: preempting to accommodate a higher priority pod\""));
 }
 
+/* upstream PreemptPod's event, as kube-scheduler v1.37.2 sent it for one victim (captured from
+ * the real binary on tests/cluster: reason Preempted, action Preempting, type Normal, note
+ * "Preempted by pod <preemptor uid> on node <node>", regarding the victim, reportingController the
+ * scheduler name, related null). */
+static void test_preempted_event(void **state)
+{
+	struct fixture *f = *state;
+	struct err e = { 0 };
+	assert_int_equal(sched_events_start(f->s->events, &e), 0);
+	sched_preempt_start(f->s->preempt);
+	struct api_pod *pre = park_preemptor(f);
+	preempt(f, pre, (const char *const[]){ "victim1", NULL });
+	char body[4096] = "";
+	for (int i = 0; i < 500 && !body[0]; i++) {
+		pthread_mutex_lock(&srv.lock);
+		for (int k = 0; k < srv.n; k++)
+			if (!strcmp(srv.reqs[k], "POST /apis/events.k8s.io/v1/namespaces/default/events"))
+				snprintf(body, sizeof(body), "%s", srv.bodies[k]);
+		pthread_mutex_unlock(&srv.lock);
+		usleep(10 * 1000);
+	}
+	static const char *const want[] = {
+		"\"reportingController\":\"csched\"",
+		"\"action\":\"Preempting\"",
+		"\"reason\":\"Preempted\"",
+		"\"note\":\"Preempted by pod uid-preemptor on node node1\"",
+		"\"type\":\"Normal\"",
+		"\"regarding\":{\"kind\":\"Pod\",\"namespace\":\"default\",\"name\":\"victim1\",\"uid\":\"uid-victim1\"",
+	};
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		if (!strstr(body, want[i]))
+			fail_msg("event lacks %s:\n%s", want[i], body);
+	assert_null(strstr(body, "related"));
+	api_pod_unref(pre);
+}
+
 /* upstream TestIsPodRunningPreemption: a queued preemption (no worker yet) is running; none is
  * running for another pod; once the preemption ended it is not. */
 static void test_is_running(void **state)
@@ -392,6 +428,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_async_preemption_failure, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_prepare_candidate, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_preempted_event, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_is_running, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -129,9 +129,6 @@ struct api_event {
 	const char *reason;          /* "Scheduled", "FailedScheduling" */
 	const char *action;          /* "Binding", "Scheduling" */
 	const char *note;            /* the message */
-	/* The optional related object (upstream Eventf's related: the preemptor of a Preempted
-	 * event); none when related_name is NULL. Kind and apiVersion default to Pod and v1. */
-	const char *related_kind, *related_namespace, *related_name, *related_uid, *related_api_version;
 	const char *reporting_controller; /* "csched" (or the profile's scheduler name) */
 	const char *reporting_instance;
 	int32_t count;        /* > 1 for an aggregated series */
