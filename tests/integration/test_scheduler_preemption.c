@@ -13,9 +13,11 @@
  * it records every pod of the namespace it sees terminating (with its DisruptionTarget condition)
  * and, unless paused, force-deletes it (gracePeriodSeconds 0), as the kubelet finishes a pod's
  * termination. Low-priority pods are created bound (spec.nodeName) so that each test knows where
- * they are; PriorityClasses give the priorities (the Priority admission plugin runs). */
+ * they are; PriorityClasses give the priorities (the Priority admission plugin runs). Test (a) runs
+ * the csched binary (its requests feed the RBAC check), the others the scheduler in-process. */
 #include <pthread.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stddef.h>
@@ -45,6 +47,7 @@ static struct api_client *cl;
 static struct api_conn *conn;
 static struct scheduler *sched;
 static struct config cfg;
+static pid_t csched_pid; /* the csched binary (test (a)), 0 when not running */
 
 /* ---------- the kubelet stand-in ---------- */
 
@@ -226,6 +229,15 @@ static int teardown(void **state)
 		pthread_join(kubelet.thread, NULL);
 		kubelet.running = false;
 	}
+	if (csched_pid > 0) {
+		struct err e = { 0 };
+		kill(csched_pid, SIGTERM);
+		if (harness_wait_child(csched_pid, 20000, NULL, &e) < 0) {
+			kill(csched_pid, SIGKILL);
+			harness_wait_child(csched_pid, 5000, NULL, &e);
+		}
+		csched_pid = 0;
+	}
 	sched_free(sched);
 	sched = NULL;
 	config_free(&cfg);
@@ -348,6 +360,20 @@ static void start_sched(void)
 	assert_true(sched_wait_synced(sched, 30000));
 }
 
+/* The csched binary instead of the in-process scheduler: its requests go to the RBAC trace
+ * (CSCHED_API_TRACE, inherited), so that integration/rbac sees the preemption's DELETE and PATCH. */
+static void start_csched_binary(void)
+{
+	char kc[512], log[512];
+	struct err e = { 0 };
+	snprintf(kc, sizeof(kc), "--kubeconfig=%s", cluster.kubeconfig);
+	snprintf(log, sizeof(log), "%s/csched.log", cluster.dir);
+	char *argv[] = { CSCHED_BUILD_DIR "/csched", kc, "--leader-elect=false", "--secure-port=0", "-v=2", NULL };
+	csched_pid = harness_spawn(argv, log, NULL, &e);
+	if (csched_pid <= 0)
+		fail_msg("csched: %s", e.msg);
+}
+
 /* ---------- events ---------- */
 
 struct ev_find {
@@ -410,7 +436,7 @@ static void test_preempts_fewest_and_binds(void **state)
 		mk_pod(name, "low", "250m", "node-1", NULL);
 	}
 	kubelet_start(true); /* victims stay terminating until the checks below are done */
-	start_sched();
+	start_csched_binary();
 	mk_pod("high", "high", "500m", NULL, NULL);
 	struct api_pod *pre = get_pod("high");
 	assert_non_null(pre);
