@@ -401,6 +401,47 @@ static void test_preempted_event(void **state)
 	api_pod_unref(pre);
 }
 
+/* upstream TestRemoveNominatedNodeName ({"status":{"nominatedNodeName":null}} for a pod whose status
+ * has a nomination, no request when it has none) over getLowerPriorityNominatedPods: only pods of
+ * lower priority than the preemptor, nominated on the candidate's node. */
+static void test_clear_lower_priority_nominations(void **state)
+{
+	struct fixture *f = *state;
+	struct err e = { 0 };
+	static const struct {
+		const char *name, *prio, *status_node, *nominated;
+		bool patched;
+	} noms[] = {
+		{ "low-on-node1", "500", "node1", "node1", true },
+		{ "low-cleared-status", "500", NULL, "node1", false }, /* nominated in memory only */
+		{ "equal-on-node1", "1000", "node1", "node1", false },
+		{ "low-on-node2", "500", "node2", "node2", false },
+	};
+	struct api_pod *pods[4];
+	for (int i = 0; i < 4; i++) {
+		pods[i] = POD(noms[i].name, noms[i].prio, .nominated = noms[i].status_node);
+		f->h.on_add(f->h.ctx, pods[i]);
+		assert_int_equal(queue_add_nominated_pod(f->s->queue, pods[i], noms[i].nominated, &e), 0);
+	}
+	sched_preempt_start(f->s->preempt);
+	struct api_pod *pre = park_preemptor(f);
+	preempt(f, pre, (const char *const[]){ "victim1", NULL });
+	for (int i = 0; i < 4; i++) {
+		char line[160];
+		snprintf(line, sizeof(line), "PATCH /api/v1/namespaces/default/pods/%s/status", noms[i].name);
+		if (requested(line) != noms[i].patched)
+			fail_msg("%s: patched %d, want %d\n%s", noms[i].name, requested(line), noms[i].patched, requests());
+	}
+	pthread_mutex_lock(&srv.lock);
+	for (int k = 0; k < srv.n; k++)
+		if (strstr(srv.reqs[k], "low-on-node1"))
+			assert_string_equal(srv.bodies[k], "{\"status\":{\"nominatedNodeName\":null}}");
+	pthread_mutex_unlock(&srv.lock);
+	for (int i = 0; i < 4; i++)
+		api_pod_unref(pods[i]);
+	api_pod_unref(pre);
+}
+
 /* upstream TestIsPodRunningPreemption: a queued preemption (no worker yet) is running; none is
  * running for another pod; once the preemption ended it is not. */
 static void test_is_running(void **state)
@@ -429,6 +470,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_async_preemption_failure, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_prepare_candidate, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_preempted_event, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_clear_lower_priority_nominations, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_is_running, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
