@@ -79,6 +79,7 @@ struct scheduler {
 	struct api_informer *pvc_inf; /* its store is the plugins' PVC lister (fw_listers) */
 	struct sched_owners *owners;  /* PodTopologySpread's default-selector stores; NULL = not needed */
 	struct api_informer *ns_inf;  /* Namespaces: the plugins' namespace lister (InterPodAffinity) */
+	struct api_informer *pdb_inf; /* PodDisruptionBudgets (DefaultPreemption); NULL = not needed */
 	struct sched_events *events;
 	struct sched_binder *binder;
 	struct sched_preempt *preempt; /* the preemption executor (preemption.c) */
@@ -207,5 +208,13 @@ bool sched_owners_wait_synced(struct sched_owners *o, long timeout_ms);
 struct api_selector_owner *sched_owners_get(void *sched, enum api_selector_kind kind, const char *ns, const char *name);
 int sched_owners_services_each(void *sched, const char *ns,
 			       int (*fn)(void *arg, const struct api_selector_owner *svc), void *arg);
+
+/* pdbs.c: the pod and PodDisruptionBudget listers of preemption (fw_listers.pod / pdb_each). */
+bool sched_pdbs_needed(const struct config *cfg); /* a profile runs DefaultPreemption at PostFilter */
+int sched_pdbs_start(struct api_informer *pdb_inf, struct err *e); /* NULL: nothing to start */
+bool sched_pdbs_synced(const struct api_informer *pdb_inf);          /* NULL: true */
+bool sched_pdbs_wait_synced(struct api_informer *pdb_inf, long timeout_ms);
+struct api_pod *sched_pod_lister(void *sched, const char *ns, const char *name);
+int sched_pdb_each(void *sched, int (*fn)(void *arg, const struct api_pdb *pdb), void *arg);
 
 #endif

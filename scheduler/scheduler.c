@@ -381,6 +381,7 @@ static void *loop_main(void *arg)
 		api_informer_wait_synced(s->pvc_inf, 100);
 		sched_owners_wait_synced(s->owners, 100);
 		api_informer_wait_synced(s->ns_inf, 100);
+		sched_pdbs_wait_synced(s->pdb_inf, 100);
 		atomic_store(&s->heartbeat_ns, api_now_ns());
 	}
 	if (!atomic_load(&s->stop))
@@ -524,6 +525,8 @@ static int new_profiles(struct scheduler *s, struct queue_profile *qprofs, struc
 				     .ns_each = ns_each_lister,
 				     .owner = sched_owners_get,
 				     .services_each = sched_owners_services_each,
+				     .pod = sched_pod_lister,
+				     .pdb_each = sched_pdb_each,
 				     .ctx = s },
 		};
 		po.preempt = (struct fw_preempt_ops){ sched_preempt_actuate, sched_preempt_is_running, s };
@@ -652,6 +655,8 @@ struct scheduler *sched_new(const struct sched_options *o, struct err *e)
 		goto fail;
 	if (sched_owners_needed(cfg) && !(s->owners = sched_owners_new(s->client, e)))
 		goto fail;
+	if (sched_pdbs_needed(cfg) && !(s->pdb_inf = api_informer_new(s->client, API_KIND_PDB, NULL, NULL, e)))
+		goto fail;
 
 	struct sched_events_options eo = events_options(s);
 	if (!(s->events = sched_events_new(&eo, e)))
@@ -695,6 +700,14 @@ int sched_start_informers(struct scheduler *s, struct err *e)
 		goto out;
 	}
 	if ((rc = sched_owners_start(s->owners, e)) < 0) {
+		api_informer_stop(s->ns_inf);
+		api_informer_stop(s->pvc_inf);
+		api_informer_stop(s->pod_inf);
+		api_informer_stop(s->node_inf);
+		goto out;
+	}
+	if ((rc = sched_pdbs_start(s->pdb_inf, e)) < 0) {
+		sched_owners_stop(s->owners);
 		api_informer_stop(s->ns_inf);
 		api_informer_stop(s->pvc_inf);
 		api_informer_stop(s->pod_inf);
@@ -747,7 +760,10 @@ bool sched_wait_synced(struct scheduler *s, long timeout_ms)
 	if (!api_informer_wait_synced(s->ns_inf, left > 0 ? left : 0))
 		return false;
 	left = (long)((deadline - api_now_ns()) / 1000000LL);
-	return sched_owners_wait_synced(s->owners, left > 0 ? left : 0);
+	if (!sched_owners_wait_synced(s->owners, left > 0 ? left : 0))
+		return false;
+	left = (long)((deadline - api_now_ns()) / 1000000LL);
+	return sched_pdbs_wait_synced(s->pdb_inf, left > 0 ? left : 0);
 }
 
 void sched_stop(struct scheduler *s)
@@ -769,6 +785,7 @@ void sched_stop(struct scheduler *s)
 		sched_events_stop(s->events, 1000);
 	}
 	if (s->informers_started) {
+		api_informer_stop(s->pdb_inf);
 		sched_owners_stop(s->owners);
 		api_informer_stop(s->ns_inf);
 		api_informer_stop(s->pvc_inf);
@@ -787,6 +804,7 @@ void sched_free(struct scheduler *s)
 	sched_preempt_free(s->preempt);
 	sched_binder_free(s->binder);
 	sched_events_free(s->events);
+	api_informer_free(s->pdb_inf);
 	sched_owners_free(s->owners);
 	api_informer_free(s->ns_inf);
 	api_informer_free(s->pvc_inf);
@@ -825,7 +843,7 @@ bool sched_caches_synced(void *ctx)
 {
 	const struct scheduler *s = ctx;
 	return api_informer_synced(s->node_inf) && api_informer_synced(s->pod_inf) && api_informer_synced(s->pvc_inf) &&
-	       api_informer_synced(s->ns_inf) && sched_owners_synced(s->owners);
+	       api_informer_synced(s->ns_inf) && sched_owners_synced(s->owners) && sched_pdbs_synced(s->pdb_inf);
 }
 
 int64_t sched_heartbeat_ns(const struct scheduler *s)

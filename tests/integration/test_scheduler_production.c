@@ -300,6 +300,11 @@ static void test_rbac_service_account(void **state)
 		{"list statefulsets.apps", true},
 		{"watch statefulsets.apps", true},
 		{"get services", false},
+		/* DefaultPreemption's PDB lister (scheduler/pdbs.c) */
+		{"list poddisruptionbudgets.policy", true},
+		{"watch poddisruptionbudgets.policy", true},
+		{"get poddisruptionbudgets.policy", false},
+		{"create poddisruptionbudgets.policy", false},
 		{"list deployments.apps", false},
 		{"create pods --subresource=binding", true},
 		{"patch pods --subresource=status", true},
