@@ -34,7 +34,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/intern.h"
 #include "common/log.h"
 #include "common/map.h"
 #include "sched_internal.h"
@@ -52,7 +51,7 @@ struct running {
 struct pjob {
 	struct pjob *next;
 	struct api_pod *preemptor; /* referenced */
-	const char *node;          /* interned, referenced */
+	char *node;                /* the candidate's node (a copy) */
 	uint32_t n_all;            /* the candidate's victims (log) */
 	uint32_t n;                /* victims to preempt: those not being deleted, in the candidate's order */
 	struct api_pod **victims;  /* referenced */
@@ -81,7 +80,7 @@ static void job_free(struct pjob *j)
 		api_pod_unref(j->victims[i]);
 	free(j->victims);
 	api_pod_unref(j->preemptor);
-	intern_release(j->node);
+	free(j->node);
 	free(j);
 }
 
@@ -401,7 +400,8 @@ enum fw_code sched_preempt_actuate(void *ctx, const struct api_pod *preemptor, c
 	if (!x || !(j = calloc(1, sizeof(*j))) || !(j->victims = calloc(n, sizeof(*j->victims))))
 		goto nomem;
 	j->preemptor = api_pod_ref((struct api_pod *)preemptor);
-	j->node = intern_ref(c->node_name);
+	if (!(j->node = strdup(c->node_name)))
+		goto nomem;
 	j->n_all = c->n_victims;
 	for (uint32_t i = 0; i < c->n_victims; i++)
 		if (!c->victims[i]->meta.being_deleted)
