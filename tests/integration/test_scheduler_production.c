@@ -319,7 +319,7 @@ static void test_rbac_service_account(void **state)
 		{"create subjectaccessreviews.authorization.k8s.io", true},
 		{"delete nodes", false},
 		{"update nodes", false},
-		{"delete pods", false},
+		{"delete pods", true}, /* preemption victims (scheduler/preemption.c) */
 		{"create pods", false},
 		{"update pods", false},
 		{"get secrets", false},
