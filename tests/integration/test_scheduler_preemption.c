@@ -35,6 +35,7 @@
 #include "apiclient/api_types.h"
 #include "config/config.h"
 #include "harness.h"
+#include "scheduler/metrics.h"
 #include "scheduler/scheduler.h"
 #include "testutil.h"
 
@@ -46,6 +47,7 @@ static struct harness_cluster cluster;
 static struct api_client *cl;
 static struct api_conn *conn;
 static struct scheduler *sched;
+static struct sched_metrics *metrics; /* the in-process scheduler's */
 static struct config cfg;
 static pid_t csched_pid; /* the csched binary (test (a)), 0 when not running */
 
@@ -240,6 +242,8 @@ static int teardown(void **state)
 	}
 	sched_free(sched);
 	sched = NULL;
+	sched_metrics_free(metrics);
+	metrics = NULL;
 	config_free(&cfg);
 	harness_teardown(&cluster, &cl, &conn);
 	pthread_mutex_destroy(&kubelet.lock);
@@ -352,7 +356,9 @@ static void start_sched(void)
 	struct err e = { 0 };
 	if (!cfg.arena && config_init_default(&cfg, fw_registry(), &e) < 0)
 		fail_msg("config: %s", e.msg);
-	struct sched_options o = { .cfg = &cfg, .client = cl };
+	if (!metrics && !(metrics = sched_metrics_new()))
+		fail_msg("metrics: out of memory");
+	struct sched_options o = { .cfg = &cfg, .client = cl, .metrics = metrics };
 	if (!(sched = sched_new(&o, &e)))
 		fail_msg("sched_new: %s", e.msg);
 	if (sched_start_scheduling(sched, &e) < 0)
@@ -372,6 +378,23 @@ static void start_csched_binary(void)
 	csched_pid = harness_spawn(argv, log, NULL, &e);
 	if (csched_pid <= 0)
 		fail_msg("csched: %s", e.msg);
+}
+
+/* The value of the series line (name with its labels, as rendered) of the in-process scheduler's
+ * metrics, or -1 when absent. */
+static double metric(const char *series)
+{
+	char *text = NULL, key[256];
+	size_t len = 0;
+	struct err e = { 0 };
+	double v = -1;
+	assert_int_equal(sched_metrics_render(metrics, &text, &len, &e), 0);
+	snprintf(key, sizeof(key), "\n%s ", series);
+	const char *at = strstr(text, key);
+	if (at)
+		v = strtod(at + strlen(key), NULL);
+	free(text);
+	return v;
 }
 
 /* ---------- events ---------- */
@@ -499,6 +522,12 @@ static void test_pdb_spares_victim(void **state)
 	struct seen v;
 	assert_int_equal(n_seen(), 1);
 	assert_true(seen_get("u0", &v) || seen_get("u1", &v));
+	/* upstream's metrics: PostFilter ran at least once (again while the victim terminated, when
+	 * requeued), one candidate of one victim, one asynchronous preemption that succeeded */
+	assert_true(metric("scheduler_preemption_attempts_total") >= 1);
+	assert_true(metric("scheduler_preemption_victims_count") == 1);
+	assert_true(metric("scheduler_preemption_goroutines_execution_total{result=\"success\"}") == 1);
+	assert_true(metric("scheduler_preemption_goroutines_execution_total{result=\"error\"}") == -1);
 }
 
 /* (c) preemptionPolicy Never: upstream PodEligibleToPreemptOthers says no; the pod waits with the
