@@ -150,14 +150,15 @@ static bool pdb_selects(const struct api_pdb *pdb, const struct api_pod *p)
 	return true;
 }
 
-static bool grow_u32(uint32_t **a, uint32_t *cap, uint32_t need)
+/* Grows *a (elements of size elem, *cap of them) to hold need. */
+static bool grow(void **a, uint32_t *cap, uint32_t need, size_t elem)
 {
 	if (need <= *cap)
 		return true;
 	uint32_t c = *cap ? *cap * 2 : 4;
 	while (c < need)
 		c *= 2;
-	uint32_t *n = realloc(*a, c * sizeof(*n));
+	void *n = realloc(*a, c * elem);
 	if (!n)
 		return false;
 	*a = n;
@@ -169,7 +170,7 @@ static int pdb_scan_one(void *arg, const struct api_pdb *pdb)
 {
 	struct pdb_scan *s = arg;
 	uint32_t idx = s->n_pdbs;
-	if (!grow_u32((uint32_t **)&s->allowed, &s->cap_allowed, idx + 1)) {
+	if (!grow((void **)&s->allowed, &s->cap_allowed, idx + 1, sizeof(*s->allowed))) {
 		s->oom = true;
 		return 1;
 	}
@@ -178,7 +179,7 @@ static int pdb_scan_one(void *arg, const struct api_pdb *pdb)
 	for (uint32_t v = 0; v < s->n; v++) {
 		if (!pdb_selects(pdb, s->victims[v]))
 			continue;
-		if (!grow_u32(&s->match[v], &s->cap_match[v], s->n_match[v] + 1)) {
+		if (!grow((void **)&s->match[v], &s->cap_match[v], s->n_match[v] + 1, sizeof(*s->match[v]))) {
 			s->oom = true;
 			return 1;
 		}
@@ -234,11 +235,6 @@ out:
 }
 
 /* ---------- SelectVictimsOnNode ---------- */
-
-/* One candidate (upstream candidate with its extenderv1.Victims). */
-struct cand {
-	struct fw_preemption p;
-};
 
 /* upstream SelectVictimsOnNode on a copy of base. FW_SUCCESS with the victims (most important
  * first) in the cycle arena, or the node's status in st. */
