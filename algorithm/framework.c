@@ -472,6 +472,7 @@ void fw_cycle_reset(struct fw_cycle *c)
 	c->nodes = NULL;
 	c->nominated = NULL;
 	c->used = false;
+	c->preempting = false;
 	c->record_plugins = false;
 	c->n_ep_times = 0;
 	c->plugin_times = NULL; /* lived in the arena */
@@ -516,6 +517,32 @@ int fw_cycle_on_release(struct fw_cycle *c, void (*fn)(void *), void *arg)
 const struct fw_node_list *fw_cycle_nodes(const struct fw_cycle *c)
 {
 	return c->nodes;
+}
+
+void fw_cycle_set_preempting(struct fw_cycle *c, bool on)
+{
+	c->preempting = on;
+}
+
+const struct api_pod *fw_removed_pod_next(const struct fw_cycle *c, const struct node_info *ni, uint32_t *it)
+{
+	const struct fw_node_list *l = c->preempting ? c->nodes : NULL;
+	if (!l)
+		return NULL;
+	const struct node_info *base = NULL;
+	if (l->get)
+		base = l->get(l->get_ctx, ni->name);
+	for (uint32_t i = 0; !l->get && i < l->n && !base; i++)
+		if (l->nodes[i]->name == ni->name)
+			base = l->nodes[i];
+	if (!base || base == ni)
+		return NULL;
+	while (*it < base->n_pods) {
+		const struct api_pod *p = base->pods[(*it)++].pod;
+		if (node_info_pod_index(ni, p->meta.uid) < 0)
+			return p;
+	}
+	return NULL;
 }
 
 const struct api_pod *const *fw_cycle_nominated_pods(const struct fw_cycle *c, const char *node_name, uint32_t *n)

@@ -21,6 +21,7 @@ extern const struct fw_plugin fw_plugin_default_binder;
 extern const struct fw_plugin fw_plugin_node_declared_features;
 extern const struct fw_plugin fw_plugin_pod_topology_spread;
 extern const struct fw_plugin fw_plugin_inter_pod_affinity;
+extern const struct fw_plugin fw_plugin_default_preemption;
 
 
 /* ---------- Helpers (algorithm/helpers.c) ---------- */
@@ -138,6 +139,17 @@ enum fw_code fw_image_locality_prepare(const struct fw_pl *pl, struct fw_cycle *
  * requests itself); nothing when PreScore ran. */
 enum fw_code fw_pre_score_if_not_configured(const struct fw_pl *pl, struct fw_cycle *c, const struct api_pod *pod,
 					    const struct node_info *const *nodes, uint32_t n, struct fw_status *st);
+
+/* ---------- Preemption's removed pods (framework.c) ----------
+ *
+ * upstream's RemovePod PreFilterExtensions, the csched way: DefaultPreemption's dry run filters
+ * private copies of snapshot nodes with victims removed (and, in the pass with nominated pods,
+ * those appended), marking the cycle meanwhile; a plugin whose PreFilter counted pods of the
+ * snapshot subtracts in Filter what upstream's RemovePod subtracts, for each pod this yields. */
+void fw_cycle_set_preempting(struct fw_cycle *c, bool on);
+/* The next pod (from *it, which starts at 0) of the snapshot's node named ni->name that ni lacks;
+ * NULL when done, and at once outside a dry run or when ni is the snapshot's own node_info. */
+const struct api_pod *fw_removed_pod_next(const struct fw_cycle *c, const struct node_info *ni, uint32_t *it);
 
 /* Interned constant strings used across plugins (initialised once, thread-safe). */
 struct fw_names {

@@ -44,15 +44,20 @@ static enum fw_code run_post_filter(struct fw_profile *p, struct fw_cycle *c, co
 	const char *rejector = NULL;
 	fw_status_reset(&acc);
 	acc.code = FW_UNSCHEDULABLE;
-	out->nominated_node_name = "";
+	out->nominated_node_name = NULL;
 	for (uint32_t i = 0; i < p->n_points[CFG_EP_POST_FILTER]; i++) {
 		const struct fw_pl *pl = p->points[CFG_EP_POST_FILTER][i];
-		struct fw_post_filter_result r = { "" };
+		struct fw_post_filter_result r = { NULL };
 		fw_status_reset(st);
 		int64_t t0 = fw_plugin_clock(c);
 		enum fw_code code = pl->plugin->post_filter(pl, c, pod, d, &r, st);
 		fw_cycle_record_plugin(c, pl, FW_EP_POST_FILTER, code, t0);
 		st->code = code;
+		/* upstream: Diagnosis.PostFilterMsg = the returned status' message, whatever its code
+		 * (schedule_one.go); its FitError ends with it */
+		if (code == FW_SUCCESS || !fw_code_is_rejected(code))
+			snprintf(d->post_filter_msg, sizeof(d->post_filter_msg), "%s",
+				 fw_status_message(st, msg, sizeof(msg)));
 		if (code == FW_SUCCESS) {
 			*out = r;
 			return FW_SUCCESS;
@@ -66,7 +71,7 @@ static enum fw_code run_post_filter(struct fw_profile *p, struct fw_cycle *c, co
 		}
 		if (code != FW_UNSCHEDULABLE)
 			return as_error(st, "PostFilter", pl->plugin->name);
-		if (r.nominated_node_name && r.nominated_node_name[0])
+		if (r.nominated_node_name) /* upstream: a result whose mode is not Noop */
 			*out = r;
 		for (const char *s = fw_status_reason_next(st, NULL); s; s = fw_status_reason_next(st, s))
 			fw_status_add_reason(&acc, s);

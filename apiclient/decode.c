@@ -459,7 +459,7 @@ int api__dec_get_resources(struct dec *d, jv obj, const char *key, struct api_re
 
 /* ---------- metadata and status ---------- */
 
-static int get_time_us(struct dec *d, jv obj, const char *key, bool *has, int64_t *us)
+int api__dec_get_time_us(struct dec *d, jv obj, const char *key, bool *has, int64_t *us)
 {
 	const char *s;
 	*us = 0;
@@ -535,10 +535,10 @@ int api__dec_meta_value(struct dec *d, jv obj, struct api_meta *m)
 	    (!d->pod && (rc = WITH_KEY(d, "annotations", labels_value(d, get(md, "annotations"), false, &m->annotations)))) ||
 	    (rc = api__dec_get_array(d, md, "ownerReferences", sizeof(*m->owner_refs), &m->n_owner_refs,
 			    (void **)&m->owner_refs, owner_item)) ||
-	    (rc = get_time_us(d, md, "creationTimestamp", NULL, &us)))
+	    (rc = api__dec_get_time_us(d, md, "creationTimestamp", NULL, &us)))
 		return rc;
 	m->creation_timestamp = us / 1000000;
-	if ((rc = get_time_us(d, md, "deletionTimestamp", &m->being_deleted, &us)))
+	if ((rc = api__dec_get_time_us(d, md, "deletionTimestamp", &m->being_deleted, &us)))
 		return rc;
 	m->deletion_timestamp = us / 1000000;
 	api__dec_pop(d, mark);
@@ -744,8 +744,8 @@ int api_lease_decode(const struct yajl_val_s *obj, struct api_lease *out, struct
 	mark = api__dec_push_key(&d, "spec");
 	if ((rc = lease_dup(&d, spec, "holderIdentity", true, &l.holder_identity)) ||
 	    (rc = api__dec_get_i32(&d, spec, "leaseDurationSeconds", NULL, &l.lease_duration_seconds)) ||
-	    (rc = get_time_us(&d, spec, "acquireTime", NULL, &l.acquire_time_us)) ||
-	    (rc = get_time_us(&d, spec, "renewTime", NULL, &l.renew_time_us)) ||
+	    (rc = api__dec_get_time_us(&d, spec, "acquireTime", NULL, &l.acquire_time_us)) ||
+	    (rc = api__dec_get_time_us(&d, spec, "renewTime", NULL, &l.renew_time_us)) ||
 	    (rc = api__dec_get_i32(&d, spec, "leaseTransitions", NULL, &l.lease_transitions)))
 		goto out;
 	api__dec_pop(&d, mark);

@@ -73,6 +73,8 @@ const char *api__dec_jtype(jv v);
 void *api__dec_alloc(struct dec *d, size_t n);
 int api__dec_want_object(struct dec *d, jv v);
 int api__dec_get_str(struct dec *d, jv obj, const char *key, bool interned, const char *dflt, const char **out);
+/* An RFC 3339 time in microseconds since the epoch; absent or "" leaves *has false (has may be NULL). */
+int api__dec_get_time_us(struct dec *d, jv obj, const char *key, bool *has, int64_t *us);
 int api__dec_get_bool(struct dec *d, jv obj, const char *key, bool *out);
 int api__dec_get_i64(struct dec *d, jv obj, const char *key, int64_t min, int64_t max, bool *has, int64_t *out);
 int api__dec_get_i32(struct dec *d, jv obj, const char *key, bool *has, int32_t *out);

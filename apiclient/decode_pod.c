@@ -646,7 +646,8 @@ static int pod_status(struct dec *d, jv st, struct api_pod *p)
 			    &p->n_container_statuses, (void **)&p->container_statuses, container_status_item)) ||
 	    (rc = api__dec_get_array(d, st, "initContainerStatuses", sizeof(*p->init_container_statuses),
 			    &p->n_init_container_statuses, (void **)&p->init_container_statuses, container_status_item)) ||
-	    (rc = pod_resize_status(d, st, p)))
+	    (rc = pod_resize_status(d, st, p)) ||
+	    (rc = api__dec_get_time_us(d, st, "startTime", &p->has_start_time, &p->start_time_us)))
 		return rc;
 	return api__dec_get_str(d, st, "nominatedNodeName", true, "", &p->nominated_node_name);
 }

@@ -495,10 +495,11 @@ static int add_wanted(struct builder *b, const struct pol *pol, struct mapping *
 		if (!pol->has_priorities && priorities[i].fit != FIT_NONE)
 			m->fit_prio = &priorities[i];
 	}
-	/* PrioritySort and DefaultBinder were neither predicates nor priorities: upstream added
-	 * them. csched also adds SchedulingGates (PreEnqueue) so that gated pods keep waiting. */
+	/* PrioritySort, DefaultPreemption (PostFilter) and DefaultBinder were neither predicates nor
+	 * priorities: upstream added them. csched also adds SchedulingGates (PreEnqueue) so that gated
+	 * pods keep waiting. */
 	if (add(b, CFG_EP_PRE_ENQUEUE, "SchedulingGates", 0) || add(b, CFG_EP_QUEUE_SORT, "PrioritySort", 0) ||
-	    add(b, CFG_EP_BIND, "DefaultBinder", 0))
+	    add(b, CFG_EP_POST_FILTER, "DefaultPreemption", 0) || add(b, CFG_EP_BIND, "DefaultBinder", 0))
 		return ERR_NOMEM;
 	return 0;
 }

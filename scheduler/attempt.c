@@ -302,7 +302,7 @@ static const char *run_post_filter(struct attempt *a)
 	if (pc == FW_ERROR)
 		LOG_ERROR("Status after running PostFilter plugins for pod %s/%s: %s", a->pod->meta.namespace,
 			  a->pod->meta.name, fw_status_message(&st, ls->msg, sizeof(ls->msg)));
-	return pfr.nominated_node_name && pfr.nominated_node_name[0] ? pfr.nominated_node_name : NULL;
+	return pfr.nominated_node_name; /* NULL: no result (keep); "": clear */
 }
 
 /* A FitError: the rejector sets go to the queue, which requeues the pod on their events. */
@@ -358,6 +358,8 @@ void sched_record_batch_metrics(struct sched_metrics *m, const char *profile, bo
 	sched_metrics_batch_store(m, profile, (double)o->store_ns / 1e9);
 }
 
+static bool schedule_outcome(struct attempt *a, struct fw_schedule_result *res);
+
 /* upstream schedulePod: a host for the pod on a fresh snapshot, or why there is none. */
 static bool schedule_pod(struct attempt *a)
 {
@@ -374,9 +376,14 @@ static bool schedule_pod(struct attempt *a)
 	borrow_nominated(a, &qn, &n_qn, &nom);
 	fw_profile_set_cycle(a->prof->fw, s->batch_cycles);
 	int rc = fw_schedule_pod(a->prof->fw, a->c, &list, a->pod, &nom, res, &a->e);
+	/* the nominated pods stay borrowed through PostFilter: preemption filters with them */
+	bool ok = rc < 0 ? fail(a, false, a->e.msg) : schedule_outcome(a, res);
 	queue_nominated_release(qn, n_qn);
-	if (rc < 0)
-		return fail(a, false, a->e.msg);
+	return ok;
+}
+
+static bool schedule_outcome(struct attempt *a, struct fw_schedule_result *res)
+{
 	sched_record_batch_metrics(a->prof->metrics, a->prof->name, !a->prof->batch_metrics, res);
 	switch (res->code) {
 	case FW_SUCCESS:

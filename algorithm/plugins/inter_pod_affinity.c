@@ -564,6 +564,116 @@ static bool existing_anti_ok(const struct filter_state *s, const struct api_node
 	return true;
 }
 
+/* ---------- Filter during preemption's dry run ----------
+ *
+ * ni is a copy of a snapshot node with victims removed (and maybe nominated pods appended):
+ * upstream's RemovePod (and AddPod) updateWithPod with multiplier -1 (+1) per pod. Every pair it
+ * changes is (key, the node's value of key); a pair whose count reaches 0 is deleted. */
+
+/* The signed number of times updateWithPod adds to the pairs of this node for term (key) i of
+ * the filtered pod's affinity (aff) or anti-affinity terms, over the removed (-1) and added
+ * nominated (+1) pods. */
+struct ipa_delta {
+	const struct fw_cycle *c;
+	const struct node_info *ni;
+	const struct api_pod *const *added;
+	uint32_t n_added;
+};
+
+/* Calls fn(arg, p, mult) for each removed (-1) and added (+1) pod. */
+static void delta_each(const struct ipa_delta *x, void (*fn)(void *arg, const struct api_pod *p, int64_t mult),
+		       void *arg)
+{
+	uint32_t it = 0;
+	for (const struct api_pod *r; (r = fw_removed_pod_next(x->c, x->ni, &it));)
+		fn(arg, r, -1);
+	for (uint32_t i = 0; i < x->n_added; i++)
+		fn(arg, x->added[i], 1);
+}
+
+struct sum_ctx {
+	const struct filter_state *s;
+	const struct api_pod *pod;
+	const char *key;
+	uint32_t term; /* anti term index */
+	int64_t n;
+};
+
+static void sum_all_aff(void *arg, const struct api_pod *p, int64_t mult)
+{
+	struct sum_ctx *x = arg;
+	if (matches_all(x->s->aff, x->s->n_aff, p))
+		x->n += mult;
+}
+
+static void sum_anti(void *arg, const struct api_pod *p, int64_t mult)
+{
+	struct sum_ctx *x = arg;
+	for (uint32_t j = 0; j < x->s->n_anti; j++)
+		if (x->s->anti[j].key == x->key && term_matches(&x->s->anti[j], p, NULL))
+			x->n += mult;
+}
+
+static void sum_existing(void *arg, const struct api_pod *p, int64_t mult)
+{
+	struct sum_ctx *x = arg;
+	uint32_t n;
+	const struct api_pod_affinity_term *t = req_anti(p, &n);
+	for (uint32_t j = 0; j < n; j++)
+		if (t[j].topology_key == x->key && raw_matches(p, &t[j], x->pod, x->s->ns_labels))
+			x->n += mult;
+}
+
+static uint32_t terms_with_key(const struct term *t, uint32_t n, const char *key)
+{
+	uint32_t k = 0;
+	for (uint32_t i = 0; i < n; i++)
+		k += t[i].key == key;
+	return k;
+}
+
+static enum fw_code filter_changed(const struct filter_state *s, const struct ipa_delta *x, const struct api_pod *pod,
+				   struct fw_status *st)
+{
+	const struct api_labels *l = &x->ni->node->meta.labels;
+	if (s->n_aff) {
+		struct sum_ctx sc = { .s = s };
+		delta_each(x, sum_all_aff, &sc);
+		bool pods_exist = true;
+		int64_t pairs = s->aff_counts->n_pairs;
+		for (uint32_t i = 0; i < s->n_aff; i++) {
+			const char *key = s->aff[i].key, *v = api_labels_get(l, key);
+			if (!v)
+				return fw_status_set(st, FW_UNSCHEDULABLE_AND_UNRESOLVABLE, REASON_AFFINITY);
+			int64_t before = tp_get(s->aff_counts, key, v);
+			int64_t after = before + sc.n * terms_with_key(s->aff, s->n_aff, key);
+			if (after <= 0)
+				pods_exist = false;
+			if (terms_with_key(s->aff, i, key)) /* this pair was counted at an earlier term */
+				continue;
+			pairs += (before == 0 && after != 0) - (before != 0 && after == 0);
+		}
+		if (!pods_exist && !(pairs == 0 && s->self_match))
+			return fw_status_set(st, FW_UNSCHEDULABLE_AND_UNRESOLVABLE, REASON_AFFINITY);
+	}
+	for (uint32_t i = 0; i < s->n_anti; i++) {
+		const char *v = api_labels_get(l, s->anti[i].key);
+		if (!v)
+			continue;
+		struct sum_ctx sc = { .s = s, .key = s->anti[i].key };
+		delta_each(x, sum_anti, &sc);
+		if (tp_get(s->anti_counts, sc.key, v) + sc.n > 0)
+			return fw_status_set(st, FW_UNSCHEDULABLE, REASON_ANTI);
+	}
+	for (uint32_t i = 0; i < l->n; i++) {
+		struct sum_ctx sc = { .s = s, .pod = pod, .key = l->items[i].key };
+		delta_each(x, sum_existing, &sc);
+		if (tp_get(s->existing_anti, sc.key, l->items[i].value) + sc.n > 0)
+			return fw_status_set(st, FW_UNSCHEDULABLE, REASON_EXISTING_ANTI);
+	}
+	return FW_SUCCESS;
+}
+
 static enum fw_code filter(const struct fw_pl *pl, const struct fw_cycle *c, const struct api_pod *pod,
 			   const struct node_info *ni, struct fw_status *st)
 {
@@ -584,7 +694,10 @@ static enum fw_code filter(const struct fw_pl *pl, const struct fw_cycle *c, con
 		if (is_added_nominated(ni, nom[i]))
 			addedp[n_added++] = nom[i];
 	enum fw_code code = FW_SUCCESS;
-	if (!affinity_ok(s, ni->node, addedp, n_added))
+	uint32_t it = 0;
+	if (fw_removed_pod_next(c, ni, &it))
+		code = filter_changed(s, &(struct ipa_delta){ c, ni, addedp, n_added }, pod, st);
+	else if (!affinity_ok(s, ni->node, addedp, n_added))
 		code = fw_status_set(st, FW_UNSCHEDULABLE_AND_UNRESOLVABLE, REASON_AFFINITY);
 	else if (!anti_ok(s, ni->node, addedp, n_added))
 		code = fw_status_set(st, FW_UNSCHEDULABLE, REASON_ANTI);

@@ -595,8 +595,12 @@ static enum fw_code filter(const struct fw_pl *pl, const struct fw_cycle *c, con
 	const struct api_node *node = ni->node;
 	uint32_t n_nom = 0;
 	const struct api_pod *const *nom = fw_cycle_nominated_pods(c, ni->name, &n_nom);
-	/* upstream AddPod of each nominated pod: only this node's topology values change */
-	bool add = with_nominated(ni, nom, n_nom) && node_has_keys(node, s->cs, s->n);
+	/* upstream AddPod of each nominated pod and RemovePod of each preemption victim: only this
+	 * node's topology values change */
+	bool has_keys = node_has_keys(node, s->cs, s->n);
+	bool add = with_nominated(ni, nom, n_nom) && has_keys;
+	uint32_t it = 0;
+	bool removed = has_keys && fw_removed_pod_next(c, ni, &it);
 	struct incl in = { -1, -1 };
 	for (uint32_t i = 0; i < s->n; i++) {
 		const struct pts_constraint *cst = &s->cs[i];
@@ -606,20 +610,25 @@ static enum fw_code filter(const struct fw_pl *pl, const struct fw_cycle *c, con
 		const int64_t *v = pmap_get(&s->counts[i], value);
 		int64_t match = v ? *v : 0, min = s->paths[i][0].num;
 		size_t domains = pmap_len(&s->counts[i]);
-		if (add && incl_match(cst, pod, node, &in)) {
+		if ((add || removed) && incl_match(cst, pod, node, &in)) {
 			int64_t delta = 0;
-			for (uint32_t j = 0; j < n_nom; j++)
+			for (uint32_t j = 0; add && j < n_nom; j++)
 				if (nom[j]->meta.namespace == pod->meta.namespace && sel_matches(cst, &nom[j]->meta.labels))
 					delta++;
+			/* updateWithPod(-1) counts terminating victims too, which PreFilter did not */
+			it = 0;
+			for (const struct api_pod *r; removed && (r = fw_removed_pod_next(c, ni, &it));)
+				if (r->meta.namespace == pod->meta.namespace && sel_matches(cst, &r->meta.labels))
+					delta--;
 			if (delta) {
 				match += delta;
-				if (!v) {
+				if (!v)
 					domains++;
-					if (match < min)
-						min = match;
-				} else if (value == s->paths[i][0].value) {
-					min = match < s->paths[i][1].num ? match : s->paths[i][1].num;
-				}
+				/* criticalPaths.update with the new count; as only this value changes, the
+				 * smallest count it keeps is the true minimum */
+				struct path p[2] = { s->paths[i][0], s->paths[i][1] };
+				paths_update(p, value, match);
+				min = p[0].num;
 			}
 		}
 		if (domains < (size_t)(cst->min_domains > 0 ? cst->min_domains : 0))

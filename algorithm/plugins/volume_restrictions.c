@@ -164,6 +164,16 @@ static bool names_rwop_claim(const struct api_pod *p, const struct vr_state *s)
 	return false;
 }
 
+/* upstream conflictingPVCRefCountForPod: p's volumes naming one of the claims. */
+static int64_t claim_refs(const struct api_pod *p, const struct vr_state *s)
+{
+	int64_t n = 0;
+	for (uint32_t i = 0; i < p->n_volumes; i++)
+		if (p->volumes[i].kind == API_VOLUME_PVC && has_name(s, p->volumes[i].claim_name))
+			n++;
+	return n;
+}
+
 /* upstream AddPod in the pass with the nominated pods (those appended to ni): a nominated pod
  * naming one of the claims counts, whatever its namespace. */
 static bool nominated_conflict(const struct fw_cycle *c, const struct node_info *ni, const struct vr_state *s)
@@ -189,6 +199,21 @@ static enum fw_code filter(const struct fw_pl *pl, const struct fw_cycle *c, con
 	const struct vr_state *s = fw_cycle_state(c, pl);
 	if (!s)
 		return fw_status_set(st, FW_ERROR, "cannot read \"PreFilterVolumeRestrictions\" from cycleState");
+	uint32_t it = 0;
+	if (s->n_rwop && fw_removed_pod_next(c, ni, &it)) {
+		/* preemption's dry run: upstream's count after RemovePod of each victim (and AddPod of
+		 * each nominated pod), one per volume naming a claim, whatever the namespace */
+		int64_t n = s->conflicting;
+		it = 0;
+		for (const struct api_pod *r; (r = fw_removed_pod_next(c, ni, &it));)
+			n -= claim_refs(r, s);
+		uint32_t n_nom = 0;
+		const struct api_pod *const *nom = fw_cycle_nominated_pods(c, ni->name, &n_nom);
+		for (uint32_t i = 0; i < n_nom; i++)
+			if (node_info_pod_index(ni, nom[i]->meta.uid) >= 0)
+				n += claim_refs(nom[i], s);
+		return n > 0 ? fw_status_set(st, FW_UNSCHEDULABLE, REASON_RWOP_CONFLICT) : FW_SUCCESS;
+	}
 	bool conflict = s->conflicting > 0;
 	for (uint32_t i = 0; !conflict && i < s->n_rwop; i++)
 		for (uint32_t k = 0; !conflict && k < ni->n_pods; k++)

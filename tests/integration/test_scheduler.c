@@ -435,9 +435,14 @@ static void test_unschedulable_event_condition_then_bound(void **state)
 	start_sched(NULL, 0);
 	mk_pod("waiter", "csched", "2", "1Gi", ",\"nodeSelector\":{\"disk\":\"ssd\"}");
 
+	/* " preemption: ...": DefaultPreemption's PostFilter (upstream default_preemption.go: nodes Filter
+	 * found Unschedulable without lower-priority pods get "No preemption victims found for incoming
+	 * pod", every other node "Preemption is not helpful for scheduling"; a request above the node's
+	 * allocatable is UnschedulableAndUnresolvable). oracle: these nodes and pod */
 	static const char want[] = "0/4 nodes are available: 1 Insufficient cpu, 1 node(s) didn't match Pod's node "
 				   "affinity/selector, 1 node(s) had untolerated taint(s), 1 node(s) were "
-				   "unschedulable.";
+				   "unschedulable. preemption: 0/4 nodes are available: 4 Preemption is not helpful for "
+				   "scheduling.";
 	struct ev_view ev;
 	assert_true(wait_event("waiter", "FailedScheduling", &ev, 10000));
 	assert_string_equal(ev.type, "Warning");
@@ -512,9 +517,15 @@ static void test_unschedulable_condition_fields(void **state)
 	start_sched(NULL, 0);
 	mk_pod("stuck", "csched", "2", "1Gi", "");
 
-	static const char want1[] = "0/1 nodes are available: 1 Insufficient cpu.";
+	/* " preemption: ...": DefaultPreemption's PostFilter (upstream default_preemption.go: nodes Filter
+	 * found Unschedulable without lower-priority pods get "No preemption victims found for incoming
+	 * pod", every other node "Preemption is not helpful for scheduling"; a request above the node's
+	 * allocatable is UnschedulableAndUnresolvable). oracle: these nodes and pod */
+	static const char want1[] = "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: "
+				    "1 Preemption is not helpful for scheduling.";
 	static const char want2[] = "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated "
-				    "taint(s).";
+				    "taint(s). preemption: 0/2 nodes are available: 2 Preemption is not helpful for "
+				    "scheduling.";
 	const struct api_condition *c;
 	struct api_pod *p = wait_scheduled_message("stuck", want1, 10000, &c);
 	assert_string_equal(c->status, "False");
@@ -878,7 +889,9 @@ static void test_missing_pvc_then_created(void **state)
 	       ",\"volumes\":[{\"name\":\"data\",\"persistentVolumeClaim\":{\"claimName\":\"data-db-0\"}}]");
 	struct ev_view ev;
 	assert_true(wait_event("db", "FailedScheduling", &ev, 10000));
-	assert_string_equal(ev.message, "0/1 nodes are available: persistentvolumeclaim \"data-db-0\" not found.");
+	/* PreFilter rejected the pod on every node: preemption is not helpful anywhere */
+	assert_string_equal(ev.message, "0/1 nodes are available: persistentvolumeclaim \"data-db-0\" not found. "
+					"preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.");
 	assert_string_equal(node_of("db"), "");
 
 	int64_t t0 = harness_now_ms();

@@ -198,7 +198,8 @@ static void test_anti_affinity_one_per_node(void **state)
 	 * no DefaultPreemption, so no preemption suffix: docs/config.md) */
 	mk_pod(NS, "web-10", "\"app\":\"web\"", ANTI_HOSTNAME);
 	wait_condition_message(NS, "web-10",
-			       "0/10 nodes are available: 10 node(s) didn't match pod anti-affinity rules.", 15000);
+			       "0/10 nodes are available: 10 node(s) didn't match pod anti-affinity rules. preemption: 0/10 "
+			       "nodes are available: 10 No preemption victims found for incoming pod.", 15000);
 	assert_null(wait_bound(NS, "web-10", 500));
 
 	int64_t t0 = harness_now_ms();
@@ -250,7 +251,8 @@ static void test_affinity_to_zone(void **state)
 	 * "t", where the anchor runs */
 	mk_pod("other", "x", "\"app\":\"x\"",
 	       AFF_ZONE(",\"namespaceSelector\":{\"matchLabels\":{\"team\":\"blue\"}}"));
-	wait_condition_message("other", "x", "0/9 nodes are available: 9 node(s) didn't match pod affinity rules.",
+	wait_condition_message("other", "x", "0/9 nodes are available: 9 node(s) didn't match pod affinity rules. preemption: 0/9 nodes are "
+			       "available: 9 Preemption is not helpful for scheduling.",
 			       15000);
 	mk_pod("other", "y", "\"app\":\"y\"",
 	       AFF_ZONE(",\"namespaceSelector\":{\"matchLabels\":{\"kubernetes.io/metadata.name\":\"" NS "\"}}"));

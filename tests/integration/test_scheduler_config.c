@@ -403,13 +403,20 @@ static void policy_run(struct fx *fx, const char *policy, const char *ns, const 
 	assert_string_equal(pod_find(p, "pinned")->node, "pol-3");
 
 	static const struct want_unsched unsched[] = {
+		/* the Policy's DefaultPreemption (PostFilter): see test_scheduler.c */
 		{ "hp-2", "0/5 nodes are available: 1 node(s) didn't have free ports for the requested pod ports, "
-			  "4 node(s) didn't match Pod's node affinity/selector." },
+			  "4 node(s) didn't match Pod's node affinity/selector. preemption: 0/5 nodes are available: 1 No "
+			  "preemption victims found for incoming pod, 4 Preemption is not helpful for scheduling." },
 		{ "disk-2", "0/5 nodes are available: 1 node(s) had no available disk, "
-			    "4 node(s) didn't match Pod's node affinity/selector." },
-		{ "big", "0/5 nodes are available: 1 Insufficient cpu, 4 node(s) didn't match Pod's node affinity/selector." },
-		{ "huge", "0/5 nodes are available: 5 Insufficient cpu." },
-		{ "nosel", "0/5 nodes are available: 5 node(s) didn't match Pod's node affinity/selector." },
+			    "4 node(s) didn't match Pod's node affinity/selector. preemption: 0/5 nodes are available: 1 No "
+			    "preemption victims found for incoming pod, 4 Preemption is not helpful for scheduling." },
+		{ "big", "0/5 nodes are available: 1 Insufficient cpu, 4 node(s) didn't match Pod's node affinity/selector. "
+			 "preemption: 0/5 nodes are available: 1 No preemption victims found for incoming pod, 4 Preemption "
+			 "is not helpful for scheduling." },
+		{ "huge", "0/5 nodes are available: 5 Insufficient cpu. preemption: 0/5 nodes are available: 5 "
+			  "Preemption is not helpful for scheduling." },
+		{ "nosel", "0/5 nodes are available: 5 node(s) didn't match Pod's node affinity/selector. preemption: 0/5 "
+			   "nodes are available: 5 Preemption is not helpful for scheduling." },
 		{ NULL, NULL },
 	};
 	wait_for(p, fx, ns, ok_unsched, unsched, "FitError conditions and FailedScheduling events");

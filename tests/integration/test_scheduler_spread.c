@@ -231,7 +231,8 @@ static void test_zone_spread_do_not_schedule(void **state)
 	while (!failed_message("rack")[0] && harness_now_ms() < end)
 		usleep(100 * 1000);
 	assert_string_equal(failed_message("rack"),
-			    "0/9 nodes are available: 9 node(s) didn't match pod topology spread constraints (missing required label).");
+			    "0/9 nodes are available: 9 node(s) didn't match pod topology spread constraints (missing required label). "
+			    "preemption: 0/9 nodes are available: 9 Preemption is not helpful for scheduling.");
 	assert_string_equal(node_of("rack"), "");
 }
 

@@ -236,7 +236,8 @@ static void test_profile_building(void **state)
 	uint32_t npf;
 	const struct fw_pl *const *pf = fw_profile_plugins(p, CFG_EP_PRE_FILTER, &npf);
 	assert_ptr_equal(pf[2], filter[5]);
-	assert_false(fw_profile_has_post_filter(p));
+	/* DefaultPreemption's PostFilter (upstream default_plugins.go: MultiPoint) */
+	assert_true(fw_profile_has_post_filter(p));
 	fw_profile_free(p);
 	fw_profile_free(NULL);
 
@@ -273,7 +274,7 @@ static void test_profile_building(void **state)
 	/* every registered plugin declares the points it implements consistently */
 	size_t nreg;
 	const struct fw_plugin *const *all = fw_registry_all(&nreg);
-	assert_int_equal(nreg, 15);
+	assert_int_equal(nreg, 16);
 	for (size_t i = 0; i < nreg; i++)
 		assert_ptr_equal(fw_registry_lookup(all[i]->name), all[i]);
 	assert_null(fw_registry_lookup("nope"));
@@ -633,11 +634,13 @@ static void test_cycle_basic(void **state)
 	assert_int_equal(res.evaluated_nodes, 3);
 	assert_int_equal(res.feasible_nodes, 0);
 
-	/* PostFilter with none enabled: Unschedulable, no message added */
+	/* PostFilter: DefaultPreemption finds no lower-priority pod; it clears the nomination.
+	 * oracle: this cluster (n1 busy cpu=3, n2 fat memory=8Gi, n3 tainted) and pod huge */
 	struct fw_post_filter_result pfr;
 	struct fw_status st;
 	assert_int_equal(fw_run_post_filter(p, c, huge, &res.diag, &pfr, &st), FW_UNSCHEDULABLE);
-	assert_string_equal(res.diag.post_filter_msg, "");
+	assert_string_equal(res.diag.post_filter_msg, "preemption: 0/3 nodes are available: 1 Preemption is not helpful "
+						      "for scheduling, 2 No preemption victims found for incoming pod.");
 	assert_string_equal(pfr.nominated_node_name, "");
 
 	/* PreFilter node set: pinned to n3 via matchFields; tolerating its taint */

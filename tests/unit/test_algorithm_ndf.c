@@ -280,7 +280,7 @@ static void test_ndf_events(void **state)
  * hostUsers false, default profile: both UnschedulableAndUnresolvable by NodeDeclaredFeatures,
  * message "0/2 nodes are available: 2 node(s) didn't match Pod's required features. preemption:
  * 0/2 nodes are available: 2 Preemption is not helpful for scheduling." (the preemption part is
- * DefaultPreemption's PostFilter, which csched does not implement yet). */
+ * DefaultPreemption's PostFilter). */
 static void test_ndf_default_profile(void **state)
 {
 	(void)state;
@@ -313,6 +313,13 @@ static void test_ndf_default_profile(void **state)
 	assert_string_equal(res.diag.unschedulable_plugins[0], "NodeDeclaredFeatures");
 	assert_string_equal(fw_fit_error_message(&res.diag, msg, sizeof(msg)),
 			    "0/2 nodes are available: 2 node(s) didn't match Pod's required features.");
+	struct fw_post_filter_result pfr;
+	struct fw_status st;
+	assert_int_equal(fw_run_post_filter(p, c, pod, &res.diag, &pfr, &st), FW_UNSCHEDULABLE);
+	assert_string_equal(fw_fit_error_message(&res.diag, msg, sizeof(msg)),
+			    "0/2 nodes are available: 2 node(s) didn't match Pod's required features. preemption: 0/2 "
+			    "nodes are available: 2 Preemption is not helpful for scheduling.");
+	assert_string_equal(pfr.nominated_node_name, "");
 	api_pod_unref(pod);
 	for (int i = 0; i < 2; i++) {
 		node_info_release(&nis[i]);

@@ -62,12 +62,13 @@ static void check_round_trip(const struct config *cfg)
 }
 
 static const char *const default_lists[CFG_EP_COUNT] = {
-	[CFG_EP_PRE_ENQUEUE] = "SchedulingGates/0",
+	/* upstream apis/config/testing/defaults ExpandedPluginsV1 (DynamicResources not implemented) */
+	[CFG_EP_PRE_ENQUEUE] = "SchedulingGates/0 DefaultPreemption/0",
 	[CFG_EP_QUEUE_SORT] = "PrioritySort/0",
 	/* NodeDeclaredFeatures last: upstream apis/config/testing/defaults ExpandedPluginsV1 */
 	[CFG_EP_PRE_FILTER] = "NodeAffinity/0 NodePorts/0 NodeResourcesFit/0 VolumeRestrictions/0 PodTopologySpread/0 InterPodAffinity/0 NodeDeclaredFeatures/0",
 	[CFG_EP_FILTER] = "NodeName/0 NodeUnschedulable/0 TaintToleration/0 NodeAffinity/0 NodePorts/0 NodeResourcesFit/0 VolumeRestrictions/0 PodTopologySpread/0 InterPodAffinity/0 NodeDeclaredFeatures/0",
-	[CFG_EP_POST_FILTER] = "",
+	[CFG_EP_POST_FILTER] = "DefaultPreemption/0",
 	[CFG_EP_PRE_SCORE] = "TaintToleration/0 NodeAffinity/0 NodeResourcesFit/0 PodTopologySpread/0 InterPodAffinity/0 NodeResourcesBalancedAllocation/0",
 	[CFG_EP_SCORE] = "TaintToleration/3 NodeAffinity/2 NodeResourcesFit/1 PodTopologySpread/2 InterPodAffinity/2 NodeResourcesBalancedAllocation/1 ImageLocality/1",
 	[CFG_EP_RESERVE] = "",
@@ -123,12 +124,13 @@ static void test_defaults(void **state)
 	assert_int_equal(p->args.preemption.min_candidate_nodes_absolute, 100);
 	assert_int_equal(p->args.volume_binding.bind_timeout_seconds, 600);
 	/* Upstream's defaulting appends pluginConfig for the profile's plugins, sorted by name. */
-	assert_int_equal(p->n_plugin_config, 5);
-	assert_int_equal(p->plugin_config[0], CFG_ARGS_INTER_POD_AFFINITY);
-	assert_int_equal(p->plugin_config[1], CFG_ARGS_NODE_AFFINITY);
-	assert_int_equal(p->plugin_config[2], CFG_ARGS_BALANCED);
-	assert_int_equal(p->plugin_config[3], CFG_ARGS_FIT);
-	assert_int_equal(p->plugin_config[4], CFG_ARGS_TOPOLOGY_SPREAD);
+	assert_int_equal(p->n_plugin_config, 6);
+	assert_int_equal(p->plugin_config[0], CFG_ARGS_PREEMPTION);
+	assert_int_equal(p->plugin_config[1], CFG_ARGS_INTER_POD_AFFINITY);
+	assert_int_equal(p->plugin_config[2], CFG_ARGS_NODE_AFFINITY);
+	assert_int_equal(p->plugin_config[3], CFG_ARGS_BALANCED);
+	assert_int_equal(p->plugin_config[4], CFG_ARGS_FIT);
+	assert_int_equal(p->plugin_config[5], CFG_ARGS_TOPOLOGY_SPREAD);
 	int32_t w = 0;
 	assert_true(config_profile_runs(p, CFG_EP_SCORE, "TaintToleration", &w));
 	assert_int_equal(w, 3);
@@ -155,7 +157,7 @@ static void test_registry(void **state)
 		{ "ImageLocality", true, CFG_EP_BIT(CFG_EP_SCORE) },
 		{ "DefaultBinder", true, CFG_EP_BIT(CFG_EP_BIND) },
 		{ "PodTopologySpread", true, CFG_EP_BIT(CFG_EP_PRE_FILTER) | CFG_EP_BIT(CFG_EP_FILTER) | CFG_EP_BIT(CFG_EP_PRE_SCORE) | CFG_EP_BIT(CFG_EP_SCORE) },
-		{ "DefaultPreemption", false, CFG_EP_BIT(CFG_EP_PRE_ENQUEUE) | CFG_EP_BIT(CFG_EP_POST_FILTER) },
+		{ "DefaultPreemption", true, CFG_EP_BIT(CFG_EP_PRE_ENQUEUE) | CFG_EP_BIT(CFG_EP_POST_FILTER) },
 	};
 	/* upstream v1.37 pkg/scheduler/apis/config/v1/default_plugins.go: getDefaultPlugins' MultiPoint
 	 * list after applyFeatureGates with v1.37's default gates (DynamicResources before
@@ -448,7 +450,9 @@ static void test_policy_seed(void **state)
 		/* upstream's predicateOrdering, plus the mandatory CheckNodeUnschedulable and
 		 * PodToleratesNodeTaints */
 		[CFG_EP_FILTER] = "NodeUnschedulable/0 NodeName/0 NodePorts/0 NodeAffinity/0 NodeResourcesFit/0 VolumeRestrictions/0 TaintToleration/0",
-		[CFG_EP_POST_FILTER] = "",
+		/* upstream v1.22 factory.go createFromConfig: "PrioritySort", "DefaultPreemption" and
+		 * "DefaultBinder" were neither predicates nor priorities before. We add them by default. */
+		[CFG_EP_POST_FILTER] = "DefaultPreemption/0",
 		[CFG_EP_PRE_SCORE] = "NodeResourcesBalancedAllocation/0 NodeResourcesFit/0",
 		/* EqualPriority maps to nothing */
 		[CFG_EP_SCORE] = "NodeResourcesBalancedAllocation/1 NodeResourcesFit/1",
@@ -609,9 +613,10 @@ static void test_validate_after_override(void **state)
 	c.parallelism = 4;
 	c.profiles[0].args.preemption.min_candidate_nodes_percentage = 0;
 	c.profiles[0].args.preemption.min_candidate_nodes_absolute = 0;
-	c.profiles[0].plugin_config[c.profiles[0].n_plugin_config++] = CFG_ARGS_PREEMPTION;
+	/* the defaulted DefaultPreemptionArgs: first of upstream's sorted pluginsNames */
+	assert_int_equal(c.profiles[0].plugin_config[0], CFG_ARGS_PREEMPTION);
 	assert_int_equal(config_validate(&c, &e), ERR_INVALID);
-	assert_string_equal(e.msg, "profiles[0].pluginConfig[5].args.minCandidateNodesPercentage: Invalid value: 0: cannot be zero at the same time as minCandidateNodesAbsolute");
+	assert_string_equal(e.msg, "profiles[0].pluginConfig[0].args.minCandidateNodesPercentage: Invalid value: 0: cannot be zero at the same time as minCandidateNodesAbsolute");
 	config_free(&c);
 }
 
@@ -625,12 +630,13 @@ static void test_plugin_config_without_args(void **state)
 		fail_msg("%s", e.msg);
 	const struct cfg_profile *p = &c.profiles[0];
 	assert_null(p->args.node_affinity.added_affinity);
-	assert_int_equal(p->n_plugin_config, 5);
+	assert_int_equal(p->n_plugin_config, 6);
 	assert_int_equal(p->plugin_config[0], CFG_ARGS_NODE_AFFINITY);
-	assert_int_equal(p->plugin_config[1], CFG_ARGS_INTER_POD_AFFINITY);
-	assert_int_equal(p->plugin_config[2], CFG_ARGS_BALANCED);
-	assert_int_equal(p->plugin_config[3], CFG_ARGS_FIT);
-	assert_int_equal(p->plugin_config[4], CFG_ARGS_TOPOLOGY_SPREAD);
+	assert_int_equal(p->plugin_config[1], CFG_ARGS_PREEMPTION);
+	assert_int_equal(p->plugin_config[2], CFG_ARGS_INTER_POD_AFFINITY);
+	assert_int_equal(p->plugin_config[3], CFG_ARGS_BALANCED);
+	assert_int_equal(p->plugin_config[4], CFG_ARGS_FIT);
+	assert_int_equal(p->plugin_config[5], CFG_ARGS_TOPOLOGY_SPREAD);
 	check_round_trip(&c);
 	config_free(&c);
 }

@@ -111,7 +111,9 @@ struct fw_node_score {
 	int64_t score;
 };
 
-/* PostFilter output (preemption): the node nominated for the pod, "" for none. */
+/* PostFilter output (preemption): the node nominated for the pod; "" clears the pod's nomination
+ * (upstream ModeOverride with ""), NULL leaves it (upstream's nil result, ModeNoop). The framework
+ * starts it at NULL. */
 struct fw_post_filter_result {
 	const char *nominated_node_name;
 };

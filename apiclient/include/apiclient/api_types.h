@@ -340,6 +340,8 @@ struct api_pod {
 	uint32_t n_conditions;
 	struct api_condition *conditions;
 	const char *nominated_node_name; /* interned, "" when absent */
+	bool has_start_time;             /* status.startTime (preemption orders victims by it) */
+	int64_t start_time_us;           /* microseconds since the epoch */
 	/* in-place resize (read by node_res_of_pod; names match spec containers) */
 	uint32_t n_container_statuses, n_init_container_statuses;
 	struct api_container_status *container_statuses, *init_container_statuses;
