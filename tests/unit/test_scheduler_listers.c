@@ -1,7 +1,8 @@
 /* Preemption's listers (scheduler/pdbs.c) on a scheduler that is never started (no server): the
  * informers' stores are filled through their watch-line seam (api__inf_watch_line), as watch
  * events would. fw_listers.pod answers from the pod informer's store (upstream's pod lister);
- * fw_listers.pdb_each walks the PodDisruptionBudget informer's (pdbLister.List(Everything)). */
+ * fw_listers.pdb_each walks the PodDisruptionBudget informer's (pdbLister.List(Everything)),
+ * which exists only when a profile runs DefaultPreemption at PostFilter. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,7 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "algorithm/framework.h"
 #include "apiclient/informer_internal.h"
+#include "config/config.h"
 #include "common/intern.h"
 #include "scheduler/sched_internal.h"
 
@@ -144,11 +147,65 @@ static void test_pdb_each(void **state)
 	assert_false(s.all);
 }
 
+/* The PDB informer exists when some profile runs DefaultPreemption at PostFilter (upstream reads
+ * the PDB lister only in PostFilter's Evaluator; v1.37's default profile has the plugin at
+ * PreEnqueue and PostFilter, default_plugins.go). */
+static void test_pdb_informer_only_with_postfilter(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *yaml;
+		bool want;
+	} t[] = {
+		{ "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n"
+		  "- schedulerName: csched\n",
+		  true },
+		{ "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n"
+		  "- schedulerName: csched\n  plugins:\n    postFilter:\n      disabled:\n      - name: DefaultPreemption\n",
+		  false },
+		{ "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n"
+		  "- schedulerName: csched\n  plugins:\n    preEnqueue:\n      disabled:\n      - name: DefaultPreemption\n",
+		  true },
+		{ "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n"
+		  "- schedulerName: csched\n  plugins:\n    multiPoint:\n      disabled:\n      - name: DefaultPreemption\n"
+		  "- schedulerName: second\n",
+		  true },
+		{ "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n"
+		  "- schedulerName: csched\n  plugins:\n    multiPoint:\n      disabled:\n      - name: DefaultPreemption\n",
+		  false },
+	};
+	struct err e = { 0 };
+	struct api_config acfg = { 0 };
+	acfg.server = strdup("http://127.0.0.1:1"); /* never contacted */
+	assert_int_equal(api_global_init(&e), 0);
+	struct api_client *client = api_client_new(&acfg, &e);
+	assert_non_null(client);
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct config cfg;
+		memset(&cfg, 0, sizeof(cfg));
+		if (config_load_buffer(&cfg, fw_registry(), "t.yaml", t[i].yaml, strlen(t[i].yaml), &e) < 0)
+			fail_msg("case %zu: %s", i, e.msg);
+		assert_int_equal(sched_pdbs_needed(&cfg), t[i].want);
+		struct sched_options o = { .cfg = &cfg, .client = client, .binders = 1 };
+		struct scheduler *s = sched_new(&o, &e);
+		if (!s)
+			fail_msg("case %zu: sched_new: %s", i, e.msg);
+		if ((s->pdb_inf != NULL) != t[i].want)
+			fail_msg("case %zu: PDB informer %s", i, s->pdb_inf ? "created" : "missing");
+		/* without one, the caches are synced without it (nothing else started here) */
+		assert_true(sched_pdbs_synced(s->pdb_inf) == !t[i].want);
+		sched_free(s);
+		config_free(&cfg);
+	}
+	api_client_free(client);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_pod_lister, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pdb_each, setup, teardown),
+		cmocka_unit_test(test_pdb_informer_only_with_postfilter),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
