@@ -77,6 +77,8 @@ void *api__inf_obj_decode(const struct api_informer *inf, const yajl_val v, stru
 		return api_selector_owner_decode(owner_kind(inf->kind), v, e);
 	case API_KIND_NAMESPACE:
 		return api_namespace_decode(v, e);
+	case API_KIND_PDB:
+		return api_pdb_decode(v, e);
 	default:
 		return api_pvc_decode(v, e);
 	}
@@ -100,6 +102,9 @@ static void obj_unref(const struct api_informer *inf, void *obj)
 	case API_KIND_NAMESPACE:
 		api_namespace_unref(obj);
 		break;
+	case API_KIND_PDB:
+		api_pdb_unref(obj);
+		break;
 	default:
 		api_pvc_unref(obj);
 	}
@@ -119,6 +124,8 @@ static void *obj_ref(const struct api_informer *inf, void *obj)
 		return api_selector_owner_ref(obj);
 	case API_KIND_NAMESPACE:
 		return api_namespace_ref(obj);
+	case API_KIND_PDB:
+		return api_pdb_ref(obj);
 	default:
 		return api_pvc_ref(obj);
 	}
@@ -138,6 +145,8 @@ static const struct api_meta *obj_meta(const struct api_informer *inf, const voi
 		return &((const struct api_selector_owner *)obj)->meta;
 	case API_KIND_NAMESPACE:
 		return &((const struct api_namespace *)obj)->meta;
+	case API_KIND_PDB:
+		return &((const struct api_pdb *)obj)->meta;
 	default:
 		return &((const struct api_pvc *)obj)->meta;
 	}
@@ -478,7 +487,8 @@ struct api_informer *api_informer_new(struct api_client *c, enum api_kind kind, 
 						 [API_KIND_RC] = "replicationcontrollers",
 						 [API_KIND_REPLICASET] = "replicasets",
 						 [API_KIND_STATEFULSET] = "statefulsets",
-						 [API_KIND_NAMESPACE] = "namespaces" };
+						 [API_KIND_NAMESPACE] = "namespaces",
+						 [API_KIND_PDB] = "poddisruptionbudgets" };
 	if (!c || (unsigned)kind >= ARRAY_SIZE(resources) || !resources[kind]) {
 		err_set(e, ERR_INVALID, "api_informer_new: %s", !c ? "no client" : "unknown kind");
 		return NULL;
@@ -489,7 +499,9 @@ struct api_informer *api_informer_new(struct api_client *c, enum api_kind kind, 
 	inf->client = c;
 	inf->kind = kind;
 	inf->resource = resources[kind];
-	inf->group_path = kind == API_KIND_REPLICASET || kind == API_KIND_STATEFULSET ? "/apis/apps/v1" : "/api/v1";
+	inf->group_path = kind == API_KIND_REPLICASET || kind == API_KIND_STATEFULSET ? "/apis/apps/v1"
+			  : kind == API_KIND_PDB ? "/apis/policy/v1"
+						 : "/api/v1";
 	if (h)
 		inf->h = *h;
 	inf->page_size = opt && opt->page_size > 0 ? opt->page_size : INFORMER_DEFAULT_PAGE;

@@ -47,7 +47,7 @@ struct api_informer {
 	struct api_client *client; /* borrowed */
 	enum api_kind kind;
 	const char *resource;      /* "pods" / "nodes", for paths and logs */
-	const char *group_path;    /* "/api/v1", or "/apis/apps/v1" for ReplicaSets and StatefulSets */
+	const char *group_path;    /* "/api/v1", "/apis/apps/v1" (ReplicaSets, StatefulSets), "/apis/policy/v1" (PDBs) */
 	char *field_selector_q;    /* URL-escaped, or NULL */
 	char *label_selector_q;
 	int page_size;

@@ -1,5 +1,6 @@
-/* The writes the scheduler makes: Binding, events.k8s.io/v1 Event, PodScheduled condition and
- * nominatedNodeName (strategic-merge patch of pods/status), and the leader-election Lease.
+/* The writes the scheduler makes: Binding, events.k8s.io/v1 Event, PodScheduled (or a preemption
+ * victim's DisruptionTarget) condition and nominatedNodeName (strategic-merge patch of
+ * pods/status), a preemption victim's deletion, and the leader-election Lease.
  * Every body is built with yajl_gen, which escapes strings and (with validation on) refuses
  * text that is not UTF-8. */
 #include <inttypes.h>
@@ -335,24 +336,24 @@ static void jb_str_or_null(struct jb *b, const char *k, const char *v)
 		jb_null(b, k);
 }
 
-/* Which fields of the PodScheduled condition differ from the pod's (all of them for a new
- * condition), and whether they make a request. */
+/* Which fields of the condition of type type differ from the pod's (all of them for a new condition),
+ * and whether they make a request. */
 struct cond_diff {
-	const struct api_condition *old; /* the pod's PodScheduled condition, NULL if none */
+	const struct api_condition *old; /* the pod's condition of that type, NULL if none */
 	const char *ltt;                 /* the lastTransitionTime to write */
 	bool probe, ltt_changed, status, reason, message, gen;
 	bool update; /* a change that makes a request (upstream's isEqual) */
 	bool any;    /* anything to write (update, or the generation riding along) */
 };
 
-static void cond_diff(const struct api_pod *pod, const struct api_pod_scheduled *cond, const char *now,
-		      struct cond_diff *d)
+static void cond_diff(const struct api_pod *pod, const char *type, const struct api_pod_scheduled *cond,
+		      const char *now, struct cond_diff *d)
 {
 	*d = (struct cond_diff){ 0 };
 	if (!cond)
 		return;
 	for (uint32_t i = 0; !d->old && i < pod->n_conditions; i++)
-		if (str_eq(pod->conditions[i].type, "PodScheduled"))
+		if (str_eq(pod->conditions[i].type, type))
 			d->old = &pod->conditions[i];
 	const struct api_condition *old = d->old;
 	/* upstream podutil.UpdatePodCondition: the transition time moves only with the status. */
@@ -373,8 +374,8 @@ static void cond_diff(const struct api_pod *pod, const struct api_pod_scheduled 
 /* The conditions part of the patch, as strategicpatch.CreateTwoWayMergePatch writes it: keys
  * sorted, conditions merged by type with the list's order as a directive when the pod had
  * conditions already. */
-static void jb_cond_diff(struct jb *b, const struct api_pod *pod, const struct api_pod_scheduled *cond,
-			 const struct cond_diff *d)
+static void jb_cond_diff(struct jb *b, const struct api_pod *pod, const char *type,
+			 const struct api_pod_scheduled *cond, const struct cond_diff *d)
 {
 	if (pod->n_conditions) {
 		jb_key(b, "$setElementOrder/conditions");
@@ -386,7 +387,7 @@ static void jb_cond_diff(struct jb *b, const struct api_pod *pod, const struct a
 		}
 		if (!d->old) {
 			jb_open(b, NULL);
-			jb_str(b, "type", "PodScheduled");
+			jb_str(b, "type", type);
 			jb_close(b);
 		}
 		jb_check(b, yajl_gen_array_close(b->g));
@@ -410,13 +411,13 @@ static void jb_cond_diff(struct jb *b, const struct api_pod *pod, const struct a
 		jb_str_or_null(b, "reason", cond->reason);
 	if (d->status)
 		jb_str_or_null(b, "status", cond->status);
-	jb_str(b, "type", "PodScheduled");
+	jb_str(b, "type", type);
 	jb_close(b);
 	jb_check(b, yajl_gen_array_close(b->g));
 }
 
-int api_pod_status_patch(const struct api_pod *pod, const struct api_pod_scheduled *cond, const char *nominated,
-			 int64_t now_us, char **body, size_t *len, struct err *e)
+static int status_patch(const struct api_pod *pod, const char *type, const struct api_pod_scheduled *cond,
+			const char *nominated, int64_t now_us, char **body, size_t *len, struct err *e)
 {
 	char now[40];
 	struct cond_diff d;
@@ -425,7 +426,7 @@ int api_pod_status_patch(const struct api_pod *pod, const struct api_pod_schedul
 	*body = NULL;
 	*len = 0;
 	format_time_s(now_us, now, sizeof(now));
-	cond_diff(pod, cond, now, &d);
+	cond_diff(pod, type, cond, now, &d);
 	/* upstream updatePod: nominatedNodeName only when overridden and different */
 	bool nnn_update = nominated && !str_eq(pod->nominated_node_name, nominated);
 	if (!d.update && !nnn_update)
@@ -436,12 +437,27 @@ int api_pod_status_patch(const struct api_pod *pod, const struct api_pod_schedul
 	jb_open(&b, NULL);
 	jb_open(&b, "status");
 	if (d.any)
-		jb_cond_diff(&b, pod, cond, &d);
+		jb_cond_diff(&b, pod, type, cond, &d);
 	if (nnn_update)
 		jb_str_or_null(&b, "nominatedNodeName", nominated); /* null deletes the field */
 	jb_close(&b);
 	jb_close(&b);
 	return jb_finish(&b, "patch pod status", body, len, e);
+}
+
+int api_pod_status_patch(const struct api_pod *pod, const struct api_pod_scheduled *cond, const char *nominated,
+			 int64_t now_us, char **body, size_t *len, struct err *e)
+{
+	return status_patch(pod, "PodScheduled", cond, nominated, now_us, body, len, e);
+}
+
+int api_pod_condition_patch(const struct api_pod *pod, const char *type, const struct api_pod_scheduled *cond,
+			    int64_t now_us, char **body, size_t *len, struct err *e)
+{
+	if (!type || !cond)
+		return err_set(e, ERR_INVALID, "patch pod status %s/%s: a condition is required", pod->meta.namespace,
+			       pod->meta.name);
+	return status_patch(pod, type, cond, NULL, now_us, body, len, e);
 }
 
 int api_patch_pod_status(struct api_conn *conn, const char *ns, const char *name, const char *body, size_t len,
@@ -468,6 +484,21 @@ int api_patch_pod_status(struct api_conn *conn, const char *ns, const char *name
 		struct timespec ts = { 0, (long)delay_ms * 1000000L };
 		nanosleep(&ts, NULL);
 	}
+	free(path);
+	return rc;
+}
+
+/* ---------- Pod deletion ---------- */
+
+int api_delete_pod(struct api_conn *conn, const char *ns, const char *name, struct err *e)
+{
+	int rc;
+	char *path = NULL;
+	if ((rc = check_segment("delete pod", "namespace", ns, e)) || (rc = check_segment("delete pod", "pod name", name, e)))
+		return rc;
+	if (asprintf(&path, "/api/v1/namespaces/%s/pods/%s", ns, name) < 0)
+		return err_set(e, ERR_NOMEM, "delete pod %s/%s: out of memory", ns, name);
+	rc = api_request(conn, "DELETE", path, NULL, NULL, 0, NULL, e);
 	free(path);
 	return rc;
 }

@@ -387,6 +387,26 @@ void queue_done(struct queue *q, const char *pod_uid)
 	pthread_mutex_unlock(&q->lock);
 }
 
+void queue_activate(struct queue *q, const char *pod_uid)
+{
+	if (!pod_uid)
+		return;
+	pthread_mutex_lock(&q->lock);
+	struct qpi *p = map_get(&q->pods, pod_uid);
+	if (p && (p->tier == QUEUE_TIER_UNSCHEDULABLE || p->tier == QUEUE_TIER_BACKOFF)) {
+		/* upstream activate: out of unschedulableEntities or backoffQ, then moveToActiveQ (a
+		 * pod PreEnqueue gates again is parked as unschedulable) */
+		queue__tier_remove(q, p);
+		if (queue__move_to_active(q, p, "ForceActivate", false))
+			pthread_cond_broadcast(&q->cond);
+	} else if (map_get(&q->in_flight, pod_uid)) {
+		/* upstream addEventsIfPodInFlight(EventForceActivate): requeued when it comes back */
+		struct queue_event ev = { QUEUE_RES_WILDCARD, QUEUE_ACT_ALL, "ForceActivate" };
+		queue__ifl_add_event(q, &ev, NULL, NULL);
+	}
+	pthread_mutex_unlock(&q->lock);
+}
+
 /* ---------- Timers and shutdown ---------- */
 
 static void *timer_main(void *arg)

@@ -30,6 +30,7 @@ struct sched_profile {
 	/* upstream signs none of the profile's pods, so its batch metrics are known without batching
 	 * (config_profile_upstream_signs_pods false); else the profile batches (fw_profile_batches) */
 	bool batch_metrics;
+	bool default_preemption; /* DefaultPreemption is a PostFilter plugin (preemption attempts metric) */
 	/* cycles_lock guards spare/n_spare; a leaf lock. */
 	pthread_mutex_t cycles_lock;
 	struct fw_cycle **spare;
@@ -58,6 +59,7 @@ struct sched_patch_job {
 };
 
 struct sched_binder;
+struct sched_preempt;
 
 struct scheduler {
 	struct sched_options o;
@@ -77,8 +79,10 @@ struct scheduler {
 	struct api_informer *pvc_inf; /* its store is the plugins' PVC lister (fw_listers) */
 	struct sched_owners *owners;  /* PodTopologySpread's default-selector stores; NULL = not needed */
 	struct api_informer *ns_inf;  /* Namespaces: the plugins' namespace lister (InterPodAffinity) */
+	struct api_informer *pdb_inf; /* PodDisruptionBudgets (DefaultPreemption); NULL = not needed */
 	struct sched_events *events;
 	struct sched_binder *binder;
+	struct sched_preempt *preempt; /* the preemption executor (preemption.c) */
 
 	struct snapshot *snap; /* scheduler thread only */
 
@@ -159,6 +163,20 @@ uint32_t sched_binder_binds_pending(struct sched_binder *b);
 struct sched_patch_job *sched_patch_job_new(const struct api_pod *pod, char *body, size_t len);
 void sched_patch_job_free(struct sched_patch_job *j);
 
+/* ---------- preemption.c ---------- */
+
+/* The preemption executor (upstream framework/preemption Executor, asynchronous). */
+struct sched_preempt *sched_preempt_new(struct scheduler *s, struct err *e);
+/* Lets actuate start workers (on demand, at most a few). */
+void sched_preempt_start(struct sched_preempt *x);
+/* Joins the workers after the jobs they run; queued jobs are dropped. Start may follow. */
+void sched_preempt_stop(struct sched_preempt *x);
+void sched_preempt_free(struct sched_preempt *x); /* NULL is a no-op */
+/* fw_preempt_ops of every profile (ctx: the scheduler). */
+enum fw_code sched_preempt_actuate(void *ctx, const struct api_pod *preemptor, const struct fw_preemption *c,
+				   struct fw_status *st);
+bool sched_preempt_is_running(void *ctx, const char *pod_uid);
+
 /* The profiles' bind callback (fw_profile_options.bind): api_bind_pod on the calling binder
  * thread's connection. */
 int sched_bind_cb(void *ctx, const struct api_pod *pod, const char *node_name, struct err *e);
@@ -190,5 +208,13 @@ bool sched_owners_wait_synced(struct sched_owners *o, long timeout_ms);
 struct api_selector_owner *sched_owners_get(void *sched, enum api_selector_kind kind, const char *ns, const char *name);
 int sched_owners_services_each(void *sched, const char *ns,
 			       int (*fn)(void *arg, const struct api_selector_owner *svc), void *arg);
+
+/* pdbs.c: the pod and PodDisruptionBudget listers of preemption (fw_listers.pod / pdb_each). */
+bool sched_pdbs_needed(const struct config *cfg); /* a profile runs DefaultPreemption at PostFilter */
+int sched_pdbs_start(struct api_informer *pdb_inf, struct err *e); /* NULL: nothing to start */
+bool sched_pdbs_synced(const struct api_informer *pdb_inf);          /* NULL: true */
+bool sched_pdbs_wait_synced(struct api_informer *pdb_inf, long timeout_ms);
+struct api_pod *sched_pod_lister(void *sched, const char *ns, const char *name);
+int sched_pdb_each(void *sched, int (*fn)(void *arg, const struct api_pdb *pdb), void *arg);
 
 #endif

@@ -381,6 +381,7 @@ static void *loop_main(void *arg)
 		api_informer_wait_synced(s->pvc_inf, 100);
 		sched_owners_wait_synced(s->owners, 100);
 		api_informer_wait_synced(s->ns_inf, 100);
+		sched_pdbs_wait_synced(s->pdb_inf, 100);
 		atomic_store(&s->heartbeat_ns, api_now_ns());
 	}
 	if (!atomic_load(&s->stop))
@@ -524,8 +525,11 @@ static int new_profiles(struct scheduler *s, struct queue_profile *qprofs, struc
 				     .ns_each = ns_each_lister,
 				     .owner = sched_owners_get,
 				     .services_each = sched_owners_services_each,
+				     .pod = sched_pod_lister,
+				     .pdb_each = sched_pdb_each,
 				     .ctx = s },
 		};
+		po.preempt = (struct fw_preempt_ops){ sched_preempt_actuate, sched_preempt_is_running, s };
 		po.extenders = sched_extenders_fw(s->extenders, &po.n_extenders);
 		po.ext_prioritize_all = sched_extenders_prioritize_all;
 		fw_profile_config_from_cfg(&cfg->profiles[i], &pc);
@@ -538,6 +542,11 @@ static int new_profiles(struct scheduler *s, struct queue_profile *qprofs, struc
 		fw_profile_queue_profile(p->fw, &qprofs[i]);
 		/* profiles upstream signs pods of run the batch path (fw_profile_batches) */
 		p->batch_metrics = !fw_profile_batches(p->fw);
+		uint32_t n_pf = 0;
+		const struct fw_pl *const *pf = fw_profile_plugins(p->fw, CFG_EP_POST_FILTER, &n_pf);
+		for (uint32_t j = 0; j < n_pf; j++)
+			if (strcmp(pf[j]->plugin->name, "DefaultPreemption") == 0)
+				p->default_preemption = true;
 	}
 	return 0;
 }
@@ -646,11 +655,15 @@ struct scheduler *sched_new(const struct sched_options *o, struct err *e)
 		goto fail;
 	if (sched_owners_needed(cfg) && !(s->owners = sched_owners_new(s->client, e)))
 		goto fail;
+	if (sched_pdbs_needed(cfg) && !(s->pdb_inf = api_informer_new(s->client, API_KIND_PDB, NULL, NULL, e)))
+		goto fail;
 
 	struct sched_events_options eo = events_options(s);
 	if (!(s->events = sched_events_new(&eo, e)))
 		goto fail;
 	if (!(s->binder = sched_binder_new(s, o->binders > 0 ? o->binders : SCHED_DEFAULT_BINDERS, e)))
+		goto fail;
+	if (!(s->preempt = sched_preempt_new(s, e)))
 		goto fail;
 	if (s->metrics)
 		set_metrics_sources(s);
@@ -693,6 +706,14 @@ int sched_start_informers(struct scheduler *s, struct err *e)
 		api_informer_stop(s->node_inf);
 		goto out;
 	}
+	if ((rc = sched_pdbs_start(s->pdb_inf, e)) < 0) {
+		sched_owners_stop(s->owners);
+		api_informer_stop(s->ns_inf);
+		api_informer_stop(s->pvc_inf);
+		api_informer_stop(s->pod_inf);
+		api_informer_stop(s->node_inf);
+		goto out;
+	}
 	s->informers_started = true;
 out:
 	pthread_mutex_unlock(&s->start_lock);
@@ -710,6 +731,7 @@ int sched_start_scheduling(struct scheduler *s, struct err *e)
 	if ((rc = queue_start_timers(s->queue, e)) < 0 || (rc = sched_events_start(s->events, e)) < 0 ||
 	    (rc = sched_binder_start(s->binder, e)) < 0)
 		goto out;
+	sched_preempt_start(s->preempt);
 	if ((rc = pthread_create(&s->loop_thread, NULL, loop_main, s)) != 0) {
 		rc = err_set(e, ERR_NOMEM, "sched_start_scheduling: pthread_create: %s", strerror(rc));
 		goto out;
@@ -738,7 +760,10 @@ bool sched_wait_synced(struct scheduler *s, long timeout_ms)
 	if (!api_informer_wait_synced(s->ns_inf, left > 0 ? left : 0))
 		return false;
 	left = (long)((deadline - api_now_ns()) / 1000000LL);
-	return sched_owners_wait_synced(s->owners, left > 0 ? left : 0);
+	if (!sched_owners_wait_synced(s->owners, left > 0 ? left : 0))
+		return false;
+	left = (long)((deadline - api_now_ns()) / 1000000LL);
+	return sched_pdbs_wait_synced(s->pdb_inf, left > 0 ? left : 0);
 }
 
 void sched_stop(struct scheduler *s)
@@ -755,10 +780,12 @@ void sched_stop(struct scheduler *s)
 	if (s->scheduling_started) {
 		queue_close(s->queue); /* wakes the loop's pop, stops the flush timers */
 		pthread_join(s->loop_thread, NULL);
+		sched_preempt_stop(s->preempt); /* after the loop: no actuate meanwhile */
 		sched_binder_stop(s->binder); /* bindings in flight end in a bind or a forget */
 		sched_events_stop(s->events, 1000);
 	}
 	if (s->informers_started) {
+		api_informer_stop(s->pdb_inf);
 		sched_owners_stop(s->owners);
 		api_informer_stop(s->ns_inf);
 		api_informer_stop(s->pvc_inf);
@@ -774,8 +801,10 @@ void sched_free(struct scheduler *s)
 	if (!s)
 		return;
 	sched_stop(s);
+	sched_preempt_free(s->preempt);
 	sched_binder_free(s->binder);
 	sched_events_free(s->events);
+	api_informer_free(s->pdb_inf);
 	sched_owners_free(s->owners);
 	api_informer_free(s->ns_inf);
 	api_informer_free(s->pvc_inf);
@@ -814,7 +843,7 @@ bool sched_caches_synced(void *ctx)
 {
 	const struct scheduler *s = ctx;
 	return api_informer_synced(s->node_inf) && api_informer_synced(s->pod_inf) && api_informer_synced(s->pvc_inf) &&
-	       api_informer_synced(s->ns_inf) && sched_owners_synced(s->owners);
+	       api_informer_synced(s->ns_inf) && sched_owners_synced(s->owners) && sched_pdbs_synced(s->pdb_inf);
 }
 
 int64_t sched_heartbeat_ns(const struct scheduler *s)

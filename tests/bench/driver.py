@@ -392,7 +392,31 @@ class Workload:
             for t in op.get("templates", [op.get("template")] if op.get("template") else []):
                 if not os.path.exists(os.path.join(TEMPLATES, t + ".yaml")):
                     raise BenchError(f"{path}: ops[{i}]: no template {t}")
+        self.classes = self.priority_classes(path)
         self.node_seq = 0
+
+    def priority_classes(self, path):
+        """{name: value} of the PriorityClasses the ops' pod templates name. A template sets
+        spec.priority directly, as upstream's scheduler_perf does (it runs the apiserver without
+        the Priority admission plugin); tests/cluster's apiserver runs it, and it accepts a pod
+        with spec.priority only when the pod also names a class of that value, so such a template
+        must name one (bench-priority-<value>) and the driver creates it."""
+        classes = {}
+        for i, op in enumerate(self.ops):
+            for t in op.get("templates", [op.get("template")] if op.get("template") else []):
+                obj = load_template(t)
+                spec = obj.get("spec") or {}
+                if obj.get("kind") != "Pod" or spec.get("priority") is None:
+                    continue
+                name, value = spec.get("priorityClassName"), int(spec["priority"])
+                if not name:
+                    raise BenchError(f"{path}: ops[{i}]: template {t} sets spec.priority without a "
+                                     f"priorityClassName (the Priority admission plugin would reject the pod)")
+                if classes.get(name, value) != value:
+                    raise BenchError(f"{path}: ops[{i}]: template {t}: PriorityClass {name} given values "
+                                     f"{classes[name]} and {value}")
+                classes[name] = value
+        return classes
 
     def setup_len(self):
         """Number of leading ops run before the scheduler starts."""
@@ -588,14 +612,16 @@ def parse_args():
 
 def create_namespaces(api, wl):
     """Namespaces (createNamespaces ops, one per createPods/createAny op, one for churn) and the
-    churn pods' PriorityClass. All are created first, so setup and measured ops only add objects."""
+    PriorityClasses the pod templates name (Workload.priority_classes). All are created first, so
+    setup and measured ops only add objects."""
     namespaces = wl.namespaces() + ["bench-churn"]
     for ns in namespaces:
         api.request("POST", "/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace",
                                                    "metadata": {"name": ns}}, ok=(201, 409))
-    api.request("POST", "/apis/scheduling.k8s.io/v1/priorityclasses",
-                {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
-                 "metadata": {"name": "bench-priority-10"}, "value": 10}, ok=(201, 409))
+    for name, value in {"bench-priority-10": 10, **wl.classes}.items():
+        api.request("POST", "/apis/scheduling.k8s.io/v1/priorityclasses",
+                    {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+                     "metadata": {"name": name}, "value": value}, ok=(201, 409))
 
 
 def run_setup_ops(api, wl, n_setup, workers):

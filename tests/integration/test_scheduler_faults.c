@@ -372,8 +372,10 @@ static void test_etcd_kill9_mid_load(void **state)
 static bool watches_refused(void *ctx)
 {
 	/* pods, nodes, PVCs, namespaces, and the default profile's Services, RCs, ReplicaSets and
-	 * StatefulSets (PodTopologySpread's default constraints) */
-	return fproxy_fired(proxy, *(const int *)ctx) >= 8;
+	 * StatefulSets (PodTopologySpread's default constraints), and its PodDisruptionBudgets when it
+	 * runs DefaultPreemption (scheduler/pdbs.c) */
+	int informers = 8 + config_profile_runs(&cfg.profiles[0], CFG_EP_POST_FILTER, "DefaultPreemption", NULL);
+	return fproxy_fired(proxy, *(const int *)ctx) >= informers;
 }
 
 static bool gap_node_known(void *ctx)

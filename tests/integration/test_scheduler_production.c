@@ -300,6 +300,11 @@ static void test_rbac_service_account(void **state)
 		{"list statefulsets.apps", true},
 		{"watch statefulsets.apps", true},
 		{"get services", false},
+		/* DefaultPreemption's PDB lister (scheduler/pdbs.c) */
+		{"list poddisruptionbudgets.policy", true},
+		{"watch poddisruptionbudgets.policy", true},
+		{"get poddisruptionbudgets.policy", false},
+		{"create poddisruptionbudgets.policy", false},
 		{"list deployments.apps", false},
 		{"create pods --subresource=binding", true},
 		{"patch pods --subresource=status", true},
@@ -314,7 +319,7 @@ static void test_rbac_service_account(void **state)
 		{"create subjectaccessreviews.authorization.k8s.io", true},
 		{"delete nodes", false},
 		{"update nodes", false},
-		{"delete pods", false},
+		{"delete pods", true}, /* preemption victims (scheduler/preemption.c) */
 		{"create pods", false},
 		{"update pods", false},
 		{"get secrets", false},
@@ -759,7 +764,11 @@ static void test_metrics_and_health_over_http(void **state)
 			fail_msg("extension point %s: count %g, want %g", points[i].point, got,
 				 points[i].every_attempt ? attempts : k);
 	}
-	assert_true(ep_count(body, "PostFilter", "Unschedulable") == -1); /* no PostFilter plugin enabled */
+	/* DefaultPreemption ran for each unschedulable attempt of the too-big pod and found no victim
+	 * (every pod has priority 0): upstream counts each run in preemption_attempts_total */
+	assert_true(ep_count(body, "PostFilter", "Unschedulable") == unsched);
+	assert_true(scraped(body, "scheduler_preemption_attempts_total", NULL, 0) == unsched);
+	assert_true(scraped(body, "scheduler_preemption_victims_count", NULL, 0) == 0);
 	assert_true(scraped(body, "scheduler_unschedulable_pods",
 			    (const char *[]){"plugin=NodeResourcesFit", "profile=csched"}, 2) == 1);
 	assert_true(scraped(body, "scheduler_pending_pods", (const char *[]){"queue=unschedulable"}, 1) == 1);

@@ -101,6 +101,92 @@ static const struct patch_case cases[] = {
 	  { NULL, NULL, NULL, 0 }, "node-1", "{\"status\":{\"nominatedNodeName\":\"node-1\"}}" },
 };
 
+/* A preemption victim's DisruptionTarget condition (upstream executor.go PreemptPod:
+ * CalculatePodConditionObservedGeneration, podutil.UpdatePodCondition, util.PatchPodStatus).
+ * Expected bodies: oracle, those steps run in Go (k8s.io/kubernetes v1.37.2) on the same old
+ * status for a victim of generation 3, "now" pinned to NOW_US. */
+#define VICTIM(status) \
+	"{\"metadata\":{\"name\":\"v\",\"namespace\":\"default\",\"uid\":\"u2\",\"generation\":3}," \
+	"\"spec\":{\"nodeName\":\"n1\",\"containers\":[{\"name\":\"c\",\"image\":\"i\"}]},\"status\":" status "}"
+#define DT_MSG "default-scheduler: preempting to accommodate a higher priority pod"
+#define DT_COND { "True", "PreemptionByScheduler", DT_MSG, 3 }
+#define DT_FULL \
+	"{\"lastProbeTime\":null,\"lastTransitionTime\":\"2026-11-25T13:29:15Z\",\"message\":\"" DT_MSG "\"," \
+	"\"observedGeneration\":3,\"reason\":\"PreemptionByScheduler\",\"status\":\"True\",\"type\":\"DisruptionTarget\"}"
+
+static const struct patch_case dt_cases[] = {
+	/* oracle: a running victim without conditions */
+	{ "DisruptionTarget: none yet", VICTIM("{\"phase\":\"Running\"}"), DT_COND, NULL,
+	  "{\"status\":{\"conditions\":[" DT_FULL "]}}" },
+	/* oracle: appended after the pod's other conditions */
+	{ "DisruptionTarget: after others",
+	  VICTIM("{\"phase\":\"Running\",\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\","
+		 "\"lastTransitionTime\":\"2020-05-12T00:00:00Z\"},{\"type\":\"PodScheduled\",\"status\":\"True\","
+		 "\"lastTransitionTime\":\"2020-05-12T00:00:00Z\"}]}"),
+	  DT_COND, NULL,
+	  "{\"status\":{\"$setElementOrder/conditions\":[{\"type\":\"Ready\"},{\"type\":\"PodScheduled\"},"
+	  "{\"type\":\"DisruptionTarget\"}],\"conditions\":[" DT_FULL "]}}" },
+	/* oracle: UpdatePodCondition reports no change: no patch (PreemptPod goes on to the delete) */
+	{ "DisruptionTarget: identical",
+	  VICTIM("{\"conditions\":[{\"type\":\"DisruptionTarget\",\"status\":\"True\",\"reason\":"
+		 "\"PreemptionByScheduler\",\"message\":\"" DT_MSG "\",\"observedGeneration\":3,"
+		 "\"lastTransitionTime\":\"2020-05-12T00:00:00Z\"}]}"),
+	  DT_COND, NULL, NULL },
+	/* oracle: another reason with the same status keeps the transition time */
+	{ "DisruptionTarget: other reason",
+	  VICTIM("{\"conditions\":[{\"type\":\"DisruptionTarget\",\"status\":\"True\",\"reason\":"
+		 "\"DeletionByTaintManager\",\"message\":\"Taint manager: deleting due to NoExecute taint\","
+		 "\"observedGeneration\":1,\"lastTransitionTime\":\"2020-05-12T00:00:00Z\"}]}"),
+	  DT_COND, NULL,
+	  "{\"status\":{\"$setElementOrder/conditions\":[{\"type\":\"DisruptionTarget\"}],\"conditions\":[{"
+	  "\"message\":\"" DT_MSG "\",\"observedGeneration\":3,\"reason\":\"PreemptionByScheduler\","
+	  "\"type\":\"DisruptionTarget\"}]}}" },
+	/* oracle: False to True moves the transition time */
+	{ "DisruptionTarget: was False",
+	  VICTIM("{\"conditions\":[{\"type\":\"DisruptionTarget\",\"status\":\"False\",\"reason\":\"X\","
+		 "\"message\":\"m\",\"lastTransitionTime\":\"2020-05-12T00:00:00Z\"}]}"),
+	  DT_COND, NULL,
+	  "{\"status\":{\"$setElementOrder/conditions\":[{\"type\":\"DisruptionTarget\"}],\"conditions\":[{"
+	  "\"lastTransitionTime\":\"2026-11-25T13:29:15Z\",\"message\":\"" DT_MSG "\",\"observedGeneration\":3,"
+	  "\"reason\":\"PreemptionByScheduler\",\"status\":\"True\",\"type\":\"DisruptionTarget\"}]}}" },
+};
+
+/* type NULL: api_pod_status_patch, else api_pod_condition_patch of that type. */
+static int run_cases(const struct patch_case *cs, size_t n, const char *type)
+{
+	int failures = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct patch_case *tc = &cs[i];
+		struct err e = { 0 };
+		struct api_pod *pod = api_pod_decode_json(tc->pod, strlen(tc->pod), &e);
+		if (!pod) {
+			print_error("%s: decode: %s\n", tc->name, e.msg);
+			failures++;
+			continue;
+		}
+		char *body = NULL;
+		size_t len = 0;
+		int rc = type ? api_pod_condition_patch(pod, type, &tc->cond, NOW_US, &body, &len, &e)
+			      : api_pod_status_patch(pod, tc->cond.status ? &tc->cond : NULL, tc->nominated, NOW_US, &body,
+						     &len, &e);
+		bool ok = rc == 0 && (tc->want ? body && len == strlen(body) && strcmp(body, tc->want) == 0 : !body);
+		if (!ok) {
+			print_error("%s: rc %d %s\n  got: %s\n want: %s\n", tc->name, rc, e.msg, body ? body : "(no request)",
+				    tc->want ? tc->want : "(no request)");
+			failures++;
+		}
+		free(body);
+		api_pod_unref(pod);
+	}
+	return failures;
+}
+
+static void test_disruption_target_patch(void **state)
+{
+	(void)state;
+	assert_int_equal(run_cases(dt_cases, sizeof(dt_cases) / sizeof(dt_cases[0]), "DisruptionTarget"), 0);
+}
+
 static void test_status_patch(void **state)
 {
 	(void)state;
@@ -150,6 +236,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_status_patch),
 		cmocka_unit_test(test_condition_fields_decoded),
+		cmocka_unit_test(test_disruption_target_patch),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

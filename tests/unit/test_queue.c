@@ -1274,6 +1274,46 @@ static void test_rejector_counts(void **state)
 	queue_free(q);
 }
 
+/* upstream scheduling_queue_test.go TestPriorityQueue_Activate: an unschedulable or backing-off
+ * pod goes to activeQ; one in activeQ stays; an unknown one stays out; an in-flight one gets the
+ * ForceActivate event, so its failed attempt goes back in (after backoff, as for any wildcard
+ * event) instead of parking in unschedulable. */
+static void test_activate(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *desc;
+		int setup; /* 0 active, 1 unschedulable, 2 backoff, 3 unknown, 4 in flight */
+		enum queue_tier want;
+	} cases[] = {
+		{ "pod already in activeQ", 0, QUEUE_TIER_ACTIVE },
+		{ "pod in unschedulableEntities", 1, QUEUE_TIER_ACTIVE },
+		{ "pod in backoffQ", 2, QUEUE_TIER_ACTIVE },
+		{ "pod not in unschedulableEntities/backoffQ and not in-flight", 3, QUEUE_TIER_NONE },
+		{ "pod not in unschedulableEntities/backoffQ but in-flight", 4, QUEUE_TIER_BACKOFF },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct queue *q = mkqueue(true);
+		if (cases[i].setup != 3) {
+			add_pod(q, mkpod("p", 0));
+			if (cases[i].setup != 0) {
+				struct queue_pod_info *qpi = pop_now(q);
+				if (cases[i].setup == 4) {
+					queue_activate(q, qpi->pod->meta.uid); /* during the attempt */
+					fail_with(q, qpi, "NodeResourcesFit", NULL);
+				} else {
+					fail_with(q, qpi, cases[i].setup == 1 ? "NodeResourcesFit" : NULL, NULL);
+				}
+			}
+		}
+		if (cases[i].setup != 4)
+			queue_activate(q, intern_str("uid-p"));
+		if (tier_of(q, "p") != cases[i].want)
+			fail_msg("%s: tier %d, want %d", cases[i].desc, tier_of(q, "p"), cases[i].want);
+		queue_free(q);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1304,6 +1344,7 @@ int main(void)
 		cmocka_unit_test(test_nominations_upstream),
 		cmocka_unit_test(test_nomination_on_update_and_delete),
 		cmocka_unit_test(test_rejector_counts),
+		cmocka_unit_test(test_activate),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

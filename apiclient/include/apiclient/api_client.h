@@ -137,8 +137,8 @@ struct api_event {
 /* POST events.k8s.io/v1 Event. */
 int api_create_event(struct api_conn *conn, const struct api_event *ev, struct err *e);
 
-/* The PodScheduled condition the scheduler writes (upstream handleSchedulingFailure's
- * v1.PodCondition). */
+/* A pod condition the scheduler writes: PodScheduled (upstream handleSchedulingFailure's
+ * v1.PodCondition), or a preemption victim's DisruptionTarget (api_pod_condition_patch). */
 struct api_pod_scheduled {
 	const char *status; /* "False" */
 	const char *reason, *message;
@@ -153,9 +153,18 @@ struct api_pod_scheduled {
  * condition (its observedGeneration aside, as upstream) nor nominatedNodeName changes. */
 int api_pod_status_patch(const struct api_pod *pod, const struct api_pod_scheduled *cond, const char *nominated,
 			 int64_t now_us, char **body, size_t *len, struct err *e);
-/* PATCH pods/status with a body from api_pod_status_patch. */
+/* api_pod_status_patch for a condition of another type (upstream executor.go PreemptPod's
+ * DisruptionTarget), nominatedNodeName left alone: *body NULL when UpdatePodCondition would
+ * report no change. */
+int api_pod_condition_patch(const struct api_pod *pod, const char *type, const struct api_pod_scheduled *cond,
+			    int64_t now_us, char **body, size_t *len, struct err *e);
+/* PATCH pods/status with a body from api_pod_status_patch or api_pod_condition_patch. */
 int api_patch_pod_status(struct api_conn *conn, const char *ns, const char *name, const char *body, size_t len,
 			 struct err *e);
+
+/* DELETE pods/NAME with default options (upstream util.DeletePod: graceful, no preconditions).
+ * ERR_NOT_FOUND when the pod is gone. */
+int api_delete_pod(struct api_conn *conn, const char *ns, const char *name, struct err *e);
 
 /* coordination.k8s.io/v1 Lease. get: ERR_NOT_FOUND when absent. update uses resourceVersion
  * (ERR_CONFLICT when someone else wrote first). */

@@ -144,6 +144,10 @@ int queue_add_unschedulable_if_not_present(struct queue *q, struct queue_pod_inf
 					   const struct queue_failure *f, struct err *e);
 /* The attempt for pod_uid ended (bound, or given up): stops recording events for it. */
 void queue_done(struct queue *q, const char *pod_uid);
+/* upstream Activate (fh.Activate, e.g. after an async preemption failed): the pod moves from
+ * unschedulable or backoffQ to activeQ now (through PreEnqueue); a pod in flight gets a
+ * ForceActivate wildcard event so that its requeue goes back in; otherwise nothing. */
+void queue_activate(struct queue *q, const char *pod_uid);
 
 /* ---------- Cluster events (informer threads) ---------- */
 

@@ -135,10 +135,13 @@ void sched_metrics_plugin_duration(struct sched_metrics *m, const char *plugin, 
  * drops the batch (counted in csched_metrics_dropped_observations_total). */
 void sched_metrics_plugin_durations(struct sched_metrics *m, const char *plugin, const char *extension_point,
 				    const char *status, const uint64_t *buckets, size_t nbuckets, double sum);
-/* scheduler_preemption_attempts_total += 1 (every PostFilter preemption attempt). */
+/* scheduler_preemption_attempts_total += 1 (every PostFilter run of DefaultPreemption). */
 void sched_metrics_preemption_attempt(struct sched_metrics *m);
 /* scheduler_preemption_victims observes victims (when a candidate was chosen). */
 void sched_metrics_preemption_victims(struct sched_metrics *m, int victims);
+/* scheduler_preemption_goroutines_execution_total{result="success"|"error"} += 1: one async
+ * preemption (its API calls) ended. */
+void sched_metrics_preemption_goroutine(struct sched_metrics *m, bool ok);
 /* leader_election_master_status{name} = leader ? 1 : 0 (set by scheduler/leader.c). */
 void sched_metrics_set_leader(struct sched_metrics *m, const char *lease_name, bool leader);
 
