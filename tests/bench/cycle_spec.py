@@ -10,7 +10,7 @@ Output: {"name", "threshold" (upstream's CI floor or null), "nodes": [manifest J
 "namespaces": [name, ...], "services": [{"namespace", "name", "selector": {k: v}}],
 "pods": [{"count", "namespace", "template" (manifest JSON text with "__NAME__" and "__UID__"),
 "measured"}]}.
-A workload with a churn op has no cycle form (exit status 2).
+A workload with a churn op, or with `cycle: false`, has no cycle form (exit status 2).
 """
 import json
 import sys
@@ -20,6 +20,11 @@ from driver import BenchError, Workload, load_template
 
 def spec_of(path):
     wl = Workload(path, "csched")
+    if wl.spec.get("cycle", True) is False:
+        # bench_cycle times fw_schedule_pod, which ends at the fit error: PostFilter (preemption)
+        # runs in the scheduler's failure handling, so a workload whose measured pods must preempt
+        # would time a Filter pass that finds nothing (scheduler/attempt.c run_post_filter)
+        raise BenchError(f"{path}: cycle: false (no cycle form)")
     out = {"name": wl.name, "threshold": wl.spec.get("threshold"), "nodes": [],
            "namespaces": wl.namespaces(), "services": [], "pods": []}
     measured = False
