@@ -1029,3 +1029,11 @@ bool sched_extenders_need_node_json(const struct sched_extenders *xs)
 			return true;
 	return false;
 }
+
+bool sched_extenders_need_victim_json(const struct sched_extenders *xs)
+{
+	for (uint32_t i = 0; xs && i < xs->n; i++)
+		if (!xs->x[i].cfg->node_cache_capable && xs->x[i].cfg->preempt_verb[0])
+			return true;
+	return false;
+}

@@ -29,6 +29,8 @@ void sched_extenders_free(struct sched_extenders *x);
 const struct fw_extender *sched_extenders_fw(const struct sched_extenders *x, uint32_t *n);
 /* Whether any extender is not nodeCacheCapable (it is then sent whole nodes). */
 bool sched_extenders_need_node_json(const struct sched_extenders *x);
+/* Whether a preempt extender is not nodeCacheCapable (it is then sent the victims whole). */
+bool sched_extenders_need_victim_json(const struct sched_extenders *x);
 
 /* fw_profile_options.ext_prioritize_all (ctx unused): the calls run at once, one thread each
  * but the first, as upstream's goroutines; answers are decoded on the calling thread. */

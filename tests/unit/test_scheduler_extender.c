@@ -90,6 +90,44 @@ static void test_encode_args(void **state)
 	api_pod_unref(pod);
 }
 
+/* upstream ProcessPreemption sends an extender that is not nodeCacheCapable the victims (bound
+ * pods) whole as the informer holds them: with a preempt extender of that kind, bound pods keep
+ * their JSON too. */
+static void test_keep_victim_json(void **state)
+{
+	(void)state;
+#define BOUND_JSON "{\"metadata\":{\"name\":\"v\",\"namespace\":\"ns\",\"uid\":\"uv\"},\"spec\":{\"nodeName\":\"a\",\"containers\":[{\"name\":\"c\",\"image\":\"i\"}]}}"
+	api_keep_json(true, false);
+	struct api_pod *plain = tobj_pod_json("%s", BOUND_JSON);
+	api_keep_assigned_pod_json(true);
+	struct api_pod *kept = tobj_pod_json("%s", BOUND_JSON);
+	api_keep_assigned_pod_json(false);
+	api_keep_json(false, false);
+	assert_null(plain->json);
+	assert_non_null(kept->json);
+	assert_string_equal(kept->json, BOUND_JSON);
+	api_pod_unref(plain);
+	api_pod_unref(kept);
+#undef BOUND_JSON
+	/* which configurations need it */
+	static const struct {
+		const char *preempt_verb;
+		bool cache_capable, want;
+	} cases[] = { { "", false, false }, { "preempt", true, false }, { "preempt", false, true } };
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		struct cfg_extender x = { .url_prefix = "http://127.0.0.1:1/", .filter_verb = "", .prioritize_verb = "",
+					  .bind_verb = "", .preempt_verb = cases[i].preempt_verb,
+					  .node_cache_capable = cases[i].cache_capable };
+		x.tls = (struct cfg_extender_tls){ .server_name = "", .cert_file = "", .key_file = "", .ca_file = "" };
+		struct config cfg = { .n_extenders = 1, .extenders = &x };
+		struct err e = { 0 };
+		struct sched_extenders *xs = sched_extenders_new(&cfg, NULL, &e);
+		assert_non_null(xs);
+		assert_int_equal(sched_extenders_need_victim_json(xs), cases[i].want);
+		sched_extenders_free(xs);
+	}
+}
+
 /* ExtenderPreemptionArgs: NodeNameToMetaVictims (MetaPod UIDs) when nodeCacheCapable (upstream
  * ProcessPreemption, convertToMetaVictims), else NodeNameToVictims with whole pods. */
 static void test_encode_preemption(void **state)
@@ -769,6 +807,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_encode_args),
 		cmocka_unit_test(test_encode_preemption),
+		cmocka_unit_test(test_keep_victim_json),
 		cmocka_unit_test(test_decode_filter),
 		cmocka_unit_test(test_decode_prioritize_bind_preempt),
 		cmocka_unit_test(test_convert_victims),
