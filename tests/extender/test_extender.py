@@ -31,8 +31,8 @@ is answered with NodeNameToMetaVictims; node labels come from the apiserver (--k
 
 Every request is appended to --log as one JSON line {"mode", "verb", "pod", "nodes", "nodeNames"}
 (nodeNames: whether the request carried NodeNames, or for preempt NodeNameToMetaVictims; preempt
-adds "victims": node -> victim UIDs and "whole": whether the victims came as whole pods), so tests
-can check which extender saw what.
+adds "victims": node -> victim UIDs, "whole": whether the victims came as whole pods, and
+"victimNodeNames": their spec.nodeName), so tests can check which extender saw what.
 
 TLS: --tls-cert/--tls-key serve HTTPS; --client-ca requires a client certificate signed by it.
 """
@@ -190,7 +190,10 @@ class Handler(BaseHTTPRequestHandler):
             cands = candidates(args)
             rec.update(nodes=sorted(cands), nodeNames=args.get("NodeNameToMetaVictims") is not None,
                        victims={n: c[0] for n, c in cands.items()},
-                       whole=args.get("NodeNameToVictims") is not None)
+                       whole=args.get("NodeNameToVictims") is not None,
+                       victimNodeNames=[((p or {}).get("spec") or {}).get("nodeName")
+                                        for v in (args.get("NodeNameToVictims") or {}).values()
+                                        for p in (v or {}).get("Pods") or []])
         if ARGS.log:
             with LOG_LOCK, open(ARGS.log, "a") as f:
                 f.write(json.dumps(rec) + "\n")
