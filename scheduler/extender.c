@@ -5,11 +5,11 @@
  * DESIGN: Filter, Prioritize and ProcessPreemption run on the scheduler thread, Bind on binder
  * threads, so each extender keeps a pool of idle curl easy handles under its own mutex (a leaf lock:
  * nothing else is taken while it is held, and never across I/O): a call takes one (or makes one
- * when all are busy), and gives it back afterwards, so connections are reused (keep-alive) and never shared by two
- * threads. Each call is bounded by the extender's httpTimeout (CURLOPT_TIMEOUT_MS covers connect,
- * request and the whole response, as Go's http.Client.Timeout), so a dead extender holds a pod at
- * most that long and never an informer. Responses are bounded in size and nesting depth before
- * yajl sees them. */
+ * when all are busy), and gives it back afterwards, so connections are reused (keep-alive) and
+ * never shared by two threads. Each call is bounded by the extender's httpTimeout
+ * (CURLOPT_TIMEOUT_MS covers connect, request and the whole response, as Go's
+ * http.Client.Timeout), so a dead extender holds a pod at most that long and never an informer.
+ * Responses are bounded in size and nesting depth before yajl sees them. */
 #include "extender_internal.h"
 
 #include <ctype.h>
