@@ -67,7 +67,7 @@ void api__dec_pop(struct dec *d, size_t mark);
 int api__dec_fail_code(struct dec *d, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 int api__dec_nomem(struct dec *d);
 /* keep_json.c: api_keep_json's switches, and obj re-encoded into the object's arena. */
-extern bool api__keep_json, api__keep_node_json;
+extern bool api__keep_json, api__keep_node_json, api__keep_assigned_json;
 int api__dec_keep_json(struct dec *d, const struct yajl_val_s *obj, const char **out, size_t *len);
 const char *api__dec_jtype(jv v);
 void *api__dec_alloc(struct dec *d, size_t n);

@@ -663,8 +663,9 @@ static int pod_fill(struct dec *d, jv obj, void *out)
 		return rc;
 	if ((rc = WITH_KEY(d, "spec", pod_spec(d, spec, p))) || (rc = WITH_KEY(d, "status", pod_status(d, st, p))))
 		return rc;
-	/* only a pod still to schedule is ever sent to an extender */
-	if (__atomic_load_n(&api__keep_json, __ATOMIC_RELAXED) && !p->node_name[0])
+	/* a pod still to schedule is sent to extenders, a bound one only as a preemption victim */
+	if (__atomic_load_n(&api__keep_json, __ATOMIC_RELAXED) &&
+	    (!p->node_name[0] || __atomic_load_n(&api__keep_assigned_json, __ATOMIC_RELAXED)))
 		return api__dec_keep_json(d, obj, &p->json, &p->json_len);
 	return 0;
 }

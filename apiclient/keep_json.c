@@ -12,12 +12,17 @@
 #include "common/arena.h"
 #include "decode_internal.h"
 
-bool api__keep_json, api__keep_node_json;
+bool api__keep_json, api__keep_node_json, api__keep_assigned_json;
 
 void api_keep_json(bool pods, bool nodes)
 {
 	__atomic_store_n(&api__keep_json, pods || nodes, __ATOMIC_RELAXED);
 	__atomic_store_n(&api__keep_node_json, nodes, __ATOMIC_RELAXED);
+}
+
+void api_keep_assigned_pod_json(bool on)
+{
+	__atomic_store_n(&api__keep_assigned_json, on, __ATOMIC_RELAXED);
 }
 
 static int gen_value(yajl_gen g, const struct yajl_val_s *v)

@@ -1,15 +1,15 @@
 /* HTTP scheduler extenders: upstream pkg/scheduler/extender.go (HTTPExtender: send, Filter,
  * Prioritize, Bind, IsInterested) over libcurl, and the k8s.io/kube-scheduler/extender/v1 wire
- * types.
+ * types; ProcessPreemption for DefaultPreemption's PostFilter.
  *
- * DESIGN: Filter and Prioritize run on the scheduler thread, Bind on binder threads, so each
- * extender keeps a pool of idle curl easy handles under its own mutex (a leaf lock: nothing else is
- * taken while it is held, and never across I/O): a call takes one (or makes one when all are busy),
- * and gives it back afterwards, so connections are reused (keep-alive) and never shared by two
- * threads. Each call is bounded by the extender's httpTimeout (CURLOPT_TIMEOUT_MS covers connect,
- * request and the whole response, as Go's http.Client.Timeout), so a dead extender holds a pod at
- * most that long and never an informer. Responses are bounded in size and nesting depth before
- * yajl sees them. */
+ * DESIGN: Filter, Prioritize and ProcessPreemption run on the scheduler thread, Bind on binder
+ * threads, so each extender keeps a pool of idle curl easy handles under its own mutex (a leaf lock:
+ * nothing else is taken while it is held, and never across I/O): a call takes one (or makes one
+ * when all are busy), and gives it back afterwards, so connections are reused (keep-alive) and
+ * never shared by two threads. Each call is bounded by the extender's httpTimeout
+ * (CURLOPT_TIMEOUT_MS covers connect, request and the whole response, as Go's
+ * http.Client.Timeout), so a dead extender holds a pod at most that long and never an informer.
+ * Responses are bounded in size and nesting depth before yajl sees them. */
 #include "extender_internal.h"
 
 #include <ctype.h>
@@ -110,24 +110,59 @@ bool sched_ext_encode_binding(struct strbuf *sb, const struct api_pod *pod, cons
 	       strbuf_puts(sb, "}");
 }
 
+/* qsort order of victims entries (pointers into one array): node name, then array order, so the
+ * last of equal names is the last of its run. */
+static int victims_cmp(const void *a, const void *b)
+{
+	const struct sched_ext_victims *x = *(const struct sched_ext_victims *const *)a;
+	const struct sched_ext_victims *y = *(const struct sched_ext_victims *const *)b;
+	int c = strcmp(x->node, y->node);
+	return c ? c : (x < y ? -1 : x > y);
+}
+
+/* v[0..n) as a Go map would hold and json.Marshal write them: sorted by node name, the last of a
+ * repeated name only. *out (malloc'd, caller frees) and *n_out; false on out of memory. */
+static bool victims_as_map(const struct sched_ext_victims *v, uint32_t n, const struct sched_ext_victims ***out,
+			   uint32_t *n_out)
+{
+	const struct sched_ext_victims **s = malloc((n ? n : 1) * sizeof(*s));
+	*out = s;
+	*n_out = 0;
+	if (!s)
+		return false;
+	for (uint32_t i = 0; i < n; i++)
+		s[i] = &v[i];
+	qsort(s, n, sizeof(*s), victims_cmp);
+	uint32_t k = 0;
+	for (uint32_t i = 0; i < n; i++)
+		if (i + 1 == n || strcmp(s[i]->node, s[i + 1]->node) != 0)
+			s[k++] = s[i];
+	*n_out = k;
+	return true;
+}
+
 bool sched_ext_encode_preemption(struct strbuf *sb, const struct api_pod *pod, const struct sched_ext_victims *v,
 				 uint32_t n, bool node_cache_capable)
 {
-	bool ok = strbuf_puts(sb, "{\"Pod\":") && put_pod(sb, pod);
+	const struct sched_ext_victims **m = NULL;
+	bool ok = victims_as_map(v, n, &m, &n);
+	ok = ok && strbuf_puts(sb, "{\"Pod\":") && put_pod(sb, pod);
 	ok = ok && strbuf_puts(sb, node_cache_capable ? ",\"NodeNameToVictims\":null,\"NodeNameToMetaVictims\":{"
 						      : ",\"NodeNameToVictims\":{");
 	for (uint32_t i = 0; ok && i < n; i++) {
-		ok = (!i || strbuf_puts(sb, ",")) && put_str(sb, v[i].node) && strbuf_puts(sb, ":{\"Pods\":[");
-		for (uint32_t k = 0; ok && k < v[i].n_pods; k++) {
+		ok = (!i || strbuf_puts(sb, ",")) && put_str(sb, m[i]->node) && strbuf_puts(sb, ":{\"Pods\":[");
+		for (uint32_t k = 0; ok && k < m[i]->n_pods; k++) {
+			const struct api_pod *p = m[i]->pods[k];
 			ok = !k || strbuf_puts(sb, ",");
 			if (node_cache_capable)
-				ok = ok && strbuf_puts(sb, "{\"UID\":") &&
-				     put_str(sb, v[i].pods[k]->meta.uid ? v[i].pods[k]->meta.uid : "") && strbuf_puts(sb, "}");
+				ok = ok && strbuf_puts(sb, "{\"UID\":") && put_str(sb, p->meta.uid ? p->meta.uid : "") &&
+				     strbuf_puts(sb, "}");
 			else
-				ok = ok && put_pod(sb, v[i].pods[k]);
+				ok = ok && put_pod(sb, p);
 		}
-		ok = ok && strbuf_addf(sb, "],\"NumPDBViolations\":%lld}", (long long)v[i].num_pdb_violations);
+		ok = ok && strbuf_addf(sb, "],\"NumPDBViolations\":%lld}", (long long)m[i]->num_pdb_violations);
 	}
+	free(m);
 	return ok && strbuf_puts(sb, node_cache_capable ? "}}" : "},\"NodeNameToMetaVictims\":null}");
 }
 
@@ -380,8 +415,9 @@ int sched_ext_decode_preemption(const char *json, size_t len, sched_ext_alloc_fn
 	yajl_val root = parse(json, len, "preemption result", e);
 	if (!root)
 		return e->code ? e->code : ERR_INVALID;
+	/* null decodes into the empty result (encoding/json leaves the struct as it is) */
 	yajl_val m = field(root, "NodeNameToMetaVictims");
-	if (!YAJL_IS_OBJECT(root) || (m && !YAJL_IS_NULL(m) && !YAJL_IS_OBJECT(m))) {
+	if ((!YAJL_IS_OBJECT(root) && !YAJL_IS_NULL(root)) || (m && !YAJL_IS_NULL(m) && !YAJL_IS_OBJECT(m))) {
 		rc = bad(e, "preemption result", "ExtenderPreemptionResult", "non-object");
 		goto out;
 	}
@@ -392,10 +428,13 @@ int sched_ext_decode_preemption(const char *json, size_t len, sched_ext_alloc_fn
 		goto out;
 	}
 	for (size_t i = 0; i < nn; i++) {
+		/* a null MetaVictims (a nil pointer upstream's convertToVictims would dereference) is read
+		 * as no victims */
 		yajl_val mv = m->u.object.values[i], pods = field(mv, "Pods"), pdb = field(mv, "NumPDBViolations");
 		struct sched_ext_victims *x = &v[i];
-		if ((pods && !YAJL_IS_NULL(pods) && !YAJL_IS_ARRAY(pods)) || (pdb && !YAJL_IS_NULL(pdb) && !YAJL_IS_INTEGER(pdb))) {
-			rc = bad(e, "preemption result", "MetaVictims", "mismatched type");
+		if ((!YAJL_IS_OBJECT(mv) && !YAJL_IS_NULL(mv)) || (pods && !YAJL_IS_NULL(pods) && !YAJL_IS_ARRAY(pods)) ||
+		    (pdb && !YAJL_IS_NULL(pdb) && !YAJL_IS_INTEGER(pdb))) {
+			rc = bad(e, "preemption result", "ExtenderPreemptionResult.NodeNameToMetaVictims", "mismatched type");
 			goto out;
 		}
 		size_t np = YAJL_IS_ARRAY(pods) ? pods->u.array.len : 0;
@@ -404,7 +443,11 @@ int sched_ext_decode_preemption(const char *json, size_t len, sched_ext_alloc_fn
 			goto out;
 		}
 		for (size_t k = 0; k < np; k++) {
-			yajl_val uid = field(pods->u.array.values[k], "UID");
+			yajl_val mp = pods->u.array.values[k], uid = field(mp, "UID");
+			if ((!YAJL_IS_OBJECT(mp) && !YAJL_IS_NULL(mp)) || (uid && !YAJL_IS_NULL(uid) && !YAJL_IS_STRING(uid))) {
+				rc = bad(e, "preemption result", "MetaVictims.Pods", "mismatched type");
+				goto out;
+			}
 			if (!(x->uids[k] = dup(alloc, ctx, YAJL_IS_STRING(uid) ? uid->u.string : ""))) {
 				rc = err_set(e, ERR_NOMEM, "decoding preemption result: out of memory");
 				goto out;
@@ -417,6 +460,97 @@ int sched_ext_decode_preemption(const char *json, size_t len, sched_ext_alloc_fn
 	*n = (uint32_t)nn;
 out:
 	yajl_tree_free(root);
+	return rc;
+}
+
+/* Go's %q of a string yajl accepted (valid UTF-8): the quotes, \" and \\, control bytes escaped. */
+static void go_quote(char *buf, size_t size, const char *s)
+{
+	size_t o = 0;
+	buf[o++] = '"';
+	for (const unsigned char *p = (const unsigned char *)s; *p && o + 6 < size; p++) {
+		static const char esc[] = "abtnvfr"; /* \a .. \r */
+		if (*p == '"' || *p == '\\') {
+			buf[o++] = '\\';
+			buf[o++] = (char)*p;
+		} else if (*p >= 7 && *p <= 13) {
+			buf[o++] = '\\';
+			buf[o++] = esc[*p - 7];
+		} else if (*p < 0x20 || *p == 0x7f) {
+			o += (size_t)snprintf(buf + o, size - o, "\\x%02x", *p);
+		} else {
+			buf[o++] = (char)*p;
+		}
+	}
+	buf[o++] = '"';
+	buf[o] = '\0';
+}
+
+/* upstream Snapshot.Get as used by convertToVictims: the node named name (not interned: an
+ * extender's string, which must not grow the intern table), or NULL; a node_info without its
+ * node (pods assumed onto an unknown node) is not found either. */
+static const struct node_info *node_by_name(const struct fw_node_list *l, const char *name)
+{
+	const char *in = intern_find(name);
+	const struct node_info *ni = NULL;
+	if (!in)
+		return NULL;
+	if (l->get) {
+		ni = l->get(l->get_ctx, in);
+	} else {
+		for (uint32_t i = 0; !ni && i < l->n; i++)
+			if (l->nodes[i]->name == in)
+				ni = l->nodes[i];
+	}
+	return ni && ni->node ? ni : NULL;
+}
+
+int sched_ext_convert_victims(const char *url, const struct sched_ext_victims *v, uint32_t n,
+			      const struct fw_node_list *nodes, sched_ext_alloc_fn alloc, void *ctx,
+			      struct fw_preemption **out, uint32_t *n_out, struct err *e)
+{
+	const struct sched_ext_victims **m = NULL;
+	struct fw_preemption *r = NULL;
+	int rc = 0;
+	*out = NULL;
+	*n_out = 0;
+	if (!victims_as_map(v, n, &m, &n) || !(r = alloc(ctx, (n ? n : 1) * sizeof(*r)))) {
+		rc = err_set(e, ERR_NOMEM, "extender %s: out of memory", url);
+		goto out;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		const struct node_info *ni = node_by_name(nodes, m[i]->node);
+		if (!ni) {
+			char q[512];
+			go_quote(q, sizeof(q), m[i]->node);
+			rc = err_set(e, ERR_NOT_FOUND, "nodeinfo not found for node name %s", q);
+			goto out;
+		}
+		struct api_pod **pods = alloc(ctx, (m[i]->n_pods ? m[i]->n_pods : 1) * sizeof(*pods));
+		if (!pods) {
+			rc = err_set(e, ERR_NOMEM, "extender %s: out of memory", url);
+			goto out;
+		}
+		for (uint32_t k = 0; k < m[i]->n_pods; k++) {
+			const char *uid = intern_find(m[i]->uids[k]);
+			int32_t at = uid ? node_info_pod_index(ni, uid) : -1;
+			if (at < 0) {
+				/* %v of a *MetaPod is &{UID} */
+				rc = err_set(e, ERR_NOT_FOUND,
+					     "extender: %s claims to preempt pod (UID: &{%s}) on node: %s, but the pod is not "
+					     "found on that node",
+					     url, m[i]->uids[k], ni->node->meta.name);
+				goto out;
+			}
+			pods[k] = ni->pods[at].pod;
+		}
+		r[i] = (struct fw_preemption){ .node_name = ni->name, .n_victims = m[i]->n_pods, .victims = pods,
+					       .num_pdb_violations = m[i]->num_pdb_violations };
+	}
+	*out = r;
+	*n_out = n;
+out:
+	free(m);
 	return rc;
 }
 
@@ -641,6 +775,38 @@ static int fw_prioritize(void *ctx, struct fw_cycle *c, const struct api_pod *po
 	return rc;
 }
 
+/* upstream ProcessPreemption: the candidates go as NodeNameToMetaVictims (UIDs) to a
+ * nodeCacheCapable extender, else as NodeNameToVictims (whole pods); the answer's meta victims
+ * become pods of nodes' node_infos (convertToVictims). */
+static int fw_preempt(void *ctx, struct fw_cycle *c, const struct api_pod *pod, const struct fw_preemption *in,
+		      uint32_t n_in, const struct fw_node_list *nodes, struct fw_preemption **out, uint32_t *n_out,
+		      struct err *e)
+{
+	struct sched_extender *x = ctx;
+	struct strbuf req = STRBUF_INIT, resp = STRBUF_INIT;
+	struct sched_ext_victims *v = malloc((n_in ? n_in : 1) * sizeof(*v)), *got = NULL;
+	uint32_t n_got = 0;
+	int rc;
+	*out = NULL;
+	*n_out = 0;
+	for (uint32_t i = 0; v && i < n_in; i++)
+		v[i] = (struct sched_ext_victims){ .node = in[i].node_name, .n_pods = in[i].n_victims,
+						   .pods = (const struct api_pod *const *)in[i].victims,
+						   .num_pdb_violations = in[i].num_pdb_violations };
+	if (!v || !sched_ext_encode_preemption(&req, pod, v, n_in, x->cfg->node_cache_capable))
+		rc = err_set(e, ERR_NOMEM, "extender %s: out of memory", x->cfg->url_prefix);
+	else
+		rc = send_verb(x, x->cfg->preempt_verb, req.data, req.len, &resp, e);
+	if (rc == 0)
+		rc = sched_ext_decode_preemption(resp.data ? resp.data : "", resp.len, cycle_alloc, c, &got, &n_got, e);
+	if (rc == 0)
+		rc = sched_ext_convert_victims(x->cfg->url_prefix, got, n_got, nodes, cycle_alloc, c, out, n_out, e);
+	free(v);
+	strbuf_release(&req);
+	strbuf_release(&resp);
+	return rc;
+}
+
 /* One prioritize call of sched_extenders_prioritize_all: the HTTP part runs on its own thread. */
 struct prio_job {
 	struct sched_extender *x;
@@ -822,6 +988,8 @@ struct sched_extenders *sched_extenders_new(const struct config *cfg, struct sch
 			.is_interested = fw_interested,
 			.filter = fw_filter,
 			.prioritize = fw_prioritize,
+			/* upstream SupportsPreemption: a preemptVerb */
+			.preempt = c->preempt_verb[0] ? fw_preempt : NULL,
 		};
 	}
 	return xs;
@@ -858,6 +1026,14 @@ bool sched_extenders_need_node_json(const struct sched_extenders *xs)
 {
 	for (uint32_t i = 0; xs && i < xs->n; i++)
 		if (!xs->x[i].cfg->node_cache_capable && (xs->x[i].cfg->filter_verb[0] || xs->x[i].cfg->prioritize_verb[0]))
+			return true;
+	return false;
+}
+
+bool sched_extenders_need_victim_json(const struct sched_extenders *xs)
+{
+	for (uint32_t i = 0; xs && i < xs->n; i++)
+		if (!xs->x[i].cfg->node_cache_capable && xs->x[i].cfg->preempt_verb[0])
 			return true;
 	return false;
 }

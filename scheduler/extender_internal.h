@@ -29,6 +29,8 @@ void sched_extenders_free(struct sched_extenders *x);
 const struct fw_extender *sched_extenders_fw(const struct sched_extenders *x, uint32_t *n);
 /* Whether any extender is not nodeCacheCapable (it is then sent whole nodes). */
 bool sched_extenders_need_node_json(const struct sched_extenders *x);
+/* Whether a preempt extender is not nodeCacheCapable (it is then sent the victims whole). */
+bool sched_extenders_need_victim_json(const struct sched_extenders *x);
 
 /* fw_profile_options.ext_prioritize_all (ctx unused): the calls run at once, one thread each
  * but the first, as upstream's goroutines; answers are decoded on the calling thread. */
@@ -69,7 +71,7 @@ int sched_ext_decode_prioritize(const char *json, size_t len, sched_ext_alloc_fn
 /* ExtenderBindingResult: 0, or its Error as an error. */
 int sched_ext_decode_binding(const char *json, size_t len, struct err *e);
 
-/* ---------- preemption wire format (used by preemption, issue 16) ---------- */
+/* ---------- preemption wire format (upstream ProcessPreemption) ---------- */
 
 struct sched_ext_victims {
 	const char *node;
@@ -79,11 +81,20 @@ struct sched_ext_victims {
 	int64_t num_pdb_violations;
 };
 /* ExtenderPreemptionArgs: NodeNameToMetaVictims (UIDs) when node_cache_capable, else
- * NodeNameToVictims with the victims' JSON; the other map null. */
+ * NodeNameToVictims with the victims' JSON; the other map null. The map's keys in json.Marshal's
+ * order (sorted); a node given twice is written once, with its last victims (a Go map's). */
 bool sched_ext_encode_preemption(struct strbuf *sb, const struct api_pod *pod, const struct sched_ext_victims *v,
 				 uint32_t n, bool node_cache_capable);
-/* ExtenderPreemptionResult: NodeNameToMetaVictims. */
+/* ExtenderPreemptionResult: NodeNameToMetaVictims, in the answer's order (repeats kept). A null
+ * MetaVictims is no victims. */
 int sched_ext_decode_preemption(const char *json, size_t len, sched_ext_alloc_fn alloc, void *ctx,
 				struct sched_ext_victims **out, uint32_t *n, struct err *e);
+/* upstream convertToVictims: the decoded v[0..n) as *out (alloc), victims being pods of the
+ * node_infos of nodes, in node-name order (upstream: Go map order), a repeated node once (its last
+ * answer). A node nodes lacks, and a UID not on its node, fail with upstream's error text (url: the
+ * extender's urlPrefix, upstream's name for it). */
+int sched_ext_convert_victims(const char *url, const struct sched_ext_victims *v, uint32_t n,
+			      const struct fw_node_list *nodes, sched_ext_alloc_fn alloc, void *ctx,
+			      struct fw_preemption **out, uint32_t *n_out, struct err *e);
 
 #endif

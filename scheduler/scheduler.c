@@ -489,6 +489,7 @@ static int use_config(struct scheduler *s, const struct sched_options *o, struct
 			return e->code ? e->code : ERR_NOMEM;
 		/* extenders are sent the pod (and nodes) as served: the informers keep that JSON */
 		api_keep_json(true, sched_extenders_need_node_json(s->extenders));
+		api_keep_assigned_pod_json(sched_extenders_need_victim_json(s->extenders));
 	}
 	return 0;
 }

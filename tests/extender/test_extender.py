@@ -18,12 +18,21 @@ modes (combine with ';'):
     500               answer HTTP 500
     malformed         answer 200 with invalid JSON
     error:MSG         answer with Error MSG (filter and bind results)
+    (preempt)         answer every candidate as it came (its victims' UIDs, NumPDBViolations), or
+                      with keep:KEY=VAL only those on nodes labelled KEY=VAL
+    novictims         preempt: answer each candidate node with no victims
+    baduid            preempt: answer each candidate node with a victim UID no pod has
 
 Nodes: a request with NodeNames (nodeCacheCapable) is answered with NodeNames, and the labels are
 read from the apiserver; a request with Nodes (a v1.NodeList) is answered with Nodes.
 
+Preempt: a request with NodeNameToMetaVictims (nodeCacheCapable) or NodeNameToVictims (whole pods)
+is answered with NodeNameToMetaVictims; node labels come from the apiserver (--kubeconfig).
+
 Every request is appended to --log as one JSON line {"mode", "verb", "pod", "nodes", "nodeNames"}
-(nodeNames: whether the request carried NodeNames), so tests can check which extender saw what.
+(nodeNames: whether the request carried NodeNames, or for preempt NodeNameToMetaVictims; preempt
+adds "victims": node -> victim UIDs, "whole": whether the victims came as whole pods, and
+"victimNodeNames": their spec.nodeName), so tests can check which extender saw what.
 
 TLS: --tls-cert/--tls-key serve HTTPS; --client-ca requires a client certificate signed by it.
 """
@@ -113,6 +122,34 @@ def prioritize(modes, args):
     return out
 
 
+def candidates(args):
+    """node -> (victim UIDs, NumPDBViolations) of an ExtenderPreemptionArgs, from either map."""
+    meta, whole = args.get("NodeNameToMetaVictims"), args.get("NodeNameToVictims")
+    out = {}
+    for node, v in (meta if meta is not None else whole or {}).items():
+        v = v or {}
+        uids = [(p or {}).get("UID") if meta is not None else ((p or {}).get("metadata") or {}).get("uid")
+                for p in v.get("Pods") or []]
+        out[node] = (uids, v.get("NumPDBViolations", 0))
+    return out
+
+
+def preempt(modes, args):
+    cands = candidates(args)
+    keep = [m.split(":", 1)[1].split("=", 1) for m in modes if m.startswith("keep:")]
+    if keep and ARGS.kubeconfig:
+        labels = {n["metadata"]["name"]: n["metadata"].get("labels", {}) for n in api("GET", "/api/v1/nodes")["items"]}
+        cands = {n: c for n, c in cands.items() if all(labels.get(n, {}).get(k) == v for k, v in keep)}
+    result = {}
+    for node, (uids, pdb) in cands.items():
+        if "novictims" in modes:
+            uids = []
+        elif "baduid" in modes:
+            uids = ["bad-uid"]
+        result[node] = {"Pods": [{"UID": u} for u in uids], "NumPDBViolations": pdb}
+    return {"NodeNameToMetaVictims": result}
+
+
 def bind(args):
     body = {"apiVersion": "v1", "kind": "Binding",
             "metadata": {"name": args["PodName"], "namespace": args["PodNamespace"], "uid": args["PodUID"]},
@@ -149,6 +186,14 @@ class Handler(BaseHTTPRequestHandler):
                "pod": (pod.get("metadata") or {}).get("name") or args.get("PodName"),
                "nodes": [x for x, _ in labels_of(args)] if verb in ("filter", "prioritize") else [args.get("Node")],
                "nodeNames": args.get("NodeNames") is not None}
+        if "NodeNameToVictims" in args or "NodeNameToMetaVictims" in args:
+            cands = candidates(args)
+            rec.update(nodes=sorted(cands), nodeNames=args.get("NodeNameToMetaVictims") is not None,
+                       victims={n: c[0] for n, c in cands.items()},
+                       whole=args.get("NodeNameToVictims") is not None,
+                       victimNodeNames=[((p or {}).get("spec") or {}).get("nodeName")
+                                        for v in (args.get("NodeNameToVictims") or {}).values()
+                                        for p in (v or {}).get("Pods") or []])
         if ARGS.log:
             with LOG_LOCK, open(ARGS.log, "a") as f:
                 f.write(json.dumps(rec) + "\n")
@@ -168,6 +213,8 @@ class Handler(BaseHTTPRequestHandler):
             return self.answer(200, json.dumps(prioritize(modes, args)))
         if verb == "bind":
             return self.answer(200, json.dumps(bind(args)))
+        if verb == "preempt":
+            return self.answer(200, json.dumps(preempt(modes, args)))
         return self.answer(404, "unknown verb")
 
 

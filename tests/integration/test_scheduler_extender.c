@@ -16,7 +16,9 @@
  *  - the legacy Policy file's extenders;
  *  - HTTPS: serverName, client certificate and CA from files and inline data, no client
  *    certificate (fails), enableHTTPS without a CA (unverified);
- *  - a bind extender answering with an Error: a bind failure (SchedulerError, pod unbound). */
+ *  - a bind extender answering with an Error: a bind failure (SchedulerError, pod unbound);
+ *  - preempt (DefaultPreemption, two more nodes pre-0/pre-1): the extender's choice of candidate
+ *    decides the victim, nodeCacheCapable true and false; an unknown victim UID fails preemption. */
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -513,6 +515,184 @@ static void test_bind_failure(void **state)
 	harness_delete_pods(fx->cl, "default", "bf-", 1, 1, &e);
 }
 
+/* ---------- preemption (upstream ProcessPreemption) ---------- */
+
+/* A pod of priority class pc requesting cpu; bound to node (no scheduler) when node is set, else
+ * csched's with nodeSelector pool=pre. Grace period 0: a victim is gone once deleted (no kubelet). */
+static void pre_pod(struct fx *fx, const char *name, const char *pc, const char *cpu, const char *node)
+{
+	char body[1024], where[128];
+	struct err e = { 0 };
+	if (node)
+		snprintf(where, sizeof(where), "\"nodeName\":\"%s\"", node);
+	else
+		snprintf(where, sizeof(where), "\"schedulerName\":\"csched\",\"nodeSelector\":{\"pool\":\"pre\"}");
+	int n = snprintf(body, sizeof(body),
+			 "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"%s\"},\"spec\":{%s,"
+			 "\"priorityClassName\":\"%s\",\"terminationGracePeriodSeconds\":0,\"containers\":[{\"name\":\"c\","
+			 "\"image\":\"registry.k8s.io/pause:3.10\",\"resources\":{\"requests\":{\"cpu\":\"%s\"}}}]}}",
+			 name, where, pc, cpu);
+	if (api_request(fx->conn, "POST", "/api/v1/namespaces/default/pods", NULL, body, (size_t)n, NULL, &e) < 0)
+		FAILF(fx, "creating pod %s: %s", name, e.msg);
+}
+
+static void pre_setup(struct fx *fx)
+{
+	struct err e = { 0 };
+	static const char *const pcs[][2] = { { "ext-low", "0" }, { "ext-high", "1000" } };
+	for (int i = 0; i < 2; i++) {
+		char body[256];
+		int n = snprintf(body, sizeof(body),
+				 "{\"apiVersion\":\"scheduling.k8s.io/v1\",\"kind\":\"PriorityClass\",\"metadata\":"
+				 "{\"name\":\"%s\"},\"value\":%s}",
+				 pcs[i][0], pcs[i][1]);
+		if (api_request(fx->conn, "POST", "/apis/scheduling.k8s.io/v1/priorityclasses", NULL, body, (size_t)n, NULL,
+				&e) < 0)
+			FAILF(fx, "priority class %s: %s", pcs[i][0], e.msg);
+	}
+	if (harness_create_nodes(fx->cl, "pre-", 0, 2, &e) < 0)
+		FAILF(fx, "nodes: %s", e.msg);
+	static const char *const labels[] = { "{\"metadata\":{\"labels\":{\"pool\":\"pre\"}}}",
+					      "{\"metadata\":{\"labels\":{\"pool\":\"pre\",\"victim\":\"ok\"}}}" };
+	for (int i = 0; i < 2; i++) {
+		char path[64];
+		snprintf(path, sizeof(path), "/api/v1/nodes/pre-%d", i);
+		if (api_request(fx->conn, "PATCH", path, "application/merge-patch+json", labels[i], strlen(labels[i]), NULL,
+				&e) < 0)
+			FAILF(fx, "labels: %s", e.msg);
+	}
+}
+
+struct want_preempted {
+	const char *pod, *node, *victim, *kept;
+};
+
+/* pod bound to node, victim gone, kept still there. */
+static bool ok_preempted(struct poll *p)
+{
+	const struct want_preempted *w = p->arg;
+	const struct pod_row *r = pod_find(p, w->pod);
+	if (!r || strcmp(r->node, w->node)) {
+		snprintf(p->why, sizeof(p->why), "pod %s on \"%s\" (PodScheduled %s %s \"%s\"), want %s", w->pod,
+			 r ? r->node : "(missing)", r ? r->cond_status : "", r ? r->cond_reason : "", r ? r->cond_msg : "",
+			 w->node);
+		return false;
+	}
+	if (pod_find(p, w->victim)) {
+		snprintf(p->why, sizeof(p->why), "victim %s still there", w->victim);
+		return false;
+	}
+	if (!pod_find(p, w->kept)) {
+		snprintf(p->why, sizeof(p->why), "%s was evicted", w->kept);
+		return false;
+	}
+	return true;
+}
+
+/* The extender's preempt request lines for pod that contain want (all of them). */
+static int ext_preempt_lines(struct ext_fx *x, const char *pod, const char *const *want)
+{
+	char *text = slurp(x->ext_log);
+	int n = 0;
+	char want_pod[96];
+	snprintf(want_pod, sizeof(want_pod), "\"pod\": \"%s\"", pod);
+	for (char *line = text ? strtok(text, "\n") : NULL; line; line = strtok(NULL, "\n")) {
+		bool all = strstr(line, want_pod) && strstr(line, "\"verb\": \"preempt\"");
+		for (const char *const *w = want; all && *w; w++)
+			all = strstr(line, *w) != NULL;
+		n += all;
+	}
+	free(text);
+	return n;
+}
+
+/* Two pool=pre nodes each full with a priority-0 pod of 3 CPUs; a priority-1000 pod of 2 CPUs
+ * (nodeSelector pool=pre) can preempt on either. The preempt extender keeps only the candidate on
+ * the node labelled victim=ok (pre-1): its victim is evicted and the pod binds there, the other
+ * low pod stays. nodeCacheCapable: the extender gets NodeNameToMetaVictims (UIDs); not: the
+ * NodeNameToVictims with whole pods (spec.nodeName included: bound pods keep their JSON). */
+static void test_preempt_verb(void **state)
+{
+	struct ext_fx *x = *state;
+	struct fx *fx = &x->fx;
+	struct err e = { 0 };
+	pre_setup(fx);
+	for (int cache_capable = 1; cache_capable >= 0; cache_capable--) {
+		char ext[512], name[16], lo0[16], lo1[16], hi[16];
+		snprintf(name, sizeof(name), "pre-%d", cache_capable);
+		snprintf(lo0, sizeof(lo0), "lo%d-0", cache_capable);
+		snprintf(lo1, sizeof(lo1), "lo%d-1", cache_capable);
+		snprintf(hi, sizeof(hi), "hi%d", cache_capable);
+		snprintf(ext, sizeof(ext),
+			 "- urlPrefix: \"http://127.0.0.1:%%1$d/keep:victim=ok/\"\n"
+			 "  preemptVerb: preempt\n"
+			 "  nodeCacheCapable: %s\n",
+			 cache_capable ? "true" : "false");
+		pre_pod(fx, lo0, "ext-low", "3", "pre-0");
+		pre_pod(fx, lo1, "ext-low", "3", "pre-1");
+		csched_with_extenders(x, name, ext);
+		pre_pod(fx, hi, "ext-high", "2", NULL);
+		struct want_preempted w = { hi, "pre-1", lo1, lo0 };
+		struct poll *p = calloc(1, sizeof(*p));
+		wait_for(p, fx, "default", ok_preempted, &w, "preemption on the extender's node");
+		free(p);
+		/* the candidates went as the extender's kind asks */
+		const char *want_meta[] = { "\"nodes\": [\"pre-0\", \"pre-1\"]", "\"nodeNames\": true", "\"whole\": false",
+					    NULL };
+		const char *want_whole[] = { "\"nodes\": [\"pre-0\", \"pre-1\"]", "\"whole\": true",
+					     "\"victimNodeNames\": [\"pre-0\", \"pre-1\"]", NULL };
+		assert_true(ext_preempt_lines(x, hi, cache_capable ? want_meta : want_whole) >= 1);
+		assert_int_equal(csched_stop(fx), 0);
+		harness_delete_pods(fx->cl, "default", "hi", cache_capable, 1, &e);
+		char lo_prefix[16];
+		snprintf(lo_prefix, sizeof(lo_prefix), "lo%d-", cache_capable);
+		harness_delete_pods(fx->cl, "default", lo_prefix, 0, 2, &e);
+	}
+}
+
+/* A non-ignorable preempt extender naming a victim no pod has fails the preemption with
+ * upstream's convertPodUIDToPod error (DefaultPreemption's "preemption: " + the error): nothing is
+ * evicted, the pod stays pending. */
+static void test_preempt_verb_error(void **state)
+{
+	struct ext_fx *x = *state;
+	struct fx *fx = &x->fx;
+	struct err e = { 0 };
+	pre_pod(fx, "lo2-0", "ext-low", "3", "pre-0");
+	pre_pod(fx, "lo2-1", "ext-low", "3", "pre-1");
+	csched_with_extenders(x, "pre-err",
+			      "- urlPrefix: \"http://127.0.0.1:%1$d/baduid/\"\n"
+			      "  preemptVerb: preempt\n"
+			      "  nodeCacheCapable: true\n");
+	pre_pod(fx, "hi2", "ext-high", "2", NULL);
+	char want[256];
+	snprintf(want, sizeof(want),
+		 "preemption: extender: http://127.0.0.1:%d/baduid/ claims to preempt pod (UID: &{bad-uid}) on node: pre-",
+		 x->port);
+	struct poll *p = calloc(1, sizeof(*p));
+	p->fx = fx;
+	p->ns = "default";
+	for (int i = 0; i < WAIT_MS / 200; i++) {
+		if (poll_read(p, &e) < 0)
+			FAILF(fx, "reading pods: %s", e.msg);
+		const struct pod_row *r = pod_find(p, "hi2");
+		if (r && strstr(r->cond_msg, want))
+			break;
+		usleep(200 * 1000);
+	}
+	const struct pod_row *r = pod_find(p, "hi2");
+	if (!r || r->node[0] || !strstr(r->cond_msg, want))
+		FAILF(fx, "hi2: node \"%s\", PodScheduled \"%s\", want unbound with \"...%s...\"", r ? r->node : "(missing)",
+		      r ? r->cond_msg : "", want);
+	assert_non_null(pod_find(p, "lo2-0"));
+	assert_non_null(pod_find(p, "lo2-1"));
+	free(p);
+	assert_int_equal(csched_stop(fx), 0);
+	harness_delete_pods(fx->cl, "default", "lo2-", 0, 2, &e);
+	harness_delete_pods(fx->cl, "default", "hi", 2, 1, &e);
+	harness_delete_nodes(fx->cl, "pre-", 0, 2, &e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -522,6 +702,8 @@ int main(void)
 		cmocka_unit_test(test_policy_file_extender),
 		cmocka_unit_test(test_tls_client_cert),
 		cmocka_unit_test(test_bind_failure),
+		cmocka_unit_test(test_preempt_verb),
+		cmocka_unit_test(test_preempt_verb_error),
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

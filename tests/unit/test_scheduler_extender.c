@@ -90,6 +90,44 @@ static void test_encode_args(void **state)
 	api_pod_unref(pod);
 }
 
+/* upstream ProcessPreemption sends an extender that is not nodeCacheCapable the victims (bound
+ * pods) whole as the informer holds them: with a preempt extender of that kind, bound pods keep
+ * their JSON too. */
+static void test_keep_victim_json(void **state)
+{
+	(void)state;
+#define BOUND_JSON "{\"metadata\":{\"name\":\"v\",\"namespace\":\"ns\",\"uid\":\"uv\"},\"spec\":{\"nodeName\":\"a\",\"containers\":[{\"name\":\"c\",\"image\":\"i\"}]}}"
+	api_keep_json(true, false);
+	struct api_pod *plain = tobj_pod_json("%s", BOUND_JSON);
+	api_keep_assigned_pod_json(true);
+	struct api_pod *kept = tobj_pod_json("%s", BOUND_JSON);
+	api_keep_assigned_pod_json(false);
+	api_keep_json(false, false);
+	assert_null(plain->json);
+	assert_non_null(kept->json);
+	assert_string_equal(kept->json, BOUND_JSON);
+	api_pod_unref(plain);
+	api_pod_unref(kept);
+#undef BOUND_JSON
+	/* which configurations need it */
+	static const struct {
+		const char *preempt_verb;
+		bool cache_capable, want;
+	} cases[] = { { "", false, false }, { "preempt", true, false }, { "preempt", false, true } };
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		struct cfg_extender x = { .url_prefix = "http://127.0.0.1:1/", .filter_verb = "", .prioritize_verb = "",
+					  .bind_verb = "", .preempt_verb = cases[i].preempt_verb,
+					  .node_cache_capable = cases[i].cache_capable };
+		x.tls = (struct cfg_extender_tls){ .server_name = "", .cert_file = "", .key_file = "", .ca_file = "" };
+		struct config cfg = { .n_extenders = 1, .extenders = &x };
+		struct err e = { 0 };
+		struct sched_extenders *xs = sched_extenders_new(&cfg, NULL, &e);
+		assert_non_null(xs);
+		assert_int_equal(sched_extenders_need_victim_json(xs), cases[i].want);
+		sched_extenders_free(xs);
+	}
+}
+
 /* ExtenderPreemptionArgs: NodeNameToMetaVictims (MetaPod UIDs) when nodeCacheCapable (upstream
  * ProcessPreemption, convertToMetaVictims), else NodeNameToVictims with whole pods. */
 static void test_encode_preemption(void **state)
@@ -110,6 +148,20 @@ static void test_encode_preemption(void **state)
 				     "\"NodeNameToVictims\":{\"a\":{\"Pods\":[{\"metadata\":{\"name\":\"v1\",\"namespace\":"
 				     "\"default\",\"uid\":\"uv1\"}}],\"NumPDBViolations\":2}},\"NodeNameToMetaVictims\":null}");
 	strbuf_release(&sb);
+	/* the maps are Go maps: json.Marshal writes their keys sorted, a key once (its last value) */
+	struct api_pod *v2 = TOBJ_POD(.name = "v2", .uid = "uv2");
+	const struct api_pod *pods2[] = { v2 };
+	struct sched_ext_victims vs[] = {
+		{ .node = "b", .n_pods = 1, .pods = pods },
+		{ .node = "a", .n_pods = 1, .pods = pods },
+		{ .node = "b", .n_pods = 1, .pods = pods2, .num_pdb_violations = 1 },
+	};
+	assert_true(sched_ext_encode_preemption(&sb, pod, vs, 3, true));
+	assert_string_equal(sb.data, "{\"Pod\":{\"metadata\":{\"name\":\"p\",\"namespace\":\"default\",\"uid\":\"u1\"}},"
+				     "\"NodeNameToVictims\":null,\"NodeNameToMetaVictims\":{\"a\":{\"Pods\":[{\"UID\":\"uv1\"}],"
+				     "\"NumPDBViolations\":0},\"b\":{\"Pods\":[{\"UID\":\"uv2\"}],\"NumPDBViolations\":1}}}");
+	strbuf_release(&sb);
+	api_pod_unref(v2);
 	api_pod_unref(v1);
 	api_pod_unref(pod);
 }
@@ -200,6 +252,132 @@ static void test_decode_prioritize_bind_preempt(void **state)
 	assert_int_equal(v[0].n_pods, 2);
 	assert_string_equal(v[0].uids[1], "u2");
 	assert_int_equal(v[0].num_pdb_violations, 1);
+	/* encoding/json: null leaves the result empty; a null *MetaVictims or Pods is no victims */
+	j = "null";
+	assert_int_equal(sched_ext_decode_preemption(j, strlen(j), heap_alloc, &heap, &v, &n, &e), 0);
+	assert_int_equal(n, 0);
+	j = "{\"NodeNameToMetaVictims\":{\"a\":null,\"b\":{\"Pods\":null}}}";
+	assert_int_equal(sched_ext_decode_preemption(j, strlen(j), heap_alloc, &heap, &v, &n, &e), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(v[0].n_pods, 0);
+	assert_int_equal(v[1].n_pods, 0);
+	/* type mismatches are decoding errors (json: cannot unmarshal ...) */
+	const char *bad_results[] = {
+		"[]",
+		"{\"NodeNameToMetaVictims\":[]}",
+		"{\"NodeNameToMetaVictims\":{\"a\":5}}",
+		"{\"NodeNameToMetaVictims\":{\"a\":{\"Pods\":[\"u1\"]}}}",
+		"{\"NodeNameToMetaVictims\":{\"a\":{\"Pods\":[{\"UID\":1}]}}}",
+		"{\"NodeNameToMetaVictims\":{\"a\":{\"NumPDBViolations\":1.5}}}",
+	};
+	for (size_t i = 0; i < sizeof(bad_results) / sizeof(*bad_results); i++) {
+		j = bad_results[i];
+		assert_int_equal(sched_ext_decode_preemption(j, strlen(j), heap_alloc, &heap, &v, &n, &e), ERR_INVALID);
+		assert_non_null(strstr(e.msg, "decoding preemption result: json: cannot unmarshal"));
+	}
+	heap_free(heap);
+}
+
+static const struct node_info *list_get(const void *ctx, const char *interned_name)
+{
+	const struct fw_node_list *l = ctx;
+	for (uint32_t i = 0; i < l->n; i++)
+		if (l->nodes[i]->name == interned_name)
+			return l->nodes[i];
+	return NULL;
+}
+
+/* upstream extender.go convertToVictims / convertPodUIDToPod: meta victims become the node's pods
+ * (in the extender's order, with its NumPDBViolations); an unknown node fails as Snapshot.Get
+ * ("nodeinfo not found for node name %q", also for a node_info without its node), a UID not on
+ * that node as convertPodUIDToPod ("extender: %v claims to preempt pod (UID: %v) on node: %v, but
+ * the pod is not found on that node", %v of a *MetaPod being &{UID}). */
+static void test_convert_victims(void **state)
+{
+	(void)state;
+	void **heap = NULL;
+	struct err e = { 0 };
+	struct api_node *na = TOBJ_NODE(.name = "a"), *nb = TOBJ_NODE(.name = "b");
+	struct api_pod *pa1 = TOBJ_POD(.name = "pa1", .uid = "ua1"), *pa2 = TOBJ_POD(.name = "pa2", .uid = "ua2");
+	struct api_pod *pb1 = TOBJ_POD(.name = "pb1", .uid = "ub1");
+	struct node_info a, b, g;
+	node_info_init(&a, na->meta.name);
+	a.node = na;
+	node_info_init(&b, nb->meta.name);
+	b.node = nb;
+	node_info_init(&g, intern_str("ghost")); /* pods assumed onto a node the cache lacks */
+	assert_int_equal(node_info_add_pod(&a, pa1, &e), 0);
+	assert_int_equal(node_info_add_pod(&a, pa2, &e), 0);
+	assert_int_equal(node_info_add_pod(&b, pb1, &e), 0);
+	assert_int_equal(node_info_add_pod(&g, pb1, &e), 0);
+	const struct node_info *all[] = { &a, &b, &g };
+	struct fw_node_list searched = { .n = 3, .nodes = all }, indexed = searched;
+	indexed.get = list_get;
+	indexed.get_ctx = &searched;
+	const struct fw_node_list *lists[] = { &searched, &indexed };
+	const char *ua[] = { "ua2", "ua1" }, *ub[] = { "ub1" }, *ua1[] = { "ua1" }, *ua2[] = { "ua2" };
+	for (int li = 0; li < 2; li++) {
+		const struct fw_node_list *l = lists[li];
+		struct fw_preemption *out;
+		uint32_t n;
+		struct sched_ext_victims ok[] = {
+			{ .node = "b", .n_pods = 1, .uids = ub, .num_pdb_violations = 1 },
+			{ .node = "a", .n_pods = 2, .uids = ua },
+		};
+		assert_int_equal(sched_ext_convert_victims("http://ext", ok, 2, l, heap_alloc, &heap, &out, &n, &e), 0);
+		assert_int_equal(n, 2);
+		assert_ptr_equal(out[0].node_name, a.name);
+		assert_int_equal(out[0].n_victims, 2);
+		assert_ptr_equal(out[0].victims[0], pa2);
+		assert_ptr_equal(out[0].victims[1], pa1);
+		assert_int_equal(out[0].num_pdb_violations, 0);
+		assert_ptr_equal(out[1].node_name, b.name);
+		assert_int_equal(out[1].n_victims, 1);
+		assert_ptr_equal(out[1].victims[0], pb1);
+		assert_int_equal(out[1].num_pdb_violations, 1);
+		/* a node answered twice: its last answer, as decoding into a Go map */
+		struct sched_ext_victims twice[] = {
+			{ .node = "a", .n_pods = 1, .uids = ua1 },
+			{ .node = "a", .n_pods = 1, .uids = ua2 },
+		};
+		assert_int_equal(sched_ext_convert_victims("http://ext", twice, 2, l, heap_alloc, &heap, &out, &n, &e), 0);
+		assert_int_equal(n, 1);
+		assert_ptr_equal(out[0].victims[0], pa2);
+		/* no victims on a node is the caller's business (callExtenders) */
+		struct sched_ext_victims none[] = { { .node = "a" } };
+		assert_int_equal(sched_ext_convert_victims("http://ext", none, 1, l, heap_alloc, &heap, &out, &n, &e), 0);
+		assert_int_equal(n, 1);
+		assert_int_equal(out[0].n_victims, 0);
+		static const struct {
+			const char *node, *uid, *want;
+		} errs[] = {
+			{ "zz", "ua1", "nodeinfo not found for node name \"zz\"" },
+			{ "z\"\n", "ua1", "nodeinfo not found for node name \"z\\\"\\n\"" },
+			{ "ghost", "ub1", "nodeinfo not found for node name \"ghost\"" },
+			{ "a", "nope", "extender: http://ext claims to preempt pod (UID: &{nope}) on node: a, but the pod is not "
+				       "found on that node" },
+			{ "a", "ub1", "extender: http://ext claims to preempt pod (UID: &{ub1}) on node: a, but the pod is not "
+				      "found on that node" },
+		};
+		for (size_t i = 0; i < sizeof(errs) / sizeof(*errs); i++) {
+			const char *uids[] = { "ua1", errs[i].uid };
+			struct sched_ext_victims v[] = { { .node = errs[i].node, .n_pods = 2, .uids = uids } };
+			e = (struct err){ 0 };
+			assert_true(sched_ext_convert_victims("http://ext", v, 1, l, heap_alloc, &heap, &out, &n, &e) < 0);
+			assert_string_equal(e.msg, errs[i].want);
+			assert_null(out);
+			assert_int_equal(n, 0);
+		}
+	}
+	a.node = b.node = NULL;
+	node_info_release(&a);
+	node_info_release(&b);
+	node_info_release(&g);
+	api_node_unref(na);
+	api_node_unref(nb);
+	api_pod_unref(pa1);
+	api_pod_unref(pa2);
+	api_pod_unref(pb1);
 	heap_free(heap);
 }
 
@@ -267,7 +445,7 @@ static enum MHD_Result reply(struct MHD_Connection *c, unsigned status, const ch
 }
 
 /* /<mode>/<verb>: ok answers each verb, fail 500, slow sleeps 1 s, bad sends malformed JSON,
- * err answers with an Error. */
+ * err answers with an Error, gone names a victim no node has. */
 static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *url, const char *method,
 			       const char *version, const char *upload, size_t *upload_size, void **con_cls)
 {
@@ -305,6 +483,10 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
 		ret = reply(c, 200, "{\"NodeNames\":[");
 	} else if (strncmp(url, "/err/", 5) == 0) {
 		ret = reply(c, 200, "{\"Error\":\"bind refused\"}");
+	} else if (strncmp(url, "/gone/", 6) == 0) {
+		ret = reply(c, 200, "{\"NodeNameToMetaVictims\":{\"a\":{\"Pods\":[{\"UID\":\"uid-gone\"}]}}}");
+	} else if (strstr(url, "/preempt")) {
+		ret = reply(c, 200, "{\"NodeNameToMetaVictims\":{\"b\":{\"Pods\":[{\"UID\":\"uv\"}],\"NumPDBViolations\":1}}}");
 	} else if (strstr(url, "/filter")) {
 		ret = reply(c, 200, "{\"NodeNames\":[\"a\"],\"FailedNodes\":{\"b\":\"node(s) didn't have label x\"},\"Error\":\"\"}");
 	} else if (strstr(url, "/prioritize")) {
@@ -366,7 +548,7 @@ static void client_init(struct client *k, const char *mode, bool cache_capable, 
 	memset(k, 0, sizeof(*k));
 	snprintf(k->url, sizeof(k->url), "http://127.0.0.1:%d/%s/", srv.port, mode); /* trailing '/' trimmed */
 	k->x = (struct cfg_extender){ .url_prefix = k->url, .filter_verb = "filter", .prioritize_verb = "prioritize",
-				      .bind_verb = "bind", .preempt_verb = "", .weight = 1,
+				      .bind_verb = "bind", .preempt_verb = "preempt", .weight = 1,
 				      .http_timeout_ns = timeout_ms * 1000000, .node_cache_capable = cache_capable,
 				      .ignorable = ignorable };
 	k->x.tls = (struct cfg_extender_tls){ .server_name = "", .cert_file = "", .key_file = "", .ca_file = "" };
@@ -495,6 +677,94 @@ static void test_client_errors(void **state)
 	usleep(1100 * 1000); /* the slow handler's thread finishes before the server stops */
 }
 
+/* upstream ProcessPreemption against a server: the candidates go as NodeNameToMetaVictims to a
+ * nodeCacheCapable extender (convertToMetaVictims), else as NodeNameToVictims with whole pods; the
+ * answer's UIDs become the node's pods (convertToVictims); send's errors; no preemptVerb, no call
+ * (SupportsPreemption false). */
+static void test_client_preempt(void **state)
+{
+	(void)state;
+	struct err e = { 0 };
+	struct fw_preemption *out;
+	uint32_t n;
+	for (int cache_capable = 1; cache_capable >= 0; cache_capable--) {
+		struct client k;
+		client_init(&k, "ok", cache_capable, 5000, false);
+		struct api_pod *va = TOBJ_POD(.name = "va", .uid = "ua"), *vb = TOBJ_POD(.name = "vb", .uid = "uv");
+		assert_int_equal(node_info_add_pod(&k.nis[0], va, &e), 0);
+		assert_int_equal(node_info_add_pod(&k.nis[1], vb, &e), 0);
+		struct api_pod *const ca[] = { va }, *const cb[] = { vb };
+		struct fw_preemption in[] = {
+			{ .node_name = k.nis[1].name, .n_victims = 1, .victims = cb, .num_pdb_violations = 1 },
+			{ .node_name = k.nis[0].name, .n_victims = 1, .victims = ca },
+		};
+		struct fw_node_list nodes = { .n = 2, .nodes = k.ptrs };
+		assert_non_null(k.fw->preempt);
+		assert_int_equal(k.fw->preempt(k.fw->ctx, k.c, k.pod, in, 2, &nodes, &out, &n, &e), 0);
+		assert_string_equal(srv.last_url, "/ok/preempt");
+		if (cache_capable)
+			assert_string_equal(srv.last_body,
+					    "{\"Pod\":{\"metadata\":{\"name\":\"p\",\"namespace\":\"default\",\"uid\":\"u1\"}},"
+					    "\"NodeNameToVictims\":null,\"NodeNameToMetaVictims\":{\"a\":{\"Pods\":[{\"UID\":\"ua\"}],"
+					    "\"NumPDBViolations\":0},\"b\":{\"Pods\":[{\"UID\":\"uv\"}],\"NumPDBViolations\":1}}}");
+		else
+			assert_string_equal(srv.last_body,
+					    "{\"Pod\":{\"metadata\":{\"name\":\"p\",\"namespace\":\"default\",\"uid\":\"u1\"}},"
+					    "\"NodeNameToVictims\":{\"a\":{\"Pods\":[{\"metadata\":{\"name\":\"va\",\"namespace\":"
+					    "\"default\",\"uid\":\"ua\"}}],\"NumPDBViolations\":0},\"b\":{\"Pods\":[{\"metadata\":"
+					    "{\"name\":\"vb\",\"namespace\":\"default\",\"uid\":\"uv\"}}],\"NumPDBViolations\":1}},"
+					    "\"NodeNameToMetaVictims\":null}");
+		/* the answer: b only, its pod uv */
+		assert_int_equal(n, 1);
+		assert_ptr_equal(out[0].node_name, k.nis[1].name);
+		assert_int_equal(out[0].n_victims, 1);
+		assert_ptr_equal(out[0].victims[0], vb);
+		assert_int_equal(out[0].num_pdb_violations, 1);
+		double v = 0;
+		const char *l_pre[] = { k.url, "preempt", "success" };
+		assert_true(sched_metrics_read(k.metrics, "csched_extender_duration_seconds", l_pre, 3, &v));
+		assert_true(v == 1);
+		api_pod_unref(va);
+		api_pod_unref(vb);
+		client_release(&k);
+	}
+	struct client k;
+	struct fw_node_list nodes;
+	/* a UID the node lacks */
+	client_init(&k, "gone", true, 5000, false);
+	nodes = (struct fw_node_list){ .n = 2, .nodes = k.ptrs };
+	assert_true(k.fw->preempt(k.fw->ctx, k.c, k.pod, NULL, 0, &nodes, &out, &n, &e) < 0);
+	char want[256];
+	snprintf(want, sizeof(want),
+		 "extender: %s claims to preempt pod (UID: &{uid-gone}) on node: a, but the pod is not found on that node",
+		 k.url);
+	assert_string_equal(e.msg, want);
+	assert_string_equal(srv.last_body, "{\"Pod\":{\"metadata\":{\"name\":\"p\",\"namespace\":\"default\",\"uid\":"
+					   "\"u1\"}},\"NodeNameToVictims\":null,\"NodeNameToMetaVictims\":{}}");
+	client_release(&k);
+	/* upstream send: "failed %v with extender at URL %v, code %v"; malformed JSON */
+	client_init(&k, "fail", false, 5000, false);
+	nodes = (struct fw_node_list){ .n = 2, .nodes = k.ptrs };
+	assert_true(k.fw->preempt(k.fw->ctx, k.c, k.pod, NULL, 0, &nodes, &out, &n, &e) < 0);
+	snprintf(want, sizeof(want), "failed preempt with extender at URL http://127.0.0.1:%d/fail/preempt, code 500",
+		 srv.port);
+	assert_string_equal(e.msg, want);
+	client_release(&k);
+	client_init(&k, "bad", false, 5000, false);
+	nodes = (struct fw_node_list){ .n = 2, .nodes = k.ptrs };
+	assert_int_equal(k.fw->preempt(k.fw->ctx, k.c, k.pod, NULL, 0, &nodes, &out, &n, &e), ERR_INVALID);
+	assert_non_null(strstr(e.msg, "invalid JSON"));
+	client_release(&k);
+	/* no preemptVerb: SupportsPreemption false */
+	client_init(&k, "ok", true, 5000, false);
+	k.x.preempt_verb = "";
+	struct sched_extenders *xs = sched_extenders_new(&k.cfg, NULL, &e);
+	assert_non_null(xs);
+	assert_null(sched_extenders_fw(xs, &n)[0].preempt);
+	sched_extenders_free(xs);
+	client_release(&k);
+}
+
 /* upstream prioritizeNodes calls the interested prioritizers in goroutines: two extenders that
  * each answer in 400 ms take ~400 ms together, not 800; answers and failures stay per extender. */
 static void test_prioritize_all_concurrent(void **state)
@@ -537,11 +807,14 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_encode_args),
 		cmocka_unit_test(test_encode_preemption),
+		cmocka_unit_test(test_keep_victim_json),
 		cmocka_unit_test(test_decode_filter),
 		cmocka_unit_test(test_decode_prioritize_bind_preempt),
+		cmocka_unit_test(test_convert_victims),
 		cmocka_unit_test(test_is_interested),
 		cmocka_unit_test(test_client_verbs),
 		cmocka_unit_test(test_client_errors),
+		cmocka_unit_test(test_client_preempt),
 		cmocka_unit_test(test_prioritize_all_concurrent),
 	};
 	return cmocka_run_group_tests(tests, server_up, server_down);

@@ -507,6 +507,9 @@ struct yajl_val_s;
  * them: with pods set, parsers skip no field and unassigned pods decoded afterwards keep their JSON
  * (api_pod.json); with nodes, nodes too. Set once before the informers start. */
 void api_keep_json(bool pods, bool nodes);
+/* With api_keep_json's pods: pods bound to a node keep their JSON too (the victims a preempt
+ * extender that is not nodeCacheCapable is sent whole). Set once before the informers start. */
+void api_keep_assigned_pod_json(bool on);
 struct api_pod *api_pod_decode(const struct yajl_val_s *obj, struct err *e);
 struct api_node *api_node_decode(const struct yajl_val_s *obj, struct err *e);
 /* Decode from JSON text (tests, fixtures). */
