@@ -73,6 +73,15 @@ void api__inf_status_from_body(struct api__json *j, const char *body, size_t len
 {
 	yajl_val root = NULL;
 	char ebuf[64];
+	if (body && api__pb_magic(body, len)) {
+		/* a protobuf Status (the request accepted protobuf); errors are rare: a parser of its own */
+		struct api__pb *p = api__pb_new();
+		if (!p || api__pb_body(p, API_KIND_POD, body, len, NULL, NULL, &root, ebuf, sizeof(ebuf)))
+			root = NULL;
+		api__inf_status_parse(root, http_status, out);
+		api__pb_free(p);
+		return;
+	}
 	if (!body || !len || api__json_parse(j, body, len, &root, ebuf, sizeof(ebuf)))
 		root = NULL; /* not a Status (a proxy's page): the HTTP status speaks for it */
 	api__inf_status_parse(root, http_status, out);
@@ -191,6 +200,9 @@ struct list_page {
 	size_t items;
 	int parse_rc; /* ERR_INVALID / ERR_NOMEM from the parser */
 	char ebuf[256];
+	/* The body is protobuf (the server's choice among what Accept offered, told by the magic):
+	 * collected in inf->pbuf and decoded whole (a page of page_size objects). */
+	bool pb, started;
 };
 
 static int page_item(void *ctx, yajl_val item)
@@ -204,6 +216,16 @@ static int page_item(void *ctx, yajl_val item)
 static int page_data(void *ctx, const char *buf, size_t len)
 {
 	struct list_page *pg = ctx;
+	if (!pg->started) {
+		pg->started = true;
+		pg->pb = pg->inf->pb && len && buf[0] == 'k';
+	}
+	if (pg->pb) {
+		if (strbuf_add(&pg->inf->pbuf, buf, len))
+			return 0;
+		snprintf(pg->ebuf, sizeof(pg->ebuf), "out of memory");
+		return pg->parse_rc = ERR_NOMEM;
+	}
 	int rc = api__json_feed(pg->inf->json, buf, len, pg->ebuf, sizeof(pg->ebuf));
 	if (rc)
 		pg->parse_rc = rc;
@@ -241,7 +263,13 @@ int api__inf_do_list(struct api_informer *inf, struct api_conn *conn, struct err
 			err_set(e, rc, "informer %s: list: out of memory", inf->resource);
 			goto out;
 		}
+		inf->pbuf.len = 0;
 		rc = api__get_chunks(conn, path, page_data, &pg, e);
+		if (!rc && pg.pb)
+			pg.parse_rc = api__pb_body(inf->pb, inf->kind, inf->pbuf.data, inf->pbuf.len, page_item, &pg, &root,
+						   pg.ebuf, sizeof(pg.ebuf));
+		if (inf->pbuf.cap > ((size_t)4 << 20))
+			strbuf_release(&inf->pbuf); /* a huge page: not kept between lists */
 		total += pg.items;
 		if (rc && rc != ERR_TRANSPORT && e->http_status) {
 			size_t bl = 0;
@@ -258,11 +286,11 @@ int api__inf_do_list(struct api_informer *inf, struct api_conn *conn, struct err
 			gen = ++inf->list_gen;
 			continue;
 		}
-		if (!rc && !pg.parse_rc)
+		if (!rc && !pg.parse_rc && !pg.pb)
 			pg.parse_rc = api__json_end(inf->json, &root, pg.ebuf, sizeof(pg.ebuf));
 		if (pg.parse_rc) {
 			rc = err_set(e, pg.parse_rc, "informer %s: GET %s: %s%s", inf->resource, path,
-				     pg.parse_rc == ERR_NOMEM ? "out of memory" : "invalid JSON: ", pg.ebuf);
+				     pg.parse_rc == ERR_NOMEM ? "out of memory" : pg.pb ? "" : "invalid JSON: ", pg.ebuf);
 			goto out;
 		}
 		if (rc) {
@@ -315,6 +343,8 @@ out:
 
 struct watch_ctx {
 	struct api_informer *inf;
+	struct api_conn *conn; /* NULL: lines are JSON (the fuzz seam) */
+	bool pb;               /* api__inf_watch_frame: frames are protobuf */
 	unsigned long events;
 	struct err *e;
 	bool initial;      /* a streaming list still in its initial events */
@@ -360,14 +390,24 @@ static int watch_line(void *ctx, char *line, size_t len)
 	char ebuf[256], key[512];
 	int rc = 0;
 
-	if (len == 0)
+	if (len == 0 && !(w->pb || (w->conn && api__conn_framed(w->conn))))
 		return 0;
 	yajl_val root = NULL;
-	rc = api__json_parse(inf->json, line, len, &root, ebuf, sizeof(ebuf));
-	if (rc == ERR_NOMEM)
-		return err_set(w->e, rc, "informer %s: watch event: out of memory", inf->resource);
-	if (rc)
-		return err_set(w->e, ERR_INVALID, "informer %s: watch event: invalid JSON: %s", inf->resource, ebuf);
+	if (w->pb || (w->conn && api__conn_framed(w->conn))) {
+		rc = inf->pb ? api__pb_watch_event(inf->pb, inf->kind, line, len, &root, ebuf, sizeof(ebuf)) : ERR_INVALID;
+		if (!inf->pb)
+			snprintf(ebuf, sizeof(ebuf), "protobuf stream not asked for");
+		if (rc == ERR_NOMEM)
+			return err_set(w->e, rc, "informer %s: watch event: out of memory", inf->resource);
+		if (rc)
+			return err_set(w->e, ERR_INVALID, "informer %s: watch event: %s", inf->resource, ebuf);
+	} else {
+		rc = api__json_parse(inf->json, line, len, &root, ebuf, sizeof(ebuf));
+		if (rc == ERR_NOMEM)
+			return err_set(w->e, rc, "informer %s: watch event: out of memory", inf->resource);
+		if (rc)
+			return err_set(w->e, ERR_INVALID, "informer %s: watch event: invalid JSON: %s", inf->resource, ebuf);
+	}
 	const char *type = api__inf_str_at(root, type_path);
 	yajl_val obj = yajl_tree_get(root, obj_path, yajl_t_object);
 	if (!type || !obj) {
@@ -454,7 +494,7 @@ int api__inf_do_watch(struct api_informer *inf, struct api_conn *conn, bool init
 		LOG_V(3, "informer %s: streaming list", inf->resource);
 	else
 		LOG_V(3, "informer %s: watching from resourceVersion %s", inf->resource, rv);
-	struct watch_ctx w = {.inf = inf, .e = e, .initial = initial, .t0 = api_now_ns()};
+	struct watch_ctx w = {.inf = inf, .conn = conn, .e = e, .initial = initial, .t0 = api_now_ns()};
 	if (initial) {
 		w.gen = ++inf->list_gen;
 		inf->have_rv = false;
@@ -478,6 +518,14 @@ int api__inf_watch_line(struct api_informer *inf, char *line, size_t len, unsign
 {
 	struct watch_ctx w = {.inf = inf, .e = e};
 	int rc = watch_line(&w, line, len);
+	*events += w.events;
+	return rc;
+}
+
+int api__inf_watch_frame(struct api_informer *inf, const void *frame, size_t len, unsigned long *events, struct err *e)
+{
+	struct watch_ctx w = {.inf = inf, .e = e, .pb = true};
+	int rc = watch_line(&w, (char *)frame, len);
 	*events += w.events;
 	return rc;
 }
