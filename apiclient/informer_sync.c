@@ -265,9 +265,13 @@ int api__inf_do_list(struct api_informer *inf, struct api_conn *conn, struct err
 		}
 		inf->pbuf.len = 0;
 		rc = api__get_chunks(conn, path, page_data, &pg, e);
-		if (!rc && pg.pb)
+		if (!rc && pg.pb) {
 			pg.parse_rc = api__pb_body(inf->pb, inf->kind, inf->pbuf.data, inf->pbuf.len, page_item, &pg, &root,
 						   pg.ebuf, sizeof(pg.ebuf));
+			pthread_mutex_lock(&inf->lock);
+			inf->stats.protobuf_responses++;
+			pthread_mutex_unlock(&inf->lock);
+		}
 		if (inf->pbuf.cap > ((size_t)4 << 20))
 			strbuf_release(&inf->pbuf); /* a huge page: not kept between lists */
 		total += pg.items;
@@ -345,6 +349,7 @@ struct watch_ctx {
 	struct api_informer *inf;
 	struct api_conn *conn; /* NULL: lines are JSON (the fuzz seam) */
 	bool pb;               /* api__inf_watch_frame: frames are protobuf */
+	bool pb_counted;       /* stats.protobuf_responses counts this stream */
 	unsigned long events;
 	struct err *e;
 	bool initial;      /* a streaming list still in its initial events */
@@ -394,6 +399,12 @@ static int watch_line(void *ctx, char *line, size_t len)
 		return 0;
 	yajl_val root = NULL;
 	if (w->pb || (w->conn && api__conn_framed(w->conn))) {
+		if (!w->pb_counted) {
+			w->pb_counted = true;
+			pthread_mutex_lock(&inf->lock);
+			inf->stats.protobuf_responses++;
+			pthread_mutex_unlock(&inf->lock);
+		}
 		rc = inf->pb ? api__pb_watch_event(inf->pb, inf->kind, line, len, &root, ebuf, sizeof(ebuf)) : ERR_INVALID;
 		if (!inf->pb)
 			snprintf(ebuf, sizeof(ebuf), "protobuf stream not asked for");

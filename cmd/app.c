@@ -162,6 +162,9 @@ static struct api_client *make_client(const struct config *cfg, const char *mast
 	}
 	ac.qps = cfg->client_connection.qps;
 	ac.burst = cfg->client_connection.burst;
+	/* the informers' reads (writes stay JSON, as upstream's for the types they send) */
+	ac.protobuf = !strncmp(cfg->client_connection.content_type, "application/vnd.kubernetes.protobuf",
+			       strlen("application/vnd.kubernetes.protobuf"));
 	ac.request_timeout_ms = timeout_ms;
 	struct api_client *c = api_client_new(&ac, e);
 	api_config_release(&ac);
