@@ -382,7 +382,7 @@ static int time_value(struct api__pb *p, struct rd r, bool micro, yajl_val *out)
 {
 	int64_t secs = 0, nanos = 0;
 	bool any = false;
-	struct field f;
+	struct field f = {0};
 	while (r.p < r.end) {
 		if (!rd_field(&r, &f))
 			return fail(p, "truncated Time");
@@ -416,7 +416,7 @@ static int time_value(struct api__pb *p, struct rd r, bool micro, yajl_val *out)
 /* resource.Quantity {string} -> its string ("0" when absent, as the zero Quantity marshals). */
 static int quantity_value(struct api__pb *p, struct rd r, yajl_val *out)
 {
-	struct field f;
+	struct field f = {0};
 	const char *s = "0";
 	size_t n = 1;
 	while (r.p < r.end) {
@@ -434,7 +434,7 @@ static int quantity_value(struct api__pb *p, struct rd r, yajl_val *out)
 /* intstr.IntOrString {type, intVal, strVal} -> a number (type 0) or a string (type 1). */
 static int int_or_string_value(struct api__pb *p, struct rd r, yajl_val *out)
 {
-	struct field f;
+	struct field f = {0};
 	uint64_t type = 0;
 	int32_t iv = 0;
 	const char *s = "";
@@ -493,7 +493,7 @@ static int len_value(struct api__pb *p, const ProtobufCFieldDescriptor *fd, stru
 /* One key/value entry of a map field into the object m (its keys/values have room). */
 static int map_entry(struct api__pb *p, const ProtobufCMessageDescriptor *ed, struct rd r, yajl_val m)
 {
-	struct field f;
+	struct field f = {0};
 	struct rd key = {(const uint8_t *)"", (const uint8_t *)""};
 	yajl_val v = NULL;
 	const ProtobufCFieldDescriptor *vd = &ed->fields[1];
@@ -611,7 +611,7 @@ static int message(struct api__pb *p, const ProtobufCMessageDescriptor *d, struc
 
 	/* first pass: check the wire and count the elements of repeated fields */
 	struct rd q = r;
-	struct field f;
+	struct field f = {0};
 	while (q.p < q.end) {
 		if (!rd_field(&q, &f))
 			return fail(p, "%s: truncated or invalid field", d->name);
@@ -780,14 +780,14 @@ static int unwrap(struct api__pb *p, const uint8_t *buf, size_t len, struct unkn
 	if (!api__pb_magic(buf, len))
 		return fail(p, "missing the k8s\\0 prefix");
 	struct rd r = {buf + 4, buf + len};
-	struct field f;
+	struct field f = {0};
 	memset(u, 0, sizeof(*u));
 	bool have_raw = false;
 	while (r.p < r.end) {
 		if (!rd_field(&r, &f))
 			return fail(p, "runtime.Unknown: truncated or invalid field");
 		if (f.id == 1 && f.wt == WT_LEN) {
-			struct field g;
+			struct field g = {0};
 			struct rd t = f.sub;
 			while (t.p < t.end) {
 				if (!rd_field(&t, &g))
@@ -821,7 +821,7 @@ static int list(struct api__pb *p, const ProtobufCMessageDescriptor *ld, struct 
 		void *ctx, yajl_val *root)
 {
 	const ProtobufCFieldDescriptor *items = items_field(ld);
-	struct field f;
+	struct field f = {0};
 	struct rd meta = {NULL, NULL};
 	while (r.p < r.end) {
 		if (!rd_field(&r, &f))
@@ -908,7 +908,7 @@ int api__pb_watch_event(struct api__pb *p, enum api_kind kind, const void *frame
 			char *errbuf, size_t errsize)
 {
 	struct rd r = {frame, (const uint8_t *)frame + len}, type = {NULL, NULL}, raw = {NULL, NULL};
-	struct field f;
+	struct field f = {0};
 	*root = NULL;
 	int rc = reset(p);
 	while (!rc && r.p < r.end) {
@@ -918,7 +918,7 @@ int api__pb_watch_event(struct api__pb *p, enum api_kind kind, const void *frame
 			type = f.sub;
 		else if (f.id == 2 && f.wt == WT_LEN) {
 			struct rd x = f.sub;
-			struct field g;
+			struct field g = {0};
 			while (!rc && x.p < x.end) {
 				if (!rd_field(&x, &g))
 					rc = fail(p, "WatchEvent.object: truncated or invalid field");
