@@ -241,6 +241,7 @@ int api__inf_do_list(struct api_informer *inf, struct api_conn *conn, struct err
 	unsigned long gen = ++inf->list_gen;
 	int64_t t0 = api_now_ns();
 	size_t total = 0;
+	bool any_pb = false;
 
 	inf->have_status = false;
 
@@ -275,6 +276,7 @@ int api__inf_do_list(struct api_informer *inf, struct api_conn *conn, struct err
 		if (inf->pbuf.cap > ((size_t)4 << 20))
 			strbuf_release(&inf->pbuf); /* a huge page: not kept between lists */
 		total += pg.items;
+		any_pb |= pg.pb;
 		if (rc && rc != ERR_TRANSPORT && e->http_status) {
 			size_t bl = 0;
 			const char *body = api__conn_error_body(conn, &bl);
@@ -334,8 +336,8 @@ int api__inf_do_list(struct api_informer *inf, struct api_conn *conn, struct err
 	inf->listed_once = true;
 	{
 		double s = (double)(api_now_ns() - t0) / 1e9;
-		LOG_V(2, "informer %s: listed %zu objects at resourceVersion %s in %.3f s (%.0f objects/s)",
-		      inf->resource, total, rv, s, s > 0 ? (double)total / s : 0.0);
+		LOG_V(2, "informer %s: listed %zu objects at resourceVersion %s in %.3f s (%.0f objects/s, %s)",
+		      inf->resource, total, rv, s, s > 0 ? (double)total / s : 0.0, any_pb ? "protobuf" : "JSON");
 	}
 out:
 	curl_free(cont);
@@ -380,8 +382,8 @@ static int initial_events_end(struct watch_ctx *w, const char *rv)
 	pthread_mutex_unlock(&inf->lock);
 	inf->listed_once = true;
 	double s = (double)(api_now_ns() - w->t0) / 1e9;
-	LOG_V(2, "informer %s: stream-listed %zu objects at resourceVersion %s in %.3f s (%.0f objects/s)",
-	      inf->resource, w->items, rv, s, s > 0 ? (double)w->items / s : 0.0);
+	LOG_V(2, "informer %s: stream-listed %zu objects at resourceVersion %s in %.3f s (%.0f objects/s, %s)",
+	      inf->resource, w->items, rv, s, s > 0 ? (double)w->items / s : 0.0, w->pb_counted ? "protobuf" : "JSON");
 	api__inf_mark_synced(inf);
 	return 0;
 }

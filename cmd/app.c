@@ -118,9 +118,12 @@ static int apply_flags(struct config *cfg, const struct cmd_flags *f, bool have_
 			cfg->client_connection.qps = (float)f->kube_api_qps;
 		if (f->set_kube_api_burst)
 			cfg->client_connection.burst = f->kube_api_burst;
-	} else if (f->set_kubeconfig || f->set_kube_api_qps || f->set_kube_api_burst) {
-		LOG_WARN("--kubeconfig, --kube-api-qps and --kube-api-burst are ignored when --config is given "
-			 "(set clientConnection in the file)");
+		if (f->set_kube_api_content_type &&
+		    !(cfg->client_connection.content_type = config_strdup(cfg, f->kube_api_content_type)))
+			return err_set(e, ERR_NOMEM, "out of memory");
+	} else if (f->set_kubeconfig || f->set_kube_api_qps || f->set_kube_api_burst || f->set_kube_api_content_type) {
+		LOG_WARN("--kubeconfig, --kube-api-qps, --kube-api-burst and --kube-api-content-type are ignored when "
+			 "--config is given (set clientConnection in the file)");
 	}
 	if (f->set_leader_elect)
 		le->leader_elect = f->leader_elect;
