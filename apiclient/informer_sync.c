@@ -221,10 +221,12 @@ static int page_data(void *ctx, const char *buf, size_t len)
 		pg->pb = pg->inf->pb && len && buf[0] == 'k';
 	}
 	if (pg->pb) {
-		if (strbuf_add(&pg->inf->pbuf, buf, len))
+		/* bound: page_size objects of at most etcd's 1.5 MB each */
+		size_t max = (size_t)(pg->inf->page_size > 0 ? pg->inf->page_size : 1) * ((size_t)2 << 20);
+		if (strbuf_add_max(&pg->inf->pbuf, buf, len, max))
 			return 0;
-		snprintf(pg->ebuf, sizeof(pg->ebuf), "out of memory");
-		return pg->parse_rc = ERR_NOMEM;
+		snprintf(pg->ebuf, sizeof(pg->ebuf), pg->inf->pbuf.oom ? "out of memory" : "page larger than %zu bytes", max);
+		return pg->parse_rc = pg->inf->pbuf.oom ? ERR_NOMEM : ERR_INVALID;
 	}
 	int rc = api__json_feed(pg->inf->json, buf, len, pg->ebuf, sizeof(pg->ebuf));
 	if (rc)
@@ -265,6 +267,7 @@ int api__inf_do_list(struct api_informer *inf, struct api_conn *conn, struct err
 			goto out;
 		}
 		inf->pbuf.len = 0;
+		inf->pbuf.oom = false;
 		rc = api__get_chunks(conn, path, page_data, &pg, e);
 		if (!rc && pg.pb) {
 			pg.parse_rc = api__pb_body(inf->pb, inf->kind, inf->pbuf.data, inf->pbuf.len, page_item, &pg, &root,
