@@ -642,7 +642,9 @@ static int message(struct api__pb *p, const ProtobufCMessageDescriptor *d, struc
 		int rc = 0;
 		if (fd->label != PROTOBUF_C_LABEL_REPEATED) {
 			yajl_val v = NULL;
-			if (f.wt == WT_LEN)
+			if (inlined(fd)) /* its fields are the parent's: the parent's skip rules */
+				rc = message(p, fd->descriptor, f.sub, key, &v);
+			else if (f.wt == WT_LEN)
 				rc = len_value(p, fd, f.sub, &v);
 			else if (!(v = scalar(p, fd, f.u)))
 				rc = p->rc;
