@@ -36,6 +36,7 @@
 #include <curl/curl.h>
 #include <yajl/yajl_tree.h>
 
+#include "pb_internal.h"
 #include "client_internal.h"
 #include "common/clock.h"
 #include "common/log.h"
@@ -81,11 +82,23 @@ void api__status_message(const char *body, size_t len, long status, char *buf, s
 	buf[0] = '\0';
 	if (body && len) {
 		static const char *const msg_path[] = {"message", NULL};
-		yajl_val root = yajl_tree_parse(body, NULL, 0);
-		yajl_val m = root ? yajl_tree_get(root, (const char **)msg_path, yajl_t_string) : NULL;
-		if (m && YAJL_IS_STRING(m) && m->u.string && *m->u.string)
-			snprintf(buf, size, "%s", m->u.string);
-		yajl_tree_free(root);
+		if (api__pb_magic(body, len)) {
+			/* a protobuf Status (the informers accept protobuf) */
+			struct api__pb *p = api__pb_new();
+			yajl_val root = NULL;
+			if (p && !api__pb_body(p, API_KIND_POD, body, len, NULL, NULL, &root, NULL, 0)) {
+				yajl_val m = yajl_tree_get(root, (const char **)msg_path, yajl_t_string);
+				if (m && YAJL_IS_STRING(m) && m->u.string && *m->u.string)
+					snprintf(buf, size, "%s", m->u.string);
+			}
+			api__pb_free(p);
+		} else {
+			yajl_val root = yajl_tree_parse(body, NULL, 0);
+			yajl_val m = root ? yajl_tree_get(root, (const char **)msg_path, yajl_t_string) : NULL;
+			if (m && YAJL_IS_STRING(m) && m->u.string && *m->u.string)
+				snprintf(buf, size, "%s", m->u.string);
+			yajl_tree_free(root);
+		}
 		if (!buf[0]) {
 			/* Not a Status (a proxy's HTML page...): a printable prefix of the body. */
 			size_t n = 0;

@@ -13,6 +13,7 @@
 #include <yajl/yajl_tree.h>
 
 #include "client_internal.h"
+#include "pb_internal.h"
 #include "common/clock.h"
 #include "common/log.h"
 
@@ -51,11 +52,41 @@ static int on_progress(void *ud, curl_off_t dt, curl_off_t dn, curl_off_t ut, cu
 	return c->stop && atomic_load(c->stop) ? 1 : 0;
 }
 
+/* Hands every complete frame of a protobuf watch stream (apimachinery pkg/util/framer: a 4-byte
+ * big-endian length, then the payload) to on_line; keeps the partial last one. */
+static bool stream_frames(struct api_conn *c)
+{
+	size_t start = 0;
+	const unsigned char *d = (const unsigned char *)c->body.data;
+	while (c->body.len - start >= 4) {
+		size_t len = (size_t)d[start] << 24 | (size_t)d[start + 1] << 16 | (size_t)d[start + 2] << 8 | d[start + 3];
+		if (len > MAX_LINE) {
+			c->overflow = true;
+			return false;
+		}
+		if (c->body.len - start - 4 < len)
+			break;
+		int rc = c->on_line(c->line_ctx, c->body.data + start + 4, len);
+		start += 4 + len;
+		if (rc) {
+			c->line_rc = rc;
+			return false;
+		}
+	}
+	if (start) {
+		memmove(c->body.data, c->body.data + start, c->body.len - start);
+		c->body.len -= start;
+	}
+	return true;
+}
+
 /* Hands every complete line of the stream to on_line; keeps the partial last line. */
 static bool stream_lines(struct api_conn *c)
 {
 	size_t start = 0;
 	char *nl;
+	if (c->framed)
+		return stream_frames(c);
 	while (start < c->body.len && (nl = memchr(c->body.data + start, '\n', c->body.len - start))) {
 		*nl = '\0';
 		size_t len = (size_t)(nl - (c->body.data + start));
@@ -102,8 +133,13 @@ static size_t on_write(char *p, size_t size, size_t nmemb, void *ud)
 		return n;
 	}
 	if (c->on_line) {
-		if (!c->stream_status)
+		if (!c->stream_status) {
+			char *ct = NULL;
 			curl_easy_getinfo(c->h, CURLINFO_RESPONSE_CODE, &c->stream_status);
+			/* what the server chose among what Accept offered */
+			curl_easy_getinfo(c->h, CURLINFO_CONTENT_TYPE, &ct);
+			c->framed = ct && !strncmp(ct, API_PB_MEDIA, strlen(API_PB_MEDIA));
+		}
 		if (c->stream_status >= 200 && c->stream_status < 300)
 			return api__stream_write(c, p, n) ? n : 0;
 		/* An error: keep the Status body for the message; what exceeds the bound is dropped. */
@@ -278,7 +314,9 @@ static int conn_setup(struct api_conn *c, const char *method, const char *url, c
 	}
 	char ct[160];
 	snprintf(ct, sizeof(ct), "Content-Type: %s", content_type ? content_type : "application/json");
-	if (!(t = curl_slist_append(l, "Accept: application/json")))
+	char accept[200];
+	snprintf(accept, sizeof(accept), "Accept: %s", c->accept ? c->accept : "application/json");
+	if (!(t = curl_slist_append(l, accept)))
 		goto nomem;
 	l = t;
 	if (has_body) {
@@ -327,6 +365,7 @@ static void reset_transfer(struct api_conn *c)
 	c->overflow = false;
 	c->line_rc = 0;
 	c->stream_status = 0;
+	c->framed = false;
 }
 
 /* One request of conn_do. */
@@ -541,6 +580,21 @@ int api__get_chunks(struct api_conn *conn, const char *path, int (*on_data)(void
 	if (conn->body.cap > (1u << 20))
 		strbuf_release(&conn->body);
 	return rc;
+}
+
+bool api__client_protobuf(const struct api_client *c)
+{
+	return c->cfg.protobuf;
+}
+
+void api__conn_set_accept(struct api_conn *conn, const char *accept)
+{
+	conn->accept = accept;
+}
+
+bool api__conn_framed(const struct api_conn *conn)
+{
+	return conn->framed;
 }
 
 const char *api__conn_error_body(const struct api_conn *conn, size_t *len)

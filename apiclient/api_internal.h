@@ -75,6 +75,11 @@ int api__json_feed(struct api__json *j, const char *buf, size_t len, char *errbu
 /* Ends the document; *root is everything but the streamed items. */
 int api__json_end(struct api__json *j, struct yajl_val_s **root, char *errbuf, size_t errsize);
 
+/* The fields skipped while parsing (see json.c): the list for a map under key (NULL: none), and
+ * whether it names key. protobuf.c applies them to the same trees. */
+const void *api__json_skip_list(const char *key, size_t len);
+bool api__json_skip_has(const void *list, const char *key, size_t len);
+
 /* Gives a new connection (before its first request) the large receive buffer of one that reads
  * LIST pages and watch streams. */
 int api__conn_bulk(struct api_conn *conn, struct err *e);
@@ -85,6 +90,13 @@ int api__conn_bulk(struct api_conn *conn, struct err *e);
  * error body goes to the message, not to on_data). */
 int api__get_chunks(struct api_conn *conn, const char *path, int (*on_data)(void *ctx, const char *buf, size_t len),
 		    void *ctx, struct err *e);
+/* The Accept header of conn's later requests (NULL: application/json; accept is borrowed): the
+ * informers offer protobuf (API_PB_MEDIA ", application/json"). api__conn_framed: the current
+ * stream is protobuf frames (the server answered with API_PB_MEDIA), which on_line then gets one
+ * by one (payload without the length prefix, not NUL-terminated). */
+void api__conn_set_accept(struct api_conn *conn, const char *accept);
+bool api__client_protobuf(const struct api_client *c); /* api_config.protobuf */
+bool api__conn_framed(const struct api_conn *conn);
 /* The body of the last answer on conn that was an HTTP error (status >= 400: a Status, usually),
  * valid until its next request; NULL when there is none. */
 const char *api__conn_error_body(const struct api_conn *conn, size_t *len);

@@ -60,6 +60,8 @@ struct api_conn {
 	int line_rc;     /* non-zero value returned by on_line or on_data */
 	long stream_status;
 	bool overflow;
+	bool framed; /* the stream is protobuf frames (4-byte big-endian length + payload), not lines */
+	const char *accept; /* api__conn_set_accept, or NULL (JSON); borrowed */
 	int64_t deadline_ns; /* api_conn_set_deadline: CLOCK_MONOTONIC, 0 = none */
 };
 

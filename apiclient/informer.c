@@ -368,6 +368,9 @@ static void *informer_main(void *arg)
 				api_conn_free(conn);
 				conn = NULL;
 			}
+			/* as client-go's protobuf clients: JSON stays acceptable (a server without it) */
+			if (conn && inf->pb)
+				api__conn_set_accept(conn, API_PB_MEDIA ", application/json");
 			if (!conn) {
 				LOG_ERROR("informer %s: %s", inf->resource, e.msg);
 				goto backoff;
@@ -498,6 +501,8 @@ struct api_informer *api_informer_new(struct api_client *c, enum api_kind kind, 
 		goto nomem;
 	inf->client = c;
 	inf->kind = kind;
+	if (api__client_protobuf(c) && !(inf->pb = api__pb_new()))
+		goto nomem;
 	inf->resource = resources[kind];
 	inf->group_path = kind == API_KIND_REPLICASET || kind == API_KIND_STATEFULSET ? "/apis/apps/v1"
 			  : kind == API_KIND_PDB ? "/apis/policy/v1"
@@ -528,6 +533,7 @@ struct api_informer *api_informer_new(struct api_client *c, enum api_kind kind, 
 nomem:
 	if (inf) {
 		api__json_free(inf->json);
+		api__pb_free(inf->pb);
 		curl_free(inf->field_selector_q);
 		curl_free(inf->label_selector_q);
 		free(inf);
@@ -578,6 +584,8 @@ void api_informer_free(struct api_informer *inf)
 	pthread_cond_destroy(&inf->cond);
 	pthread_mutex_destroy(&inf->lock);
 	api__json_free(inf->json);
+	api__pb_free(inf->pb);
+	strbuf_release(&inf->pbuf);
 	curl_free(inf->field_selector_q);
 	curl_free(inf->label_selector_q);
 	free(inf);

@@ -10,6 +10,8 @@
 #include <yajl/yajl_tree.h>
 
 #include "api_internal.h"
+#include "pb_internal.h"
+#include "common/strbuf.h"
 #include "apiclient/informer.h"
 #include "common/map.h"
 
@@ -64,6 +66,8 @@ struct api_informer {
 
 	/* Informer-thread-only state (besides the store writes). */
 	struct api__json *json; /* parses LIST pages (streamed) and watch events */
+	struct api__pb *pb;     /* protobuf (api_config.protobuf), else NULL */
+	struct strbuf pbuf;     /* a protobuf LIST page being received */
 	unsigned long list_gen;
 	bool have_rv; /* false: the next step is a (re)LIST */
 	bool listed_once;
@@ -115,5 +119,7 @@ enum api__inf_next api__inf_after_watch_error(int rc, const struct api__inf_stat
 /* informer_sync.c: one line of a watch stream, as api__inf_do_watch's stream hands it (line is
  * NUL-terminated at len; *events counts it). The seam of tests/fuzz/fuzz_apiclient_watch.c. */
 int api__inf_watch_line(struct api_informer *inf, char *line, size_t len, unsigned long *events, struct err *e);
+/* The same for one protobuf frame (a metav1.WatchEvent; inf made with api_config.protobuf). */
+int api__inf_watch_frame(struct api_informer *inf, const void *frame, size_t len, unsigned long *events, struct err *e);
 
 #endif

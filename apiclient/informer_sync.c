@@ -73,6 +73,15 @@ void api__inf_status_from_body(struct api__json *j, const char *body, size_t len
 {
 	yajl_val root = NULL;
 	char ebuf[64];
+	if (body && api__pb_magic(body, len)) {
+		/* a protobuf Status (the request accepted protobuf); errors are rare: a parser of its own */
+		struct api__pb *p = api__pb_new();
+		if (!p || api__pb_body(p, API_KIND_POD, body, len, NULL, NULL, &root, ebuf, sizeof(ebuf)))
+			root = NULL;
+		api__inf_status_parse(root, http_status, out);
+		api__pb_free(p);
+		return;
+	}
 	if (!body || !len || api__json_parse(j, body, len, &root, ebuf, sizeof(ebuf)))
 		root = NULL; /* not a Status (a proxy's page): the HTTP status speaks for it */
 	api__inf_status_parse(root, http_status, out);
@@ -191,6 +200,9 @@ struct list_page {
 	size_t items;
 	int parse_rc; /* ERR_INVALID / ERR_NOMEM from the parser */
 	char ebuf[256];
+	/* The body is protobuf (the server's choice among what Accept offered, told by the magic):
+	 * collected in inf->pbuf and decoded whole (a page of page_size objects). */
+	bool pb, started;
 };
 
 static int page_item(void *ctx, yajl_val item)
@@ -204,6 +216,18 @@ static int page_item(void *ctx, yajl_val item)
 static int page_data(void *ctx, const char *buf, size_t len)
 {
 	struct list_page *pg = ctx;
+	if (!pg->started) {
+		pg->started = true;
+		pg->pb = pg->inf->pb && len && buf[0] == 'k';
+	}
+	if (pg->pb) {
+		/* bound: page_size objects of at most etcd's 1.5 MB each */
+		size_t max = (size_t)(pg->inf->page_size > 0 ? pg->inf->page_size : 1) * ((size_t)2 << 20);
+		if (strbuf_add_max(&pg->inf->pbuf, buf, len, max))
+			return 0;
+		snprintf(pg->ebuf, sizeof(pg->ebuf), pg->inf->pbuf.oom ? "out of memory" : "page larger than %zu bytes", max);
+		return pg->parse_rc = pg->inf->pbuf.oom ? ERR_NOMEM : ERR_INVALID;
+	}
 	int rc = api__json_feed(pg->inf->json, buf, len, pg->ebuf, sizeof(pg->ebuf));
 	if (rc)
 		pg->parse_rc = rc;
@@ -219,6 +243,7 @@ int api__inf_do_list(struct api_informer *inf, struct api_conn *conn, struct err
 	unsigned long gen = ++inf->list_gen;
 	int64_t t0 = api_now_ns();
 	size_t total = 0;
+	bool any_pb = false;
 
 	inf->have_status = false;
 
@@ -241,8 +266,20 @@ int api__inf_do_list(struct api_informer *inf, struct api_conn *conn, struct err
 			err_set(e, rc, "informer %s: list: out of memory", inf->resource);
 			goto out;
 		}
+		inf->pbuf.len = 0;
+		inf->pbuf.oom = false;
 		rc = api__get_chunks(conn, path, page_data, &pg, e);
+		if (!rc && pg.pb) {
+			pg.parse_rc = api__pb_body(inf->pb, inf->kind, inf->pbuf.data, inf->pbuf.len, page_item, &pg, &root,
+						   pg.ebuf, sizeof(pg.ebuf));
+			pthread_mutex_lock(&inf->lock);
+			inf->stats.protobuf_responses++;
+			pthread_mutex_unlock(&inf->lock);
+		}
+		if (inf->pbuf.cap > ((size_t)4 << 20))
+			strbuf_release(&inf->pbuf); /* a huge page: not kept between lists */
 		total += pg.items;
+		any_pb |= pg.pb;
 		if (rc && rc != ERR_TRANSPORT && e->http_status) {
 			size_t bl = 0;
 			const char *body = api__conn_error_body(conn, &bl);
@@ -258,11 +295,11 @@ int api__inf_do_list(struct api_informer *inf, struct api_conn *conn, struct err
 			gen = ++inf->list_gen;
 			continue;
 		}
-		if (!rc && !pg.parse_rc)
+		if (!rc && !pg.parse_rc && !pg.pb)
 			pg.parse_rc = api__json_end(inf->json, &root, pg.ebuf, sizeof(pg.ebuf));
 		if (pg.parse_rc) {
 			rc = err_set(e, pg.parse_rc, "informer %s: GET %s: %s%s", inf->resource, path,
-				     pg.parse_rc == ERR_NOMEM ? "out of memory" : "invalid JSON: ", pg.ebuf);
+				     pg.parse_rc == ERR_NOMEM ? "out of memory" : pg.pb ? "" : "invalid JSON: ", pg.ebuf);
 			goto out;
 		}
 		if (rc) {
@@ -302,8 +339,8 @@ int api__inf_do_list(struct api_informer *inf, struct api_conn *conn, struct err
 	inf->listed_once = true;
 	{
 		double s = (double)(api_now_ns() - t0) / 1e9;
-		LOG_V(2, "informer %s: listed %zu objects at resourceVersion %s in %.3f s (%.0f objects/s)",
-		      inf->resource, total, rv, s, s > 0 ? (double)total / s : 0.0);
+		LOG_V(2, "informer %s: listed %zu objects at resourceVersion %s in %.3f s (%.0f objects/s, %s)",
+		      inf->resource, total, rv, s, s > 0 ? (double)total / s : 0.0, any_pb ? "protobuf" : "JSON");
 	}
 out:
 	curl_free(cont);
@@ -315,6 +352,9 @@ out:
 
 struct watch_ctx {
 	struct api_informer *inf;
+	struct api_conn *conn; /* NULL: lines are JSON (the fuzz seam) */
+	bool pb;               /* api__inf_watch_frame: frames are protobuf */
+	bool pb_counted;       /* stats.protobuf_responses counts this stream */
 	unsigned long events;
 	struct err *e;
 	bool initial;      /* a streaming list still in its initial events */
@@ -345,8 +385,8 @@ static int initial_events_end(struct watch_ctx *w, const char *rv)
 	pthread_mutex_unlock(&inf->lock);
 	inf->listed_once = true;
 	double s = (double)(api_now_ns() - w->t0) / 1e9;
-	LOG_V(2, "informer %s: stream-listed %zu objects at resourceVersion %s in %.3f s (%.0f objects/s)",
-	      inf->resource, w->items, rv, s, s > 0 ? (double)w->items / s : 0.0);
+	LOG_V(2, "informer %s: stream-listed %zu objects at resourceVersion %s in %.3f s (%.0f objects/s, %s)",
+	      inf->resource, w->items, rv, s, s > 0 ? (double)w->items / s : 0.0, w->pb_counted ? "protobuf" : "JSON");
 	api__inf_mark_synced(inf);
 	return 0;
 }
@@ -360,14 +400,30 @@ static int watch_line(void *ctx, char *line, size_t len)
 	char ebuf[256], key[512];
 	int rc = 0;
 
-	if (len == 0)
+	if (len == 0 && !(w->pb || (w->conn && api__conn_framed(w->conn))))
 		return 0;
 	yajl_val root = NULL;
-	rc = api__json_parse(inf->json, line, len, &root, ebuf, sizeof(ebuf));
-	if (rc == ERR_NOMEM)
-		return err_set(w->e, rc, "informer %s: watch event: out of memory", inf->resource);
-	if (rc)
-		return err_set(w->e, ERR_INVALID, "informer %s: watch event: invalid JSON: %s", inf->resource, ebuf);
+	if (w->pb || (w->conn && api__conn_framed(w->conn))) {
+		if (!w->pb_counted) {
+			w->pb_counted = true;
+			pthread_mutex_lock(&inf->lock);
+			inf->stats.protobuf_responses++;
+			pthread_mutex_unlock(&inf->lock);
+		}
+		rc = inf->pb ? api__pb_watch_event(inf->pb, inf->kind, line, len, &root, ebuf, sizeof(ebuf)) : ERR_INVALID;
+		if (!inf->pb)
+			snprintf(ebuf, sizeof(ebuf), "protobuf stream not asked for");
+		if (rc == ERR_NOMEM)
+			return err_set(w->e, rc, "informer %s: watch event: out of memory", inf->resource);
+		if (rc)
+			return err_set(w->e, ERR_INVALID, "informer %s: watch event: %s", inf->resource, ebuf);
+	} else {
+		rc = api__json_parse(inf->json, line, len, &root, ebuf, sizeof(ebuf));
+		if (rc == ERR_NOMEM)
+			return err_set(w->e, rc, "informer %s: watch event: out of memory", inf->resource);
+		if (rc)
+			return err_set(w->e, ERR_INVALID, "informer %s: watch event: invalid JSON: %s", inf->resource, ebuf);
+	}
 	const char *type = api__inf_str_at(root, type_path);
 	yajl_val obj = yajl_tree_get(root, obj_path, yajl_t_object);
 	if (!type || !obj) {
@@ -454,7 +510,7 @@ int api__inf_do_watch(struct api_informer *inf, struct api_conn *conn, bool init
 		LOG_V(3, "informer %s: streaming list", inf->resource);
 	else
 		LOG_V(3, "informer %s: watching from resourceVersion %s", inf->resource, rv);
-	struct watch_ctx w = {.inf = inf, .e = e, .initial = initial, .t0 = api_now_ns()};
+	struct watch_ctx w = {.inf = inf, .conn = conn, .e = e, .initial = initial, .t0 = api_now_ns()};
 	if (initial) {
 		w.gen = ++inf->list_gen;
 		inf->have_rv = false;
@@ -478,6 +534,14 @@ int api__inf_watch_line(struct api_informer *inf, char *line, size_t len, unsign
 {
 	struct watch_ctx w = {.inf = inf, .e = e};
 	int rc = watch_line(&w, line, len);
+	*events += w.events;
+	return rc;
+}
+
+int api__inf_watch_frame(struct api_informer *inf, const void *frame, size_t len, unsigned long *events, struct err *e)
+{
+	struct watch_ctx w = {.inf = inf, .e = e, .pb = true};
+	int rc = watch_line(&w, (char *)frame, len);
 	*events += w.events;
 	return rc;
 }

@@ -157,6 +157,20 @@ static bool skipped(const struct jframe *f, const unsigned char *key, size_t len
 	return false;
 }
 
+/* The same rules for protobuf.c, which builds the same trees from the binary format. */
+const void *api__json_skip_list(const char *key, size_t len)
+{
+	return skip_list(key, len);
+}
+
+bool api__json_skip_has(const void *list, const char *key, size_t len)
+{
+	for (const struct jkey *k = list; k && k->s; k++)
+		if (key_is(key, len, k))
+			return true;
+	return false;
+}
+
 /* ---------- building ---------- */
 
 /* Resets *a for the next document (or item), first growing its first block to what the last one

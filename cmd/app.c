@@ -118,9 +118,12 @@ static int apply_flags(struct config *cfg, const struct cmd_flags *f, bool have_
 			cfg->client_connection.qps = (float)f->kube_api_qps;
 		if (f->set_kube_api_burst)
 			cfg->client_connection.burst = f->kube_api_burst;
-	} else if (f->set_kubeconfig || f->set_kube_api_qps || f->set_kube_api_burst) {
-		LOG_WARN("--kubeconfig, --kube-api-qps and --kube-api-burst are ignored when --config is given "
-			 "(set clientConnection in the file)");
+		if (f->set_kube_api_content_type &&
+		    !(cfg->client_connection.content_type = config_strdup(cfg, f->kube_api_content_type)))
+			return err_set(e, ERR_NOMEM, "out of memory");
+	} else if (f->set_kubeconfig || f->set_kube_api_qps || f->set_kube_api_burst || f->set_kube_api_content_type) {
+		LOG_WARN("--kubeconfig, --kube-api-qps, --kube-api-burst and --kube-api-content-type are ignored when "
+			 "--config is given (set clientConnection in the file)");
 	}
 	if (f->set_leader_elect)
 		le->leader_elect = f->leader_elect;
@@ -162,6 +165,9 @@ static struct api_client *make_client(const struct config *cfg, const char *mast
 	}
 	ac.qps = cfg->client_connection.qps;
 	ac.burst = cfg->client_connection.burst;
+	/* the informers' reads (writes stay JSON, as upstream's for the types they send) */
+	ac.protobuf = !strncmp(cfg->client_connection.content_type, "application/vnd.kubernetes.protobuf",
+			       strlen("application/vnd.kubernetes.protobuf"));
 	ac.request_timeout_ms = timeout_ms;
 	struct api_client *c = api_client_new(&ac, e);
 	api_config_release(&ac);

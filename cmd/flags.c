@@ -60,6 +60,7 @@ static const struct flag_def flags[] = {
 	{ "leader-elect-resource-namespace", 0, F_STRING, G_LE, "kube-system", OFF(resource_namespace), OFF(set_resource_namespace), "The namespace of resource object that is used for locking during leader election." },
 	{ "leader-elect-retry-period", 0, F_DURATION, G_LE, "2s", OFF(retry_period_ns), OFF(set_retry_period), "The duration the clients should wait between attempting acquisition and renewal of a leadership." },
 	{ "kube-api-burst", 0, F_INT, G_DEP, "100", OFF(kube_api_burst), OFF(set_kube_api_burst), "DEPRECATED: burst to use while talking with kubernetes apiserver. This parameter is ignored if a config file is specified in --config." },
+	{ "kube-api-content-type", 0, F_STRING, G_DEP, "application/vnd.kubernetes.protobuf", OFF(kube_api_content_type), OFF(set_kube_api_content_type), "DEPRECATED: content type of requests sent to apiserver. This parameter is ignored if a config file is specified in --config." },
 	{ "kube-api-qps", 0, F_DOUBLE, G_DEP, "50", OFF(kube_api_qps), OFF(set_kube_api_qps), "DEPRECATED: QPS to use while talking with kubernetes apiserver. This parameter is ignored if a config file is specified in --config." },
 	{ "kubeconfig", 0, F_STRING, G_DEP, "", OFF(kubeconfig), OFF(set_kubeconfig), "DEPRECATED: path to kubeconfig file with authorization and master location information. This parameter is ignored if a config file is specified in --config." },
 	{ "v", 'v', F_LEVEL, G_LOG, "0", OFF(verbosity), NOSET, "number for the log level verbosity" },
@@ -181,6 +182,7 @@ int cmd_flags_parse(struct cmd_flags *f, int argc, char **argv, struct err *e)
 	f->resource_namespace = "kube-system";
 	f->kube_api_qps = 50;
 	f->kube_api_burst = 100;
+	f->kube_api_content_type = "application/vnd.kubernetes.protobuf";
 
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];

@@ -60,9 +60,9 @@ static void fill_zero_defaults(struct config *cfg)
 	if (!le->resource_namespace[0])
 		le->resource_namespace = "kube-system";
 	struct cfg_client_connection *cc = &cfg->client_connection;
-	/* Upstream defaults to protobuf; csched's client speaks JSON only. */
+	/* as upstream (scheduler apis/config/v1 defaults.go): the informers read protobuf */
 	if (!cc->content_type[0])
-		cc->content_type = "application/json";
+		cc->content_type = "application/vnd.kubernetes.protobuf";
 	if (cc->qps == 0)
 		cc->qps = 50;
 	if (cc->burst == 0)

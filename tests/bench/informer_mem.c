@@ -1,11 +1,13 @@
 /* Memory and CPU of csched's informers, cache and queue alone, on a real cluster.
  *
  * Usage: bench_informer_mem --kubeconfig=FILE [--events=N] [--timeout=S] [--scheduler-name=csched]
- *                           [--paged-list]
+ *                           [--paged-list] [--content-type=application/json]
  *
  * Starts the node and pod informers (the scheduler's field selector) with the scheduler's handler
  * wiring: nodes and assigned pods into a cache, unassigned pods of --scheduler-name into a queue.
  * --paged-list syncs with paged LISTs instead of streaming lists (to compare the two).
+ * --content-type: what the informers read, as clientConnection.contentType (default
+ * application/vnd.kubernetes.protobuf, as csched's; application/json to compare).
  * Once both are synced it prints a line of figures; with --events it then keeps watching until the
  * pod informer has applied N more events (adds, updates, deletes: create or delete pods meanwhile,
  * e.g. with tests/bench/driver.py's helpers) and prints a second line. Figures: wall and CPU
@@ -152,6 +154,7 @@ int main(int argc, char **argv)
 	const char *kubeconfig = NULL, *sched = "csched";
 	long events = 0, timeout_s = 600;
 	bool paged = false;
+	const char *content_type = "application/vnd.kubernetes.protobuf";
 	for (int i = 1; i < argc; i++) {
 		if (!strncmp(argv[i], "--kubeconfig=", 13))
 			kubeconfig = argv[i] + 13;
@@ -163,10 +166,12 @@ int main(int argc, char **argv)
 			sched = argv[i] + 17;
 		else if (!strcmp(argv[i], "--paged-list"))
 			paged = true;
+		else if (!strncmp(argv[i], "--content-type=", 15))
+			content_type = argv[i] + 15;
 		else {
 			fprintf(stderr,
 				"usage: %s --kubeconfig=FILE [--events=N] [--timeout=S] [--scheduler-name=NAME] "
-				"[--paged-list]\n",
+				"[--paged-list] [--content-type=TYPE]\n",
 				argv[0]);
 			return 2;
 		}
@@ -189,6 +194,7 @@ int main(int argc, char **argv)
 		goto out;
 	cfg.qps = 5000;
 	cfg.burst = 5000;
+	cfg.protobuf = !strcmp(content_type, "application/vnd.kubernetes.protobuf");
 	if (!(client = api_client_new(&cfg, &e)) || !(c.cache = cache_new()) || !(c.queue = queue_new(&qo, &e)))
 		goto out;
 	struct api_informer_options po = { .field_selector = "status.phase!=Succeeded,status.phase!=Failed",

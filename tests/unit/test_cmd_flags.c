@@ -45,7 +45,9 @@ static void check_defaults(const struct cmd_flags *f)
 	assert_true(f->kube_api_qps == 50.0);
 	assert_int_equal(f->kube_api_burst, 100);
 	assert_int_equal(f->verbosity, 0);
-	assert_false(f->help || f->version || f->set_kubeconfig || f->set_kube_api_qps);
+	assert_false(f->help || f->version || f->set_kubeconfig || f->set_kube_api_qps || f->set_kube_api_content_type);
+	/* upstream deprecated.go: default "application/vnd.kubernetes.protobuf" */
+	assert_string_equal(f->kube_api_content_type, "application/vnd.kubernetes.protobuf");
 }
 
 static void check_config(const struct cmd_flags *f)
@@ -93,6 +95,9 @@ static void check_client(const struct cmd_flags *f)
 	assert_true(f->kube_api_qps == 100.5);
 	assert_int_equal(f->kube_api_burst, 200);
 	assert_true(f->set_kubeconfig && f->set_kube_api_qps && f->set_kube_api_burst);
+	/* upstream cmd/kube-scheduler/app/options/deprecated.go: --kube-api-content-type */
+	assert_true(f->set_kube_api_content_type);
+	assert_string_equal(f->kube_api_content_type, "application/json");
 	assert_string_equal(f->master, "https://10.0.0.1:6443");
 }
 
@@ -147,7 +152,7 @@ static const struct flag_case cases[] = {
 	{ { "--leader-elect-resource-name=other", "--leader-elect-resource-namespace=sched", NULL }, NULL,
 	  check_le_names },
 	{ { "--kubeconfig=/k", "--kube-api-qps=100.5", "--kube-api-burst=200", "--master=https://10.0.0.1:6443",
-	    NULL },
+	    "--kube-api-content-type=application/json", NULL },
 	  NULL, check_client },
 	{ { "--bind-address=10.0.0.5", "--secure-port=0", NULL }, NULL, check_serving },
 	{ { "--secure-port=1234", "--tls-cert-file=/c.crt", "--tls-private-key-file=/c.key",

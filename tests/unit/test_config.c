@@ -99,7 +99,8 @@ static void test_defaults(void **state)
 	assert_string_equal(c.leader_election.resource_name, "csched");
 	assert_string_equal(c.leader_election.resource_namespace, "kube-system");
 	assert_string_equal(c.client_connection.kubeconfig, "");
-	assert_string_equal(c.client_connection.content_type, "application/json");
+	/* upstream pkg/scheduler/apis/config/v1 defaults_test.go TestSchedulerDefaults "empty config" */
+	assert_string_equal(c.client_connection.content_type, "application/vnd.kubernetes.protobuf");
 	assert_true(c.client_connection.qps == 50.0f);
 	assert_int_equal(c.client_connection.burst, 100);
 	assert_int_equal(c.n_extenders, 0);

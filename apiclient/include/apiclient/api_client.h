@@ -47,6 +47,9 @@ struct api_config {
 	long connect_timeout_ms; /* default 10000 */
 	long request_timeout_ms; /* for non-watch requests; default 60000 */
 	char *user_agent;        /* default "csched/" CSCHED_VERSION */
+	/* Informers read application/vnd.kubernetes.protobuf (lists, watches, streaming lists) instead
+	 * of JSON (clientConnection.contentType); writes stay JSON. */
+	bool protobuf;
 };
 
 void api_config_release(struct api_config *c);

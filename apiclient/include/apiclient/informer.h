@@ -74,6 +74,7 @@ void api_informer_foreach(struct api_informer *inf, void (*fn)(void *ctx, void *
 struct api_informer_stats {
 	unsigned long lists, relists, watches, watch_errors, gone, bookmarks, decode_errors;
 	unsigned long streamed_lists; /* of lists: those made by a streaming list */
+	unsigned long protobuf_responses; /* LIST pages and watch streams the server sent as protobuf */
 	unsigned long added, updated, deleted;
 	const char *last_resource_version; /* valid until the next event; for logs only */
 };

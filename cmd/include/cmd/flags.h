@@ -35,7 +35,8 @@ struct cmd_flags {
 	const char *kubeconfig;
 	double kube_api_qps;
 	int kube_api_burst;
-	bool set_kubeconfig, set_kube_api_qps, set_kube_api_burst;
+	const char *kube_api_content_type;
+	bool set_kubeconfig, set_kube_api_qps, set_kube_api_burst, set_kube_api_content_type;
 	/* Logging */
 	int verbosity;
 	/* Global */

@@ -224,7 +224,7 @@ struct cfg_leader_election {
 struct cfg_client_connection {
 	const char *kubeconfig;           /* "" = in-cluster or the --kubeconfig flag */
 	const char *accept_content_types; /* "" when absent */
-	const char *content_type;         /* "application/json" (see docs/config.md) */
+	const char *content_type;         /* "application/vnd.kubernetes.protobuf" (see docs/config.md) */
 	float qps;                        /* 50 */
 	int32_t burst;                    /* 100 */
 };
