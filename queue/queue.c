@@ -407,6 +407,21 @@ void queue_activate(struct queue *q, const char *pod_uid)
 	pthread_mutex_unlock(&q->lock);
 }
 
+void queue_activate_gated(struct queue *q, const char *pod_uid, const char *plugin)
+{
+	const char *name = plugin ? intern_str(plugin) : NULL;
+	if (!pod_uid || !name)
+		return;
+	pthread_mutex_lock(&q->lock);
+	struct qpi *p = map_get(&q->pods, pod_uid);
+	if (p && p->tier == QUEUE_TIER_UNSCHEDULABLE && p->pub.gating_plugin == name) {
+		queue__tier_remove(q, p);
+		if (queue__move_to_active(q, p, "ForceActivate", false))
+			pthread_cond_broadcast(&q->cond);
+	}
+	pthread_mutex_unlock(&q->lock);
+}
+
 /* ---------- Timers and shutdown ---------- */
 
 static void *timer_main(void *arg)

@@ -259,6 +259,12 @@ static void run_job(struct sched_preempt *x, struct api_conn *conn, struct pjob 
 	/* upstream's deferred calls, last registered first: Activate, then the metric */
 	if (!ok || last_in_memory)
 		queue_activate(s->queue, pr->meta.uid);
+	else
+		/* Not upstream: a preemptor PreEnqueue gated while this job waited for a worker is
+		 * let in by the next AssignedPod delete, and when the victims were gone already (a
+		 * second preemption over victims the informer had not yet seen deleted) none comes:
+		 * it waited for the 5-minute flush (PreemptionBasic, 24 of 500 pods). */
+		queue_activate_gated(s->queue, pr->meta.uid, "DefaultPreemption");
 	sched_metrics_preemption_goroutine(s->metrics, ok);
 	job_free(j);
 }

@@ -12,7 +12,10 @@ grants a (verb, group, resource) that no request used: the manifest grants exact
 calls. Non-resource paths every authenticated user may read (system:discovery,
 system:public-info-viewer) need no rule. Rules with resourceNames are checked for the triple;
 the lease's name is the Deployment's --leader-elect-resource-name (manifests/kustomization.yaml
-replaces the Role's resourceNames with it)."""
+replaces the Role's resourceNames with it). A list the informers' fallback needs counts as used
+when a streaming list (a watch with sendInitialEvents=true, authorized as watch) was made on the
+same resource: a server that refuses streaming lists, or a stream cut during its initial events,
+gets a paged LIST instead (apiclient/informer.c)."""
 import sys
 import urllib.parse
 
@@ -105,6 +108,8 @@ def main():
                 public.add(urllib.parse.urlsplit(path).path)
                 continue
             used.setdefault(t, path)
+            if t[0] == "watch" and "sendInitialEvents=true" in path:
+                used.setdefault(("list", t[1], t[2]), path + " (its paged LIST fallback)")
     bad = len(problems)
     for p in problems:
         print("rbac: " + p)

@@ -78,10 +78,15 @@ static enum queue_hint hint_gates(const void *ctx, const struct api_pod *pod, co
 }
 
 static int pre_enqueue_calls;
+static const char *gate_all_as; /* non-NULL: PreEnqueue gates every pod with this plugin */
 static bool gate_pre_enqueue(void *ctx, const struct api_pod *pod, const char **plugin)
 {
 	(void)ctx;
 	__atomic_add_fetch(&pre_enqueue_calls, 1, __ATOMIC_RELAXED);
+	if (gate_all_as) {
+		*plugin = gate_all_as;
+		return false;
+	}
 	if (pod->n_scheduling_gates) {
 		*plugin = "SchedulingGates";
 		return false;
@@ -1314,6 +1319,34 @@ static void test_activate(void **state)
 	}
 }
 
+/* queue_activate_gated: only a pod the named plugin gates is re-run through PreEnqueue */
+static void test_activate_gated(void **state)
+{
+	(void)state;
+	struct queue *q = mkqueue(true);
+	gate_all_as = "DefaultPreemption";
+	add_pod(q, mkpod("g", 0));
+	gate_all_as = NULL;
+	add_pod(q, mkpod("u", 0));
+	fail_with(q, pop_now(q), "NodeResourcesFit", NULL); /* u: unschedulable, not gated */
+	assert_int_equal(tier_of(q, "g"), QUEUE_TIER_GATED);
+	assert_int_equal(tier_of(q, "u"), QUEUE_TIER_UNSCHEDULABLE);
+	pre_enqueue_calls = 0;
+	queue_activate_gated(q, intern_str("uid-g"), "SchedulingGates"); /* another plugin's gate */
+	queue_activate_gated(q, intern_str("uid-u"), "DefaultPreemption");
+	assert_int_equal(pre_enqueue_calls, 0);
+	assert_int_equal(tier_of(q, "g"), QUEUE_TIER_GATED);
+	assert_int_equal(tier_of(q, "u"), QUEUE_TIER_UNSCHEDULABLE);
+	gate_all_as = "DefaultPreemption"; /* still gating: stays */
+	queue_activate_gated(q, intern_str("uid-g"), "DefaultPreemption");
+	gate_all_as = NULL;
+	assert_int_equal(pre_enqueue_calls, 1);
+	assert_int_equal(tier_of(q, "g"), QUEUE_TIER_GATED);
+	queue_activate_gated(q, intern_str("uid-g"), "DefaultPreemption");
+	assert_int_equal(tier_of(q, "g"), QUEUE_TIER_ACTIVE);
+	queue_free(q);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1345,6 +1378,7 @@ int main(void)
 		cmocka_unit_test(test_nomination_on_update_and_delete),
 		cmocka_unit_test(test_rejector_counts),
 		cmocka_unit_test(test_activate),
+		cmocka_unit_test(test_activate_gated),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

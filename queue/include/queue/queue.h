@@ -148,6 +148,10 @@ void queue_done(struct queue *q, const char *pod_uid);
  * unschedulable or backoffQ to activeQ now (through PreEnqueue); a pod in flight gets a
  * ForceActivate wildcard event so that its requeue goes back in; otherwise nothing. */
 void queue_activate(struct queue *q, const char *pod_uid);
+/* queue_activate for a pod that plugin's PreEnqueue gates (it is re-run); nothing otherwise. For
+ * a gate whose end no cluster event announces (DefaultPreemption's, when its preemption's victims
+ * were gone before it ran). */
+void queue_activate_gated(struct queue *q, const char *pod_uid, const char *plugin);
 
 /* ---------- Cluster events (informer threads) ---------- */
 
