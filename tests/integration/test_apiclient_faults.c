@@ -304,6 +304,19 @@ static struct api_informer_stats stats_of(struct api_informer *inf)
 	return st;
 }
 
+/* The watch from st's resourceVersion answers 410 once (as after a compaction): the informer
+ * relists. Returns once the 410 was sent. */
+static void force_relist(struct fixture *f, const struct api_informer_stats *st)
+{
+	char path[96];
+	snprintf(path, sizeof(path), "resourceVersion=%s&", st->last_resource_version);
+	int gone = fproxy_add(f->proxy, &(struct fproxy_rule){.method = "GET", .path = path, .times = 1,
+							      .fault = FP_REPLY, .status = 410});
+	fproxy_cut_streams(f->proxy);
+	struct fired_wait w = {f->proxy, gone, 1};
+	assert_true(harness_wait_until(fired_enough, &w, 30000, 20));
+}
+
 /* the default: one streaming list, no LIST request; later changes arrive on the same stream */
 static void test_stream_list_syncs_without_list(void **state)
 {
@@ -340,13 +353,7 @@ static void test_stream_list_refused_falls_back(void **state)
 	assert_int_equal(st.lists, 1);
 	assert_int_equal(st.streamed_lists, 0);
 	/* a relist (after a cut at a compacted resourceVersion, say) does not ask again */
-	char path[96];
-	snprintf(path, sizeof(path), "resourceVersion=%s&", st.last_resource_version);
-	int gone = fproxy_add(f->proxy, &(struct fproxy_rule){.method = "GET", .path = path, .times = 1,
-							      .fault = FP_REPLY, .status = 410});
-	fproxy_cut_streams(f->proxy);
-	struct fired_wait w = {f->proxy, gone, 1};
-	assert_true(harness_wait_until(fired_enough, &w, 30000, 20));
+	force_relist(f, &st);
 	must(harness_delete_pods(f->direct, "default", "slr-", 0, 4, &e), &e, "delete pods");
 	assert_store_equals_server(f, inf, 30000);
 	assert_int_equal(fproxy_fired(f->proxy, id), 1);
@@ -372,13 +379,7 @@ static void test_stream_list_cut_falls_back_once(void **state)
 	struct api_informer_stats st = stats_of(inf);
 	assert_int_equal(st.lists, 1);
 	assert_int_equal(st.streamed_lists, 0);
-	char path[96];
-	snprintf(path, sizeof(path), "resourceVersion=%s&", st.last_resource_version);
-	int gone = fproxy_add(f->proxy, &(struct fproxy_rule){.method = "GET", .path = path, .times = 1,
-							      .fault = FP_REPLY, .status = 410});
-	fproxy_cut_streams(f->proxy);
-	struct fired_wait w = {f->proxy, gone, 1};
-	assert_true(harness_wait_until(fired_enough, &w, 30000, 20));
+	force_relist(f, &st);
 	must(harness_label_pods(f->direct, "default", "slc-", 0, 5, "after", &e), &e, "label pods");
 	assert_store_equals_server(f, inf, 30000);
 	st = stats_of(inf);
