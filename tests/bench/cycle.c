@@ -15,6 +15,11 @@
  * the measured op's pods are timed (--nodes and --pods are then ignored), and the breakdown runs
  * more pods of the measured template.
  *
+ * A pod that does not fit goes on as the scheduler thread's failure handling does: PostFilter
+ * (DefaultPreemption: the dry run and the choice of a node), then, when it nominated a node, the
+ * victims leave the cache (as their deletion would make them) and the pod is scheduled again, all
+ * timed as that pod's cycle: PreemptionBasic's figure is preemptors placed per second.
+ *
  * --mixed replaces the uniform nodes and pods by varied ones (zones, sizes, images, taints,
  * tolerations, an extended resource, best-effort pods), to compare decisions across builds on
  * inputs where every default plugin matters.
@@ -650,8 +655,39 @@ struct run {
 	const char **chosen;
 	uint32_t *dec_eval, *dec_feas;
 	uint64_t evaluated, unschedulable;
+	uint64_t preemptions, victims; /* PostFilter nominations and the pods they evicted */
+	/* the last preemption the profile's executor was given (record_preemption) */
+	uint32_t n_pending;
+	size_t cap_pending;
+	struct api_pod **pending; /* referenced */
 	int64_t total_ns;
 };
+
+/* The profile's executor: keeps the victims; run_one evicts them from the cache. */
+static enum fw_code record_preemption(void *ctx, const struct api_pod *preemptor, const struct fw_preemption *p,
+				      struct fw_status *st)
+{
+	(void)preemptor;
+	struct run *r = ctx;
+	if (p->n_victims > r->cap_pending) {
+		struct api_pod **np = realloc(r->pending, p->n_victims * sizeof(*np));
+		if (!np)
+			return fw_status_set(st, FW_ERROR, "bench_cycle: out of memory");
+		r->pending = np;
+		r->cap_pending = p->n_victims;
+	}
+	for (uint32_t i = 0; i < p->n_victims; i++)
+		r->pending[i] = api_pod_ref(p->victims[i]);
+	r->n_pending = p->n_victims;
+	return FW_SUCCESS;
+}
+
+static void pending_release(struct run *r)
+{
+	for (uint32_t i = 0; i < r->n_pending; i++)
+		api_pod_unref(r->pending[i]);
+	r->n_pending = 0;
+}
 
 static int run_alloc(struct run *r, struct err *e)
 {
@@ -691,6 +727,8 @@ static void run_release(struct run *r)
 	free(r->chosen);
 	free(r->dec_eval);
 	free(r->dec_feas);
+	pending_release(r);
+	free(r->pending);
 }
 
 /* --workload: the initial pods of every op but the last, and the measured ones. */
@@ -736,7 +774,8 @@ static int run_setup(struct run *r, struct err *e)
 		return -1;
 	struct fw_profile_config pc;
 	fw_default_profile_config("csched", &pc);
-	struct fw_profile_options po = { .percentage_of_nodes_to_score = o->pct, .pool = r->pool, .bind = noop_bind };
+	struct fw_profile_options po = { .percentage_of_nodes_to_score = o->pct, .pool = r->pool, .bind = noop_bind,
+					 .preempt = { .actuate = record_preemption, .ctx = r } };
 	if (o->workload)
 		po.listers = (struct fw_listers){ .ns = wl_namespace, .ns_each = wl_namespaces_each,
 						  .services_each = wl_services_each, .ctx = &r->wl };
@@ -746,6 +785,38 @@ static int run_setup(struct run *r, struct err *e)
 		return -1;
 	}
 	return cache_update_snapshot(r->cache, r->snap, e);
+}
+
+/* After a fit error: PostFilter; when it nominated a node, its victims leave the cache (their
+ * deletion) and the pod's next cycle runs (res then holds that cycle's outcome). */
+static int preempt(struct run *r, int i, struct fw_node_list *list, struct fw_schedule_result *res, struct err *e)
+{
+	struct fw_post_filter_result pfr = { "" };
+	struct fw_status st;
+	enum fw_code pc = fw_run_post_filter(r->prof, r->cyc, r->pods[i], &res->diag, &pfr, &st);
+	if (pc == FW_ERROR) {
+		pending_release(r);
+		char msg[FW_STATUS_TEXT_MAX];
+		return err_set(e, ERR_INVALID, "bench_cycle: PostFilter: %s", fw_status_message(&st, msg, sizeof(msg)));
+	}
+	if (pc != FW_SUCCESS || !pfr.nominated_node_name || !pfr.nominated_node_name[0]) {
+		pending_release(r);
+		return 0;
+	}
+	r->preemptions++;
+	r->victims += r->n_pending;
+	for (uint32_t k = 0; k < r->n_pending; k++)
+		if (cache_remove_pod(r->cache, r->pending[k], e) < 0 &&
+		    cache_forget_pod(r->cache, r->pending[k], r->pending[k]->node_name, e) < 0) {
+			pending_release(r);
+			return -1;
+		}
+	pending_release(r);
+	if (cache_update_snapshot(r->cache, r->snap, e) < 0)
+		return -1;
+	fw_node_list_from_snapshot(r->snap, list);
+	fw_cycle_reset(r->cyc);
+	return fw_schedule_pod(r->prof, r->cyc, list, r->pods[i], NULL, res, e);
 }
 
 /* One pod as the scheduler thread does it: refresh the snapshot, schedule, assume. */
@@ -760,6 +831,8 @@ static int run_one(struct run *r, int i, struct fw_node_list *list, struct fw_sc
 	if (fw_schedule_pod(r->prof, r->cyc, list, r->pods[i], NULL, res, e) < 0)
 		return -1;
 	int64_t t2 = now_ns();
+	if (res->code == FW_UNSCHEDULABLE && fw_profile_has_post_filter(r->prof) && preempt(r, i, list, res, e) < 0)
+		return -1;
 	if (res->code == FW_SUCCESS) {
 		if (cache_assume_pod(r->cache, r->pods[i], res->suggested_host, e) < 0)
 			return -1;
@@ -874,6 +947,9 @@ static void print_summary(const struct run *r, double pods_per_s)
 	       o->nodes, o->pods, o->parallelism, pods_per_s, pct_of(r->cycle_ns, n, 50) / 1e3,
 	       pct_of(r->cycle_ns, n, 99) / 1e3, pct_of(r->algo_ns, n, 50) / 1e3, pct_of(r->algo_ns, n, 99) / 1e3,
 	       (double)r->evaluated / o->pods, r->unschedulable);
+	if (r->preemptions)
+		printf("bench_cycle: %" PRIu64 " pods placed by preemption, %" PRIu64 " victims evicted\n", r->preemptions,
+		       r->victims);
 	if (!r->bd->pods)
 		return;
 	printf("per extension point and plugin, single-threaded, us per pod (%" PRIu64 " pods):\n", r->bd->pods);
@@ -894,11 +970,12 @@ static int write_json(const struct run *r, double pods_per_s, struct err *e)
 		o->workload ? r->wl.name : "", r->wl.threshold, r->n_init, r->init_unschedulable);
 	fprintf(jf, "\"nodes\": %d, \"pods\": %d, \"parallelism\": %d, \"percentageOfNodesToScore\": %d,\n"
 		    " \"pods_per_s\": %.1f, \"p50_us\": %.1f, \"p99_us\": %.1f, \"algo_p50_us\": %.1f, \"algo_p99_us\": %.1f,\n"
-		    " \"evaluated_nodes\": %.0f, \"unschedulable\": %" PRIu64 ", \"breakdown_pods\": %" PRIu64 ",\n"
+		    " \"evaluated_nodes\": %.0f, \"unschedulable\": %" PRIu64 ", \"preemptions\": %" PRIu64
+		    ", \"victims\": %" PRIu64 ", \"breakdown_pods\": %" PRIu64 ",\n"
 		    " \"extension_points\": [",
 		o->nodes, o->pods, o->parallelism, o->pct, pods_per_s, pct_of(r->cycle_ns, n, 50) / 1e3,
 		pct_of(r->cycle_ns, n, 99) / 1e3, pct_of(r->algo_ns, n, 50) / 1e3, pct_of(r->algo_ns, n, 99) / 1e3,
-		(double)r->evaluated / o->pods, r->unschedulable, bd->pods);
+		(double)r->evaluated / o->pods, r->unschedulable, r->preemptions, r->victims, bd->pods);
 	for (size_t i = 0; i < bd->n; i++)
 		fprintf(jf, "%s\n  {\"point\": \"%s\", \"plugin\": \"%s\", \"us_per_pod\": %.2f}", i ? "," : "",
 			bd->rows[i].point, bd->rows[i].plugin, (double)bd->rows[i].ns / 1e3 / (double)(bd->pods ? bd->pods : 1));

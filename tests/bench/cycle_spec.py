@@ -21,9 +21,7 @@ from driver import BenchError, Workload, load_template
 def spec_of(path):
     wl = Workload(path, "csched")
     if wl.spec.get("cycle", True) is False:
-        # bench_cycle times fw_schedule_pod, which ends at the fit error: PostFilter (preemption)
-        # runs in the scheduler's failure handling, so a workload whose measured pods must preempt
-        # would time a Filter pass that finds nothing (scheduler/attempt.c run_post_filter)
+        # the workload says its cycle would measure nothing of what it is about
         raise BenchError(f"{path}: cycle: false (no cycle form)")
     out = {"name": wl.name, "threshold": wl.spec.get("threshold"), "nodes": [],
            "namespaces": wl.namespaces(), "services": [], "pods": []}
