@@ -686,6 +686,139 @@ static void test_dry_run_preemption(void **state)
 /* upstream default_preemption_test.go TestSelectBestCandidate: a dry run over every node, then
  * SelectCandidate (pickOneNodeForPreemption). Where upstream accepts either of two nodes, csched's
  * pick is the first candidate. */
+/* The dry run in batches on a pool gives what the walk one node at a time gives: the same
+ * candidates in the same order with the same victims, the same statuses (several batches of
+ * nodes, PDB violations, nodes without victims and nodes where the pod never fits). Not an
+ * upstream table: upstream's parallel walk may check extra nodes, csched's must not differ. */
+#define BIG_N 700
+static void dry_run_big(struct fw_pool *pool, uint32_t offset, char *out, size_t size)
+{
+	static struct api_node *nodes[BIG_N];
+	static struct node_info nis[BIG_N];
+	static const struct node_info *ptrs[BIG_N];
+	struct api_pod *pods[2 * BIG_N];
+	uint32_t n_pods = 0;
+	for (uint32_t i = 0; i < BIG_N; i++) {
+		char name[32], pn[32];
+		snprintf(name, sizeof(name), "n%u", i);
+		/* every 7th node too small for the pod even empty; every 5th node's pods outrank it */
+		nodes[i] = TOBJ_NODE(.name = name, .alloc = i % 7 == 3 ? SMALL ",pods=32" : NODE_VLARGE);
+		tl_node_info(&nis[i], nodes[i], NULL, 0);
+		ptrs[i] = &nis[i];
+		for (int k = 0; k < 2; k++) {
+			snprintf(pn, sizeof(pn), "p%u-%d", i, k);
+			struct pspec ps = { pn, name, i % 5 == 1 ? VHIGH : (k ? MID : LOW), MEDIUM,
+					    i % 3 == 0 ? "app=foo" : NULL, (int)(i % 50), NULL };
+			pods[n_pods] = make_pod(&ps);
+			assert_int_equal(node_info_add_pod(&nis[i], pods[n_pods], NULL), 0);
+			n_pods++;
+		}
+	}
+	struct env *e = calloc(1, sizeof(*e));
+	assert_non_null(e);
+	env_pdb(e, "app=foo", 1, NULL, 0);
+	struct cfg_plugin_args args;
+	memset(&args, 0, sizeof(args));
+	args.preemption = (struct cfg_preemption_args){ 40, 100 };
+	struct tl_profile_spec sp = { .post_filter = { "DefaultPreemption" }, .args = &args };
+	sp.pre_filter[0] = sp.filter[0] = "NodeResourcesFit";
+	e->p = tl_profile(&sp, pool);
+	e->p->listers.pdb_each = env_pdb_each;
+	e->p->listers.ctx = e;
+	e->c = fw_cycle_new(e->p);
+	e->dp = tl_pl(e->p, "DefaultPreemption");
+	struct fw_node_list list = { .n = BIG_N, .nodes = ptrs };
+	struct pspec pp = { "p", NULL, HIGH, VLARGE, NULL, 0, NULL };
+	struct api_pod *pod = make_pod(&pp);
+	struct err err = { 0 };
+	fw_cycle_reset(e->c);
+	assert_int_equal(fw_schedule_pod(e->p, e->c, &list, pod, NULL, &e->res, &err), 0);
+	assert_int_equal(e->res.code, FW_UNSCHEDULABLE);
+	int32_t num = fw_preemption_num_candidates(40, 100, BIG_N);
+	struct fw_dry_run r;
+	assert_int_equal(fw_dry_run_preemption(e->dp, e->c, pod, ptrs, BIG_N, offset, (uint32_t)num, &r), 0);
+	size_t off = (size_t)snprintf(out, size, "%u cands %u status %u errors:", r.n_cands, r.n_status, r.n_errors);
+	for (uint32_t k = 0; k < r.n_cands && off < size; k++) {
+		char v[256];
+		victims_str(r.cands[k].victims, r.cands[k].n_victims, v, sizeof(v));
+		off += (size_t)snprintf(out + off, size - off, " %s[%s]!%lld", r.cands[k].node_name, v,
+					(long long)r.cands[k].num_pdb_violations);
+	}
+	off += (size_t)snprintf(out + off, off < size ? size - off : 0, " |");
+	for (uint32_t k = 0; k < r.n_status && off < size; k++) {
+		char m[FW_STATUS_TEXT_MAX];
+		off += (size_t)snprintf(out + off, size - off, " %s:%s", r.status[k].node_name,
+					fw_status_message(r.status[k].status, m, sizeof(m)));
+	}
+	api_pod_unref(pod);
+	env_release(e);
+	free(e);
+	for (uint32_t i = 0; i < n_pods; i++)
+		api_pod_unref(pods[i]);
+	for (uint32_t i = 0; i < BIG_N; i++) {
+		node_info_release(&nis[i]);
+		api_node_unref(nodes[i]);
+	}
+}
+
+/* What dry_run_big's cluster must give, by upstream's rules: walking from offset, nodes 3 mod 7
+ * (too small) and 1 mod 5 (no lower-priority pod) are no candidates; the others lose both pods
+ * (the MID one first: most important), and on nodes 0 mod 3 one of the two app=foo pods
+ * violates the PDB (disruptionsAllowed 1); non-violating candidates first, the walk stopping at
+ * the 280th candidate (40% of 700). */
+static void expected_big(uint32_t offset, char *out, size_t size)
+{
+	static char ok[1 << 15], viol[1 << 15];
+	size_t lo = 0, lv = 0;
+	uint32_t n_ok = 0, n_viol = 0, n_status = 0;
+	ok[0] = viol[0] = '\0';
+	for (uint32_t w = 0; w < BIG_N; w++) {
+		uint32_t i = (offset + w) % BIG_N;
+		if (i % 5 == 1 || i % 7 == 3) {
+			n_status++;
+			continue;
+		}
+		bool v = i % 3 == 0;
+		char *b = v ? viol : ok;
+		size_t *l = v ? &lv : &lo;
+		*l += (size_t)snprintf(b + *l, sizeof(ok) - *l, " n%u[p%u-1 p%u-0]!%d", i, i, i, v);
+		if (v)
+			n_viol++;
+		else
+			n_ok++;
+		if (n_ok && n_ok + n_viol >= 280)
+			break;
+	}
+	snprintf(out, size, "%u cands %u status 0 errors:%s%s |", n_ok + n_viol, n_status, ok, viol);
+}
+
+static void test_dry_run_parallel_equals_sequential(void **state)
+{
+	(void)state;
+	struct err err = { 0 };
+	struct fw_pool *pool = fw_pool_new(4, &err);
+	assert_non_null(pool);
+	size_t size = 1 << 17;
+	char *seq = malloc(size), *par = malloc(size), *want = malloc(size);
+	assert_non_null(seq);
+	assert_non_null(par);
+	assert_non_null(want);
+	static const uint32_t offsets[] = { 0, 250, 699 };
+	for (size_t i = 0; i < ARRAY_SIZE(offsets); i++) {
+		dry_run_big(NULL, offsets[i], seq, size);
+		dry_run_big(pool, offsets[i], par, size);
+		if (strcmp(seq, par))
+			fail_msg("offset %u: pool \"%.300s\"..., inline \"%.300s\"...", offsets[i], par, seq);
+		expected_big(offsets[i], want, size);
+		if (strncmp(seq, want, strlen(want)))
+			fail_msg("offset %u: got \"%.400s\"..., want \"%.400s\"...", offsets[i], seq, want);
+	}
+	free(seq);
+	free(par);
+	free(want);
+	fw_pool_free(pool);
+}
+
 static void test_select_best_candidate(void **state)
 {
 	(void)state;
@@ -1317,6 +1450,7 @@ int main(void)
 		cmocka_unit_test(test_nodes_for_status_code),
 		cmocka_unit_test(test_run_post_filter_success),
 		cmocka_unit_test(test_dry_run_preemption),
+		cmocka_unit_test(test_dry_run_parallel_equals_sequential),
 		cmocka_unit_test(test_select_best_candidate),
 		cmocka_unit_test(test_pod_eligible_to_preempt_others),
 		cmocka_unit_test(test_pod_terminating_by_preemption),
