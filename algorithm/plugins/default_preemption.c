@@ -236,13 +236,50 @@ out:
 
 /* ---------- SelectVictimsOnNode ---------- */
 
+/* The PDBs of one preemption, listed once (upstream getPodDisruptionBudgets in findCandidates)
+ * and read by every node's dry run, on the pool's workers too, without the lister's lock. */
+struct pdb_list {
+	uint32_t n, cap;
+	struct api_pdb **v; /* referenced */
+	bool oom;
+};
+
+static int pdb_collect(void *arg, const struct api_pdb *pdb)
+{
+	struct pdb_list *l = arg;
+	if (!grow((void **)&l->v, &l->cap, l->n + 1, sizeof(*l->v))) {
+		l->oom = true;
+		return 1;
+	}
+	l->v[l->n++] = api_pdb_ref((struct api_pdb *)pdb); /* the lister lends it: keep a reference */
+	return 0;
+}
+
+static int pdb_list_each(void *ctx, int (*fn)(void *arg, const struct api_pdb *pdb), void *arg)
+{
+	const struct pdb_list *l = ctx;
+	for (uint32_t i = 0; i < l->n; i++) {
+		int rc = fn(arg, l->v[i]);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static void pdb_list_release(struct pdb_list *l)
+{
+	for (uint32_t i = 0; i < l->n; i++)
+		api_pdb_unref(l->v[i]);
+	free(l->v);
+}
+
 /* upstream SelectVictimsOnNode on a copy of base. FW_SUCCESS with the victims (most important
  * first) in out, or the node's status in st. *owned: the victims' array (malloc'd, the caller
  * frees it, whatever the outcome; NULL when none was made). Runs on the pool's workers: it reads
  * the cycle and allocates nothing from it. */
 static enum fw_code select_victims(const struct fw_pl *pl, const struct fw_cycle *c, const struct api_pod *pod,
-				   const struct node_info *base, struct fw_preemption *out, struct api_pod ***owned,
-				   struct fw_status *st)
+				   const struct node_info *base, const struct pdb_list *pdbs, struct fw_preemption *out,
+				   struct api_pod ***owned, struct fw_status *st)
 {
 	struct node_info ni = { 0 };
 	struct api_pod **pot = NULL, **viol = NULL, **ok = NULL;
@@ -272,7 +309,8 @@ static enum fw_code select_victims(const struct fw_pl *pl, const struct fw_cycle
 		goto out;
 	sort_victims(pot, n_pot);
 	/* reprieve as many as possible: PDB-violating ones first, each group most important first */
-	if (fw_filter_victims_with_pdb_violation(pl, NULL, NULL, pot, n_pot, viol, &n_viol, ok, &n_ok) < 0)
+	if (fw_filter_victims_with_pdb_violation(pl, pdb_list_each, (void *)pdbs, pot, n_pot, viol, &n_viol, ok,
+						 &n_ok) < 0)
 		goto nomem;
 	struct api_pod **vict = malloc((size_t)n_pot * sizeof(*vict));
 	if (!vict)
@@ -355,6 +393,7 @@ struct dry_batch {
 	const struct node_info *const *potential;
 	uint32_t n, offset, base;
 	struct dry_slot *slots;
+	const struct pdb_list *pdbs;
 };
 
 static void dry_one(void *arg, size_t k)
@@ -365,7 +404,7 @@ static void dry_one(void *arg, size_t k)
 	fw_status_reset(&sl->st);
 	sl->p = (struct fw_preemption){ .node_name = ni->name };
 	sl->owned = NULL;
-	sl->code = select_victims(b->pl, b->c, b->pod, ni, &sl->p, &sl->owned, &sl->st);
+	sl->code = select_victims(b->pl, b->c, b->pod, ni, b->pdbs, &sl->p, &sl->owned, &sl->st);
 }
 
 /* Nodes per batch at most: fw_pool_run's threshold for going parallel. A batch is no larger than the candidates still wanted
@@ -395,11 +434,17 @@ int fw_dry_run_preemption(const struct fw_pl *pl, struct fw_cycle *c, const stru
 	struct dry_slot *slots = fw_cycle_alloc(c, (n_slots ? n_slots : 1) * sizeof(*slots));
 	if (!ok || !viol || !sts || !ns || !errs || !slots)
 		return ERR_NOMEM;
+	struct pdb_list pdbs = { 0 };
+	fw_each_pdb(pl, pdb_collect, &pdbs);
+	if (pdbs.oom) {
+		pdb_list_release(&pdbs);
+		return ERR_NOMEM;
+	}
 	uint32_t n_ok = 0, n_viol = 0;
 	int rc = 0;
 	bool was = c->preempting, done = false;
 	fw_cycle_set_preempting(c, true);
-	struct dry_batch b = { pl, c, pod, potential, n, offset, 0, slots };
+	struct dry_batch b = { pl, c, pod, potential, n, offset, 0, slots, &pdbs };
 	for (b.base = 0; b.base < n && !done;) {
 		uint32_t want = n_ok + n_viol < num_candidates ? num_candidates - (n_ok + n_viol) : 1;
 		uint32_t nb = n - b.base < n_slots ? n - b.base : n_slots;
@@ -444,6 +489,7 @@ int fw_dry_run_preemption(const struct fw_pl *pl, struct fw_cycle *c, const stru
 		}
 		b.base += nb;
 	}
+	pdb_list_release(&pdbs);
 	if (rc) {
 		fw_cycle_set_preempting(c, was);
 		return rc;
