@@ -691,7 +691,7 @@ static void test_dry_run_preemption(void **state)
  * nodes, PDB violations, nodes without victims and nodes where the pod never fits). Not an
  * upstream table: upstream's parallel walk may check extra nodes, csched's must not differ. */
 #define BIG_N 700
-static void dry_run_big(struct fw_pool *pool, uint32_t offset, char *out, size_t size)
+static void dry_run_big(struct fw_pool *pool, uint32_t offset, int32_t num, char *out, size_t size)
 {
 	static struct api_node *nodes[BIG_N];
 	static struct node_info nis[BIG_N];
@@ -734,7 +734,8 @@ static void dry_run_big(struct fw_pool *pool, uint32_t offset, char *out, size_t
 	fw_cycle_reset(e->c);
 	assert_int_equal(fw_schedule_pod(e->p, e->c, &list, pod, NULL, &e->res, &err), 0);
 	assert_int_equal(e->res.code, FW_UNSCHEDULABLE);
-	int32_t num = fw_preemption_num_candidates(40, 100, BIG_N);
+	if (num < 0)
+		num = fw_preemption_num_candidates(40, 100, BIG_N);
 	struct fw_dry_run r;
 	assert_int_equal(fw_dry_run_preemption(e->dp, e->c, pod, ptrs, BIG_N, offset, (uint32_t)num, &r), 0);
 	size_t off = (size_t)snprintf(out, size, "%u cands %u status %u errors:", r.n_cands, r.n_status, r.n_errors);
@@ -805,14 +806,18 @@ static void test_dry_run_parallel_equals_sequential(void **state)
 	assert_non_null(want);
 	static const uint32_t offsets[] = { 0, 250, 699 };
 	for (size_t i = 0; i < ARRAY_SIZE(offsets); i++) {
-		dry_run_big(NULL, offsets[i], seq, size);
-		dry_run_big(pool, offsets[i], par, size);
+		dry_run_big(NULL, offsets[i], -1, seq, size);
+		dry_run_big(pool, offsets[i], -1, par, size);
 		if (strcmp(seq, par))
 			fail_msg("offset %u: pool \"%.300s\"..., inline \"%.300s\"...", offsets[i], par, seq);
 		expected_big(offsets[i], want, size);
 		if (strncmp(seq, want, strlen(want)))
 			fail_msg("offset %u: got \"%.400s\"..., want \"%.400s\"...", offsets[i], seq, want);
 	}
+	/* none wanted (upstream allows minCandidateNodesPercentage 1 with absolute 0 on few nodes):
+	 * every node is checked, none kept (upstream's candidateList of capacity 0) */
+	dry_run_big(pool, 0, 0, par, size);
+	assert_true(!strncmp(par, "0 cands 220 status 0 errors: |", 30)); /* 140 + 100 - 20 nodes */
 	free(seq);
 	free(par);
 	free(want);
