@@ -85,6 +85,7 @@ struct scheduler {
 	struct sched_preempt *preempt; /* the preemption executor (preemption.c) */
 
 	struct snapshot *snap; /* scheduler thread only */
+	struct sched_explainer *explainer; /* explain.c: its own snapshot and profiles */
 
 	/* start_lock guards the started flags and the thread handles (owner calls). */
 	pthread_mutex_t start_lock;
@@ -194,6 +195,13 @@ bool sched_may_write(const struct scheduler *s);
  * the profile batches, else the values upstream's unsigned path gives (attempt.c). */
 void sched_record_batch_metrics(struct sched_metrics *m, const char *profile, bool batches,
 				const struct fw_schedule_result *res);
+
+/* explain.c: the state of `csched explain` (its own snapshot and framework profiles). */
+struct sched_explainer;
+struct sched_explainer *sched_explainer_new(struct scheduler *s, uint32_t n_profiles); /* NULL: no memory */
+void sched_explainer_free(struct sched_explainer *x);
+/* The framework options of the loop's profiles (listers, executor, extenders, pool, bind). */
+void sched_fw_profile_options(struct scheduler *s, struct fw_profile_options *po);
 
 /* owners.c: the Service, ReplicationController, ReplicaSet and StatefulSet informers behind
  * PodTopologySpread's default constraints (fw_listers.owner / services_each). */
