@@ -717,6 +717,51 @@ static void render_table(struct strbuf *sb, const struct explained *ex, const st
 
 /* ---------- The explain ---------- */
 
+/* The message, the rows and the summary of ex (its pod, profile, res, rec and post-filter set),
+ * rendered into sb. */
+static int render(struct explained *ex, const struct fw_node_list *list, bool json, struct strbuf *sb, struct err *e)
+{
+	struct group *groups = NULL;
+	uint32_t n_groups = 0;
+	char *message = malloc(FW_STATUS_TEXT_MAX * 3);
+	int rc = 0;
+	if (!message) {
+		rc = err_set(e, ERR_NOMEM, "explain: out of memory");
+		goto out;
+	}
+	message[0] = '\0';
+	if (ex->res->code == FW_UNSCHEDULABLE)
+		fw_fit_error_message(&ex->res->diag, message, FW_STATUS_TEXT_MAX * 3);
+	else if (ex->res->code != FW_SUCCESS)
+		fw_status_message(&ex->res->status, message, FW_STATUS_TEXT_MAX * 3);
+	ex->message = message;
+	if (build_rows(ex, list) < 0 || build_groups(ex, &groups, &n_groups) < 0) {
+		rc = err_set(e, ERR_NOMEM, "explain: out of memory");
+		goto out;
+	}
+	if (json)
+		render_json(sb, ex, groups, n_groups);
+	else
+		render_table(sb, ex, groups, n_groups);
+	rc = sb->oom ? err_set(e, ERR_NOMEM, "explain: out of memory") : 0;
+out:
+	free_groups(groups, n_groups);
+	free(ex->rows);
+	ex->rows = NULL;
+	ex->n_rows = 0;
+	ex->message = NULL;
+	free(message);
+	return rc;
+}
+
+int sched_explain_render(const struct api_pod *pod, const char *profile, const struct fw_node_list *list,
+			 const struct fw_schedule_result *res, const struct fw_record *rec, bool json, struct strbuf *sb,
+			 struct err *e)
+{
+	struct explained ex = { .pod = pod, .profile = profile, .res = res, .rec = rec };
+	return render(&ex, list, json, sb, e);
+}
+
 static int find_profile(struct scheduler *s, const struct api_pod *pod, uint32_t *i, struct err *e)
 {
 	for (*i = 0; *i < s->n_profiles; (*i)++)
@@ -739,12 +784,9 @@ static int explain_locked(struct scheduler *s, struct sched_explainer *x, const 
 	struct held_view held = { 0 };
 	const char *assumed = NULL;
 	struct explained ex = { 0 };
-	struct group *groups = NULL;
-	uint32_t n_groups = 0;
 	struct fw_record rec;
 	struct fw_schedule_result *res = NULL;
 	struct fw_status post_st;
-	char *message = NULL;
 	int rc;
 
 	fw_status_reset(&post_st);
@@ -814,33 +856,12 @@ static int explain_locked(struct scheduler *s, struct sched_explainer *x, const 
 		ex.ran_post_filter = true;
 		ex.post_st = &post_st;
 	}
-	if (!(message = malloc(FW_STATUS_TEXT_MAX * 3))) {
-		rc = err_set(e, ERR_NOMEM, "explain: out of memory");
-		goto out;
-	}
-	message[0] = '\0';
-	if (res->code == FW_UNSCHEDULABLE)
-		fw_fit_error_message(&res->diag, message, FW_STATUS_TEXT_MAX * 3);
-	else if (res->code != FW_SUCCESS)
-		fw_status_message(&res->status, message, FW_STATUS_TEXT_MAX * 3);
-	ex.message = message;
 	ex.pod = pod;
 	ex.profile = s->profiles[pi].name;
 	ex.rec = &rec;
 	ex.x = x;
-	if (build_rows(&ex, &list) < 0 || build_groups(&ex, &groups, &n_groups) < 0) {
-		rc = err_set(e, ERR_NOMEM, "explain: out of memory");
-		goto out;
-	}
-	if (rq->format == SCHED_EXPLAIN_JSON)
-		render_json(sb, &ex, groups, n_groups);
-	else
-		render_table(sb, &ex, groups, n_groups);
-	rc = sb->oom ? err_set(e, ERR_NOMEM, "explain: out of memory") : 0;
+	rc = render(&ex, &list, rq->format == SCHED_EXPLAIN_JSON, sb, e);
 out:
-	free_groups(groups, n_groups);
-	free(ex.rows);
-	free(message);
 	free(res);
 	fw_cycle_free(c);
 	clear_candidate(x);

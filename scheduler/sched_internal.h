@@ -200,6 +200,12 @@ void sched_record_batch_metrics(struct sched_metrics *m, const char *profile, bo
 struct sched_explainer;
 struct sched_explainer *sched_explainer_new(struct scheduler *s, uint32_t n_profiles); /* NULL: no memory */
 void sched_explainer_free(struct sched_explainer *x);
+struct strbuf;
+/* The rendering of one cycle (as explain's, no PostFilter part), appended to sb: what simulate
+ * shows per pod. rec must be the cycle's record, res its result, list its nodes. */
+int sched_explain_render(const struct api_pod *pod, const char *profile, const struct fw_node_list *list,
+			 const struct fw_schedule_result *res, const struct fw_record *rec, bool json, struct strbuf *sb,
+			 struct err *e);
 /* The framework options of the loop's profiles (listers, executor, extenders, pool, bind). */
 void sched_fw_profile_options(struct scheduler *s, struct fw_profile_options *po);
 
@@ -210,6 +216,8 @@ bool sched_owners_needed(const struct config *cfg); /* a profile runs PodTopolog
 struct sched_owners *sched_owners_new(struct api_client *c, struct err *e);
 int sched_owners_start(struct sched_owners *o, struct err *e); /* NULL: nothing to start */
 void sched_owners_stop(struct sched_owners *o);
+/* Fills the four stores from a dump (api_informer_load_list; csched simulate). NULL: nothing. */
+int sched_owners_load(struct sched_owners *o, const char *json, size_t len, struct err *e);
 void sched_owners_free(struct sched_owners *o);
 bool sched_owners_synced(const struct sched_owners *o); /* NULL: true */
 bool sched_owners_wait_synced(struct sched_owners *o, long timeout_ms);
