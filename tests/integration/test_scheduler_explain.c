@@ -520,6 +520,8 @@ static void *explain_loop(void *arg)
 		if (sched_explain(sched, &rq, &text, &len, &e) == 0)
 			atomic_fetch_add(&l->n, 1);
 		free(text);
+		usleep(2000); /* hundreds of explains a second: far more than operators ask, but not a
+			       * second core taken away from a 2-core machine's scheduler */
 	}
 	return NULL;
 }
