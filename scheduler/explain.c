@@ -253,10 +253,10 @@ static int64_t row_total(const struct explained *x, const struct row *r)
 }
 
 /* Output order: the chosen node, then feasible nodes by total (highest first), then the others;
- * names break ties. */
-static const struct explained *sort_ctx;
-static int cmp_rows(const void *a, const void *b)
+ * names break ties. ctx: the struct explained (qsort_r: explains and simulations may sort at once). */
+static int cmp_rows(const void *a, const void *b, void *ctx)
 {
+	const struct explained *sort_ctx = ctx;
 	const struct row *x = a, *y = b;
 	if (x->chosen != y->chosen)
 		return x->chosen ? -1 : 1;
@@ -319,9 +319,7 @@ static int build_rows(struct explained *ex, const struct fw_node_list *list)
 			r->st = &res->diag.absent_status;
 		}
 	}
-	sort_ctx = ex;
-	qsort(ex->rows, ex->n_rows, sizeof(*ex->rows), cmp_rows);
-	sort_ctx = NULL;
+	qsort_r(ex->rows, ex->n_rows, sizeof(*ex->rows), cmp_rows, ex);
 	rc = 0;
 out:
 	map_release(&status);
