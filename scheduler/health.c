@@ -5,7 +5,10 @@
  * caches answer); otherwise the connection is suspended and queued to the auth thread, which
  * makes the TokenReview / SubjectAccessReview calls and resumes it, and the request is answered
  * on the callback after the resume. So a slow apiserver delays only the requests that wait for
- * it, never /livez of a kubelet (which sends no token). Exhaustion: MHD closes connections idle
+ * it, never /livez of a kubelet (which sends no token). /debug/explain always takes that path:
+ * once allowed, the auth thread also runs the explain (sched_explain: a dry scheduling cycle,
+ * milliseconds to seconds on a large cluster) and stores the answer in the job, so the polling
+ * thread never computes one. Exhaustion: MHD closes connections idle
  * for SCHED_HEALTH_IDLE_TIMEOUT_S (a TLS handshake or request never sent counts), caps the total
  * and the connections per client IP (a quarter of the total), so one client cannot hold every
  * slot. The listening socket
