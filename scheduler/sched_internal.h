@@ -75,6 +75,8 @@ struct scheduler {
 	struct sched_extenders *extenders; /* NULL without extenders (extender.c) */
 	uint32_t n_profiles;
 	struct sched_profile *profiles;
+	/* Every informer below is also filled from a dump by csched simulate: one added here must be
+	 * added to simulate.c's load() too. */
 	struct api_informer *pod_inf, *node_inf;
 	struct api_informer *pvc_inf; /* its store is the plugins' PVC lister (fw_listers) */
 	struct sched_owners *owners;  /* PodTopologySpread's default-selector stores; NULL = not needed */
