@@ -404,7 +404,7 @@ static void free_groups(struct group *g, uint32_t n)
 
 /* ---------- JSON ---------- */
 
-static void json_str(struct strbuf *sb, const char *s)
+void sched_json_str(struct strbuf *sb, const char *s)
 {
 	if (!s) {
 		strbuf_puts(sb, "null");
@@ -432,7 +432,7 @@ static void json_key(struct strbuf *sb, bool *first, const char *key)
 {
 	strbuf_puts(sb, *first ? "" : ",");
 	*first = false;
-	json_str(sb, key);
+	sched_json_str(sb, key);
 	strbuf_puts(sb, ":");
 }
 
@@ -443,7 +443,7 @@ static void json_reasons(struct strbuf *sb, const struct fw_status *st)
 	for (const char *r = fw_status_reason_next(st, NULL); r; r = fw_status_reason_next(st, r)) {
 		strbuf_puts(sb, first ? "" : ",");
 		first = false;
-		json_str(sb, r);
+		sched_json_str(sb, r);
 	}
 	strbuf_puts(sb, "]");
 }
@@ -473,14 +473,14 @@ static void json_row(struct strbuf *sb, const struct explained *ex, const struct
 	bool f = true;
 	strbuf_puts(sb, "{");
 	json_key(sb, &f, "name");
-	json_str(sb, r->name);
+	sched_json_str(sb, r->name);
 	json_key(sb, &f, "verdict");
-	json_str(sb, verdict_str(r->v));
+	sched_json_str(sb, verdict_str(r->v));
 	if (r->v == V_REJECTED) {
 		json_key(sb, &f, "plugin");
-		json_str(sb, r->st->plugin);
+		sched_json_str(sb, r->st->plugin);
 		json_key(sb, &f, "code");
-		json_str(sb, fw_code_str(r->st->code));
+		sched_json_str(sb, fw_code_str(r->st->code));
 		json_key(sb, &f, "reasons");
 		json_reasons(sb, r->st);
 	}
@@ -490,7 +490,7 @@ static void json_row(struct strbuf *sb, const struct explained *ex, const struct
 		for (uint32_t k = 0; k < rec->n_pl; k++) {
 			size_t at = (size_t)k * rec->n_scored + (size_t)r->col;
 			strbuf_addf(sb, "%s{\"plugin\":", k ? "," : "");
-			json_str(sb, rec->pls[k]->plugin->name);
+			sched_json_str(sb, rec->pls[k]->plugin->name);
 			strbuf_addf(sb, ",\"raw\":%" PRId64 ",\"normalized\":%" PRId64 ",\"weight\":%" PRId32
 					",\"weighted\":%" PRId64 "}",
 				    rec->raw[at], rec->normalized[at], rec->weight[k], rec->normalized[at] * rec->weight[k]);
@@ -518,40 +518,40 @@ static void render_json(struct strbuf *sb, const struct explained *ex, const str
 	bool f = true;
 	strbuf_puts(sb, "{");
 	json_key(sb, &f, "apiVersion");
-	json_str(sb, "csched.io/v1alpha1");
+	sched_json_str(sb, "csched.io/v1alpha1");
 	json_key(sb, &f, "kind");
-	json_str(sb, "Explanation");
+	sched_json_str(sb, "Explanation");
 	json_key(sb, &f, "pod");
 	strbuf_puts(sb, "{\"namespace\":");
-	json_str(sb, pod->meta.namespace);
+	sched_json_str(sb, pod->meta.namespace);
 	strbuf_puts(sb, ",\"name\":");
-	json_str(sb, pod->meta.name);
+	sched_json_str(sb, pod->meta.name);
 	strbuf_puts(sb, ",\"uid\":");
-	json_str(sb, pod->meta.uid);
+	sched_json_str(sb, pod->meta.uid);
 	strbuf_puts(sb, ",\"schedulerName\":");
-	json_str(sb, pod->scheduler_name);
+	sched_json_str(sb, pod->scheduler_name);
 	strbuf_puts(sb, ",\"nodeName\":");
-	json_str(sb, api_pod_is_assigned(pod) ? pod->node_name : NULL);
+	sched_json_str(sb, api_pod_is_assigned(pod) ? pod->node_name : NULL);
 	strbuf_puts(sb, ",\"heldBy\":");
-	json_str(sb, ex->held_node);
+	sched_json_str(sb, ex->held_node);
 	strbuf_puts(sb, ",\"nominatedNodeName\":");
-	json_str(sb, pod->nominated_node_name && pod->nominated_node_name[0] ? pod->nominated_node_name : NULL);
+	sched_json_str(sb, pod->nominated_node_name && pod->nominated_node_name[0] ? pod->nominated_node_name : NULL);
 	strbuf_puts(sb, "}");
 	json_key(sb, &f, "profile");
-	json_str(sb, ex->profile);
+	sched_json_str(sb, ex->profile);
 	json_key(sb, &f, "nodes");
 	strbuf_addf(sb, "%" PRIu32, res->diag.num_all_nodes);
 
 	json_key(sb, &f, "result");
 	strbuf_puts(sb, "{\"code\":");
-	json_str(sb, fw_code_str(res->code));
+	sched_json_str(sb, fw_code_str(res->code));
 	strbuf_puts(sb, ",\"chosenNode\":");
-	json_str(sb, res->code == FW_SUCCESS ? res->suggested_host : NULL);
+	sched_json_str(sb, res->code == FW_SUCCESS ? res->suggested_host : NULL);
 	strbuf_puts(sb, ",\"ties\":[");
 	for (uint32_t i = 0, k = 0; i < ex->n_rows; i++)
 		if (ex->rows[i].tie) {
 			strbuf_puts(sb, k++ ? "," : "");
-			json_str(sb, ex->rows[i].name);
+			sched_json_str(sb, ex->rows[i].name);
 		}
 	strbuf_addf(sb, "],\"feasibleNodes\":%" PRIu32 ",\"evaluatedNodes\":%" PRIu32, res->feasible_nodes,
 		    res->evaluated_nodes);
@@ -559,16 +559,16 @@ static void render_json(struct strbuf *sb, const struct explained *ex, const str
 		    rec->scored ? "true" : "false", rec->nominated_fast_path ? "true" : "false",
 		    rec->randomized ? "true" : "false");
 	strbuf_puts(sb, ",\"message\":");
-	json_str(sb, ex->message);
+	sched_json_str(sb, ex->message);
 	strbuf_puts(sb, ",\"preFilterMessage\":");
-	json_str(sb, res->diag.pre_filter_msg[0] ? res->diag.pre_filter_msg : NULL);
+	sched_json_str(sb, res->diag.pre_filter_msg[0] ? res->diag.pre_filter_msg : NULL);
 	strbuf_puts(sb, ",\"unschedulablePlugins\":[");
 	const char *plugins[FW_MAX_PLUGINS];
 	memcpy(plugins, res->diag.unschedulable_plugins, res->diag.n_unschedulable_plugins * sizeof(*plugins));
 	qsort(plugins, res->diag.n_unschedulable_plugins, sizeof(*plugins), cmp_str_ptr);
 	for (uint32_t i = 0; res->code != FW_SUCCESS && i < res->diag.n_unschedulable_plugins; i++) {
 		strbuf_puts(sb, i ? "," : "");
-		json_str(sb, plugins[i]);
+		sched_json_str(sb, plugins[i]);
 	}
 	strbuf_puts(sb, "]}");
 
@@ -578,17 +578,17 @@ static void render_json(struct strbuf *sb, const struct explained *ex, const str
 	} else {
 		char msg[FW_STATUS_TEXT_MAX];
 		strbuf_puts(sb, "{\"code\":");
-		json_str(sb, fw_code_str(ex->post_code));
+		sched_json_str(sb, fw_code_str(ex->post_code));
 		strbuf_puts(sb, ",\"message\":");
-		json_str(sb, fw_status_message(ex->post_st, msg, sizeof(msg)));
+		sched_json_str(sb, fw_status_message(ex->post_st, msg, sizeof(msg)));
 		strbuf_puts(sb, ",\"nominatedNode\":");
-		json_str(sb, ex->x->have_candidate ? ex->x->candidate_node : NULL);
+		sched_json_str(sb, ex->x->have_candidate ? ex->x->candidate_node : NULL);
 		strbuf_puts(sb, ",\"victims\":[");
 		for (uint32_t i = 0; ex->x->have_candidate && i < ex->x->n_victims; i++) {
 			strbuf_puts(sb, i ? ",{\"namespace\":" : "{\"namespace\":");
-			json_str(sb, ex->x->victims[i].ns);
+			sched_json_str(sb, ex->x->victims[i].ns);
 			strbuf_puts(sb, ",\"name\":");
-			json_str(sb, ex->x->victims[i].name);
+			sched_json_str(sb, ex->x->victims[i].name);
 			strbuf_puts(sb, "}");
 		}
 		strbuf_addf(sb, "],\"pdbViolations\":%" PRId64 "}", ex->x->have_candidate ? ex->x->num_pdb_violations : 0);
@@ -598,7 +598,7 @@ static void render_json(struct strbuf *sb, const struct explained *ex, const str
 	strbuf_puts(sb, "[");
 	for (uint32_t k = 0; rec->scored && k < rec->n_pl; k++) {
 		strbuf_puts(sb, k ? ",{\"name\":" : "{\"name\":");
-		json_str(sb, rec->pls[k]->plugin->name);
+		sched_json_str(sb, rec->pls[k]->plugin->name);
 		strbuf_addf(sb, ",\"weight\":%" PRId32 "}", rec->weight[k]);
 	}
 	strbuf_puts(sb, "]");
@@ -617,11 +617,11 @@ static void render_json(struct strbuf *sb, const struct explained *ex, const str
 	strbuf_puts(sb, "[");
 	for (uint32_t i = 0; i < n_groups; i++) {
 		strbuf_puts(sb, i ? ",{\"reason\":" : "{\"reason\":");
-		json_str(sb, g[i].reason);
+		sched_json_str(sb, g[i].reason);
 		strbuf_addf(sb, ",\"count\":%" PRIu32 ",\"nodes\":[", g[i].n);
 		for (uint32_t j = 0; j < g[i].n; j++) {
 			strbuf_puts(sb, j ? "," : "");
-			json_str(sb, g[i].names[j]);
+			sched_json_str(sb, g[i].names[j]);
 		}
 		strbuf_puts(sb, "]}");
 	}

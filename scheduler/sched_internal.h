@@ -203,6 +203,8 @@ struct sched_explainer;
 struct sched_explainer *sched_explainer_new(struct scheduler *s, uint32_t n_profiles); /* NULL: no memory */
 void sched_explainer_free(struct sched_explainer *x);
 struct strbuf;
+/* s as a JSON string (quoted, escaped), or null for NULL, appended to sb (explain.c). */
+void sched_json_str(struct strbuf *sb, const char *s);
 /* The rendering of one cycle (as explain's, no PostFilter part), appended to sb: what simulate
  * shows per pod. rec must be the cycle's record, res its result, list its nodes. */
 int sched_explain_render(const struct api_pod *pod, const char *profile, const struct fw_node_list *list,

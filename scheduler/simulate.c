@@ -490,50 +490,36 @@ out:
 	return rc;
 }
 
-static void json_string(struct strbuf *sb, const char *s)
-{
-	yajl_gen g = yajl_gen_alloc(NULL);
-	const unsigned char *buf;
-	size_t n;
-	if (!g || yajl_gen_string(g, (const unsigned char *)(s ? s : ""), s ? strlen(s) : 0) != yajl_gen_status_ok ||
-	    yajl_gen_get_buf(g, &buf, &n) != yajl_gen_status_ok) {
-		sb->oom = true;
-	} else if (!s) {
-		strbuf_puts(sb, "null");
-	} else {
-		strbuf_add(sb, buf, n);
-	}
-	if (g)
-		yajl_gen_free(g);
-}
-
 static void render_json(struct strbuf *sb, const struct placement *pl, size_t n, const struct usage *u, uint32_t nu)
 {
 	strbuf_puts(sb, "{\"apiVersion\":\"csched.io/v1alpha1\",\"kind\":\"Simulation\",\"placements\":[");
 	for (size_t i = 0; i < n; i++) {
 		strbuf_puts(sb, i ? ",{\"namespace\":" : "{\"namespace\":");
-		json_string(sb, pl[i].pod->meta.namespace);
+		sched_json_str(sb, pl[i].pod->meta.namespace);
 		strbuf_puts(sb, ",\"name\":");
-		json_string(sb, pl[i].pod->meta.name);
+		sched_json_str(sb, pl[i].pod->meta.name);
 		strbuf_puts(sb, ",\"status\":");
-		json_string(sb, pl[i].status);
+		sched_json_str(sb, pl[i].status);
 		strbuf_puts(sb, ",\"node\":");
-		json_string(sb, pl[i].node);
+		sched_json_str(sb, pl[i].node);
 		strbuf_puts(sb, ",\"message\":");
-		json_string(sb, pl[i].message);
+		sched_json_str(sb, pl[i].message);
 		strbuf_puts(sb, ",\"explanation\":");
 		strbuf_puts(sb, pl[i].detail ? pl[i].detail : "null");
 		strbuf_puts(sb, "}");
 	}
 	strbuf_puts(sb, "],\"utilization\":[");
-	for (uint32_t i = 0; i < nu; i++)
+	for (uint32_t i = 0; i < nu; i++) {
+		strbuf_puts(sb, i ? ",{\"node\":" : "{\"node\":");
+		sched_json_str(sb, u[i].node);
 		strbuf_addf(sb,
-			    "%s{\"node\":\"%s\",\"cpuAllocatableMillis\":%" PRId64 ",\"cpuRequestedMillisBefore\":%" PRId64
+			    ",\"cpuAllocatableMillis\":%" PRId64 ",\"cpuRequestedMillisBefore\":%" PRId64
 			    ",\"cpuRequestedMillisAfter\":%" PRId64 ",\"memoryAllocatableBytes\":%" PRId64
 			    ",\"memoryRequestedBytesBefore\":%" PRId64 ",\"memoryRequestedBytesAfter\":%" PRId64
 			    ",\"podsAllocatable\":%" PRId64 ",\"podsBefore\":%" PRIu32 ",\"podsAfter\":%" PRIu32 "}",
-			    i ? "," : "", u[i].node, u[i].cpu_alloc, u[i].cpu_before, u[i].cpu_after, u[i].mem_alloc,
-			    u[i].mem_before, u[i].mem_after, u[i].pods_alloc, u[i].pods_before, u[i].pods_after);
+			    u[i].cpu_alloc, u[i].cpu_before, u[i].cpu_after, u[i].mem_alloc, u[i].mem_before, u[i].mem_after,
+			    u[i].pods_alloc, u[i].pods_before, u[i].pods_after);
+	}
 	strbuf_puts(sb, "]}\n");
 }
 
