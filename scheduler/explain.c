@@ -713,6 +713,31 @@ static void render_table(struct strbuf *sb, const struct explained *ex, const st
 	}
 }
 
+/* ---------- The nominated pods the loop's cycle would see ---------- */
+
+int sched_nominated_get(struct scheduler *s, const struct api_pod *pod, struct sched_nominated *out, struct err *e)
+{
+	memset(out, 0, sizeof(*out));
+	int rc = queue_nominated_pods(s->queue, NULL, INT32_MIN, pod->meta.uid, &out->qn, &out->n, e);
+	if (rc < 0 || !out->n)
+		return rc;
+	if (!(out->pods = calloc(out->n, sizeof(*out->pods)))) {
+		sched_nominated_release(out);
+		return err_set(e, ERR_NOMEM, "nominated pods: out of memory");
+	}
+	for (uint32_t i = 0; i < out->n; i++)
+		out->pods[i] = (struct fw_nominated_pod){ out->qn[i].node_name, out->qn[i].pod };
+	out->nom = (struct fw_nominated){ out->n, out->pods };
+	return 0;
+}
+
+void sched_nominated_release(struct sched_nominated *n)
+{
+	free(n->pods);
+	queue_nominated_release(n->qn, n->n);
+	memset(n, 0, sizeof(*n));
+}
+
 /* ---------- The explain ---------- */
 
 /* The message, the rows and the summary of ex (its pod, profile, res, rec and post-filter set),
@@ -776,9 +801,7 @@ static int explain_locked(struct scheduler *s, struct sched_explainer *x, const 
 	struct fw_profile *fwp;
 	struct api_pod *work = NULL;
 	struct fw_cycle *c = NULL;
-	struct queue_nominated *qn = NULL;
-	struct fw_nominated_pod *noms = NULL;
-	uint32_t n_qn = 0;
+	struct sched_nominated nom = { 0 };
 	struct held_view held = { 0 };
 	const char *assumed = NULL;
 	struct explained ex = { 0 };
@@ -824,19 +847,8 @@ static int explain_locked(struct scheduler *s, struct sched_explainer *x, const 
 		rc = err_set(e, ERR_NOMEM, "explain: out of memory");
 		goto out;
 	}
-	/* the nominated pods the loop's cycle would see */
-	struct fw_nominated nom = { 0 };
-	if ((rc = queue_nominated_pods(s->queue, NULL, INT32_MIN, pod->meta.uid, &qn, &n_qn, e)) < 0)
+	if ((rc = sched_nominated_get(s, pod, &nom, e)) < 0)
 		goto out;
-	if (n_qn) {
-		if (!(noms = calloc(n_qn, sizeof(*noms)))) {
-			rc = err_set(e, ERR_NOMEM, "explain: out of memory");
-			goto out;
-		}
-		for (uint32_t i = 0; i < n_qn; i++)
-			noms[i] = (struct fw_nominated_pod){ qn[i].node_name, qn[i].pod };
-		nom = (struct fw_nominated){ n_qn, noms };
-	}
 	if (!(c = fw_cycle_new(fwp)) || !(res = calloc(1, sizeof(*res)))) {
 		rc = err_set(e, ERR_NOMEM, "explain: out of memory");
 		goto out;
@@ -844,7 +856,7 @@ static int explain_locked(struct scheduler *s, struct sched_explainer *x, const 
 	fw_cycle_set_record(c, &rec);
 	fw_profile_rewind(fwp); /* the same state, the same answer */
 	clear_candidate(x);
-	if ((rc = fw_schedule_pod(fwp, c, &list, work, &nom, res, e)) < 0)
+	if ((rc = fw_schedule_pod(fwp, c, &list, work, &nom.nom, res, e)) < 0)
 		goto out;
 	ex.res = res;
 	if (res->code == FW_UNSCHEDULABLE && !held_node && fw_profile_has_post_filter(fwp)) {
@@ -863,8 +875,7 @@ out:
 	free(res);
 	fw_cycle_free(c);
 	clear_candidate(x);
-	free(noms);
-	queue_nominated_release(qn, n_qn);
+	sched_nominated_release(&nom);
 	api_pod_unref(work);
 	held_release(&held);
 	if (assumed)

@@ -202,6 +202,17 @@ void sched_record_batch_metrics(struct sched_metrics *m, const char *profile, bo
 struct sched_explainer;
 struct sched_explainer *sched_explainer_new(struct scheduler *s, uint32_t n_profiles); /* NULL: no memory */
 void sched_explainer_free(struct sched_explainer *x);
+/* The nominated pods the loop's cycle would see for pod (every node, any priority, but the pod's
+ * own), as fw_schedule_pod takes them (nom); explain and simulate (explain.c). */
+struct sched_nominated {
+	struct fw_nominated nom;
+	struct queue_nominated *qn;
+	struct fw_nominated_pod *pods;
+	uint32_t n;
+};
+int sched_nominated_get(struct scheduler *s, const struct api_pod *pod, struct sched_nominated *out, struct err *e);
+void sched_nominated_release(struct sched_nominated *n);
+
 struct strbuf;
 /* s as a JSON string (quoted, escaped), or null for NULL, appended to sb (explain.c). */
 void sched_json_str(struct strbuf *sb, const char *s);

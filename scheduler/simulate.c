@@ -407,9 +407,7 @@ static int place_one(struct scheduler *s, struct snapshot *snap, struct api_pod 
 	struct fw_record rec;
 	struct fw_schedule_result *res = calloc(1, sizeof(*res));
 	struct fw_cycle *c = fw_cycle_new(prof->fw);
-	struct queue_nominated *qn = NULL;
-	struct fw_nominated_pod *noms = NULL;
-	uint32_t n_qn = 0;
+	struct sched_nominated nom = { 0 };
 	struct strbuf sb = STRBUF_INIT;
 	char msg[FW_STATUS_TEXT_MAX * 3];
 	int rc;
@@ -430,21 +428,11 @@ static int place_one(struct scheduler *s, struct snapshot *snap, struct api_pod 
 		goto out;
 	struct fw_node_list list;
 	fw_node_list_from_snapshot(snap, &list);
-	struct fw_nominated nom = { 0 };
-	if ((rc = queue_nominated_pods(s->queue, NULL, INT32_MIN, pod->meta.uid, &qn, &n_qn, e)) < 0)
+	if ((rc = sched_nominated_get(s, pod, &nom, e)) < 0)
 		goto out;
-	if (n_qn) {
-		if (!(noms = calloc(n_qn, sizeof(*noms)))) {
-			rc = err_set(e, ERR_NOMEM, "simulate: out of memory");
-			goto out;
-		}
-		for (uint32_t i = 0; i < n_qn; i++)
-			noms[i] = (struct fw_nominated_pod){ qn[i].node_name, qn[i].pod };
-		nom = (struct fw_nominated){ n_qn, noms };
-	}
 	fw_cycle_set_record(c, &rec);
 	fw_profile_set_cycle(prof->fw, cycle);
-	if ((rc = fw_schedule_pod(prof->fw, c, &list, pod, &nom, res, e)) < 0)
+	if ((rc = fw_schedule_pod(prof->fw, c, &list, pod, &nom.nom, res, e)) < 0)
 		goto out;
 	/* the per-plugin detail goes into the JSON document; the table lists the placements */
 	if (json && (rc = sched_explain_render(pod, prof->name, &list, res, &rec, true, &sb, e)) < 0)
@@ -483,8 +471,7 @@ static int place_one(struct scheduler *s, struct snapshot *snap, struct api_pod 
 		rc = err_set(e, ERR_NOMEM, "simulate: out of memory");
 out:
 	strbuf_release(&sb);
-	free(noms);
-	queue_nominated_release(qn, n_qn);
+	sched_nominated_release(&nom);
 	fw_cycle_free(c);
 	free(res);
 	return rc;
