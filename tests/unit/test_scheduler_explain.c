@@ -14,6 +14,12 @@
  *  - state D: state B with the pod at priority 100: DefaultPreemption would nominate n2, evicting
  *    default/busy; message "... 2 Insufficient cpu. preemption: found a potential placement for pod
  *    on node n2, preempting 1 victims".
+ *  - state E: state A's pod pinned by node affinity (matchFields metadata.name In [nope]): every
+ *    node "node(s) didn't satisfy plugin(s) [NodeAffinity]" (no plugin: PreFilter's narrowing),
+ *    message "0/3 nodes are available: 3 node(s) didn't satisfy plugin(s) [NodeAffinity].
+ *    preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.";
+ *  - state F: state A's pod with status.nominatedNodeName n2: upstream selects n2 (its
+ *    evaluateNominatedNode), though n1 scores higher; no other node is evaluated.
  * A bound pod is explained as if pending: the pod of state A bound to n1 gets state A's answer. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -441,6 +447,58 @@ static void test_state_d_dry_preemption(void **state)
 	yajl_tree_free(root);
 }
 
+/* State E: PreFilter narrowed the nodes to none: every node carries the absent status. */
+static void test_state_e_prefilter_narrowing(void **state)
+{
+	struct fixture *f = *state;
+	state_a_nodes(f);
+	event(f->s->pod_inf, "{\"metadata\":{\"name\":\"incoming\",\"namespace\":\"default\",\"uid\":\"uid-incoming\","
+			     "\"resourceVersion\":\"3\"},\"spec\":{\"schedulerName\":\"csched\",\"affinity\":{\"nodeAffinity\":{"
+			     "\"requiredDuringSchedulingIgnoredDuringExecution\":{\"nodeSelectorTerms\":[{\"matchFields\":[{"
+			     "\"key\":\"metadata.name\",\"operator\":\"In\",\"values\":[\"nope\"]}]}]}}},"
+			     "\"containers\":[{\"name\":\"c\",\"image\":\"nginx\",\"resources\":{\"requests\":"
+			     "{\"cpu\":\"500m\",\"memory\":\"512Mi\"}}}]}}");
+	yajl_val root = explain(f, "incoming", NULL);
+	check_schema(root);
+	assert_string_equal(str(root, "result", "message"),
+			    "0/3 nodes are available: 3 node(s) didn't satisfy plugin(s) [NodeAffinity]. preemption: 0/3 "
+			    "nodes are available: 3 Preemption is not helpful for scheduling.");
+	static const char *const nodes[] = { "n1", "n2", "n3" };
+	for (size_t i = 0; i < 3; i++) {
+		yajl_val r = node_result(root, nodes[i]);
+		assert_string_equal(str(r, "verdict", NULL), "Rejected");
+		assert_true(YAJL_IS_NULL(get(r, "plugin", NULL)));
+		assert_string_equal(str(r, "code", NULL), "UnschedulableAndUnresolvable");
+		assert_string_equal(YAJL_GET_STRING(get(r, "reasons", NULL)->u.array.values[0]),
+				    "node(s) didn't satisfy plugin(s) [NodeAffinity]");
+	}
+	yajl_val sum = get(root, "summary", NULL);
+	assert_int_equal(sum->u.array.len, 1);
+	assert_int_equal(num(sum->u.array.values[0], "count", NULL), 3);
+	yajl_tree_free(root);
+}
+
+/* State F: the nominated node fits, so it is the only node evaluated (upstream's fast path). */
+static void test_state_f_nominated_fast_path(void **state)
+{
+	struct fixture *f = *state;
+	state_a_nodes(f);
+	event(f->s->pod_inf, "{\"metadata\":{\"name\":\"incoming\",\"namespace\":\"default\",\"uid\":\"uid-incoming\","
+			     "\"resourceVersion\":\"3\"},\"spec\":{\"schedulerName\":\"csched\",\"containers\":[{\"name\":\"c\","
+			     "\"image\":\"nginx\",\"resources\":{\"requests\":{\"cpu\":\"500m\",\"memory\":\"512Mi\"}}}]},"
+			     "\"status\":{\"phase\":\"Pending\",\"nominatedNodeName\":\"n2\"}}");
+	yajl_val root = explain(f, "incoming", NULL);
+	check_schema(root);
+	assert_string_equal(str(root, "result", "chosenNode"), "n2");
+	assert_true(YAJL_IS_TRUE(get(root, "result", "nominatedFastPath")));
+	assert_true(YAJL_IS_FALSE(get(root, "result", "scored")));
+	assert_string_equal(str(root, "pod", "nominatedNodeName"), "n2");
+	assert_string_equal(str(node_result(root, "n2"), "verdict", NULL), "Feasible");
+	assert_string_equal(str(node_result(root, "n1"), "verdict", NULL), "NotEvaluated");
+	assert_string_equal(str(node_result(root, "n3"), "verdict", NULL), "NotEvaluated");
+	yajl_tree_free(root);
+}
+
 /* ---------- State C: ties (oracle) ---------- */
 
 static void test_state_c_tie(void **state)
@@ -506,6 +564,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_state_b_message, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_state_c_tie, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_state_d_dry_preemption, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_state_e_prefilter_narrowing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_state_f_nominated_fast_path, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
