@@ -24,7 +24,7 @@
 #define SIM_MAX_FILE (1024L * 1024 * 1024)
 
 struct sim_flags {
-	const char *dump, *pods, *config, *output, *add_node;
+	const char *dump, *pods, *config, *output, *add_node, *svg;
 	long add_count;
 	long seed;
 	bool has_seed;
@@ -49,6 +49,7 @@ static const char usage_text[] =
 	"      --add-node NAME=N      What if: N copies of the dump's node NAME (named NAME-sim-1..N)\n"
 	"      --cordon NAME          What if: node NAME is cordoned (repeatable)\n"
 	"      --drain NAME           What if: node NAME is cordoned and its pods (but DaemonSet and mirror pods) re-placed (repeatable)\n"
+	"      --svg FILE             Also write an SVG bar chart of each node's CPU and memory requests, before and after\n"
 	"      --seed int             Seed of the one random part: the tie-break among nodes an HTTP extender scored\n"
 	"  -o, --output string        table (default) or json (schema: docs/simulate.md)\n"
 	"  -v, --v int                Log verbosity (stderr)\n"
@@ -88,6 +89,8 @@ static int parse(struct sim_flags *f, int argc, char **argv, struct err *e)
 			f->pods = value;
 		else if (!strcmp(nbuf, "config"))
 			f->config = value;
+		else if (!strcmp(nbuf, "svg"))
+			f->svg = value;
 		else if (!strcmp(nbuf, "output") || !strcmp(nbuf, "o"))
 			f->output = value;
 		else if (!strcmp(nbuf, "v")) {
@@ -214,9 +217,26 @@ static int simulate(const struct sim_flags *f, struct err *e)
 	};
 	memcpy(rq.cordon, f->cordon, sizeof(rq.cordon));
 	memcpy(rq.drain, f->drain, sizeof(rq.drain));
-	if ((rc = sched_simulate(s, &rq, &text, &len, e)) == 0)
-		fwrite(text, 1, len, stdout);
+	char *svg = NULL;
+	size_t svg_len = 0;
+	if (f->svg) {
+		rq.svg = &svg;
+		rq.svg_len = &svg_len;
+	}
+	if ((rc = sched_simulate(s, &rq, &text, &len, e)) < 0)
+		goto out;
+	if (f->svg) {
+		FILE *w = fopen(f->svg, "w");
+		if (!w || fwrite(svg, 1, svg_len, w) != svg_len || fclose(w) != 0) {
+			rc = err_set(e, ERR_IO, "--svg %s: %s", f->svg, strerror(errno));
+			if (w)
+				fclose(w);
+			goto out;
+		}
+	}
+	fwrite(text, 1, len, stdout);
 out:
+	free(svg);
 	free(text);
 	sched_free(s);
 	api_client_free(client);

@@ -533,6 +533,47 @@ static void render_table(struct strbuf *sb, const struct placement *pl, size_t n
 			    u[i].pods_after);
 }
 
+/* The utilization as an SVG bar chart: per node four bars (CPU before, after; memory before,
+ * after) as percentages of allocatable, a 100% line, the node names below. */
+static void render_svg(struct strbuf *sb, const struct usage *u, uint32_t nu)
+{
+	enum { LEFT = 50, TOP = 40, H = 200, GROUP = 64, BAR = 12, BOTTOM = 110 };
+	static const char *const fill[4] = { "#9ecae1", "#3182bd", "#fdae6b", "#e6550d" };
+	static const char *const label[4] = { "CPU before", "CPU after", "memory before", "memory after" };
+	unsigned w = LEFT + 20 + GROUP * (nu ? nu : 1), ht = TOP + H + BOTTOM;
+	if (w < LEFT + 4 * 110 + 20) /* room for the legend and the title */
+		w = LEFT + 4 * 110 + 20;
+	strbuf_addf(sb,
+		    "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%u\" height=\"%u\" font-family=\"sans-serif\" "
+		    "font-size=\"11\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
+		    "<text x=\"%d\" y=\"16\" font-size=\"13\">Requested / allocatable per node, before and after (csched simulate)</text>\n",
+		    w, ht, LEFT);
+	for (int k = 0; k < 4; k++)
+		strbuf_addf(sb, "<rect x=\"%d\" y=\"22\" width=\"10\" height=\"10\" fill=\"%s\"/><text x=\"%d\" y=\"31\">%s</text>\n",
+			    LEFT + k * 110, fill[k], LEFT + k * 110 + 14, label[k]);
+	for (int t = 0; t <= 100; t += 25)
+		strbuf_addf(sb, "<line x1=\"%d\" x2=\"%u\" y1=\"%d\" y2=\"%d\" stroke=\"%s\"/><text x=\"4\" y=\"%d\">%d%%</text>\n",
+			    LEFT, w - 10, TOP + H - H * t / 100, TOP + H - H * t / 100, t == 100 ? "#888" : "#eee",
+			    TOP + H - H * t / 100 + 4, t);
+	for (uint32_t i = 0; i < nu; i++) {
+		double v[4] = { pct(u[i].cpu_before, u[i].cpu_alloc), pct(u[i].cpu_after, u[i].cpu_alloc),
+				pct(u[i].mem_before, u[i].mem_alloc), pct(u[i].mem_after, u[i].mem_alloc) };
+		int x0 = LEFT + 6 + GROUP * (int)i;
+		for (int k = 0; k < 4; k++) {
+			double hv = v[k] > 100 ? 100 : v[k];
+			int bh = (int)(H * hv / 100.0 + 0.5);
+			strbuf_addf(sb, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"><title>%s %s: %.1f%%</title></rect>\n",
+				    x0 + k * BAR, TOP + H - bh, BAR - 1, bh, fill[k], u[i].node, label[k], v[k]);
+		}
+		strbuf_puts(sb, "<text transform=\"translate(");
+		strbuf_addf(sb, "%d,%d) rotate(45)\">", x0 + 2, TOP + H + 12);
+		for (const char *c = u[i].node; *c; c++) /* node names are DNS names; escape anyway */
+			strbuf_puts(sb, *c == '<' ? "&lt;" : *c == '&' ? "&amp;" : (char[]){ *c, 0 });
+		strbuf_puts(sb, "</text>\n");
+	}
+	strbuf_puts(sb, "</svg>\n");
+}
+
 int sched_simulate(struct scheduler *s, const struct sched_sim_request *rq, char **out, size_t *len, struct err *e)
 {
 	char ebuf[256];
@@ -592,6 +633,16 @@ int sched_simulate(struct scheduler *s, const struct sched_sim_request *rq, char
 		render_json(&sb, pl, n, u, nu);
 	else
 		render_table(&sb, pl, n, u, nu);
+	if (rq->svg) {
+		struct strbuf svg = STRBUF_INIT;
+		render_svg(&svg, u, nu);
+		if (svg.oom) {
+			strbuf_release(&svg);
+			rc = err_set(e, ERR_NOMEM, "simulate: out of memory");
+			goto out;
+		}
+		*rq->svg = strbuf_detach(&svg, rq->svg_len);
+	}
 	if (sb.oom) {
 		rc = err_set(e, ERR_NOMEM, "simulate: out of memory");
 		goto out;

@@ -271,9 +271,17 @@ static void test_simulate_matches_live_scheduler(void **state)
 	assert_int_equal(rc, 1);
 	assert_non_null(strstr(out, "--cordon: node \"nope\" is not in the dump"));
 	free(out);
-	/* the table */
-	rc = harness_run(&out, "'%s' simulate --dump '%s' 2>/dev/null", bin(), dump);
+	/* the table, and the chart */
+	char svg[400];
+	snprintf(svg, sizeof(svg), "%s/chart.svg", cluster.dir);
+	rc = harness_run(&out, "'%s' simulate --dump '%s' --svg '%s' 2>/dev/null", bin(), dump, svg);
 	assert_int_equal(rc, 0);
+	FILE *sf = fopen(svg, "r");
+	assert_non_null(sf);
+	char head[64] = "";
+	assert_non_null(fgets(head, sizeof(head), sf));
+	fclose(sf);
+	assert_true(strncmp(head, "<svg ", 5) == 0);
 	assert_non_null(strstr(out, "Placements, in scheduling order:"));
 	assert_non_null(strstr(out, "sim/p-zz-huge"));
 	assert_non_null(strstr(out, "Node utilization"));

@@ -163,6 +163,31 @@ static void test_cordon(void **state)
 	yajl_tree_free(root);
 }
 
+/* --svg: four bars per node (CPU and memory, before and after), each titled with its value. */
+static void test_svg_chart(void **state)
+{
+	struct fixture *f = *state;
+	char *out = NULL, *svg = NULL;
+	size_t len = 0, svg_len = 0;
+	struct err e = { 0 };
+	struct sched_sim_request rq = { .dump = dump, .dump_len = strlen(dump), .svg = &svg, .svg_len = &svg_len };
+	assert_int_equal(sched_simulate(f->s, &rq, &out, &len, &e), 0);
+	assert_non_null(svg);
+	assert_int_equal(strlen(svg), svg_len);
+	static const char open_tag[] = "<svg xmlns=\"http://www.w3.org/2000/svg\" ";
+	assert_true(strncmp(svg, open_tag, strlen(open_tag)) == 0);
+	assert_non_null(strstr(svg, "</svg>\n"));
+	int bars = 0;
+	for (const char *p = svg; (p = strstr(p, "<title>")); p++)
+		bars++;
+	assert_int_equal(bars, 3 * 4);
+	/* n2: 1 of 4 cpus before, 2 after */
+	assert_non_null(strstr(svg, "<title>n2 CPU before: 25.0%</title>"));
+	assert_non_null(strstr(svg, "<title>n2 CPU after: 50.0%</title>"));
+	free(svg);
+	free(out);
+}
+
 static void test_bad_input(void **state)
 {
 	struct fixture *f = *state;
@@ -189,6 +214,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_placements_follow_upstream, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cordon, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_svg_chart, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_input, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -36,6 +36,10 @@ struct sched_sim_request {
 	const char *cordon[SCHED_SIM_MAX_NAMES]; /* spec.unschedulable = true */
 	const char *drain[SCHED_SIM_MAX_NAMES];  /* cordoned, and its pods (but DaemonSets' and mirror pods) re-placed */
 	bool json; /* else the table */
+	/* Optional: an SVG bar chart of each node's CPU and memory requests before and after, made
+	 * into *svg (malloc'd, *svg_len bytes) when svg is not NULL. */
+	char **svg;
+	size_t *svg_len;
 };
 
 /* Simulates; *out (malloc'd, *len bytes) receives the placements and the utilization table (or
