@@ -163,6 +163,22 @@ static void test_cordon(void **state)
 	yajl_tree_free(root);
 }
 
+/* --pods: only those pods are placed (the dump's pending ones stay as they are): state A's pod goes
+ * to n1 (oracle: n1 452, n2 444). */
+static void test_pods_file(void **state)
+{
+	struct fixture *f = *state;
+	static const char pods[] = "{\"apiVersion\":\"v1\",\"kind\":\"List\",\"items\":[" POD("d", "", "0", "500m", "512Mi", "Pending") "]}";
+	struct sched_sim_request rq = { .pods = pods, .pods_len = strlen(pods) };
+	yajl_val root = simulate(f, &rq);
+	const char *pp[] = { "placements", NULL };
+	yajl_val pl = yajl_tree_get(root, pp, yajl_t_array);
+	assert_int_equal(pl->u.array.len, 1);
+	assert_string_equal(str_at(pl->u.array.values[0], "name", NULL, NULL), "d");
+	assert_string_equal(str_at(pl->u.array.values[0], "node", NULL, NULL), "n1");
+	yajl_tree_free(root);
+}
+
 /* --svg: four bars per node (CPU and memory, before and after), each titled with its value. */
 static void test_svg_chart(void **state)
 {
@@ -214,6 +230,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_placements_follow_upstream, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cordon, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pods_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_svg_chart, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_input, setup, teardown),
 	};
