@@ -382,7 +382,8 @@ static int build_groups(const struct explained *ex, struct group **out, uint32_t
 	}
 	for (uint32_t i = 0; i < n; i++)
 		qsort(g[i].names, g[i].n, sizeof(*g[i].names), cmp_str_ptr);
-	qsort(g, n, sizeof(*g), cmp_groups);
+	if (n)
+		qsort(g, n, sizeof(*g), cmp_groups);
 	map_release(&m);
 	*out = g;
 	*n_out = n;

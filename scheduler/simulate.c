@@ -610,7 +610,8 @@ int sched_simulate(struct scheduler *s, const struct sched_sim_request *rq, char
 	}
 	if ((rc = collect_pods(s, rq->pods ? rq->pods : text, rq->pods ? rq->pods_len : text_len, &pods, &n, &cap, e)) < 0)
 		goto out;
-	qsort(pods, n, sizeof(*pods), cmp_sim_pods); /* the queue's order: priority, then as listed */
+	if (n) /* the queue's order: priority, then as listed */
+		qsort(pods, n, sizeof(*pods), cmp_sim_pods);
 	if ((rc = cache_update_snapshot(s->cache, snap, e)) < 0)
 		goto out;
 	if (take_usage(snap, &u, &nu, false) < 0 || !(pl = calloc(n ? n : 1, sizeof(*pl)))) {

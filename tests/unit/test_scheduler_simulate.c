@@ -179,6 +179,19 @@ static void test_pods_file(void **state)
 	yajl_tree_free(root);
 }
 
+/* Nothing to place: no placement, the utilization unchanged. */
+static void test_nothing_to_place(void **state)
+{
+	struct fixture *f = *state;
+	static const char none[] = "{\"apiVersion\":\"v1\",\"kind\":\"List\",\"items\":[]}";
+	struct sched_sim_request rq = { .pods = none, .pods_len = strlen(none) };
+	yajl_val root = simulate(f, &rq);
+	const char *pp[] = { "placements", NULL }, *up[] = { "utilization", NULL };
+	assert_int_equal(yajl_tree_get(root, pp, yajl_t_array)->u.array.len, 0);
+	assert_int_equal(yajl_tree_get(root, up, yajl_t_array)->u.array.len, 3);
+	yajl_tree_free(root);
+}
+
 /* --svg: four bars per node (CPU and memory, before and after), each titled with its value. */
 static void test_svg_chart(void **state)
 {
@@ -231,6 +244,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_placements_follow_upstream, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cordon, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pods_file, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_nothing_to_place, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_svg_chart, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_input, setup, teardown),
 	};
