@@ -270,6 +270,11 @@ static int try_nominated_node(struct fw_profile *p, struct fw_cycle *c, const st
 			return rc;
 	}
 	if (rc == 0 && n_feasible == 1) {
+		if (c->record) {
+			c->record->n_feasible = 1;
+			c->record->feasible = p->scratch_feasible;
+			c->record->nominated_fast_path = true;
+		}
 		res->suggested_host = ni->name;
 		res->feasible_nodes = 1;
 		res->evaluated_nodes = 1 + res->diag.n_node_status;
@@ -318,6 +323,10 @@ static int pick_feasible(struct fw_profile *p, struct fw_cycle *c, const struct 
 {
 	res->feasible_nodes = n_feasible;
 	res->evaluated_nodes = n_feasible + res->diag.n_node_status;
+	if (c->record) {
+		c->record->n_feasible = n_feasible;
+		c->record->feasible = p->scratch_feasible;
+	}
 	if (n_feasible == 0) {
 		res->code = FW_UNSCHEDULABLE;
 		fw_status_set(&res->status, FW_UNSCHEDULABLE, NULL);

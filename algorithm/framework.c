@@ -354,6 +354,11 @@ int32_t fw_profile_weight(const struct fw_profile *p, const struct fw_pl *pl)
 	return p->weights[pl->index];
 }
 
+void fw_profile_rewind(struct fw_profile *p)
+{
+	p->next_start = 0;
+}
+
 bool fw_profile_has_post_filter(const struct fw_profile *p)
 {
 	return p->n_points[CFG_EP_POST_FILTER] > 0;
@@ -473,6 +478,7 @@ void fw_cycle_reset(struct fw_cycle *c)
 	c->nominated = NULL;
 	c->used = false;
 	c->preempting = false;
+	c->record = NULL;
 	c->record_plugins = false;
 	c->n_ep_times = 0;
 	c->plugin_times = NULL; /* lived in the arena */
@@ -602,6 +608,13 @@ const double *fw_plugin_timing_bounds(void)
 {
 	pthread_once(&timing_bounds_once, timing_bounds_init);
 	return timing_bounds;
+}
+
+void fw_cycle_set_record(struct fw_cycle *c, struct fw_record *r)
+{
+	if (r)
+		memset(r, 0, sizeof(*r));
+	c->record = r;
 }
 
 void fw_cycle_set_record_plugin_timings(struct fw_cycle *c, bool on)

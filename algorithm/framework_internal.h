@@ -140,6 +140,7 @@ struct fw_cycle {
 	const void *nominated;            /* struct map * of node name -> fw_nom_bucket, or NULL */
 	bool used;                        /* fw_schedule_pod ran since the last reset */
 	bool preempting;                  /* DefaultPreemption's dry run: fw_removed_pod_next */
+	struct fw_record *record;         /* explain (fw_cycle_set_record); NULL in the scheduler's cycles */
 	struct fw_cleanup *cleanups;
 
 	/* Timings since the last drain (fw_cycle_drain_timings). */

@@ -281,6 +281,34 @@ static int keep_raw(struct fw_batch *b, const struct score_job *j)
 	return 0;
 }
 
+/* An explain cycle (c->record): a copy of the score rows, raw (before NormalizeScore) or
+ * normalized (after), and the plugins and weights the first time. Never called by the
+ * scheduler's cycles. */
+static int record_scores(const struct fw_profile *p, struct fw_cycle *c, const struct score_job *j, bool raw)
+{
+	struct fw_record *r = c->record;
+	size_t n = (size_t)j->n_pl * j->n_nodes;
+	int64_t *copy = fw_cycle_alloc(c, (n ? n : 1) * sizeof(*copy));
+	if (!copy)
+		return ERR_NOMEM;
+	if (n)
+		memcpy(copy, j->scores, n * sizeof(*copy));
+	if (!raw) {
+		r->normalized = copy;
+		return 0;
+	}
+	int32_t *w = fw_cycle_alloc(c, (j->n_pl ? j->n_pl : 1) * sizeof(*w));
+	if (!w)
+		return ERR_NOMEM;
+	for (uint32_t k = 0; k < j->n_pl; k++)
+		w[k] = p->weights[j->pls[k]->index];
+	r->raw = copy;
+	r->weight = w;
+	r->n_pl = j->n_pl;
+	r->pls = j->pls;
+	return 0;
+}
+
 /* upstream RunScorePlugins (with NormalizeScore and the weights) into totals: 0, 1 on a plugin
  * error (res->status), or a negative code. */
 static int run_score(struct fw_profile *p, struct fw_cycle *c, const struct api_pod *pod,
@@ -299,12 +327,16 @@ static int run_score(struct fw_profile *p, struct fw_cycle *c, const struct api_
 	}
 	if (p->batch.sign_mask && keep_raw(&p->batch, &j) < 0)
 		return err_set(e, ERR_NOMEM, "profile %s: scoring: out of memory", p->name);
+	if (c->record && record_scores(p, c, &j, true) < 0)
+		return err_set(e, ERR_NOMEM, "profile %s: recording scores: out of memory", p->name);
 	for (uint32_t k = 0; k < j.n_pl; k++) {
 		if (j.pls[k]->plugin->normalize_score && normalize_row(p, c, &j, k, res))
 			return score_done(c, &j, FW_ERROR, t_score);
 		if (add_weighted_row(p, &j, k, totals, res))
 			return score_done(c, &j, FW_ERROR, t_score);
 	}
+	if (c->record && record_scores(p, c, &j, false) < 0)
+		return err_set(e, ERR_NOMEM, "profile %s: recording scores: out of memory", p->name);
 	return score_done(c, &j, FW_SUCCESS, t_score);
 }
 
@@ -367,6 +399,14 @@ int fw_prioritize_and_select(struct fw_profile *p, struct fw_cycle *c, const str
 			if (fw_ext_prioritize(p, c, pod, nodes, n, totals, randomizer) < 0)
 				return err_set(e, ERR_NOMEM, "profile %s: extender scores: out of memory", p->name);
 		}
+	}
+	if (c->record) {
+		struct fw_record *r = c->record;
+		r->scored = true;
+		r->n_scored = n;
+		r->nodes = nodes;
+		r->totals = totals; /* the cycle arena's: select_host only reads them */
+		r->randomized = randomizer != NULL;
 	}
 	res->suggested_host = select_host(p, nodes, totals, randomizer, n);
 	return 0;

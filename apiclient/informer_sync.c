@@ -545,3 +545,69 @@ int api__inf_watch_frame(struct api_informer *inf, const void *frame, size_t len
 	*events += w.events;
 	return rc;
 }
+
+/* ---------- A dump instead of the server (csched simulate) ---------- */
+
+/* kubectl's plural of a kind, lower-cased ("Pod" -> "pods", "StorageClass" -> "storageclasses",
+ * "Policy" -> "policies"): the informer's resource name. */
+static void kind_plural(const char *kind, char *out, size_t size)
+{
+	size_t n = 0;
+	for (; kind[n] && n + 4 < size; n++)
+		out[n] = (char)(kind[n] >= 'A' && kind[n] <= 'Z' ? kind[n] - 'A' + 'a' : kind[n]);
+	out[n] = '\0';
+	if (n && out[n - 1] == 's')
+		snprintf(out + n, size - n, "es");
+	else if (n > 1 && out[n - 1] == 'y' && !strchr("aeiou", out[n - 2]))
+		snprintf(out + n - 1, size - n + 1, "ies");
+	else
+		snprintf(out + n, size - n, "s");
+}
+
+int api_informer_load_list(struct api_informer *inf, const char *json, size_t len, size_t *loaded, struct err *e)
+{
+	static const char *items_path[] = {"items", NULL}, *kind_path[] = {"kind", NULL},
+			  *phase_path[] = {"status", "phase", NULL};
+	char ebuf[256], plural[128];
+	char *text = NULL;
+	yajl_val root = NULL;
+	int rc = 0;
+
+	*loaded = 0;
+	if (inf->running)
+		return err_set(e, ERR_INVALID, "informer %s: loading a dump into a running informer", inf->resource);
+	if (!(text = strndup(json, len)))
+		return err_set(e, ERR_NOMEM, "informer %s: out of memory", inf->resource);
+	if (!(root = yajl_tree_parse(text, ebuf, sizeof(ebuf)))) {
+		rc = err_set(e, ERR_INVALID, "not JSON: %s", ebuf);
+		goto out;
+	}
+	/* a List, or one object */
+	yajl_val items = yajl_tree_get(root, items_path, yajl_t_array);
+	size_t n = items ? items->u.array.len : 1;
+	unsigned long gen = ++inf->list_gen;
+	for (size_t i = 0; i < n; i++) {
+		yajl_val item = items ? items->u.array.values[i] : root;
+		yajl_val kind = yajl_tree_get(item, kind_path, yajl_t_string);
+		if (!kind)
+			continue; /* kubectl's items carry their kind; an item without one is no object of ours */
+		const char *k = YAJL_GET_STRING(kind);
+		if (!k)
+			continue;
+		kind_plural(k, plural, sizeof(plural));
+		if (strcmp(plural, inf->resource) != 0)
+			continue;
+		/* the scheduler's pod informer lists with status.phase!=Succeeded,status.phase!=Failed */
+		yajl_val phase = inf->kind == API_KIND_POD ? yajl_tree_get(item, phase_path, yajl_t_string) : NULL;
+		const char *ph = phase ? YAJL_GET_STRING(phase) : NULL;
+		if (ph && (!strcmp(ph, "Succeeded") || !strcmp(ph, "Failed")))
+			continue;
+		list_item(inf, item, gen);
+		(*loaded)++;
+	}
+	api__inf_mark_synced(inf);
+out:
+	yajl_tree_free(root);
+	free(text);
+	return rc;
+}

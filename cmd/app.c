@@ -336,6 +336,7 @@ static int start_health(struct app *a, const struct cmd_flags *f, const char *ma
 		.ctx = a->s,
 		.loop_alive = sched_loop_alive,
 		.synced = sched_caches_synced,
+		.explain = a->s,
 	};
 	if (!(a->health = sched_health_start(&ho, e)))
 		return failed(e);
@@ -469,6 +470,10 @@ int cmd_run(int argc, char **argv)
 	struct app app = { 0 };
 	struct err e = { 0 };
 	limit_malloc_arenas();
+	if (argc > 1 && strcmp(argv[1], "explain") == 0)
+		return cmd_explain(argc - 1, argv + 1, argv[0]);
+	if (argc > 1 && strcmp(argv[1], "simulate") == 0)
+		return cmd_simulate(argc - 1, argv + 1, argv[0]);
 	int status = parse_command_line(&f, argc, argv);
 	if (status >= 0)
 		return status;

@@ -5,7 +5,10 @@
  * caches answer); otherwise the connection is suspended and queued to the auth thread, which
  * makes the TokenReview / SubjectAccessReview calls and resumes it, and the request is answered
  * on the callback after the resume. So a slow apiserver delays only the requests that wait for
- * it, never /livez of a kubelet (which sends no token). Exhaustion: MHD closes connections idle
+ * it, never /livez of a kubelet (which sends no token). /debug/explain always takes that path:
+ * once allowed, the auth thread also runs the explain (sched_explain: a dry scheduling cycle,
+ * milliseconds to seconds on a large cluster) and stores the answer in the job, so the polling
+ * thread never computes one. Exhaustion: MHD closes connections idle
  * for SCHED_HEALTH_IDLE_TIMEOUT_S (a TLS handshake or request never sent counts), caps the total
  * and the connections per client IP (a quarter of the total), so one client cannot hold every
  * slot. The listening socket
@@ -34,16 +37,26 @@
 
 #include "common/log.h"
 #include "health_internal.h"
+#include "scheduler/explain.h"
 #include "scheduler/leader.h"
 #include "scheduler/metrics.h"
 
-/* A request waiting for a review: queued to the auth thread, freed when MHD completes it. */
+/* A request waiting for a review, or for an explain: queued to the auth thread, freed when MHD
+ * completes it. */
 struct job {
 	struct job *next;
 	struct MHD_Connection *conn;
 	char *authorization, *path;
 	bool done; /* d is set (written by the auth thread before MHD_resume_connection) */
 	struct sched_auth_decision d;
+	/* /debug/explain: the query, copied on the polling thread; the answer, made on the auth
+	 * thread after an ALLOW (status 0: none made) */
+	bool explain;
+	char *pod, *node, *output;
+	unsigned status;
+	const char *content_type;
+	char *body;
+	size_t len;
 };
 
 struct sched_health {
@@ -218,6 +231,63 @@ static enum MHD_Result serve_metrics(struct sched_health *h, struct MHD_Connecti
 	return respond(conn, MHD_HTTP_OK, SCHED_METRICS_CONTENT_TYPE, text, len, true);
 }
 
+/* ---------- /debug/explain ---------- */
+
+/* The explain of a job's query into its answer (the auth thread: an explain may take a while on a
+ * large cluster and must not hold up the polling thread, which answers the probes). */
+static void run_explain(struct sched_health *h, struct job *j, bool stopping)
+{
+	struct err e = { 0 };
+	j->content_type = "text/plain; charset=utf-8";
+	if (stopping) {
+		j->status = MHD_HTTP_SERVICE_UNAVAILABLE;
+		j->body = strdup("the scheduler is shutting down\n");
+		goto out;
+	}
+	const char *slash = j->pod ? strchr(j->pod, '/') : NULL;
+	bool json = j->output && strcmp(j->output, "json") == 0;
+	if (!slash || slash == j->pod || !slash[1] || strchr(slash + 1, '/')) {
+		j->status = MHD_HTTP_BAD_REQUEST;
+		j->body = strdup("explain: the pod query parameter must be NAMESPACE/NAME\n");
+		goto out;
+	}
+	if (j->output && j->output[0] && !json && strcmp(j->output, "table") != 0) {
+		j->status = MHD_HTTP_BAD_REQUEST;
+		j->body = strdup("explain: output must be table or json\n");
+		goto out;
+	}
+	char *ns = strndup(j->pod, (size_t)(slash - j->pod));
+	if (!ns) {
+		j->status = MHD_HTTP_INTERNAL_SERVER_ERROR;
+		goto out;
+	}
+	struct sched_explain_request rq = { ns, slash + 1, j->node, json ? SCHED_EXPLAIN_JSON : SCHED_EXPLAIN_TABLE };
+	int rc = sched_explain(h->o.explain, &rq, &j->body, &j->len, &e);
+	free(ns);
+	if (rc == 0) {
+		j->status = MHD_HTTP_OK;
+		j->content_type = json ? "application/json" : "text/plain; charset=utf-8";
+		return;
+	}
+	j->status = rc == ERR_NOT_FOUND ? MHD_HTTP_NOT_FOUND
+		    : rc == ERR_INVALID ? MHD_HTTP_BAD_REQUEST
+					: MHD_HTTP_INTERNAL_SERVER_ERROR;
+	size_t n = strlen(e.msg) + 2;
+	if ((j->body = malloc(n)))
+		snprintf(j->body, n, "%s\n", e.msg);
+out:
+	j->len = j->body ? strlen(j->body) : 0;
+}
+
+static enum MHD_Result serve_explain(struct MHD_Connection *conn, struct job *j)
+{
+	if (!j->status || !j->body)
+		return respond_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "explain: out of memory\n");
+	char *body = j->body;
+	j->body = NULL;
+	return respond(conn, j->status, j->content_type, body, j->len, true);
+}
+
 /* ---------- Auth ---------- */
 
 static void *auth_thread(void *arg)
@@ -239,6 +309,8 @@ static void *auth_thread(void *arg)
 			sched_auth_decide(h->o.auth, j->authorization, j->path, "get", false, &j->d);
 		else
 			sched_auth_decide(h->o.auth, j->authorization, j->path, "get", true, &j->d);
+		if (j->explain && j->d.verdict == SCHED_AUTH_ALLOW)
+			run_explain(h, j, stopping);
 		j->done = true;
 		MHD_resume_connection(j->conn);
 		pthread_mutex_lock(&h->mu);
@@ -251,6 +323,10 @@ static void job_free(struct job *j)
 {
 	if (!j)
 		return;
+	free(j->pod);
+	free(j->node);
+	free(j->output);
+	free(j->body);
 	sched_auth_decision_release(&j->d);
 	free(j->authorization);
 	free(j->path);
@@ -267,15 +343,24 @@ static void request_completed(void *cls, struct MHD_Connection *conn, void **req
 	*req_cls = NULL;
 }
 
-/* Suspends conn and queues its review; MHD_NO if that cannot be done. */
+static bool dup_arg(struct MHD_Connection *conn, const char *key, char **out)
+{
+	const char *v = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, key);
+	return !v || (*out = strdup(v));
+}
+
+/* Suspends conn and queues its review (and its explain); MHD_NO if that cannot be done. */
 static enum MHD_Result queue_review(struct sched_health *h, struct MHD_Connection *conn, const char *authorization,
-				    const char *url, void **req_cls)
+				    const char *url, bool explain, void **req_cls)
 {
 	struct job *j = calloc(1, sizeof *j);
-	if (!j || !(j->path = strdup(url)) || (authorization && !(j->authorization = strdup(authorization)))) {
+	if (!j || !(j->path = strdup(url)) || (authorization && !(j->authorization = strdup(authorization))) ||
+	    (explain && (!dup_arg(conn, "pod", &j->pod) || !dup_arg(conn, "node", &j->node) ||
+			 !dup_arg(conn, "output", &j->output)))) {
 		job_free(j);
 		return MHD_NO;
 	}
+	j->explain = explain;
 	j->conn = conn;
 	pthread_mutex_lock(&h->mu);
 	if (h->stopping) { /* the auth thread may be gone: nothing would resume it */
@@ -310,10 +395,12 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 	(void)version;
 	(void)upload_data;
 	struct job *j = *req_cls;
-	if (j) { /* resumed after its review */
+	if (j) { /* resumed after its review (and explain) */
 		if (!j->done)
 			return MHD_YES;
-		return j->d.verdict == SCHED_AUTH_ALLOW ? serve(h, conn, url) : respond_refusal(conn, &j->d);
+		if (j->d.verdict != SCHED_AUTH_ALLOW)
+			return respond_refusal(conn, &j->d);
+		return j->explain ? serve_explain(conn, j) : serve(h, conn, url);
 	}
 	if (*upload_data_size) { /* a body (not GET/HEAD): ignore it, answer once it is read */
 		*upload_data_size = 0;
@@ -325,8 +412,12 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 	const char *verb = strcmp(method, MHD_HTTP_METHOD_GET) == 0 || strcmp(method, MHD_HTTP_METHOD_HEAD) == 0 ? "get"
 															 : "create";
 	sched_auth_decide(h->o.auth, authorization, url, verb, false, &d);
-	if (d.verdict == SCHED_AUTH_PENDING && strcmp(verb, "get") == 0)
-		return queue_review(h, conn, authorization, url, req_cls);
+	/* an allowed explain runs on the auth thread too, off this polling thread */
+	bool explain = h->o.explain && strcmp(url, SCHED_HEALTH_EXPLAIN_PATH) == 0 && strcmp(verb, "get") == 0;
+	if ((d.verdict == SCHED_AUTH_PENDING || (explain && d.verdict == SCHED_AUTH_ALLOW)) && strcmp(verb, "get") == 0) {
+		sched_auth_decision_release(&d);
+		return queue_review(h, conn, authorization, url, explain, req_cls);
+	}
 	if (d.verdict != SCHED_AUTH_ALLOW && d.verdict != SCHED_AUTH_PENDING) {
 		enum MHD_Result r = respond_refusal(conn, &d);
 		sched_auth_decision_release(&d);

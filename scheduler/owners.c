@@ -138,6 +138,17 @@ int sched_owners_start(struct sched_owners *o, struct err *e)
 	return 0;
 }
 
+int sched_owners_load(struct sched_owners *o, const char *json, size_t len, struct err *e)
+{
+	size_t loaded;
+	for (int i = 0; o && i < 4; i++) {
+		int rc = api_informer_load_list(o->inf[i], json, len, &loaded, e);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
 void sched_owners_stop(struct sched_owners *o)
 {
 	for (int i = 3; o && i >= 0; i--)

@@ -75,6 +75,8 @@ struct scheduler {
 	struct sched_extenders *extenders; /* NULL without extenders (extender.c) */
 	uint32_t n_profiles;
 	struct sched_profile *profiles;
+	/* Every informer below is also filled from a dump by csched simulate: one added here must be
+	 * added to simulate.c's load() too. */
 	struct api_informer *pod_inf, *node_inf;
 	struct api_informer *pvc_inf; /* its store is the plugins' PVC lister (fw_listers) */
 	struct sched_owners *owners;  /* PodTopologySpread's default-selector stores; NULL = not needed */
@@ -85,6 +87,7 @@ struct scheduler {
 	struct sched_preempt *preempt; /* the preemption executor (preemption.c) */
 
 	struct snapshot *snap; /* scheduler thread only */
+	struct sched_explainer *explainer; /* explain.c: its own snapshot and profiles */
 
 	/* start_lock guards the started flags and the thread handles (owner calls). */
 	pthread_mutex_t start_lock;
@@ -195,6 +198,32 @@ bool sched_may_write(const struct scheduler *s);
 void sched_record_batch_metrics(struct sched_metrics *m, const char *profile, bool batches,
 				const struct fw_schedule_result *res);
 
+/* explain.c: the state of `csched explain` (its own snapshot and framework profiles). */
+struct sched_explainer;
+struct sched_explainer *sched_explainer_new(struct scheduler *s, uint32_t n_profiles); /* NULL: no memory */
+void sched_explainer_free(struct sched_explainer *x);
+/* The nominated pods the loop's cycle would see for pod (every node, any priority, but the pod's
+ * own), as fw_schedule_pod takes them (nom); explain and simulate (explain.c). */
+struct sched_nominated {
+	struct fw_nominated nom;
+	struct queue_nominated *qn;
+	struct fw_nominated_pod *pods;
+	uint32_t n;
+};
+int sched_nominated_get(struct scheduler *s, const struct api_pod *pod, struct sched_nominated *out, struct err *e);
+void sched_nominated_release(struct sched_nominated *n);
+
+struct strbuf;
+/* s as a JSON string (quoted, escaped), or null for NULL, appended to sb (explain.c). */
+void sched_json_str(struct strbuf *sb, const char *s);
+/* The rendering of one cycle (as explain's, no PostFilter part), appended to sb: what simulate
+ * shows per pod. rec must be the cycle's record, res its result, list its nodes. */
+int sched_explain_render(const struct api_pod *pod, const char *profile, const struct fw_node_list *list,
+			 const struct fw_schedule_result *res, const struct fw_record *rec, bool json, struct strbuf *sb,
+			 struct err *e);
+/* The framework options of the loop's profiles (listers, executor, extenders, pool, bind). */
+void sched_fw_profile_options(struct scheduler *s, struct fw_profile_options *po);
+
 /* owners.c: the Service, ReplicationController, ReplicaSet and StatefulSet informers behind
  * PodTopologySpread's default constraints (fw_listers.owner / services_each). */
 struct sched_owners;
@@ -202,6 +231,8 @@ bool sched_owners_needed(const struct config *cfg); /* a profile runs PodTopolog
 struct sched_owners *sched_owners_new(struct api_client *c, struct err *e);
 int sched_owners_start(struct sched_owners *o, struct err *e); /* NULL: nothing to start */
 void sched_owners_stop(struct sched_owners *o);
+/* Fills the four stores from a dump (api_informer_load_list; csched simulate). NULL: nothing. */
+int sched_owners_load(struct sched_owners *o, const char *json, size_t len, struct err *e);
 void sched_owners_free(struct sched_owners *o);
 bool sched_owners_synced(const struct sched_owners *o); /* NULL: true */
 bool sched_owners_wait_synced(struct sched_owners *o, long timeout_ms);

@@ -509,6 +509,27 @@ static int pool_parallelism(const struct config *cfg)
 	return par;
 }
 
+void sched_fw_profile_options(struct scheduler *s, struct fw_profile_options *po)
+{
+	*po = (struct fw_profile_options){
+		.percentage_of_nodes_to_score = s->cfg->percentage_of_nodes_to_score,
+		.pool = s->pool,
+		.bind = sched_bind_cb,
+		.bind_ctx = s,
+		.listers = { .pvc = pvc_lister,
+			     .ns = ns_lister,
+			     .ns_each = ns_each_lister,
+			     .owner = sched_owners_get,
+			     .services_each = sched_owners_services_each,
+			     .pod = sched_pod_lister,
+			     .pdb_each = sched_pdb_each,
+			     .ctx = s },
+	};
+	po->preempt = (struct fw_preempt_ops){ sched_preempt_actuate, sched_preempt_is_running, s };
+	po->extenders = sched_extenders_fw(s->extenders, &po->n_extenders);
+	po->ext_prioritize_all = sched_extenders_prioritize_all;
+}
+
 /* One framework instance per configured profile; qprofs[i] receives profile i's queue view. */
 static int new_profiles(struct scheduler *s, struct queue_profile *qprofs, struct err *e)
 {
@@ -516,23 +537,8 @@ static int new_profiles(struct scheduler *s, struct queue_profile *qprofs, struc
 	for (uint32_t i = 0; i < cfg->n_profiles; i++) {
 		struct sched_profile *p = &s->profiles[i];
 		struct fw_profile_config pc;
-		struct fw_profile_options po = {
-			.percentage_of_nodes_to_score = cfg->percentage_of_nodes_to_score,
-			.pool = s->pool,
-			.bind = sched_bind_cb,
-			.bind_ctx = s,
-			.listers = { .pvc = pvc_lister,
-				     .ns = ns_lister,
-				     .ns_each = ns_each_lister,
-				     .owner = sched_owners_get,
-				     .services_each = sched_owners_services_each,
-				     .pod = sched_pod_lister,
-				     .pdb_each = sched_pdb_each,
-				     .ctx = s },
-		};
-		po.preempt = (struct fw_preempt_ops){ sched_preempt_actuate, sched_preempt_is_running, s };
-		po.extenders = sched_extenders_fw(s->extenders, &po.n_extenders);
-		po.ext_prioritize_all = sched_extenders_prioritize_all;
+		struct fw_profile_options po;
+		sched_fw_profile_options(s, &po);
 		fw_profile_config_from_cfg(&cfg->profiles[i], &pc);
 		pthread_mutex_init(&p->cycles_lock, NULL);
 		p->metrics = s->metrics;
@@ -666,6 +672,10 @@ struct scheduler *sched_new(const struct sched_options *o, struct err *e)
 		goto fail;
 	if (!(s->preempt = sched_preempt_new(s, e)))
 		goto fail;
+	if (!(s->explainer = sched_explainer_new(s, s->n_profiles))) {
+		err_set(e, ERR_NOMEM, "sched_new: out of memory");
+		goto fail;
+	}
 	if (s->metrics)
 		set_metrics_sources(s);
 	return s;
@@ -802,6 +812,7 @@ void sched_free(struct scheduler *s)
 	if (!s)
 		return;
 	sched_stop(s);
+	sched_explainer_free(s->explainer); /* before the profiles' listers' stores */
 	sched_preempt_free(s->preempt);
 	sched_binder_free(s->binder);
 	sched_events_free(s->events);

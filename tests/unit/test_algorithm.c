@@ -582,6 +582,72 @@ static void test_cycle_scores_without_pre_score(void **state)
 	fw_profile_free(p);
 }
 
+/* The explain record (struct fw_record): it changes nothing the cycle decides, holds what the cycle
+ * computed (the weighted sum of the normalized scores is the total, the chosen node has the highest
+ * total, raw = normalized for a plugin without NormalizeScore), and fw_cycle_reset detaches it.
+ * Expected totals: state A of tests/unit/test_scheduler_explain.c (oracle: n1 452, n2 444). */
+static void test_cycle_record(void **state)
+{
+	(void)state;
+	static struct cluster cl;
+	static struct fw_schedule_result plain, recorded;
+	struct fw_profile *p = default_profile(NULL);
+	struct fw_cycle *c = fw_cycle_new(p);
+	struct api_pod *busy = TOBJ_POD(.node = "n2", .containers = { { .req = "cpu=1,memory=1Gi" } });
+	cluster_add(&cl, TOBJ_NODE(.name = "n1", .alloc = "cpu=2,memory=4Gi,pods=110"), NULL, 0);
+	cluster_add(&cl, TOBJ_NODE(.name = "n2", .alloc = "cpu=4,memory=8Gi,pods=110"), &busy, 1);
+	cluster_add(&cl, TOBJ_NODE(.name = "n3", .alloc = "cpu=8,memory=16Gi,pods=110", .taints = "dedicated=gpu:NoSchedule"),
+		    NULL, 0);
+	struct api_pod *pod = TOBJ_POD(.containers = { { .req = "cpu=500m,memory=512Mi" } });
+	fw_profile_rewind(p);
+	schedule(p, c, &cl, pod, NULL, &plain);
+	struct fw_record rec;
+	fw_cycle_reset(c);
+	fw_profile_rewind(p);
+	fw_cycle_set_record(c, &rec);
+	struct err e = { 0 };
+	assert_int_equal(fw_schedule_pod(p, c, &cl.list, pod, NULL, &recorded, &e), 0);
+	assert_int_equal(recorded.code, plain.code);
+	assert_string_equal(recorded.suggested_host, plain.suggested_host);
+	assert_string_equal(recorded.suggested_host, "n1");
+	assert_int_equal(recorded.feasible_nodes, plain.feasible_nodes);
+	assert_int_equal(recorded.evaluated_nodes, plain.evaluated_nodes);
+	assert_int_equal(rec.n_feasible, 2);
+	assert_true(rec.scored);
+	assert_false(rec.nominated_fast_path);
+	assert_false(rec.randomized);
+	assert_int_equal(rec.n_scored, 2);
+	int64_t best = INT64_MIN;
+	const char *best_node = NULL;
+	for (uint32_t i = 0; i < rec.n_scored; i++) {
+		int64_t sum = 0;
+		for (uint32_t k = 0; k < rec.n_pl; k++) {
+			size_t at = (size_t)k * rec.n_scored + i;
+			if (!rec.pls[k]->plugin->normalize_score)
+				assert_int_equal(rec.raw[at], rec.normalized[at]);
+			assert_int_equal(rec.weight[k], fw_profile_weight(p, rec.pls[k]));
+			sum += rec.normalized[at] * rec.weight[k];
+		}
+		assert_int_equal(sum, rec.totals[i]);
+		assert_int_equal(rec.totals[i], strcmp(rec.nodes[i]->name, "n1") == 0 ? 452 : 444);
+		if (rec.totals[i] > best) {
+			best = rec.totals[i];
+			best_node = rec.nodes[i]->name;
+		}
+	}
+	assert_string_equal(best_node, recorded.suggested_host);
+	/* reset detaches: the next cycle writes no record */
+	fw_cycle_reset(c);
+	rec.n_feasible = 77;
+	assert_int_equal(fw_schedule_pod(p, c, &cl.list, pod, NULL, &recorded, &e), 0);
+	assert_int_equal(rec.n_feasible, 77);
+	api_pod_unref(busy);
+	api_pod_unref(pod);
+	cluster_release(&cl);
+	fw_cycle_free(c);
+	fw_profile_free(p);
+}
+
 static void test_cycle_basic(void **state)
 {
 	(void)state;
@@ -1341,6 +1407,7 @@ int main(void)
 		cmocka_unit_test(test_pool_handover),
 		cmocka_unit_test(test_pool_worker_index),
 		cmocka_unit_test(test_cycle_basic),
+		cmocka_unit_test(test_cycle_record),
 		cmocka_unit_test(test_cycle_scores_without_pre_score),
 		cmocka_unit_test(test_cycle_nominated_pods),
 		cmocka_unit_test(test_cycle_start_index_rotation),

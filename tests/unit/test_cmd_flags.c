@@ -230,6 +230,7 @@ static void test_usage_groups_and_defaults(void **state)
 	fclose(f);
 	static const char *const want[] = {
 		"Usage:\n  csched [flags]\n",
+		"  csched explain NAMESPACE/NAME [flags]",
 		"\nMisc flags:\n",
 		"\nLeader election flags:\n",
 		"\nDeprecated flags:\n",

@@ -164,6 +164,10 @@ void fw_profile_set_cycle(struct fw_profile *p, uint64_t cycle);
  * test that schedules unrelated states on one profile). */
 void fw_profile_batch_reset(struct fw_profile *p);
 
+/* Sets upstream's nextStartNodeIndex back to 0: the next fw_schedule_pod tries the nodes from the
+ * first (explain: the same state gives the same answer, ties included). */
+void fw_profile_rewind(struct fw_profile *p);
+
 /* The profile's QueueSort less function (PrioritySort unless configured otherwise). */
 fw_less_fn fw_profile_less(const struct fw_profile *p);
 
@@ -341,6 +345,41 @@ struct fw_schedule_result {
 	struct fw_status status;
 	struct fw_diagnosis diag;
 };
+
+/* ---------- Recording a cycle (csched explain) ----------
+ *
+ * What fw_schedule_pod computes besides its result, kept for a reader of the decision: the feasible
+ * nodes and, when the cycle scored them, every score plugin's raw and normalized score per node and
+ * the totals the pick compared. Attached to one cycle state (fw_cycle_set_record); the scheduler's
+ * cycles never attach one, and the cycle then only tests a NULL pointer once per score plugin (no
+ * per-node cost). Everything points into the cycle's arena or the profile's scratch: valid until
+ * the next fw_schedule_pod on the profile or the cycle's reset. */
+struct fw_record {
+	/* The feasible nodes as the pick saw them (after extenders), in the order Filter found them. */
+	uint32_t n_feasible;
+	const struct node_info *const *feasible;
+	/* The nominated node alone was tried and fits (upstream evaluateNominatedNode): the cycle
+	 * evaluated no other node. */
+	bool nominated_fast_path;
+	/* Score ran (more than one feasible node): over nodes[0..n_scored) (the feasible order), the
+	 * plugins pls[0..n_pl) that scored (PreScore Skip and a Skip of the per-pod preparation drop a
+	 * plugin, as the real cycle does), raw[k * n_scored + i] as Score returned it, normalized[...]
+	 * after NormalizeScore (= raw for a plugin without one), weight[k], and totals[i] = the
+	 * weighted sum plus the extenders' scaled scores (the heap's key). */
+	bool scored;
+	uint32_t n_scored, n_pl;
+	const struct node_info *const *nodes;
+	const struct fw_pl *const *pls;
+	const int64_t *raw, *normalized, *totals;
+	const int32_t *weight;
+	/* An HTTP extender scored nodes: equal totals were broken by a random draw (upstream's
+	 * Randomizer), not by the heap's layout alone. */
+	bool randomized;
+};
+
+/* Attaches r (zeroed by the call, filled by the next fw_schedule_pod on c) to c; NULL detaches.
+ * fw_cycle_reset detaches. */
+void fw_cycle_set_record(struct fw_cycle *c, struct fw_record *r);
 
 /* upstream numFeasibleNodesToFind: n < 100 -> n; pct 0 = adaptive (50 - n/125, at least 5);
  * at least 100. */

@@ -59,6 +59,15 @@ int api_informer_start(struct api_informer *inf, struct err *e);
 void api_informer_stop(struct api_informer *inf); /* stops the thread and waits for it */
 void api_informer_free(struct api_informer *inf); /* stops if running */
 
+/* Fills the store from a dump instead of the server (csched simulate): json is a v1 List (as
+ * `kubectl get ... -o json` prints it) or one object; the items whose kind is the informer's
+ * (kind "Pod" for resource "pods", by kubectl's plural) are decoded and delivered to the handlers
+ * as a LIST's would be (the pod informer skips Succeeded and Failed pods, as its field selector
+ * does); items of other kinds are skipped. The informer then counts as synced. May be called more
+ * than once (later items replace earlier ones with the same key); never on a started informer.
+ * *loaded: the items taken. ERR_INVALID when json does not parse. */
+int api_informer_load_list(struct api_informer *inf, const char *json, size_t len, size_t *loaded, struct err *e);
+
 bool api_informer_synced(const struct api_informer *inf);
 /* Blocks until synced or timeout_ms passes; true when synced. */
 bool api_informer_wait_synced(struct api_informer *inf, long timeout_ms);

@@ -10,4 +10,14 @@
  * Call it once, from main, before any other thread exists: it blocks SIGTERM and SIGINT. */
 int cmd_run(int argc, char **argv);
 
+/* `csched explain NAMESPACE/NAME [flags]` (cmd/explain.c; cmd_run calls it when argv[1] is
+ * "explain"): argv[0] is "explain", prog the program name for messages. Prints the explanation on
+ * stdout and returns 0, or prints the error on stderr and returns 1. Writes nothing to the cluster. */
+int cmd_explain(int argc, char **argv, const char *prog);
+
+/* `csched simulate --dump FILE [flags]` (cmd/simulate.c; argv[1] "simulate"): places pods on a
+ * cluster dump with the scheduler's own algorithm and prints where; 0, or 1 with the error on
+ * stderr. Contacts no server. */
+int cmd_simulate(int argc, char **argv, const char *prog);
+
 #endif

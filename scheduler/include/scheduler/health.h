@@ -23,6 +23,10 @@
  *   "<endpoint> check failed"; "?verbose" lists the checks on success too. "?exclude=NAME" skips
  *   a check.
  *   /metrics          sched_metrics_render, Content-Type text/plain; version=0.0.4.
+ *   /debug/explain?pod=NS/NAME[&output=json|table][&node=N]   sched_explain (options.explain;
+ *                     404 without): 200 with the explanation, 400 bad query, 404 no such pod or
+ *                     node, 503 while stopping. Authorized like /metrics (a SubjectAccessReview of
+ *                     the path, verb get); run on the auth thread, never on the polling thread.
  * Only GET and HEAD are served (405 otherwise).
  *
  * Every request is authenticated and authorized first, as upstream's handler chain
@@ -49,6 +53,7 @@
 
 struct sched_metrics;
 struct sched_leader;
+struct scheduler;
 
 #include <stdint.h>
 
@@ -61,6 +66,7 @@ struct api_client;
 #define SCHED_HEALTH_IDLE_TIMEOUT_S 32 /* Go's TLS handshake bound in upstream: ReadHeaderTimeout 32s */
 /* port value that binds a free ephemeral port (tests); read it back with sched_health_port. */
 #define SCHED_HEALTH_PORT_EPHEMERAL (-1)
+#define SCHED_HEALTH_EXPLAIN_PATH "/debug/explain"
 
 struct sched_health_options {
 	const char *bind_address; /* IPv4 or IPv6 literal; NULL = SCHED_HEALTH_DEFAULT_BIND_ADDRESS */
@@ -72,6 +78,8 @@ struct sched_health_options {
 	bool (*synced)(void *ctx);     /* NULL: check always passes */
 	const char *cert_file, *key_file; /* PEM (cert chain, key); both NULL: self-signed in memory */
 	struct sched_auth *auth;          /* NULL: sched_auth_new(NULL): all anonymous, default paths */
+	/* Serves SCHED_HEALTH_EXPLAIN_PATH (sched_explain) when set; NULL: 404. */
+	struct scheduler *explain;
 };
 
 struct sched_health;
