@@ -25,6 +25,12 @@ enum api_kind {
 	API_KIND_REPLICASET,   /* ... API_SEL_RS (apps/v1) */
 	API_KIND_STATEFULSET,  /* ... API_SEL_SS (apps/v1) */
 	API_KIND_PDB,          /* struct api_pdb (policy/v1 poddisruptionbudgets) */
+	API_KIND_PV,           /* struct api_pv (v1 persistentvolumes) */
+	API_KIND_STORAGE_CLASS, /* struct api_storage_class (storage.k8s.io/v1 storageclasses) */
+	API_KIND_CSINODE,      /* struct api_csinode (storage.k8s.io/v1 csinodes) */
+	API_KIND_CSIDRIVER,    /* struct api_csidriver (storage.k8s.io/v1 csidrivers) */
+	API_KIND_VOLUME_ATTACHMENT, /* struct api_volume_attachment (storage.k8s.io/v1 volumeattachments) */
+	API_KIND_CSI_STORAGE_CAPACITY, /* struct api_csi_storage_capacity (storage.k8s.io/v1 csistoragecapacities) */
 };
 
 /* obj is a struct api_pod *, api_node * or api_pvc * depending on the kind; borrowed for the call. */
