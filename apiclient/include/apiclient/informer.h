@@ -16,9 +16,9 @@
 #include "apiclient/api_client.h"
 
 enum api_kind {
-	API_KIND_POD,
-	API_KIND_NODE,
-	API_KIND_PVC,
+	API_KIND_POD,          /* struct api_pod */
+	API_KIND_NODE,         /* struct api_node */
+	API_KIND_PVC,          /* struct api_pvc */
 	API_KIND_NAMESPACE,    /* struct api_namespace */
 	API_KIND_SERVICE,      /* struct api_selector_owner, kind API_SEL_SERVICE */
 	API_KIND_RC,           /* ... API_SEL_RC */
@@ -33,7 +33,7 @@ enum api_kind {
 	API_KIND_CSI_STORAGE_CAPACITY, /* struct api_csi_storage_capacity (storage.k8s.io/v1 csistoragecapacities) */
 };
 
-/* obj is a struct api_pod *, api_node * or api_pvc * depending on the kind; borrowed for the call. */
+/* obj is the struct of the kind (api_pod, api_node, api_pvc, ...: see enum api_kind); borrowed for the call. */
 struct api_informer_handlers {
 	void (*on_add)(void *ctx, void *obj);
 	void (*on_update)(void *ctx, void *old_obj, void *new_obj);
@@ -70,7 +70,7 @@ bool api_informer_synced(const struct api_informer *inf);
 bool api_informer_wait_synced(struct api_informer *inf, long timeout_ms);
 
 /* The store: the latest object by "namespace/name" (or "name"), with a new reference the caller
- * drops (api_pod_unref / api_node_unref / api_pvc_unref), or NULL. */
+ * drops (the kind's unref: api_pod_unref, api_pvc_unref, ...), or NULL. */
 void *api_informer_get(struct api_informer *inf, const char *ns, const char *name);
 size_t api_informer_len(struct api_informer *inf);
 /* Calls fn for each stored object (under the store lock: fn must not call back into it). */
