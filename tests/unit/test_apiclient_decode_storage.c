@@ -214,15 +214,17 @@ static void test_storage_class(void **state)
 	static const struct {
 		const char *mode;
 		enum api_binding_mode want;
-	} modes[] = { { "", API_BINDING_IMMEDIATE },
-		      { ",\"volumeBindingMode\":\"Immediate\"", API_BINDING_IMMEDIATE },
-		      { ",\"volumeBindingMode\":null", API_BINDING_IMMEDIATE },
-		      { ",\"volumeBindingMode\":\"Later\"", API_BINDING_UNKNOWN } };
+		bool has;
+	} modes[] = { { "", API_BINDING_IMMEDIATE, false },
+		      { ",\"volumeBindingMode\":\"Immediate\"", API_BINDING_IMMEDIATE, true },
+		      { ",\"volumeBindingMode\":null", API_BINDING_IMMEDIATE, false },
+		      { ",\"volumeBindingMode\":\"Later\"", API_BINDING_UNKNOWN, true } };
 	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
 		char json[256];
 		snprintf(json, sizeof(json), "{\"metadata\":{\"name\":\"s\"},\"provisioner\":\"p\"%s}", modes[i].mode);
 		sc = DECODE(api_storage_class, json);
 		assert_int_equal(sc->volume_binding_mode, modes[i].want);
+		assert_int_equal(sc->has_volume_binding_mode, modes[i].has);
 		assert_int_equal(sc->n_allowed_topologies, 0);
 		api_storage_class_unref(sc);
 	}
@@ -445,7 +447,8 @@ static char *dump(enum api_kind kind, const void *obj)
 	case API_KIND_STORAGE_CLASS: {
 		const struct api_storage_class *sc = obj;
 		dump_meta(f, &sc->meta);
-		fprintf(f, "provisioner %s mode %d\n", sc->provisioner, (int)sc->volume_binding_mode);
+		fprintf(f, "provisioner %s mode %d:%d\n", sc->provisioner, sc->has_volume_binding_mode,
+			(int)sc->volume_binding_mode);
 		for (uint32_t i = 0; i < sc->n_allowed_topologies; i++)
 			dump_reqs(f, sc->allowed_topologies[i].n_exprs, sc->allowed_topologies[i].exprs);
 		break;
@@ -661,6 +664,7 @@ static void test_fixture_storage(void **state)
 	api_storage_class_unref(sc);
 	sc = fixture_both(API_KIND_STORAGE_CLASS, "sc-standard");
 	assert_int_equal(sc->volume_binding_mode, API_BINDING_IMMEDIATE); /* the server's default */
+	assert_true(sc->has_volume_binding_mode);
 	assert_int_equal(sc->n_allowed_topologies, 0);
 	api_storage_class_unref(sc);
 
