@@ -206,12 +206,19 @@ static void test_pdb_informer_only_with_postfilter(void **state)
 
 /* ---------- volume listers ---------- */
 
-/* A scheduler with every volume informer (no plugin of v1.37's default profile csched runs
- * needs them yet, so they are made here as sched_new would for such a profile). */
+/* A scheduler with every volume informer (the default profile's VolumeZone needs only PVs and
+ * StorageClasses: the others are made here as sched_new would for a profile needing them). */
 static void with_volumes(struct fixture *f)
 {
 	struct err e = { 0 };
-	assert_null(f->s->volumes);
+	/* the default profile runs VolumeZone: PersistentVolumes and StorageClasses only */
+	assert_int_equal(sched_volume_kinds(f->s), SCHED_VOL_PV | SCHED_VOL_STORAGE_CLASS);
+	assert_non_null(f->s->volumes);
+	assert_non_null(sched_volumes_informer(f->s->volumes, API_KIND_PV));
+	assert_non_null(sched_volumes_informer(f->s->volumes, API_KIND_STORAGE_CLASS));
+	assert_null(sched_volumes_informer(f->s->volumes, API_KIND_CSINODE));
+	assert_null(sched_volumes_informer(f->s->volumes, API_KIND_VOLUME_ATTACHMENT));
+	sched_volumes_free(f->s->volumes);
 	f->s->volumes = sched_volumes_new(f->client, 0x3f, f->s->queue, &e);
 	if (!f->s->volumes)
 		fail_msg("sched_volumes_new: %s", e.msg);
@@ -249,10 +256,13 @@ static void test_pv_listers(void **state)
 	struct fixture *f = *state;
 	struct names s = { 0 };
 	/* without the informers: nothing, 0 */
+	struct sched_volumes *keep = f->s->volumes;
+	f->s->volumes = NULL;
 	assert_null(sched_pv_lister(f->s, "a"));
 	assert_int_equal(sched_pv_each(f->s, NULL, pv_visit, &s), 0);
 	assert_int_equal(sched_pv_each(f->s, "fast", pv_visit, &s), 0);
 	assert_int_equal(s.n, 0);
+	f->s->volumes = keep;
 	with_volumes(f);
 	struct api_informer *inf = sched_volumes_informer(f->s->volumes, API_KIND_PV);
 	assert_non_null(inf);
@@ -336,12 +346,15 @@ static void test_storage_listers(void **state)
 {
 	struct fixture *f = *state;
 	struct names s = { 0 };
+	struct sched_volumes *keep = f->s->volumes;
+	f->s->volumes = NULL;
 	assert_null(sched_storage_class_lister(f->s, "fast"));
 	assert_null(sched_csinode_lister(f->s, "n1"));
 	assert_null(sched_csidriver_lister(f->s, "d"));
 	assert_int_equal(sched_volume_attachment_each(f->s, NULL, va_visit, &s), 0);
 	assert_int_equal(sched_csi_storage_capacity_each(f->s, csc_visit, &s), 0);
 	assert_int_equal(s.n, 0);
+	f->s->volumes = keep;
 	with_volumes(f);
 	struct sched_volumes *v = f->s->volumes;
 	event(sched_volumes_informer(v, API_KIND_STORAGE_CLASS), "ADDED",
