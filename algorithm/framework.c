@@ -207,6 +207,51 @@ int fw_each_pdb(const struct fw_pl *pl, int (*fn)(void *arg, const struct api_pd
 	return l->pdb_each ? l->pdb_each(l->ctx, fn, arg) : 0;
 }
 
+struct api_pv *fw_get_pv(const struct fw_pl *pl, const char *name)
+{
+	const struct fw_listers *l = &pl->profile->listers;
+	return l->pv ? l->pv(l->ctx, name) : NULL;
+}
+
+int fw_each_pv(const struct fw_pl *pl, const char *class_name, int (*fn)(void *arg, const struct api_pv *pv),
+	       void *arg)
+{
+	const struct fw_listers *l = &pl->profile->listers;
+	return l->pv_each ? l->pv_each(l->ctx, class_name, fn, arg) : 0;
+}
+
+struct api_storage_class *fw_get_storage_class(const struct fw_pl *pl, const char *name)
+{
+	const struct fw_listers *l = &pl->profile->listers;
+	return l->storage_class ? l->storage_class(l->ctx, name) : NULL;
+}
+
+struct api_csinode *fw_get_csinode(const struct fw_pl *pl, const char *name)
+{
+	const struct fw_listers *l = &pl->profile->listers;
+	return l->csinode ? l->csinode(l->ctx, name) : NULL;
+}
+
+struct api_csidriver *fw_get_csidriver(const struct fw_pl *pl, const char *name)
+{
+	const struct fw_listers *l = &pl->profile->listers;
+	return l->csidriver ? l->csidriver(l->ctx, name) : NULL;
+}
+
+int fw_each_volume_attachment(const struct fw_pl *pl, const char *node_name,
+			      int (*fn)(void *arg, const struct api_volume_attachment *va), void *arg)
+{
+	const struct fw_listers *l = &pl->profile->listers;
+	return l->volume_attachment_each ? l->volume_attachment_each(l->ctx, node_name, fn, arg) : 0;
+}
+
+int fw_each_csi_storage_capacity(const struct fw_pl *pl,
+				 int (*fn)(void *arg, const struct api_csi_storage_capacity *c), void *arg)
+{
+	const struct fw_listers *l = &pl->profile->listers;
+	return l->csi_storage_capacity_each ? l->csi_storage_capacity_each(l->ctx, fn, arg) : 0;
+}
+
 enum fw_code fw_preempt_actuate(const struct fw_pl *pl, const struct api_pod *preemptor, const struct fw_preemption *p,
 				struct fw_status *st)
 {

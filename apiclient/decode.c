@@ -386,6 +386,24 @@ static int quantity_value(struct dec *d, jv v, bool milli, int64_t *out)
 	return 0;
 }
 
+int api__dec_get_quantity(struct dec *d, jv obj, const char *key, bool null_present, bool *has, int64_t *out)
+{
+	*has = false;
+	*out = 0;
+	if (!YAJL_IS_OBJECT(obj))
+		return 0;
+	for (size_t i = 0; i < obj->u.object.len; i++) {
+		if (strcmp(obj->u.object.keys[i], key) != 0)
+			continue;
+		jv v = obj->u.object.values[i];
+		if (!v || (YAJL_IS_NULL(v) && !null_present))
+			return 0;
+		*has = true;
+		return WITH_KEY(d, key, quantity_value(d, v, false, out));
+	}
+	return 0;
+}
+
 /* The well-known resource names, interned once (informer threads decode concurrently). */
 static pthread_once_t names_once = PTHREAD_ONCE_INIT;
 static const char *name_cpu, *name_memory, *name_eph, *name_pods;

@@ -85,6 +85,10 @@ int api__dec_str_item(struct dec *d, jv v, void *item);
 int api__dec_get_istrs(struct dec *d, jv obj, const char *key, uint32_t *n, const char ***out);
 int api__dec_get_labels(struct dec *d, jv obj, const char *key, struct api_labels *l);
 int api__dec_get_resources(struct dec *d, jv obj, const char *key, struct api_resources *r);
+/* A quantity's Value() (bytes, counts) at obj[key]. *has: the key is present; a null value counts
+ * as present (zero) when null_present (a ResourceList entry, Quantity.UnmarshalJSON), as absent
+ * otherwise (a *Quantity field: Go leaves it nil). */
+int api__dec_get_quantity(struct dec *d, jv obj, const char *key, bool null_present, bool *has, int64_t *out);
 int api__dec_condition_item(struct dec *d, jv v, void *item);
 int api__dec_meta_value(struct dec *d, jv obj, struct api_meta *m);
 /* metadata, spec and status of an object (spec/status NULL when absent) */
@@ -92,6 +96,18 @@ int api__dec_object_parts(struct dec *d, jv obj, struct api_meta *m, jv *spec, j
 int api__dec_taint_item(struct dec *d, jv v, void *item);
 /* A metav1.LabelSelector, NULL in *out when absent or null (decode_pod.c). */
 int api__dec_get_selector(struct dec *d, jv obj, const char *key, struct api_label_selector **out);
+
+/* decode_pvc.c: one spec.accessModes entry as an API_ACCESS_* bit (unknown modes: 0), and the
+ * whole list ORed into *out. */
+int api__dec_access_mode_item(struct dec *d, jv v, void *item);
+int api__dec_get_access_modes(struct dec *d, jv spec, unsigned *out);
+/* A string field that may be absent: *out NULL when absent or null (a Go *string left nil). */
+int api__dec_get_opt_str(struct dec *d, jv obj, const char *key, bool interned, const char **out);
+
+/* decode_pod.c: one NodeSelectorTerm (struct api_node_selector_term) and one matchExpressions
+ * entry (struct api_requirement), as array items. */
+int api__dec_node_term_item(struct dec *d, jv v, void *item);
+int api__dec_requirement_item(struct dec *d, jv v, void *item);
 
 /* One kind of refcounted object that lives in its own arena (api_pod, api_node). fill decodes
  * obj into out (size bytes, zeroed, in d->a) and sets its arena and first reference. */

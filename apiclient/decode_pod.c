@@ -90,6 +90,16 @@ static int node_term_item(struct dec *d, jv v, void *item)
 	return node_term_value(d, v, item);
 }
 
+int api__dec_node_term_item(struct dec *d, jv v, void *item)
+{
+	return node_term_value(d, v, item);
+}
+
+int api__dec_requirement_item(struct dec *d, jv v, void *item)
+{
+	return requirement_item(d, v, item);
+}
+
 static int preferred_node_item(struct dec *d, jv v, void *item)
 {
 	struct api_preferred_node_term *p = item;
@@ -367,7 +377,8 @@ static int vol_gce_pd(struct dec *d, jv s, struct api_volume *vol)
 	return api__dec_get_str(d, s, "pdName", false, "", &vol->pd_name);
 }
 
-static int vol_aws_ebs(struct dec *d, jv s, struct api_volume *vol)
+/* AWS EBS, Cinder, Portworx: volumeID */
+static int vol_volume_id(struct dec *d, jv s, struct api_volume *vol)
 {
 	return api__dec_get_str(d, s, "volumeID", false, "", &vol->volume_id);
 }
@@ -396,6 +407,46 @@ static int vol_image(struct dec *d, jv s, struct api_volume *vol)
 	return api__dec_get_str(d, s, "reference", true, "", &vol->reference);
 }
 
+/* NodeVolumeLimits: an inline CSI volume counts against its driver's limit (upstream csi.go). */
+static int vol_csi(struct dec *d, jv s, struct api_volume *vol)
+{
+	return api__dec_get_str(d, s, "driver", true, "", &vol->csi_driver);
+}
+
+/* A generic ephemeral volume's claim is "<pod name>-<volume name>" (upstream
+ * ephemeral.VolumeClaimName); the volume's name is decoded before its source. */
+static int vol_ephemeral(struct dec *d, jv s, struct api_volume *vol)
+{
+	(void)s;
+	const char *pod = d->meta && d->meta->name ? d->meta->name : "";
+	size_t lp = strlen(pod), lv = strlen(vol->name);
+	char *c = api__dec_alloc(d, lp + 1 + lv + 1);
+	if (!c)
+		return api__dec_nomem(d);
+	memcpy(c, pod, lp);
+	c[lp] = '-';
+	memcpy(c + lp + 1, vol->name, lv + 1);
+	vol->claim_name = c;
+	return 0;
+}
+
+/* The in-tree sources csi-translation-lib migrates (CanSupportInline): their volume identity. */
+static int vol_azure_disk(struct dec *d, jv s, struct api_volume *vol)
+{
+	return api__dec_get_str(d, s, "diskURI", false, "", &vol->volume_id);
+}
+
+static int vol_azure_file(struct dec *d, jv s, struct api_volume *vol)
+{
+	int rc = api__dec_get_str(d, s, "shareName", false, "", &vol->volume_id);
+	return rc ? rc : api__dec_get_str(d, s, "secretName", false, "", &vol->secret_name);
+}
+
+static int vol_vsphere(struct dec *d, jv s, struct api_volume *vol)
+{
+	return api__dec_get_str(d, s, "volumePath", false, "", &vol->volume_id);
+}
+
 /* Volume sources in the order they are looked for: the first one present is the volume's. */
 static const struct {
 	const char *key;
@@ -404,10 +455,17 @@ static const struct {
 } volume_sources[] = {
 	{"persistentVolumeClaim", API_VOLUME_PVC, vol_pvc},
 	{"gcePersistentDisk", API_VOLUME_GCE_PD, vol_gce_pd},
-	{"awsElasticBlockStore", API_VOLUME_AWS_EBS, vol_aws_ebs},
+	{"awsElasticBlockStore", API_VOLUME_AWS_EBS, vol_volume_id},
 	{"rbd", API_VOLUME_RBD, vol_rbd},
 	{"iscsi", API_VOLUME_ISCSI, vol_iscsi},
 	{"image", API_VOLUME_IMAGE, vol_image},
+	{"csi", API_VOLUME_CSI, vol_csi},
+	{"ephemeral", API_VOLUME_EPHEMERAL, vol_ephemeral},
+	{"azureDisk", API_VOLUME_AZURE_DISK, vol_azure_disk},
+	{"azureFile", API_VOLUME_AZURE_FILE, vol_azure_file},
+	{"cinder", API_VOLUME_CINDER, vol_volume_id},
+	{"vsphereVolume", API_VOLUME_VSPHERE, vol_vsphere},
+	{"portworxVolume", API_VOLUME_PORTWORX, vol_volume_id},
 };
 
 /* ---------- volume source fingerprint ---------- */

@@ -1,4 +1,6 @@
-/* Decoding of v1 PersistentVolumeClaims: the fields the volume plugins read. */
+/* Decoding of v1 PersistentVolumeClaims: the fields the volume plugins read (upstream
+ * volumebinding, nodevolumelimits, volumerestrictions, volumezone, and component-helpers'
+ * FindMatchingVolume). */
 #include <string.h>
 
 #include <yajl/yajl_tree.h>
@@ -8,7 +10,7 @@
 
 static struct arena_hint pvc_hint = { ARENA_HINT_START };
 
-static int access_mode_item(struct dec *d, jv v, void *item)
+int api__dec_access_mode_item(struct dec *d, jv v, void *item)
 {
 	static const struct {
 		const char *name;
@@ -30,21 +32,53 @@ static int access_mode_item(struct dec *d, jv v, void *item)
 	return 0;
 }
 
-static int pvc_spec(struct dec *d, jv spec, struct api_pvc *p)
+int api__dec_get_access_modes(struct dec *d, jv spec, unsigned *out)
 {
 	uint32_t n;
 	unsigned *modes;
+	int rc = api__dec_get_array(d, spec, "accessModes", sizeof(unsigned), &n, (void **)&modes,
+				    api__dec_access_mode_item);
+	for (uint32_t i = 0; !rc && i < n; i++)
+		*out |= modes[i];
+	return rc;
+}
+
+int api__dec_get_opt_str(struct dec *d, jv obj, const char *key, bool interned, const char **out)
+{
+	*out = NULL;
+	jv v = YAJL_IS_OBJECT(obj) ? yajl_tree_get(obj, (const char *[]){ key, NULL }, yajl_t_any) : NULL;
+	if (!v || YAJL_IS_NULL(v))
+		return 0;
+	return api__dec_get_str(d, obj, key, interned, "", out);
+}
+
+static int pvc_requests(struct dec *d, jv spec, struct api_pvc *p)
+{
+	jv res, req;
 	int rc;
-	if ((rc = api__dec_get_array(d, spec, "accessModes", sizeof(unsigned), &n, (void **)&modes, access_mode_item)) ||
-	    (rc = api__dec_get_str(d, spec, "volumeName", false, "", &p->volume_name)))
+	if ((rc = api__dec_get_obj(d, spec, "resources", &res)) || !res)
 		return rc;
-	for (uint32_t i = 0; i < n; i++)
-		p->access_modes |= modes[i];
-	/* a *string: absent (NULL) differs from "" (no class) */
-	jv sc = yajl_tree_get(spec, (const char *[]){ "storageClassName", NULL }, yajl_t_any);
-	if (sc && !YAJL_IS_NULL(sc))
-		return api__dec_get_str(d, spec, "storageClassName", true, "", &p->storage_class_name);
+	size_t mark = api__dec_push_key(d, "resources");
+	if ((rc = api__dec_get_obj(d, res, "requests", &req)))
+		return rc;
+	if (req && (rc = WITH_KEY(d, "requests", api__dec_get_quantity(d, req, "storage", true, &p->has_request_storage,
+								       &p->request_storage))))
+		return rc;
+	api__dec_pop(d, mark);
 	return 0;
+}
+
+static int pvc_spec(struct dec *d, jv spec, struct api_pvc *p)
+{
+	int rc;
+	if ((rc = api__dec_get_access_modes(d, spec, &p->access_modes)) ||
+	    (rc = api__dec_get_str(d, spec, "volumeName", false, "", &p->volume_name)) ||
+	    /* a *string: absent (NULL) differs from "" (no class) */
+	    (rc = api__dec_get_opt_str(d, spec, "storageClassName", true, &p->storage_class_name)) ||
+	    (rc = pvc_requests(d, spec, p)) || (rc = api__dec_get_selector(d, spec, "selector", &p->selector)) ||
+	    (rc = api__dec_get_opt_str(d, spec, "volumeMode", true, &p->volume_mode)))
+		return rc;
+	return api__dec_get_opt_str(d, spec, "volumeAttributesClassName", false, &p->volume_attributes_class_name);
 }
 
 static int pvc_fill(struct dec *d, jv obj, void *out)

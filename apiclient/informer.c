@@ -79,6 +79,18 @@ void *api__inf_obj_decode(const struct api_informer *inf, const yajl_val v, stru
 		return api_namespace_decode(v, e);
 	case API_KIND_PDB:
 		return api_pdb_decode(v, e);
+	case API_KIND_PV:
+		return api_pv_decode(v, e);
+	case API_KIND_STORAGE_CLASS:
+		return api_storage_class_decode(v, e);
+	case API_KIND_CSINODE:
+		return api_csinode_decode(v, e);
+	case API_KIND_CSIDRIVER:
+		return api_csidriver_decode(v, e);
+	case API_KIND_VOLUME_ATTACHMENT:
+		return api_volume_attachment_decode(v, e);
+	case API_KIND_CSI_STORAGE_CAPACITY:
+		return api_csi_storage_capacity_decode(v, e);
 	default:
 		return api_pvc_decode(v, e);
 	}
@@ -105,6 +117,24 @@ static void obj_unref(const struct api_informer *inf, void *obj)
 	case API_KIND_PDB:
 		api_pdb_unref(obj);
 		break;
+	case API_KIND_PV:
+		api_pv_unref(obj);
+		break;
+	case API_KIND_STORAGE_CLASS:
+		api_storage_class_unref(obj);
+		break;
+	case API_KIND_CSINODE:
+		api_csinode_unref(obj);
+		break;
+	case API_KIND_CSIDRIVER:
+		api_csidriver_unref(obj);
+		break;
+	case API_KIND_VOLUME_ATTACHMENT:
+		api_volume_attachment_unref(obj);
+		break;
+	case API_KIND_CSI_STORAGE_CAPACITY:
+		api_csi_storage_capacity_unref(obj);
+		break;
 	default:
 		api_pvc_unref(obj);
 	}
@@ -126,6 +156,18 @@ static void *obj_ref(const struct api_informer *inf, void *obj)
 		return api_namespace_ref(obj);
 	case API_KIND_PDB:
 		return api_pdb_ref(obj);
+	case API_KIND_PV:
+		return api_pv_ref(obj);
+	case API_KIND_STORAGE_CLASS:
+		return api_storage_class_ref(obj);
+	case API_KIND_CSINODE:
+		return api_csinode_ref(obj);
+	case API_KIND_CSIDRIVER:
+		return api_csidriver_ref(obj);
+	case API_KIND_VOLUME_ATTACHMENT:
+		return api_volume_attachment_ref(obj);
+	case API_KIND_CSI_STORAGE_CAPACITY:
+		return api_csi_storage_capacity_ref(obj);
 	default:
 		return api_pvc_ref(obj);
 	}
@@ -147,6 +189,18 @@ static const struct api_meta *obj_meta(const struct api_informer *inf, const voi
 		return &((const struct api_namespace *)obj)->meta;
 	case API_KIND_PDB:
 		return &((const struct api_pdb *)obj)->meta;
+	case API_KIND_PV:
+		return &((const struct api_pv *)obj)->meta;
+	case API_KIND_STORAGE_CLASS:
+		return &((const struct api_storage_class *)obj)->meta;
+	case API_KIND_CSINODE:
+		return &((const struct api_csinode *)obj)->meta;
+	case API_KIND_CSIDRIVER:
+		return &((const struct api_csidriver *)obj)->meta;
+	case API_KIND_VOLUME_ATTACHMENT:
+		return &((const struct api_volume_attachment *)obj)->meta;
+	case API_KIND_CSI_STORAGE_CAPACITY:
+		return &((const struct api_csi_storage_capacity *)obj)->meta;
 	default:
 		return &((const struct api_pvc *)obj)->meta;
 	}
@@ -491,7 +545,13 @@ struct api_informer *api_informer_new(struct api_client *c, enum api_kind kind, 
 						 [API_KIND_REPLICASET] = "replicasets",
 						 [API_KIND_STATEFULSET] = "statefulsets",
 						 [API_KIND_NAMESPACE] = "namespaces",
-						 [API_KIND_PDB] = "poddisruptionbudgets" };
+						 [API_KIND_PDB] = "poddisruptionbudgets",
+						 [API_KIND_PV] = "persistentvolumes",
+						 [API_KIND_STORAGE_CLASS] = "storageclasses",
+						 [API_KIND_CSINODE] = "csinodes",
+						 [API_KIND_CSIDRIVER] = "csidrivers",
+						 [API_KIND_VOLUME_ATTACHMENT] = "volumeattachments",
+						 [API_KIND_CSI_STORAGE_CAPACITY] = "csistoragecapacities" };
 	if (!c || (unsigned)kind >= ARRAY_SIZE(resources) || !resources[kind]) {
 		err_set(e, ERR_INVALID, "api_informer_new: %s", !c ? "no client" : "unknown kind");
 		return NULL;
@@ -504,9 +564,16 @@ struct api_informer *api_informer_new(struct api_client *c, enum api_kind kind, 
 	if (api__client_protobuf(c) && !(inf->pb = api__pb_new()))
 		goto nomem;
 	inf->resource = resources[kind];
-	inf->group_path = kind == API_KIND_REPLICASET || kind == API_KIND_STATEFULSET ? "/apis/apps/v1"
-			  : kind == API_KIND_PDB ? "/apis/policy/v1"
-						 : "/api/v1";
+	/* the core group unless listed */
+	static const char *const groups[] = { [API_KIND_REPLICASET] = "/apis/apps/v1",
+					      [API_KIND_STATEFULSET] = "/apis/apps/v1",
+					      [API_KIND_PDB] = "/apis/policy/v1",
+					      [API_KIND_STORAGE_CLASS] = "/apis/storage.k8s.io/v1",
+					      [API_KIND_CSINODE] = "/apis/storage.k8s.io/v1",
+					      [API_KIND_CSIDRIVER] = "/apis/storage.k8s.io/v1",
+					      [API_KIND_VOLUME_ATTACHMENT] = "/apis/storage.k8s.io/v1",
+					      [API_KIND_CSI_STORAGE_CAPACITY] = "/apis/storage.k8s.io/v1" };
+	inf->group_path = (unsigned)kind < ARRAY_SIZE(groups) && groups[kind] ? groups[kind] : "/api/v1";
 	if (h)
 		inf->h = *h;
 	inf->page_size = opt && opt->page_size > 0 ? opt->page_size : INFORMER_DEFAULT_PAGE;

@@ -35,6 +35,7 @@
 #include "k8s.io/api/apps/v1/generated.pb-c.h"
 #include "k8s.io/api/core/v1/generated.pb-c.h"
 #include "k8s.io/api/policy/v1/generated.pb-c.h"
+#include "k8s.io/api/storage/v1/generated.pb-c.h"
 #include "k8s.io/apimachinery/pkg/api/resource/generated.pb-c.h"
 #include "k8s.io/apimachinery/pkg/apis/meta/v1/generated.pb-c.h"
 #include "k8s.io/apimachinery/pkg/runtime/generated.pb-c.h"
@@ -759,6 +760,18 @@ static const ProtobufCMessageDescriptor *list_desc(enum api_kind kind)
 		return &k8s__io__api__apps__v1__stateful_set_list__descriptor;
 	case API_KIND_PDB:
 		return &k8s__io__api__policy__v1__pod_disruption_budget_list__descriptor;
+	case API_KIND_PV:
+		return &k8s__io__api__core__v1__persistent_volume_list__descriptor;
+	case API_KIND_STORAGE_CLASS:
+		return &k8s__io__api__storage__v1__storage_class_list__descriptor;
+	case API_KIND_CSINODE:
+		return &k8s__io__api__storage__v1__csinode_list__descriptor;
+	case API_KIND_CSIDRIVER:
+		return &k8s__io__api__storage__v1__csidriver_list__descriptor;
+	case API_KIND_VOLUME_ATTACHMENT:
+		return &k8s__io__api__storage__v1__volume_attachment_list__descriptor;
+	case API_KIND_CSI_STORAGE_CAPACITY:
+		return &k8s__io__api__storage__v1__csistorage_capacity_list__descriptor;
 	default:
 		return NULL;
 	}

@@ -22,9 +22,24 @@ static void *obj_ref(uint32_t resource, const void *obj)
 		return api_pod_ref((struct api_pod *)obj);
 	if (resource == QUEUE_RES_NODE)
 		return api_node_ref((struct api_node *)obj);
-	if (resource == QUEUE_RES_PERSISTENT_VOLUME_CLAIM)
+	switch (resource) {
+	case QUEUE_RES_PERSISTENT_VOLUME_CLAIM:
 		return api_pvc_ref((struct api_pvc *)obj);
-	return NULL; /* no object model for other resources: hints get NULL */
+	case QUEUE_RES_PERSISTENT_VOLUME:
+		return api_pv_ref((struct api_pv *)obj);
+	case QUEUE_RES_STORAGE_CLASS:
+		return api_storage_class_ref((struct api_storage_class *)obj);
+	case QUEUE_RES_CSI_NODE:
+		return api_csinode_ref((struct api_csinode *)obj);
+	case QUEUE_RES_CSI_DRIVER:
+		return api_csidriver_ref((struct api_csidriver *)obj);
+	case QUEUE_RES_CSI_STORAGE_CAPACITY:
+		return api_csi_storage_capacity_ref((struct api_csi_storage_capacity *)obj);
+	case QUEUE_RES_VOLUME_ATTACHMENT:
+		return api_volume_attachment_ref((struct api_volume_attachment *)obj);
+	default:
+		return NULL; /* no object model for other resources: hints get NULL */
+	}
 }
 
 static void obj_unref(uint32_t resource, void *obj)
@@ -35,6 +50,18 @@ static void obj_unref(uint32_t resource, void *obj)
 		api_node_unref(obj);
 	else if (resource == QUEUE_RES_PERSISTENT_VOLUME_CLAIM)
 		api_pvc_unref(obj);
+	else if (resource == QUEUE_RES_PERSISTENT_VOLUME)
+		api_pv_unref(obj);
+	else if (resource == QUEUE_RES_STORAGE_CLASS)
+		api_storage_class_unref(obj);
+	else if (resource == QUEUE_RES_CSI_NODE)
+		api_csinode_unref(obj);
+	else if (resource == QUEUE_RES_CSI_DRIVER)
+		api_csidriver_unref(obj);
+	else if (resource == QUEUE_RES_CSI_STORAGE_CAPACITY)
+		api_csi_storage_capacity_unref(obj);
+	else if (resource == QUEUE_RES_VOLUME_ATTACHMENT)
+		api_volume_attachment_unref(obj);
 }
 
 /* ---------- Hints ---------- */

@@ -82,6 +82,7 @@ struct scheduler {
 	struct sched_owners *owners;  /* PodTopologySpread's default-selector stores; NULL = not needed */
 	struct api_informer *ns_inf;  /* Namespaces: the plugins' namespace lister (InterPodAffinity) */
 	struct api_informer *pdb_inf; /* PodDisruptionBudgets (DefaultPreemption); NULL = not needed */
+	struct sched_volumes *volumes; /* the volume plugins' stores (volumes.c); NULL = none needed */
 	struct sched_events *events;
 	struct sched_binder *binder;
 	struct sched_preempt *preempt; /* the preemption executor (preemption.c) */
@@ -239,6 +240,43 @@ bool sched_owners_wait_synced(struct sched_owners *o, long timeout_ms);
 struct api_selector_owner *sched_owners_get(void *sched, enum api_selector_kind kind, const char *ns, const char *name);
 int sched_owners_services_each(void *sched, const char *ns,
 			       int (*fn)(void *arg, const struct api_selector_owner *svc), void *arg);
+
+/* volumes.c: the PV, StorageClass, CSINode, CSIDriver, VolumeAttachment and CSIStorageCapacity
+ * informers of the volume plugins, their listers (fw_listers.pv ... csi_storage_capacity_each)
+ * and their cluster events. Kinds as bits: */
+enum {
+	SCHED_VOL_PV = 1u << 0,
+	SCHED_VOL_STORAGE_CLASS = 1u << 1,
+	SCHED_VOL_CSINODE = 1u << 2,
+	SCHED_VOL_CSIDRIVER = 1u << 3,
+	SCHED_VOL_VOLUME_ATTACHMENT = 1u << 4,
+	SCHED_VOL_CSI_STORAGE_CAPACITY = 1u << 5,
+};
+struct sched_volumes;
+/* The kinds plugin p needs: the listers its upstream constructor takes, and the kinds of the
+ * events it registers. */
+unsigned sched_volume_kinds_of(const struct fw_plugin *p);
+unsigned sched_volume_kinds(const struct scheduler *s); /* of every plugin of every profile */
+/* Informers for kinds (0: none, and nothing to start); their events go to q (NULL: nowhere). */
+struct sched_volumes *sched_volumes_new(struct api_client *c, unsigned kinds, struct queue *q, struct err *e);
+int sched_volumes_start(struct sched_volumes *v, struct err *e); /* NULL: nothing to start */
+void sched_volumes_stop(struct sched_volumes *v);
+void sched_volumes_free(struct sched_volumes *v);
+bool sched_volumes_synced(const struct sched_volumes *v); /* NULL: true */
+bool sched_volumes_wait_synced(struct sched_volumes *v, long timeout_ms);
+/* Loads a v1 List dump into the needed stores (csched simulate); NULL: nothing to load. */
+int sched_volumes_load(struct sched_volumes *v, const char *json, size_t len, struct err *e);
+/* The informer of kind, or NULL when not created (tests feed its store). */
+struct api_informer *sched_volumes_informer(const struct sched_volumes *v, enum api_kind kind);
+struct api_pv *sched_pv_lister(void *sched, const char *name);
+int sched_pv_each(void *sched, const char *class_name, int (*fn)(void *arg, const struct api_pv *pv), void *arg);
+struct api_storage_class *sched_storage_class_lister(void *sched, const char *name);
+struct api_csinode *sched_csinode_lister(void *sched, const char *name);
+struct api_csidriver *sched_csidriver_lister(void *sched, const char *name);
+int sched_volume_attachment_each(void *sched, const char *node_name,
+				 int (*fn)(void *arg, const struct api_volume_attachment *va), void *arg);
+int sched_csi_storage_capacity_each(void *sched, int (*fn)(void *arg, const struct api_csi_storage_capacity *c),
+				    void *arg);
 
 /* pdbs.c: the pod and PodDisruptionBudget listers of preemption (fw_listers.pod / pdb_each). */
 bool sched_pdbs_needed(const struct config *cfg); /* a profile runs DefaultPreemption at PostFilter */

@@ -382,6 +382,7 @@ static void *loop_main(void *arg)
 		sched_owners_wait_synced(s->owners, 100);
 		api_informer_wait_synced(s->ns_inf, 100);
 		sched_pdbs_wait_synced(s->pdb_inf, 100);
+		sched_volumes_wait_synced(s->volumes, 100);
 		atomic_store(&s->heartbeat_ns, api_now_ns());
 	}
 	if (!atomic_load(&s->stop))
@@ -523,6 +524,13 @@ void sched_fw_profile_options(struct scheduler *s, struct fw_profile_options *po
 			     .services_each = sched_owners_services_each,
 			     .pod = sched_pod_lister,
 			     .pdb_each = sched_pdb_each,
+			     .pv = sched_pv_lister,
+			     .pv_each = sched_pv_each,
+			     .storage_class = sched_storage_class_lister,
+			     .csinode = sched_csinode_lister,
+			     .csidriver = sched_csidriver_lister,
+			     .volume_attachment_each = sched_volume_attachment_each,
+			     .csi_storage_capacity_each = sched_csi_storage_capacity_each,
 			     .ctx = s },
 	};
 	po->preempt = (struct fw_preempt_ops){ sched_preempt_actuate, sched_preempt_is_running, s };
@@ -664,6 +672,9 @@ struct scheduler *sched_new(const struct sched_options *o, struct err *e)
 		goto fail;
 	if (sched_pdbs_needed(cfg) && !(s->pdb_inf = api_informer_new(s->client, API_KIND_PDB, NULL, NULL, e)))
 		goto fail;
+	unsigned vol_kinds = sched_volume_kinds(s);
+	if (vol_kinds && !(s->volumes = sched_volumes_new(s->client, vol_kinds, s->queue, e)))
+		goto fail;
 
 	struct sched_events_options eo = events_options(s);
 	if (!(s->events = sched_events_new(&eo, e)))
@@ -725,6 +736,15 @@ int sched_start_informers(struct scheduler *s, struct err *e)
 		api_informer_stop(s->node_inf);
 		goto out;
 	}
+	if ((rc = sched_volumes_start(s->volumes, e)) < 0) {
+		api_informer_stop(s->pdb_inf);
+		sched_owners_stop(s->owners);
+		api_informer_stop(s->ns_inf);
+		api_informer_stop(s->pvc_inf);
+		api_informer_stop(s->pod_inf);
+		api_informer_stop(s->node_inf);
+		goto out;
+	}
 	s->informers_started = true;
 out:
 	pthread_mutex_unlock(&s->start_lock);
@@ -774,7 +794,10 @@ bool sched_wait_synced(struct scheduler *s, long timeout_ms)
 	if (!sched_owners_wait_synced(s->owners, left > 0 ? left : 0))
 		return false;
 	left = (long)((deadline - api_now_ns()) / 1000000LL);
-	return sched_pdbs_wait_synced(s->pdb_inf, left > 0 ? left : 0);
+	if (!sched_pdbs_wait_synced(s->pdb_inf, left > 0 ? left : 0))
+		return false;
+	left = (long)((deadline - api_now_ns()) / 1000000LL);
+	return sched_volumes_wait_synced(s->volumes, left > 0 ? left : 0);
 }
 
 void sched_stop(struct scheduler *s)
@@ -796,6 +819,7 @@ void sched_stop(struct scheduler *s)
 		sched_events_stop(s->events, 1000);
 	}
 	if (s->informers_started) {
+		sched_volumes_stop(s->volumes);
 		api_informer_stop(s->pdb_inf);
 		sched_owners_stop(s->owners);
 		api_informer_stop(s->ns_inf);
@@ -816,6 +840,7 @@ void sched_free(struct scheduler *s)
 	sched_preempt_free(s->preempt);
 	sched_binder_free(s->binder);
 	sched_events_free(s->events);
+	sched_volumes_free(s->volumes);
 	api_informer_free(s->pdb_inf);
 	sched_owners_free(s->owners);
 	api_informer_free(s->ns_inf);
@@ -855,7 +880,8 @@ bool sched_caches_synced(void *ctx)
 {
 	const struct scheduler *s = ctx;
 	return api_informer_synced(s->node_inf) && api_informer_synced(s->pod_inf) && api_informer_synced(s->pvc_inf) &&
-	       api_informer_synced(s->ns_inf) && sched_owners_synced(s->owners) && sched_pdbs_synced(s->pdb_inf);
+	       api_informer_synced(s->ns_inf) && sched_owners_synced(s->owners) && sched_pdbs_synced(s->pdb_inf) &&
+	       sched_volumes_synced(s->volumes);
 }
 
 int64_t sched_heartbeat_ns(const struct scheduler *s)

@@ -1,8 +1,12 @@
-/* Preemption's listers (scheduler/pdbs.c) on a scheduler that is never started (no server): the
- * informers' stores are filled through their watch-line seam (api__inf_watch_line), as watch
- * events would. fw_listers.pod answers from the pod informer's store (upstream's pod lister);
- * fw_listers.pdb_each walks the PodDisruptionBudget informer's (pdbLister.List(Everything)),
- * which exists only when a profile runs DefaultPreemption at PostFilter. */
+/* Preemption's listers (scheduler/pdbs.c) and the volume plugins' (scheduler/volumes.c) on a
+ * scheduler that is never started (no server): the informers' stores are filled through their
+ * watch-line seam (api__inf_watch_line), as watch events would. fw_listers.pod answers from the
+ * pod informer's store (upstream's pod lister); fw_listers.pdb_each walks the
+ * PodDisruptionBudget informer's (pdbLister.List(Everything)), which exists only when a profile
+ * runs DefaultPreemption at PostFilter. The volume listers answer from the PV, StorageClass,
+ * CSINode, CSIDriver, VolumeAttachment and CSIStorageCapacity informers, which exist only for the
+ * kinds a profile's plugins need; PVs by class and VolumeAttachments by node come from indexes
+ * the handlers keep (upstream's storage-class and va.spec.nodename indexers). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -200,12 +204,400 @@ static void test_pdb_informer_only_with_postfilter(void **state)
 	api_client_free(client);
 }
 
+/* ---------- volume listers ---------- */
+
+/* A scheduler with every volume informer (the default profile's VolumeZone needs only PVs and
+ * StorageClasses: the others are made here as sched_new would for a profile needing them). */
+static void with_volumes(struct fixture *f)
+{
+	struct err e = { 0 };
+	/* the default profile runs VolumeZone: PersistentVolumes and StorageClasses only */
+	assert_int_equal(sched_volume_kinds(f->s), SCHED_VOL_PV | SCHED_VOL_STORAGE_CLASS);
+	assert_non_null(f->s->volumes);
+	assert_non_null(sched_volumes_informer(f->s->volumes, API_KIND_PV));
+	assert_non_null(sched_volumes_informer(f->s->volumes, API_KIND_STORAGE_CLASS));
+	assert_null(sched_volumes_informer(f->s->volumes, API_KIND_CSINODE));
+	assert_null(sched_volumes_informer(f->s->volumes, API_KIND_VOLUME_ATTACHMENT));
+	sched_volumes_free(f->s->volumes);
+	f->s->volumes = sched_volumes_new(f->client, 0x3f, f->s->queue, &e);
+	if (!f->s->volumes)
+		fail_msg("sched_volumes_new: %s", e.msg);
+}
+
+#define PV_JSON(name, rv, cls, extra)                                                                 \
+	"{\"metadata\":{\"name\":\"" name "\",\"resourceVersion\":\"" rv "\"" extra "},\"spec\":"      \
+	"{\"storageClassName\":\"" cls "\",\"capacity\":{\"storage\":\"1Gi\"}},\"status\":{\"phase\":"    \
+	"\"Available\"}}"
+
+struct names {
+	int n, stop_at;
+	char got[8][32];
+};
+
+static int pv_visit(void *arg, const struct api_pv *pv)
+{
+	struct names *s = arg;
+	if (s->n < 8)
+		snprintf(s->got[s->n], sizeof(s->got[0]), "%s", pv->meta.name);
+	s->n++;
+	return s->n == s->stop_at ? 9 : 0;
+}
+
+static bool has_name(const struct names *s, const char *name)
+{
+	for (int i = 0; i < s->n && i < 8; i++)
+		if (!strcmp(s->got[i], name))
+			return true;
+	return false;
+}
+
+static void test_pv_listers(void **state)
+{
+	struct fixture *f = *state;
+	struct names s = { 0 };
+	/* without the informers: nothing, 0 */
+	struct sched_volumes *keep = f->s->volumes;
+	f->s->volumes = NULL;
+	assert_null(sched_pv_lister(f->s, "a"));
+	assert_int_equal(sched_pv_each(f->s, NULL, pv_visit, &s), 0);
+	assert_int_equal(sched_pv_each(f->s, "fast", pv_visit, &s), 0);
+	assert_int_equal(s.n, 0);
+	f->s->volumes = keep;
+	with_volumes(f);
+	struct api_informer *inf = sched_volumes_informer(f->s->volumes, API_KIND_PV);
+	assert_non_null(inf);
+	event(inf, "ADDED", PV_JSON("a", "1", "fast", ""));
+	event(inf, "ADDED", PV_JSON("b", "2", "slow", ""));
+	/* the beta annotation wins over spec.storageClassName (upstream GetPersistentVolumeClass) */
+	event(inf, "ADDED", PV_JSON("c", "3", "slow", ",\"annotations\":{\"volume.beta.kubernetes.io/storage-class\":\"fast\"}"));
+	event(inf, "ADDED", PV_JSON("d", "4", "", ""));
+	struct api_pv *pv = sched_pv_lister(f->s, "b");
+	assert_non_null(pv);
+	assert_string_equal(pv->meta.resource_version, "2");
+	assert_int_equal(pv->capacity_storage, 1073741824);
+	api_pv_unref(pv);
+	assert_null(sched_pv_lister(f->s, "zz"));
+	assert_int_equal(sched_pv_each(f->s, NULL, pv_visit, &s), 0);
+	assert_int_equal(s.n, 4);
+	s = (struct names){ 0 };
+	assert_int_equal(sched_pv_each(f->s, "fast", pv_visit, &s), 0);
+	assert_int_equal(s.n, 2);
+	assert_true(has_name(&s, "a") && has_name(&s, "c"));
+	s = (struct names){ 0 };
+	assert_int_equal(sched_pv_each(f->s, "", pv_visit, &s), 0);
+	assert_int_equal(s.n, 1);
+	assert_true(has_name(&s, "d"));
+	s = (struct names){ 0 };
+	assert_int_equal(sched_pv_each(f->s, "never-seen-class", pv_visit, &s), 0);
+	assert_int_equal(s.n, 0);
+	/* an update moves the PV between classes; the first non-zero answer stops the walk */
+	event(inf, "MODIFIED", PV_JSON("a", "5", "slow", ""));
+	s = (struct names){ 0 };
+	assert_int_equal(sched_pv_each(f->s, "fast", pv_visit, &s), 0);
+	assert_int_equal(s.n, 1);
+	assert_true(has_name(&s, "c"));
+	s = (struct names){ .stop_at = 1 };
+	assert_int_equal(sched_pv_each(f->s, "slow", pv_visit, &s), 9);
+	assert_int_equal(s.n, 1);
+	/* a delete leaves store and index */
+	event(inf, "DELETED", PV_JSON("b", "6", "slow", ""));
+	assert_null(sched_pv_lister(f->s, "b"));
+	s = (struct names){ 0 };
+	assert_int_equal(sched_pv_each(f->s, "slow", pv_visit, &s), 0);
+	assert_int_equal(s.n, 1);
+	assert_true(has_name(&s, "a"));
+	/* the fw_ wrappers reach the same stores through a profile's listers */
+	const struct fw_pl *const *pls;
+	uint32_t n = 0;
+	pls = fw_profile_plugins(f->s->profiles[0].fw, CFG_EP_FILTER, &n);
+	assert_true(n > 0);
+	pv = fw_get_pv(pls[0], "a");
+	assert_non_null(pv);
+	assert_string_equal(pv->meta.resource_version, "5");
+	api_pv_unref(pv);
+	s = (struct names){ 0 };
+	assert_int_equal(fw_each_pv(pls[0], "slow", pv_visit, &s), 0);
+	assert_int_equal(s.n, 1);
+}
+
+static int va_visit(void *arg, const struct api_volume_attachment *va)
+{
+	struct names *s = arg;
+	if (s->n < 8)
+		snprintf(s->got[s->n], sizeof(s->got[0]), "%s", va->meta.name);
+	s->n++;
+	return 0;
+}
+
+static int csc_visit(void *arg, const struct api_csi_storage_capacity *c)
+{
+	struct names *s = arg;
+	if (s->n < 8)
+		snprintf(s->got[s->n], sizeof(s->got[0]), "%s", c->meta.name);
+	s->n++;
+	return 0;
+}
+
+#define VA_JSON(name, rv, node) \
+	"{\"metadata\":{\"name\":\"" name "\",\"resourceVersion\":\"" rv "\"},\"spec\":{\"attacher\":" \
+	"\"ebs.csi.aws.com\",\"nodeName\":\"" node "\",\"source\":{\"persistentVolumeName\":\"pv-" name "\"}}}"
+
+static void test_storage_listers(void **state)
+{
+	struct fixture *f = *state;
+	struct names s = { 0 };
+	struct sched_volumes *keep = f->s->volumes;
+	f->s->volumes = NULL;
+	assert_null(sched_storage_class_lister(f->s, "fast"));
+	assert_null(sched_csinode_lister(f->s, "n1"));
+	assert_null(sched_csidriver_lister(f->s, "d"));
+	assert_int_equal(sched_volume_attachment_each(f->s, NULL, va_visit, &s), 0);
+	assert_int_equal(sched_csi_storage_capacity_each(f->s, csc_visit, &s), 0);
+	assert_int_equal(s.n, 0);
+	f->s->volumes = keep;
+	with_volumes(f);
+	struct sched_volumes *v = f->s->volumes;
+	event(sched_volumes_informer(v, API_KIND_STORAGE_CLASS), "ADDED",
+	      "{\"metadata\":{\"name\":\"fast\",\"resourceVersion\":\"1\"},\"provisioner\":\"p\","
+	      "\"volumeBindingMode\":\"WaitForFirstConsumer\"}");
+	event(sched_volumes_informer(v, API_KIND_CSINODE), "ADDED",
+	      "{\"metadata\":{\"name\":\"n1\",\"resourceVersion\":\"2\"},\"spec\":{\"drivers\":[{\"name\":\"d\","
+	      "\"nodeID\":\"n1\",\"allocatable\":{\"count\":2}}]}}");
+	event(sched_volumes_informer(v, API_KIND_CSIDRIVER), "ADDED",
+	      "{\"metadata\":{\"name\":\"d\",\"resourceVersion\":\"3\"},\"spec\":{\"storageCapacity\":true}}");
+	struct api_informer *va_inf = sched_volumes_informer(v, API_KIND_VOLUME_ATTACHMENT);
+	event(va_inf, "ADDED", VA_JSON("va1", "4", "n1"));
+	event(va_inf, "ADDED", VA_JSON("va2", "5", "n2"));
+	event(va_inf, "ADDED", VA_JSON("va3", "6", "n1"));
+	event(sched_volumes_informer(v, API_KIND_CSI_STORAGE_CAPACITY), "ADDED",
+	      "{\"metadata\":{\"name\":\"cap\",\"namespace\":\"kube-system\",\"resourceVersion\":\"7\"},"
+	      "\"storageClassName\":\"fast\",\"capacity\":\"10Gi\"}");
+
+	struct api_storage_class *sc = sched_storage_class_lister(f->s, "fast");
+	assert_non_null(sc);
+	assert_int_equal(sc->volume_binding_mode, API_BINDING_WAIT_FOR_FIRST_CONSUMER);
+	api_storage_class_unref(sc);
+	struct api_csinode *cn = sched_csinode_lister(f->s, "n1");
+	assert_non_null(cn);
+	assert_int_equal(cn->drivers[0].allocatable_count, 2);
+	api_csinode_unref(cn);
+	struct api_csidriver *cd = sched_csidriver_lister(f->s, "d");
+	assert_non_null(cd);
+	assert_true(cd->storage_capacity);
+	api_csidriver_unref(cd);
+	assert_null(sched_csidriver_lister(f->s, "other"));
+
+	assert_int_equal(sched_volume_attachment_each(f->s, NULL, va_visit, &s), 0);
+	assert_int_equal(s.n, 3);
+	s = (struct names){ 0 };
+	assert_int_equal(sched_volume_attachment_each(f->s, "n1", va_visit, &s), 0);
+	assert_int_equal(s.n, 2);
+	assert_true(has_name(&s, "va1") && has_name(&s, "va3"));
+	/* moved to another node, then deleted */
+	event(va_inf, "MODIFIED", VA_JSON("va3", "8", "n2"));
+	s = (struct names){ 0 };
+	assert_int_equal(sched_volume_attachment_each(f->s, "n2", va_visit, &s), 0);
+	assert_int_equal(s.n, 2);
+	event(va_inf, "DELETED", VA_JSON("va1", "9", "n1"));
+	s = (struct names){ 0 };
+	assert_int_equal(sched_volume_attachment_each(f->s, "n1", va_visit, &s), 0);
+	assert_int_equal(s.n, 0);
+
+	s = (struct names){ 0 };
+	assert_int_equal(sched_csi_storage_capacity_each(f->s, csc_visit, &s), 0);
+	assert_int_equal(s.n, 1);
+	assert_true(has_name(&s, "cap"));
+}
+
+/* The handlers send each kind's events to the queue with the decoded objects: a hint registered
+ * for the resource sees the event's action and its old/new objects, typed by resource. */
+static char hint_log[16][48];
+static int n_hint_log;
+
+static const char *obj_name(uint32_t res, const void *o)
+{
+	if (!o)
+		return "-";
+	switch (res) {
+	case QUEUE_RES_PERSISTENT_VOLUME:
+		return ((const struct api_pv *)o)->meta.name;
+	case QUEUE_RES_STORAGE_CLASS:
+		return ((const struct api_storage_class *)o)->meta.name;
+	case QUEUE_RES_CSI_NODE:
+		return ((const struct api_csinode *)o)->meta.name;
+	case QUEUE_RES_CSI_DRIVER:
+		return ((const struct api_csidriver *)o)->meta.name;
+	case QUEUE_RES_VOLUME_ATTACHMENT:
+		return ((const struct api_volume_attachment *)o)->meta.name;
+	default:
+		return ((const struct api_csi_storage_capacity *)o)->meta.name;
+	}
+}
+
+static enum queue_hint hint_record(const void *plugin, const struct api_pod *pod, const void *old_obj,
+				   const void *new_obj)
+{
+	(void)pod;
+	uint32_t res = *(const uint32_t *)plugin;
+	if (n_hint_log < 16)
+		snprintf(hint_log[n_hint_log++], sizeof(hint_log[0]), "%u %s->%s", res, obj_name(res, old_obj),
+			 obj_name(res, new_obj));
+	return QUEUE_HINT_SKIP;
+}
+
+static const uint32_t r_pv = QUEUE_RES_PERSISTENT_VOLUME, r_sc = QUEUE_RES_STORAGE_CLASS, r_cn = QUEUE_RES_CSI_NODE,
+		      r_cd = QUEUE_RES_CSI_DRIVER, r_va = QUEUE_RES_VOLUME_ATTACHMENT,
+		      r_csc = QUEUE_RES_CSI_STORAGE_CAPACITY;
+
+static void test_volume_events(void **state)
+{
+	struct fixture *f = *state;
+	struct err e = { 0 };
+	static const struct queue_hint_reg regs[] = {
+		{ "Vol", { QUEUE_RES_PERSISTENT_VOLUME, QUEUE_ACT_ALL, NULL }, hint_record, &r_pv },
+		{ "Vol", { QUEUE_RES_STORAGE_CLASS, QUEUE_ACT_ALL, NULL }, hint_record, &r_sc },
+		{ "Vol", { QUEUE_RES_CSI_NODE, QUEUE_ACT_ALL, NULL }, hint_record, &r_cn },
+		{ "Vol", { QUEUE_RES_CSI_DRIVER, QUEUE_ACT_ALL, NULL }, hint_record, &r_cd },
+		{ "Vol", { QUEUE_RES_VOLUME_ATTACHMENT, QUEUE_ACT_ALL, NULL }, hint_record, &r_va },
+		{ "Vol", { QUEUE_RES_CSI_STORAGE_CAPACITY, QUEUE_ACT_ALL, NULL }, hint_record, &r_csc },
+	};
+	static const struct queue_profile prof = { "default-scheduler", regs, sizeof(regs) / sizeof(regs[0]), NULL, NULL };
+	struct queue_options qo = { .profiles = &prof, .n_profiles = 1 };
+	struct queue *q = queue_new(&qo, &e);
+	assert_non_null(q);
+	struct sched_volumes *v = sched_volumes_new(f->client, 0x3f, q, &e);
+	assert_non_null(v);
+	static const char *pod_json =
+		"{\"metadata\":{\"name\":\"p\",\"namespace\":\"default\",\"uid\":\"uid-p\",\"resourceVersion\":\"1\"},"
+		"\"spec\":{\"containers\":[{\"name\":\"c\"}]}}";
+	struct api_pod *pod = api_pod_decode_json(pod_json, strlen(pod_json), &e);
+	assert_non_null(pod);
+	assert_int_equal(queue_add(q, pod, &e), 0);
+	api_pod_unref(pod);
+	struct queue_pod_info *qpi = NULL;
+	assert_int_equal(queue_try_pop(q, &qpi), 0);
+	static const char *const rejectors[] = { "Vol" };
+	struct queue_failure fl = { rejectors, 1, NULL, 0 };
+	assert_int_equal(queue_add_unschedulable_if_not_present(q, qpi, &fl, &e), 0);
+	assert_int_equal(queue_pod_tier(q, "uid-p"), QUEUE_TIER_UNSCHEDULABLE);
+
+	n_hint_log = 0;
+	event(sched_volumes_informer(v, API_KIND_PV), "ADDED", PV_JSON("a", "1", "fast", ""));
+	event(sched_volumes_informer(v, API_KIND_PV), "MODIFIED", PV_JSON("a", "2", "fast", ""));
+	event(sched_volumes_informer(v, API_KIND_STORAGE_CLASS), "ADDED", "{\"metadata\":{\"name\":\"s\"}}");
+	event(sched_volumes_informer(v, API_KIND_CSINODE), "ADDED", "{\"metadata\":{\"name\":\"n\"}}");
+	event(sched_volumes_informer(v, API_KIND_CSIDRIVER), "ADDED", "{\"metadata\":{\"name\":\"d\"}}");
+	event(sched_volumes_informer(v, API_KIND_VOLUME_ATTACHMENT), "ADDED", VA_JSON("va", "3", "n"));
+	event(sched_volumes_informer(v, API_KIND_CSI_STORAGE_CAPACITY), "ADDED",
+	      "{\"metadata\":{\"name\":\"c\",\"namespace\":\"ns\"}}");
+	event(sched_volumes_informer(v, API_KIND_VOLUME_ATTACHMENT), "DELETED", VA_JSON("va", "4", "n"));
+	event(sched_volumes_informer(v, API_KIND_PV), "DELETED", PV_JSON("a", "5", "fast", ""));
+	char want[9][48];
+	snprintf(want[0], 48, "%u -->a", r_pv);
+	snprintf(want[1], 48, "%u a->a", r_pv);
+	snprintf(want[2], 48, "%u -->s", r_sc);
+	snprintf(want[3], 48, "%u -->n", r_cn);
+	snprintf(want[4], 48, "%u -->d", r_cd);
+	snprintf(want[5], 48, "%u -->va", r_va);
+	snprintf(want[6], 48, "%u -->c", r_csc);
+	snprintf(want[7], 48, "%u va->-", r_va);
+	snprintf(want[8], 48, "%u a->-", r_pv);
+	assert_int_equal(n_hint_log, 9);
+	for (int i = 0; i < 9; i++)
+		assert_string_equal(hint_log[i], want[i]);
+
+	/* a pod in flight records the events with references on their objects (the queue's
+	 * obj_ref by resource), dropped when its attempt is done (valgrind and ASan check both) */
+	static const char *pod2_json =
+		"{\"metadata\":{\"name\":\"p2\",\"namespace\":\"default\",\"uid\":\"uid-p2\",\"resourceVersion\":\"1\"},"
+		"\"spec\":{\"containers\":[{\"name\":\"c\"}]}}";
+	pod = api_pod_decode_json(pod2_json, strlen(pod2_json), &e);
+	assert_non_null(pod);
+	assert_int_equal(queue_add(q, pod, &e), 0);
+	api_pod_unref(pod);
+	assert_int_equal(queue_try_pop(q, &qpi), 0);
+	struct queue_counts qc;
+	queue_counts(q, &qc);
+	uint32_t before = qc.in_flight_events;
+	event(sched_volumes_informer(v, API_KIND_PV), "ADDED", PV_JSON("z", "6", "fast", ""));
+	event(sched_volumes_informer(v, API_KIND_STORAGE_CLASS), "MODIFIED", "{\"metadata\":{\"name\":\"s\",\"resourceVersion\":\"7\"}}");
+	event(sched_volumes_informer(v, API_KIND_CSI_STORAGE_CAPACITY), "DELETED",
+	      "{\"metadata\":{\"name\":\"c\",\"namespace\":\"ns\"}}");
+	queue_counts(q, &qc);
+	assert_int_equal(qc.in_flight_events, before + 3);
+	queue_done(q, "uid-p2");
+	queue_pod_info_free(qpi);
+	sched_volumes_free(v); /* the stores' references go; the queue holds none now */
+	queue_free(q);
+}
+
+/* The kinds each plugin needs: its upstream constructor's listers, and the kinds of its events. */
+static void test_volume_kinds(void **state)
+{
+	(void)state;
+	static const struct queue_event_hint ev_csinode[] = { { { QUEUE_RES_CSI_NODE, QUEUE_ACT_ADD, NULL }, NULL } };
+	static const struct queue_event_hint ev_node[] = { { { QUEUE_RES_NODE, QUEUE_ACT_ADD, NULL }, NULL } };
+	static const struct queue_event_hint ev_va_csc[] = {
+		{ { QUEUE_RES_VOLUME_ATTACHMENT, QUEUE_ACT_DELETE, NULL }, NULL },
+		{ { QUEUE_RES_CSI_STORAGE_CAPACITY, QUEUE_ACT_ADD, NULL }, NULL },
+	};
+	static const struct {
+		struct fw_plugin p;
+		unsigned want;
+	} t[] = {
+		{ { .name = "NodeResourcesFit", FW_EVENTS(ev_node) }, 0 },
+		{ { .name = "VolumeRestrictions" }, 0 },
+		{ { .name = "VolumeZone" }, SCHED_VOL_PV | SCHED_VOL_STORAGE_CLASS },
+		{ { .name = "VolumeBinding" },
+		  SCHED_VOL_PV | SCHED_VOL_STORAGE_CLASS | SCHED_VOL_CSINODE | SCHED_VOL_CSIDRIVER |
+			  SCHED_VOL_CSI_STORAGE_CAPACITY },
+		{ { .name = "NodeVolumeLimits" },
+		  SCHED_VOL_PV | SCHED_VOL_STORAGE_CLASS | SCHED_VOL_CSINODE | SCHED_VOL_CSIDRIVER |
+			  SCHED_VOL_VOLUME_ATTACHMENT },
+		{ { .name = "Custom", FW_EVENTS(ev_csinode) }, SCHED_VOL_CSINODE },
+		{ { .name = "Custom", FW_EVENTS(ev_va_csc) }, SCHED_VOL_VOLUME_ATTACHMENT | SCHED_VOL_CSI_STORAGE_CAPACITY },
+	};
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		if (sched_volume_kinds_of(&t[i].p) != t[i].want)
+			fail_msg("case %zu (%s): 0x%x, want 0x%x", i, t[i].p.name, sched_volume_kinds_of(&t[i].p), t[i].want);
+	/* a profile running no volume plugin: no informer, the caches are synced without them */
+	static const char *yaml =
+		"apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n"
+		"- schedulerName: csched\n  plugins:\n    multiPoint:\n      disabled:\n      - name: '*'\n"
+		"      enabled:\n      - name: PrioritySort\n      - name: DefaultBinder\n      - name: NodeName\n";
+	struct err e = { 0 };
+	struct api_config acfg = { 0 };
+	acfg.server = strdup("http://127.0.0.1:1"); /* never contacted */
+	assert_int_equal(api_global_init(&e), 0);
+	struct api_client *client = api_client_new(&acfg, &e);
+	assert_non_null(client);
+	struct config cfg;
+	memset(&cfg, 0, sizeof(cfg));
+	if (config_load_buffer(&cfg, fw_registry(), "t.yaml", yaml, strlen(yaml), &e) < 0)
+		fail_msg("%s", e.msg);
+	struct sched_options o = { .cfg = &cfg, .client = client, .binders = 1 };
+	struct scheduler *s = sched_new(&o, &e);
+	if (!s)
+		fail_msg("sched_new: %s", e.msg);
+	assert_int_equal(sched_volume_kinds(s), 0);
+	assert_null(s->volumes);
+	assert_true(sched_volumes_synced(s->volumes));
+	assert_null(sched_pv_lister(s, "a"));
+	sched_free(s);
+	config_free(&cfg);
+	api_client_free(client);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_pod_lister, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pdb_each, setup, teardown),
 		cmocka_unit_test(test_pdb_informer_only_with_postfilter),
+		cmocka_unit_test_setup_teardown(test_pv_listers, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_storage_listers, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_volume_events, setup, teardown),
+		cmocka_unit_test(test_volume_kinds),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -220,6 +220,22 @@ struct fw_listers {
 	struct api_pod *(*pod)(void *ctx, const char *ns, const char *name);
 	/* Each PodDisruptionBudget of every namespace. */
 	int (*pdb_each)(void *ctx, int (*fn)(void *arg, const struct api_pdb *pdb), void *arg);
+	/* The volume kinds (upstream's PV, StorageClass, CSINode, CSIDriver, VolumeAttachment and
+	 * CSIStorageCapacity listers). NULL members: the profile runs no plugin that needs the kind. */
+	struct api_pv *(*pv)(void *ctx, const char *name);
+	/* Each PV whose class (upstream GetPersistentVolumeClass: the beta annotation, else
+	 * spec.storageClassName) is class_name; every PV when class_name is NULL. */
+	int (*pv_each)(void *ctx, const char *class_name, int (*fn)(void *arg, const struct api_pv *pv), void *arg);
+	struct api_storage_class *(*storage_class)(void *ctx, const char *name);
+	struct api_csinode *(*csinode)(void *ctx, const char *name);
+	struct api_csidriver *(*csidriver)(void *ctx, const char *name);
+	/* Each VolumeAttachment whose spec.nodeName is node_name (upstream's va.spec.nodename index);
+	 * every one when node_name is NULL. */
+	int (*volume_attachment_each)(void *ctx, const char *node_name,
+				      int (*fn)(void *arg, const struct api_volume_attachment *va), void *arg);
+	/* Each CSIStorageCapacity of every namespace. */
+	int (*csi_storage_capacity_each)(void *ctx, int (*fn)(void *arg, const struct api_csi_storage_capacity *c),
+					 void *arg);
 	void *ctx;
 };
 /* The PVC ns/name of pl's profile's lister, or NULL (see struct fw_listers). */
@@ -239,6 +255,25 @@ int fw_each_service(const struct fw_pl *pl, const char *ns,
 struct api_pod *fw_get_pod(const struct fw_pl *pl, const char *ns, const char *name);
 /* Each PodDisruptionBudget (see fw_listers.pdb_each); 0 without a PDB lister. */
 int fw_each_pdb(const struct fw_pl *pl, int (*fn)(void *arg, const struct api_pdb *pdb), void *arg);
+
+/* The PV name (new reference: api_pv_unref), or NULL. */
+struct api_pv *fw_get_pv(const struct fw_pl *pl, const char *name);
+/* Each PV of class class_name, NULL = every PV (borrowed for the call, see fw_listers.pv_each); 0
+ * without a PV lister. */
+int fw_each_pv(const struct fw_pl *pl, const char *class_name, int (*fn)(void *arg, const struct api_pv *pv),
+	       void *arg);
+/* The StorageClass name (new reference: api_storage_class_unref), or NULL. */
+struct api_storage_class *fw_get_storage_class(const struct fw_pl *pl, const char *name);
+/* The CSINode name (new reference: api_csinode_unref), or NULL. */
+struct api_csinode *fw_get_csinode(const struct fw_pl *pl, const char *name);
+/* The CSIDriver name (new reference: api_csidriver_unref), or NULL. */
+struct api_csidriver *fw_get_csidriver(const struct fw_pl *pl, const char *name);
+/* Each VolumeAttachment of node_name, NULL = every one (borrowed for the call); 0 without a lister. */
+int fw_each_volume_attachment(const struct fw_pl *pl, const char *node_name,
+			      int (*fn)(void *arg, const struct api_volume_attachment *va), void *arg);
+/* Each CSIStorageCapacity (borrowed for the call); 0 without a lister. */
+int fw_each_csi_storage_capacity(const struct fw_pl *pl,
+				 int (*fn)(void *arg, const struct api_csi_storage_capacity *c), void *arg);
 
 /* ---------- Preemption ---------- */
 

@@ -237,6 +237,15 @@ enum api_volume_kind {
 	API_VOLUME_RBD,
 	API_VOLUME_ISCSI,
 	API_VOLUME_IMAGE, /* an OCI image or artifact (ImageVolumeSource) */
+	/* The sources NodeVolumeLimits and VolumeBinding read (upstream csi.go, GetPodVolumeClaims;
+	 * csi-translation-lib's CanSupportInline for the in-tree ones). */
+	API_VOLUME_CSI,        /* inline CSI: csi_driver */
+	API_VOLUME_EPHEMERAL,  /* generic ephemeral: claim_name is upstream's VolumeClaimName, "<pod>-<volume>" */
+	API_VOLUME_AZURE_DISK, /* volume_id = diskURI */
+	API_VOLUME_AZURE_FILE, /* volume_id = shareName, secret_name */
+	API_VOLUME_CINDER,     /* volume_id = volumeID */
+	API_VOLUME_VSPHERE,    /* volume_id = volumePath */
+	API_VOLUME_PORTWORX,   /* volume_id = volumeID */
 };
 
 #define API_VOLUME_FP_LEN 16
@@ -246,9 +255,11 @@ struct api_volume {
 	enum api_volume_kind kind;
 	bool config_map_or_secret; /* API_VOLUME_OTHER from a configMap or secret source */
 	bool read_only;
-	const char *claim_name;  /* PVC */
+	const char *claim_name;  /* PVC; EPHEMERAL: "<pod name>-<volume name>" */
 	const char *pd_name;     /* GCE PD */
-	const char *volume_id;   /* AWS EBS */
+	const char *volume_id;   /* AWS EBS; and the in-tree kinds listed with enum api_volume_kind */
+	const char *csi_driver;  /* CSI: csi.driver (interned); NULL for other kinds */
+	const char *secret_name; /* AZURE_FILE: azureFile.secretName */
 	uint32_t n_monitors;     /* RBD */
 	const char **monitors;
 	const char *pool, *image;
@@ -404,16 +415,177 @@ enum {
 };
 
 /* A PVC, refcounted and immutable like pods and nodes. Its meta is decoded as a node's (name and
- * namespace interned: PVCs are few and long-lived; annotations kept, for the volume plugins). */
+ * namespace interned: PVCs are few and long-lived; uid, resource_version, owner_refs (generic
+ * ephemeral volumes: IsControlledBy the pod), being_deleted and annotations kept, for the volume
+ * plugins: volume.kubernetes.io/selected-node, pv.kubernetes.io/bind-completed,
+ * volume.beta.kubernetes.io/storage-provisioner, volume.kubernetes.io/storage-provisioner and the
+ * beta storage-class annotation GetPersistentVolumeClaimClass prefers). */
 struct api_pvc {
 	int refs;
 	struct arena *arena;
 	struct api_meta meta;
 	unsigned access_modes;         /* API_ACCESS_* bits; unknown modes are ignored */
-	/* not read yet: VolumeBinding (not implemented, docs/config.md "Plugin differences") needs them */
 	const char *volume_name;       /* spec.volumeName, "" when unbound */
 	const char *storage_class_name; /* spec.storageClassName; NULL when absent (not "") */
 	const char *phase;             /* status.phase, "" when absent */
+	bool has_request_storage;      /* spec.resources.requests.storage present */
+	int64_t request_storage;       /* its Value() in bytes (rounded up), 0 when absent */
+	/* spec.selector: NULL when absent or null (no selector: every PV); a present {} is an empty
+	 * selector, which upstream's LabelSelectorAsSelector also matches everything with */
+	struct api_label_selector *selector;
+	const char *volume_mode;       /* spec.volumeMode, interned, NULL when absent (upstream: Filesystem) */
+	const char *volume_attributes_class_name; /* spec.volumeAttributesClassName, arena, NULL when absent */
+};
+
+/* ---------- PersistentVolume ---------- */
+
+/* spec.claimRef: the claim a PV is bound (or pre-bound) to. Strings in the arena, "" when absent
+ * (upstream compares namespace and name, and the uid only when set: IsVolumeBoundToClaim). */
+struct api_pv_claim_ref {
+	const char *namespace, *name, *uid;
+};
+
+/* The volume source of a PV, reduced to what the volume plugins and csi-translation-lib read.
+ * kind says which source the object has (the first of those below found, as a PV has one). */
+enum api_pv_source_kind {
+	API_PV_OTHER,      /* hostPath, local, nfs, ...: none of the plugins reads them */
+	API_PV_CSI,        /* csi: driver, volume_handle */
+	API_PV_GCE_PD,     /* gcePersistentDisk: volume_id = pdName, partition */
+	API_PV_AWS_EBS,    /* awsElasticBlockStore: volume_id = volumeID (possibly aws://zone/vol-..), partition */
+	API_PV_AZURE_DISK, /* azureDisk: volume_id = diskURI, disk_name, azure_kind */
+	API_PV_AZURE_FILE, /* azureFile: volume_id = shareName, secret_name, secret_namespace */
+	API_PV_CINDER,     /* cinder: volume_id = volumeID */
+	API_PV_VSPHERE,    /* vsphereVolume: volume_id = volumePath */
+	API_PV_PORTWORX,   /* portworxVolume: volume_id = volumeID */
+};
+
+struct api_pv_source {
+	enum api_pv_source_kind kind;
+	const char *driver;        /* CSI: csi.driver, interned; NULL for other kinds */
+	const char *volume_handle; /* CSI: csi.volumeHandle, arena; NULL for other kinds */
+	const char *volume_id;     /* in-tree kinds (see the enum), arena; NULL for CSI and OTHER */
+	const char *disk_name;     /* AZURE_DISK: diskName, "" when absent */
+	const char *azure_kind;    /* AZURE_DISK: kind, NULL when absent (translation requires "Managed") */
+	const char *secret_name;   /* AZURE_FILE: secretName, "" when absent */
+	const char *secret_namespace; /* AZURE_FILE: secretNamespace, NULL when absent (then claimRef's) */
+	const char *fs_type;       /* fsType, "" when absent (every kind that has one) */
+	int32_t partition;         /* GCE_PD, AWS_EBS: partition, 0 when absent */
+	bool read_only;            /* readOnly */
+};
+
+/* A v1 PersistentVolume (cluster-scoped). Refcounted and immutable like pods; meta decoded as a
+ * node's: name interned (PVs are found by name and referenced by PVCs), labels interned
+ * (VolumeZone reads the topology labels, the claim selector matches them), annotations kept in
+ * the arena (the beta storage-class annotation, the pv.kubernetes.io keys), resource_version and
+ * being_deleted (FindMatchingVolume skips a PV with deletionTimestamp). */
+struct api_pv {
+	int refs; /* atomic; use api_pv_ref/unref */
+	struct arena *arena;
+	struct api_meta meta;
+	bool has_capacity_storage;  /* spec.capacity.storage present */
+	int64_t capacity_storage;   /* its Value() in bytes (rounded up), 0 when absent */
+	unsigned access_modes;      /* API_ACCESS_* bits; unknown modes are ignored */
+	const char *storage_class_name; /* spec.storageClassName, interned, "" when absent (a plain string) */
+	const char *volume_mode;    /* spec.volumeMode, interned, NULL when absent (upstream: Filesystem) */
+	const char *volume_attributes_class_name; /* spec.volumeAttributesClassName, arena, NULL when absent */
+	bool has_claim_ref;         /* spec.claimRef present */
+	struct api_pv_claim_ref claim_ref;
+	/* spec.nodeAffinity.required: NULL when spec.nodeAffinity or its required is absent (matches
+	 * every node, upstream CheckNodeAffinity); otherwise has_required is set and required holds
+	 * the terms (ORed; none present: matches no node). preferred is never set. */
+	struct api_node_affinity *node_affinity;
+	struct api_pv_source source;
+	const char *phase;          /* status.phase, interned, "" when absent ("Available", "Bound", ...) */
+};
+
+/* ---------- storage.k8s.io/v1 ---------- */
+
+enum api_binding_mode {
+	API_BINDING_IMMEDIATE,              /* "Immediate", and absent (the apiserver defaults it) */
+	API_BINDING_WAIT_FOR_FIRST_CONSUMER, /* "WaitForFirstConsumer" */
+	API_BINDING_UNKNOWN,                /* another string: upstream treats it as not WFFC */
+};
+
+/* A TopologySelectorTerm: each expression's op is API_OP_IN (values ORed, expressions ANDed,
+ * upstream MatchTopologySelectorTerms). Keys and values interned. */
+struct api_topology_term {
+	uint32_t n_exprs;
+	struct api_requirement *exprs;
+};
+
+/* A StorageClass (cluster-scoped): what VolumeBinding and VolumeZone read. Refcounted and
+ * immutable; meta decoded as a node's (name interned). parameters are not kept: no plugin reads
+ * them. */
+struct api_storage_class {
+	int refs;
+	struct arena *arena;
+	struct api_meta meta;
+	const char *provisioner; /* interned, "" when absent */
+	enum api_binding_mode volume_binding_mode;
+	/* volumeBindingMode present (Go: non-nil). The apiserver always sets it; VolumeZone tells an
+	 * absent one apart ("VolumeBindingMode not set for StorageClass"). */
+	bool has_volume_binding_mode;
+	uint32_t n_allowed_topologies; /* none: every node (upstream: len(terms) == 0 -> true) */
+	struct api_topology_term *allowed_topologies;
+};
+
+/* One spec.drivers[] entry of a CSINode. */
+struct api_csinode_driver {
+	const char *name;    /* interned (compared with a PV's csi driver) */
+	const char *node_id; /* arena, "" when absent */
+	uint32_t n_topology_keys;
+	const char **topology_keys; /* interned */
+	bool has_allocatable_count; /* allocatable.count present (Go: non-nil): else no limit */
+	int32_t allocatable_count;
+};
+
+/* A CSINode (cluster-scoped, named after its node). meta.annotations holds
+ * storage.alpha.kubernetes.io/migrated-plugins (comma-separated in-tree plugin names). */
+struct api_csinode {
+	int refs;
+	struct arena *arena;
+	struct api_meta meta;
+	uint32_t n_drivers;
+	struct api_csinode_driver *drivers;
+};
+
+/* A CSIDriver (cluster-scoped, named after the driver). has_* is "the field is present" (Go:
+ * non-nil *bool); without it upstream's reading is the default given. */
+struct api_csidriver {
+	int refs;
+	struct arena *arena;
+	struct api_meta meta;
+	bool has_attach_required, attach_required;   /* absent: true */
+	bool has_storage_capacity, storage_capacity; /* absent: false (no capacity check) */
+	bool has_prevent_pod_scheduling_if_missing, prevent_pod_scheduling_if_missing; /* absent: false */
+};
+
+/* A VolumeAttachment (cluster-scoped): NodeVolumeLimits counts a node's attached CSI volumes
+ * from them (upstream getNodeVolumeAttachmentInfo). */
+struct api_volume_attachment {
+	int refs;
+	struct arena *arena;
+	struct api_meta meta;
+	const char *attacher;  /* spec.attacher, interned, "" when absent */
+	const char *node_name; /* spec.nodeName, interned, "" when absent */
+	/* spec.source.persistentVolumeName, arena; NULL when absent (an inline volume spec) */
+	const char *pv_name;
+	bool attached; /* status.attached */
+};
+
+/* A CSIStorageCapacity (namespaced): VolumeBinding's capacity check (upstream hasEnoughCapacity). */
+struct api_csi_storage_capacity {
+	int refs;
+	struct arena *arena;
+	struct api_meta meta;
+	const char *storage_class_name; /* interned, "" when absent */
+	/* nodeTopology: NULL when absent or null (upstream: unavailable to every node); a present {}
+	 * is an empty selector (every node) */
+	struct api_label_selector *node_topology;
+	bool has_capacity;              /* capacity present (Go: non-nil) */
+	int64_t capacity;               /* bytes (Value()), 0 when absent */
+	bool has_maximum_volume_size;   /* maximumVolumeSize present: preferred over capacity */
+	int64_t maximum_volume_size;
 };
 
 /* ---------- Namespaces and pod-selecting workloads ---------- */
@@ -495,6 +667,18 @@ struct api_selector_owner *api_selector_owner_ref(struct api_selector_owner *o);
 void api_selector_owner_unref(struct api_selector_owner *o);
 struct api_pdb *api_pdb_ref(struct api_pdb *p);
 void api_pdb_unref(struct api_pdb *p);
+struct api_pv *api_pv_ref(struct api_pv *p);
+void api_pv_unref(struct api_pv *p);
+struct api_storage_class *api_storage_class_ref(struct api_storage_class *sc);
+void api_storage_class_unref(struct api_storage_class *sc);
+struct api_csinode *api_csinode_ref(struct api_csinode *n);
+void api_csinode_unref(struct api_csinode *n);
+struct api_csidriver *api_csidriver_ref(struct api_csidriver *d);
+void api_csidriver_unref(struct api_csidriver *d);
+struct api_volume_attachment *api_volume_attachment_ref(struct api_volume_attachment *va);
+void api_volume_attachment_unref(struct api_volume_attachment *va);
+struct api_csi_storage_capacity *api_csi_storage_capacity_ref(struct api_csi_storage_capacity *c);
+void api_csi_storage_capacity_unref(struct api_csi_storage_capacity *c);
 
 /* ---------- Decoding ---------- */
 
@@ -526,6 +710,19 @@ struct api_selector_owner *api_selector_owner_decode_json(enum api_selector_kind
 							  struct err *e);
 struct api_pdb *api_pdb_decode(const struct yajl_val_s *obj, struct err *e);
 struct api_pdb *api_pdb_decode_json(const char *json, size_t len, struct err *e);
+/* v1 PersistentVolume and the storage.k8s.io/v1 kinds; errors name the object and field as above. */
+struct api_pv *api_pv_decode(const struct yajl_val_s *obj, struct err *e);
+struct api_pv *api_pv_decode_json(const char *json, size_t len, struct err *e);
+struct api_storage_class *api_storage_class_decode(const struct yajl_val_s *obj, struct err *e);
+struct api_storage_class *api_storage_class_decode_json(const char *json, size_t len, struct err *e);
+struct api_csinode *api_csinode_decode(const struct yajl_val_s *obj, struct err *e);
+struct api_csinode *api_csinode_decode_json(const char *json, size_t len, struct err *e);
+struct api_csidriver *api_csidriver_decode(const struct yajl_val_s *obj, struct err *e);
+struct api_csidriver *api_csidriver_decode_json(const char *json, size_t len, struct err *e);
+struct api_volume_attachment *api_volume_attachment_decode(const struct yajl_val_s *obj, struct err *e);
+struct api_volume_attachment *api_volume_attachment_decode_json(const char *json, size_t len, struct err *e);
+struct api_csi_storage_capacity *api_csi_storage_capacity_decode(const struct yajl_val_s *obj, struct err *e);
+struct api_csi_storage_capacity *api_csi_storage_capacity_decode_json(const char *json, size_t len, struct err *e);
 int api_lease_decode(const struct yajl_val_s *obj, struct api_lease *out, struct err *e);
 
 /* ---------- Quantities ---------- */

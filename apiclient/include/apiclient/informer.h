@@ -16,18 +16,24 @@
 #include "apiclient/api_client.h"
 
 enum api_kind {
-	API_KIND_POD,
-	API_KIND_NODE,
-	API_KIND_PVC,
+	API_KIND_POD,          /* struct api_pod */
+	API_KIND_NODE,         /* struct api_node */
+	API_KIND_PVC,          /* struct api_pvc */
 	API_KIND_NAMESPACE,    /* struct api_namespace */
 	API_KIND_SERVICE,      /* struct api_selector_owner, kind API_SEL_SERVICE */
 	API_KIND_RC,           /* ... API_SEL_RC */
 	API_KIND_REPLICASET,   /* ... API_SEL_RS (apps/v1) */
 	API_KIND_STATEFULSET,  /* ... API_SEL_SS (apps/v1) */
 	API_KIND_PDB,          /* struct api_pdb (policy/v1 poddisruptionbudgets) */
+	API_KIND_PV,           /* struct api_pv (v1 persistentvolumes) */
+	API_KIND_STORAGE_CLASS, /* struct api_storage_class (storage.k8s.io/v1 storageclasses) */
+	API_KIND_CSINODE,      /* struct api_csinode (storage.k8s.io/v1 csinodes) */
+	API_KIND_CSIDRIVER,    /* struct api_csidriver (storage.k8s.io/v1 csidrivers) */
+	API_KIND_VOLUME_ATTACHMENT, /* struct api_volume_attachment (storage.k8s.io/v1 volumeattachments) */
+	API_KIND_CSI_STORAGE_CAPACITY, /* struct api_csi_storage_capacity (storage.k8s.io/v1 csistoragecapacities) */
 };
 
-/* obj is a struct api_pod *, api_node * or api_pvc * depending on the kind; borrowed for the call. */
+/* obj is the struct of the kind (api_pod, api_node, api_pvc, ...: see enum api_kind); borrowed for the call. */
 struct api_informer_handlers {
 	void (*on_add)(void *ctx, void *obj);
 	void (*on_update)(void *ctx, void *old_obj, void *new_obj);
@@ -73,7 +79,7 @@ bool api_informer_synced(const struct api_informer *inf);
 bool api_informer_wait_synced(struct api_informer *inf, long timeout_ms);
 
 /* The store: the latest object by "namespace/name" (or "name"), with a new reference the caller
- * drops (api_pod_unref / api_node_unref / api_pvc_unref), or NULL. */
+ * drops (the kind's unref: api_pod_unref, api_pvc_unref, ...), or NULL. */
 void *api_informer_get(struct api_informer *inf, const char *ns, const char *name);
 size_t api_informer_len(struct api_informer *inf);
 /* Calls fn for each stored object (under the store lock: fn must not call back into it). */

@@ -106,8 +106,10 @@ enum queue_hint {
 	QUEUE_HINT_ERROR = 2, /* the hint failed: treated as Queue so the pod is not stuck */
 };
 
-/* A queueing hint (upstream QueueingHintFn): may the event (old_obj -> new_obj, api_node, api_pod
- * or api_pvc by the event's resource; old_obj is NULL for an add, new_obj NULL for a delete) make pod
+/* A queueing hint (upstream QueueingHintFn): may the event (old_obj -> new_obj, by the event's
+ * resource api_node, api_pod, api_pvc, api_pv, api_storage_class, api_csinode, api_csidriver,
+ * api_csi_storage_capacity or api_volume_attachment; old_obj is NULL for an add, new_obj NULL for
+ * a delete) make pod
  * schedulable again? plugin is the registrant's own context (the framework passes its plugin
  * instance). Runs under the queue's lock on an informer thread: it must only read its arguments. */
 typedef enum queue_hint (*queue_hint_fn)(const void *plugin, const struct api_pod *pod, const void *old_obj,

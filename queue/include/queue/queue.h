@@ -158,8 +158,9 @@ void queue_activate_gated(struct queue *q, const char *pod_uid, const char *plug
 /* Moves the unschedulable pods the event may help (hints of their rejector plugins; every pod for
  * a wildcard; a gated pod only for a wildcard or an event its gating plugin registered) to
  * activeQ or backoffQ, and records the event for in-flight pods. precheck (may be NULL) limits
- * the pods considered. old_obj/new_obj are api_node, api_pod or api_pvc by resource (NULL
- * allowed) and are referenced while recorded; other resources must pass NULL. */
+ * the pods considered. old_obj/new_obj are by resource (NULL allowed) api_node, api_pod, api_pvc,
+ * api_pv, api_storage_class, api_csinode, api_csidriver, api_csi_storage_capacity or
+ * api_volume_attachment, and are referenced while recorded; other resources must pass NULL. */
 void queue_move_on_event(struct queue *q, const struct queue_event *ev, const void *old_obj, const void *new_obj,
 			 bool (*precheck)(void *ctx, const struct api_pod *pod), void *precheck_ctx);
 
