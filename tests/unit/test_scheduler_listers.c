@@ -206,12 +206,14 @@ static void test_pdb_informer_only_with_postfilter(void **state)
 
 /* ---------- volume listers ---------- */
 
-/* A scheduler with every volume informer (no plugin of v1.37's default profile csched runs
- * needs them yet, so they are made here as sched_new would for such a profile). */
+/* A scheduler with every volume informer (the default profile's NodeVolumeLimits needs all but
+ * CSIStorageCapacity: sched_new's set is replaced by the full one, as for a profile with
+ * VolumeBinding's capacity check). */
 static void with_volumes(struct fixture *f)
 {
 	struct err e = { 0 };
-	assert_null(f->s->volumes);
+	assert_non_null(f->s->volumes);
+	sched_volumes_free(f->s->volumes);
 	f->s->volumes = sched_volumes_new(f->client, 0x3f, f->s->queue, &e);
 	if (!f->s->volumes)
 		fail_msg("sched_volumes_new: %s", e.msg);
