@@ -256,7 +256,14 @@ static int translate_inline(const struct api_volume *v, const struct migration *
 	case API_VOLUME_AWS_EBS:
 		return ebs_volume_id(v->volume_id ? v->volume_id : "", "failed to translate Kubernetes ID to EBS Volume ID ",
 				     out, te);
-	default: /* Azure Disk (diskURI), Cinder, Portworx; Azure File and vSphere are never counted */
+	case API_VOLUME_AZURE_DISK:
+		if (v->azure_kind && strcasecmp(v->azure_kind, "Managed")) {
+			snprintf(te->msg, sizeof(te->msg), "kind(%s) is not supported in csi migration", v->azure_kind);
+			return -1;
+		}
+		sb_add(out, "%s", v->volume_id ? v->volume_id : "");
+		return 0;
+	default: /* Cinder, Portworx (Azure File and vSphere are never counted); their volume id */
 		sb_add(out, "%s", v->volume_id ? v->volume_id : "");
 		return 0;
 	}
@@ -679,9 +686,12 @@ static enum fw_code filter(const struct fw_pl *pl, const struct fw_cycle *c, con
 			goto out;
 		}
 
+	/* upstream getVolumeLimits: a map, the last entry of a name wins */
 	for (uint32_t i = 0; csinode && i < csinode->n_drivers; i++)
-		if (csinode->drivers[i].has_allocatable_count)
-			dc_add(&limits, csinode->drivers[i].name, csinode->drivers[i].allocatable_count);
+		if (csinode->drivers[i].has_allocatable_count) {
+			const char *d = csinode->drivers[i].name;
+			dc_add(&limits, d, csinode->drivers[i].allocatable_count - dc_get(&limits, d));
+		}
 	if (limits.oom)
 		goto oom;
 	if (limits.n == 0)

@@ -478,7 +478,7 @@ static void test_volume_limit_scaling_gate(void **state)
 static void test_translation(void **state)
 {
 	(void)state;
-	static const char *const drivers[] = { GCE, EBS };
+	static const char *const drivers[] = { GCE, EBS, "disk.csi.azure.com" };
 	struct {
 		const char *name;
 		const char *pv_extra;  /* a PV "pv-x" bound by claim "c-x" */
@@ -504,6 +504,12 @@ static void test_translation(void **state)
 		  "{\"metadata\":{\"name\":\"pv-x\"},\"spec\":{\"awsElasticBlockStore\":{\"volumeID\":\"aws://us-east-1a/vol-1\"}}}",
 		  "{\"name\":\"v\",\"awsElasticBlockStore\":{\"volumeID\":\"vol-1\"}}", "{\"name\":\"v\",\"persistentVolumeClaim\":{\"claimName\":\"c-x\"}}",
 		  1, FW_SUCCESS, NULL },
+		{ "inline Azure Disk of kind Shared is an error", NULL,
+		  "{\"name\":\"az\",\"azureDisk\":{\"diskName\":\"d\",\"diskURI\":\"/sub/d\",\"kind\":\"Shared\"}}", NULL, 1,
+		  FW_ERROR, "converting volume(az) from inline to csi: kind(Shared) is not supported in csi migration" },
+		{ "inline Azure Disk of kind managed counts", NULL,
+		  "{\"name\":\"az\",\"azureDisk\":{\"diskName\":\"d\",\"diskURI\":\"/sub/d\",\"kind\":\"managed\"}}", NULL, 0,
+		  FW_UNSCHEDULABLE, MAX_COUNT },
 		{ "malformed inline EBS id is an error", NULL,
 		  "{\"name\":\"bad\",\"awsElasticBlockStore\":{\"volumeID\":\"aws://zone/notvol\"}}", NULL, 1, FW_ERROR,
 		  "converting volume(bad) from inline to csi: failed to translate Kubernetes ID to EBS Volume ID Invalid format for AWS volume (aws://zone/notvol)" },
@@ -515,7 +521,7 @@ static void test_translation(void **state)
 			w.pvc[w.n_pvc++] = DECODE(api_pvc_decode_json,
 						  "{\"metadata\":{\"namespace\":\"default\",\"name\":\"c-x\"},\"spec\":{\"volumeName\":\"pv-x\"}}");
 		}
-		set_csinode(&w, "csinode", cases[i].limit, drivers, 2);
+		set_csinode(&w, "csinode", cases[i].limit, drivers, 3);
 		char json[1024];
 		snprintf(json, sizeof(json),
 			 "{\"metadata\":{\"name\":\"new\",\"namespace\":\"default\",\"uid\":\"u-new\"},\"spec\":{\"volumes\":[%s]}}",
@@ -651,6 +657,9 @@ static void test_hints(void **state)
 		  "{\"name\":\"v\",\"awsElasticBlockStore\":{\"volumeID\":\"test\"}},{\"name\":\"w\",\"persistentVolumeClaim\":{\"claimName\":\"pvc1\"}}",
 		  "test.storage.gke.io", QUEUE_HINT_QUEUE },
 		{ "a pod has no PVC when VolumeAttachment is deleting", "", "test.storage.gke.io", QUEUE_HINT_SKIP },
+		/* beyond upstream's table: a translation failure is Queue with an error */
+		{ "untranslatable inline Azure Disk", "{\"name\":\"az\",\"azureDisk\":{\"diskURI\":\"/d\",\"kind\":\"Dedicated\"}}",
+		  "disk.csi.azure.com", QUEUE_HINT_ERROR },
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(vh); i++) {
 		char json[1024];
