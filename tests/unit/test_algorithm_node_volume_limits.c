@@ -101,7 +101,7 @@ static void world_release(struct world *w)
 
 #define DECODE(fn, ...)                                                               \
 	({                                                                            \
-		char json_[1024];                                                     \
+		char json_[4096];                                                     \
 		struct err e_ = { 0 };                                                \
 		snprintf(json_, sizeof(json_), __VA_ARGS__);                          \
 		__typeof__(fn(json_, 0, &e_)) o_ = fn(json_, strlen(json_), &e_);     \
