@@ -298,6 +298,105 @@ static struct api_pvc *pvc_lister(void *ctx, const char *ns, const char *name)
 	return NULL;
 }
 
+/* NodeVolumeLimits' objects of the state being run (g->vol): what the volume informers would hold. */
+static struct api_pv *cur_pvs[GEN_MAX_VOL_OBJS];
+static struct api_storage_class *cur_scs[GEN_MAX_VOL_OBJS];
+static struct api_csinode *cur_csinodes[GEN_MAX_VOL_OBJS];
+static struct api_csidriver *cur_csidrivers[GEN_MAX_VOL_OBJS];
+static struct api_volume_attachment *cur_vas[GEN_MAX_VOL_OBJS];
+static int n_cur_pvs, n_cur_scs, n_cur_csinodes, n_cur_csidrivers, n_cur_vas;
+
+#define BY_NAME(arr, n, ref)                                    \
+	for (int i = 0; i < (n); i++)                           \
+		if (!strcmp((arr)[i]->meta.name, name))         \
+			return ref((arr)[i]);                   \
+	return NULL
+
+static struct api_pv *pv_lister(void *ctx, const char *name)
+{
+	(void)ctx;
+	BY_NAME(cur_pvs, n_cur_pvs, api_pv_ref);
+}
+
+static struct api_storage_class *sc_lister(void *ctx, const char *name)
+{
+	(void)ctx;
+	BY_NAME(cur_scs, n_cur_scs, api_storage_class_ref);
+}
+
+static struct api_csinode *csinode_lister(void *ctx, const char *name)
+{
+	(void)ctx;
+	BY_NAME(cur_csinodes, n_cur_csinodes, api_csinode_ref);
+}
+
+static struct api_csidriver *csidriver_lister(void *ctx, const char *name)
+{
+	(void)ctx;
+	BY_NAME(cur_csidrivers, n_cur_csidrivers, api_csidriver_ref);
+}
+
+static int va_each(void *ctx, const char *node, int (*fn)(void *arg, const struct api_volume_attachment *va), void *arg)
+{
+	(void)ctx;
+	for (int i = 0; i < n_cur_vas; i++) {
+		if (node && strcmp(cur_vas[i]->node_name, node))
+			continue;
+		int rc = fn(arg, cur_vas[i]);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* Decodes the state's volume objects into the listers' arrays; -1 with e set on bad input. */
+static int vol_objs_load(const struct gen *g, struct err *e)
+{
+	for (int i = 0; i < g->n_vol_objs; i++) {
+		const char *js = g->vol_objs[i];
+		size_t n = strlen(js);
+		void *o = NULL;
+		switch (g->vol_kind[i]) {
+		case GEN_VOL_PV:
+			o = cur_pvs[n_cur_pvs] = api_pv_decode_json(js, n, e);
+			n_cur_pvs += o != NULL;
+			break;
+		case GEN_VOL_SC:
+			o = cur_scs[n_cur_scs] = api_storage_class_decode_json(js, n, e);
+			n_cur_scs += o != NULL;
+			break;
+		case GEN_VOL_CSINODE:
+			o = cur_csinodes[n_cur_csinodes] = api_csinode_decode_json(js, n, e);
+			n_cur_csinodes += o != NULL;
+			break;
+		case GEN_VOL_CSIDRIVER:
+			o = cur_csidrivers[n_cur_csidrivers] = api_csidriver_decode_json(js, n, e);
+			n_cur_csidrivers += o != NULL;
+			break;
+		default:
+			o = cur_vas[n_cur_vas] = api_volume_attachment_decode_json(js, n, e);
+			n_cur_vas += o != NULL;
+		}
+		if (!o)
+			return -1;
+	}
+	return 0;
+}
+
+static void vol_objs_free(void)
+{
+	while (n_cur_pvs)
+		api_pv_unref(cur_pvs[--n_cur_pvs]);
+	while (n_cur_scs)
+		api_storage_class_unref(cur_scs[--n_cur_scs]);
+	while (n_cur_csinodes)
+		api_csinode_unref(cur_csinodes[--n_cur_csinodes]);
+	while (n_cur_csidrivers)
+		api_csidriver_unref(cur_csidrivers[--n_cur_csidrivers]);
+	while (n_cur_vas)
+		api_volume_attachment_unref(cur_vas[--n_cur_vas]);
+}
+
 /* The Namespaces, Services, RCs, ReplicaSets and StatefulSets of the state being run: what the
  * scheduler's informers would hold (InterPodAffinity's namespaceSelector, PodTopologySpread's
  * system default constraints). */
@@ -487,7 +586,12 @@ static int harness_init(struct harness *h, const char *config_text)
 						     .owner = owner_lister,
 						     .services_each = services_each,
 						     .pod = pod_lister,
-						     .pdb_each = pdb_each },
+						     .pdb_each = pdb_each,
+						     .pv = pv_lister,
+						     .storage_class = sc_lister,
+						     .csinode = csinode_lister,
+						     .csidriver = csidriver_lister,
+						     .volume_attachment_each = va_each },
 					/* no evictions: the decision is recorded and compared */
 					.preempt = { .actuate = record_preemption } };
 	if (!(h->profile = fw_profile_new(&pc, &o, &e))) {
@@ -740,6 +844,10 @@ static int run_csched(const struct gen *g, struct result *got)
 		}
 		n_cur_pvcs++;
 	}
+	if (vol_objs_load(g, &e) < 0) {
+		snprintf(got->error, sizeof(got->error), "volume object: %.400s", e.msg);
+		goto out;
+	}
 	for (int i = 0; i < g->n_namespaces; i++) {
 		if (!(cur_ns[n_cur_ns] = api_namespace_decode_json(g->namespaces[i], strlen(g->namespaces[i]), &e))) {
 			snprintf(got->error, sizeof(got->error), "namespace %d: %.400s", i, e.msg);
@@ -903,6 +1011,7 @@ static int run_csched(const struct gen *g, struct result *got)
 out:
 	while (n_cur_pvcs)
 		api_pvc_unref(cur_pvcs[--n_cur_pvcs]);
+	vol_objs_free();
 	while (n_cur_ns)
 		api_namespace_unref(cur_ns[--n_cur_ns]);
 	while (n_cur_owners)

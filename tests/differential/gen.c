@@ -129,6 +129,19 @@ static bool p_pct(struct gen *g, int pct) { return p_int(g, 100) < pct; }
 #define PPICK(g, arr) ((arr)[p_int((g), (int)(sizeof(arr) / sizeof((arr)[0])))])
 #define NO_PRIORITY (-1000000) /* spec.priority absent (0 to the scheduler) */
 
+/* ---------- Volume objects: the fourth stream (g->v, used only when g->vol) ---------- */
+
+static uint64_t vrnd(struct gen *g)
+{
+	uint64_t z = (g->v += 0x9E3779B97F4A7C15ull);
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+	return z ^ (z >> 31);
+}
+static int v_int(struct gen *g, int n) { return n <= 1 ? 0 : (int)(vrnd(g) % (uint64_t)n); }
+static bool v_pct(struct gen *g, int pct) { return v_int(g, 100) < pct; }
+#define VPICK(g, arr) ((arr)[v_int((g), (int)(sizeof(arr) / sizeof((arr)[0])))])
+
 /* A bound pod's priority (spread around the pending pod's, so that some are victims and some
  * not; negative ones test upstream's sum of priorities with MaxInt32+1 added) and its
  * status.startTime: the minute random, the second the pod's index on its node, so that pods of
@@ -1537,6 +1550,156 @@ static bool gen_preempt(void)
 	return implemented(fw_registry(), "DefaultPreemption");
 }
 
+/* Whether the generator emits NodeVolumeLimits' objects (see struct gen's v). */
+static bool gen_vol(void)
+{
+	/* DIFFERENTIAL_VOLUMES=1 / =0 forces them on / off */
+	const char *force = getenv("DIFFERENTIAL_VOLUMES");
+	if (force && *force)
+		return !strcmp(force, "1");
+	return implemented(fw_registry(), "NodeVolumeLimits");
+}
+
+static void vol_obj(struct gen *g, enum gen_vol_kind k, struct strbuf *sb)
+{
+	if (g->n_vol_objs < GEN_MAX_VOL_OBJS) {
+		g->vol_kind[g->n_vol_objs] = k;
+		g->vol_objs[g->n_vol_objs++] = strbuf_detach(sb, NULL);
+	} else {
+		strbuf_release(sb);
+	}
+}
+
+/* NodeVolumeLimits' material: the PVs the PVCs name (pv-NS-K: CSI of two drivers with handles
+ * that sometimes repeat, so that two PVs are one volume, in-tree AWS EBS and GCE PD (zonal,
+ * regional, unlabelled), hostPath; some missing), the StorageClass "standard" (a CSI or in-tree
+ * provisioner, or none), CSINodes with allocatable counts 0-2 (or none) per driver, the CSIDriver
+ * of csi.example.com (preventPodSchedulingIfMissing sometimes), and VolumeAttachments of PVs
+ * (some missing) on the nodes. The pods' PVCs and inline EBS / GCE PD disks are the first
+ * stream's. */
+static void gen_volumes(struct gen *g)
+{
+	static const char *const drivers[] = { "csi.example.com", "ebs.csi.aws.com", "pd.csi.storage.gke.io" };
+	for (int i = 0; i < 5; i++) {
+		if (!v_pct(g, 85))
+			continue;
+		const char *ns = i < 4 ? "default" : "other";
+		int k = i < 4 ? i : 0;
+		struct strbuf sb = STRBUF_INIT;
+		strbuf_addf(&sb, "{\"apiVersion\":\"v1\",\"kind\":\"PersistentVolume\",\"metadata\":{\"name\":\"pv-%s-%d\"", ns, k);
+		int src = v_int(g, 7);
+		if (src == 4 && v_pct(g, 60))
+			strbuf_addf(&sb, ",\"labels\":{\"topology.kubernetes.io/zone\":\"%s\"}",
+				    v_pct(g, 70) ? "us-east1-b" : v_pct(g, 50) ? "us-east1-b__us-east1-c" : "us-east1-b__eu-west1-a");
+		strbuf_addf(&sb, "},\"spec\":{\"capacity\":{\"storage\":\"1Gi\"},\"accessModes\":[\"ReadWriteOnce\"],"
+				 "\"persistentVolumeReclaimPolicy\":\"Retain\",\"storageClassName\":\"standard\","
+				 "\"volumeMode\":\"Filesystem\",\"claimRef\":{\"namespace\":\"%s\",\"name\":\"data-%d\"},",
+			    ns, k);
+		switch (src) {
+		case 0:
+		case 1:
+		case 2: /* CSI; handle h-0..h-2 shared now and then */
+			strbuf_addf(&sb, "\"csi\":{\"driver\":\"%s\",\"volumeHandle\":\"h-%d\"}", drivers[v_int(g, 2)], v_int(g, 3));
+			break;
+		case 3:
+			strbuf_addf(&sb, "\"awsElasticBlockStore\":{\"volumeID\":\"%s\"}",
+				    v_pct(g, 50) ? "vol-a" : "aws://us-east-1a/vol-b");
+			break;
+		case 4:
+			strbuf_puts(&sb, "\"gcePersistentDisk\":{\"pdName\":\"disk-a\"}");
+			break;
+		default:
+			strbuf_puts(&sb, "\"hostPath\":{\"path\":\"/tmp\",\"type\":\"\"}");
+		}
+		strbuf_puts(&sb, "},\"status\":{\"phase\":\"Bound\"}}");
+		vol_obj(g, GEN_VOL_PV, &sb);
+	}
+	if (v_pct(g, 80)) {
+		static const char *const prov[] = { "csi.example.com", "ebs.csi.aws.com", "kubernetes.io/aws-ebs",
+						    "kubernetes.io/gce-pd", "kubernetes.io/no-provisioner" };
+		struct strbuf sb = STRBUF_INIT;
+		strbuf_addf(&sb, "{\"apiVersion\":\"storage.k8s.io/v1\",\"kind\":\"StorageClass\",\"metadata\":{\"name\":\"standard\"},"
+				 "\"provisioner\":\"%s\",\"reclaimPolicy\":\"Delete\",\"volumeBindingMode\":\"Immediate\"}",
+			    VPICK(g, prov));
+		vol_obj(g, GEN_VOL_SC, &sb);
+	}
+	for (int i = 0; i < g->n_nodes; i++) {
+		if (!v_pct(g, 70))
+			continue;
+		struct strbuf sb = STRBUF_INIT;
+		strbuf_addf(&sb, "{\"apiVersion\":\"storage.k8s.io/v1\",\"kind\":\"CSINode\",\"metadata\":{\"name\":\"%s\"},"
+				 "\"spec\":{\"drivers\":[", g->node_names[i]);
+		bool first = true;
+		for (int d = 0; d < 3; d++) {
+			if (!v_pct(g, 70))
+				continue;
+			comma(&sb, &first);
+			strbuf_addf(&sb, "{\"name\":\"%s\",\"nodeID\":\"%s\",\"topologyKeys\":null", drivers[d], g->node_names[i]);
+			if (v_pct(g, 80))
+				strbuf_addf(&sb, ",\"allocatable\":{\"count\":%d}", v_int(g, 3));
+			strbuf_puts(&sb, "}");
+		}
+		strbuf_puts(&sb, "]}}");
+		vol_obj(g, GEN_VOL_CSINODE, &sb);
+	}
+	if (v_pct(g, 70)) {
+		struct strbuf sb = STRBUF_INIT;
+		strbuf_addf(&sb, "{\"apiVersion\":\"storage.k8s.io/v1\",\"kind\":\"CSIDriver\",\"metadata\":{\"name\":\"csi.example.com\"},"
+				 "\"spec\":{\"attachRequired\":true,\"podInfoOnMount\":false,\"requiresRepublish\":false,"
+				 "\"storageCapacity\":false,\"fsGroupPolicy\":\"ReadWriteOnceWithFSType\","
+				 "\"volumeLifecycleModes\":[\"Persistent\"],\"seLinuxMount\":false%s}}",
+			    v_pct(g, 60) ? ",\"preventPodSchedulingIfMissing\":true" : "");
+		vol_obj(g, GEN_VOL_CSIDRIVER, &sb);
+	}
+	int nva = v_pct(g, 70) ? 1 + v_int(g, 4) : 0;
+	for (int i = 0; i < nva; i++) {
+		struct strbuf sb = STRBUF_INIT;
+		int k = v_int(g, 5);
+		strbuf_addf(&sb, "{\"apiVersion\":\"storage.k8s.io/v1\",\"kind\":\"VolumeAttachment\",\"metadata\":{\"name\":\"va-%d\"},"
+				 "\"spec\":{\"attacher\":\"%s\",\"nodeName\":\"%s\",\"source\":{\"persistentVolumeName\":\"pv-%s-%d\"}}}",
+			    i, drivers[v_int(g, 2)], g->node_names[v_int(g, g->n_nodes)], k < 4 ? "default" : "other", k < 4 ? k : 0);
+		vol_obj(g, GEN_VOL_VA, &sb);
+	}
+}
+
+/* A copy of json with ins inserted after the first occurrence of at (NULL when at is absent). */
+static char *insert_after(const char *json, const char *at, const char *ins)
+{
+	const char *p = strstr(json, at);
+	if (!p)
+		return NULL;
+	size_t head = (size_t)(p - json) + strlen(at);
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addf(&sb, "%.*s%s%s", (int)head, json, ins, json + head);
+	return strbuf_detach(&sb, NULL);
+}
+
+/* Gives the pending pod of namespace default 1-2 more PVC volumes (vv0, vv1: claims data-0..3)
+ * half of the time, so that NodeVolumeLimits has new volumes to count (the first stream gives
+ * few pending pods a PVC). */
+static void add_pending_claims(struct gen *g)
+{
+	if (!strstr(g->pod, "\"metadata\":{\"name\":\"p\",\"namespace\":\"default\"") || !v_pct(g, 50))
+		return;
+	struct strbuf v = STRBUF_INIT;
+	int n = 1 + v_pct(g, 40);
+	for (int i = 0; i < n; i++)
+		strbuf_addf(&v, "{\"name\":\"vv%d\",\"persistentVolumeClaim\":{\"claimName\":\"data-%d\"}},", i, v_int(g, 4));
+	char *np = insert_after(g->pod, "\"volumes\":[", v.data);
+	if (!np) {
+		v.data[v.len - 1] = '\0'; /* the trailing comma */
+		struct strbuf w = STRBUF_INIT;
+		strbuf_addf(&w, "\"volumes\":[%s],", v.data);
+		np = insert_after(g->pod, "\"spec\":{", w.data);
+		strbuf_release(&w);
+	}
+	strbuf_release(&v);
+	if (np) {
+		free(g->pod);
+		g->pod = np;
+	}
+}
+
 /* The profile both sides run: upstream's defaults minus the plugins csched lacks (the NOT_YET
  * rows of algorithm/registry.c), with one of config_variants (chosen by a hash of the seed, so
  * that it does not shift the state's random stream). Variant 6 also changes score weights. */
@@ -1590,6 +1753,8 @@ void gen_state(struct gen *g, uint64_t seed)
 	g->s = seed * 0x9E3779B97F4A7C15ull + 0x1234567ull;
 	g->t = seed * 0xD1B54A32D192ED03ull + 0x70B0ull;
 	g->p = seed * 0xA24BAED4963EE407ull + 0x9E37ull;
+	g->v = seed * 0xC2B2AE3D27D4EB4Full + 0x5EEDull;
+	g->vol = gen_vol();
 	g->topo = gen_topo();
 	g->preempt = gen_preempt();
 	g->pend_nom = -1;
@@ -1634,6 +1799,10 @@ void gen_state(struct gen *g, uint64_t seed)
 		gen_namespaces(g);
 	if (g->preempt)
 		gen_pdbs(g);
+	if (g->vol) {
+		gen_volumes(g);
+		add_pending_claims(g);
+	}
 }
 
 void gen_release(struct gen *g)
@@ -1654,6 +1823,8 @@ void gen_release(struct gen *g)
 		free(g->owners[i]);
 	for (int i = 0; i < g->n_pdbs; i++)
 		free(g->pdbs[i]);
+	for (int i = 0; i < g->n_vol_objs; i++)
+		free(g->vol_objs[i]);
 	memset(g, 0, sizeof(*g));
 }
 
@@ -1695,6 +1866,19 @@ char *gen_state_json(const struct gen *g)
 		for (int i = 0; i < g->n_pdbs; i++)
 			strbuf_addf(&sb, "%s%s", i ? "," : "", g->pdbs[i]);
 		strbuf_puts(&sb, "]");
+	}
+	if (g->vol) {
+		static const char *const keys[GEN_VOL_KINDS] = { "pvs", "storageClasses", "csiNodes", "csiDrivers", "objects" };
+		for (int k = 0; k < GEN_VOL_KINDS; k++) {
+			strbuf_addf(&sb, ",\"%s\":[", keys[k]);
+			bool first = true;
+			for (int i = 0; i < g->n_vol_objs; i++)
+				if ((int)g->vol_kind[i] == k) {
+					comma(&sb, &first);
+					strbuf_puts(&sb, g->vol_objs[i]);
+				}
+			strbuf_puts(&sb, "]");
+		}
 	}
 	strbuf_puts(&sb, "}");
 	return strbuf_detach(&sb, NULL);
