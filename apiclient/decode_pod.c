@@ -433,7 +433,8 @@ static int vol_ephemeral(struct dec *d, jv s, struct api_volume *vol)
 /* The in-tree sources csi-translation-lib migrates (CanSupportInline): their volume identity. */
 static int vol_azure_disk(struct dec *d, jv s, struct api_volume *vol)
 {
-	return api__dec_get_str(d, s, "diskURI", false, "", &vol->volume_id);
+	int rc = api__dec_get_str(d, s, "diskURI", false, "", &vol->volume_id);
+	return rc ? rc : api__dec_get_opt_str(d, s, "kind", false, &vol->azure_kind);
 }
 
 static int vol_azure_file(struct dec *d, jv s, struct api_volume *vol)

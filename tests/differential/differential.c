@@ -298,28 +298,103 @@ static struct api_pvc *pvc_lister(void *ctx, const char *ns, const char *name)
 	return NULL;
 }
 
-/* The PVs and StorageClasses of the state (the volume informers' stores). */
-static struct api_pv *cur_pvs[GEN_MAX_PVCS];
-static int n_cur_pvs;
-static struct api_storage_class *cur_scs[2];
-static int n_cur_scs;
+/* NodeVolumeLimits' objects of the state being run (g->vol): what the volume informers would hold. */
+static struct api_pv *cur_pvs[GEN_MAX_VOL_OBJS];
+static struct api_storage_class *cur_scs[GEN_MAX_VOL_OBJS];
+static struct api_csinode *cur_csinodes[GEN_MAX_VOL_OBJS];
+static struct api_csidriver *cur_csidrivers[GEN_MAX_VOL_OBJS];
+static struct api_volume_attachment *cur_vas[GEN_MAX_VOL_OBJS];
+static int n_cur_pvs, n_cur_scs, n_cur_csinodes, n_cur_csidrivers, n_cur_vas;
+
+#define BY_NAME(arr, n, ref)                                    \
+	for (int i = 0; i < (n); i++)                           \
+		if (!strcmp((arr)[i]->meta.name, name))         \
+			return ref((arr)[i]);                   \
+	return NULL
 
 static struct api_pv *pv_lister(void *ctx, const char *name)
 {
 	(void)ctx;
-	for (int i = 0; i < n_cur_pvs; i++)
-		if (!strcmp(cur_pvs[i]->meta.name, name))
-			return api_pv_ref(cur_pvs[i]);
-	return NULL;
+	BY_NAME(cur_pvs, n_cur_pvs, api_pv_ref);
 }
 
 static struct api_storage_class *sc_lister(void *ctx, const char *name)
 {
 	(void)ctx;
-	for (int i = 0; i < n_cur_scs; i++)
-		if (!strcmp(cur_scs[i]->meta.name, name))
-			return api_storage_class_ref(cur_scs[i]);
-	return NULL;
+	BY_NAME(cur_scs, n_cur_scs, api_storage_class_ref);
+}
+
+static struct api_csinode *csinode_lister(void *ctx, const char *name)
+{
+	(void)ctx;
+	BY_NAME(cur_csinodes, n_cur_csinodes, api_csinode_ref);
+}
+
+static struct api_csidriver *csidriver_lister(void *ctx, const char *name)
+{
+	(void)ctx;
+	BY_NAME(cur_csidrivers, n_cur_csidrivers, api_csidriver_ref);
+}
+
+static int va_each(void *ctx, const char *node, int (*fn)(void *arg, const struct api_volume_attachment *va), void *arg)
+{
+	(void)ctx;
+	for (int i = 0; i < n_cur_vas; i++) {
+		if (node && strcmp(cur_vas[i]->node_name, node))
+			continue;
+		int rc = fn(arg, cur_vas[i]);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* Decodes the state's volume objects into the listers' arrays; -1 with e set on bad input. */
+static int vol_objs_load(const struct gen *g, struct err *e)
+{
+	for (int i = 0; i < g->n_vol_objs; i++) {
+		const char *js = g->vol_objs[i];
+		size_t n = strlen(js);
+		void *o = NULL;
+		switch (g->vol_kind[i]) {
+		case GEN_VOL_PV:
+			o = cur_pvs[n_cur_pvs] = api_pv_decode_json(js, n, e);
+			n_cur_pvs += o != NULL;
+			break;
+		case GEN_VOL_SC:
+			o = cur_scs[n_cur_scs] = api_storage_class_decode_json(js, n, e);
+			n_cur_scs += o != NULL;
+			break;
+		case GEN_VOL_CSINODE:
+			o = cur_csinodes[n_cur_csinodes] = api_csinode_decode_json(js, n, e);
+			n_cur_csinodes += o != NULL;
+			break;
+		case GEN_VOL_CSIDRIVER:
+			o = cur_csidrivers[n_cur_csidrivers] = api_csidriver_decode_json(js, n, e);
+			n_cur_csidrivers += o != NULL;
+			break;
+		default:
+			o = cur_vas[n_cur_vas] = api_volume_attachment_decode_json(js, n, e);
+			n_cur_vas += o != NULL;
+		}
+		if (!o)
+			return -1;
+	}
+	return 0;
+}
+
+static void vol_objs_free(void)
+{
+	while (n_cur_pvs)
+		api_pv_unref(cur_pvs[--n_cur_pvs]);
+	while (n_cur_scs)
+		api_storage_class_unref(cur_scs[--n_cur_scs]);
+	while (n_cur_csinodes)
+		api_csinode_unref(cur_csinodes[--n_cur_csinodes]);
+	while (n_cur_csidrivers)
+		api_csidriver_unref(cur_csidrivers[--n_cur_csidrivers]);
+	while (n_cur_vas)
+		api_volume_attachment_unref(cur_vas[--n_cur_vas]);
 }
 
 /* The Namespaces, Services, RCs, ReplicaSets and StatefulSets of the state being run: what the
@@ -506,14 +581,17 @@ static int harness_init(struct harness *h, const char *config_text)
 	fw_profile_config_from_cfg(&h->cfg.profiles[0], &pc);
 	struct fw_profile_options o = { .percentage_of_nodes_to_score = h->cfg.percentage_of_nodes_to_score,
 					.listers = { .pvc = pvc_lister,
-						     .pv = pv_lister,
-						     .storage_class = sc_lister,
 						     .ns = ns_lister,
 						     .ns_each = ns_each,
 						     .owner = owner_lister,
 						     .services_each = services_each,
 						     .pod = pod_lister,
-						     .pdb_each = pdb_each },
+						     .pdb_each = pdb_each,
+						     .pv = pv_lister,
+						     .storage_class = sc_lister,
+						     .csinode = csinode_lister,
+						     .csidriver = csidriver_lister,
+						     .volume_attachment_each = va_each },
 					/* no evictions: the decision is recorded and compared */
 					.preempt = { .actuate = record_preemption } };
 	if (!(h->profile = fw_profile_new(&pc, &o, &e))) {
@@ -766,19 +844,9 @@ static int run_csched(const struct gen *g, struct result *got)
 		}
 		n_cur_pvcs++;
 	}
-	for (int i = 0; i < g->n_pvs; i++) {
-		if (!(cur_pvs[n_cur_pvs] = api_pv_decode_json(g->pvs[i], strlen(g->pvs[i]), &e))) {
-			snprintf(got->error, sizeof(got->error), "pv %d: %.400s", i, e.msg);
-			goto out;
-		}
-		n_cur_pvs++;
-	}
-	for (int i = 0; i < g->n_scs; i++) {
-		if (!(cur_scs[n_cur_scs] = api_storage_class_decode_json(g->scs[i], strlen(g->scs[i]), &e))) {
-			snprintf(got->error, sizeof(got->error), "storageclass %d: %.400s", i, e.msg);
-			goto out;
-		}
-		n_cur_scs++;
+	if (vol_objs_load(g, &e) < 0) {
+		snprintf(got->error, sizeof(got->error), "volume object: %.400s", e.msg);
+		goto out;
 	}
 	for (int i = 0; i < g->n_namespaces; i++) {
 		if (!(cur_ns[n_cur_ns] = api_namespace_decode_json(g->namespaces[i], strlen(g->namespaces[i]), &e))) {
@@ -943,10 +1011,7 @@ static int run_csched(const struct gen *g, struct result *got)
 out:
 	while (n_cur_pvcs)
 		api_pvc_unref(cur_pvcs[--n_cur_pvcs]);
-	while (n_cur_pvs)
-		api_pv_unref(cur_pvs[--n_cur_pvs]);
-	while (n_cur_scs)
-		api_storage_class_unref(cur_scs[--n_cur_scs]);
+	vol_objs_free();
 	while (n_cur_ns)
 		api_namespace_unref(cur_ns[--n_cur_ns]);
 	while (n_cur_owners)

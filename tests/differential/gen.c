@@ -129,6 +129,19 @@ static bool p_pct(struct gen *g, int pct) { return p_int(g, 100) < pct; }
 #define PPICK(g, arr) ((arr)[p_int((g), (int)(sizeof(arr) / sizeof((arr)[0])))])
 #define NO_PRIORITY (-1000000) /* spec.priority absent (0 to the scheduler) */
 
+/* ---------- Volume objects: the fourth stream (g->v, used only when g->vol) ---------- */
+
+static uint64_t vrnd(struct gen *g)
+{
+	uint64_t z = (g->v += 0x9E3779B97F4A7C15ull);
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+	return z ^ (z >> 31);
+}
+static int v_int(struct gen *g, int n) { return n <= 1 ? 0 : (int)(vrnd(g) % (uint64_t)n); }
+static bool v_pct(struct gen *g, int pct) { return v_int(g, 100) < pct; }
+#define VPICK(g, arr) ((arr)[v_int((g), (int)(sizeof(arr) / sizeof((arr)[0])))])
+
 /* A bound pod's priority (spread around the pending pod's, so that some are victims and some
  * not; negative ones test upstream's sum of priorities with MaxInt32+1 added) and its
  * status.startTime: the minute random, the second the pod's index on its node, so that pods of
@@ -951,18 +964,16 @@ static void put_volumes(struct gen *g, struct strbuf *sb, enum vol_pod kind)
 	strbuf_release(&v);
 }
 
-/* ---------- Volumes: the fourth stream (g->v, used only when g->vol) ---------- */
-
-static uint64_t vrnd(struct gen *g)
+/* Appends sb's object (detached) to g->vol_objs as kind k; dropped when full. */
+static void vol_obj(struct gen *g, enum gen_vol_kind k, struct strbuf *sb)
 {
-	uint64_t z = (g->v += 0x9E3779B97F4A7C15ull);
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-	return z ^ (z >> 31);
+	if (g->n_vol_objs < GEN_MAX_VOL_OBJS) {
+		g->vol_kind[g->n_vol_objs] = k;
+		g->vol_objs[g->n_vol_objs++] = strbuf_detach(sb, NULL);
+	} else {
+		strbuf_release(sb);
+	}
 }
-static int v_int(struct gen *g, int n) { return n <= 1 ? 0 : (int)(vrnd(g) % (uint64_t)n); }
-static bool v_pct(struct gen *g, int pct) { return v_int(g, 100) < pct; }
-#define VPICK(g, arr) ((arr)[v_int((g), (int)(sizeof(arr) / sizeof((arr)[0])))])
 
 /* The PV pv-NS-K a bound PVC names (present in 85% of the states' bound PVCs), with VolumeZone's
  * topology labels: GA or beta zone (one zone, two joined by "__", a zone no node has, an
@@ -973,7 +984,7 @@ static void gen_pv(struct gen *g, const char *ns, int k)
 	static const char *const zone_values[] = { "zone-a", "zone-b", "zone-c", "zone-a__zone-b", "zone-c__zone-a",
 						   "zone-x", "zone-a__" };
 	static const char *const region_values[] = { "region-1", "region-2", "region-1__region-2" };
-	if (!v_pct(g, 85) || g->n_pvs >= GEN_MAX_PVCS)
+	if (!v_pct(g, 85))
 		return;
 	struct strbuf lab = STRBUF_INIT;
 	bool first = true;
@@ -992,6 +1003,25 @@ static void gen_pv(struct gen *g, const char *ns, int k)
 	}
 	if (v_pct(g, 30))
 		strbuf_addf(&lab, "%s\"tier\":\"db\"", first ? "" : ",");
+	/* the source NodeVolumeLimits counts: CSI of two drivers with handles that sometimes repeat
+	 * (two PVs, one volume), in-tree AWS EBS and GCE PD, hostPath (not counted) */
+	static const char *const drivers[] = { "csi.example.com", "ebs.csi.aws.com" };
+	struct strbuf src = STRBUF_INIT;
+	switch (v_int(g, 6)) {
+	case 0:
+	case 1:
+	case 2:
+		strbuf_addf(&src, "\"csi\":{\"driver\":\"%s\",\"volumeHandle\":\"h-%d\"}", VPICK(g, drivers), v_int(g, 3));
+		break;
+	case 3:
+		strbuf_addf(&src, "\"awsElasticBlockStore\":{\"volumeID\":\"%s\"}", v_pct(g, 50) ? "vol-a" : "aws://us-east-1a/vol-b");
+		break;
+	case 4:
+		strbuf_puts(&src, "\"gcePersistentDisk\":{\"pdName\":\"disk-a\"}");
+		break;
+	default:
+		strbuf_puts(&src, "\"hostPath\":{\"path\":\"/tmp\",\"type\":\"\"}");
+	}
 	struct strbuf sb = STRBUF_INIT;
 	strbuf_addf(&sb,
 		    "{\"apiVersion\":\"v1\",\"kind\":\"PersistentVolume\",\"metadata\":{\"name\":\"pv-%s-%d\","
@@ -999,11 +1029,11 @@ static void gen_pv(struct gen *g, const char *ns, int k)
 		    "\"accessModes\":[\"ReadWriteOnce\"],\"persistentVolumeReclaimPolicy\":\"Retain\","
 		    "\"storageClassName\":\"standard\",\"volumeMode\":\"Filesystem\",\"claimRef\":{\"kind\":"
 		    "\"PersistentVolumeClaim\",\"namespace\":\"%s\",\"name\":\"data-%d\",\"uid\":\"uid-pvc-%s-%d\"},"
-		    "\"csi\":{\"driver\":\"pd.csi.storage.gke.io\",\"volumeHandle\":\"h-%s-%d\"}},"
-		    "\"status\":{\"phase\":\"Bound\"}}",
-		    ns, k, ns, k, lab.data ? lab.data : "", ns, k, ns, k, ns, k);
+		    "%s},\"status\":{\"phase\":\"Bound\"}}",
+		    ns, k, ns, k, lab.data ? lab.data : "", ns, k, ns, k, src.data);
 	strbuf_release(&lab);
-	g->pvs[g->n_pvs++] = strbuf_detach(&sb, NULL);
+	strbuf_release(&src);
+	vol_obj(g, GEN_VOL_PV, &sb);
 }
 
 /* In 45% of the states the pending pod also mounts one of the state's PVCs of its namespace
@@ -1052,15 +1082,18 @@ static void add_zone_claim(struct gen *g)
  * skips the unbound claims) or Immediate (an unbound claim is an error). */
 static void gen_storage_class(struct gen *g)
 {
+	/* a CSI or in-tree provisioner NodeVolumeLimits maps unbound claims to, or none */
+	static const char *const prov[] = { "csi.example.com", "ebs.csi.aws.com", "kubernetes.io/aws-ebs",
+					    "kubernetes.io/gce-pd", "kubernetes.io/no-provisioner", "pd.csi.storage.gke.io" };
 	if (!v_pct(g, 80))
 		return;
 	struct strbuf sb = STRBUF_INIT;
 	strbuf_addf(&sb,
 		    "{\"apiVersion\":\"storage.k8s.io/v1\",\"kind\":\"StorageClass\",\"metadata\":{\"name\":\"standard\","
-		    "\"uid\":\"uid-sc-standard\"},\"provisioner\":\"pd.csi.storage.gke.io\",\"reclaimPolicy\":\"Delete\","
+		    "\"uid\":\"uid-sc-standard\"},\"provisioner\":\"%s\",\"reclaimPolicy\":\"Delete\","
 		    "\"volumeBindingMode\":\"%s\"}",
-		    v_pct(g, 60) ? "WaitForFirstConsumer" : "Immediate");
-	g->scs[g->n_scs++] = strbuf_detach(&sb, NULL);
+		    VPICK(g, prov), v_pct(g, 60) ? "WaitForFirstConsumer" : "Immediate");
+	vol_obj(g, GEN_VOL_SC, &sb);
 }
 
 /* A PVC default/data-I (I < 4) or other/data-0, present or not, with random access modes (many
@@ -1640,16 +1673,6 @@ static bool gen_topo(void)
 	return implemented(reg, "InterPodAffinity") || implemented(reg, "PodTopologySpread");
 }
 
-/* Whether the generator emits the volume material (see struct gen's v). */
-static bool gen_vol(void)
-{
-	/* DIFFERENTIAL_VOLUMES=1 / =0 forces it on / off (to try the generator) */
-	const char *force = getenv("DIFFERENTIAL_VOLUMES");
-	if (force && *force)
-		return !strcmp(force, "1");
-	return implemented(fw_registry(), "VolumeZone");
-}
-
 /* Whether the generator emits the preemption material (see struct gen's p). */
 static bool gen_preempt(void)
 {
@@ -1659,6 +1682,101 @@ static bool gen_preempt(void)
 	if (force && *force)
 		return !strcmp(force, "1");
 	return implemented(fw_registry(), "DefaultPreemption");
+}
+
+/* Whether the generator emits the volume material (see struct gen's v). */
+static bool gen_vol(void)
+{
+	/* DIFFERENTIAL_VOLUMES=1 / =0 forces it on / off (to try the generator) */
+	const char *force = getenv("DIFFERENTIAL_VOLUMES");
+	if (force && *force)
+		return !strcmp(force, "1");
+	const struct cfg_registry *reg = fw_registry();
+	return implemented(reg, "VolumeZone") || implemented(reg, "NodeVolumeLimits");
+}
+
+/* NodeVolumeLimits' material beside the PVs (gen_pv) and the StorageClass (gen_storage_class):
+ * CSINodes with allocatable counts 0-2 (or none) per driver, the CSIDriver of csi.example.com
+ * (preventPodSchedulingIfMissing sometimes), and VolumeAttachments of PVs (some missing) on the
+ * nodes. The pods' PVCs and inline EBS / GCE PD disks are the first stream's. */
+static void gen_volumes(struct gen *g)
+{
+	static const char *const drivers[] = { "csi.example.com", "ebs.csi.aws.com", "pd.csi.storage.gke.io" };
+	for (int i = 0; i < g->n_nodes; i++) {
+		if (!v_pct(g, 70))
+			continue;
+		struct strbuf sb = STRBUF_INIT;
+		strbuf_addf(&sb, "{\"apiVersion\":\"storage.k8s.io/v1\",\"kind\":\"CSINode\",\"metadata\":{\"name\":\"%s\"},"
+				 "\"spec\":{\"drivers\":[", g->node_names[i]);
+		bool first = true;
+		for (int d = 0; d < 3; d++) {
+			if (!v_pct(g, 70))
+				continue;
+			comma(&sb, &first);
+			strbuf_addf(&sb, "{\"name\":\"%s\",\"nodeID\":\"%s\",\"topologyKeys\":null", drivers[d], g->node_names[i]);
+			if (v_pct(g, 80))
+				strbuf_addf(&sb, ",\"allocatable\":{\"count\":%d}", v_int(g, 3));
+			strbuf_puts(&sb, "}");
+		}
+		strbuf_puts(&sb, "]}}");
+		vol_obj(g, GEN_VOL_CSINODE, &sb);
+	}
+	if (v_pct(g, 70)) {
+		struct strbuf sb = STRBUF_INIT;
+		strbuf_addf(&sb, "{\"apiVersion\":\"storage.k8s.io/v1\",\"kind\":\"CSIDriver\",\"metadata\":{\"name\":\"csi.example.com\"},"
+				 "\"spec\":{\"attachRequired\":true,\"podInfoOnMount\":false,\"requiresRepublish\":false,"
+				 "\"storageCapacity\":false,\"fsGroupPolicy\":\"ReadWriteOnceWithFSType\","
+				 "\"volumeLifecycleModes\":[\"Persistent\"],\"seLinuxMount\":false%s}}",
+			    v_pct(g, 60) ? ",\"preventPodSchedulingIfMissing\":true" : "");
+		vol_obj(g, GEN_VOL_CSIDRIVER, &sb);
+	}
+	int nva = v_pct(g, 70) ? 1 + v_int(g, 4) : 0;
+	for (int i = 0; i < nva; i++) {
+		struct strbuf sb = STRBUF_INIT;
+		int k = v_int(g, 5);
+		strbuf_addf(&sb, "{\"apiVersion\":\"storage.k8s.io/v1\",\"kind\":\"VolumeAttachment\",\"metadata\":{\"name\":\"va-%d\"},"
+				 "\"spec\":{\"attacher\":\"%s\",\"nodeName\":\"%s\",\"source\":{\"persistentVolumeName\":\"pv-%s-%d\"}}}",
+			    i, drivers[v_int(g, 2)], g->node_names[v_int(g, g->n_nodes)], k < 4 ? "default" : "other", k < 4 ? k : 0);
+		vol_obj(g, GEN_VOL_VA, &sb);
+	}
+}
+
+/* A copy of json with ins inserted after the first occurrence of at (NULL when at is absent). */
+static char *insert_after(const char *json, const char *at, const char *ins)
+{
+	const char *p = strstr(json, at);
+	if (!p)
+		return NULL;
+	size_t head = (size_t)(p - json) + strlen(at);
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addf(&sb, "%.*s%s%s", (int)head, json, ins, json + head);
+	return strbuf_detach(&sb, NULL);
+}
+
+/* Gives the pending pod of namespace default 1-2 more PVC volumes (vv0, vv1: claims data-0..3)
+ * half of the time, so that NodeVolumeLimits has new volumes to count (the first stream gives
+ * few pending pods a PVC). */
+static void add_pending_claims(struct gen *g)
+{
+	if (!strstr(g->pod, "\"metadata\":{\"name\":\"p\",\"namespace\":\"default\"") || !v_pct(g, 50))
+		return;
+	struct strbuf v = STRBUF_INIT;
+	int n = 1 + v_pct(g, 40);
+	for (int i = 0; i < n; i++)
+		strbuf_addf(&v, "{\"name\":\"vv%d\",\"persistentVolumeClaim\":{\"claimName\":\"data-%d\"}},", i, v_int(g, 4));
+	char *np = insert_after(g->pod, "\"volumes\":[", v.data);
+	if (!np) {
+		v.data[v.len - 1] = '\0'; /* the trailing comma */
+		struct strbuf w = STRBUF_INIT;
+		strbuf_addf(&w, "\"volumes\":[%s],", v.data);
+		np = insert_after(g->pod, "\"spec\":{", w.data);
+		strbuf_release(&w);
+	}
+	strbuf_release(&v);
+	if (np) {
+		free(g->pod);
+		g->pod = np;
+	}
 }
 
 /* The profile both sides run: upstream's defaults minus the plugins csched lacks (the NOT_YET
@@ -1764,6 +1882,10 @@ void gen_state(struct gen *g, uint64_t seed)
 		gen_namespaces(g);
 	if (g->preempt)
 		gen_pdbs(g);
+	if (g->vol) {
+		gen_volumes(g);
+		add_pending_claims(g);
+	}
 }
 
 void gen_release(struct gen *g)
@@ -1784,10 +1906,8 @@ void gen_release(struct gen *g)
 		free(g->owners[i]);
 	for (int i = 0; i < g->n_pdbs; i++)
 		free(g->pdbs[i]);
-	for (int i = 0; i < g->n_pvs; i++)
-		free(g->pvs[i]);
-	for (int i = 0; i < g->n_scs; i++)
-		free(g->scs[i]);
+	for (int i = 0; i < g->n_vol_objs; i++)
+		free(g->vol_objs[i]);
 	memset(g, 0, sizeof(*g));
 }
 
@@ -1824,20 +1944,24 @@ char *gen_state_json(const struct gen *g)
 		}
 		strbuf_puts(&sb, "]");
 	}
-	if (g->vol) {
-		strbuf_puts(&sb, ",\"pvs\":[");
-		for (int i = 0; i < g->n_pvs; i++)
-			strbuf_addf(&sb, "%s%s", i ? "," : "", g->pvs[i]);
-		strbuf_puts(&sb, "],\"storageClasses\":[");
-		for (int i = 0; i < g->n_scs; i++)
-			strbuf_addf(&sb, "%s%s", i ? "," : "", g->scs[i]);
-		strbuf_puts(&sb, "]");
-	}
 	if (g->preempt) {
 		strbuf_puts(&sb, ",\"pdbs\":[");
 		for (int i = 0; i < g->n_pdbs; i++)
 			strbuf_addf(&sb, "%s%s", i ? "," : "", g->pdbs[i]);
 		strbuf_puts(&sb, "]");
+	}
+	if (g->vol) {
+		static const char *const keys[GEN_VOL_KINDS] = { "pvs", "storageClasses", "csiNodes", "csiDrivers", "objects" };
+		for (int k = 0; k < GEN_VOL_KINDS; k++) {
+			strbuf_addf(&sb, ",\"%s\":[", keys[k]);
+			bool first = true;
+			for (int i = 0; i < g->n_vol_objs; i++)
+				if ((int)g->vol_kind[i] == k) {
+					comma(&sb, &first);
+					strbuf_puts(&sb, g->vol_objs[i]);
+				}
+			strbuf_puts(&sb, "]");
+		}
 	}
 	strbuf_puts(&sb, "}");
 	return strbuf_detach(&sb, NULL);

@@ -16,12 +16,16 @@
 #define GEN_MAX_OWNERS 12
 #define GEN_POD_LABEL_KINDS 4
 #define GEN_MAX_PDBS 4
+#define GEN_MAX_VOL_OBJS 48
 
 /* The kinds of object whose pod selector PodTopologySpread's system defaults read (the values
  * are apiclient's enum api_selector_kind). */
 enum gen_owner_kind { GEN_SERVICE, GEN_RC, GEN_RS, GEN_SS };
 
 /* One state: each object is a malloc'd JSON string (gen_release frees them). */
+/* The volume objects of struct gen's vol_objs, in the oracle's input keys' order. */
+enum gen_vol_kind { GEN_VOL_PV, GEN_VOL_SC, GEN_VOL_CSINODE, GEN_VOL_CSIDRIVER, GEN_VOL_VA, GEN_VOL_KINDS };
+
 struct gen {
 	uint64_t s; /* PRNG state */
 	/* A second PRNG stream for the pod-topology material (pod labels and (anti-)affinity,
@@ -36,11 +40,6 @@ struct gen {
 	 * implements DefaultPreemption (preempt), for the same reason. */
 	uint64_t p;
 	bool preempt;
-	/* A fourth stream for the volume material (PersistentVolumes of the bound PVCs with zone and
-	 * region labels, the StorageClass "standard"), drawn only when the registry implements
-	 * VolumeZone (vol), for the same reason. */
-	uint64_t v;
-	bool vol;
 	int pend_nom;   /* node index the pending pod is nominated to (status.nominatedNodeName), -1: none */
 	int node_pod_k; /* index of the bound pod being generated among its node's */
 	int n_fillers, filler_idx[GEN_MAX_PODS]; /* preempt: the filler pods' indices (names f<idx>) */
@@ -67,12 +66,17 @@ struct gen {
 	int n_owners;
 	char *owners[GEN_MAX_OWNERS]; /* Services, RCs, ReplicaSets, StatefulSets */
 	enum gen_owner_kind owner_kind[GEN_MAX_OWNERS];
-	int n_pvs;
-	char *pvs[GEN_MAX_PVCS]; /* PersistentVolumes (vol; the oracle's "pvs", csched's PV lister) */
-	int n_scs;
-	char *scs[2]; /* StorageClasses (vol) */
 	int n_pdbs;
 	char *pdbs[GEN_MAX_PDBS]; /* policy/v1 PodDisruptionBudgets (preempt) */
+	/* A fourth stream for the volume material (PersistentVolumes of the bound PVCs with zone and
+	 * region labels and various sources, the StorageClass "standard", CSINodes, CSIDrivers,
+	 * VolumeAttachments, more claims on the pending pod), drawn only when the registry implements
+	 * VolumeZone or NodeVolumeLimits (vol), for the same reason. */
+	uint64_t v;
+	bool vol;
+	int n_vol_objs;
+	char *vol_objs[GEN_MAX_VOL_OBJS];
+	enum gen_vol_kind vol_kind[GEN_MAX_VOL_OBJS];
 };
 
 /* Fills g with the state of seed (deterministic on every platform). */
@@ -80,7 +84,8 @@ void gen_state(struct gen *g, uint64_t seed);
 void gen_release(struct gen *g);
 /* The oracle's input: {"config", "nodes", "pods", "pvcs", "pod"} on one line ("pods" holds the
  * bound pods, then the nominated ones), with "namespaces", "services", "replicationControllers",
- * "replicaSets", "statefulSets" when g->topo and "pdbs" when g->preempt. Caller frees. */
+ * "replicaSets", "statefulSets" when g->topo, "pdbs" when g->preempt, and "pvs", "storageClasses",
+ * "csiNodes", "csiDrivers" and "objects" (VolumeAttachments) when g->vol. Caller frees. */
 char *gen_state_json(const struct gen *g);
 /* Appends s as a JSON string literal. */
 void gen_json_str(struct strbuf *sb, const char *s);

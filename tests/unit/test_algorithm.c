@@ -227,8 +227,9 @@ static void test_profile_building(void **state)
 	/* Filter run order: upstream v1.37 pkg/scheduler/apis/config/v1/default_plugins.go
 	 * getDefaultPlugins (MultiPoint order), restricted to the Filter plugins csched implements */
 	static const char *const want_filter[] = { "NodeName", "NodeUnschedulable", "TaintToleration", "NodeAffinity",
-						   "NodePorts", "NodeResourcesFit", "VolumeRestrictions", "VolumeZone", "PodTopologySpread",
-						   "InterPodAffinity", "NodeDeclaredFeatures" /* appended in v1.37 */ };
+						   "NodePorts", "NodeResourcesFit", "VolumeRestrictions", "NodeVolumeLimits", "VolumeZone",
+						   "PodTopologySpread", "InterPodAffinity",
+						   "NodeDeclaredFeatures" /* appended in v1.37 */ };
 	assert_int_equal(n, 11);
 	for (uint32_t i = 0; i < n; i++)
 		assert_string_equal(filter[i]->plugin->name, want_filter[i]);

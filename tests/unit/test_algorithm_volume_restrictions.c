@@ -70,6 +70,87 @@ static struct api_pod *pvc_pod(const char *name, const char *ns, const char *cla
 	return TOBJ_POD(.name = name, .ns = ns, .pvcs = claims, .node = node);
 }
 
+/* upstream TestGCEDiskConflicts, TestAWSDiskConflicts, TestRBDDiskConflicts,
+ * TestISCSIDiskConflicts: each table's cases under their upstream names, PreFilter then (unless
+ * it skips) Filter. */
+static void test_disk_conflicts(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *table, *vol, *vol2;
+	} kinds[] = {
+		{ "TestGCEDiskConflicts", "{\"name\":\"d\",\"gcePersistentDisk\":{\"pdName\":\"foo\"}}",
+		  "{\"name\":\"d\",\"gcePersistentDisk\":{\"pdName\":\"bar\"}}" },
+		{ "TestAWSDiskConflicts", "{\"name\":\"d\",\"awsElasticBlockStore\":{\"volumeID\":\"foo\"}}",
+		  "{\"name\":\"d\",\"awsElasticBlockStore\":{\"volumeID\":\"bar\"}}" },
+		{ "TestRBDDiskConflicts",
+		  "{\"name\":\"d\",\"rbd\":{\"monitors\":[\"a\",\"b\"],\"pool\":\"foo\",\"image\":\"bar\",\"fsType\":\"ext4\"}}",
+		  "{\"name\":\"d\",\"rbd\":{\"monitors\":[\"c\",\"d\"],\"pool\":\"foo\",\"image\":\"bar\",\"fsType\":\"ext4\"}}" },
+		{ "TestISCSIDiskConflicts",
+		  "{\"name\":\"d\",\"iscsi\":{\"targetPortal\":\"127.0.0.1:3260\",\"iqn\":\"iqn.2016-12.server:storage.target01\",\"fsType\":\"ext4\",\"lun\":0}}",
+		  "{\"name\":\"d\",\"iscsi\":{\"targetPortal\":\"127.0.0.1:3260\",\"iqn\":\"iqn.2017-12.server:storage.target01\",\"fsType\":\"ext4\",\"lun\":0}}" },
+	};
+	enum { NONE, VOL, VOL2, NO_RESTRICTION };
+	static const struct {
+		const char *name;
+		int pod, existing; /* existing NONE: an empty node */
+		enum fw_code pre, filter;
+		bool gce_only;
+	} cases[] = {
+		{ "nothing", NONE, NONE, FW_SKIP, FW_SUCCESS, false },
+		{ "one state", NONE, VOL, FW_SKIP, FW_SUCCESS, false },
+		{ "same state", VOL, VOL, FW_SUCCESS, FW_UNSCHEDULABLE, false },
+		{ "different state", VOL2, VOL, FW_SUCCESS, FW_SUCCESS, false },
+		{ "pod with a volume that doesn't have restrictions", NO_RESTRICTION, NONE, FW_SKIP, FW_SUCCESS, true },
+	};
+	struct pvcs l = { 0 };
+	struct fw_profile *p = profile(&l);
+	struct fw_cycle *c = fw_cycle_new(p);
+	const struct fw_pl *pl = tl_pl(p, "VolumeRestrictions");
+	struct api_node *node = TOBJ_NODE(.name = "node-1");
+	for (size_t k = 0; k < ARRAY_SIZE(kinds); k++)
+		for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+			if (cases[i].gce_only && k)
+				continue;
+			const char *vols[] = { "", kinds[k].vol, kinds[k].vol2, "{\"name\":\"volume with no restriction\",\"emptyDir\":{}}" };
+			char spec[512];
+			snprintf(spec, sizeof(spec), "\"volumes\":[%s]", vols[cases[i].pod]);
+			struct api_pod *pod = TOBJ_POD(.name = "p", .spec = spec);
+			struct api_pod *ex = NULL;
+			if (cases[i].existing != NONE) {
+				snprintf(spec, sizeof(spec), "\"volumes\":[%s]", vols[cases[i].existing]);
+				ex = TOBJ_POD(.name = "e", .node = "node-1", .spec = spec);
+			}
+			struct node_info ni;
+			tl_node_info(&ni, node, &ex, ex ? 1 : 0);
+			const struct node_info *ptrs[1] = { &ni };
+			struct fw_node_list list = { .n = 1, .nodes = ptrs };
+			fw_cycle_reset(c);
+			c->nodes = &list;
+			struct fw_status st;
+			struct fw_node_names names = { .all = true };
+			char msg[256];
+			fw_status_reset(&st);
+			enum fw_code code = pl->plugin->pre_filter(pl, c, pod, &names, &st);
+			if (code != cases[i].pre)
+				fail_msg("%s %s: PreFilter got %s", kinds[k].table, cases[i].name, fw_code_str(code));
+			if (code == FW_SUCCESS) {
+				fw_status_reset(&st);
+				code = pl->plugin->filter(pl, c, pod, &ni, &st);
+				fw_status_message(&st, msg, sizeof(msg));
+				if (code != cases[i].filter ||
+				    strcmp(msg, code == FW_SUCCESS ? "" : "node(s) had no available disk"))
+					fail_msg("%s %s: Filter got %s \"%s\"", kinds[k].table, cases[i].name, fw_code_str(code), msg);
+			}
+			node_info_release(&ni);
+			api_pod_unref(ex);
+			api_pod_unref(pod);
+		}
+	api_node_unref(node);
+	fw_cycle_free(c);
+	fw_profile_free(p);
+}
+
 /* upstream TestAccessModeConflicts */
 static void test_access_mode_conflicts(void **state)
 {
@@ -448,6 +529,7 @@ static void test_nominated_pod_claim_any_namespace(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_disk_conflicts),
 		cmocka_unit_test(test_access_mode_conflicts),
 		cmocka_unit_test(test_pvc_lookup_details),
 		cmocka_unit_test(test_hints),

@@ -339,7 +339,7 @@ static void test_pod_volume_sources(void **state)
 		"{\"metadata\":{\"name\":\"web-0\",\"namespace\":\"ns\"},\"spec\":{\"containers\":[{\"name\":\"c\"}],"
 		"\"volumes\":[{\"name\":\"scratch\",\"ephemeral\":{\"volumeClaimTemplate\":{\"spec\":{}}}},"
 		"{\"name\":\"inline\",\"csi\":{\"driver\":\"secrets-store.csi.k8s.io\",\"readOnly\":true}},"
-		"{\"name\":\"az\",\"azureDisk\":{\"diskName\":\"d\",\"diskURI\":\"/sub/d\"}},"
+		"{\"name\":\"az\",\"azureDisk\":{\"diskName\":\"d\",\"diskURI\":\"/sub/d\",\"kind\":\"Shared\"}},"
 		"{\"name\":\"af\",\"azureFile\":{\"secretName\":\"s\",\"shareName\":\"share\"}},"
 		"{\"name\":\"ci\",\"cinder\":{\"volumeID\":\"c-1\"}},"
 		"{\"name\":\"vs\",\"vsphereVolume\":{\"volumePath\":\"[ds] v.vmdk\"}},"
@@ -353,6 +353,8 @@ static void test_pod_volume_sources(void **state)
 	assert_true(p->volumes[1].read_only);
 	assert_int_equal(p->volumes[2].kind, API_VOLUME_AZURE_DISK);
 	assert_string_equal(p->volumes[2].volume_id, "/sub/d");
+	assert_string_equal(p->volumes[2].azure_kind, "Shared");
+	assert_null(p->volumes[4].azure_kind);
 	assert_int_equal(p->volumes[3].kind, API_VOLUME_AZURE_FILE);
 	assert_string_equal(p->volumes[3].volume_id, "share");
 	assert_string_equal(p->volumes[3].secret_name, "s");

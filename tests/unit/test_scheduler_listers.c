@@ -206,18 +206,13 @@ static void test_pdb_informer_only_with_postfilter(void **state)
 
 /* ---------- volume listers ---------- */
 
-/* A scheduler with every volume informer (the default profile's VolumeZone needs only PVs and
- * StorageClasses: the others are made here as sched_new would for a profile needing them). */
+/* A scheduler with every volume informer (the default profile's VolumeZone and NodeVolumeLimits
+ * need all but CSIStorageCapacity: sched_new's set is replaced by the full one, as for a profile
+ * with VolumeBinding's capacity check). */
 static void with_volumes(struct fixture *f)
 {
 	struct err e = { 0 };
-	/* the default profile runs VolumeZone: PersistentVolumes and StorageClasses only */
-	assert_int_equal(sched_volume_kinds(f->s), SCHED_VOL_PV | SCHED_VOL_STORAGE_CLASS);
 	assert_non_null(f->s->volumes);
-	assert_non_null(sched_volumes_informer(f->s->volumes, API_KIND_PV));
-	assert_non_null(sched_volumes_informer(f->s->volumes, API_KIND_STORAGE_CLASS));
-	assert_null(sched_volumes_informer(f->s->volumes, API_KIND_CSINODE));
-	assert_null(sched_volumes_informer(f->s->volumes, API_KIND_VOLUME_ATTACHMENT));
 	sched_volumes_free(f->s->volumes);
 	f->s->volumes = sched_volumes_new(f->client, 0x3f, f->s->queue, &e);
 	if (!f->s->volumes)

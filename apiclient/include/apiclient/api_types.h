@@ -260,6 +260,8 @@ struct api_volume {
 	const char *volume_id;   /* AWS EBS; and the in-tree kinds listed with enum api_volume_kind */
 	const char *csi_driver;  /* CSI: csi.driver (interned); NULL for other kinds */
 	const char *secret_name; /* AZURE_FILE: azureFile.secretName */
+	const char *azure_kind;  /* AZURE_DISK: azureDisk.kind, NULL when absent (csi-translation-lib
+				  * migrates only "Managed", any case) */
 	uint32_t n_monitors;     /* RBD */
 	const char **monitors;
 	const char *pool, *image;
