@@ -539,6 +539,8 @@ static int new_profiles(struct scheduler *s, struct queue_profile *qprofs, struc
 				     .ctx = s },
 		};
 		po.preempt = (struct fw_preempt_ops){ sched_preempt_actuate, sched_preempt_is_running, s };
+		po.volume = (struct fw_volume_ops){ sched_volume_bind_pv, sched_volume_select_node, sched_volume_node,
+						    sched_volume_sleep, s };
 		po.extenders = sched_extenders_fw(s->extenders, &po.n_extenders);
 		po.ext_prioritize_all = sched_extenders_prioritize_all;
 		fw_profile_config_from_cfg(&cfg->profiles[i], &pc);

@@ -206,12 +206,15 @@ static void test_pdb_informer_only_with_postfilter(void **state)
 
 /* ---------- volume listers ---------- */
 
-/* A scheduler with every volume informer (no plugin of v1.37's default profile csched runs
- * needs them yet, so they are made here as sched_new would for such a profile). */
+/* A scheduler with every volume informer (the default profile's VolumeBinding needs all but
+ * the VolumeAttachments, which NodeVolumeLimits reads: made here as sched_new would for a
+ * profile running both). */
 static void with_volumes(struct fixture *f)
 {
 	struct err e = { 0 };
-	assert_null(f->s->volumes);
+	assert_int_equal(sched_volume_kinds(f->s), SCHED_VOL_PV | SCHED_VOL_STORAGE_CLASS | SCHED_VOL_CSINODE |
+							    SCHED_VOL_CSIDRIVER | SCHED_VOL_CSI_STORAGE_CAPACITY);
+	sched_volumes_free(f->s->volumes);
 	f->s->volumes = sched_volumes_new(f->client, 0x3f, f->s->queue, &e);
 	if (!f->s->volumes)
 		fail_msg("sched_volumes_new: %s", e.msg);
