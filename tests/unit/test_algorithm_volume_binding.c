@@ -178,6 +178,8 @@ struct world {
 	int n_writes;
 	int sleeps;
 	void (*controller)(struct world *w); /* run at every poll (the PV controller) */
+	bool lag;                            /* written PVs reach the lister one poll later */
+	struct api_pv *lagging;              /* the written PV the informer has not delivered yet */
 	bool stop;                           /* the scheduler stops: sleep returns false */
 };
 
@@ -295,7 +297,12 @@ static int w_bind_pv(void *ctx, const char *pv_name, const char *pv_rv, const st
 	if (pv->node_affinity && pv->node_affinity->n_required)
 		node = pv->node_affinity->required[0].exprs[0].values[0];
 	struct pv_spec s = { pv->meta.name, node, cap, rvs, b, pv->storage_class_name, claim->meta.uid };
-	world_put_pv(w, mkpv(&s));
+	if (w->lag) {
+		api_pv_unref(w->lagging);
+		w->lagging = mkpv(&s);
+	} else {
+		world_put_pv(w, mkpv(&s));
+	}
 	free(rvs);
 	free(cap);
 	snprintf(new_rv, size, "%s", rv);
@@ -376,6 +383,7 @@ static void world_release(struct world *w)
 	for (uint32_t i = 0; i < w->n_nodes; i++)
 		api_node_unref(w->nodes[i]);
 	api_csidriver_unref(w->driver);
+	api_pv_unref(w->lagging);
 	memset(w, 0, sizeof(*w));
 }
 
@@ -856,6 +864,20 @@ static void controller_bind(struct world *w)
 	}
 }
 
+/* The PV controller binds the claim at the first poll, before the informer delivers the written
+ * PV (at the second): the first check sees the PV's old version (upstream checkBindings: not
+ * synced yet, wait; without the version check, its missing claimRef would read as reset). */
+static void controller_lagging(struct world *w)
+{
+	static const struct pvc_spec early = { "unbound-pvc", "1G", "", PVC_BOUND, "pv-node1a", "8", WAIT, false };
+	if (w->sleeps == 1) {
+		world_put_pvc(w, mkpvc(&early));
+	} else if (w->lagging) {
+		world_put_pv(w, w->lagging);
+		w->lagging = NULL;
+	}
+}
+
 static void controller_provision(struct world *w)
 {
 	for (uint32_t i = 0; i < w->n_pvcs; i++) {
@@ -902,6 +924,8 @@ static void test_bind_pod_volumes(void **state)
 		{ "all-bound", PVCS(&bound_pvc_node1a), PVS(&pv_node1a_bound), NULL, 0, FW_SUCCESS, "", "" },
 		{ "binding-static-pv-succeeds-after-time", PVCS(&unbound_pvc), PVS(&pv_node1a), controller_bind, 0,
 		  FW_SUCCESS, "", "pv pv-node1a->unbound-pvc;" },
+		{ "binding-static-pv-informer-lags", PVCS(&unbound_pvc), PVS(&pv_node1a), controller_lagging, 0,
+		  FW_SUCCESS, "", "pv pv-node1a->unbound-pvc;" },
 		{ "binding-dynamic-pv-succeeds-after-time", PVCS(&provisioned_pvc), NULL, controller_provision, 0, FW_SUCCESS,
 		  "", "pvc provisioned-pvc@node1;" },
 		{ "binding-times-out", PVCS(&unbound_pvc), PVS(&pv_node1a), NULL, 0, FW_ERROR,
@@ -922,6 +946,7 @@ static void test_bind_pod_volumes(void **state)
 			world_put_pvc(&w, mkpvc(cases[i].pvcs[j]));
 		w.controller = cases[i].controller;
 		w.fail_write = cases[i].fail_write;
+		w.lag = cases[i].controller == controller_lagging;
 		struct api_pod *pod = claims_pod(cases[i].pvcs);
 		struct cycle_run r;
 		run_to_reserve(&w, pod, &r, &args);
@@ -936,6 +961,8 @@ static void test_bind_pod_volumes(void **state)
 			fail_msg("%s: %s \"%s\" writes \"%s\"", cases[i].name, fw_code_str(code), msg, w.writes);
 		if (!strcmp(cases[i].name, "binding-times-out"))
 			assert_true(w.sleeps >= 2); /* polls until the deadline, then gives up */
+		else if (cases[i].controller == controller_lagging)
+			assert_int_equal(w.sleeps, 2); /* waited for the informer */
 		else if (cases[i].want == FW_SUCCESS && cases[i].controller)
 			assert_int_equal(w.sleeps, 1); /* immediate = false: the first check after one interval */
 		if (cases[i].fail_write) {
