@@ -181,6 +181,7 @@ struct world {
 	bool lag;                            /* written PVs reach the lister one poll later */
 	struct api_pv *lagging;              /* the written PV the informer has not delivered yet */
 	bool stop;                           /* the scheduler stops: sleep returns false */
+	bool pod_gone;                       /* the pod lister no longer has the pod */
 };
 
 static void world_put_pvc(struct world *w, struct api_pvc *p)
@@ -328,6 +329,15 @@ static int w_select_node(void *ctx, const struct api_pvc *claim, const char *nod
 	return 0;
 }
 
+/* The pod lister: the test's pod exists unless pod_gone. */
+static struct api_pod *w_pod(void *ctx, const char *ns, const char *name)
+{
+	struct world *w = ctx;
+	if (w->pod_gone)
+		return NULL;
+	return TOBJ_POD(.name = name, .ns = ns);
+}
+
 static struct api_node *w_node(void *ctx, const char *name)
 {
 	struct world *w = ctx;
@@ -406,7 +416,7 @@ static struct fw_profile *profile(struct world *w, const struct cfg_plugin_args 
 		tl_fill(&pc, &ls, eps[i], vb, NULL);
 	struct fw_profile_options o = {
 		.listers = { .pvc = w_pvc, .pv = w_pv, .pv_each = w_pv_each, .storage_class = w_class,
-			     .csidriver = w_driver, .csi_storage_capacity_each = w_caps, .ctx = w },
+			     .csidriver = w_driver, .csi_storage_capacity_each = w_caps, .pod = w_pod, .ctx = w },
 		.volume = { w_bind_pv, w_select_node, w_node, w_sleep, w },
 	};
 	struct err e = { 0 };
@@ -898,6 +908,11 @@ static void controller_reset_claim_ref(struct world *w)
 	world_put_pv(w, mkpv(&reset));
 }
 
+static void controller_delete_pod(struct world *w)
+{
+	w->pod_gone = true;
+}
+
 static void controller_unselect(struct world *w)
 {
 	static const struct pvc_spec moved = { "provisioned-pvc", "1Gi", "node2", PVC_SELECTED_NODE, "", "7", WAIT_PROV, false };
@@ -932,6 +947,8 @@ static void test_bind_pod_volumes(void **state)
 		  "binding volumes: context deadline exceeded", "pv pv-node1a->unbound-pvc;" },
 		{ "binding-fails (claimRef reset)", PVCS(&unbound_pvc), PVS(&pv_node1a), controller_reset_claim_ref, 0,
 		  FW_ERROR, "binding volumes: ClaimRef got reset for pv \"pv-node1a\"", "pv pv-node1a->unbound-pvc;" },
+		{ "pod deleted while waiting", PVCS(&unbound_pvc), PVS(&pv_node1a), controller_delete_pod, 0, FW_ERROR,
+		  "binding volumes: pod does not exist any more: pod \"test-pod\" not found", "pv pv-node1a->unbound-pvc;" },
 		{ "provisioning-fails (selected node changed)", PVCS(&provisioned_pvc), NULL, controller_unselect, 0,
 		  FW_ERROR, "binding volumes: provisioning failed for PVC \"provisioned-pvc\"", "pvc provisioned-pvc@node1;" },
 		{ "bind-api-update fails", PVCS(&unbound_pvc, &provisioned_pvc), PVS(&pv_node1a), NULL, 1, FW_ERROR,
