@@ -15,8 +15,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
+#include "common/intern.h"
 #include "common/log.h"
 #include "framework_internal.h"
 #include "plugin_helpers.h"
@@ -94,6 +96,236 @@ static bool pv_node_affinity_ok(const struct api_pv *pv, const struct api_node *
 	only_labels.meta.labels = node->meta.labels;
 	only_labels.meta.name = "";
 	return fw_node_selector_matches(na->required, na->n_required, &only_labels);
+}
+
+/* ---------- CSI migration (upstream tryTranslatePVToCSI, csi-translation-lib) ---------- */
+
+#define LABEL_ZONE_GA "topology.kubernetes.io/zone"
+#define LABEL_ZONE_BETA "failure-domain.beta.kubernetes.io/zone"
+#define LABEL_REGION_GA "topology.kubernetes.io/region"
+#define LABEL_REGION_BETA "failure-domain.beta.kubernetes.io/region"
+
+/* The in-tree plugin of a PV whose CSI migration upstream's binder honours
+ * (isCSIMigrationOnForPlugin), and its CSI driver's topology key (NULL: the translation leaves
+ * the node affinity alone). */
+static const char *migratable_plugin(const struct api_pv *pv, const char **topology_key)
+{
+	*topology_key = NULL;
+	switch (pv->source.kind) {
+	case API_PV_GCE_PD:
+		*topology_key = "topology.gke.io/zone";
+		return "kubernetes.io/gce-pd";
+	case API_PV_AWS_EBS:
+		*topology_key = "topology.ebs.csi.aws.com/zone";
+		return "kubernetes.io/aws-ebs";
+	case API_PV_AZURE_DISK:
+		return "kubernetes.io/azure-disk";
+	case API_PV_CINDER:
+		*topology_key = "topology.cinder.csi.openstack.org/zone";
+		return "kubernetes.io/cinder";
+	case API_PV_PORTWORX:
+		return "kubernetes.io/portworx-volume";
+	default:
+		return NULL;
+	}
+}
+
+/* isPluginMigratedToCSIOnNode: plugin among the CSINode's comma-separated migrated plugins. */
+static bool migrated_on_node(const char *plugin, const struct api_csinode *csinode)
+{
+	const char *mpa = csinode ? vb_annotation(&csinode->meta.annotations, VB_ANN_MIGRATED_PLUGINS) : NULL;
+	size_t n = strlen(plugin);
+	for (const char *t = mpa; t && *t;) {
+		const char *end = strchr(t, ',');
+		size_t len = end ? (size_t)(end - t) : strlen(t);
+		if (len == n && strncmp(t, plugin, n) == 0)
+			return true;
+		t = end ? end + 1 : NULL;
+	}
+	return false;
+}
+
+static bool affinity_has_key(const struct api_node_affinity *na, const char *key)
+{
+	for (uint32_t i = 0; na && i < na->n_required; i++)
+		for (uint32_t j = 0; j < na->required[i].n_exprs; j++)
+			if (str_eq(na->required[i].exprs[j].key, key))
+				return true;
+	return false;
+}
+
+/* The errors TranslateInTreePVToCSI returns for the sources it cannot translate; 0 or -1 with
+ * the reason in err. */
+static int translation_error(const struct api_pv *pv, char *err, size_t size)
+{
+	if (pv->source.kind == API_PV_AZURE_DISK && pv->source.azure_kind && strcasecmp(pv->source.azure_kind, "Managed")) {
+		snprintf(err, size, "kind(%s) is not supported in csi migration", pv->source.azure_kind);
+		return -1;
+	}
+	if (pv->source.kind == API_PV_AWS_EBS) {
+		const char *id = or_empty(pv->source.volume_id);
+		if (strncmp(id, "aws://", 6) == 0) {
+			const char *slash = strchr(id + 6, '/');
+			const char *vol = slash ? slash + 1 : "";
+			while (*vol == '/')
+				vol++;
+			size_t len = strlen(vol);
+			while (len && vol[len - 1] == '/')
+				len--;
+			if (len < 4 || strncmp(vol, "vol-", 4) != 0 || memchr(vol, '/', len)) {
+				snprintf(err, size, "failed to translate Kubernetes ID to EBS Volume ID Invalid format for AWS volume (%s)",
+					 id);
+				return -1;
+			}
+		}
+	}
+	if (pv->source.kind == API_PV_GCE_PD) {
+		/* regional disks: the zones of the label must share one region */
+		const char *zl = vb_annotation(&pv->meta.labels, LABEL_ZONE_BETA);
+		if (!zl || !zl[0])
+			zl = vb_annotation(&pv->meta.labels, LABEL_ZONE_GA);
+		if (zl && strstr(zl, "__")) {
+			char region[128] = "";
+			for (const char *t = zl; t;) {
+				const char *end = strstr(t, "__");
+				size_t len = end ? (size_t)(end - t) : strlen(t);
+				char zone[128];
+				snprintf(zone, sizeof(zone), "%.*s", (int)len, t);
+				char *d1 = strchr(zone, '-'), *d2 = d1 ? strchr(d1 + 1, '-') : NULL;
+				if (!d1 || !d2 || strchr(d2 + 1, '-')) {
+					snprintf(err, size,
+						 "failed to get region from zones: zone in unexpected format, expected: {locale}-{region}-{zone}, got: %s",
+						 zone);
+					return -1;
+				}
+				*d2 = '\0';
+				if (region[0] && strcmp(region, zone)) {
+					snprintf(err, size, "failed to get region from zones: multiple or no regions gotten from zones");
+					return -1;
+				}
+				snprintf(region, sizeof(region), "%s", zone);
+				t = end ? end + 2 : NULL;
+			}
+		}
+	}
+	return 0;
+}
+
+/* upstream CheckNodeAffinity(tryTranslatePVToCSI(pv, csiNode), node.Labels): the PV's required
+ * terms, translated as csi-translation-lib's translateTopologyFromInTreeToCSI does when the PV's
+ * in-tree plugin is migrated on the node (zone key -> the driver's key, or a zone requirement
+ * from the PV's zone label; beta region key -> GA), against the node's labels. 0 with *ok, or -1
+ * with the translation error in err. */
+static int pv_affinity_ok_on(const struct api_pv *pv, const struct api_node *node, const struct api_csinode *csinode,
+			     bool *ok, char *err, size_t size)
+{
+	const char *csi_key;
+	const char *plugin = migratable_plugin(pv, &csi_key);
+	if (!plugin || !migrated_on_node(plugin, csinode)) {
+		*ok = pv_node_affinity_ok(pv, node);
+		return 0;
+	}
+	char why[256];
+	if (translation_error(pv, why, sizeof(why)) < 0) {
+		snprintf(err, size, "could not translate pv: %s", why);
+		return -1;
+	}
+	const struct api_node_affinity *na = pv->node_affinity;
+	if (!csi_key) {
+		*ok = pv_node_affinity_ok(pv, node);
+		return 0;
+	}
+	/* getTopologyLabel */
+	bool ga = affinity_has_key(na, LABEL_ZONE_GA) ||
+		  (!affinity_has_key(na, LABEL_ZONE_BETA) && (api_labels_get(&pv->meta.labels, intern_str(LABEL_ZONE_GA)) ||
+							       !api_labels_get(&pv->meta.labels, intern_str(LABEL_ZONE_BETA))));
+	const char *zone_label = intern_str(ga ? LABEL_ZONE_GA : LABEL_ZONE_BETA);
+	const char *key = intern_str(csi_key), *region_beta = intern_str(LABEL_REGION_BETA),
+		   *region_ga = intern_str(LABEL_REGION_GA);
+	bool zones_in_affinity = false;
+	for (uint32_t i = 0; na && i < na->n_required; i++)
+		for (uint32_t j = 0; j < na->required[i].n_exprs; j++)
+			if (na->required[i].exprs[j].key == zone_label && na->required[i].exprs[j].n_values)
+				zones_in_affinity = true;
+	/* the zones of the PV's label, for addTopology (trimmed, distinct, sorted as sets.String) */
+	const char *zones[16];
+	uint32_t n_zones = 0;
+	const char *label = zones_in_affinity ? NULL : api_labels_get(&pv->meta.labels, zone_label);
+	for (const char *t = label; t;) {
+		const char *end = strstr(t, "__");
+		size_t len = end ? (size_t)(end - t) : strlen(t);
+		while (len && (*t == ' ' || *t == '\t'))
+			t++, len--;
+		while (len && (t[len - 1] == ' ' || t[len - 1] == '\t'))
+			len--;
+		const char *z = len ? intern_strn(t, len) : NULL;
+		bool dup = false;
+		for (uint32_t k = 0; z && k < n_zones; k++)
+			dup = dup || zones[k] == z;
+		if (z && !dup && n_zones < 16) {
+			uint32_t k = n_zones++;
+			for (; k > 0 && strcmp(zones[k - 1], z) > 0; k--)
+				zones[k] = zones[k - 1];
+			zones[k] = z;
+		}
+		t = end ? end + 2 : NULL;
+	}
+	/* the translated terms: keys renamed, the zone requirement added to each term */
+	uint32_t n_terms = na && na->has_required ? na->n_required : 0;
+	bool add = n_zones > 0;
+	if (add && n_terms == 0)
+		n_terms = 1;
+	if (!na && !add) {
+		*ok = true; /* no affinity and nothing added: every node */
+		return 0;
+	}
+	if (na && !na->has_required && !add) {
+		*ok = true;
+		return 0;
+	}
+	struct api_node_selector_term *terms = calloc(n_terms, sizeof(*terms));
+	struct api_requirement *reqs = NULL;
+	uint32_t total = 0;
+	for (uint32_t i = 0; na && i < na->n_required; i++)
+		total += na->required[i].n_exprs;
+	total += add ? n_terms : 0;
+	reqs = calloc(total ? total : 1, sizeof(*reqs));
+	if (!terms || !reqs) {
+		free(terms);
+		free(reqs);
+		snprintf(err, size, "could not translate pv: out of memory");
+		return -1;
+	}
+	uint32_t used = 0;
+	for (uint32_t i = 0; i < n_terms; i++) {
+		const struct api_node_selector_term *src = na && i < na->n_required ? &na->required[i] : NULL;
+		terms[i].exprs = &reqs[used];
+		for (uint32_t j = 0; src && j < src->n_exprs; j++) {
+			struct api_requirement r = src->exprs[j];
+			if (zones_in_affinity && r.key == zone_label)
+				r.key = key;
+			else if (!ga && r.key == region_beta)
+				r.key = region_ga;
+			reqs[used++] = r;
+			terms[i].n_exprs++;
+		}
+		if (add) {
+			reqs[used++] = (struct api_requirement){ key, API_OP_IN, n_zones, zones };
+			terms[i].n_exprs++;
+		}
+		if (src) {
+			terms[i].n_fields = src->n_fields;
+			terms[i].fields = src->fields;
+		}
+	}
+	struct api_node only_labels;
+	memset(&only_labels, 0, sizeof(only_labels));
+	only_labels.meta.labels = node->meta.labels;
+	only_labels.meta.name = "";
+	*ok = fw_node_selector_matches(terms, n_terms, &only_labels);
+	free(terms);
+	free(reqs);
+	return 0;
 }
 
 /* ---------- the assume caches ---------- */
@@ -709,19 +941,28 @@ enum fw_code vb_find_pod_volumes(const struct fw_pl *pl, const struct api_pod *p
 		goto nomem;
 
 	/* checkBoundClaims */
+	struct api_csinode *csinode = s->n_bound ? fw_get_csinode(pl, node->meta.name) : NULL;
 	for (uint32_t i = 0; i < s->n_bound; i++) {
 		struct api_pv *pv = fw_get_pv(pl, s->bound[i].pvc->volume_name);
 		if (!pv) {
 			bound_pvs_found = false;
 			break;
 		}
-		bool ok = pv_node_affinity_ok(pv, node);
+		bool ok = true;
+		char why[320];
+		int rc = pv_affinity_ok_on(pv, node, csinode, &ok, why, sizeof(why));
 		api_pv_unref(pv);
+		if (rc < 0) {
+			api_csinode_unref(csinode);
+			code = fw_status_set(st, FW_ERROR, why);
+			goto out;
+		}
 		if (!ok) {
 			bound_ok = false;
 			break;
 		}
 	}
+	api_csinode_unref(csinode);
 
 	if (s->n_delay) {
 		uint32_t n_match = 0, n_prov = 0;
@@ -938,6 +1179,9 @@ static int check_bindings(const struct fw_pl *pl, const struct api_pod *pod, con
 			       node_name);
 		return -1;
 	}
+	struct api_csinode *csinode = fw_get_csinode(pl, node_name);
+	bool aff_ok = true;
+	char why[320];
 	/* the pod lister (none in some unit tests: nothing to check) */
 	if (pl->profile->listers.pod) {
 		struct api_pod *cur = fw_get_pod(pl, pod->meta.namespace, pod->meta.name);
@@ -945,6 +1189,7 @@ static int check_bindings(const struct fw_pl *pl, const struct api_pod *pod, con
 			fw_status_setf(st, FW_ERROR, "binding volumes: pod does not exist any more: pod \"%s\" not found",
 				       pod->meta.name);
 			api_node_unref(node);
+			api_csinode_unref(csinode);
 			return -1;
 		}
 		api_pod_unref(cur);
@@ -968,7 +1213,10 @@ static int check_bindings(const struct fw_pl *pl, const struct api_pod *pod, con
 			ret = -1;
 		} else if (vb_compare_rv(b->pv.rv, pv->meta.resource_version) > 0) {
 			ret = 0; /* the informer has not seen our write yet */
-		} else if (!pv_node_affinity_ok(pv, node)) {
+		} else if (pv_affinity_ok_on(pv, node, csinode, &aff_ok, why, sizeof(why)) < 0) {
+			fw_status_setf(st, FW_ERROR, "binding volumes: failed to translate pv to csi: %s", why);
+			ret = -1;
+		} else if (!aff_ok) {
 			fw_status_setf(st, FW_ERROR,
 				       "binding volumes: pv \"%s\" node affinity doesn't match node \"%s\": no matching NodeSelectorTerms",
 				       pv->meta.name, node_name);
@@ -1008,7 +1256,10 @@ static int check_bindings(const struct fw_pl *pl, const struct api_pod *pod, con
 			pv = fw_get_pv(pl, pvc->volume_name);
 			if (!pv) {
 				ret = 0;
-			} else if (!pv_node_affinity_ok(pv, node)) {
+			} else if (pv_affinity_ok_on(pv, node, csinode, &aff_ok, why, sizeof(why)) < 0) {
+				fw_status_setf(st, FW_ERROR, "binding volumes: %s", why);
+				ret = -1;
+			} else if (!aff_ok) {
 				fw_status_setf(st, FW_ERROR,
 					       "binding volumes: pv \"%s\" node affinity doesn't match node \"%s\": no matching NodeSelectorTerms",
 					       pv->meta.name, node_name);
@@ -1025,6 +1276,7 @@ static int check_bindings(const struct fw_pl *pl, const struct api_pod *pod, con
 		pvc = NULL;
 	}
 	api_node_unref(node);
+	api_csinode_unref(csinode);
 	return ret;
 }
 

@@ -172,6 +172,7 @@ struct world {
 	uint32_t n_caps;
 	struct api_node *nodes[4];
 	uint32_t n_nodes;
+	struct api_csinode *csinode; /* the CSINode of every node name (NULL: none) */
 	/* API writes: what was written, failures to inject, the PV controller to play */
 	char writes[512];
 	int fail_write;      /* the n-th write (1-based) fails with a conflict; 0 = none */
@@ -329,6 +330,13 @@ static int w_select_node(void *ctx, const struct api_pvc *claim, const char *nod
 	return 0;
 }
 
+static struct api_csinode *w_csinode(void *ctx, const char *name)
+{
+	struct world *w = ctx;
+	(void)name;
+	return w->csinode ? api_csinode_ref(w->csinode) : NULL;
+}
+
 /* The pod lister: the test's pod exists unless pod_gone. */
 static struct api_pod *w_pod(void *ctx, const char *ns, const char *name)
 {
@@ -394,6 +402,7 @@ static void world_release(struct world *w)
 		api_node_unref(w->nodes[i]);
 	api_csidriver_unref(w->driver);
 	api_pv_unref(w->lagging);
+	api_csinode_unref(w->csinode);
 	memset(w, 0, sizeof(*w));
 }
 
@@ -416,7 +425,7 @@ static struct fw_profile *profile(struct world *w, const struct cfg_plugin_args 
 		tl_fill(&pc, &ls, eps[i], vb, NULL);
 	struct fw_profile_options o = {
 		.listers = { .pvc = w_pvc, .pv = w_pv, .pv_each = w_pv_each, .storage_class = w_class,
-			     .csidriver = w_driver, .csi_storage_capacity_each = w_caps, .pod = w_pod, .ctx = w },
+			     .csidriver = w_driver, .csi_storage_capacity_each = w_caps, .pod = w_pod, .csinode = w_csinode, .ctx = w },
 		.volume = { w_bind_pv, w_select_node, w_node, w_sleep, w },
 	};
 	struct err e = { 0 };
@@ -621,6 +630,66 @@ static void test_find_pod_volumes_with_provisioning(void **state)
 			with_cap[i].provisions = NULL;
 		}
 	run_find_cases(with_cap, ARRAY_SIZE(with_cap), 1);
+}
+
+/* upstream TestFindPodVolumesWithCSIMigration: a bound GCE PD PV without node affinity but with
+ * beta zone labels (makeTestPVForCSIMigration), translated only on nodes whose CSINode lists
+ * kubernetes.io/gce-pd as migrated (then its zone becomes topology.gke.io/zone). */
+static void test_find_pod_volumes_with_csi_migration(void **state)
+{
+	(void)state;
+	static const struct pvc_spec bound_migration_pvc = { "pvc-migration-bound", "1G", "", PVC_BOUND,
+							       "pv-migration-bound", "1", WAIT, false };
+	static const char pv_json[] =
+		"{\"metadata\":{\"name\":\"pv-migration-bound\",\"resourceVersion\":\"1\",\"labels\":{"
+		"\"failure-domain.beta.kubernetes.io/zone\":\"us-east-1\",\"failure-domain.beta.kubernetes.io/region\":\"us-east-1a\"}},"
+		"\"spec\":{\"capacity\":{\"storage\":\"1G\"},\"storageClassName\":\"waitClass\",\"volumeMode\":\"Filesystem\","
+		"\"gcePersistentDisk\":{\"pdName\":\"test-disk\",\"fsType\":\"ext4\"},"
+		"\"claimRef\":{\"namespace\":\"testns\",\"name\":\"pvc-migration-bound\",\"uid\":\"pvc-uid\"}},"
+		"\"status\":{\"phase\":\"Available\"}}";
+	struct {
+		const char *name;
+		const char *node_zone;
+		const char *migrated; /* the CSINode's annotation; NULL: no CSINode */
+		const char *reasons;
+	} cases[] = {
+		{ "pvc-bound", "us-east-1", "kubernetes.io/gce-pd", "" },
+		{ "pvc-bound,csinode-not-migrated", "us-east-1", "", "" },
+		{ "pvc-bound,missing-csinode", "us-east-1", NULL, "" },
+		{ "pvc-bound,node-different-zone", "us-east-2", "kubernetes.io/gce-pd", VB_REASON_NODE_CONFLICT },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct world w;
+		struct err e = { 0 };
+		world_init(&w);
+		struct api_pv *pv = api_pv_decode_json(pv_json, strlen(pv_json), &e);
+		if (!pv)
+			fail_msg("pv: %s", e.msg);
+		world_put_pv(&w, pv);
+		world_put_pvc(&w, mkpvc(&bound_migration_pvc));
+		if (cases[i].migrated) {
+			char json[256];
+			snprintf(json, sizeof(json),
+				 "{\"metadata\":{\"name\":\"node1\",\"annotations\":{\"storage.alpha.kubernetes.io/migrated-plugins\":\"%s\"}}}",
+				 cases[i].migrated);
+			w.csinode = api_csinode_decode_json(json, strlen(json), &e);
+			assert_non_null(w.csinode);
+		}
+		char labels[64];
+		snprintf(labels, sizeof(labels), "topology.gke.io/zone=%s", cases[i].node_zone);
+		struct api_node *node = TOBJ_NODE(.name = "node1", .labels = labels);
+		struct api_pod *pod = claims_pod(PVCS(&bound_migration_pvc));
+		struct fw_profile *p = profile(&w, NULL);
+		struct found f;
+		find(tl_pl(p, "VolumeBinding"), pod, node, &f);
+		if (f.code != FW_SUCCESS || strcmp(f.msg, cases[i].reasons))
+			fail_msg("%s: %s \"%s\"", cases[i].name, fw_code_str(f.code), f.msg);
+		found_release(&f);
+		fw_profile_free(p);
+		api_pod_unref(pod);
+		api_node_unref(node);
+		world_release(&w);
+	}
 }
 
 /* upstream TestCapacity, with and without the driver's opt-in */
@@ -1326,6 +1395,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_find_pod_volumes_without_provisioning),
 		cmocka_unit_test(test_find_pod_volumes_with_provisioning),
+		cmocka_unit_test(test_find_pod_volumes_with_csi_migration),
 		cmocka_unit_test(test_capacity),
 		cmocka_unit_test(test_assume_pod_volumes),
 		cmocka_unit_test(test_assume_cache),
