@@ -878,8 +878,9 @@ static void test_two_profiles(void **state)
 /* upstream VolumeRestrictions: a pod naming a PVC that does not exist is rejected at PreFilter
  * with "persistentvolumeclaim \"NAME\" not found" (UnschedulableAndUnresolvable); creating the
  * PVC (PVC Add, its queueing hint) brings it back. Upstream's message has one more " not found"
- * (DynamicResources' PostFilter, docs/config.md "Plugin differences"); and with VolumeBinding,
- * which csched does not implement yet, upstream would also wait for the PVC to be bound. */
+ * (DynamicResources' PostFilter, docs/config.md "Plugin differences"). The claim comes bound (its
+ * PV exists, spec.volumeName and pv.kubernetes.io/bind-completed set, as the PV controller leaves
+ * them; none runs here): VolumeBinding admits an unbound claim only once it can bind. */
 static void test_missing_pvc_then_created(void **state)
 {
 	(void)state;
@@ -894,10 +895,16 @@ static void test_missing_pvc_then_created(void **state)
 					"preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.");
 	assert_string_equal(node_of("db"), "");
 
+	request("POST", "/api/v1/persistentvolumes", NULL,
+		"{\"apiVersion\":\"v1\",\"kind\":\"PersistentVolume\",\"metadata\":{\"name\":\"pv-db-0\"},"
+		"\"spec\":{\"capacity\":{\"storage\":\"1Gi\"},\"accessModes\":[\"ReadWriteOnce\"],"
+		"\"hostPath\":{\"path\":\"/tmp/pv-db-0\"},\"claimRef\":{\"namespace\":\"" NS "\",\"name\":\"data-db-0\"}}}");
 	int64_t t0 = harness_now_ms();
 	request("POST", "/api/v1/namespaces/" NS "/persistentvolumeclaims", NULL,
-		"{\"apiVersion\":\"v1\",\"kind\":\"PersistentVolumeClaim\",\"metadata\":{\"name\":\"data-db-0\"},"
-		"\"spec\":{\"accessModes\":[\"ReadWriteOnce\"],\"resources\":{\"requests\":{\"storage\":\"1Gi\"}}}}");
+		"{\"apiVersion\":\"v1\",\"kind\":\"PersistentVolumeClaim\",\"metadata\":{\"name\":\"data-db-0\","
+		"\"annotations\":{\"pv.kubernetes.io/bind-completed\":\"yes\"}},"
+		"\"spec\":{\"accessModes\":[\"ReadWriteOnce\"],\"volumeName\":\"pv-db-0\",\"storageClassName\":\"\","
+		"\"resources\":{\"requests\":{\"storage\":\"1Gi\"}}}}");
 	const char *n = wait_bound("db", 15000);
 	assert_non_null(n);
 	assert_string_equal(n, "n1");
