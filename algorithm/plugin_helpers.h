@@ -14,6 +14,7 @@ extern const struct fw_plugin fw_plugin_node_ports;
 extern const struct fw_plugin fw_plugin_node_resources_fit;
 extern const struct fw_plugin fw_plugin_volume_restrictions;
 extern const struct fw_plugin fw_plugin_volume_binding;
+extern const struct fw_plugin fw_plugin_volume_zone;
 extern const struct fw_plugin fw_plugin_balanced_allocation;
 extern const struct fw_plugin fw_plugin_node_affinity;
 extern const struct fw_plugin fw_plugin_taint_toleration;

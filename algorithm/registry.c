@@ -56,7 +56,7 @@ static const struct row table[] = {
 	PLUGIN(fw_plugin_volume_restrictions, 0),
 	NOT_YET("NodeVolumeLimits", PF | F, 0, CFG_ARGS_NONE),
 	PLUGIN(fw_plugin_volume_binding, 0),
-	NOT_YET("VolumeZone", PF | F, 0, CFG_ARGS_NONE),
+	PLUGIN(fw_plugin_volume_zone, 0),
 	PLUGIN(fw_plugin_pod_topology_spread, 2),
 	PLUGIN(fw_plugin_inter_pod_affinity, 2),
 	NOT_YET("DynamicResources", PE | PF | F | PoF | S | R | PB, 2, CFG_ARGS_NONE),

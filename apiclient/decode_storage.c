@@ -74,6 +74,7 @@ static int sc_fill(struct dec *d, jv obj, void *out)
 	    (rc = api__dec_get_str(d, obj, "provisioner", true, "", &sc->provisioner)) ||
 	    (rc = api__dec_get_str(d, obj, "volumeBindingMode", false, "", &mode)))
 		return rc;
+	sc->has_volume_binding_mode = mode[0] != '\0';
 	sc->volume_binding_mode = !mode[0] || !strcmp(mode, "Immediate")	 ? API_BINDING_IMMEDIATE
 				  : !strcmp(mode, "WaitForFirstConsumer") ? API_BINDING_WAIT_FOR_FIRST_CONSUMER
 									   : API_BINDING_UNKNOWN;

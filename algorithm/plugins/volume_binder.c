@@ -644,6 +644,12 @@ enum fw_code vb_get_pod_volume_claims(const struct fw_pl *pl, const struct api_p
 			const char *cls = vb_pvc_class(c.pvc);
 			if (cls[0]) {
 				struct api_storage_class *sc = fw_get_storage_class(pl, cls);
+				if (sc && !sc->has_volume_binding_mode) {
+					api_storage_class_unref(sc);
+					fw_status_setf(st, FW_ERROR, "VolumeBindingMode not set for StorageClass \"%s\"", cls);
+					pvc_view_release(&c);
+					return FW_ERROR;
+				}
 				delay = sc && sc->volume_binding_mode == API_BINDING_WAIT_FOR_FIRST_CONSUMER;
 				api_storage_class_unref(sc);
 			}

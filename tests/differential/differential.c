@@ -298,6 +298,30 @@ static struct api_pvc *pvc_lister(void *ctx, const char *ns, const char *name)
 	return NULL;
 }
 
+/* The PVs and StorageClasses of the state (the volume informers' stores). */
+static struct api_pv *cur_pvs[GEN_MAX_PVCS];
+static int n_cur_pvs;
+static struct api_storage_class *cur_scs[2];
+static int n_cur_scs;
+
+static struct api_pv *pv_lister(void *ctx, const char *name)
+{
+	(void)ctx;
+	for (int i = 0; i < n_cur_pvs; i++)
+		if (!strcmp(cur_pvs[i]->meta.name, name))
+			return api_pv_ref(cur_pvs[i]);
+	return NULL;
+}
+
+static struct api_storage_class *sc_lister(void *ctx, const char *name)
+{
+	(void)ctx;
+	for (int i = 0; i < n_cur_scs; i++)
+		if (!strcmp(cur_scs[i]->meta.name, name))
+			return api_storage_class_ref(cur_scs[i]);
+	return NULL;
+}
+
 /* The Namespaces, Services, RCs, ReplicaSets and StatefulSets of the state being run: what the
  * scheduler's informers would hold (InterPodAffinity's namespaceSelector, PodTopologySpread's
  * system default constraints). */
@@ -482,6 +506,8 @@ static int harness_init(struct harness *h, const char *config_text)
 	fw_profile_config_from_cfg(&h->cfg.profiles[0], &pc);
 	struct fw_profile_options o = { .percentage_of_nodes_to_score = h->cfg.percentage_of_nodes_to_score,
 					.listers = { .pvc = pvc_lister,
+						     .pv = pv_lister,
+						     .storage_class = sc_lister,
 						     .ns = ns_lister,
 						     .ns_each = ns_each,
 						     .owner = owner_lister,
@@ -740,6 +766,20 @@ static int run_csched(const struct gen *g, struct result *got)
 		}
 		n_cur_pvcs++;
 	}
+	for (int i = 0; i < g->n_pvs; i++) {
+		if (!(cur_pvs[n_cur_pvs] = api_pv_decode_json(g->pvs[i], strlen(g->pvs[i]), &e))) {
+			snprintf(got->error, sizeof(got->error), "pv %d: %.400s", i, e.msg);
+			goto out;
+		}
+		n_cur_pvs++;
+	}
+	for (int i = 0; i < g->n_scs; i++) {
+		if (!(cur_scs[n_cur_scs] = api_storage_class_decode_json(g->scs[i], strlen(g->scs[i]), &e))) {
+			snprintf(got->error, sizeof(got->error), "storageclass %d: %.400s", i, e.msg);
+			goto out;
+		}
+		n_cur_scs++;
+	}
 	for (int i = 0; i < g->n_namespaces; i++) {
 		if (!(cur_ns[n_cur_ns] = api_namespace_decode_json(g->namespaces[i], strlen(g->namespaces[i]), &e))) {
 			snprintf(got->error, sizeof(got->error), "namespace %d: %.400s", i, e.msg);
@@ -903,6 +943,10 @@ static int run_csched(const struct gen *g, struct result *got)
 out:
 	while (n_cur_pvcs)
 		api_pvc_unref(cur_pvcs[--n_cur_pvcs]);
+	while (n_cur_pvs)
+		api_pv_unref(cur_pvs[--n_cur_pvs]);
+	while (n_cur_scs)
+		api_storage_class_unref(cur_scs[--n_cur_scs]);
 	while (n_cur_ns)
 		api_namespace_unref(cur_ns[--n_cur_ns]);
 	while (n_cur_owners)

@@ -951,6 +951,118 @@ static void put_volumes(struct gen *g, struct strbuf *sb, enum vol_pod kind)
 	strbuf_release(&v);
 }
 
+/* ---------- Volumes: the fourth stream (g->v, used only when g->vol) ---------- */
+
+static uint64_t vrnd(struct gen *g)
+{
+	uint64_t z = (g->v += 0x9E3779B97F4A7C15ull);
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+	return z ^ (z >> 31);
+}
+static int v_int(struct gen *g, int n) { return n <= 1 ? 0 : (int)(vrnd(g) % (uint64_t)n); }
+static bool v_pct(struct gen *g, int pct) { return v_int(g, 100) < pct; }
+#define VPICK(g, arr) ((arr)[v_int((g), (int)(sizeof(arr) / sizeof((arr)[0])))])
+
+/* The PV pv-NS-K a bound PVC names (present in 85% of the states' bound PVCs), with VolumeZone's
+ * topology labels: GA or beta zone (one zone, two joined by "__", a zone no node has, an
+ * unparsable "zone-a__"), sometimes a region, sometimes none (no constraint). Written as the API
+ * server returns it (defaults: reclaim policy, volumeMode, phase). */
+static void gen_pv(struct gen *g, const char *ns, int k)
+{
+	static const char *const zone_values[] = { "zone-a", "zone-b", "zone-c", "zone-a__zone-b", "zone-c__zone-a",
+						   "zone-x", "zone-a__" };
+	static const char *const region_values[] = { "region-1", "region-2", "region-1__region-2" };
+	if (!v_pct(g, 85) || g->n_pvs >= GEN_MAX_PVCS)
+		return;
+	struct strbuf lab = STRBUF_INIT;
+	bool first = true;
+	int zk = v_int(g, 4); /* 0: no zone, 1: beta zone, 2-3: GA zone */
+	if (zk) {
+		strbuf_addf(&lab, "\"%s\":\"%s\"",
+			    zk == 1 ? "failure-domain.beta.kubernetes.io/zone" : "topology.kubernetes.io/zone",
+			    VPICK(g, zone_values));
+		first = false;
+	}
+	if (v_pct(g, 30)) {
+		strbuf_addf(&lab, "%s\"%s\":\"%s\"", first ? "" : ",",
+			    v_pct(g, 30) ? "failure-domain.beta.kubernetes.io/region" : "topology.kubernetes.io/region",
+			    VPICK(g, region_values));
+		first = false;
+	}
+	if (v_pct(g, 30))
+		strbuf_addf(&lab, "%s\"tier\":\"db\"", first ? "" : ",");
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addf(&sb,
+		    "{\"apiVersion\":\"v1\",\"kind\":\"PersistentVolume\",\"metadata\":{\"name\":\"pv-%s-%d\","
+		    "\"uid\":\"uid-pv-%s-%d\",\"labels\":{%s}},\"spec\":{\"capacity\":{\"storage\":\"1Gi\"},"
+		    "\"accessModes\":[\"ReadWriteOnce\"],\"persistentVolumeReclaimPolicy\":\"Retain\","
+		    "\"storageClassName\":\"standard\",\"volumeMode\":\"Filesystem\",\"claimRef\":{\"kind\":"
+		    "\"PersistentVolumeClaim\",\"namespace\":\"%s\",\"name\":\"data-%d\",\"uid\":\"uid-pvc-%s-%d\"},"
+		    "\"csi\":{\"driver\":\"pd.csi.storage.gke.io\",\"volumeHandle\":\"h-%s-%d\"}},"
+		    "\"status\":{\"phase\":\"Bound\"}}",
+		    ns, k, ns, k, lab.data ? lab.data : "", ns, k, ns, k, ns, k);
+	strbuf_release(&lab);
+	g->pvs[g->n_pvs++] = strbuf_detach(&sb, NULL);
+}
+
+/* In 45% of the states the pending pod also mounts one of the state's PVCs of its namespace
+ * (volume "vz"), so that VolumeZone decides more often than the first stream's rare PVC volumes
+ * would have it: the pod's JSON gets the volume inserted. */
+static void add_zone_claim(struct gen *g)
+{
+	if (!v_pct(g, 45) || !g->n_pvcs)
+		return;
+	const char *nsp = strstr(g->pod, "\"namespace\":\"");
+	if (!nsp)
+		return;
+	nsp += strlen("\"namespace\":\"");
+	size_t nsl = strcspn(nsp, "\"");
+	int cand[GEN_MAX_PVCS], n = 0;
+	for (int i = 0; i < g->n_pvcs; i++) {
+		char want[64];
+		snprintf(want, sizeof(want), "\"namespace\":\"%.*s\"", (int)nsl, nsp);
+		if (strstr(g->pvcs[i], want))
+			cand[n++] = i;
+	}
+	if (!n)
+		return;
+	const char *pvc = g->pvcs[cand[v_int(g, n)]];
+	const char *np = strstr(pvc, "\"name\":\"") + strlen("\"name\":\"");
+	char vol[128];
+	snprintf(vol, sizeof(vol), "{\"name\":\"vz\",\"persistentVolumeClaim\":{\"claimName\":\"%.*s\"}}",
+		 (int)strcspn(np, "\""), np);
+	const char *at = strstr(g->pod, "\"volumes\":[");
+	struct strbuf sb = STRBUF_INIT;
+	if (at) {
+		size_t off = (size_t)(at - g->pod) + strlen("\"volumes\":[");
+		strbuf_addf(&sb, "%.*s%s%s%s", (int)off, g->pod, vol, g->pod[off] == ']' ? "" : ",", g->pod + off);
+	} else {
+		const char *sp = strstr(g->pod, "\"spec\":{");
+		if (!sp)
+			return;
+		size_t off = (size_t)(sp - g->pod) + strlen("\"spec\":{");
+		strbuf_addf(&sb, "%.*s\"volumes\":[%s],%s", (int)off, g->pod, vol, g->pod + off);
+	}
+	free(g->pod);
+	g->pod = strbuf_detach(&sb, NULL);
+}
+
+/* The StorageClass the PVCs name, present in 80% of the states: WaitForFirstConsumer (VolumeZone
+ * skips the unbound claims) or Immediate (an unbound claim is an error). */
+static void gen_storage_class(struct gen *g)
+{
+	if (!v_pct(g, 80))
+		return;
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addf(&sb,
+		    "{\"apiVersion\":\"storage.k8s.io/v1\",\"kind\":\"StorageClass\",\"metadata\":{\"name\":\"standard\","
+		    "\"uid\":\"uid-sc-standard\"},\"provisioner\":\"pd.csi.storage.gke.io\",\"reclaimPolicy\":\"Delete\","
+		    "\"volumeBindingMode\":\"%s\"}",
+		    v_pct(g, 60) ? "WaitForFirstConsumer" : "Immediate");
+	g->scs[g->n_scs++] = strbuf_detach(&sb, NULL);
+}
+
 /* A PVC default/data-I (I < 4) or other/data-0, present or not, with random access modes (many
  * ReadWriteOncePod, the mode VolumeRestrictions checks). */
 static void gen_pvcs(struct gen *g)
@@ -974,6 +1086,8 @@ static void gen_pvcs(struct gen *g)
 			    k, ns, ns, k, PICK(g, modes));
 		if (bound)
 			strbuf_addf(&sb, ",\"volumeName\":\"pv-%s-%d\"", ns, k);
+		if (bound && g->vol)
+			gen_pv(g, ns, k);
 		strbuf_addf(&sb, "},\"status\":{\"phase\":\"%s\"}}", bound ? "Bound" : "Pending");
 		g->pvcs[g->n_pvcs++] = strbuf_detach(&sb, NULL);
 	}
@@ -1526,6 +1640,16 @@ static bool gen_topo(void)
 	return implemented(reg, "InterPodAffinity") || implemented(reg, "PodTopologySpread");
 }
 
+/* Whether the generator emits the volume material (see struct gen's v). */
+static bool gen_vol(void)
+{
+	/* DIFFERENTIAL_VOLUMES=1 / =0 forces it on / off (to try the generator) */
+	const char *force = getenv("DIFFERENTIAL_VOLUMES");
+	if (force && *force)
+		return !strcmp(force, "1");
+	return implemented(fw_registry(), "VolumeZone");
+}
+
 /* Whether the generator emits the preemption material (see struct gen's p). */
 static bool gen_preempt(void)
 {
@@ -1590,6 +1714,8 @@ void gen_state(struct gen *g, uint64_t seed)
 	g->s = seed * 0x9E3779B97F4A7C15ull + 0x1234567ull;
 	g->t = seed * 0xD1B54A32D192ED03ull + 0x70B0ull;
 	g->p = seed * 0xA24BAED4963EE407ull + 0x9E37ull;
+	g->v = seed * 0xE7037ED1A0B428DBull + 0x501ull;
+	g->vol = gen_vol();
 	g->topo = gen_topo();
 	g->preempt = gen_preempt();
 	g->pend_nom = -1;
@@ -1601,6 +1727,8 @@ void gen_state(struct gen *g, uint64_t seed)
 	for (int i = 0; i < g->n_nodes; i++)
 		g->nodes[i] = gen_node(g, i);
 	gen_pvcs(g);
+	if (g->vol)
+		gen_storage_class(g);
 	if (g->preempt && p_pct(g, 15))
 		g->pend_nom = p_int(g, g->n_nodes);
 	g->guarded = g->preempt && p_pct(g, 25);
@@ -1630,6 +1758,8 @@ void gen_state(struct gen *g, uint64_t seed)
 	for (; g->n_nominated < nn; g->n_nominated++)
 		g->nominated[g->n_nominated] = gen_nominated_pod(g, g->n_nominated);
 	g->pod = gen_pending_pod(g);
+	if (g->vol)
+		add_zone_claim(g);
 	if (g->topo)
 		gen_namespaces(g);
 	if (g->preempt)
@@ -1654,6 +1784,10 @@ void gen_release(struct gen *g)
 		free(g->owners[i]);
 	for (int i = 0; i < g->n_pdbs; i++)
 		free(g->pdbs[i]);
+	for (int i = 0; i < g->n_pvs; i++)
+		free(g->pvs[i]);
+	for (int i = 0; i < g->n_scs; i++)
+		free(g->scs[i]);
 	memset(g, 0, sizeof(*g));
 }
 
@@ -1688,6 +1822,15 @@ char *gen_state_json(const struct gen *g)
 					strbuf_puts(&sb, g->owners[i]);
 				}
 		}
+		strbuf_puts(&sb, "]");
+	}
+	if (g->vol) {
+		strbuf_puts(&sb, ",\"pvs\":[");
+		for (int i = 0; i < g->n_pvs; i++)
+			strbuf_addf(&sb, "%s%s", i ? "," : "", g->pvs[i]);
+		strbuf_puts(&sb, "],\"storageClasses\":[");
+		for (int i = 0; i < g->n_scs; i++)
+			strbuf_addf(&sb, "%s%s", i ? "," : "", g->scs[i]);
 		strbuf_puts(&sb, "]");
 	}
 	if (g->preempt) {

@@ -36,6 +36,11 @@ struct gen {
 	 * implements DefaultPreemption (preempt), for the same reason. */
 	uint64_t p;
 	bool preempt;
+	/* A fourth stream for the volume material (PersistentVolumes of the bound PVCs with zone and
+	 * region labels, the StorageClass "standard"), drawn only when the registry implements
+	 * VolumeZone (vol), for the same reason. */
+	uint64_t v;
+	bool vol;
 	int pend_nom;   /* node index the pending pod is nominated to (status.nominatedNodeName), -1: none */
 	int node_pod_k; /* index of the bound pod being generated among its node's */
 	int n_fillers, filler_idx[GEN_MAX_PODS]; /* preempt: the filler pods' indices (names f<idx>) */
@@ -62,6 +67,10 @@ struct gen {
 	int n_owners;
 	char *owners[GEN_MAX_OWNERS]; /* Services, RCs, ReplicaSets, StatefulSets */
 	enum gen_owner_kind owner_kind[GEN_MAX_OWNERS];
+	int n_pvs;
+	char *pvs[GEN_MAX_PVCS]; /* PersistentVolumes (vol; the oracle's "pvs", csched's PV lister) */
+	int n_scs;
+	char *scs[2]; /* StorageClasses (vol) */
 	int n_pdbs;
 	char *pdbs[GEN_MAX_PDBS]; /* policy/v1 PodDisruptionBudgets (preempt) */
 };

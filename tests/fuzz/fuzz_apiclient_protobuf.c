@@ -1,5 +1,6 @@
 /* Fuzz target for the protobuf wire format (apiclient/protobuf.c). Byte 0 picks the kind (pods,
- * nodes, persistentvolumeclaims) and, by its bit 7, the input's form: a response body ("k8s\0" +
+ * nodes, persistentvolumeclaims, persistentvolumes, storageclasses, csinodes, csidrivers,
+ * volumeattachments, csistoragecapacities: bits 0-6 modulo 9) and, by its bit 7, the input's form: a response body ("k8s\0" +
  * runtime.Unknown: an object, a List whose items are decoded one by one, or a Status), decoded
  * as an informer's LIST page would be; or a protobuf watch stream (4-byte length-prefixed
  * metav1.WatchEvent frames) fed through the transport's frame splitter (api__stream_write with
@@ -82,22 +83,48 @@ static int on_item(void *ctx, yajl_val item)
 	struct items *it = ctx;
 	struct err e = {0};
 	it->n++;
-	if (it->kind == API_KIND_POD)
+	switch (it->kind) {
+	case API_KIND_POD:
 		api_pod_unref(api_pod_decode(item, &e));
-	else if (it->kind == API_KIND_NODE)
+		break;
+	case API_KIND_NODE:
 		api_node_unref(api_node_decode(item, &e));
-	else
+		break;
+	case API_KIND_PV:
+		api_pv_unref(api_pv_decode(item, &e));
+		break;
+	case API_KIND_STORAGE_CLASS:
+		api_storage_class_unref(api_storage_class_decode(item, &e));
+		break;
+	case API_KIND_CSINODE:
+		api_csinode_unref(api_csinode_decode(item, &e));
+		break;
+	case API_KIND_CSIDRIVER:
+		api_csidriver_unref(api_csidriver_decode(item, &e));
+		break;
+	case API_KIND_VOLUME_ATTACHMENT:
+		api_volume_attachment_unref(api_volume_attachment_decode(item, &e));
+		break;
+	case API_KIND_CSI_STORAGE_CAPACITY:
+		api_csi_storage_capacity_unref(api_csi_storage_capacity_decode(item, &e));
+		break;
+	default:
 		api_pvc_unref(api_pvc_decode(item, &e));
+	}
 	return 0;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const enum api_kind kinds[] = {API_KIND_POD, API_KIND_NODE, API_KIND_PVC};
+	/* appended kinds keep the seeds' byte 0 meaning what it did */
+	static const enum api_kind kinds[] = {API_KIND_POD,	      API_KIND_NODE,	  API_KIND_PVC,
+					      API_KIND_PV,	      API_KIND_STORAGE_CLASS, API_KIND_CSINODE,
+					      API_KIND_CSIDRIVER,     API_KIND_VOLUME_ATTACHMENT,
+					      API_KIND_CSI_STORAGE_CAPACITY};
 	static struct api__pb *pb;
 	if (size < 2)
 		return 0;
-	enum api_kind kind = kinds[(data[0] & 0x7f) % 3];
+	enum api_kind kind = kinds[(data[0] & 0x7f) % (sizeof(kinds) / sizeof(kinds[0]))];
 	const char *body = (const char *)data + 2;
 	size_t len = size - 2;
 	if (!(data[0] & 0x80)) {

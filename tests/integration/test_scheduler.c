@@ -878,9 +878,12 @@ static void test_two_profiles(void **state)
 /* upstream VolumeRestrictions: a pod naming a PVC that does not exist is rejected at PreFilter
  * with "persistentvolumeclaim \"NAME\" not found" (UnschedulableAndUnresolvable); creating the
  * PVC (PVC Add, its queueing hint) brings it back. Upstream's message has one more " not found"
- * (DynamicResources' PostFilter, docs/config.md "Plugin differences"). The claim comes bound (its
- * PV exists, spec.volumeName and pv.kubernetes.io/bind-completed set, as the PV controller leaves
- * them; none runs here): VolumeBinding admits an unbound claim only once it can bind. */
+ * (DynamicResources' PostFilter, docs/config.md "Plugin differences"). The claim comes bound to a
+ * PersistentVolume without zone labels (its PV exists, spec.volumeName and
+ * pv.kubernetes.io/bind-completed set, as the PV controller leaves them; none runs here):
+ * VolumeZone rejects an unbound claim of no class ("PersistentVolumeClaim had no pv name and
+ * storageClass name") and VolumeBinding admits an unbound claim only once it can bind, as
+ * upstream does. */
 static void test_missing_pvc_then_created(void **state)
 {
 	(void)state;

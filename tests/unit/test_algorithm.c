@@ -227,9 +227,9 @@ static void test_profile_building(void **state)
 	/* Filter run order: upstream v1.37 pkg/scheduler/apis/config/v1/default_plugins.go
 	 * getDefaultPlugins (MultiPoint order), restricted to the Filter plugins csched implements */
 	static const char *const want_filter[] = { "NodeName", "NodeUnschedulable", "TaintToleration", "NodeAffinity",
-						   "NodePorts", "NodeResourcesFit", "VolumeRestrictions", "VolumeBinding", "PodTopologySpread",
-						   "InterPodAffinity", "NodeDeclaredFeatures" /* appended in v1.37 */ };
-	assert_int_equal(n, 11);
+						   "NodePorts", "NodeResourcesFit", "VolumeRestrictions", "VolumeBinding", "VolumeZone",
+						   "PodTopologySpread", "InterPodAffinity", "NodeDeclaredFeatures" /* appended in v1.37 */ };
+	assert_int_equal(n, 12);
 	for (uint32_t i = 0; i < n; i++)
 		assert_string_equal(filter[i]->plugin->name, want_filter[i]);
 	/* one instance per plugin: the same fw_pl at every point */
@@ -274,7 +274,7 @@ static void test_profile_building(void **state)
 	/* every registered plugin declares the points it implements consistently */
 	size_t nreg;
 	const struct fw_plugin *const *all = fw_registry_all(&nreg);
-	assert_int_equal(nreg, 17);
+	assert_int_equal(nreg, 18);
 	for (size_t i = 0; i < nreg; i++)
 		assert_ptr_equal(fw_registry_lookup(all[i]->name), all[i]);
 	assert_null(fw_registry_lookup("nope"));

@@ -66,8 +66,8 @@ static const char *const default_lists[CFG_EP_COUNT] = {
 	[CFG_EP_PRE_ENQUEUE] = "SchedulingGates/0 DefaultPreemption/0",
 	[CFG_EP_QUEUE_SORT] = "PrioritySort/0",
 	/* NodeDeclaredFeatures last: upstream apis/config/testing/defaults ExpandedPluginsV1 */
-	[CFG_EP_PRE_FILTER] = "NodeAffinity/0 NodePorts/0 NodeResourcesFit/0 VolumeRestrictions/0 VolumeBinding/0 PodTopologySpread/0 InterPodAffinity/0 NodeDeclaredFeatures/0",
-	[CFG_EP_FILTER] = "NodeName/0 NodeUnschedulable/0 TaintToleration/0 NodeAffinity/0 NodePorts/0 NodeResourcesFit/0 VolumeRestrictions/0 VolumeBinding/0 PodTopologySpread/0 InterPodAffinity/0 NodeDeclaredFeatures/0",
+	[CFG_EP_PRE_FILTER] = "NodeAffinity/0 NodePorts/0 NodeResourcesFit/0 VolumeRestrictions/0 VolumeBinding/0 VolumeZone/0 PodTopologySpread/0 InterPodAffinity/0 NodeDeclaredFeatures/0",
+	[CFG_EP_FILTER] = "NodeName/0 NodeUnschedulable/0 TaintToleration/0 NodeAffinity/0 NodePorts/0 NodeResourcesFit/0 VolumeRestrictions/0 VolumeBinding/0 VolumeZone/0 PodTopologySpread/0 InterPodAffinity/0 NodeDeclaredFeatures/0",
 	[CFG_EP_POST_FILTER] = "DefaultPreemption/0",
 	[CFG_EP_PRE_SCORE] = "TaintToleration/0 NodeAffinity/0 NodeResourcesFit/0 VolumeBinding/0 PodTopologySpread/0 InterPodAffinity/0 NodeResourcesBalancedAllocation/0",
 	[CFG_EP_SCORE] = "TaintToleration/3 NodeAffinity/2 NodeResourcesFit/1 VolumeBinding/1 PodTopologySpread/2 InterPodAffinity/2 NodeResourcesBalancedAllocation/1 ImageLocality/1",
@@ -421,15 +421,15 @@ static void test_merge(void **state)
 		  CFG_EP_FILTER, "NodePorts/0 NodeName/0" },
 		{ "multiPoint disable + explicit filter enable appends it last",
 		  "    multiPoint:\n      disabled:\n      - name: NodeAffinity\n    filter:\n      enabled:\n      - name: NodeAffinity\n",
-		  CFG_EP_FILTER, "NodeName/0 NodeUnschedulable/0 TaintToleration/0 NodePorts/0 NodeResourcesFit/0 VolumeRestrictions/0 VolumeBinding/0 PodTopologySpread/0 InterPodAffinity/0 NodeDeclaredFeatures/0 NodeAffinity/0" },
+		  CFG_EP_FILTER, "NodeName/0 NodeUnschedulable/0 TaintToleration/0 NodePorts/0 NodeResourcesFit/0 VolumeRestrictions/0 VolumeBinding/0 VolumeZone/0 PodTopologySpread/0 InterPodAffinity/0 NodeDeclaredFeatures/0 NodeAffinity/0" },
 		{ "multiPoint disable removes it from score too",
 		  "    multiPoint:\n      disabled:\n      - name: NodeAffinity\n    filter:\n      enabled:\n      - name: NodeAffinity\n",
 		  CFG_EP_SCORE, "TaintToleration/3 NodeResourcesFit/1 VolumeBinding/1 PodTopologySpread/2 InterPodAffinity/2 NodeResourcesBalancedAllocation/1 ImageLocality/1" },
 		{ "explicit filter override goes first",
 		  "    filter:\n      enabled:\n      - name: NodePorts\n",
-		  CFG_EP_FILTER, "NodePorts/0 NodeName/0 NodeUnschedulable/0 TaintToleration/0 NodeAffinity/0 NodeResourcesFit/0 VolumeRestrictions/0 VolumeBinding/0 PodTopologySpread/0 InterPodAffinity/0 NodeDeclaredFeatures/0" },
+		  CFG_EP_FILTER, "NodePorts/0 NodeName/0 NodeUnschedulable/0 TaintToleration/0 NodeAffinity/0 NodeResourcesFit/0 VolumeRestrictions/0 VolumeBinding/0 VolumeZone/0 PodTopologySpread/0 InterPodAffinity/0 NodeDeclaredFeatures/0" },
 		{ "disabling a not-implemented plugin is a no-op",
-		  "    multiPoint:\n      disabled:\n      - name: VolumeZone\n", CFG_EP_FILTER, default_lists[CFG_EP_FILTER] },
+		  "    multiPoint:\n      disabled:\n      - name: DynamicResources\n", CFG_EP_FILTER, default_lists[CFG_EP_FILTER] },
 	};
 	char doc[2048], buf[1024];
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -519,7 +519,7 @@ static void test_policy_mappings(void **state)
 		  CFG_EP_PRE_SCORE, "TaintToleration/0" },
 		{ "absent predicates: upstream defaults csched implements",
 		  "kind: Policy\napiVersion: v1\n", CFG_EP_FILTER,
-		  "NodeUnschedulable/0 NodeResourcesFit/0 NodeName/0 NodePorts/0 NodeAffinity/0 VolumeRestrictions/0 TaintToleration/0 VolumeBinding/0 PodTopologySpread/0 InterPodAffinity/0" },
+		  "NodeUnschedulable/0 NodeResourcesFit/0 NodeName/0 NodePorts/0 NodeAffinity/0 VolumeRestrictions/0 TaintToleration/0 VolumeBinding/0 VolumeZone/0 PodTopologySpread/0 InterPodAffinity/0" },
 		{ "absent priorities: upstream defaults csched implements",
 		  "kind: Policy\napiVersion: v1\n", CFG_EP_SCORE,
 		  "NodeResourcesBalancedAllocation/1 PodTopologySpread/2 ImageLocality/1 InterPodAffinity/1 NodeResourcesFit/1 NodeAffinity/1 TaintToleration/1" },

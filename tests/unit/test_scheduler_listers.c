@@ -206,14 +206,18 @@ static void test_pdb_informer_only_with_postfilter(void **state)
 
 /* ---------- volume listers ---------- */
 
-/* A scheduler with every volume informer (the default profile's VolumeBinding needs all but
- * the VolumeAttachments, which NodeVolumeLimits reads: made here as sched_new would for a
- * profile running both). */
+/* A scheduler with every volume informer (the default profile's VolumeBinding and VolumeZone
+ * need all but the VolumeAttachments, which NodeVolumeLimits reads: made here as sched_new would
+ * for a profile running all three). */
 static void with_volumes(struct fixture *f)
 {
 	struct err e = { 0 };
 	assert_int_equal(sched_volume_kinds(f->s), SCHED_VOL_PV | SCHED_VOL_STORAGE_CLASS | SCHED_VOL_CSINODE |
 							    SCHED_VOL_CSIDRIVER | SCHED_VOL_CSI_STORAGE_CAPACITY);
+	assert_non_null(f->s->volumes);
+	assert_non_null(sched_volumes_informer(f->s->volumes, API_KIND_PV));
+	assert_non_null(sched_volumes_informer(f->s->volumes, API_KIND_CSINODE));
+	assert_null(sched_volumes_informer(f->s->volumes, API_KIND_VOLUME_ATTACHMENT));
 	sched_volumes_free(f->s->volumes);
 	f->s->volumes = sched_volumes_new(f->client, 0x3f, f->s->queue, &e);
 	if (!f->s->volumes)
@@ -252,10 +256,13 @@ static void test_pv_listers(void **state)
 	struct fixture *f = *state;
 	struct names s = { 0 };
 	/* without the informers: nothing, 0 */
+	struct sched_volumes *keep = f->s->volumes;
+	f->s->volumes = NULL;
 	assert_null(sched_pv_lister(f->s, "a"));
 	assert_int_equal(sched_pv_each(f->s, NULL, pv_visit, &s), 0);
 	assert_int_equal(sched_pv_each(f->s, "fast", pv_visit, &s), 0);
 	assert_int_equal(s.n, 0);
+	f->s->volumes = keep;
 	with_volumes(f);
 	struct api_informer *inf = sched_volumes_informer(f->s->volumes, API_KIND_PV);
 	assert_non_null(inf);
@@ -339,12 +346,15 @@ static void test_storage_listers(void **state)
 {
 	struct fixture *f = *state;
 	struct names s = { 0 };
+	struct sched_volumes *keep = f->s->volumes;
+	f->s->volumes = NULL;
 	assert_null(sched_storage_class_lister(f->s, "fast"));
 	assert_null(sched_csinode_lister(f->s, "n1"));
 	assert_null(sched_csidriver_lister(f->s, "d"));
 	assert_int_equal(sched_volume_attachment_each(f->s, NULL, va_visit, &s), 0);
 	assert_int_equal(sched_csi_storage_capacity_each(f->s, csc_visit, &s), 0);
 	assert_int_equal(s.n, 0);
+	f->s->volumes = keep;
 	with_volumes(f);
 	struct sched_volumes *v = f->s->volumes;
 	event(sched_volumes_informer(v, API_KIND_STORAGE_CLASS), "ADDED",

@@ -522,6 +522,9 @@ struct api_storage_class {
 	struct api_meta meta;
 	const char *provisioner; /* interned, "" when absent */
 	enum api_binding_mode volume_binding_mode;
+	/* volumeBindingMode present (Go: non-nil). The apiserver always sets it; VolumeZone tells an
+	 * absent one apart ("VolumeBindingMode not set for StorageClass"). */
+	bool has_volume_binding_mode;
 	uint32_t n_allowed_topologies; /* none: every node (upstream: len(terms) == 0 -> true) */
 	struct api_topology_term *allowed_topologies;
 };
