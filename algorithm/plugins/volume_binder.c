@@ -396,8 +396,12 @@ static void pv_view(struct vb_priv *p, struct api_pv *pv, struct vb_pv *out)
 			out->ref = (struct api_pv_claim_ref){ ns, name, uid };
 			out->owns_ref = true;
 		}
+		a = NULL;
+	} else if (a) {
+		map_del(&p->pvs, pv->meta.name); /* expired: the informer has a newer version */
 	}
 	pthread_mutex_unlock(&p->lock);
+	assumed_pv_free(a);
 }
 
 static void pv_view_release(struct vb_pv *v)
@@ -428,8 +432,12 @@ static int pvc_view(struct vb_priv *p, struct api_pvc *pvc, struct vb_pvc *out)
 		if (a->selected_node && !out->sel_owned)
 			rc = ERR_NOMEM;
 		out->selected_node = out->sel_owned;
+		a = NULL;
+	} else if (a) {
+		map_del(&p->pvcs, key); /* expired: the informer has a newer version */
 	}
 	pthread_mutex_unlock(&p->lock);
+	assumed_pvc_free(a);
 	return rc;
 }
 
@@ -1286,6 +1294,41 @@ static int check_bindings(const struct fw_pl *pl, const struct api_pod *pod, con
 	return ret;
 }
 
+/* upstream mayExpire on the informer events of the objects PreBind wrote: once the informer has
+ * their new versions, the assumed entries (of the old ones) go. */
+static void expire_written(const struct fw_pl *pl, const struct vb_pod_volumes *v)
+{
+	struct vb_priv *p = pl->priv;
+	for (uint32_t i = 0; i < v->n_static; i++) {
+		const char *name = v->statics[i].pv.pv->meta.name;
+		struct api_pv *cur = fw_get_pv(pl, name);
+		pthread_mutex_lock(&p->lock);
+		struct vb_assumed_pv *a = map_get(&p->pvs, name);
+		if (a && (!cur || strcmp(a->rv, or_empty(cur->meta.resource_version)) != 0))
+			map_del(&p->pvs, name);
+		else
+			a = NULL;
+		pthread_mutex_unlock(&p->lock);
+		assumed_pv_free(a);
+		api_pv_unref(cur);
+	}
+	for (uint32_t i = 0; i < v->n_dynamic; i++) {
+		const struct api_pvc *c = v->dynamics[i].claim.pvc;
+		char key[512];
+		pvc_key(key, sizeof(key), c->meta.namespace, c->meta.name);
+		struct api_pvc *cur = fw_get_pvc(pl, c->meta.namespace, c->meta.name);
+		pthread_mutex_lock(&p->lock);
+		struct vb_assumed_pvc *a = map_get(&p->pvcs, key);
+		if (a && (!cur || strcmp(a->rv, or_empty(cur->meta.resource_version)) != 0))
+			map_del(&p->pvcs, key);
+		else
+			a = NULL;
+		pthread_mutex_unlock(&p->lock);
+		assumed_pvc_free(a);
+		api_pvc_unref(cur);
+	}
+}
+
 static int64_t now_ms(void)
 {
 	struct timespec ts;
@@ -1331,8 +1374,10 @@ enum fw_code vb_bind_pod_volumes(const struct fw_pl *pl, const struct api_pod *p
 		int r = check_bindings(pl, pod, node_name, v, st);
 		if (r < 0)
 			return FW_ERROR;
-		if (r == 1)
+		if (r == 1) {
+			expire_written(pl, v);
 			return FW_SUCCESS;
+		}
 	}
 	return fw_status_set(st, FW_ERROR, "binding volumes: context deadline exceeded");
 write_failed:

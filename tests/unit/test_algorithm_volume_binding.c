@@ -910,6 +910,8 @@ static void test_assume_cache(void **state)
 	assert_int_equal(r.pl->plugin->pre_filter(r.pl, c2, pod2, &names, &st), FW_SUCCESS);
 	fw_status_reset(&st);
 	assert_int_equal(r.pl->plugin->filter(r.pl, c2, pod2, &r.ni, &st), FW_SUCCESS);
+	/* reading version 2 expired the entry of version 1 (upstream mayExpire) */
+	assert_string_equal(assumed_pv_claim(r.pl, "pv-node1a"), "-");
 	/* Reserve of pod2 assumes version 2; a PV moved to version 3 meanwhile is out of sync */
 	static const struct pv_spec v3 = { "pv-node1a", "node1", "5G", "3", NULL, WAIT, NULL };
 	world_put_pv(&w, mkpv(&v3));
@@ -1051,6 +1053,11 @@ static void test_bind_pod_volumes(void **state)
 			assert_int_equal(w.sleeps, 2); /* waited for the informer */
 		else if (cases[i].want == FW_SUCCESS && cases[i].controller)
 			assert_int_equal(w.sleeps, 1); /* immediate = false: the first check after one interval */
+		if (cases[i].want == FW_SUCCESS) {
+			/* the informer has the written versions: the assumed entries are gone */
+			assert_string_equal(assumed_pv_claim(r.pl, "pv-node1a"), "-");
+			assert_string_equal(assumed_pvc_node(r.pl, "provisioned-pvc"), "-");
+		}
 		if (cases[i].fail_write) {
 			/* bindAPIUpdate reverts what it did not write */
 			assert_string_equal(assumed_pv_claim(r.pl, "pv-node1a"), "-");
