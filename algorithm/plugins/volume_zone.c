@@ -256,6 +256,12 @@ static enum fw_code pre_filter(const struct fw_pl *pl, struct fw_cycle *c, const
 	(void)out;
 	if (!keys_ready())
 		return fw_status_set(st, FW_ERROR, "VolumeZone: out of memory");
+	/* most pods name no claim: Skip without a state (nothing to release either) */
+	bool any = false;
+	for (uint32_t i = 0; i < pod->n_volumes && !any; i++)
+		any = pod->volumes[i].kind == API_VOLUME_PVC;
+	if (!any)
+		return FW_SKIP;
 	struct vz_state *s = fw_cycle_alloc(c, sizeof(*s));
 	if (!s || fw_cycle_on_release(c, state_release, s) < 0)
 		return fw_status_set(st, FW_ERROR, "VolumeZone: out of memory");

@@ -914,6 +914,55 @@ static void test_missing_pvc_then_created(void **state)
 	printf("[ MEASURE  ] bound %.2f s after its PVC was created\n", (harness_now_ms() - t0) / 1000.0);
 }
 
+/* ---------- VolumeZone: PVs with zone labels ---------- */
+
+static void mk_pv_pvc(const char *pv, const char *zone, const char *pvc)
+{
+	request("POST", "/api/v1/persistentvolumes", NULL,
+		"{\"apiVersion\":\"v1\",\"kind\":\"PersistentVolume\",\"metadata\":{\"name\":\"%s\",\"labels\":"
+		"{\"topology.kubernetes.io/zone\":\"%s\"}},\"spec\":{\"capacity\":{\"storage\":\"1Gi\"},"
+		"\"accessModes\":[\"ReadWriteOnce\"],\"hostPath\":{\"path\":\"/tmp/%s\"}}}",
+		pv, zone, pv);
+	request("POST", "/api/v1/namespaces/" NS "/persistentvolumeclaims", NULL,
+		"{\"apiVersion\":\"v1\",\"kind\":\"PersistentVolumeClaim\",\"metadata\":{\"name\":\"%s\"},"
+		"\"spec\":{\"accessModes\":[\"ReadWriteOnce\"],\"resources\":{\"requests\":{\"storage\":\"1Gi\"}},"
+		"\"volumeName\":\"%s\"}}",
+		pvc, pv);
+}
+
+/* upstream VolumeZone through the scheduler's PV informer: a pod whose claim is bound to a PV of
+ * zone-b lands on the zone-b node; one whose PV is in a zone no node has gets upstream's reason,
+ * and relabelling the PV (a PersistentVolume update whose topology changed: the plugin's hint
+ * says Queue) brings it back, onto the node of the PV's new zone. */
+static void test_volume_zone(void **state)
+{
+	(void)state;
+	mk_node("n-a", "4", "8Gi", 110, "\"topology.kubernetes.io/zone\":\"zone-a\"", "", false);
+	mk_node("n-b", "4", "8Gi", 110, "\"topology.kubernetes.io/zone\":\"zone-b\"", "", false);
+	mk_pv_pvc("pv-b", "zone-b", "data-b");
+	mk_pv_pvc("pv-c", "zone-c", "data-c");
+	start_sched(NULL, 0);
+	mk_pod("db", "csched", "100m", "64Mi", ",\"volumes\":[{\"name\":\"d\",\"persistentVolumeClaim\":{\"claimName\":\"data-b\"}}]");
+	const char *n = wait_bound("db", 15000);
+	assert_non_null(n);
+	assert_string_equal(n, "n-b");
+
+	mk_pod("lost", "csched", "100m", "64Mi", ",\"volumes\":[{\"name\":\"d\",\"persistentVolumeClaim\":{\"claimName\":\"data-c\"}}]");
+	struct ev_view ev;
+	assert_true(wait_event("lost", "FailedScheduling", &ev, 15000));
+	assert_string_equal(ev.message, "0/2 nodes are available: 2 node(s) had no available volume zone. "
+					"preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.");
+	assert_string_equal(node_of("lost"), "");
+
+	int64_t t0 = harness_now_ms();
+	request("PATCH", "/api/v1/persistentvolumes/pv-c", "application/merge-patch+json",
+		"{\"metadata\":{\"labels\":{\"topology.kubernetes.io/zone\":\"zone-a\"}}}");
+	n = wait_bound("lost", 15000);
+	assert_non_null(n);
+	assert_string_equal(n, "n-a");
+	printf("[ MEASURE  ] bound %.2f s after its PV's zone label changed\n", (harness_now_ms() - t0) / 1000.0);
+}
+
 /* In-place resize: a bound pod whose resize down is still in progress (the kubelet's container
  * status reports more than the spec) keeps its old requests counted (upstream's PodRequests with
  * status resources), so a pod needing the difference is unschedulable; when the status reports the
@@ -994,6 +1043,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_two_profiles, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bulk_1000_pods_100_nodes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_missing_pvc_then_created, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_volume_zone, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_resize_down_in_progress_then_done, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -505,7 +505,29 @@ static void test_volume_events(void **state)
 	assert_int_equal(n_hint_log, 9);
 	for (int i = 0; i < 9; i++)
 		assert_string_equal(hint_log[i], want[i]);
-	sched_volumes_free(v);
+
+	/* a pod in flight records the events with references on their objects (the queue's
+	 * obj_ref by resource), dropped when its attempt is done (valgrind and ASan check both) */
+	static const char *pod2_json =
+		"{\"metadata\":{\"name\":\"p2\",\"namespace\":\"default\",\"uid\":\"uid-p2\",\"resourceVersion\":\"1\"},"
+		"\"spec\":{\"containers\":[{\"name\":\"c\"}]}}";
+	pod = api_pod_decode_json(pod2_json, strlen(pod2_json), &e);
+	assert_non_null(pod);
+	assert_int_equal(queue_add(q, pod, &e), 0);
+	api_pod_unref(pod);
+	assert_int_equal(queue_try_pop(q, &qpi), 0);
+	struct queue_counts qc;
+	queue_counts(q, &qc);
+	uint32_t before = qc.in_flight_events;
+	event(sched_volumes_informer(v, API_KIND_PV), "ADDED", PV_JSON("z", "6", "fast", ""));
+	event(sched_volumes_informer(v, API_KIND_STORAGE_CLASS), "MODIFIED", "{\"metadata\":{\"name\":\"s\",\"resourceVersion\":\"7\"}}");
+	event(sched_volumes_informer(v, API_KIND_CSI_STORAGE_CAPACITY), "DELETED",
+	      "{\"metadata\":{\"name\":\"c\",\"namespace\":\"ns\"}}");
+	queue_counts(q, &qc);
+	assert_int_equal(qc.in_flight_events, before + 3);
+	queue_done(q, "uid-p2");
+	queue_pod_info_free(qpi);
+	sched_volumes_free(v); /* the stores' references go; the queue holds none now */
 	queue_free(q);
 }
 
