@@ -916,17 +916,22 @@ static void test_missing_pvc_then_created(void **state)
 
 /* ---------- VolumeZone: PVs with zone labels ---------- */
 
+/* A PV and a claim bound to each other as the PV controller leaves them (claimRef, volumeName,
+ * pv.kubernetes.io/bind-completed; none runs here), so that VolumeBinding takes the claim as
+ * bound. */
 static void mk_pv_pvc(const char *pv, const char *zone, const char *pvc)
 {
 	request("POST", "/api/v1/persistentvolumes", NULL,
 		"{\"apiVersion\":\"v1\",\"kind\":\"PersistentVolume\",\"metadata\":{\"name\":\"%s\",\"labels\":"
 		"{\"topology.kubernetes.io/zone\":\"%s\"}},\"spec\":{\"capacity\":{\"storage\":\"1Gi\"},"
-		"\"accessModes\":[\"ReadWriteOnce\"],\"hostPath\":{\"path\":\"/tmp/%s\"}}}",
-		pv, zone, pv);
+		"\"accessModes\":[\"ReadWriteOnce\"],\"hostPath\":{\"path\":\"/tmp/%s\"},"
+		"\"claimRef\":{\"namespace\":\"" NS "\",\"name\":\"%s\"}}}",
+		pv, zone, pv, pvc);
 	request("POST", "/api/v1/namespaces/" NS "/persistentvolumeclaims", NULL,
-		"{\"apiVersion\":\"v1\",\"kind\":\"PersistentVolumeClaim\",\"metadata\":{\"name\":\"%s\"},"
+		"{\"apiVersion\":\"v1\",\"kind\":\"PersistentVolumeClaim\",\"metadata\":{\"name\":\"%s\","
+		"\"annotations\":{\"pv.kubernetes.io/bind-completed\":\"yes\"}},"
 		"\"spec\":{\"accessModes\":[\"ReadWriteOnce\"],\"resources\":{\"requests\":{\"storage\":\"1Gi\"}},"
-		"\"volumeName\":\"%s\"}}",
+		"\"storageClassName\":\"\",\"volumeName\":\"%s\"}}",
 		pvc, pv);
 }
 
