@@ -1088,10 +1088,25 @@ static bool pod_volumes_bound(const struct fw_pl *pl, const struct api_pod *pod)
 	return true;
 }
 
+/* Restores (upstream Restore) the assumed PVs of bindings [s0, s1) and claims of provisions
+ * [d0, d1). */
+static void revert_range(const struct fw_pl *pl, const struct vb_pod_volumes *v, uint32_t s0, uint32_t s1, uint32_t d0,
+			 uint32_t d1)
+{
+	struct vb_priv *p = pl->priv;
+	for (uint32_t i = s0; i < s1; i++)
+		restore(p, &p->pvs, v->statics[i].pv.pv->meta.name, v->statics[i].pv.rv, true);
+	for (uint32_t i = d0; i < d1; i++) {
+		char key[512];
+		const struct api_pvc *c = v->dynamics[i].claim.pvc;
+		pvc_key(key, sizeof(key), c->meta.namespace, c->meta.name);
+		restore(p, &p->pvcs, key, v->dynamics[i].claim.rv, false);
+	}
+}
+
 enum fw_code vb_assume_pod_volumes(const struct fw_pl *pl, const struct api_pod *pod, const char *node_name,
 				   struct vb_pod_volumes *v, bool *all_bound, struct fw_status *st)
 {
-	struct vb_priv *p = pl->priv;
 	*all_bound = false;
 	if (pod_volumes_bound(pl, pod)) {
 		*all_bound = true;
@@ -1148,29 +1163,14 @@ enum fw_code vb_assume_pod_volumes(const struct fw_pl *pl, const struct api_pod 
 	return FW_SUCCESS;
 fail:
 	/* revertAssumedPVs(newBindings) / revertAssumedPVCs(newProvisionedPVCs) */
-	for (uint32_t i = 0; i < done_static; i++)
-		restore(p, &p->pvs, v->statics[i].pv.pv->meta.name, v->statics[i].pv.rv, true);
-	for (uint32_t i = 0; i < done_dynamic; i++) {
-		char key[512];
-		const struct api_pvc *c = v->dynamics[i].claim.pvc;
-		pvc_key(key, sizeof(key), c->meta.namespace, c->meta.name);
-		restore(p, &p->pvcs, key, v->dynamics[i].claim.rv, false);
-	}
+	revert_range(pl, v, 0, done_static, 0, done_dynamic);
 	return FW_ERROR;
 }
 
 static void revert_from(const struct fw_pl *pl, struct vb_pod_volumes *v, uint32_t first_static,
 			uint32_t first_dynamic)
 {
-	struct vb_priv *p = pl->priv;
-	for (uint32_t i = first_static; i < v->n_static; i++)
-		restore(p, &p->pvs, v->statics[i].pv.pv->meta.name, v->statics[i].pv.rv, true);
-	for (uint32_t i = first_dynamic; i < v->n_dynamic; i++) {
-		char key[512];
-		const struct api_pvc *c = v->dynamics[i].claim.pvc;
-		pvc_key(key, sizeof(key), c->meta.namespace, c->meta.name);
-		restore(p, &p->pvcs, key, v->dynamics[i].claim.rv, false);
-	}
+	revert_range(pl, v, first_static, v->n_static, first_dynamic, v->n_dynamic);
 }
 
 void vb_revert_assumed_pod_volumes(const struct fw_pl *pl, struct vb_pod_volumes *v)
