@@ -7,6 +7,7 @@
  * handed to a binder, then that binder thread. No locks here. */
 #include "framework_internal.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -265,6 +266,42 @@ bool fw_preempt_is_running(const struct fw_pl *pl, const char *pod_uid)
 	return o->is_running && o->is_running(o->ctx, pod_uid);
 }
 
+int fw_volume_bind_pv(const struct fw_pl *pl, const char *pv_name, const char *pv_rv, const struct api_pvc *claim,
+		      bool bound_by_controller, char *new_rv, size_t size, struct err *e)
+{
+	const struct fw_volume_ops *o = &pl->profile->volume;
+	if (!o->bind_pv)
+		return err_set(e, ERR_INVALID, "update of persistentvolume %s: no API client", pv_name);
+	return o->bind_pv(o->ctx, pv_name, pv_rv, claim, bound_by_controller, new_rv, size, e);
+}
+
+int fw_volume_select_node(const struct fw_pl *pl, const struct api_pvc *claim, const char *node_name, char *new_rv,
+			  size_t size, struct err *e)
+{
+	const struct fw_volume_ops *o = &pl->profile->volume;
+	if (!o->select_node)
+		return err_set(e, ERR_INVALID, "update of persistentvolumeclaim %s/%s: no API client",
+			       claim->meta.namespace, claim->meta.name);
+	return o->select_node(o->ctx, claim, node_name, new_rv, size, e);
+}
+
+struct api_node *fw_volume_node(const struct fw_pl *pl, const char *name)
+{
+	const struct fw_volume_ops *o = &pl->profile->volume;
+	return o->node ? o->node(o->ctx, name) : NULL;
+}
+
+bool fw_volume_sleep(const struct fw_pl *pl, int64_t ms)
+{
+	const struct fw_volume_ops *o = &pl->profile->volume;
+	if (o->sleep)
+		return o->sleep(o->ctx, ms);
+	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L };
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+	return true;
+}
+
 static void profile_set_options(struct fw_profile *p, const struct fw_profile_options *o)
 {
 	if (o) {
@@ -274,6 +311,7 @@ static void profile_set_options(struct fw_profile *p, const struct fw_profile_op
 		p->bind_ctx = o->bind_ctx;
 		p->listers = o->listers;
 		p->preempt = o->preempt;
+		p->volume = o->volume;
 		p->extenders = o->extenders;
 		p->n_extenders = o->n_extenders;
 		p->ext_prioritize_all = o->ext_prioritize_all;

@@ -91,6 +91,7 @@ struct fw_profile {
 	void *bind_ctx;
 	struct fw_listers listers;
 	struct fw_preempt_ops preempt;
+	struct fw_volume_ops volume;
 	const struct fw_extender *extenders; /* borrowed (fw_profile_options) */
 	uint32_t n_extenders;
 	void (*ext_prioritize_all)(void *ctx, struct fw_cycle *c, const struct api_pod *pod,

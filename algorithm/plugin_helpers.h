@@ -13,6 +13,7 @@ extern const struct fw_plugin fw_plugin_node_name;
 extern const struct fw_plugin fw_plugin_node_ports;
 extern const struct fw_plugin fw_plugin_node_resources_fit;
 extern const struct fw_plugin fw_plugin_volume_restrictions;
+extern const struct fw_plugin fw_plugin_volume_binding;
 extern const struct fw_plugin fw_plugin_volume_zone;
 extern const struct fw_plugin fw_plugin_node_volume_limits;
 extern const struct fw_plugin fw_plugin_balanced_allocation;

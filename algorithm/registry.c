@@ -55,7 +55,7 @@ static const struct row table[] = {
 	PLUGIN(fw_plugin_node_resources_fit, 1),
 	PLUGIN(fw_plugin_volume_restrictions, 0),
 	PLUGIN(fw_plugin_node_volume_limits, 0),
-	NOT_YET("VolumeBinding", PF | F | PS | S | R | PB, 0, CFG_ARGS_VOLUME_BINDING),
+	PLUGIN(fw_plugin_volume_binding, 0),
 	PLUGIN(fw_plugin_volume_zone, 0),
 	PLUGIN(fw_plugin_pod_topology_spread, 2),
 	PLUGIN(fw_plugin_inter_pod_affinity, 2),

@@ -611,3 +611,113 @@ int api_lease_update(struct api_conn *conn, const struct api_lease *l, struct ap
 	free(body);
 	return rc;
 }
+
+/* ---------- Volume binding (VolumeBinding's PreBind) ---------- */
+
+/* Sends a JSON merge patch b to path and copies the object's new metadata.resourceVersion from
+ * the answer into new_rv. */
+static int merge_patch_rv(struct api_conn *conn, struct jb *b, const char *what, const char *path, char *new_rv,
+			  size_t size, struct err *e)
+{
+	char *body = NULL;
+	size_t len = 0;
+	struct api_response resp = { 0 };
+	yajl_val tree = NULL;
+	int rc = jb_finish(b, what, &body, &len, e);
+	if (rc)
+		return rc;
+	rc = api_request(conn, "PATCH", path, "application/merge-patch+json", body, len, &resp, e);
+	if (rc)
+		goto out;
+	char errbuf[128];
+	tree = resp.body ? yajl_tree_parse(resp.body, errbuf, sizeof(errbuf)) : NULL;
+	static const char *const rv_path[] = { "metadata", "resourceVersion", NULL };
+	yajl_val rv = tree ? yajl_tree_get(tree, (const char **)rv_path, yajl_t_string) : NULL;
+	if (!rv) {
+		rc = err_set(e, ERR_INVALID, "%s: the answer has no metadata.resourceVersion", what);
+		goto out;
+	}
+	snprintf(new_rv, size, "%s", YAJL_GET_STRING(rv));
+out:
+	yajl_tree_free(tree);
+	api_response_release(&resp);
+	free(body);
+	return rc;
+}
+
+int api_pv_bind_claim(struct api_conn *conn, const char *pv_name, const char *pv_rv, const struct api_pv_claim_ref *claim,
+		      const char *claim_rv, bool bound_by_controller, char *new_rv, size_t size, struct err *e)
+{
+	int rc;
+	struct jb b;
+	char what[300], *path = NULL;
+	snprintf(what, sizeof(what), "update persistentvolume %s", pv_name ? pv_name : "");
+	if ((rc = check_segment(what, "name", pv_name, e)))
+		return rc;
+	if (!pv_rv || !*pv_rv)
+		return err_set(e, ERR_INVALID, "%s: resourceVersion: required", what);
+	if (!jb_init(&b))
+		return err_set(e, ERR_NOMEM, "%s: out of memory", what);
+	/* upstream sends the whole PV with claimRef = reference.GetReference(claim) and its own
+	 * resourceVersion; a merge patch carrying metadata.resourceVersion has the same
+	 * optimistic-concurrency precondition (409 Conflict when the PV changed meanwhile) */
+	jb_open(&b, NULL);
+	jb_open(&b, "metadata");
+	jb_str(&b, "resourceVersion", pv_rv);
+	if (bound_by_controller) {
+		jb_open(&b, "annotations");
+		jb_str(&b, "pv.kubernetes.io/bound-by-controller", "yes");
+		jb_close(&b);
+	}
+	jb_close(&b);
+	jb_open(&b, "spec");
+	jb_open(&b, "claimRef");
+	jb_str(&b, "kind", "PersistentVolumeClaim");
+	jb_str(&b, "namespace", claim->namespace);
+	jb_str(&b, "name", claim->name);
+	jb_opt(&b, "uid", claim->uid);
+	jb_str(&b, "apiVersion", "v1");
+	jb_opt(&b, "resourceVersion", claim_rv);
+	jb_close(&b);
+	jb_close(&b);
+	jb_close(&b);
+	if (asprintf(&path, "/api/v1/persistentvolumes/%s", pv_name) < 0) {
+		yajl_gen_free(b.g);
+		return err_set(e, ERR_NOMEM, "%s: out of memory", what);
+	}
+	rc = merge_patch_rv(conn, &b, what, path, new_rv, size, e);
+	free(path);
+	return rc;
+}
+
+int api_pvc_select_node(struct api_conn *conn, const char *ns, const char *name, const char *rv, const char *node,
+			char *new_rv, size_t size, struct err *e)
+{
+	int rc;
+	struct jb b;
+	char what[300], *path = NULL;
+	snprintf(what, sizeof(what), "update persistentvolumeclaim %s/%s", ns ? ns : "", name ? name : "");
+	if ((rc = check_segment(what, "namespace", ns, e)) || (rc = check_segment(what, "name", name, e)))
+		return rc;
+	if (!rv || !*rv)
+		return err_set(e, ERR_INVALID, "%s: resourceVersion: required", what);
+	if (!node || !*node)
+		return err_set(e, ERR_INVALID, "%s: node: required", what);
+	if (!jb_init(&b))
+		return err_set(e, ERR_NOMEM, "%s: out of memory", what);
+	jb_open(&b, NULL);
+	jb_open(&b, "metadata");
+	jb_str(&b, "resourceVersion", rv);
+	jb_open(&b, "annotations");
+	jb_str(&b, "volume.kubernetes.io/selected-node", node);
+	jb_close(&b);
+	jb_close(&b);
+	jb_close(&b);
+	if (asprintf(&path, "/api/v1/namespaces/%s/persistentvolumeclaims/%s", ns, name) < 0) {
+		yajl_gen_free(b.g);
+		return err_set(e, ERR_NOMEM, "%s: out of memory", what);
+	}
+	rc = merge_patch_rv(conn, &b, what, path, new_rv, size, e);
+	free(path);
+	return rc;
+}

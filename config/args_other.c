@@ -6,6 +6,7 @@
 
 #include "common/arena.h"
 #include "common/intern.h"
+#include "common/macros.h"
 #include "cfg_internal.h"
 
 /* ---------- InterPodAffinityArgs ---------- */
@@ -304,9 +305,14 @@ const struct cfg_args_type cfg_args_preemption = {
 
 /* ---------- VolumeBindingArgs ---------- */
 
+static const struct cfg_shape_point volume_binding_default_shape[] = { { 0, 10 }, { 100, 0 } };
+
 static void volume_binding_defaults(void *args)
 {
-	((struct cfg_volume_binding_args *)args)->bind_timeout_seconds = 600;
+	struct cfg_volume_binding_args *a = args;
+	a->bind_timeout_seconds = 600;
+	a->n_shape = ARRAY_SIZE(volume_binding_default_shape);
+	a->shape = volume_binding_default_shape;
 }
 
 static int volume_binding_field(struct cfg_dec *d, const char *key, yaml_node_t *v, void *ctx)
@@ -315,9 +321,25 @@ static int volume_binding_field(struct cfg_dec *d, const char *key, yaml_node_t 
 	struct cfg_volume_binding_args *a = c->args;
 	if (dec_key_is(d, key, "bindTimeoutSeconds"))
 		return dec_int(d, v, INT64_MIN, INT64_MAX, &a->bind_timeout_seconds);
-	if (dec_key_is(d, key, "shape"))
-		return dec_err(d, v, "unexpected field `shape`, remove it or turn on the feature gate StorageCapacityScoring (csched does not implement StorageCapacityScoring)");
+	if (dec_key_is(d, key, "shape")) {
+		struct cfg_shape_point *pts = NULL;
+		int rc = cfg_dec_shape(d, v, &a->n_shape, &pts);
+		a->shape = pts;
+		return rc;
+	}
 	return dec_unknown(d, key, v);
+}
+
+/* upstream defaults an empty shape (len(obj.Shape) == 0), not only an absent one */
+static int volume_binding_finish(struct cfg_dec *d, struct cfg_args_ctx *c)
+{
+	(void)d;
+	struct cfg_volume_binding_args *a = c->args;
+	if (a->n_shape == 0) {
+		a->n_shape = ARRAY_SIZE(volume_binding_default_shape);
+		a->shape = volume_binding_default_shape;
+	}
+	return 0;
 }
 
 static int volume_binding_validate(const struct cfg_vctx *v, const char *path, const void *args)
@@ -329,7 +351,8 @@ static int volume_binding_validate(const struct cfg_vctx *v, const char *path, c
 		return cfg_verr(v, p, "Invalid value: %" PRId64 ": invalid BindTimeoutSeconds, should not be a negative value",
 				a->bind_timeout_seconds);
 	}
-	return 0;
+	cfg_pathf(p, sizeof(p), "%s.shape", path);
+	return cfg_check_shape(v, p, a->shape, a->n_shape);
 }
 
 static void volume_binding_write(FILE *f, int ind, const void *args)
@@ -337,6 +360,14 @@ static void volume_binding_write(FILE *f, int ind, const void *args)
 	const struct cfg_volume_binding_args *a = args;
 	cfg_write_key(f, ind, "bindTimeoutSeconds");
 	fprintf(f, " %" PRId64 "\n", a->bind_timeout_seconds);
+	cfg_write_key(f, ind, "shape");
+	fputc('\n', f);
+	for (uint32_t i = 0; i < a->n_shape; i++) {
+		cfg_write_indent(f, ind);
+		fprintf(f, "- utilization: %d\n", a->shape[i].utilization);
+		cfg_write_indent(f, ind + 2);
+		fprintf(f, "score: %d\n", a->shape[i].score);
+	}
 }
 
 const struct cfg_args_type cfg_args_volume_binding = {
@@ -345,6 +376,7 @@ const struct cfg_args_type cfg_args_volume_binding = {
 	CFG_ARGS_MEMBER(volume_binding),
 	.set_defaults = volume_binding_defaults,
 	.field = volume_binding_field,
+	.finish = volume_binding_finish,
 	.validate = volume_binding_validate,
 	.write = volume_binding_write,
 };

@@ -61,6 +61,11 @@ struct sched_binder {
 /* The connection of the binder thread running the current job (NULL on other threads). */
 static _Thread_local struct api_conn *tl_conn;
 
+struct api_conn *sched_binder_conn(void)
+{
+	return tl_conn;
+}
+
 int sched_bind_cb(void *ctx, const struct api_pod *pod, const char *node_name, struct err *e)
 {
 	(void)ctx;

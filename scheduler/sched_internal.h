@@ -185,6 +185,19 @@ bool sched_preempt_is_running(void *ctx, const char *pod_uid);
  * thread's connection. */
 int sched_bind_cb(void *ctx, const struct api_pod *pod, const char *node_name, struct err *e);
 
+/* The connection of the binder thread calling it (NULL on other threads). */
+struct api_conn *sched_binder_conn(void);
+
+/* volume_writes.c: fw_volume_ops of every profile (ctx: the scheduler), VolumeBinding's PreBind
+ * writes on the binder thread's connection, the node informer's store, a sleep that ends when
+ * the scheduler stops. */
+int sched_volume_bind_pv(void *ctx, const char *pv_name, const char *pv_rv, const struct api_pvc *claim,
+			 bool bound_by_controller, char *new_rv, size_t size, struct err *e);
+int sched_volume_select_node(void *ctx, const struct api_pvc *claim, const char *node_name, char *new_rv, size_t size,
+			     struct err *e);
+struct api_node *sched_volume_node(void *ctx, const char *name);
+bool sched_volume_sleep(void *ctx, int64_t ms);
+
 /* Seconds since start_ns (api_now_ns clock), for the metrics. */
 double sched_since_s(int64_t start_ns);
 

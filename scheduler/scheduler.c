@@ -534,6 +534,8 @@ void sched_fw_profile_options(struct scheduler *s, struct fw_profile_options *po
 			     .ctx = s },
 	};
 	po->preempt = (struct fw_preempt_ops){ sched_preempt_actuate, sched_preempt_is_running, s };
+	po->volume = (struct fw_volume_ops){ sched_volume_bind_pv, sched_volume_select_node, sched_volume_node,
+					     sched_volume_sleep, s };
 	po->extenders = sched_extenders_fw(s->extenders, &po->n_extenders);
 	po->ext_prioritize_all = sched_extenders_prioritize_all;
 }

@@ -1113,10 +1113,13 @@ static void gen_pvcs(struct gen *g)
 		struct strbuf sb = STRBUF_INIT;
 		strbuf_addf(&sb,
 			    "{\"apiVersion\":\"v1\",\"kind\":\"PersistentVolumeClaim\",\"metadata\":{\"name\":\"data-%d\","
-			    "\"namespace\":\"%s\",\"uid\":\"uid-pvc-%s-%d\"},\"spec\":{\"accessModes\":[%s],"
+			    "\"namespace\":\"%s\",\"uid\":\"uid-pvc-%s-%d\"%s},\"spec\":{\"accessModes\":[%s],"
 			    "\"resources\":{\"requests\":{\"storage\":\"1Gi\"}},\"storageClassName\":\"standard\","
 			    "\"volumeMode\":\"Filesystem\"",
-			    k, ns, ns, k, PICK(g, modes));
+			    k, ns, ns, k,
+			    /* as the PV controller leaves a bound claim (VolumeBinding reads a claim without it as
+			     * not fully bound) */
+			    bound ? ",\"annotations\":{\"pv.kubernetes.io/bind-completed\":\"yes\"}" : "", PICK(g, modes));
 		if (bound)
 			strbuf_addf(&sb, ",\"volumeName\":\"pv-%s-%d\"", ns, k);
 		if (bound && g->vol)

@@ -878,9 +878,12 @@ static void test_two_profiles(void **state)
 /* upstream VolumeRestrictions: a pod naming a PVC that does not exist is rejected at PreFilter
  * with "persistentvolumeclaim \"NAME\" not found" (UnschedulableAndUnresolvable); creating the
  * PVC (PVC Add, its queueing hint) brings it back. Upstream's message has one more " not found"
- * (DynamicResources' PostFilter, docs/config.md "Plugin differences"). The PVC is created bound
- * to a PersistentVolume without zone labels: VolumeZone rejects an unbound claim of no class
- * ("PersistentVolumeClaim had no pv name and storageClass name"), as upstream does. */
+ * (DynamicResources' PostFilter, docs/config.md "Plugin differences"). The claim comes bound to a
+ * PersistentVolume without zone labels (its PV exists, spec.volumeName and
+ * pv.kubernetes.io/bind-completed set, as the PV controller leaves them; none runs here):
+ * VolumeZone rejects an unbound claim of no class ("PersistentVolumeClaim had no pv name and
+ * storageClass name") and VolumeBinding admits an unbound claim only once it can bind, as
+ * upstream does. */
 static void test_missing_pvc_then_created(void **state)
 {
 	(void)state;
@@ -898,12 +901,13 @@ static void test_missing_pvc_then_created(void **state)
 	request("POST", "/api/v1/persistentvolumes", NULL,
 		"{\"apiVersion\":\"v1\",\"kind\":\"PersistentVolume\",\"metadata\":{\"name\":\"pv-db-0\"},"
 		"\"spec\":{\"capacity\":{\"storage\":\"1Gi\"},\"accessModes\":[\"ReadWriteOnce\"],"
-		"\"hostPath\":{\"path\":\"/tmp/pv-db-0\"}}}");
+		"\"hostPath\":{\"path\":\"/tmp/pv-db-0\"},\"claimRef\":{\"namespace\":\"" NS "\",\"name\":\"data-db-0\"}}}");
 	int64_t t0 = harness_now_ms();
 	request("POST", "/api/v1/namespaces/" NS "/persistentvolumeclaims", NULL,
-		"{\"apiVersion\":\"v1\",\"kind\":\"PersistentVolumeClaim\",\"metadata\":{\"name\":\"data-db-0\"},"
-		"\"spec\":{\"accessModes\":[\"ReadWriteOnce\"],\"resources\":{\"requests\":{\"storage\":\"1Gi\"}},"
-		"\"volumeName\":\"pv-db-0\"}}");
+		"{\"apiVersion\":\"v1\",\"kind\":\"PersistentVolumeClaim\",\"metadata\":{\"name\":\"data-db-0\","
+		"\"annotations\":{\"pv.kubernetes.io/bind-completed\":\"yes\"}},"
+		"\"spec\":{\"accessModes\":[\"ReadWriteOnce\"],\"volumeName\":\"pv-db-0\",\"storageClassName\":\"\","
+		"\"resources\":{\"requests\":{\"storage\":\"1Gi\"}}}}");
 	const char *n = wait_bound("db", 15000);
 	assert_non_null(n);
 	assert_string_equal(n, "n1");
@@ -912,17 +916,22 @@ static void test_missing_pvc_then_created(void **state)
 
 /* ---------- VolumeZone: PVs with zone labels ---------- */
 
+/* A PV and a claim bound to each other as the PV controller leaves them (claimRef, volumeName,
+ * pv.kubernetes.io/bind-completed; none runs here), so that VolumeBinding takes the claim as
+ * bound. */
 static void mk_pv_pvc(const char *pv, const char *zone, const char *pvc)
 {
 	request("POST", "/api/v1/persistentvolumes", NULL,
 		"{\"apiVersion\":\"v1\",\"kind\":\"PersistentVolume\",\"metadata\":{\"name\":\"%s\",\"labels\":"
 		"{\"topology.kubernetes.io/zone\":\"%s\"}},\"spec\":{\"capacity\":{\"storage\":\"1Gi\"},"
-		"\"accessModes\":[\"ReadWriteOnce\"],\"hostPath\":{\"path\":\"/tmp/%s\"}}}",
-		pv, zone, pv);
+		"\"accessModes\":[\"ReadWriteOnce\"],\"hostPath\":{\"path\":\"/tmp/%s\"},"
+		"\"claimRef\":{\"namespace\":\"" NS "\",\"name\":\"%s\"}}}",
+		pv, zone, pv, pvc);
 	request("POST", "/api/v1/namespaces/" NS "/persistentvolumeclaims", NULL,
-		"{\"apiVersion\":\"v1\",\"kind\":\"PersistentVolumeClaim\",\"metadata\":{\"name\":\"%s\"},"
+		"{\"apiVersion\":\"v1\",\"kind\":\"PersistentVolumeClaim\",\"metadata\":{\"name\":\"%s\","
+		"\"annotations\":{\"pv.kubernetes.io/bind-completed\":\"yes\"}},"
 		"\"spec\":{\"accessModes\":[\"ReadWriteOnce\"],\"resources\":{\"requests\":{\"storage\":\"1Gi\"}},"
-		"\"volumeName\":\"%s\"}}",
+		"\"storageClassName\":\"\",\"volumeName\":\"%s\"}}",
 		pvc, pv);
 }
 

@@ -290,6 +290,17 @@ static void test_rbac_service_account(void **state)
 		{"list persistentvolumeclaims", true},
 		{"watch persistentvolumeclaims", true},
 		{"create persistentvolumeclaims", false},
+		/* VolumeBinding: its informers and PreBind's patches (scheduler/volumes.c, volume_writes.c) */
+		{"patch persistentvolumeclaims", true},
+		{"list persistentvolumes", true},
+		{"watch persistentvolumes", true},
+		{"patch persistentvolumes", true},
+		{"update persistentvolumes", false},
+		{"list storageclasses.storage.k8s.io", true},
+		{"watch csinodes.storage.k8s.io", true},
+		{"list csidrivers.storage.k8s.io", true},
+		{"watch csistoragecapacities.storage.k8s.io", true},
+		{"list volumeattachments.storage.k8s.io", false},
 		/* PodTopologySpread's default constraints (scheduler/owners.c) */
 		{"list services", true},
 		{"watch services", true},

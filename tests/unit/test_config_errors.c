@@ -236,8 +236,13 @@ static const struct error_case config_cases[] = {
 	  "t.yaml:7:36: profiles[0].pluginConfig[0].args.minCandidateNodesPercentage: Invalid value: 200: not in valid range [0, 100]" },
 	{ "volume binding negative timeout", H "profiles:\n- pluginConfig:\n  - name: VolumeBinding\n    args:\n      bindTimeoutSeconds: -1\n",
 	  "t.yaml:7:27: profiles[0].pluginConfig[0].args.bindTimeoutSeconds: Invalid value: -1: invalid BindTimeoutSeconds, should not be a negative value" },
-	{ "volume binding shape", H "profiles:\n- pluginConfig:\n  - name: VolumeBinding\n    args:\n      shape: []\n",
-	  "t.yaml:7:14: profiles[0].pluginConfig[0].args.shape: unexpected field `shape`, remove it or turn on the feature gate StorageCapacityScoring (csched does not implement StorageCapacityScoring)" },
+	/* StorageCapacityScoring is on in v1.37: the shape is validated as upstream's
+	 * validateFunctionShape (an empty one is defaulted, see test_config) */
+	{ "volume binding shape score", H "profiles:\n- pluginConfig:\n  - name: VolumeBinding\n    args:\n      shape:\n      - utilization: 0\n        score: 11\n",
+	  "t.yaml:9:16: profiles[0].pluginConfig[0].args.shape[0].score: Invalid value: 11: not in valid range [0, 10]" },
+	{ "volume binding shape not increasing",
+	  H "profiles:\n- pluginConfig:\n  - name: VolumeBinding\n    args:\n      shape:\n      - utilization: 50\n        score: 1\n      - utilization: 50\n        score: 2\n",
+	  "t.yaml:10:22: profiles[0].pluginConfig[0].args.shape[1].utilization: Invalid value: 50: values must be sorted in increasing order" },
 };
 
 static const struct error_case policy_cases[] = {
@@ -249,8 +254,6 @@ static const struct error_case policy_cases[] = {
 	  "t.yaml:4:9: predicates[0].name: predicate type not found for \"Foo\"" },
 	{ "predicate removed upstream", "kind: Policy\napiVersion: v1\npredicates:\n- name: HostName\n- name: CheckServiceAffinity\n",
 	  "t.yaml:5:9: predicates[1].name: predicate \"CheckServiceAffinity\" is not supported by csched: its ServiceAffinity plugin was removed upstream in v1.23" },
-	{ "predicate not implemented yet", "kind: Policy\napiVersion: v1\npredicates:\n- name: CheckVolumeBinding\n",
-	  "t.yaml:4:9: predicates[0].name: predicate \"CheckVolumeBinding\" maps to plugin VolumeBinding: plugin VolumeBinding is not implemented by csched yet" },
 	{ "predicate for a removed cloud plugin", "kind: Policy\napiVersion: v1\npredicates:\n- name: MaxEBSVolumeCount\n",
 	  "t.yaml:4:9: predicates[0].name: predicate \"MaxEBSVolumeCount\" is not supported by csched: its EBSLimits plugin was removed upstream in v1.32 (use MaxCSIVolumeCountPred)" },
 	{ "predicate argument", "kind: Policy\napiVersion: v1\npredicates:\n- name: zone\n  argument:\n    labelsPresence:\n      labels: [zone]\n      presence: true\n",

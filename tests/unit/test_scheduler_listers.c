@@ -206,13 +206,18 @@ static void test_pdb_informer_only_with_postfilter(void **state)
 
 /* ---------- volume listers ---------- */
 
-/* A scheduler with every volume informer (the default profile's VolumeZone and NodeVolumeLimits
- * need all but CSIStorageCapacity: sched_new's set is replaced by the full one, as for a profile
- * with VolumeBinding's capacity check). */
+/* A scheduler with every volume informer (the default profile's NodeVolumeLimits, VolumeBinding
+ * and VolumeZone need all of them: sched_new's set is checked, then replaced by a fresh full one). */
 static void with_volumes(struct fixture *f)
 {
 	struct err e = { 0 };
+	assert_int_equal(sched_volume_kinds(f->s), SCHED_VOL_PV | SCHED_VOL_STORAGE_CLASS | SCHED_VOL_CSINODE |
+							    SCHED_VOL_CSIDRIVER | SCHED_VOL_VOLUME_ATTACHMENT |
+							    SCHED_VOL_CSI_STORAGE_CAPACITY);
 	assert_non_null(f->s->volumes);
+	assert_non_null(sched_volumes_informer(f->s->volumes, API_KIND_PV));
+	assert_non_null(sched_volumes_informer(f->s->volumes, API_KIND_CSINODE));
+	assert_non_null(sched_volumes_informer(f->s->volumes, API_KIND_VOLUME_ATTACHMENT));
 	sched_volumes_free(f->s->volumes);
 	f->s->volumes = sched_volumes_new(f->client, 0x3f, f->s->queue, &e);
 	if (!f->s->volumes)

@@ -127,6 +127,7 @@ struct fw_profile_options {
 	void *bind_ctx;
 	struct fw_listers listers;            /* copied; unset members = no such store */
 	struct fw_preempt_ops preempt;        /* copied; unset members = no executor */
+	struct fw_volume_ops volume;          /* copied; unset members: see struct fw_volume_ops */
 	/* HTTP extenders in configured order, shared by every profile as upstream's sched.Extenders;
 	 * borrowed, must outlive the profile */
 	const struct fw_extender *extenders;

@@ -304,6 +304,40 @@ enum fw_code fw_preempt_actuate(const struct fw_pl *pl, const struct api_pod *pr
 				struct fw_status *st);
 bool fw_preempt_is_running(const struct fw_pl *pl, const char *pod_uid);
 
+/* ---------- Volume binding ---------- */
+
+/* The scheduler's side of VolumeBinding's PreBind (upstream volumeBinder.bindAPIUpdate's
+ * kubeClient calls and checkBindings' node lister), called on the binder thread running PreBind.
+ * NULL members (unit tests): the writes fail with an error naming the call, node finds nothing
+ * and sleep sleeps. */
+struct fw_volume_ops {
+	/* upstream PersistentVolumes().Update of the PV with claimRef set: writes spec.claimRef =
+	 * the claim (kind, apiVersion, namespace, name, uid, resourceVersion as reference.GetReference
+	 * makes it) on PV pv_name and, when bound_by_controller, the annotation
+	 * pv.kubernetes.io/bound-by-controller: "yes", with pv_rv as the resourceVersion
+	 * precondition. Copies the PV's new resourceVersion into new_rv (size bytes). 0, or a
+	 * negative code with e. */
+	int (*bind_pv)(void *ctx, const char *pv_name, const char *pv_rv, const struct api_pvc *claim,
+		       bool bound_by_controller, char *new_rv, size_t size, struct err *e);
+	/* upstream PersistentVolumeClaims(ns).Update of the claim with annotation
+	 * volume.kubernetes.io/selected-node = node_name, claim's resourceVersion as precondition.
+	 * Copies the claim's new resourceVersion into new_rv. 0, or a negative code with e. */
+	int (*select_node)(void *ctx, const struct api_pvc *claim, const char *node_name, char *new_rv, size_t size,
+			   struct err *e);
+	/* The node name as the node informer last delivered it (new reference), or NULL. */
+	struct api_node *(*node)(void *ctx, const char *name);
+	/* Waits ms milliseconds (upstream's poll interval); returns false early when the scheduler
+	 * is stopping. */
+	bool (*sleep)(void *ctx, int64_t ms);
+	void *ctx;
+};
+int fw_volume_bind_pv(const struct fw_pl *pl, const char *pv_name, const char *pv_rv, const struct api_pvc *claim,
+		      bool bound_by_controller, char *new_rv, size_t size, struct err *e);
+int fw_volume_select_node(const struct fw_pl *pl, const struct api_pvc *claim, const char *node_name, char *new_rv,
+			  size_t size, struct err *e);
+struct api_node *fw_volume_node(const struct fw_pl *pl, const char *name);
+bool fw_volume_sleep(const struct fw_pl *pl, int64_t ms);
+
 /* ---------- Cycle state ---------- */
 
 /* The nodes of one scheduling cycle: a snapshot's node list in zone-interleaved order. get

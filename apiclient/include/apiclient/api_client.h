@@ -120,6 +120,18 @@ int api_stream(struct api_conn *conn, const char *path, int (*on_line)(void *ctx
 
 /* ---------- Writes the scheduler makes ---------- */
 
+/* VolumeBinding's PreBind writes (upstream bindAPIUpdate), JSON merge patches whose
+ * metadata.resourceVersion is the precondition (ERR_CONFLICT when the object changed). Copy the
+ * object's new resourceVersion into new_rv (size bytes).
+ * api_pv_bind_claim: PATCH /api/v1/persistentvolumes/NAME setting spec.claimRef to the claim
+ * (kind, apiVersion, namespace, name, uid, resourceVersion claim_rv) and, when
+ * bound_by_controller, annotation pv.kubernetes.io/bound-by-controller: "yes".
+ * api_pvc_select_node: PATCH of the claim's annotation volume.kubernetes.io/selected-node. */
+int api_pv_bind_claim(struct api_conn *conn, const char *pv_name, const char *pv_rv, const struct api_pv_claim_ref *claim,
+		      const char *claim_rv, bool bound_by_controller, char *new_rv, size_t size, struct err *e);
+int api_pvc_select_node(struct api_conn *conn, const char *ns, const char *name, const char *rv, const char *node,
+			char *new_rv, size_t size, struct err *e);
+
 /* POST /api/v1/namespaces/NS/pods/NAME/binding. ERR_CONFLICT when already bound. */
 int api_bind_pod(struct api_conn *conn, const char *ns, const char *name, const char *uid, const char *node,
 		 struct err *e);

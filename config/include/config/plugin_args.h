@@ -72,9 +72,12 @@ struct cfg_preemption_args {
 	int32_t min_candidate_nodes_absolute;   /* default 100 */
 };
 
-/* VolumeBindingArgs (shape is rejected: StorageCapacityScoring is off, as upstream's default) */
+/* VolumeBindingArgs. StorageCapacityScoring is on (upstream v1.37's default, beta): an absent or
+ * empty shape defaults to utilization 0 -> score 10, 100 -> 0 (SetDefaults_VolumeBindingArgs). */
 struct cfg_volume_binding_args {
 	int64_t bind_timeout_seconds; /* default 600 */
+	uint32_t n_shape;
+	const struct cfg_shape_point *shape; /* the default's static points, or the config's arena */
 };
 
 /* Which args struct a plugin takes (struct fw_plugin.args_kind; config/ maps each kind to its
