@@ -1,0 +1,488 @@
+/* Timestamps and durations (cel-go common/types/timestamp.go, duration.go): construction from
+ * strings and ints, formatting, the accessors with optional time zones, and checked
+ * arithmetic. Time zones by name come from the system's tz database (TZif files under
+ * /usr/share/zoneinfo, or TZDIR), read with the 64-bit section; a time after the file's last
+ * transition takes the last transition's offset (fat TZif files, as Debian ships, carry
+ * transitions to 2037). */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cel_internal.h"
+#include "eval_internal.h"
+#include "time_internal.h"
+
+#define MIN_UNIX (-62135596800LL) /* 0001-01-01T00:00:00Z */
+#define MAX_UNIX 253402300799LL   /* 9999-12-31T23:59:59Z */
+
+/* ---- civil calendar (proleptic Gregorian; H. Hinnant's days_from_civil) ---- */
+
+static int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
+{
+	y -= m <= 2;
+	int64_t era = (y >= 0 ? y : y - 399) / 400;
+	unsigned yoe = (unsigned)(y - era * 400);
+	unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + (int64_t)doe - 719468;
+}
+
+static void civil_from_days(int64_t z, int64_t *y, unsigned *m, unsigned *d)
+{
+	z += 719468;
+	int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+	unsigned doe = (unsigned)(z - era * 146097);
+	unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+	int64_t yy = (int64_t)yoe + era * 400;
+	unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+	unsigned mp = (5 * doy + 2) / 153;
+	*d = doy - (153 * mp + 2) / 5 + 1;
+	*m = mp < 10 ? mp + 3 : mp - 9;
+	*y = yy + (*m <= 2);
+}
+
+static int64_t floordiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
+
+bool cel_ts_in_range(int64_t sec) { return sec >= MIN_UNIX && sec <= MAX_UNIX; }
+
+/* ---- parsing ---- */
+
+static bool digits(const char *s, int n, int *out)
+{
+	int v = 0;
+	for (int i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+		v = v * 10 + (s[i] - '0');
+	}
+	*out = v;
+	return true;
+}
+
+static int month_days(int64_t y, int m)
+{
+	static const int md[] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+	if (m == 2 && ((y % 4 == 0 && y % 100 != 0) || y % 400 == 0))
+		return 29;
+	return md[m - 1];
+}
+
+/* Go time.Parse(time.RFC3339, s): YYYY-MM-DDThh:mm:ss[.f{1,9}](Z|±hh:mm). */
+bool cel_ts_parse(const char *s, size_t n, int64_t *sec, uint32_t *nanos)
+{
+	int Y, M, D, h, mi, se;
+	if (n < 20 || !digits(s, 4, &Y) || s[4] != '-' || !digits(s + 5, 2, &M) || s[7] != '-' ||
+	    !digits(s + 8, 2, &D) || s[10] != 'T' || !digits(s + 11, 2, &h) || s[13] != ':' ||
+	    !digits(s + 14, 2, &mi) || s[16] != ':' || !digits(s + 17, 2, &se))
+		return false;
+	if (M < 1 || M > 12 || D < 1 || D > month_days(Y, M) || h > 23 || mi > 59 || se > 59)
+		return false;
+	size_t i = 19;
+	uint32_t ns = 0;
+	if (i < n && s[i] == '.') {
+		i++;
+		int nd = 0;
+		while (i < n && s[i] >= '0' && s[i] <= '9') {
+			if (nd < 9)
+				ns = ns * 10 + (uint32_t)(s[i] - '0');
+			nd++;
+			i++;
+		}
+		if (nd == 0)
+			return false;
+		for (int k = nd; k < 9; k++)
+			ns *= 10;
+	}
+	int off = 0;
+	if (i < n && s[i] == 'Z') {
+		i++;
+	} else if (i + 6 <= n && (s[i] == '+' || s[i] == '-') && s[i + 3] == ':') {
+		int oh, om;
+		if (!digits(s + i + 1, 2, &oh) || !digits(s + i + 4, 2, &om) || oh > 23 || om > 59)
+			return false;
+		off = (oh * 60 + om) * 60 * (s[i] == '-' ? -1 : 1);
+		i += 6;
+	} else {
+		return false;
+	}
+	if (i != n)
+		return false;
+	*sec = days_from_civil(Y, (unsigned)M, (unsigned)D) * 86400 + h * 3600 + mi * 60 + se - off;
+	*nanos = ns;
+	return true;
+}
+
+/* Go time.ParseDuration, to int64 nanoseconds. */
+bool cel_dur_parse(const char *s, size_t n, int64_t *out)
+{
+	size_t i = 0;
+	bool neg = false;
+	if (i < n && (s[i] == '-' || s[i] == '+')) {
+		neg = s[i] == '-';
+		i++;
+	}
+	if (i == n)
+		return false;
+	if (n - i == 1 && s[i] == '0') {
+		*out = 0;
+		return true;
+	}
+	uint64_t total = 0;
+	while (i < n) {
+		uint64_t v = 0;
+		bool any = false, overflow = false;
+		while (i < n && s[i] >= '0' && s[i] <= '9') {
+			if (v > (UINT64_MAX - 9) / 10)
+				overflow = true;
+			v = v * 10 + (uint64_t)(s[i] - '0');
+			any = true;
+			i++;
+		}
+		double frac = 0, scale = 1;
+		bool anyf = false;
+		if (i < n && s[i] == '.') {
+			i++;
+			while (i < n && s[i] >= '0' && s[i] <= '9') {
+				if (scale < 1e18) {
+					frac = frac * 10 + (s[i] - '0');
+					scale *= 10;
+				}
+				anyf = true;
+				i++;
+			}
+		}
+		if ((!any && !anyf) || overflow)
+			return false;
+		size_t u = i;
+		while (i < n && !(s[i] == '.' || (s[i] >= '0' && s[i] <= '9')))
+			i++;
+		size_t ul = i - u;
+		uint64_t unit;
+		if (ul == 2 && memcmp(s + u, "ns", 2) == 0) unit = 1;
+		else if (ul == 2 && memcmp(s + u, "us", 2) == 0) unit = 1000;
+		else if (ul == 3 && memcmp(s + u, "\xc2\xb5s", 3) == 0) unit = 1000;
+		else if (ul == 3 && memcmp(s + u, "\xce\xbcs", 3) == 0) unit = 1000;
+		else if (ul == 2 && memcmp(s + u, "ms", 2) == 0) unit = 1000000;
+		else if (ul == 1 && s[u] == 's') unit = 1000000000ull;
+		else if (ul == 1 && s[u] == 'm') unit = 60000000000ull;
+		else if (ul == 1 && s[u] == 'h') unit = 3600000000000ull;
+		else return false;
+		if (v > (1ull << 63) / unit)
+			return false;
+		v *= unit;
+		if (anyf)
+			v += (uint64_t)(frac * ((double)unit / scale));
+		total += v;
+		if (total > (1ull << 63))
+			return false;
+	}
+	if (!neg && total > (uint64_t)INT64_MAX)
+		return false;
+	*out = neg ? (int64_t)(0 - total) : (int64_t)total;
+	return true;
+}
+
+/* ---- formatting ---- */
+
+size_t cel_format_timestamp(int64_t sec, uint32_t nanos, char *buf, size_t cap)
+{
+	int64_t days = floordiv(sec, 86400), rem = sec - days * 86400;
+	int64_t y;
+	unsigned m, d;
+	civil_from_days(days, &y, &m, &d);
+	char frac[16] = "";
+	if (nanos) {
+		snprintf(frac, sizeof(frac), ".%09" PRIu32, nanos);
+		size_t l = strlen(frac);
+		while (frac[l - 1] == '0')
+			frac[--l] = '\0';
+	}
+	return (size_t)snprintf(buf, cap, "%04" PRId64 "-%02u-%02uT%02d:%02d:%02d%sZ", y, m, d, (int)(rem / 3600),
+				(int)(rem / 60 % 60), (int)(rem % 60), frac);
+}
+
+/* strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + "s" */
+size_t cel_format_duration(int64_t nanos, char *buf, size_t cap)
+{
+	double secs = (double)(nanos / 1000000000) + (double)(nanos % 1000000000) / 1e9;
+	char tmp[64];
+	int prec;
+	for (prec = 0; prec <= 20; prec++) {
+		snprintf(tmp, sizeof(tmp), "%.*f", prec, secs);
+		if (strtod(tmp, NULL) == secs)
+			break;
+	}
+	return (size_t)snprintf(buf, cap, "%ss", tmp);
+}
+
+/* ---- time zones ---- */
+
+static int64_t be64(const unsigned char *p)
+{
+	uint64_t v = 0;
+	for (int i = 0; i < 8; i++)
+		v = (v << 8) | p[i];
+	return (int64_t)v;
+}
+
+static int32_t be32(const unsigned char *p)
+{
+	return (int32_t)(((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3]);
+}
+
+/* The UTC offset in seconds of zone name at Unix time t; false when the zone is unknown. */
+static bool tz_offset(const char *name, size_t len, int64_t t, int32_t *off)
+{
+	if (len == 0 || len > 200 || name[0] == '/' || memmem(name, len, "..", 2) || memchr(name, '\0', len))
+		return false;
+	if (len == 3 && memcmp(name, "UTC", 3) == 0) {
+		*off = 0;
+		return true;
+	}
+	const char *dir = getenv("TZDIR");
+	char path[512];
+	snprintf(path, sizeof(path), "%s/%.*s", dir && *dir ? dir : "/usr/share/zoneinfo", (int)len, name);
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return false;
+	unsigned char *data = NULL;
+	size_t n = 0;
+	bool ok = false;
+	data = malloc(1 << 20);
+	if (!data)
+		goto out;
+	n = fread(data, 1, 1 << 20, f);
+	if (n < 44 || memcmp(data, "TZif", 4) != 0)
+		goto out;
+	{
+		/* v1 header counts: isutcnt, isstdcnt, leapcnt, timecnt, typecnt, charcnt */
+		const unsigned char *h = data + 20;
+		size_t cnt[6];
+		for (int i = 0; i < 6; i++)
+			cnt[i] = (size_t)be32(h + 4 * i);
+		int tsize = 4;
+		const unsigned char *p = data + 44;
+		if (data[4] >= '2') {
+			size_t skip = cnt[3] * 5 + cnt[4] * 6 + cnt[5] + cnt[2] * 8 + cnt[1] + cnt[0];
+			if (44 + skip + 44 > n)
+				goto out;
+			h = data + 44 + skip + 20;
+			for (int i = 0; i < 6; i++)
+				cnt[i] = (size_t)be32(h + 4 * i);
+			p = h + 24;
+			tsize = 8;
+		}
+		size_t timecnt = cnt[3], typecnt = cnt[4];
+		if (typecnt == 0 || (size_t)(p - data) + timecnt * (size_t)(tsize + 1) + typecnt * 6 > n)
+			goto out;
+		const unsigned char *times = p, *idx = p + timecnt * (size_t)tsize, *types = idx + timecnt;
+		size_t type = 0;
+		/* before the first transition: the first non-DST type (RFC 8536 3.2), usually type 0 */
+		for (size_t i = 0; i < timecnt; i++) {
+			int64_t tt = tsize == 8 ? be64(times + 8 * i) : be32(times + 4 * i);
+			if (tt > t)
+				break;
+			type = idx[i];
+		}
+		if (type >= typecnt)
+			goto out;
+		*off = be32(types + 6 * type);
+		ok = true;
+	}
+out:
+	free(data);
+	fclose(f);
+	return ok;
+}
+
+/* cel-go timeZone(): a name for time.LoadLocation, or "[+-]hh:mm". *err set on a bad zone. */
+static bool zone_offset(struct cel_eval *ev, cel_value tz, int64_t t, int32_t *off, cel_value *err)
+{
+	const char *s = tz.s;
+	size_t n = tz.n;
+	const char *colon = memchr(s, ':', n);
+	if (!colon) {
+		if (tz_offset(s, n, t, off))
+			return true;
+		cel_error(ev, err, "unknown time zone %.*s", (int)n, s);
+		return false;
+	}
+	/* strconv.Atoi on both sides */
+	size_t hl = (size_t)(colon - s);
+	char hb[16], mb[16];
+	if (hl == 0 || hl >= sizeof(hb) || n - hl - 1 == 0 || n - hl - 1 >= sizeof(mb)) {
+		cel_error(ev, err, "invalid time zone offset %.*s", (int)n, s);
+		return false;
+	}
+	memcpy(hb, s, hl);
+	hb[hl] = '\0';
+	memcpy(mb, colon + 1, n - hl - 1);
+	mb[n - hl - 1] = '\0';
+	char *e1, *e2;
+	long hr = strtol(hb, &e1, 10), mi = strtol(mb, &e2, 10);
+	if (*e1 || *e2 || hb[0] == ' ' || mb[0] == ' ' || mb[0] == '+' || mb[0] == '-') {
+		cel_error(ev, err, "invalid time zone offset %.*s", (int)n, s);
+		return false;
+	}
+	if (mi < 0 || mi > 59) {
+		cel_error(ev, err, "timezone offset minutes out of range [0, 59]: %.*s", (int)n, s);
+		return false;
+	}
+	long o = s[0] == '-' ? hr * 60 - mi : hr * 60 + mi;
+	*off = (int32_t)(o * 60);
+	return true;
+}
+
+/* ---- functions ---- */
+
+enum acc { A_YEAR, A_MONTH, A_DATE, A_DOM, A_DOW, A_DOY, A_HOURS, A_MINUTES, A_SECONDS, A_MILLIS };
+
+static int ts_access(struct cel_eval *ev, const cel_value *a, size_t n, cel_value *out, enum acc what)
+{
+	int64_t t = a[0].i;
+	if (n == 2) {
+		int32_t off = 0;
+		if (!zone_offset(ev, a[1], t, &off, out))
+			return 0;
+		t += off;
+	}
+	int64_t days = floordiv(t, 86400), rem = t - days * 86400;
+	int64_t y;
+	unsigned m, d;
+	civil_from_days(days, &y, &m, &d);
+	int64_t r = 0;
+	switch (what) {
+	case A_YEAR: r = y; break;
+	case A_MONTH: r = m - 1; break;
+	case A_DATE: r = d; break;
+	case A_DOM: r = d - 1; break;
+	case A_DOW: r = (days % 7 + 11) % 7; break; /* 1970-01-01 was a Thursday (4) */
+	case A_DOY: r = days - days_from_civil(y, 1, 1); break;
+	case A_HOURS: r = rem / 3600; break;
+	case A_MINUTES: r = rem / 60 % 60; break;
+	case A_SECONDS: r = rem % 60; break;
+	case A_MILLIS: r = a[0].n / 1000000; break;
+	}
+	*out = cel_int(r);
+	return 0;
+}
+
+#define TS_FN(fname, what) \
+	static int fname(struct cel_eval *ev, const cel_value *a, size_t n, cel_value *out) \
+	{ \
+		return ts_access(ev, a, n, out, what); \
+	}
+TS_FN(ts_year, A_YEAR)
+TS_FN(ts_month, A_MONTH)
+TS_FN(ts_date, A_DATE)
+TS_FN(ts_dom, A_DOM)
+TS_FN(ts_dow, A_DOW)
+TS_FN(ts_doy, A_DOY)
+TS_FN(ts_hours, A_HOURS)
+TS_FN(ts_minutes, A_MINUTES)
+TS_FN(ts_seconds, A_SECONDS)
+TS_FN(ts_millis, A_MILLIS)
+
+static int dur_hours(struct cel_eval *ev, const cel_value *a, size_t n, cel_value *out)
+{
+	(void)ev, (void)n;
+	*out = cel_int(a[0].i / 3600000000000LL);
+	return 0;
+}
+static int dur_minutes(struct cel_eval *ev, const cel_value *a, size_t n, cel_value *out)
+{
+	(void)ev, (void)n;
+	*out = cel_int(a[0].i / 60000000000LL);
+	return 0;
+}
+static int dur_seconds(struct cel_eval *ev, const cel_value *a, size_t n, cel_value *out)
+{
+	(void)ev, (void)n;
+	*out = cel_int(a[0].i / 1000000000LL);
+	return 0;
+}
+static int dur_millis(struct cel_eval *ev, const cel_value *a, size_t n, cel_value *out)
+{
+	(void)ev, (void)n;
+	*out = cel_int(a[0].i / 1000000LL);
+	return 0;
+}
+
+static int fn_timestamp(struct cel_eval *ev, const cel_value *a, size_t n, cel_value *out)
+{
+	(void)n;
+	switch (a[0].kind) {
+	case CEL_TIMESTAMP:
+		*out = a[0];
+		return 0;
+	case CEL_INT:
+		if (!cel_ts_in_range(a[0].i))
+			return cel_error(ev, out, "timestamp overflow");
+		*out = cel_timestamp(a[0].i, 0);
+		return 0;
+	case CEL_STRING: {
+		int64_t s;
+		uint32_t ns;
+		if (!cel_ts_parse(a[0].s, a[0].n, &s, &ns))
+			return cel_error(ev, out, "type conversion error from 'string' to 'google.protobuf.Timestamp'");
+		if (!cel_ts_in_range(s))
+			return cel_error(ev, out, "timestamp overflow");
+		*out = cel_timestamp(s, ns);
+		return 0;
+	}
+	}
+	return cel_error_no_overload(ev, out, "timestamp", a, 1);
+}
+
+static int fn_duration(struct cel_eval *ev, const cel_value *a, size_t n, cel_value *out)
+{
+	(void)n;
+	switch (a[0].kind) {
+	case CEL_DURATION:
+		*out = a[0];
+		return 0;
+	case CEL_INT:
+		*out = cel_duration(a[0].i);
+		return 0;
+	case CEL_STRING: {
+		int64_t d;
+		if (!cel_dur_parse(a[0].s, a[0].n, &d))
+			return cel_error(ev, out, "type conversion error from 'string' to 'google.protobuf.Duration'");
+		*out = cel_duration(d);
+		return 0;
+	}
+	}
+	return cel_error_no_overload(ev, out, "duration", a, 1);
+}
+
+#define K(k) { k, NULL }
+#define R CEL_OV_RECEIVER
+#define TS2(id, name, fn) \
+	{ id, name, R, 1, { K(CEL_TIMESTAMP) }, fn, NULL, NULL, NULL }, \
+	{ id "_with_tz", name, R, 2, { K(CEL_TIMESTAMP), K(CEL_STRING) }, fn, NULL, NULL, NULL }
+
+static const struct cel_overload time_overloads[] = {
+	{ "timestamp", "timestamp", CEL_OV_GLOBAL, 1, { { CEL_ANY, NULL } }, fn_timestamp, NULL, NULL, NULL },
+	{ "duration", "duration", CEL_OV_GLOBAL, 1, { { CEL_ANY, NULL } }, fn_duration, NULL, NULL, NULL },
+	TS2("timestamp_to_year", "getFullYear", ts_year),
+	TS2("timestamp_to_month", "getMonth", ts_month),
+	TS2("timestamp_to_day_of_month_1_based", "getDate", ts_date),
+	TS2("timestamp_to_day_of_month", "getDayOfMonth", ts_dom),
+	TS2("timestamp_to_day_of_week", "getDayOfWeek", ts_dow),
+	TS2("timestamp_to_day_of_year", "getDayOfYear", ts_doy),
+	TS2("timestamp_to_hours", "getHours", ts_hours),
+	TS2("timestamp_to_minutes", "getMinutes", ts_minutes),
+	TS2("timestamp_to_seconds", "getSeconds", ts_seconds),
+	TS2("timestamp_to_milliseconds", "getMilliseconds", ts_millis),
+	{ "duration_to_hours", "getHours", R, 1, { K(CEL_DURATION) }, dur_hours, NULL, NULL, NULL },
+	{ "duration_to_minutes", "getMinutes", R, 1, { K(CEL_DURATION) }, dur_minutes, NULL, NULL, NULL },
+	{ "duration_to_seconds", "getSeconds", R, 1, { K(CEL_DURATION) }, dur_seconds, NULL, NULL, NULL },
+	{ "duration_to_milliseconds", "getMilliseconds", R, 1, { K(CEL_DURATION) }, dur_millis, NULL, NULL, NULL },
+};
+
+int cel_time_register(struct cel_env *env, struct err *e)
+{
+	return cel_env_add_overloads(env, time_overloads, sizeof(time_overloads) / sizeof(time_overloads[0]), e);
+}
