@@ -123,7 +123,7 @@ struct cel_node {
 };
 
 /* Parses src into a raw AST in arena a; NULL with e set ("line:col: Syntax error: ..."). */
-struct cel_node *cel_parse(struct arena *a, const char *src, bool macros, struct err *e);
+struct cel_node *cel_parse(struct arena *a, const char *src, size_t len, bool macros, struct err *e);
 
 struct cel_program {
 	struct cel_env *env;

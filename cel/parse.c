@@ -35,7 +35,7 @@ enum tok {
 	T_EOF, T_INT, T_UINT, T_DOUBLE, T_STRING, T_BYTES, T_IDENT, T_TRUE, T_FALSE, T_NULL, T_IN,
 	T_QUESTION, T_COLON, T_OR, T_AND, T_NOT, T_EQ, T_NE, T_LT, T_LE, T_GT, T_GE, T_PLUS, T_MINUS,
 	T_STAR, T_SLASH, T_PERCENT, T_DOT, T_COMMA, T_LPAREN, T_RPAREN, T_LBRACKET, T_RBRACKET,
-	T_LBRACE, T_RBRACE, T_ERROR
+	T_LBRACE, T_RBRACE, T_QUOTED_IDENT, T_ERROR
 };
 
 struct token {
@@ -228,6 +228,21 @@ static void next(struct parser *p)
 		p->pos = j;
 		p->tok = t;
 		return;
+	}
+	if (c == '`') {
+		/* a backtick-quoted field name (cel-spec "quoted field names"): letters, digits, '_',
+		 * '.', '-', '/' and ' ' */
+		size_t j = i + 1;
+		while (j < p->n && s[j] != '`' && (is_ident_start(s[j]) || is_digit(s[j]) || s[j] == '.' ||
+						    s[j] == '-' || s[j] == '/' || s[j] == ' '))
+			j++;
+		if (j < p->n && s[j] == '`' && j > i + 1) {
+			t.t = T_QUOTED_IDENT;
+			t.len = j + 1 - i;
+			p->pos = j + 1;
+			p->tok = t;
+			return;
+		}
 	}
 	t.len = 1;
 	char d = i + 1 < p->n ? s[i + 1] : '\0';
@@ -859,17 +874,16 @@ static struct cel_node *member(struct parser *p)
 				opt = true;
 				next(p);
 			}
-			if (p->tok.t != T_IDENT && p->tok.t != T_IN && p->tok.t != T_TRUE && p->tok.t != T_FALSE &&
-			    p->tok.t != T_NULL)
+			bool quoted = p->tok.t == T_QUOTED_IDENT;
+			if (p->tok.t != T_IDENT && !quoted)
 				return syntax_error(p, "mismatched input, expecting IDENTIFIER:");
-			if (p->tok.t != T_IDENT)
-				return syntax_error(p, "mismatched input, expecting IDENTIFIER:");
-			char *name = dup_name(p, p->src + p->tok.pos, p->tok.len);
-			size_t nlen = p->tok.len;
+			char *name = quoted ? dup_name(p, p->src + p->tok.pos + 1, p->tok.len - 2)
+					    : dup_name(p, p->src + p->tok.pos, p->tok.len);
+			size_t nlen = quoted ? p->tok.len - 2 : p->tok.len;
 			if (!name)
 				return NULL;
 			next(p);
-			if (p->tok.t == T_LPAREN && !opt) {
+			if (p->tok.t == T_LPAREN && !opt && !quoted) {
 				if (++p->depth > MAX_DEPTH)
 					return fail_at(p, pos, "expression recursion limit exceeded: %d", MAX_DEPTH);
 				m = call(p, pos, name, m);
@@ -1040,9 +1054,9 @@ static struct cel_node *expr(struct parser *p)
 	return c;
 }
 
-struct cel_node *cel_parse(struct arena *a, const char *src, bool macros, struct err *e)
+struct cel_node *cel_parse(struct arena *a, const char *src, size_t len, bool macros, struct err *e)
 {
-	struct parser p = { .a = a, .src = src, .n = strlen(src), .macros = macros, .e = e };
+	struct parser p = { .a = a, .src = src, .n = len, .macros = macros, .e = e };
 	next(&p);
 	struct cel_node *r = expr(&p);
 	if (r && p.tok.t != T_EOF) {

@@ -179,10 +179,10 @@ static int cmp_int_double(int64_t a, double b)
 {
 	if (isnan(b))
 		return 2;
-	/* cel-go compareIntDouble: out-of-range doubles first, then compare as doubles. */
+	/* cel-go compareDoubleInt: beyond the int range (as doubles) first, then as doubles */
 	if (b < -9223372036854775808.0)
 		return 1;
-	if (b >= 9223372036854775808.0)
+	if (b > 9223372036854775808.0)
 		return -1;
 	return cmp_double((double)a, b);
 }
@@ -193,7 +193,7 @@ static int cmp_uint_double(uint64_t a, double b)
 		return 2;
 	if (b < 0)
 		return 1;
-	if (b >= 18446744073709551616.0)
+	if (b > 18446744073709551616.0)
 		return -1;
 	return cmp_double((double)a, b);
 }

@@ -391,6 +391,8 @@ static int run_test(const struct tp_node *t, char *msg, size_t cap)
 	struct cel_env_options opts = { 0 };
 	opts.container = ct ? ct->sval : NULL;
 	opts.disable_macros = dm && dm->sval && !strcmp(dm->sval, "true");
+	const struct tp_node *dc = tp_get(t, "disable_check");
+	opts.disable_check = dc && dc->sval && !strcmp(dc->sval, "true");
 	struct cel_env *env = cel_env_new(&opts);
 	struct cel_program *p = NULL;
 	struct cel_activation *act = NULL;
@@ -413,7 +415,7 @@ static int run_test(const struct tp_node *t, char *msg, size_t cap)
 	if (!want_v && tp_get(t, "typed_result"))
 		want_v = tp_get(tp_get(t, "typed_result"), "result");
 	bool want_err = tp_get(t, "eval_error") || tp_get(t, "any_eval_errors");
-	p = cel_program_compile(env, ex ? ex->sval : "", &e);
+	p = ex ? cel_program_compile_len(env, ex->sval, ex->slen, &e) : cel_program_compile(env, "", &e);
 	if (!p) {
 		if (want_err) {
 			result = 1;

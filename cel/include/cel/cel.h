@@ -136,6 +136,10 @@ struct cel_env_options {
 	bool disable_macros;
 	/* Namespace for identifier and function resolution (cel-spec's container), or NULL. */
 	const char *container;
+	/* Unchecked compilation (cel-spec's disable_check): an undeclared variable or function is
+	 * not a compile error but an error value where the evaluation reaches it. Kubernetes
+	 * always checks; the conformance runner needs both. */
+	bool disable_check;
 };
 
 /* A new environment with the standard library, optionals and cel.bind. NULL on out of memory. */
@@ -158,6 +162,8 @@ int cel_env_add_kubernetes(struct cel_env *env, struct err *e);
 /* Compiles expr. NULL on error with e->msg "<line>:<col>: <message>" (cel-go's wording:
  * "Syntax error: mismatched input ...", "undeclared reference to 'x' (in container '')"). */
 struct cel_program *cel_program_compile(struct cel_env *env, const char *expr, struct err *e);
+/* The same for len bytes at expr (which may contain NUL bytes inside string literals). */
+struct cel_program *cel_program_compile_len(struct cel_env *env, const char *expr, size_t len, struct err *e);
 void cel_program_free(struct cel_program *p); /* NULL is a no-op */
 
 /* ---- activations and evaluation -------------------------------------------------------- */
