@@ -431,23 +431,33 @@ static cel_value call(struct cel_eval *ev, const struct cel_node *n)
 
 static inline void set_local(struct cel_eval *ev, int slot, cel_value v) { ev->locals[slot] = v; }
 
-/* Per-iteration cost of the macro's expanded loop beyond its predicate/transform: reading the
- * accumulator and the iteration variable(s) (1 each), the loop-condition call, the step's
- * call(s) and list/map creations (cel-go parser/macro.go expansions). */
-static uint64_t comp_overhead(const struct cel_comp *c)
+/* The cost of the macro's expanded loop beyond what its predicate and transform evaluate
+ * (cel-go parser/macro.go and ext/comprehensions.go expansions, counted as runtimecost.go
+ * does; checked against cel-go's runtimecost_test.go "all comprehension on literal"):
+ *   all/exists: cond @not_strictly_false(accu) 2 + step accu 1 per iteration, the result 1,
+ *               and 2 more for the condition that stops the loop early;
+ *   exists_one: step `p ? accu + 1 : accu` 1 (+1 when p), result `accu == 1` 2;
+ *   map/filter/transformList: init [] 10; step `accu + [e]` 12 (+1 for filter's [x]) when
+ *               taken, else 1; result 1;
+ *   transformMap/transformMapEntry: init {} 30; step insert 3 when taken, else 1; result 1. */
+static uint64_t comp_init_cost(const struct cel_comp *c)
 {
 	switch (c->macro) {
-	case CEL_M_ALL:
-	case CEL_M_EXISTS:
-		return 3; /* @not_strictly_false(accu) + accu in the step's &&/|| */
-	case CEL_M_EXISTS_ONE:
-		return 3; /* accu read, accu + 1, the ?: */
-	case CEL_M_MAP:
-	case CEL_M_FILTER:
-	case CEL_M_TRANSFORM_LIST:
-		return 12; /* accu read + [e] (10) + _+_ */
-	default:
-		return 32; /* accu read + map insertion */
+	case CEL_M_ALL: case CEL_M_EXISTS: return 1;
+	case CEL_M_EXISTS_ONE: return 2;
+	case CEL_M_TRANSFORM_MAP: case CEL_M_TRANSFORM_MAP_ENTRY: return 31;
+	default: return 11;
+	}
+}
+
+static uint64_t comp_step_cost(const struct cel_comp *c, bool taken)
+{
+	switch (c->macro) {
+	case CEL_M_ALL: case CEL_M_EXISTS: return 3;
+	case CEL_M_EXISTS_ONE: return taken ? 2 : 1;
+	case CEL_M_FILTER: return taken ? 13 : 1;
+	case CEL_M_TRANSFORM_MAP: case CEL_M_TRANSFORM_MAP_ENTRY: return taken ? 3 : 1;
+	default: return taken ? 12 : 1;
 	}
 }
 
@@ -462,7 +472,8 @@ static cel_value comprehension(struct cel_eval *ev, const struct cel_node *n)
 			     cel_value_type_name(range));
 	bool is_map = range.kind == CEL_MAP;
 	uint32_t count = is_map ? range.map->n : range.list->n;
-	uint64_t overhead = comp_overhead(c) + (c->v2 ? 2 : 1);
+	if (cost(ev, comp_init_cost(c)))
+		return cancelled(ev);
 	bool two = c->v2 != NULL;
 	cel_value err = { .kind = CEL_NULL };
 	bool have_err = false;
@@ -480,8 +491,6 @@ static cel_value comprehension(struct cel_eval *ev, const struct cel_node *n)
 			return err_v(ev, "out of memory");
 	}
 	for (uint32_t i = 0; i < count; i++) {
-		if (cost(ev, overhead))
-			return cancelled(ev);
 		cel_value k = is_map ? range.map->keys[i] : range.list->items[i];
 		if (two) {
 			if (is_map) {
@@ -500,11 +509,14 @@ static cel_value comprehension(struct cel_eval *ev, const struct cel_node *n)
 			if (ev->cancelled)
 				return p;
 		}
+		if (cost(ev, comp_step_cost(c, p.kind == CEL_BOOL && p.b)))
+			return cancelled(ev);
+		bool last = i + 1 == count;
 		switch (c->macro) {
 		case CEL_M_ALL:
 			if (p.kind == CEL_BOOL) {
 				if (!p.b)
-					return cel_bool(false);
+					return cost(ev, last ? 0 : 2) ? cancelled(ev) : cel_bool(false);
 			} else if (!have_err) {
 				have_err = true;
 				err = IS_ERR(p) ? p : no_overload(ev, "_&&_", &p, 1);
@@ -513,7 +525,7 @@ static cel_value comprehension(struct cel_eval *ev, const struct cel_node *n)
 		case CEL_M_EXISTS:
 			if (p.kind == CEL_BOOL) {
 				if (p.b)
-					return cel_bool(true);
+					return cost(ev, last ? 0 : 2) ? cancelled(ev) : cel_bool(true);
 			} else if (!have_err) {
 				have_err = true;
 				err = IS_ERR(p) ? p : no_overload(ev, "_||_", &p, 1);
@@ -607,8 +619,9 @@ static cel_value compare(struct cel_eval *ev, const struct cel_node *n, cel_valu
 		cel_value args[2] = { a, b };
 		return no_overload(ev, ops[n->kind - CEL_N_LT], args, 2);
 	}
-	if ((a.kind == CEL_STRING || a.kind == CEL_BYTES) &&
-	    cost(ev, ceil10(value_size(a) < value_size(b) ? value_size(a) : value_size(b))))
+	if (cost(ev, (a.kind == CEL_STRING || a.kind == CEL_BYTES)
+			     ? ceil10(value_size(a) < value_size(b) ? value_size(a) : value_size(b))
+			     : 1))
 		return cancelled(ev);
 	if (c == 2)
 		return cel_bool(false); /* NaN */
@@ -853,8 +866,6 @@ static cel_value eval(struct cel_eval *ev, const struct cel_node *n)
 	case CEL_N_LE:
 	case CEL_N_GT:
 	case CEL_N_GE:
-		if (cost(ev, 1))
-			return cancelled(ev);
 		return compare(ev, n, a, b);
 	case CEL_N_IN:
 		return in(ev, a, b);

@@ -70,6 +70,16 @@ static uint64_t cost_contains(const cel_value *a, size_t n, const cel_value *r)
 	return ceil10((uint32_t)cel_utf8_count(a[0].s, a[0].n)) * ceil10((uint32_t)cel_utf8_count(a[1].s, a[1].n));
 }
 
+/* cel-go costCall: string(bytes) and bytes(string) traverse: ceil(0.1 * size); other
+ * conversions 1. */
+static uint64_t cost_convert(const cel_value *a, size_t n, const cel_value *r)
+{
+	(void)n;
+	if ((a[0].kind == CEL_STRING || a[0].kind == CEL_BYTES) && r->kind != a[0].kind)
+		return ceil10(a[0].kind == CEL_STRING ? (uint32_t)cel_utf8_count(a[0].s, a[0].n) : a[0].n);
+	return 1;
+}
+
 /* ---- conversions (cel-go common/types ConvertToType) ---- */
 
 static int fn_int(struct cel_eval *ev, const cel_value *a, size_t n, cel_value *out)
@@ -174,8 +184,10 @@ static int fn_double(struct cel_eval *ev, const cel_value *a, size_t n, cel_valu
 	return cel_error_no_overload(ev, out, "double", a, 1);
 }
 
-/* Formats a double as Go's strconv.FormatFloat(d, 'g', -1, 64) does (the shortest repr that
- * round-trips; exponent when exp < -4 || exp >= 21, as Go's %v on float64). */
+/* Formats a double as Go's fmt %g (strconv.FormatFloat(d, 'g', -1, 64)) does, which is
+ * cel-go's string(double): the shortest digits that round-trip, in exponent form when the
+ * decimal exponent is < -4 or >= 6 (strconv: "if precision was the shortest possible, use
+ * precision 6 for this decision"), the exponent with at least two digits ("1e+06"). */
 size_t cel_format_double(double d, char *buf, size_t cap)
 {
 	if (isnan(d))
@@ -208,7 +220,7 @@ size_t cel_format_double(double d, char *buf, size_t cap)
 	size_t len = 0;
 	if (neg)
 		o[len++] = '-';
-	if (exp < -4 || exp >= 21) {
+	if (exp < -4 || exp >= 6) {
 		o[len++] = digits[0];
 		if (nd > 1) {
 			o[len++] = '.';
@@ -403,8 +415,8 @@ static const struct cel_overload std_overloads[] = {
 	{ "int", "int", G, 1, { ANY }, fn_int, NULL, NULL, NULL },
 	{ "uint", "uint", G, 1, { ANY }, fn_uint, NULL, NULL, NULL },
 	{ "double", "double", G, 1, { ANY }, fn_double, NULL, NULL, NULL },
-	{ "string", "string", G, 1, { ANY }, fn_string, NULL, NULL, NULL },
-	{ "bytes", "bytes", G, 1, { ANY }, fn_bytes, NULL, NULL, NULL },
+	{ "string", "string", G, 1, { ANY }, fn_string, NULL, NULL, cost_convert },
+	{ "bytes", "bytes", G, 1, { ANY }, fn_bytes, NULL, NULL, cost_convert },
 	{ "bool", "bool", G, 1, { ANY }, fn_bool, NULL, NULL, NULL },
 	{ "dyn", "dyn", G, 1, { ANY }, fn_dyn, NULL, NULL, NULL },
 	{ "type", "type", G, 1, { ANY }, fn_type, NULL, NULL, NULL },
