@@ -50,7 +50,8 @@ static cel_value cancelled(struct cel_eval *ev)
 {
 	ev->cancelled = true;
 	cel_value v = { .kind = CEL_ERROR };
-	v.s = "operation cancelled: actual cost limit exceeded";
+	v.s = ev->mem_exceeded ? "operation cancelled: evaluation memory limit exceeded"
+			       : "operation cancelled: actual cost limit exceeded";
 	return v;
 }
 
@@ -418,6 +419,8 @@ static cel_value call(struct cel_eval *ev, const struct cel_node *n)
 	ev->call_data = n->data;
 	int rc = o->fn(ev, args, n->nargs, &out);
 	ev->call_data = NULL;
+	if (ev->cancelled)
+		return cancelled(ev);
 	if (rc != 0 || ev->oom) {
 		ev->oom = true;
 		return err_v(ev, "out of memory");
@@ -891,7 +894,9 @@ int cel_program_eval(const struct cel_program *p, struct cel_eval *ev, const str
 	ev->cost = 0;
 	ev->limit = p->env->opts.cost_limit;
 	ev->cancelled = false;
+	ev->mem_exceeded = false;
 	ev->oom = false;
+	ev->mem_limit = p->env->opts.memory_limit ? p->env->opts.memory_limit : CEL_DEFAULT_MEMORY_LIMIT;
 	ev->act = a;
 	ev->env = p->env;
 	if (p->nlocals > ev->caplocals) {
@@ -909,7 +914,7 @@ int cel_program_eval(const struct cel_program *p, struct cel_eval *ev, const str
 		r = cancelled(ev);
 	if (cost_out)
 		*cost_out = ev->cost;
-	if (ev->oom)
+	if (ev->oom && !ev->cancelled)
 		return ERR_NOMEM;
 	*out = r;
 	return 0;

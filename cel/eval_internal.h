@@ -143,6 +143,11 @@ struct cel_activation {
 
 /* ---- the evaluation context ---- */
 
+/* Per-evaluation memory bound when the environment sets none: a selector needs kilobytes; the
+ * bound is what keeps `cel.bind(a, [1], cel.bind(b, a + a, ...))` from doubling a list into
+ * all of memory (list concatenation costs 1, as cel-go counts it). */
+#define CEL_DEFAULT_MEMORY_LIMIT ((size_t)64 << 20)
+
 struct cel_eval {
 	struct arena *arena;
 	uint64_t cost, limit;
@@ -151,8 +156,10 @@ struct cel_eval {
 	int nlocals, caplocals;
 	const struct cel_activation *act;
 	const struct cel_env *env;
-	bool cancelled;    /* the cost limit was exceeded */
+	bool cancelled;    /* the cost or memory limit was exceeded: the evaluation stops */
+	bool mem_exceeded; /* ... and it was the memory limit */
 	bool oom;
+	size_t mem_limit;  /* bytes the arena may hand out in one evaluation */
 };
 
 #endif

@@ -131,6 +131,9 @@ struct cel_env_options {
 	/* Runtime cost limit per evaluation, in cel-go's runtime cost units (0 = no limit).
 	 * DRA: CELSelectorExpressionMaxCost = 1,000,000. */
 	uint64_t cost_limit;
+	/* Memory one evaluation may allocate, in bytes (0 = 64 MiB). Past it the evaluation stops
+	 * with "operation cancelled: evaluation memory limit exceeded". */
+	size_t memory_limit;
 	/* Disable the macros (has, all, exists, exists_one, map, filter, and the others):
 	 * cel-spec's disable_macros. */
 	bool disable_macros;
