@@ -83,6 +83,11 @@ int cel_env_declare(struct cel_env *env, const char *name, struct err *e)
 	return (int)env->nvars++;
 }
 
+const char *cel_env_var_name(const struct cel_env *env, int slot)
+{
+	return slot >= 0 && (size_t)slot < env->nvars ? env->vars[slot].name : "?";
+}
+
 size_t cel_env_slots(const struct cel_env *env) { return env->nvars; }
 
 const struct cel_fn_entry *cel_env_find_fn(const struct cel_env *env, const char *name, size_t len)

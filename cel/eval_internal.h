@@ -37,6 +37,8 @@ struct cel_env {
 const struct cel_fn_entry *cel_env_find_fn(const struct cel_env *env, const char *name, size_t len);
 /* The slot of variable name (exact, qualified); -1 when undeclared. */
 int cel_env_find_var(const struct cel_env *env, const char *name, size_t len);
+/* The name of the variable in slot (for "no such attribute" messages). */
+const char *cel_env_var_name(const struct cel_env *env, int slot);
 const struct cel_object_type *cel_env_find_type(const struct cel_env *env, const char *name, size_t len);
 
 /* ---- the AST ---- */
@@ -148,6 +150,7 @@ struct cel_eval {
 	cel_value *locals;
 	int nlocals, caplocals;
 	const struct cel_activation *act;
+	const struct cel_env *env;
 	bool cancelled;    /* the cost limit was exceeded */
 	bool oom;
 };

@@ -319,6 +319,74 @@ static int fn_type(struct cel_eval *ev, const cel_value *a, size_t n, cel_value 
 	return 0;
 }
 
+/* ---- optionals (cel-go cel/library.go optionalLib) ---- */
+
+static int fn_opt_of(struct cel_eval *ev, const cel_value *a, size_t n, cel_value *out)
+{
+	(void)n;
+	return cel_new_optional(ev, &a[0], out);
+}
+
+static bool is_zero(cel_value v)
+{
+	switch (v.kind) {
+	case CEL_NULL: return true;
+	case CEL_BOOL: return !v.b;
+	case CEL_INT: return v.i == 0;
+	case CEL_UINT: return v.u == 0;
+	case CEL_DOUBLE: return v.d == 0;
+	case CEL_STRING: case CEL_BYTES: return v.n == 0;
+	case CEL_LIST: return v.list->n == 0;
+	case CEL_MAP: return v.map->n == 0;
+	case CEL_DURATION: return v.i == 0;
+	case CEL_TIMESTAMP: return v.i == 0 && v.n == 0;
+	case CEL_OPTIONAL: return v.opt == NULL;
+	}
+	return false;
+}
+
+static int fn_opt_of_nonzero(struct cel_eval *ev, const cel_value *a, size_t n, cel_value *out)
+{
+	(void)n;
+	return cel_new_optional(ev, is_zero(a[0]) ? NULL : &a[0], out);
+}
+
+static int fn_opt_none(struct cel_eval *ev, const cel_value *a, size_t n, cel_value *out)
+{
+	(void)a, (void)n;
+	return cel_new_optional(ev, NULL, out);
+}
+
+static int fn_opt_has(struct cel_eval *ev, const cel_value *a, size_t n, cel_value *out)
+{
+	(void)ev, (void)n;
+	*out = cel_bool(a[0].opt != NULL);
+	return 0;
+}
+
+static int fn_opt_value(struct cel_eval *ev, const cel_value *a, size_t n, cel_value *out)
+{
+	(void)n;
+	if (!a[0].opt)
+		return cel_error(ev, out, "optional.none() dereference");
+	*out = *a[0].opt;
+	return 0;
+}
+
+static int fn_opt_or_value(struct cel_eval *ev, const cel_value *a, size_t n, cel_value *out)
+{
+	(void)ev, (void)n;
+	*out = a[0].opt ? *a[0].opt : a[1];
+	return 0;
+}
+
+static int fn_opt_or(struct cel_eval *ev, const cel_value *a, size_t n, cel_value *out)
+{
+	(void)ev, (void)n;
+	*out = a[0].opt ? a[0] : a[1];
+	return 0;
+}
+
 #define ANY { CEL_ANY, NULL }
 #define K(k) { k, NULL }
 #define G CEL_OV_GLOBAL
@@ -340,6 +408,13 @@ static const struct cel_overload std_overloads[] = {
 	{ "bool", "bool", G, 1, { ANY }, fn_bool, NULL, NULL, NULL },
 	{ "dyn", "dyn", G, 1, { ANY }, fn_dyn, NULL, NULL, NULL },
 	{ "type", "type", G, 1, { ANY }, fn_type, NULL, NULL, NULL },
+	{ "optional_of", "optional.of", G, 1, { ANY }, fn_opt_of, NULL, NULL, NULL },
+	{ "optional_ofNonZeroValue", "optional.ofNonZeroValue", G, 1, { ANY }, fn_opt_of_nonzero, NULL, NULL, NULL },
+	{ "optional_none", "optional.none", G, 0, { ANY }, fn_opt_none, NULL, NULL, NULL },
+	{ "optional_hasValue", "hasValue", R, 1, { K(CEL_OPTIONAL) }, fn_opt_has, NULL, NULL, NULL },
+	{ "optional_value", "value", R, 1, { K(CEL_OPTIONAL) }, fn_opt_value, NULL, NULL, NULL },
+	{ "optional_orValue_value", "orValue", R, 2, { K(CEL_OPTIONAL), ANY }, fn_opt_or_value, NULL, NULL, NULL },
+	{ "optional_or_optional", "or", R, 2, { K(CEL_OPTIONAL), K(CEL_OPTIONAL) }, fn_opt_or, NULL, NULL, NULL },
 };
 
 int cel_std_register(struct cel_env *env, struct err *e)

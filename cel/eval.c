@@ -1,0 +1,919 @@
+/* The evaluator: a tree walk over the resolved AST with values by value, everything it
+ * creates in the evaluation's arena. Semantics as cel-spec langdef.md and cel-go's interpreter:
+ * errors are values that propagate, except through && and || (commutative, with absorption:
+ * false && error is false, error || true is true) and the untaken branch of ?:. Numbers compare
+ * and test equal across int, uint and double; int and uint arithmetic that overflows is an error
+ * ("integer overflow", "unsigned integer overflow"), as is division or modulo by zero.
+ *
+ * Runtime cost, as cel-go's CostTracker counts it (interpreter/runtimecost.go): identifiers and
+ * field selections 1, constants 0, a call 1 unless its overload counts otherwise (string
+ * traversal ceil(0.1 * size), `in` on a list its size), list literals 10, map literals 30.
+ * Comprehensions count what their expanded loop evaluates: per iteration the iteration
+ * variable(s), the accumulator and the loop condition and step calls (see comp_overhead()).
+ * When the total exceeds the limit, evaluation stops with "operation cancelled: actual cost
+ * limit exceeded" (no && or || absorbs it). */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cel_internal.h"
+#include "eval_internal.h"
+#include "time_internal.h"
+
+static cel_value eval(struct cel_eval *ev, const struct cel_node *n);
+
+#define IS_ERR(v) ((v).kind == CEL_ERROR)
+
+static cel_value err_v(struct cel_eval *ev, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static cel_value err_v(struct cel_eval *ev, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	cel_value v;
+	cel_error(ev, &v, "%s", buf);
+	return v;
+}
+
+static cel_value no_overload(struct cel_eval *ev, const char *op, const cel_value *args, size_t n)
+{
+	cel_value v;
+	cel_error_no_overload(ev, &v, op, args, n);
+	return v;
+}
+
+static cel_value cancelled(struct cel_eval *ev)
+{
+	ev->cancelled = true;
+	cel_value v = { .kind = CEL_ERROR };
+	v.s = "operation cancelled: actual cost limit exceeded";
+	return v;
+}
+
+static inline bool cost(struct cel_eval *ev, uint64_t c)
+{
+	ev->cost += c;
+	return ev->limit && ev->cost > ev->limit;
+}
+
+/* cel-go actualSize: strings in code points, bytes, lists and maps by size, else 1. */
+static uint64_t value_size(cel_value v)
+{
+	switch (v.kind) {
+	case CEL_STRING: return cel_utf8_count(v.s, v.n);
+	case CEL_BYTES: return v.n;
+	case CEL_LIST: return v.list->n;
+	case CEL_MAP: return v.map->n;
+	}
+	return 1;
+}
+
+static uint64_t ceil10(uint64_t n) { return (n + 9) / 10; }
+
+/* ---- arithmetic ---- */
+
+static cel_value add(struct cel_eval *ev, cel_value a, cel_value b)
+{
+	if (a.kind == b.kind) {
+		switch (a.kind) {
+		case CEL_INT: {
+			int64_t r;
+			if (__builtin_add_overflow(a.i, b.i, &r))
+				return err_v(ev, "integer overflow");
+			return cel_int(r);
+		}
+		case CEL_UINT: {
+			uint64_t r;
+			if (__builtin_add_overflow(a.u, b.u, &r))
+				return err_v(ev, "unsigned integer overflow");
+			return cel_uint(r);
+		}
+		case CEL_DOUBLE:
+			return cel_double(a.d + b.d);
+		case CEL_STRING:
+		case CEL_BYTES: {
+			if (cost(ev, ceil10(value_size(a) + value_size(b)) - 1))
+				return cancelled(ev);
+			if ((uint64_t)a.n + b.n > UINT32_MAX)
+				return err_v(ev, "string too long");
+			char *p = cel_alloc(ev, (size_t)a.n + b.n + 1);
+			if (!p)
+				return err_v(ev, "out of memory");
+			memcpy(p, a.s, a.n);
+			memcpy(p + a.n, b.s, b.n);
+			cel_value r = a;
+			r.s = p;
+			r.n = a.n + b.n;
+			return r;
+		}
+		case CEL_LIST: {
+			if (a.list->n == 0)
+				return b;
+			if (b.list->n == 0)
+				return a;
+			struct cel_list *l = cel_new_list(ev, (size_t)a.list->n + b.list->n);
+			if (!l)
+				return err_v(ev, "out of memory");
+			memcpy(l->items, a.list->items, a.list->n * sizeof(cel_value));
+			memcpy(l->items + a.list->n, b.list->items, b.list->n * sizeof(cel_value));
+			return cel_list_value(l);
+		}
+		case CEL_DURATION: {
+			int64_t r;
+			if (__builtin_add_overflow(a.i, b.i, &r))
+				return err_v(ev, "integer overflow");
+			return cel_duration(r);
+		}
+		}
+	}
+	if ((a.kind == CEL_TIMESTAMP && b.kind == CEL_DURATION) || (a.kind == CEL_DURATION && b.kind == CEL_TIMESTAMP)) {
+		cel_value t = a.kind == CEL_TIMESTAMP ? a : b, d = a.kind == CEL_TIMESTAMP ? b : a;
+		int64_t sec = t.i + d.i / 1000000000;
+		int64_t ns = (int64_t)t.n + d.i % 1000000000;
+		if (ns < 0) {
+			ns += 1000000000;
+			sec--;
+		} else if (ns >= 1000000000) {
+			ns -= 1000000000;
+			sec++;
+		}
+		if (!cel_ts_in_range(sec))
+			return err_v(ev, "timestamp overflow");
+		return cel_timestamp(sec, (uint32_t)ns);
+	}
+	cel_value args[2] = { a, b };
+	return no_overload(ev, "_+_", args, 2);
+}
+
+static cel_value sub(struct cel_eval *ev, cel_value a, cel_value b)
+{
+	if (a.kind == b.kind) {
+		switch (a.kind) {
+		case CEL_INT: {
+			int64_t r;
+			if (__builtin_sub_overflow(a.i, b.i, &r))
+				return err_v(ev, "integer overflow");
+			return cel_int(r);
+		}
+		case CEL_UINT: {
+			uint64_t r;
+			if (__builtin_sub_overflow(a.u, b.u, &r))
+				return err_v(ev, "unsigned integer overflow");
+			return cel_uint(r);
+		}
+		case CEL_DOUBLE:
+			return cel_double(a.d - b.d);
+		case CEL_DURATION: {
+			int64_t r;
+			if (__builtin_sub_overflow(a.i, b.i, &r))
+				return err_v(ev, "integer overflow");
+			return cel_duration(r);
+		}
+		case CEL_TIMESTAMP: {
+			/* seconds difference fits easily; nanos may overflow int64 */
+			int64_t ds = a.i - b.i, dn = (int64_t)a.n - (int64_t)b.n, r;
+			if (__builtin_mul_overflow(ds, (int64_t)1000000000, &r) || __builtin_add_overflow(r, dn, &r))
+				return err_v(ev, "integer overflow");
+			return cel_duration(r);
+		}
+		}
+	}
+	if (a.kind == CEL_TIMESTAMP && b.kind == CEL_DURATION) {
+		if (b.i == INT64_MIN)
+			return err_v(ev, "integer overflow");
+		cel_value nb = cel_duration(-b.i);
+		return add(ev, a, nb);
+	}
+	cel_value args[2] = { a, b };
+	return no_overload(ev, "_-_", args, 2);
+}
+
+static cel_value mul(struct cel_eval *ev, cel_value a, cel_value b)
+{
+	if (a.kind == b.kind) {
+		switch (a.kind) {
+		case CEL_INT: {
+			int64_t r;
+			if (__builtin_mul_overflow(a.i, b.i, &r))
+				return err_v(ev, "integer overflow");
+			return cel_int(r);
+		}
+		case CEL_UINT: {
+			uint64_t r;
+			if (__builtin_mul_overflow(a.u, b.u, &r))
+				return err_v(ev, "unsigned integer overflow");
+			return cel_uint(r);
+		}
+		case CEL_DOUBLE:
+			return cel_double(a.d * b.d);
+		}
+	}
+	cel_value args[2] = { a, b };
+	return no_overload(ev, "_*_", args, 2);
+}
+
+static cel_value divide(struct cel_eval *ev, cel_value a, cel_value b, bool mod)
+{
+	if (a.kind == b.kind) {
+		switch (a.kind) {
+		case CEL_INT:
+			if (b.i == 0)
+				return err_v(ev, mod ? "modulus by zero" : "division by zero");
+			if (a.i == INT64_MIN && b.i == -1)
+				return err_v(ev, "integer overflow");
+			return cel_int(mod ? a.i % b.i : a.i / b.i);
+		case CEL_UINT:
+			if (b.u == 0)
+				return err_v(ev, mod ? "modulus by zero" : "division by zero");
+			return cel_uint(mod ? a.u % b.u : a.u / b.u);
+		case CEL_DOUBLE:
+			if (!mod)
+				return cel_double(a.d / b.d);
+			break;
+		}
+	}
+	cel_value args[2] = { a, b };
+	return no_overload(ev, mod ? "_%_" : "_/_", args, 2);
+}
+
+/* ---- access ---- */
+
+/* An index into a list: int, uint or an integral double (heterogeneous index). */
+static bool list_index(cel_value k, int64_t *i)
+{
+	switch (k.kind) {
+	case CEL_INT: *i = k.i; return true;
+	case CEL_UINT: *i = k.u > INT64_MAX ? -1 : (int64_t)k.u; return true;
+	case CEL_DOUBLE:
+		if (k.d != trunc(k.d) || !(k.d >= -9223372036854775808.0 && k.d < 9223372036854775808.0))
+			return false;
+		*i = (int64_t)k.d;
+		return true;
+	}
+	return false;
+}
+
+static cel_value key_error(struct cel_eval *ev, cel_value k)
+{
+	char buf[256];
+	if (k.kind == CEL_STRING)
+		return err_v(ev, "no such key: %.*s", (int)(k.n < 200 ? k.n : 200), k.s);
+	cel_value_format(k, buf, sizeof(buf));
+	return err_v(ev, "no such key: %s", buf);
+}
+
+/* c[k]; *found = false (and no error) for an absent key or index when opt. */
+static cel_value index_value(struct cel_eval *ev, cel_value c, cel_value k, bool opt, bool *found)
+{
+	*found = true;
+	if (c.kind == CEL_LIST) {
+		int64_t i;
+		if (!list_index(k, &i)) {
+			cel_value args[2] = { c, k };
+			return no_overload(ev, "_[_]", args, 2);
+		}
+		if (i < 0 || i >= c.list->n) {
+			if (opt) {
+				*found = false;
+				return cel_null();
+			}
+			return err_v(ev, "index out of bounds: %" PRId64, i);
+		}
+		return c.list->items[i];
+	}
+	if (c.kind == CEL_MAP) {
+		if (k.kind != CEL_BOOL && k.kind != CEL_INT && k.kind != CEL_UINT && k.kind != CEL_STRING &&
+		    k.kind != CEL_DOUBLE) {
+			cel_value args[2] = { c, k };
+			return no_overload(ev, "_[_]", args, 2);
+		}
+		cel_value v;
+		if (cel_map_find(c.map, k, &v))
+			return v;
+		if (opt) {
+			*found = false;
+			return cel_null();
+		}
+		return key_error(ev, k);
+	}
+	cel_value args[2] = { c, k };
+	return no_overload(ev, "_[_]", args, 2);
+}
+
+static cel_value make_opt(struct cel_eval *ev, const cel_value *v)
+{
+	cel_value o;
+	if (cel_new_optional(ev, v, &o) != 0)
+		return err_v(ev, "out of memory");
+	return o;
+}
+
+/* Selection or index on an optional (optional chaining): none stays none; of(x) selects in x
+ * and wraps the result, an absent key giving none. */
+static cel_value opt_access(struct cel_eval *ev, cel_value o, cel_value k)
+{
+	if (!o.opt)
+		return o;
+	bool found;
+	cel_value r = index_value(ev, *o.opt, k, true, &found);
+	if (IS_ERR(r))
+		return r;
+	return make_opt(ev, found ? &r : NULL);
+}
+
+static cel_value select_field(struct cel_eval *ev, const struct cel_node *n, cel_value t)
+{
+	cel_value k = cel_string(n->name, n->name_len);
+	if (t.kind == CEL_OPTIONAL) {
+		if (t.opt && t.opt->kind != CEL_MAP)
+			return key_error(ev, k);
+		return opt_access(ev, t, k);
+	}
+	if (t.kind == CEL_MAP) {
+		cel_value v;
+		if (cel_map_find(t.map, k, &v))
+			return (n->flags & CEL_NF_OPT) ? make_opt(ev, &v) : v;
+		if (n->flags & CEL_NF_OPT)
+			return make_opt(ev, NULL);
+		return key_error(ev, k);
+	}
+	if (IS_ERR(t))
+		return t;
+	return err_v(ev, "no such overload: type '%s' does not support field selection", cel_value_type_name(t));
+}
+
+static cel_value has_field(struct cel_eval *ev, const struct cel_node *n, cel_value t)
+{
+	if (IS_ERR(t))
+		return t;
+	cel_value k = cel_string(n->name, n->name_len);
+	if (t.kind == CEL_OPTIONAL) {
+		if (!t.opt)
+			return cel_bool(false);
+		t = *t.opt;
+	}
+	if (t.kind == CEL_MAP)
+		return cel_bool(cel_map_find(t.map, k, NULL));
+	return err_v(ev, "invalid type for field selection.");
+}
+
+/* ---- calls ---- */
+
+static bool arg_fits(const struct cel_arg *a, cel_value v)
+{
+	if (a->kind == CEL_ANY)
+		return true;
+	if (a->kind != v.kind)
+		return false;
+	return a->kind != CEL_OBJECT || !a->obj || a->obj == v.obj->type;
+}
+
+static cel_value call(struct cel_eval *ev, const struct cel_node *n)
+{
+	cel_value argv_small[8];
+	cel_value *args = argv_small;
+	if (n->nargs > 8) {
+		args = cel_alloc(ev, n->nargs * sizeof(cel_value));
+		if (!args)
+			return err_v(ev, "out of memory");
+	}
+	const struct cel_fn_entry *f = n->fn;
+	bool recv = n->flags & CEL_NF_RECV;
+	/* non-strict overloads (CEL_OV_ERRORS) see errors; others get the first error */
+	bool nonstrict = n->ov && (n->ov->flags & CEL_OV_ERRORS);
+	for (uint16_t i = 0; i < n->nargs; i++) {
+		args[i] = eval(ev, n->args[i]);
+		if (ev->cancelled)
+			return args[i];
+		if (IS_ERR(args[i]) && !nonstrict)
+			return args[i];
+	}
+	const struct cel_overload *o = n->ov;
+	for (uint16_t i = 0; o && i < n->nargs; i++)
+		if (!arg_fits(&o->args[i], args[i]) && !((o->flags & CEL_OV_ERRORS) && IS_ERR(args[i])))
+			o = NULL;
+	if (!o) {
+		for (size_t j = 0; j < f->n && !o; j++) {
+			const struct cel_overload *c = f->ovs[j];
+			if (c->nargs != n->nargs || !(c->flags & (recv ? CEL_OV_RECEIVER : CEL_OV_GLOBAL)))
+				continue;
+			bool ok = true;
+			for (uint16_t i = 0; i < n->nargs && ok; i++)
+				ok = arg_fits(&c->args[i], args[i]);
+			if (ok)
+				o = c;
+		}
+	}
+	if (!o) {
+		for (uint16_t i = 0; i < n->nargs; i++)
+			if (IS_ERR(args[i]))
+				return args[i];
+		return no_overload(ev, n->name, args, n->nargs);
+	}
+	cel_value out = cel_null();
+	ev->call_data = n->data;
+	int rc = o->fn(ev, args, n->nargs, &out);
+	ev->call_data = NULL;
+	if (rc != 0 || ev->oom) {
+		ev->oom = true;
+		return err_v(ev, "out of memory");
+	}
+	if (cost(ev, o->cost ? o->cost(args, n->nargs, &out) : 1))
+		return cancelled(ev);
+	return out;
+}
+
+/* ---- comprehensions ---- */
+
+static inline void set_local(struct cel_eval *ev, int slot, cel_value v) { ev->locals[slot] = v; }
+
+/* Per-iteration cost of the macro's expanded loop beyond its predicate/transform: reading the
+ * accumulator and the iteration variable(s) (1 each), the loop-condition call, the step's
+ * call(s) and list/map creations (cel-go parser/macro.go expansions). */
+static uint64_t comp_overhead(const struct cel_comp *c)
+{
+	switch (c->macro) {
+	case CEL_M_ALL:
+	case CEL_M_EXISTS:
+		return 3; /* @not_strictly_false(accu) + accu in the step's &&/|| */
+	case CEL_M_EXISTS_ONE:
+		return 3; /* accu read, accu + 1, the ?: */
+	case CEL_M_MAP:
+	case CEL_M_FILTER:
+	case CEL_M_TRANSFORM_LIST:
+		return 12; /* accu read + [e] (10) + _+_ */
+	default:
+		return 32; /* accu read + map insertion */
+	}
+}
+
+static cel_value comprehension(struct cel_eval *ev, const struct cel_node *n)
+{
+	const struct cel_comp *c = n->comp;
+	cel_value range = eval(ev, c->range);
+	if (IS_ERR(range))
+		return range;
+	if (range.kind != CEL_LIST && range.kind != CEL_MAP)
+		return err_v(ev, "expression of type '%s' cannot be range of a comprehension (must be list, map, or dynamic)",
+			     cel_value_type_name(range));
+	bool is_map = range.kind == CEL_MAP;
+	uint32_t count = is_map ? range.map->n : range.list->n;
+	uint64_t overhead = comp_overhead(c) + (c->v2 ? 2 : 1);
+	bool two = c->v2 != NULL;
+	cel_value err = { .kind = CEL_NULL };
+	bool have_err = false;
+	int64_t ones = 0;
+	struct cel_list *out_list = NULL;
+	struct cel_map *out_map = NULL;
+	uint32_t out_n = 0;
+	if (c->macro == CEL_M_MAP || c->macro == CEL_M_FILTER || c->macro == CEL_M_TRANSFORM_LIST) {
+		out_list = cel_new_list(ev, count);
+		if (!out_list)
+			return err_v(ev, "out of memory");
+	} else if (c->macro == CEL_M_TRANSFORM_MAP || c->macro == CEL_M_TRANSFORM_MAP_ENTRY) {
+		out_map = cel_new_map(ev, count);
+		if (!out_map)
+			return err_v(ev, "out of memory");
+	}
+	for (uint32_t i = 0; i < count; i++) {
+		if (cost(ev, overhead))
+			return cancelled(ev);
+		cel_value k = is_map ? range.map->keys[i] : range.list->items[i];
+		if (two) {
+			if (is_map) {
+				set_local(ev, c->s1, k);
+				set_local(ev, c->s2, range.map->vals[i]);
+			} else {
+				set_local(ev, c->s1, cel_int(i));
+				set_local(ev, c->s2, k);
+			}
+		} else {
+			set_local(ev, c->s1, k);
+		}
+		cel_value p = cel_bool(true);
+		if (c->pred) {
+			p = eval(ev, c->pred);
+			if (ev->cancelled)
+				return p;
+		}
+		switch (c->macro) {
+		case CEL_M_ALL:
+			if (p.kind == CEL_BOOL) {
+				if (!p.b)
+					return cel_bool(false);
+			} else if (!have_err) {
+				have_err = true;
+				err = IS_ERR(p) ? p : no_overload(ev, "_&&_", &p, 1);
+			}
+			break;
+		case CEL_M_EXISTS:
+			if (p.kind == CEL_BOOL) {
+				if (p.b)
+					return cel_bool(true);
+			} else if (!have_err) {
+				have_err = true;
+				err = IS_ERR(p) ? p : no_overload(ev, "_||_", &p, 1);
+			}
+			break;
+		case CEL_M_EXISTS_ONE:
+			if (p.kind != CEL_BOOL)
+				return IS_ERR(p) ? p : no_overload(ev, "_?_:_", &p, 1);
+			ones += p.b;
+			break;
+		default: {
+			if (p.kind != CEL_BOOL)
+				return IS_ERR(p) ? p : no_overload(ev, "_?_:_", &p, 1);
+			if (!p.b)
+				break;
+			if (c->macro == CEL_M_FILTER) {
+				out_list->items[out_n++] = k;
+				break;
+			}
+			cel_value v = eval(ev, c->expr);
+			if (IS_ERR(v))
+				return v;
+			if (out_list) {
+				out_list->items[out_n++] = v;
+			} else if (c->macro == CEL_M_TRANSFORM_MAP) {
+				cel_value key = is_map ? k : cel_int(i);
+					/* over a list, the keys are the indices (cel-go ext/comprehensions.go) */
+				if (cel_map_add(ev, out_map, key, v) != 0)
+					return err_v(ev, "unsupported key type");
+			} else {
+				/* transformMapEntry: the expression yields a one-entry map */
+				if (v.kind != CEL_MAP || v.map->n != 1)
+					return err_v(ev, "transformMapEntry: expected a map with a single entry, got %s",
+						     cel_value_type_name(v));
+				if (cel_map_find(out_map, v.map->keys[0], NULL)) {
+					char kb[128];
+					cel_value_format(v.map->keys[0], kb, sizeof(kb));
+					return err_v(ev, "insert failed: key %s already exists", kb);
+				}
+				if (cel_map_add(ev, out_map, v.map->keys[0], v.map->vals[0]) != 0)
+					return err_v(ev, "unsupported key type");
+			}
+		}
+		}
+	}
+	switch (c->macro) {
+	case CEL_M_ALL:
+		return have_err ? err : cel_bool(true);
+	case CEL_M_EXISTS:
+		return have_err ? err : cel_bool(false);
+	case CEL_M_EXISTS_ONE:
+		return cel_bool(ones == 1);
+	default:
+		if (out_list) {
+			out_list->n = out_n;
+			return cel_list_value(out_list);
+		}
+		return cel_map_value(out_map);
+	}
+}
+
+/* ---- the walk ---- */
+
+static cel_value logic(struct cel_eval *ev, const struct cel_node *n, bool is_and)
+{
+	cel_value l = eval(ev, n->args[0]);
+	if (ev->cancelled)
+		return l;
+	if (l.kind == CEL_BOOL && l.b != is_and)
+		return l; /* false && _, true || _ */
+	cel_value r = eval(ev, n->args[1]);
+	if (ev->cancelled)
+		return r;
+	if (r.kind == CEL_BOOL && r.b != is_and)
+		return r;
+	if (l.kind == CEL_BOOL && r.kind == CEL_BOOL)
+		return l;
+	if (IS_ERR(l))
+		return l;
+	if (IS_ERR(r))
+		return r;
+	cel_value args[2] = { l, r };
+	return no_overload(ev, is_and ? "_&&_" : "_||_", args, 2);
+}
+
+static cel_value compare(struct cel_eval *ev, const struct cel_node *n, cel_value a, cel_value b)
+{
+	int c;
+	static const char *const ops[] = { "_<_", "_<=_", "_>_", "_>=_" };
+	if (cel_value_compare(a, b, &c) != 0) {
+		cel_value args[2] = { a, b };
+		return no_overload(ev, ops[n->kind - CEL_N_LT], args, 2);
+	}
+	if ((a.kind == CEL_STRING || a.kind == CEL_BYTES) &&
+	    cost(ev, ceil10(value_size(a) < value_size(b) ? value_size(a) : value_size(b))))
+		return cancelled(ev);
+	if (c == 2)
+		return cel_bool(false); /* NaN */
+	switch (n->kind) {
+	case CEL_N_LT: return cel_bool(c < 0);
+	case CEL_N_LE: return cel_bool(c <= 0);
+	case CEL_N_GT: return cel_bool(c > 0);
+	default: return cel_bool(c >= 0);
+	}
+}
+
+static cel_value in(struct cel_eval *ev, cel_value a, cel_value b)
+{
+	if (b.kind == CEL_LIST) {
+		if (cost(ev, b.list->n))
+			return cancelled(ev);
+		for (uint32_t i = 0; i < b.list->n; i++)
+			if (cel_value_equal(a, b.list->items[i]))
+				return cel_bool(true);
+		return cel_bool(false);
+	}
+	if (b.kind == CEL_MAP) {
+		if (cost(ev, 1))
+			return cancelled(ev);
+		return cel_bool(cel_map_find(b.map, a, NULL));
+	}
+	cel_value args[2] = { a, b };
+	return no_overload(ev, "@in", args, 2);
+}
+
+static cel_value list_lit(struct cel_eval *ev, const struct cel_node *n)
+{
+	if (cost(ev, 10))
+		return cancelled(ev);
+	struct cel_list *l = cel_new_list(ev, n->nargs);
+	if (!l)
+		return err_v(ev, "out of memory");
+	uint32_t k = 0;
+	for (uint16_t i = 0; i < n->nargs; i++) {
+		cel_value v = eval(ev, n->args[i]);
+		if (IS_ERR(v))
+			return v;
+		if (n->optmask && (n->optmask[i / 64] >> (i % 64) & 1)) {
+			if (v.kind != CEL_OPTIONAL) {
+				char b[128];
+				cel_value_format(v, b, sizeof(b));
+				return err_v(ev, "cannot initialize optional list element from non-optional value %s", b);
+			}
+			if (!v.opt)
+				continue;
+			v = *v.opt;
+		}
+		l->items[k++] = v;
+	}
+	l->n = k;
+	return cel_list_value(l);
+}
+
+static cel_value map_lit(struct cel_eval *ev, const struct cel_node *n)
+{
+	if (cost(ev, 30))
+		return cancelled(ev);
+	struct cel_map *m = cel_new_map(ev, n->nargs / 2);
+	if (!m)
+		return err_v(ev, "out of memory");
+	for (uint16_t i = 0; i + 1 < n->nargs; i += 2) {
+		cel_value k = eval(ev, n->args[i]);
+		if (IS_ERR(k))
+			return k;
+		cel_value v = eval(ev, n->args[i + 1]);
+		if (IS_ERR(v))
+			return v;
+		if (k.kind != CEL_BOOL && k.kind != CEL_INT && k.kind != CEL_UINT && k.kind != CEL_STRING)
+			return err_v(ev, "unsupported key type: %s", cel_value_type_name(k));
+		if (n->optmask && (n->optmask[i / 64] >> (i % 64) & 1)) {
+			if (v.kind != CEL_OPTIONAL) {
+				char b[128];
+				cel_value_format(k, b, sizeof(b));
+				return err_v(ev, "cannot initialize optional entry '%s' from non-optional value", b);
+			}
+			if (!v.opt)
+				continue;
+			v = *v.opt;
+		}
+		if (cel_map_find(m, k, NULL)) {
+			char b[128];
+			cel_value_format(k, b, sizeof(b));
+			return err_v(ev, "Failed with repeated key: %s", b);
+		}
+		if (cel_map_add(ev, m, k, v) != 0)
+			return err_v(ev, "unsupported key type: %s", cel_value_type_name(k));
+	}
+	return cel_map_value(m);
+}
+
+static cel_value eval(struct cel_eval *ev, const struct cel_node *n)
+{
+	if (ev->cancelled)
+		return cancelled(ev);
+	switch (n->kind) {
+	case CEL_N_CONST:
+		return n->val;
+	case CEL_N_VAR:
+		if (cost(ev, 1))
+			return cancelled(ev);
+		if ((size_t)n->slot >= ev->act->n || !ev->act->bound[n->slot])
+			return err_v(ev, "no such attribute: %s", cel_env_var_name(ev->env, n->slot));
+		return ev->act->vals[n->slot];
+	case CEL_N_LOCAL:
+		if (cost(ev, 1))
+			return cancelled(ev);
+		return ev->locals[n->slot];
+	case CEL_N_SELECT: {
+		cel_value t = eval(ev, n->args[0]);
+		if (IS_ERR(t))
+			return t;
+		if (cost(ev, 1))
+			return cancelled(ev);
+		return select_field(ev, n, t);
+	}
+	case CEL_N_HAS: {
+		cel_value t = eval(ev, n->args[0]);
+		if (cost(ev, 1))
+			return cancelled(ev);
+		return has_field(ev, n, t);
+	}
+	case CEL_N_INDEX: {
+		cel_value c = eval(ev, n->args[0]);
+		if (IS_ERR(c))
+			return c;
+		cel_value k = eval(ev, n->args[1]);
+		if (IS_ERR(k))
+			return k;
+		if (cost(ev, 1))
+			return cancelled(ev);
+		if (c.kind == CEL_OPTIONAL)
+			return opt_access(ev, c, k);
+		bool found;
+		cel_value r = index_value(ev, c, k, n->flags & CEL_NF_OPT, &found);
+		if (IS_ERR(r) || !(n->flags & CEL_NF_OPT))
+			return r;
+		return make_opt(ev, found ? &r : NULL);
+	}
+	case CEL_N_CALL:
+		return call(ev, n);
+	case CEL_N_AND:
+		return logic(ev, n, true);
+	case CEL_N_OR:
+		return logic(ev, n, false);
+	case CEL_N_NOT: {
+		cel_value v = eval(ev, n->args[0]);
+		if (IS_ERR(v))
+			return v;
+		if (cost(ev, 1))
+			return cancelled(ev);
+		if (v.kind != CEL_BOOL)
+			return no_overload(ev, "!_", &v, 1);
+		return cel_bool(!v.b);
+	}
+	case CEL_N_COND: {
+		cel_value c = eval(ev, n->args[0]);
+		if (IS_ERR(c))
+			return c;
+		if (c.kind != CEL_BOOL)
+			return no_overload(ev, "_?_:_", &c, 1);
+		return eval(ev, n->args[c.b ? 1 : 2]);
+	}
+	case CEL_N_NEG: {
+		cel_value v = eval(ev, n->args[0]);
+		if (IS_ERR(v))
+			return v;
+		if (cost(ev, 1))
+			return cancelled(ev);
+		if (v.kind == CEL_INT) {
+			if (v.i == INT64_MIN)
+				return err_v(ev, "integer overflow");
+			return cel_int(-v.i);
+		}
+		if (v.kind == CEL_DOUBLE)
+			return cel_double(-v.d);
+		if (v.kind == CEL_DURATION) {
+			if (v.i == INT64_MIN)
+				return err_v(ev, "integer overflow");
+			return cel_duration(-v.i);
+		}
+		return no_overload(ev, "-_", &v, 1);
+	}
+	case CEL_N_LIST:
+		return list_lit(ev, n);
+	case CEL_N_MAP:
+		return map_lit(ev, n);
+	case CEL_N_MACRO:
+		return comprehension(ev, n);
+	case CEL_N_BIND: {
+		cel_value v = eval(ev, n->args[0]);
+		if (ev->cancelled)
+			return v;
+		set_local(ev, n->comp->s1, v);
+		return eval(ev, n->args[1]);
+	}
+	case CEL_N_OPTMAP: {
+		cel_value o = eval(ev, n->args[0]);
+		if (IS_ERR(o))
+			return o;
+		if (o.kind != CEL_OPTIONAL)
+			return no_overload(ev, (n->flags & CEL_NF_FLAT) ? "optFlatMap" : "optMap", &o, 1);
+		if (!o.opt)
+			return o;
+		set_local(ev, n->comp->s1, *o.opt);
+		cel_value r = eval(ev, n->args[1]);
+		if (IS_ERR(r))
+			return r;
+		if (n->flags & CEL_NF_FLAT) {
+			if (r.kind != CEL_OPTIONAL)
+				return no_overload(ev, "optFlatMap", &r, 1);
+			return r;
+		}
+		return make_opt(ev, &r);
+	}
+	default:
+		break;
+	}
+	/* binary operators: strict in both arguments */
+	cel_value a = eval(ev, n->args[0]);
+	if (IS_ERR(a))
+		return a;
+	cel_value b = eval(ev, n->args[1]);
+	if (IS_ERR(b))
+		return b;
+	switch (n->kind) {
+	case CEL_N_EQ:
+	case CEL_N_NE: {
+		uint64_t sa = value_size(a), sb = value_size(b);
+		if (cost(ev, (a.kind == CEL_STRING || a.kind == CEL_BYTES || a.kind == CEL_LIST || a.kind == CEL_MAP)
+				     ? ceil10(sa < sb ? sa : sb)
+				     : 1))
+			return cancelled(ev);
+		bool eq = cel_value_equal(a, b);
+		return cel_bool(n->kind == CEL_N_EQ ? eq : !eq);
+	}
+	case CEL_N_LT:
+	case CEL_N_LE:
+	case CEL_N_GT:
+	case CEL_N_GE:
+		if (cost(ev, 1))
+			return cancelled(ev);
+		return compare(ev, n, a, b);
+	case CEL_N_IN:
+		return in(ev, a, b);
+	default:
+		break;
+	}
+	if (cost(ev, 1))
+		return cancelled(ev);
+	switch (n->kind) {
+	case CEL_N_ADD: return add(ev, a, b);
+	case CEL_N_SUB: return sub(ev, a, b);
+	case CEL_N_MUL: return mul(ev, a, b);
+	case CEL_N_DIV: return divide(ev, a, b, false);
+	case CEL_N_MOD: return divide(ev, a, b, true);
+	}
+	return err_v(ev, "internal error: unknown node kind %d", n->kind);
+}
+
+int cel_program_eval(const struct cel_program *p, struct cel_eval *ev, const struct cel_activation *a,
+		     cel_value *out, uint64_t *cost_out)
+{
+	arena_reset(ev->arena);
+	ev->cost = 0;
+	ev->limit = p->env->opts.cost_limit;
+	ev->cancelled = false;
+	ev->oom = false;
+	ev->act = a;
+	ev->env = p->env;
+	if (p->nlocals > ev->caplocals) {
+		cel_value *nl = realloc(ev->locals, (size_t)p->nlocals * sizeof(cel_value));
+		if (!nl)
+			return ERR_NOMEM;
+		ev->locals = nl;
+		ev->caplocals = p->nlocals;
+	}
+	static const struct cel_activation empty = { 0 };
+	if (!a)
+		ev->act = &empty;
+	cel_value r = eval(ev, p->root);
+	if (ev->cancelled)
+		r = cancelled(ev);
+	if (cost_out)
+		*cost_out = ev->cost;
+	if (ev->oom)
+		return ERR_NOMEM;
+	*out = r;
+	return 0;
+}
+
+int cel_program_eval_bool(const struct cel_program *p, struct cel_eval *ev, const struct cel_activation *a,
+			  struct err *e)
+{
+	cel_value v;
+	int rc = cel_program_eval(p, ev, a, &v, NULL);
+	if (rc != 0)
+		return err_set(e, rc, "cel: out of memory");
+	if (v.kind == CEL_ERROR)
+		return err_set(e, ERR_INVALID, "%s", v.s);
+	if (v.kind != CEL_BOOL)
+		return err_set(e, ERR_INVALID, "expected bool, got %s", cel_value_type_name(v));
+	return v.b ? 1 : 0;
+}
