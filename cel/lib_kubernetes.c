@@ -11,6 +11,10 @@
 typedef int (*cel_lib_register_fn)(struct cel_env *env, struct err *e);
 
 static const cel_lib_register_fn kubernetes_libs[] = {
+	cel_lib_quantity_register,
+	cel_lib_semver_register,
+	cel_lib_sets_register,
+	cel_lib_lists_register,
 	NULL, /* the table's end; libraries are listed before it */
 };
 

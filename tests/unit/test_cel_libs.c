@@ -1,0 +1,435 @@
+/* Unit tests of the Kubernetes CEL libraries (cel/lib_*.c) through cel_env_add_kubernetes:
+ * expressions with the values and errors of upstream's tests, cited per table
+ * (k8s.io/apiserver v0.37.2 pkg/cel/library/<lib>_test.go, cel-go v0.29.2 ext/<lib>_test.go).
+ *
+ * A case is an expression and either the expression its value must equal (CEL equality,
+ * evaluated in the same environment: "true", "-49980", "[1, 2]"), or the error it must end
+ * in: `err` is matched against the runtime error message exactly, or as a prefix when it ends
+ * in "*"; a compile error (e.g. an undeclared function) is matched the same way.
+ *
+ * cel-go type-checks before evaluating, so a call with arguments of the wrong type is a compile
+ * error there ("found no matching overload for 'isQuantity' applied to '(list(int))'"); csched
+ * compiles without type checking, so it is the runtime error "no matching overload for
+ * 'isQuantity' applied to '(list)'": the cases check the common part. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cel/cel.h"
+#include "common/macros.h"
+
+struct lcase {
+	const char *expr;
+	const char *want; /* a CEL expression for the value, or NULL */
+	const char *err;  /* the error message (prefix when it ends in '*'), or NULL */
+	uint64_t cost;    /* the runtime cost cel-go counts, or 0: not checked */
+};
+
+static struct cel_env *new_env(void)
+{
+	struct err e = { 0 };
+	struct cel_env *env = cel_env_new(&(struct cel_env_options){ .cost_limit = 0 });
+	assert_non_null(env);
+	if (cel_env_add_kubernetes(env, &e) != 0)
+		fail_msg("cel_env_add_kubernetes: %s", e.msg);
+	return env;
+}
+
+static bool msg_matches(const char *got, const char *want)
+{
+	size_t n = strlen(want);
+	if (n > 0 && want[n - 1] == '*')
+		return strncmp(got, want, n - 1) == 0;
+	return strcmp(got, want) == 0;
+}
+
+/* Evaluates expr; returns 0 with *out, or 1 with the compile error in msg. */
+static int eval(struct cel_env *env, struct cel_eval *ev, const char *expr, cel_value *out, char *msg,
+		size_t cap, struct cel_program **prog, uint64_t *cost)
+{
+	struct err e = { 0 };
+	struct cel_program *p = cel_program_compile(env, expr, &e);
+	if (!p) {
+		snprintf(msg, cap, "%s", e.msg);
+		return 1;
+	}
+	struct cel_activation *a = cel_activation_new(env);
+	assert_non_null(a);
+	int rc = cel_program_eval(p, ev, a, out, cost);
+	cel_activation_free(a);
+	assert_int_equal(rc, 0);
+	*prog = p;
+	return 0;
+}
+
+static void run_cases(const char *table, const struct lcase *cs, size_t n)
+{
+	struct cel_env *env = new_env();
+	struct cel_eval *ev = cel_eval_new(), *ev2 = cel_eval_new();
+	assert_non_null(ev);
+	assert_non_null(ev2);
+	int failures = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct lcase *c = &cs[i];
+		cel_value got, want;
+		char msg[512], buf[512], wbuf[512];
+		struct cel_program *p = NULL, *wp = NULL;
+		uint64_t cost = 0;
+		if (eval(env, ev, c->expr, &got, msg, sizeof(msg), &p, &cost) != 0) {
+			/* compile error: the column prefix "1:5: " is not part of the message */
+			const char *m = strstr(msg, ": ");
+			m = m ? m + 2 : msg;
+			if (!c->err || (!msg_matches(m, c->err) && !strstr(msg, c->err))) {
+				print_error("%s[%zu] %s: compile error %s\n", table, i, c->expr, msg);
+				failures++;
+			}
+			continue;
+		}
+		if (c->err) {
+			if (got.kind != CEL_ERROR || !msg_matches(cel_error_message(got), c->err)) {
+				cel_value_format(got, buf, sizeof(buf));
+				print_error("%s[%zu] %s: got %s, want error %s\n", table, i, c->expr, buf, c->err);
+				failures++;
+			}
+		} else if (eval(env, ev2, c->want, &want, msg, sizeof(msg), &wp, NULL) != 0) {
+			print_error("%s[%zu] expected value %s does not compile: %s\n", table, i, c->want, msg);
+			failures++;
+		} else if (!cel_value_equal(got, want) || got.kind != want.kind) {
+			cel_value_format(got, buf, sizeof(buf));
+			cel_value_format(want, wbuf, sizeof(wbuf));
+			print_error("%s[%zu] %s: got %s, want %s\n", table, i, c->expr, buf, wbuf);
+			failures++;
+		}
+		if (c->cost && cost != c->cost) {
+			print_error("%s[%zu] %s: cost %llu, want %llu\n", table, i, c->expr, (unsigned long long)cost,
+				    (unsigned long long)c->cost);
+			failures++;
+		}
+		cel_program_free(p);
+		cel_program_free(wp);
+	}
+	cel_eval_free(ev);
+	cel_eval_free(ev2);
+	cel_env_free(env);
+	if (failures)
+		fail_msg("%s: %d of %zu cases failed", table, failures, n);
+}
+
+#define RUN(cases) run_cases(#cases, cases, ARRAY_SIZE(cases))
+
+/* ---- quantity ---- */
+
+/* apiserver pkg/cel/library/quantity_test.go TestQuantity (case names in comments). */
+static const struct lcase quantity_cases[] = {
+	{ "quantity(\"12Mi\") == quantity(\"12582912\")", "true", NULL, 0 },                      /* parse */
+	{ "quantity(\"10Mo\")", NULL, "quantities must match the regular expression*", 0 },       /* parseInvalidSuffix */
+	{ "quantity(\"10Mm\")", NULL, "unable to parse quantity's suffix", 0 },                   /* parseInvalidSuffixPassesRegex */
+	{ "isQuantity(\"20\")", "true", NULL, 0 },                                                /* isQuantity */
+	{ "isQuantity(\"20M\")", "true", NULL, 0 },                                               /* isQuantity_megabytes */
+	{ "isQuantity(\"20Mi\")", "true", NULL, 0 },                                              /* isQuantity_mebibytes */
+	{ "isQuantity(\"20Mo\")", "false", NULL, 0 },                                             /* isQuantity_invalidSuffix */
+	{ "isQuantity(\"10Mm\")", "false", NULL, 0 },                                             /* isQuantity_passingRegex */
+	{ "isQuantity([1, 2, 3])", NULL, "no matching overload for 'isQuantity' applied to*", 0 }, /* isQuantity_noOverload */
+	{ "quantity(\"200M\") == quantity(\"200M\")", "true", NULL, 0 },                          /* equality_reflexivity */
+	{ "quantity(\"200M\") == quantity(\"0.2G\") && quantity(\"0.2G\") == quantity(\"200M\")", "true", NULL, 0 },
+	{ "quantity(\"2M\") == quantity(\"0.002G\") && quantity(\"2000k\") == quantity(\"2M\") && "
+	  "quantity(\"0.002G\") == quantity(\"2000k\")", "true", NULL, 0 },                        /* equality_transitivity */
+	{ "quantity(\"200M\") == quantity(\"0.3G\")", "false", NULL, 0 },                         /* inequality */
+	{ "quantity(\"50M\").isLessThan(quantity(\"50Mi\"))", "true", NULL, 0 },                  /* quantity_less */
+	{ "quantity(\"50M\").isLessThan(quantity(\"100M\"))", "true", NULL, 0 },
+	{ "quantity(\"100M\").isLessThan(quantity(\"50M\"))", "false", NULL, 0 },
+	{ "quantity(\"50Mi\").isGreaterThan(quantity(\"50M\"))", "true", NULL, 0 },               /* quantity_greater */
+	{ "quantity(\"150Mi\").isGreaterThan(quantity(\"100Mi\"))", "true", NULL, 0 },
+	{ "quantity(\"50M\").isGreaterThan(quantity(\"100M\"))", "false", NULL, 0 },
+	{ "quantity(\"200M\").compareTo(quantity(\"0.2G\"))", "0", NULL, 0 },                     /* compare_equal */
+	{ "quantity(\"50M\").compareTo(quantity(\"50Mi\"))", "-1", NULL, 0 },                     /* compare_less */
+	{ "quantity(\"50Mi\").compareTo(quantity(\"50M\"))", "1", NULL, 0 },                      /* compare_greater */
+	{ "quantity(\"50k\").add(quantity(\"20\")) == quantity(\"50.02k\")", "true", NULL, 0 },   /* add_quantity */
+	{ "quantity(\"50k\").add(20).isLessThan(quantity(\"50020\"))", "false", NULL, 0 },        /* add_int */
+	{ "quantity(\"50k\").sub(quantity(\"20\")) == quantity(\"49.98k\")", "true", NULL, 0 },   /* sub_quantity */
+	{ "quantity(\"50k\").sub(20) == quantity(\"49980\")", "true", NULL, 0 },                  /* sub_int */
+	{ "quantity(\"50k\").add(20).sub(quantity(\"100k\")).asInteger()", "-49980", NULL, 0 },   /* arith_chain_1 */
+	{ "quantity(\"50k\").add(20).sub(quantity(\"100k\")).sub(-50000).asInteger()", "20", NULL, 0 }, /* arith_chain */
+	{ "quantity(\"50k\").asInteger()", "50000", NULL, 0 },                                    /* as_integer */
+	{ "quantity(\"9999999999999999999999999999999999999G\").asInteger()", NULL,
+	  "cannot convert value to integer", 0 },                                                 /* as_integer_error */
+	{ "quantity(\"9999999999999999999999999999999999999G\").isInteger()", "false", NULL, 0 }, /* is_integer */
+	{ "quantity(\"50\").isInteger()", "true", NULL, 0 },                                      /* is_integer */
+	{ "quantity(\"50.703k\").asApproximateFloat()", "50703.0", NULL, 0 },                     /* as_float */
+	{ "[quantity(\"9999999999999999999999999999999999999\")].all(x, "
+	  "x.add(quantity(\"1\")).compareTo(x.add(quantity(\"2\"))) == -1)", "true", NULL, 0 },  /* add_does_not_mutate_receiver */
+};
+
+/* apimachinery resource.Quantity semantics the library exposes (quantity_test.go in
+ * k8s.io/apimachinery pkg/api/resource: TestQuantityParse's rounding up to 1n, the 9Ei cap
+ * of TestQuantityParseZero/"9Ei" -> maxAllowed, TestQuantityAsApproximateFloat64), and the
+ * representation rules asInteger depends on (int64Amount.AsInt64: a negative scale is not an
+ * integer; an inf.Dec never is). */
+static const struct lcase quantity_semantics_cases[] = {
+	{ "quantity(\"0.0000000001\") == quantity(\"1n\")", "true", NULL, 0 }, /* rounds up to 1n */
+	{ "quantity(\"-0.0000000001\") == quantity(\"-1n\")", "true", NULL, 0 },
+	{ "quantity(\"9Ei\") == quantity(\"9223372036854775807\")", "true", NULL, 0 }, /* BinarySI capped */
+	{ "quantity(\"9Ei\").isInteger()", "false", NULL, 0 },                      /* an inf.Dec */
+	{ "quantity(\"1Ki\").asInteger()", "1024", NULL, 0 },
+	{ "quantity(\"1.000\").isInteger()", "false", NULL, 0 },                    /* int64Amount{1000, -3} */
+	{ "quantity(\"1k\").asInteger()", "1000", NULL, 0 },
+	{ "quantity(\"1e3\").asInteger()", "1000", NULL, 0 },
+	{ "quantity(\"1E3\").asApproximateFloat()", "1000.0", NULL, 0 },
+	{ "quantity(\"100m\").asApproximateFloat()", "0.1", NULL, 0 },
+	{ "quantity(\"1.5Gi\").asApproximateFloat()", "1610612736.0", NULL, 0 },
+	{ "sign(quantity(\"-50k\"))", "-1", NULL, 0 },
+	{ "quantity(\"-50k\").sign()", NULL, "found no matching overload for 'sign' applied to*", 0 }, /* global only */
+	{ "sign(quantity(\"0\"))", "0", NULL, 0 },
+	{ "sign(quantity(\"12Mi\"))", "1", NULL, 0 },
+	{ "quantity(\"1e300\").isGreaterThan(quantity(\"99999999999999999999999999999999\"))", "true", NULL, 0 },
+	{ "quantity(\"1e300\").add(1).sub(quantity(\"1e300\")).compareTo(quantity(\"1\"))", "0", NULL, 0 },
+	{ "quantity(\"9223372036854775807\").add(1).isInteger()", "false", NULL, 0 }, /* overflow: inf.Dec */
+	{ "quantity(\"9223372036854775807\").add(1).compareTo(quantity(\"9223372036854775808\"))", "0", NULL, 0 },
+	{ "quantity(\"\")", NULL, "quantities must match the regular expression*", 0 },
+	{ "quantity(\"1.5.5\")", NULL, "quantities must match the regular expression*", 0 },
+	{ "quantity(\"1e\")", NULL, "unable to parse quantity's suffix", 0 },
+	{ "quantity(\"5Ki5\")", NULL, "unable to parse quantity's suffix", 0 },
+	{ "type(quantity(\"1\")) == kubernetes.Quantity", "true", NULL, 0 },
+	{ "quantity(\"1\") < quantity(\"2\")", "true", NULL, 0 },
+};
+
+static void test_quantity(void **state)
+{
+	(void)state;
+	RUN(quantity_cases);
+	RUN(quantity_semantics_cases);
+}
+
+/* ---- semver ---- */
+
+/* apiserver pkg/cel/library/semver_test.go TestSemver (version 1: normalization). */
+static const struct lcase semver_cases[] = {
+	{ "semver(\"1.2.3\") == semver(\"1.2.3\")", "true", NULL, 0 },                           /* parse */
+	{ "semver(\"v1.0\")", NULL, "No Major.Minor.Patch elements found", 0 },                  /* parseInvalidVersion */
+	{ "isSemver(\"1.2.3-beta.1+build.1\")", "true", NULL, 0 },                              /* isSemver */
+	{ "isSemver(\"\")", "false", NULL, 0 },
+	{ "isSemver(\"v1.0.0\")", "false", NULL, 0 },
+	{ "isSemver(\" 1.0.0\")", "false", NULL, 0 },
+	{ "isSemver(\"1. 0.0\")", "false", NULL, 0 },
+	{ "isSemver(\"1.0.0 \")", "false", NULL, 0 },
+	{ "isSemver(\"01.01.01\")", "false", NULL, 0 },
+	{ "isSemver(\"1\")", "false", NULL, 0 },
+	{ "isSemver(\"1.1\")", "false", NULL, 0 },
+	{ "isSemver(\"\", true)", "false", NULL, 0 },
+	{ "isSemver(\" 1.0.0\", true)", "false", NULL, 0 },
+	{ "isSemver(\"1. 0.0\", true)", "false", NULL, 0 },
+	{ "isSemver(\"1.0.0 \", true)", "false", NULL, 0 },
+	{ "isSemver(\"v1.0.0\", true)", "true", NULL, 0 },
+	{ "isSemver(\"01.01.01\", true)", "true", NULL, 0 },
+	{ "isSemver(\"1\", true)", "true", NULL, 0 },
+	{ "isSemver(\"1.1\", true)", "true", NULL, 0 },
+	{ "isSemver([1, 2, 3])", NULL, "no matching overload for 'isSemver' applied to*", 0 },   /* isSemver_noOverload */
+	{ "semver(\"v01.01\", true) == semver(\"1.1.0\")", "true", NULL, 0 },                    /* equality_normalize */
+	{ "semver(\"1.2.3\") == semver(\"1.2.3\")", "true", NULL, 0 },
+	{ "semver(\"1.2.3\") == semver(\"1.0.0\")", "false", NULL, 0 },
+	{ "semver(\"1.0.0\").isLessThan(semver(\"1.2.3\"))", "true", NULL, 0 },
+	{ "semver(\"1.0.0\").isLessThan(semver(\"1.0.0\"))", "false", NULL, 0 },
+	{ "semver(\"1.2.3\").isGreaterThan(semver(\"1.0.0\"))", "true", NULL, 0 },
+	{ "semver(\"1.0.0\").isGreaterThan(semver(\"1.0.0\"))", "false", NULL, 0 },
+	{ "semver(\"1.2.3\").compareTo(semver(\"1.2.3\"))", "0", NULL, 0 },
+	{ "semver(\"1.0.0\").compareTo(semver(\"1.2.3\"))", "-1", NULL, 0 },
+	{ "semver(\"1.2.3\").compareTo(semver(\"1.0.0\"))", "1", NULL, 0 },
+	{ "semver(\"1.2.3\").major()", "1", NULL, 0 },
+	{ "semver(\"1.2.3\").minor()", "2", NULL, 0 },
+	{ "semver(\"1.2.3\").patch()", "3", NULL, 0 },
+};
+
+/* github.com/blang/semver/v4 semver_test.go: TestCompare's prerelease ordering, the
+ * formatErrors of TestParse... messages as Parse words them. */
+static const struct lcase semver_blang_cases[] = {
+	{ "semver(\"1.0.0-alpha\").isLessThan(semver(\"1.0.0-alpha.1\"))", "true", NULL, 0 },
+	{ "semver(\"1.0.0-alpha.1\").isLessThan(semver(\"1.0.0-alpha.beta\"))", "true", NULL, 0 },
+	{ "semver(\"1.0.0-alpha.beta\").isLessThan(semver(\"1.0.0-beta\"))", "true", NULL, 0 },
+	{ "semver(\"1.0.0-beta.2\").isLessThan(semver(\"1.0.0-beta.11\"))", "true", NULL, 0 },
+	{ "semver(\"1.0.0-rc.1\").isLessThan(semver(\"1.0.0\"))", "true", NULL, 0 },
+	{ "semver(\"1.0.0+build.1\") == semver(\"1.0.0+build.2\")", "true", NULL, 0 },
+	{ "semver(\"01.0.0\")", NULL, "Major number must not contain leading zeroes \"01\"", 0 },
+	{ "semver(\"1.a.0\")", NULL, "Invalid character(s) found in minor number \"a\"", 0 },
+	{ "semver(\"1.0.0-\")", NULL, "Prerelease is empty", 0 },
+	{ "semver(\"1.0.0-01\")", NULL, "Numeric PreRelease version must not contain leading zeroes \"01\"", 0 },
+	{ "semver(\"1.0.0-a_b\")", NULL, "Invalid character(s) found in prerelease \"a_b\"", 0 },
+	{ "semver(\"1.0.0+\")", NULL, "Build meta data is empty", 0 },
+	{ "semver(\"1.0.0+a_b\")", NULL, "Invalid character(s) found in build meta data \"a_b\"", 0 },
+	{ "semver(\"1..0\")", NULL, "strconv.ParseUint: parsing \"\": invalid syntax", 0 },
+	{ "semver(\"1.0.99999999999999999999\")", NULL,
+	  "strconv.ParseUint: parsing \"99999999999999999999\": value out of range", 0 },
+	{ "semver(\"1.2-beta\", true)", NULL, "short version cannot contain PreRelease/Build meta data", 0 },
+	{ "type(semver(\"1.0.0\")) == kubernetes.Semver", "true", NULL, 0 },
+};
+
+static void test_semver(void **state)
+{
+	(void)state;
+	RUN(semver_cases);
+	RUN(semver_blang_cases);
+}
+
+/* ---- sets ---- */
+
+/* cel-go ext/sets_test.go TestSets (expressions and actualCost). */
+static const struct lcase sets_cases[] = {
+	{ "sets.contains([], [])", "true", NULL, 21 },
+	{ "sets.contains([1], [])", "true", NULL, 21 },
+	{ "sets.contains([1], [1])", "true", NULL, 22 },
+	{ "sets.contains([1], [1, 1])", "true", NULL, 23 },
+	{ "sets.contains([1, 1], [1])", "true", NULL, 23 },
+	{ "sets.contains([2, 1], [1])", "true", NULL, 23 },
+	{ "sets.contains([1, 2, 3, 4], [2, 3])", "true", NULL, 29 },
+	{ "sets.contains([1], [1.0, 1])", "true", NULL, 23 },
+	{ "sets.contains([1, 2], [2u, 2.0])", "true", NULL, 25 },
+	{ "sets.contains([1, 2u], [2, 2.0])", "true", NULL, 25 },
+	{ "sets.contains([1, 2.0, 3u], [1.0, 2u, 3])", "true", NULL, 30 },
+	{ "sets.contains([[1], [2, 3]], [[2, 3.0]])", "true", NULL, 0 },
+	{ "!sets.contains([1], [2])", "true", NULL, 23 },
+	{ "!sets.contains([1], [1, 2])", "true", NULL, 24 },
+	{ "!sets.contains([1], [\"1\", 1])", "true", NULL, 24 },
+	{ "!sets.contains([1], [1.1, 1u])", "true", NULL, 24 },
+	{ "sets.equivalent([], [])", "true", NULL, 21 },
+	{ "sets.equivalent([1], [1])", "true", NULL, 23 },
+	{ "sets.equivalent([1], [1, 1])", "true", NULL, 25 },
+	{ "sets.equivalent([1, 1], [1])", "true", NULL, 25 },
+	{ "sets.equivalent([1], [1u, 1.0])", "true", NULL, 25 },
+	{ "sets.equivalent([1, 2, 3], [3u, 2.0, 1])", "true", NULL, 39 },
+	{ "sets.equivalent([[1.0], [2, 3]], [[1], [2, 3.0]])", "true", NULL, 0 },
+	{ "!sets.equivalent([2, 1], [1])", "true", NULL, 26 },
+	{ "!sets.equivalent([1], [1, 2])", "true", NULL, 26 },
+	{ "!sets.equivalent([1, 2], [2u, 2, 2.0])", "true", NULL, 34 },
+	{ "!sets.equivalent([1, 2], [1u, 2, 2.3])", "true", NULL, 34 },
+	{ "sets.intersects([1], [1])", "true", NULL, 22 },
+	{ "sets.intersects([1], [1, 1])", "true", NULL, 23 },
+	{ "sets.intersects([1, 1], [1])", "true", NULL, 23 },
+	{ "sets.intersects([2, 1], [1])", "true", NULL, 23 },
+	{ "sets.intersects([1], [1, 2])", "true", NULL, 23 },
+	{ "sets.intersects([1], [1.0, 2])", "true", NULL, 23 },
+	{ "sets.intersects([1, 2], [2u, 2, 2.0])", "true", NULL, 27 },
+	{ "sets.intersects([1, 2], [1u, 2, 2.3])", "true", NULL, 27 },
+	{ "sets.intersects([[1], [2, 3]], [[1, 2], [2, 3.0]])", "true", NULL, 0 },
+	{ "!sets.intersects([], [])", "true", NULL, 22 },
+	{ "!sets.intersects([1], [])", "true", NULL, 22 },
+	{ "!sets.intersects([1], [2])", "true", NULL, 23 },
+	{ "!sets.intersects([1], [\"1\", 2])", "true", NULL, 24 },
+	{ "!sets.intersects([1], [1.1, 2u])", "true", NULL, 24 },
+};
+
+static void test_sets(void **state)
+{
+	(void)state;
+	RUN(sets_cases);
+}
+
+/* ---- lists ---- */
+
+/* cel-go ext/lists_test.go TestLists and TestListsRuntimeErrors (the ExampleType cases need
+ * protobuf messages and are left out). */
+static const struct lcase ext_lists_cases[] = {
+	{ "lists.range(4) == [0,1,2,3]", "true", NULL, 0 },
+	{ "lists.range(0) == []", "true", NULL, 0 },
+	{ "[5,1,2,3].reverse() == [3,2,1,5]", "true", NULL, 0 },
+	{ "[].reverse() == []", "true", NULL, 0 },
+	{ "[1].reverse() == [1]", "true", NULL, 0 },
+	{ "['are', 'you', 'as', 'bored', 'as', 'I', 'am'].reverse() == ['am', 'I', 'as', 'bored', 'as', 'you', 'are']",
+	  "true", NULL, 0 },
+	{ "[false, true, true].reverse().reverse() == [false, true, true]", "true", NULL, 0 },
+	{ "[1,2,3,4].slice(0, 4) == [1,2,3,4]", "true", NULL, 0 },
+	{ "[1,2,3,4].slice(0, 0) == []", "true", NULL, 0 },
+	{ "[1,2,3,4].slice(1, 1) == []", "true", NULL, 0 },
+	{ "[1,2,3,4].slice(4, 4) == []", "true", NULL, 0 },
+	{ "[1,2,3,4].slice(1, 3) == [2, 3]", "true", NULL, 0 },
+	{ "[1,2,3,4].slice(3, 0)", NULL, "cannot slice(3, 0), start index must be less than or equal to end index", 0 },
+	{ "[1,2,3,4].slice(0, 10)", NULL, "cannot slice(0, 10), list is length 4", 0 },
+	{ "[1,2,3,4].slice(-5, 10)", NULL, "cannot slice(-5, 10), negative indexes not supported", 0 },
+	{ "[1,2,3,4].slice(-5, -3)", NULL, "cannot slice(-5, -3), negative indexes not supported", 0 },
+	{ "dyn([]).flatten() == []", "true", NULL, 0 },
+	{ "dyn([1,2,3,4]).flatten() == [1,2,3,4]", "true", NULL, 0 },
+	{ "[1,[2,[3,4]]].flatten() == [1,2,[3,4]]", "true", NULL, 0 },
+	{ "[1,2,[],[],[3,4]].flatten() == [1,2,3,4]", "true", NULL, 0 },
+	{ "[1,[2,[3,4]]].flatten(2) == [1,2,3,4]", "true", NULL, 0 },
+	{ "[1,[2,[3,[4]]]].flatten(-1) == [1,2,3,4]", NULL, "level must be non-negative", 0 },
+	{ "[].sort() == []", "true", NULL, 0 },
+	{ "[1].sort() == [1]", "true", NULL, 0 },
+	{ "[4, 3, 2, 1].sort() == [1, 2, 3, 4]", "true", NULL, 0 },
+	{ "[\"d\", \"a\", \"b\", \"c\"].sort() == [\"a\", \"b\", \"c\", \"d\"]", "true", NULL, 0 },
+	{ "[\"d\", 3, 2, \"c\"].sort() == [\"a\", \"b\", \"c\", \"d\"]", NULL, "list elements must have the same type", 0 },
+	{ "[].distinct() == []", "true", NULL, 0 },
+	{ "[1].distinct() == [1]", "true", NULL, 0 },
+	{ "[-2, 5, -2, 1, 1, 5, -2, 1].distinct() == [-2, 5, 1]", "true", NULL, 0 },
+	{ "['c', 'a', 'a', 'b', 'a', 'b', 'c', 'c'].distinct() == ['c', 'a', 'b']", "true", NULL, 0 },
+	{ "[1, 2.0, \"c\", 3, \"c\", 1].distinct() == [1, 2.0, \"c\", 3]", "true", NULL, 0 },
+	{ "[1, 1.0, 2].distinct() == [1, 2]", "true", NULL, 0 },
+	{ "[[1], [1], [2]].distinct() == [[1], [2]]", "true", NULL, 0 },
+	/* TestListsRuntimeErrors */
+	{ "dyn({}).flatten()", NULL, "no matching overload for 'flatten'*", 0 },
+	{ "dyn({}).flatten(0)", NULL, "no matching overload for 'flatten'*", 0 },
+	{ "[].flatten(-1)", NULL, "level must be non-negative", 0 },
+	{ "[].flatten(dyn('1'))", NULL, "no matching overload for 'flatten'*", 0 },
+	/* TestListsVersions shapes; error messages of lists.go */
+	{ "[[1, 2], 3].flatten(3) == [1, 2, 3]", "true", NULL, 0 },
+	{ "[3, 2, 1].reverse() == [1, 2, 3]", "true", NULL, 0 },
+	{ "[[1], [2]].sort()", NULL, "list elements must be comparable", 0 },
+	{ "lists.range(-1)", NULL, "lists.range: size must be non-negative, got -1", 0 },
+	{ "lists.range(1000001)", NULL, "lists.range: size 1000001 exceeds maximum allowed (1000000)", 0 },
+	/* trackAllocatingListCall: size * factor + 1 + 10 (the call itself), + 10 per list literal */
+	{ "[1, 2, 3].reverse()", "[3, 2, 1]", NULL, 24 },
+	{ "[3, 1, 2].sort()", "[1, 2, 3]", NULL, 39 },
+	{ "lists.range(5)", "[0, 1, 2, 3, 4]", NULL, 16 },
+};
+
+/* apiserver pkg/cel/library lists: the documented examples of lists.go (the library has no
+ * _test.go of its own in v0.37.2; library_compatibility_test.go and cost_test.go exercise
+ * the same expressions: TestListsCost's "isSorted", "sum", "max", "min", "indexOf",
+ * "lastIndexOf" cases). */
+static const struct lcase k8s_lists_cases[] = {
+	{ "[1, 2, 3].isSorted()", "true", NULL, 0 },
+	{ "['a', 'b', 'b', 'c'].isSorted()", "true", NULL, 0 },
+	{ "[2.0, 1.0].isSorted()", "false", NULL, 0 },
+	{ "[1, 2, 3].sum()", "6", NULL, 0 },
+	{ "[1.0, 2.0, 3.0].sum()", "6.0", NULL, 0 },
+	{ "[1u, 2u].sum()", "3u", NULL, 0 },
+	{ "[].sum()", "0", NULL, 0 },
+	{ "[duration('1s'), duration('1m')].sum()", "duration('61s')", NULL, 0 },
+	{ "[9223372036854775807, 1].sum()", NULL, "integer overflow", 0 },
+	{ "[1, 2, 3].min()", "1", NULL, 0 },
+	{ "[1, 2, 3].max()", "3", NULL, 0 },
+	{ "['d', 'a', 'b', 'c'].min()", "'a'", NULL, 0 },
+	{ "[].min()", NULL, "min called on empty list", 0 },
+	{ "[].max()", NULL, "max called on empty list", 0 },
+	{ "[1, 2, 2, 3].indexOf(2)", "1", NULL, 0 },
+	{ "['a', 'b', 'b', 'c'].indexOf('a')", "0", NULL, 0 },
+	{ "[1.0].indexOf(1.1)", "-1", NULL, 0 },
+	{ "[1, 2, 2, 3].lastIndexOf(2)", "2", NULL, 0 },
+	{ "['a', 'b', 'b', 'c'].lastIndexOf('b')", "2", NULL, 0 },
+	{ "[1, 2, 3].includes(2)", "true", NULL, 0 },
+	{ "[1, 2, 3].includes(4)", "false", NULL, 0 },
+	/* CostEstimator: one traversal of the list (1 per int, 0.1 per string byte) + the literal */
+	{ "[1, 2, 3, 4].sum()", "10", NULL, 14 },
+	{ "[1, 2, 3, 4].indexOf(3)", "2", NULL, 14 },
+};
+
+static void test_lists(void **state)
+{
+	(void)state;
+	RUN(ext_lists_cases);
+	RUN(k8s_lists_cases);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_quantity),
+		cmocka_unit_test(test_semver),
+		cmocka_unit_test(test_sets),
+		cmocka_unit_test(test_lists),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
