@@ -104,8 +104,10 @@ static cel_value add(struct cel_eval *ev, cel_value a, cel_value b)
 			char *p = cel_alloc(ev, (size_t)a.n + b.n + 1);
 			if (!p)
 				return err_v(ev, "out of memory");
-			memcpy(p, a.s, a.n);
-			memcpy(p + a.n, b.s, b.n);
+			if (a.n)
+				memcpy(p, a.s, a.n);
+			if (b.n)
+				memcpy(p + a.n, b.s, b.n);
 			cel_value r = a;
 			r.s = p;
 			r.n = a.n + b.n;

@@ -670,7 +670,8 @@ static struct cel_node *call(struct parser *p, size_t pos, const char *name, str
 		nd->flags |= CEL_NF_RECV;
 		nd->args[0] = target;
 	}
-	memcpy(nd->args + (target ? 1 : 0), args, n * sizeof(*args));
+	if (n)
+		memcpy(nd->args + (target ? 1 : 0), args, n * sizeof(*args));
 	return nd;
 }
 
@@ -730,7 +731,8 @@ static struct cel_node *aggregate(struct parser *p, bool map)
 	struct cel_node *nd = node(p, map ? CEL_N_MAP : CEL_N_LIST, pos, n);
 	if (!nd)
 		return NULL;
-	memcpy(nd->args, items, n * sizeof(*items));
+	if (n)
+		memcpy(nd->args, items, n * sizeof(*items));
 	for (size_t i = 0; i < n; i++) {
 		if (!opts[i])
 			continue;
