@@ -492,6 +492,10 @@ struct cel_program *cel_program_compile_len(struct cel_env *env, const char *exp
 	free(r.scope);
 	if (r.failed)
 		goto fail;
+	if (cel_fold(p) != 0) {
+		err_set(e, ERR_NOMEM, "cel_program_compile: out of memory");
+		goto fail;
+	}
 	return p;
 fail:
 	cel_program_free(p);

@@ -75,6 +75,18 @@ static uint64_t value_size(cel_value v)
 
 static uint64_t ceil10(uint64_t n) { return (n + 9) / 10; }
 
+/* ceil(0.1 * min(size(a), size(b))): cel-go's cost of ==, != and string/bytes ordering. Sizes
+ * count code points; when either side has at most 10 bytes the answer is 0 or 1 without
+ * counting (a selector's short strings never walk their bytes twice). */
+static uint64_t min_size_cost(cel_value a, cel_value b)
+{
+	if ((a.kind == CEL_STRING || a.kind == CEL_BYTES) && (b.kind == CEL_STRING || b.kind == CEL_BYTES) &&
+	    (a.n <= 10 || b.n <= 10))
+		return a.n && b.n;
+	uint64_t sa = value_size(a), sb = value_size(b);
+	return ceil10(sa < sb ? sa : sb);
+}
+
 /* ---- arithmetic ---- */
 
 static cel_value add(struct cel_eval *ev, cel_value a, cel_value b)
@@ -624,9 +636,7 @@ static cel_value compare(struct cel_eval *ev, const struct cel_node *n, cel_valu
 		cel_value args[2] = { a, b };
 		return no_overload(ev, ops[n->kind - CEL_N_LT], args, 2);
 	}
-	if (cost(ev, (a.kind == CEL_STRING || a.kind == CEL_BYTES)
-			     ? ceil10(value_size(a) < value_size(b) ? value_size(a) : value_size(b))
-			     : 1))
+	if (cost(ev, (a.kind == CEL_STRING || a.kind == CEL_BYTES) ? min_size_cost(a, b) : 1))
 		return cancelled(ev);
 	if (c == 2)
 		return cel_bool(false); /* NaN */
@@ -728,6 +738,10 @@ static cel_value eval(struct cel_eval *ev, const struct cel_node *n)
 		return cancelled(ev);
 	switch (n->kind) {
 	case CEL_N_CONST:
+		return n->val;
+	case CEL_N_FOLDED:
+		if (cost(ev, n->fold_cost))
+			return cancelled(ev);
 		return n->val;
 	case CEL_N_VAR:
 		if (cost(ev, 1))
@@ -859,9 +873,8 @@ static cel_value eval(struct cel_eval *ev, const struct cel_node *n)
 	switch (n->kind) {
 	case CEL_N_EQ:
 	case CEL_N_NE: {
-		uint64_t sa = value_size(a), sb = value_size(b);
 		if (cost(ev, (a.kind == CEL_STRING || a.kind == CEL_BYTES || a.kind == CEL_LIST || a.kind == CEL_MAP)
-				     ? ceil10(sa < sb ? sa : sb)
+				     ? min_size_cost(a, b)
 				     : 1))
 			return cancelled(ev);
 		bool eq = cel_value_equal(a, b);
@@ -887,6 +900,60 @@ static cel_value eval(struct cel_eval *ev, const struct cel_node *n)
 	case CEL_N_MOD: return divide(ev, a, b, true);
 	}
 	return err_v(ev, "internal error: unknown node kind %d", n->kind);
+}
+
+/* ---- constant folding ---- */
+
+static bool is_const(const struct cel_node *n) { return n->kind == CEL_N_CONST || n->kind == CEL_N_FOLDED; }
+
+/* Folds n's subtree bottom-up with the folding context fe. */
+static void fold(struct cel_eval *fe, struct cel_node *n)
+{
+	bool all = true;
+	for (uint16_t i = 0; i < n->nargs; i++) {
+		fold(fe, n->args[i]);
+		all = all && is_const(n->args[i]);
+	}
+	if (n->comp) {
+		/* comprehension, bind and optMap bodies: fold inside, never the node itself */
+		struct cel_comp *c = n->comp;
+		if (c->range)
+			fold(fe, c->range);
+		if (c->pred)
+			fold(fe, c->pred);
+		if (c->expr)
+			fold(fe, c->expr);
+		return;
+	}
+	switch (n->kind) {
+	case CEL_N_CALL: case CEL_N_LIST: case CEL_N_MAP: case CEL_N_SELECT: case CEL_N_INDEX: case CEL_N_NOT:
+	case CEL_N_NEG: case CEL_N_EQ: case CEL_N_NE: case CEL_N_LT: case CEL_N_LE: case CEL_N_GT: case CEL_N_GE:
+	case CEL_N_IN: case CEL_N_ADD: case CEL_N_SUB: case CEL_N_MUL: case CEL_N_DIV: case CEL_N_MOD:
+		break;
+	default:
+		return;
+	}
+	if (!all)
+		return;
+	fe->cost = 0;
+	fe->cancelled = fe->mem_exceeded = fe->oom = false;
+	fe->mem_limit = arena_used(fe->arena) + ((size_t)1 << 20);
+	cel_value v = eval(fe, n);
+	if (v.kind == CEL_ERROR || fe->cancelled || fe->oom)
+		return;
+	n->kind = CEL_N_FOLDED;
+	n->val = v;
+	n->fold_cost = fe->cost;
+}
+
+int cel_fold(struct cel_program *p)
+{
+	static const struct cel_activation empty = { 0 };
+	struct cel_eval fe = { .arena = p->arena, .act = &empty, .env = p->env };
+	/* folding is bounded like an evaluation: by the cost limit (or 10^8) and 1 MiB a node */
+	fe.limit = p->env->opts.cost_limit ? p->env->opts.cost_limit : 100000000;
+	fold(&fe, p->root);
+	return fe.oom ? ERR_NOMEM : 0;
 }
 
 int cel_program_eval(const struct cel_program *p, struct cel_eval *ev, const struct cel_activation *a,

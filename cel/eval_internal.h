@@ -78,6 +78,7 @@ enum cel_node_kind {
 	CEL_N_BIND,    /* cel.bind: comp->v1 = args[0] in args[1] */
 	CEL_N_STRUCT,  /* raw: a message literal Name{...}: rejected by the resolver */
 	CEL_N_OPTMAP,  /* opt.optMap(v, expr) / optFlatMap (CEL_NF_FLAT) */
+	CEL_N_FOLDED,  /* a constant subexpression evaluated at compile time: val, costing fold_cost */
 };
 
 enum {
@@ -119,8 +120,15 @@ struct cel_node {
 	const struct cel_overload *ov;  /* CEL_N_CALL: set when exactly one overload fits the arity */
 	void *data;                     /* prepare()'s data */
 	uint64_t *optmask;              /* CEL_N_LIST/MAP: optional entries (bit per element) */
+	uint64_t fold_cost;             /* CEL_N_FOLDED: the runtime cost the folded expression had */
 	struct cel_comp *comp;
 };
+
+/* Constant folding (eval.c): evaluates, once, every subexpression whose operands are all
+ * constants (quantity("1Mi"), [0, 1], 'a' + 'b') into the program's arena; each keeps the
+ * runtime cost cel-go would count for it, so folding changes speed, never results or costs.
+ * Subexpressions that evaluate to an error are left to fail at run time. */
+int cel_fold(struct cel_program *p);
 
 /* Parses src into a raw AST in arena a; NULL with e set ("line:col: Syntax error: ..."). */
 struct cel_node *cel_parse(struct arena *a, const char *src, size_t len, bool macros, struct err *e);
