@@ -15,6 +15,9 @@ static const cel_lib_register_fn kubernetes_libs[] = {
 	cel_lib_semver_register,
 	cel_lib_sets_register,
 	cel_lib_lists_register,
+	cel_lib_strings_register,
+	cel_lib_regex_register,
+	cel_lib_net_register,
 	NULL, /* the table's end; libraries are listed before it */
 };
 
