@@ -412,15 +412,23 @@ static cel_value call(struct cel_eval *ev, const struct cel_node *n)
 		if (!arg_fits(&o->args[i], args[i]) && !((o->flags & CEL_OV_ERRORS) && IS_ERR(args[i])))
 			o = NULL;
 	if (!o) {
-		for (size_t j = 0; j < f->n && !o; j++) {
+		/* the overload whose arguments fit most specifically: a library's string(net.IP)
+		 * wins over std's string(dyn) */
+		int best = -1;
+		for (size_t j = 0; j < f->n; j++) {
 			const struct cel_overload *c = f->ovs[j];
 			if (c->nargs != n->nargs || !(c->flags & (recv ? CEL_OV_RECEIVER : CEL_OV_GLOBAL)))
 				continue;
 			bool ok = true;
-			for (uint16_t i = 0; i < n->nargs && ok; i++)
+			int exact = 0;
+			for (uint16_t i = 0; i < n->nargs && ok; i++) {
 				ok = arg_fits(&c->args[i], args[i]);
-			if (ok)
+				exact += c->args[i].kind != CEL_ANY;
+			}
+			if (ok && exact > best) {
 				o = c;
+				best = exact;
+			}
 		}
 	}
 	if (!o) {

@@ -604,6 +604,44 @@ static struct cel_node *macro(struct parser *p, size_t pos, const char *name, st
 			nd->flags |= CEL_NF_FLAT;
 		return nd;
 	}
+	if (strcmp(name, "sortBy") == 0 && n == 2) {
+		/* cel-go ext/lists.go sortByMacro: cel.bind(@__sortBy_input__, target,
+		 * @__sortBy_input__.@sortByAssociatedKeys(@__sortBy_input__.map(e, key))) */
+		*is_macro = true;
+		if (!simple_name(args[0]))
+			return fail_at(p, args[0]->pos, "sortBy(var, ...) variable name must be a simple identifier");
+		switch (target->kind) {
+		case CEL_N_LIST: case CEL_N_IDENT: case CEL_N_SELECT: case CEL_N_CALL: case CEL_N_MACRO:
+			break;
+		default:
+			return fail_at(p, target->pos,
+				       "sortBy can only be applied to a list, identifier, comprehension, call or select expression");
+		}
+		static const char input[] = "@__sortBy_input__";
+		struct cel_node *in1 = node(p, CEL_N_IDENT, pos, 0), *in2 = node(p, CEL_N_IDENT, pos, 0);
+		struct cel_node *mp = node(p, CEL_N_MACRO, pos, 0), *keys = node(p, CEL_N_CALL, pos, 2);
+		struct cel_node *bind = node(p, CEL_N_BIND, pos, 2);
+		struct cel_comp *mc = arena_alloc(p->a, sizeof(*mc)), *bc = arena_alloc(p->a, sizeof(*bc));
+		if (!in1 || !in2 || !mp || !keys || !bind || !mc || !bc)
+			return fail_at(p, pos, "out of memory");
+		in1->name = in2->name = input;
+		in1->name_len = in2->name_len = sizeof(input) - 1;
+		mc->macro = CEL_M_MAP;
+		mc->v1 = args[0]->name;
+		mc->range = in2;
+		mc->expr = args[1];
+		mp->comp = mc;
+		keys->name = "@sortByAssociatedKeys";
+		keys->name_len = (uint32_t)strlen(keys->name);
+		keys->flags |= CEL_NF_RECV;
+		keys->args[0] = in1;
+		keys->args[1] = mp;
+		bc->v1 = input;
+		bind->comp = bc;
+		bind->args[0] = target;
+		bind->args[1] = keys;
+		return bind;
+	}
 	int m = -1;
 	size_t vars = 1;
 	bool pred_opt = false;

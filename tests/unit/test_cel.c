@@ -308,6 +308,39 @@ static void test_cel_variables(void **state)
 	cel_env_free(env);
 }
 
+/* Parser and dispatcher behaviour the Kubernetes libraries rely on: the sortBy macro (cel-go
+ * ext/lists.go sortByMacro and its target check, ext/lists_test.go), a library's overload of a
+ * std function preferred over std's dyn one (string(ip) in cel-go ext/network_test.go). */
+static void test_cel_kubernetes_env(void **state)
+{
+	(void)state;
+	struct cel_env *env = cel_env_new(NULL);
+	struct err e = { 0 };
+	assert_non_null(env);
+	assert_int_equal(cel_env_add_kubernetes(env, &e), 0);
+	static const struct {
+		const char *expr;
+		const char *want;
+	} cases[] = {
+		{ "[3, 1, 2].sortBy(x, -x)", "[3, 2, 1]" },
+		{ "[{'a': 2}, {'a': 1}].sortBy(e, e.a)", "[{\"a\": 1}, {\"a\": 2}]" },
+		{ "1.sortBy(x, x)", "compile: 1:1: sortBy can only be applied to a list, identifier, comprehension, call or select expression" },
+		{ "[1].sortBy(x.y, x)", "compile: 1:13: sortBy(var, ...) variable name must be a simple identifier" },
+		{ "string(ip('192.168.0.1')) + string(1)", "\"192.168.0.11\"" },
+	};
+	int bad = 0;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		char out[600];
+		run(env, NULL, cases[i].expr, out, sizeof(out), NULL);
+		if (strcmp(out, cases[i].want)) {
+			print_error("%s: got %s, want %s\n", cases[i].expr, out, cases[i].want);
+			bad++;
+		}
+	}
+	assert_int_equal(bad, 0);
+	cel_env_free(env);
+}
+
 /* Runtime cost as cel-go counts it: interpreter/runtimecost_test.go TestRuntimeCost. */
 static void test_cel_cost(void **state)
 {
@@ -412,6 +445,7 @@ int main(void)
 		cmocka_unit_test(test_cel_compile_errors),
 		cmocka_unit_test(test_cel_eval),
 		cmocka_unit_test(test_cel_variables),
+		cmocka_unit_test(test_cel_kubernetes_env),
 		cmocka_unit_test(test_cel_cost),
 		cmocka_unit_test(test_cel_threads),
 	};
