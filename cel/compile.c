@@ -492,7 +492,15 @@ struct cel_program *cel_program_compile_len(struct cel_env *env, const char *exp
 	free(r.scope);
 	if (r.failed)
 		goto fail;
-	if (cel_fold(p) != 0) {
+	const struct cel_node *bad = NULL;
+	const char *msg = NULL;
+	int frc = cel_fold(p, &bad, &msg);
+	if (frc == ERR_INVALID) {
+		r.failed = false;
+		rfail(&r, bad, "%s", msg);
+		goto fail;
+	}
+	if (frc != 0) {
 		err_set(e, ERR_NOMEM, "cel_program_compile: out of memory");
 		goto fail;
 	}

@@ -656,10 +656,10 @@ static cel_value compare(struct cel_eval *ev, const struct cel_node *n, cel_valu
 	}
 }
 
-static cel_value in(struct cel_eval *ev, cel_value a, cel_value b)
+static cel_value in(struct cel_eval *ev, cel_value a, cel_value b, bool free_)
 {
 	if (b.kind == CEL_LIST) {
-		if (cost(ev, b.list->n))
+		if (!free_ && cost(ev, b.list->n))
 			return cancelled(ev);
 		for (uint32_t i = 0; i < b.list->n; i++)
 			if (cel_value_equal(a, b.list->items[i]))
@@ -894,7 +894,7 @@ static cel_value eval(struct cel_eval *ev, const struct cel_node *n)
 	case CEL_N_GE:
 		return compare(ev, n, a, b);
 	case CEL_N_IN:
-		return in(ev, a, b);
+		return in(ev, a, b, n->flags & CEL_NF_FREE);
 	default:
 		break;
 	}
@@ -914,25 +914,63 @@ static cel_value eval(struct cel_eval *ev, const struct cel_node *n)
 
 static bool is_const(const struct cel_node *n) { return n->kind == CEL_N_CONST || n->kind == CEL_N_FOLDED; }
 
-/* Folds n's subtree bottom-up with the folding context fe. */
-static void fold(struct cel_eval *fe, struct cel_node *n)
+/* cel-go overloads.IsTypeConversionFunction: the conversions OptOptimize folds. */
+static bool is_conversion(const char *name)
 {
+	static const char *const conv[] = { "bool", "bytes", "double", "duration", "dyn", "int", "string",
+					    "timestamp", "type", "uint" };
+	for (size_t i = 0; i < sizeof(conv) / sizeof(conv[0]); i++)
+		if (strcmp(name, conv[i]) == 0)
+			return true;
+	return false;
+}
+
+/* A constant list whose elements cel-go's maybeOptimizeSetMembership turns into a set:
+ * primitives other than bytes. */
+static bool set_literal(const struct cel_node *n)
+{
+	if (!is_const(n) || n->val.kind != CEL_LIST)
+		return false;
+	for (uint32_t i = 0; i < n->val.list->n; i++) {
+		uint8_t k = n->val.list->items[i].kind;
+		if (k != CEL_BOOL && k != CEL_INT && k != CEL_UINT && k != CEL_DOUBLE && k != CEL_STRING)
+			return false;
+	}
+	return true;
+}
+
+struct folder {
+	struct cel_eval ev;
+	bool optimize;
+	const struct cel_node *bad; /* optimize: a conversion of a constant that fails */
+	cel_value bad_val;
+};
+
+/* Folds n's subtree bottom-up. With optimize (cel-go's OptOptimize, as Kubernetes evaluates),
+ * the cost of what cel-go's decOptimize precomputes is 0 at run time: constant list and map
+ * literals, conversions of constants (whose failure is a compile error there), and `x in L`
+ * for a constant list L of primitives (a set lookup). */
+static void fold(struct folder *f, struct cel_node *n)
+{
+	struct cel_eval *fe = &f->ev;
 	bool all = true;
 	for (uint16_t i = 0; i < n->nargs; i++) {
-		fold(fe, n->args[i]);
+		fold(f, n->args[i]);
 		all = all && is_const(n->args[i]);
 	}
 	if (n->comp) {
 		/* comprehension, bind and optMap bodies: fold inside, never the node itself */
 		struct cel_comp *c = n->comp;
 		if (c->range)
-			fold(fe, c->range);
+			fold(f, c->range);
 		if (c->pred)
-			fold(fe, c->pred);
+			fold(f, c->pred);
 		if (c->expr)
-			fold(fe, c->expr);
+			fold(f, c->expr);
 		return;
 	}
+	if (n->kind == CEL_N_IN && f->optimize && set_literal(n->args[1]))
+		n->flags |= CEL_NF_FREE;
 	switch (n->kind) {
 	case CEL_N_CALL: case CEL_N_LIST: case CEL_N_MAP: case CEL_N_SELECT: case CEL_N_INDEX: case CEL_N_NOT:
 	case CEL_N_NEG: case CEL_N_EQ: case CEL_N_NE: case CEL_N_LT: case CEL_N_LE: case CEL_N_GT: case CEL_N_GE:
@@ -947,21 +985,36 @@ static void fold(struct cel_eval *fe, struct cel_node *n)
 	fe->cancelled = fe->mem_exceeded = fe->oom = false;
 	fe->mem_limit = arena_used(fe->arena) + ((size_t)1 << 20);
 	cel_value v = eval(fe, n);
+	bool conversion = n->kind == CEL_N_CALL && !(n->flags & CEL_NF_RECV) && n->nargs == 1 && is_conversion(n->name);
+	if (v.kind == CEL_ERROR && f->optimize && conversion && !fe->cancelled && !f->bad) {
+		f->bad = n;
+		f->bad_val = v;
+	}
 	if (v.kind == CEL_ERROR || fe->cancelled || fe->oom)
 		return;
+	uint64_t c = fe->cost;
+	if (f->optimize && (n->kind == CEL_N_LIST || n->kind == CEL_N_MAP || conversion))
+		c = 0;
 	n->kind = CEL_N_FOLDED;
 	n->val = v;
-	n->fold_cost = fe->cost;
+	n->fold_cost = c;
 }
 
-int cel_fold(struct cel_program *p)
+int cel_fold(struct cel_program *p, const struct cel_node **bad, const char **msg)
 {
 	static const struct cel_activation empty = { 0 };
-	struct cel_eval fe = { .arena = p->arena, .act = &empty, .env = p->env };
+	struct folder f = { .ev = { .arena = p->arena, .act = &empty, .env = p->env }, .optimize = p->env->opts.optimize };
 	/* folding is bounded like an evaluation: by the cost limit (or 10^8) and 1 MiB a node */
-	fe.limit = p->env->opts.cost_limit ? p->env->opts.cost_limit : 100000000;
-	fold(&fe, p->root);
-	return fe.oom ? ERR_NOMEM : 0;
+	f.ev.limit = p->env->opts.cost_limit ? p->env->opts.cost_limit : 100000000;
+	fold(&f, p->root);
+	if (f.ev.oom)
+		return ERR_NOMEM;
+	if (f.bad) {
+		*bad = f.bad;
+		*msg = f.bad_val.s;
+		return ERR_INVALID;
+	}
+	return 0;
 }
 
 int cel_program_eval(const struct cel_program *p, struct cel_eval *ev, const struct cel_activation *a,

@@ -86,6 +86,7 @@ enum {
 	CEL_NF_RECV = 1 << 1, /* a receiver-style call */
 	CEL_NF_ROOT = 1 << 2, /* a leading '.' on an identifier */
 	CEL_NF_FLAT = 1 << 3, /* optFlatMap */
+	CEL_NF_FREE = 1 << 4, /* `in` a constant set: costs nothing (cel-go OptOptimize) */
 };
 
 enum cel_macro {
@@ -127,8 +128,9 @@ struct cel_node {
 /* Constant folding (eval.c): evaluates, once, every subexpression whose operands are all
  * constants (quantity("1Mi"), [0, 1], 'a' + 'b') into the program's arena; each keeps the
  * runtime cost cel-go would count for it, so folding changes speed, never results or costs.
- * Subexpressions that evaluate to an error are left to fail at run time. */
-int cel_fold(struct cel_program *p);
+ * Subexpressions that evaluate to an error are left to fail at run time, except, with
+ * cel_env_options.optimize, a conversion of a constant: ERR_INVALID with *bad and *msg. */
+int cel_fold(struct cel_program *p, const struct cel_node **bad, const char **msg);
 
 /* Parses src into a raw AST in arena a; NULL with e set ("line:col: Syntax error: ..."). */
 struct cel_node *cel_parse(struct arena *a, const char *src, size_t len, bool macros, struct err *e);

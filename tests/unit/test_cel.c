@@ -373,6 +373,43 @@ static void test_cel_cost(void **state)
 			fail_msg("%s: cost %llu, want %llu", cases[i].expr, (unsigned long long)cost,
 				 (unsigned long long)cases[i].want);
 	}
+	/* With optimize (cel-go OptOptimize, interpreter/decorators.go decOptimize, as apiserver's
+	 * base environment): constant literals, conversions of constants and `in` a constant set
+	 * cost nothing; a failing conversion of a constant is a compile error. */
+	static const struct {
+		const char *expr;
+		uint64_t want;
+	} opt_cases[] = {
+		{ "[1, 2, 3]", 0 },
+		{ "{\"a\": 1}", 0 },
+		{ "2 in [1, 2, 3]", 0 },
+		{ "x in [1, 2, 3]", 1 },        /* the identifier only */
+		{ "x in [[1], 2]", 3 },         /* not a set of primitives: ident 1 + in its size 2 */
+		{ "int('1') + 1", 1 },
+		{ "quantity('1Mi').isInteger()", 2 }, /* not a conversion: quantity() still costs 1 */
+	};
+	struct cel_env_options oo = { .optimize = true };
+	struct cel_env *oenv = cel_env_new(&oo);
+	assert_non_null(oenv);
+	struct err oe = { 0 };
+	assert_int_equal(cel_env_add_kubernetes(oenv, &oe), 0);
+	int xs = cel_env_declare(oenv, "x", &oe);
+	struct cel_activation *oa = cel_activation_new(oenv);
+	cel_activation_set(oa, xs, cel_int(2));
+	for (size_t i = 0; i < ARRAY_SIZE(opt_cases); i++) {
+		char out[600];
+		uint64_t cost = 999;
+		run(oenv, oa, opt_cases[i].expr, out, sizeof(out), &cost);
+		if (cost != opt_cases[i].want)
+			fail_msg("optimize: %s: cost %llu (%s), want %llu", opt_cases[i].expr, (unsigned long long)cost, out,
+				 (unsigned long long)opt_cases[i].want);
+	}
+	char oout[600];
+	run(oenv, oa, "int('x') + 1", oout, sizeof(oout), NULL);
+	assert_string_equal(oout, "compile: 1:4: type conversion error from 'string' to 'int'");
+	cel_activation_free(oa);
+	cel_env_free(oenv);
+
 	/* The limit: an expression over it is an error no || absorbs, never a hang. */
 	struct cel_env_options o = { .cost_limit = 1000 };
 	struct cel_env *env = cel_env_new(&o);

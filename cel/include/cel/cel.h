@@ -143,6 +143,12 @@ struct cel_env_options {
 	 * not a compile error but an error value where the evaluation reaches it. Kubernetes
 	 * always checks; the conformance runner needs both. */
 	bool disable_check;
+	/* cel-go's OptOptimize, which Kubernetes' environments set: constant list and map literals,
+	 * conversions of constants and `x in [constants]` are computed once and cost nothing at
+	 * run time (as cel-go counts), and a conversion of a constant that fails (int('x')) is a
+	 * compile error. Kubernetes' base environment (environment/base.go) sets it, so DRA
+	 * selectors want it; upstream's library unit tests (and cel-spec) run without it. */
+	bool optimize;
 };
 
 /* A new environment with the standard library, optionals and cel.bind. NULL on out of memory. */
