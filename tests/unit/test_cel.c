@@ -406,7 +406,7 @@ static void test_cel_cost(void **state)
 	}
 	char oout[600];
 	run(oenv, oa, "int('x') + 1", oout, sizeof(oout), NULL);
-	assert_string_equal(oout, "compile: 1:4: type conversion error from 'string' to 'int'");
+	assert_string_equal(oout, "compile: 1:1: type conversion error from 'string' to 'int'");
 	cel_activation_free(oa);
 	cel_env_free(oenv);
 
