@@ -647,7 +647,7 @@ static cel_value compare(struct cel_eval *ev, const struct cel_node *n, cel_valu
 	if (cost(ev, (a.kind == CEL_STRING || a.kind == CEL_BYTES) ? min_size_cost(a, b) : 1))
 		return cancelled(ev);
 	if (c == 2)
-		return cel_bool(false); /* NaN */
+		return err_v(ev, "NaN values cannot be ordered"); /* cel-go Double.Compare */
 	switch (n->kind) {
 	case CEL_N_LT: return cel_bool(c < 0);
 	case CEL_N_LE: return cel_bool(c <= 0);

@@ -1,6 +1,7 @@
 /* The standard library's functions (cel-spec langdef "Functions"; cel-go common/stdlib): size,
  * string predicates, type conversions. Operators (arithmetic, comparison, logic, in, index)
  * are evaluated by eval.c directly; timestamps and durations are in time.c. */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -89,14 +90,14 @@ static int fn_int(struct cel_eval *ev, const cel_value *a, size_t n, cel_value *
 	switch (v.kind) {
 	case CEL_INT: *out = v; return 0;
 	case CEL_UINT:
-		if (v.u > INT64_MAX)
-			return cel_error(ev, out, "range error converting %" PRIu64 " to int", v.u);
+		if (v.u > INT64_MAX) /* cel-go uint64ToInt64Checked */
+			return cel_error(ev, out, "integer overflow");
 		*out = cel_int((int64_t)v.u);
 		return 0;
 	case CEL_DOUBLE:
-		/* cel-go: range error outside (-2^63, 2^63) (both ends exclusive, NaN too). */
+		/* cel-go doubleToInt64Checked: outside (-2^63, 2^63), infinities and NaN overflow */
 		if (!(v.d > -9223372036854775808.0 && v.d < 9223372036854775808.0))
-			return cel_error(ev, out, "range error converting %g to int", v.d);
+			return cel_error(ev, out, "integer overflow");
 		*out = cel_int((int64_t)v.d);
 		return 0;
 	case CEL_TIMESTAMP: *out = cel_int(v.i); return 0;
@@ -110,7 +111,9 @@ static int fn_int(struct cel_eval *ev, const cel_value *a, size_t n, cel_value *
 		char *end;
 		errno = 0;
 		long long r = strtoll(buf, &end, 10);
-		if (*end || errno || buf[0] == ' ' || buf[0] == '+' || (buf[0] == '-' && buf[1] == ' '))
+		/* strconv.ParseInt(s, 10, 64): an optional sign, then digits only */
+		const char *d = buf + (buf[0] == '+' || buf[0] == '-');
+		if (*end || errno || *d < '0' || *d > '9')
 			return cel_error(ev, out, "type conversion error from 'string' to 'int'");
 		*out = cel_int(r);
 		return 0;
@@ -126,13 +129,14 @@ static int fn_uint(struct cel_eval *ev, const cel_value *a, size_t n, cel_value 
 	switch (v.kind) {
 	case CEL_UINT: *out = v; return 0;
 	case CEL_INT:
-		if (v.i < 0)
-			return cel_error(ev, out, "range error converting %" PRId64 " to uint", v.i);
+		if (v.i < 0) /* cel-go int64ToUint64Checked */
+			return cel_error(ev, out, "unsigned integer overflow");
 		*out = cel_uint((uint64_t)v.i);
 		return 0;
 	case CEL_DOUBLE:
-		if (!(v.d > -1.0 && v.d < 18446744073709551616.0))
-			return cel_error(ev, out, "range error converting %g to uint", v.d);
+		/* cel-go doubleToUint64Checked: v < 0, v >= 2^64, infinities and NaN overflow */
+		if (!(v.d >= 0 && v.d < 18446744073709551616.0))
+			return cel_error(ev, out, "unsigned integer overflow");
 		*out = cel_uint((uint64_t)v.d);
 		return 0;
 	case CEL_STRING: {
@@ -171,7 +175,10 @@ static int fn_double(struct cel_eval *ev, const cel_value *a, size_t n, cel_valu
 			return cel_error(ev, out, "type conversion error from 'string' to 'double'");
 		memcpy(buf, v.s, v.n);
 		buf[v.n] = '\0';
-		if (buf[0] == ' ' || buf[0] == '\t' || strchr(buf, 'x') || strchr(buf, 'X') || strchr(buf, 'p'))
+		/* strconv.ParseFloat: no white space, hex only with a 'p' exponent, no "nan(...)" */
+		bool hex = strchr(buf, 'x') || strchr(buf, 'X');
+		bool pexp = strchr(buf, 'p') || strchr(buf, 'P');
+		if (isspace((unsigned char)buf[0]) || hex != pexp || strchr(buf, '('))
 			return cel_error(ev, out, "type conversion error from 'string' to 'double'");
 		char *end;
 		double d = strtod(buf, &end);

@@ -165,8 +165,16 @@ static void test_cel_eval(void **state)
 		{ "'a' + 'b' + \"c\" + '''d''' + r'\\e'", "\"abcd\\\\e\"" },
 		/* conversions.textproto */
 		{ "int('42') + int(42u) + int(-1.9)", "83" },
-		{ "int(1e19)", "error: range error converting 1e+19 to int" },
-		{ "uint(-1)", "error: range error converting -1 to uint" },
+		/* cel-go common/types/overflow.go: conversions out of range overflow */
+		{ "int(1e19)", "error: integer overflow" },
+		{ "int(18446744073709551615u)", "error: integer overflow" },
+		{ "uint(-1)", "error: unsigned integer overflow" },
+		{ "uint(-0.5)", "error: unsigned integer overflow" },
+		{ "int('+5') + int('-5')", "0" },            /* strconv.ParseInt takes a sign */
+		{ "int(' 5')", "error: type conversion error from 'string' to 'int'" },
+		{ "double('0x1p-2')", "0.25" },               /* strconv.ParseFloat: hex with p exponent */
+		{ "double('0x10')", "error: type conversion error from 'string' to 'double'" },
+		{ "0.0 / 0.0 < 1.0", "error: NaN values cannot be ordered" }, /* cel-go Double.Compare */
 		/* cel-go double.go: fmt %g (checked against Go: 1.5, 1e+20, 1e+06, 100000, 1e-05) */
 		{ "[string(1.5), string(1e20), string(1e6), string(100000.0), string(0.00001), string(-4.5e-3)]",
 		  "[\"1.5\", \"1e+20\", \"1e+06\", \"100000\", \"1e-05\", \"-0.0045\"]" },
