@@ -434,6 +434,25 @@ static void test_cel_cost(void **state)
 		assert_true(cost > 1000 && cost < 1100);
 	}
 	cel_env_free(env);
+
+	/* The memory bound: doubling a list by concatenation (cost 1 each, as cel-go counts) stops
+	 * at memory_limit with an error instead of exhausting memory. */
+	struct cel_env_options mo = { .memory_limit = 1 << 20 };
+	env = cel_env_new(&mo);
+	assert_non_null(env);
+	char expr[4096];
+	size_t k = (size_t)snprintf(expr, sizeof(expr), "cel.bind(v0, [1, 2, 3, 4]");
+	for (int i = 1; i <= 40; i++)
+		k += (size_t)snprintf(expr + k, sizeof(expr) - k, ", cel.bind(v%d, v%d + v%d", i, i - 1, i - 1);
+	k += (size_t)snprintf(expr + k, sizeof(expr) - k, ", size(v40)");
+	for (int i = 0; i <= 40; i++)
+		k += (size_t)snprintf(expr + k, sizeof(expr) - k, ")");
+	char out[600];
+	run(env, NULL, expr, out, sizeof(out), NULL);
+	assert_string_equal(out, "error: operation cancelled: evaluation memory limit exceeded");
+	run(env, NULL, "cel.bind(a, [1, 2], cel.bind(b, a + a, size(b + b)))", out, sizeof(out), NULL);
+	assert_string_equal(out, "8");
+	cel_env_free(env);
 }
 
 /* One program, several threads evaluating it at once, each with its own cel_eval: results
