@@ -309,6 +309,8 @@ static cel_value index_value(struct cel_eval *ev, cel_value c, cel_value k, bool
 		cel_value v;
 		if (cel_map_find(c.map, k, &v))
 			return v;
+		if (c.map->has_dflt)
+			return c.map->dflt;
 		if (opt) {
 			*found = false;
 			return cel_null();
@@ -350,7 +352,7 @@ static cel_value select_field(struct cel_eval *ev, const struct cel_node *n, cel
 	}
 	if (t.kind == CEL_MAP) {
 		cel_value v;
-		if (cel_map_find(t.map, k, &v))
+		if (cel_map_find(t.map, k, &v) || (t.map->has_dflt && (v = t.map->dflt, true)))
 			return (n->flags & CEL_NF_OPT) ? make_opt(ev, &v) : v;
 		if (n->flags & CEL_NF_OPT)
 			return make_opt(ev, NULL);
@@ -372,7 +374,7 @@ static cel_value has_field(struct cel_eval *ev, const struct cel_node *n, cel_va
 		t = *t.opt;
 	}
 	if (t.kind == CEL_MAP)
-		return cel_bool(cel_map_find(t.map, k, NULL));
+		return cel_bool(t.map->has_dflt || cel_map_find(t.map, k, NULL));
 	return err_v(ev, "invalid type for field selection.");
 }
 

@@ -67,6 +67,8 @@ int main(int argc, char **argv)
 	}
 	static struct cel_map *devs[NDEV], *attrs[NDEV], *caps[NDEV], *adom[NDEV], *cdom[NDEV];
 	static const char *const models[] = { "a100", "h100", "t4" };
+	/* an unknown domain is an empty map, as upstream's newStringInterfaceMapWithDefault */
+	struct cel_map *empty = cel_map_new(1);
 	for (int i = 0; i < NDEV; i++) {
 		attrs[i] = cel_map_new(8);
 		cel_map_put(attrs[i], cel_string("model", 5), cel_string(models[i % 3], strlen(models[i % 3])));
@@ -84,6 +86,8 @@ int main(int argc, char **argv)
 		cel_map_put(adom[i], cel_string(DOMAIN, strlen(DOMAIN)), cel_map_value(attrs[i]));
 		cdom[i] = cel_map_new(1);
 		cel_map_put(cdom[i], cel_string(DOMAIN, strlen(DOMAIN)), cel_map_value(caps[i]));
+		cel_map_set_default(adom[i], cel_map_value(empty));
+		cel_map_set_default(cdom[i], cel_map_value(empty));
 		devs[i] = cel_map_new(4);
 		cel_map_put(devs[i], cel_string("driver", 6), cel_string(DOMAIN, strlen(DOMAIN)));
 		cel_map_put(devs[i], cel_string("allowMultipleAllocations", 24), cel_bool(false));
@@ -130,6 +134,7 @@ int main(int argc, char **argv)
 		cel_map_free(adom[i]);
 		cel_map_free(cdom[i]);
 	}
+	cel_map_free(empty);
 	cel_program_free(mkp);
 	cel_eval_free(mk);
 	cel_env_free(env);

@@ -309,6 +309,35 @@ static void test_cel_variables(void **state)
 	p = cel_program_compile(env, "device.attributes.memory > 1", &e);
 	assert_int_equal(cel_program_eval_bool(p, ev, a, &e), 1);
 	cel_program_free(p);
+
+	/* A map with a default (DRA's attributes by domain: an unknown domain is an empty map, as
+	 * dynamic-resource-allocation cel/compile.go mapper.Find): lookups find the default,
+	 * `in` and size() see the real entries. */
+	struct cel_map *doms = cel_map_new(1), *empty = cel_map_new(1);
+	assert_int_equal(cel_map_put(doms, cel_string("gpu.example.com", 15), cel_map_value(attrs)), 0);
+	cel_map_set_default(doms, cel_map_value(empty));
+	int ds = cel_env_declare(env, "doms", &e);
+	cel_activation_free(a);
+	a = cel_activation_new(env);
+	cel_activation_set(a, ds, cel_map_value(doms));
+	static const struct {
+		const char *expr;
+		const char *want;
+	} dcases[] = {
+		{ "doms['gpu.example.com'].memory", "80" },
+		{ "doms['other.example.com']", "{}" },
+		{ "doms['other.example.com'].memory", "error: no such key: memory" },
+		{ "has(doms.other) && !('other' in doms) && size(doms) == 1", "true" },
+		{ "doms[?'other'].hasValue()", "true" },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(dcases); i++) {
+		char out[600];
+		run(env, a, dcases[i].expr, out, sizeof(out), NULL);
+		if (strcmp(out, dcases[i].want))
+			fail_msg("%s: got %s, want %s", dcases[i].expr, out, dcases[i].want);
+	}
+	cel_map_free(doms);
+	cel_map_free(empty);
 	cel_eval_free(ev);
 	cel_activation_free(a);
 	cel_map_free(d);
