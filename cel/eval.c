@@ -402,13 +402,21 @@ static cel_value call(struct cel_eval *ev, const struct cel_node *n)
 	bool recv = n->flags & CEL_NF_RECV;
 	/* non-strict overloads (CEL_OV_ERRORS) see errors; others get the first error */
 	bool nonstrict = n->ov && (n->ov->flags & CEL_OV_ERRORS);
+	/* cel-go's evalUnary/evalBinary evaluate both arguments before looking for an error, and
+	 * the failed call still counts its cost (1); evalVarArgs stops at the first error. */
+	int first_err = -1;
 	for (uint16_t i = 0; i < n->nargs; i++) {
 		args[i] = eval(ev, n->args[i]);
 		if (ev->cancelled)
 			return args[i];
-		if (IS_ERR(args[i]) && !nonstrict)
-			return args[i];
+		if (IS_ERR(args[i]) && !nonstrict && first_err < 0) {
+			first_err = i;
+			if (n->nargs > 2)
+				return args[i];
+		}
 	}
+	if (first_err >= 0)
+		return cost(ev, 1) ? cancelled(ev) : args[first_err];
 	const struct cel_overload *o = n->ov;
 	for (uint16_t i = 0; o && i < n->nargs; i++)
 		if (!arg_fits(&o->args[i], args[i]) && !((o->flags & CEL_OV_ERRORS) && IS_ERR(args[i])))
@@ -437,6 +445,8 @@ static cel_value call(struct cel_eval *ev, const struct cel_node *n)
 		for (uint16_t i = 0; i < n->nargs; i++)
 			if (IS_ERR(args[i]))
 				return args[i];
+		if (cost(ev, 1))
+			return cancelled(ev);
 		return no_overload(ev, n->name, args, n->nargs);
 	}
 	cel_value out = cel_null();
@@ -494,9 +504,22 @@ static cel_value comprehension(struct cel_eval *ev, const struct cel_node *n)
 	cel_value range = eval(ev, c->range);
 	if (IS_ERR(range))
 		return range;
-	if (range.kind != CEL_LIST && range.kind != CEL_MAP)
-		return err_v(ev, "expression of type '%s' cannot be range of a comprehension (must be list, map, or dynamic)",
-			     cel_value_type_name(range));
+	if (range.kind != CEL_LIST && range.kind != CEL_MAP) {
+		/* cel-go interpretable.go evalFold: "got '%T', expected iterable type", %T being the
+		 * Go type of the value (types.Int, ...; Kubernetes' library types are cel.Semver,
+		 * cel.Quantity, ...) */
+		static const char *const go_types[CEL_KIND_COUNT] = {
+			[CEL_NULL] = "types.Null", [CEL_BOOL] = "types.Bool", [CEL_INT] = "types.Int",
+			[CEL_UINT] = "types.Uint", [CEL_DOUBLE] = "types.Double", [CEL_STRING] = "types.String",
+			[CEL_BYTES] = "types.Bytes", [CEL_TYPE] = "*types.Type", [CEL_TIMESTAMP] = "types.Timestamp",
+			[CEL_DURATION] = "types.Duration", [CEL_OPTIONAL] = "*types.Optional",
+		};
+		if (range.kind == CEL_OBJECT) {
+			const char *tn = range.obj->type->type.name, *dot = strrchr(tn, '.');
+			return err_v(ev, "got 'cel.%s', expected iterable type", dot ? dot + 1 : tn);
+		}
+		return err_v(ev, "got '%s', expected iterable type", go_types[range.kind] ? go_types[range.kind] : "?");
+	}
 	bool is_map = range.kind == CEL_MAP;
 	uint32_t count = is_map ? range.map->n : range.list->n;
 	if (cost(ev, comp_init_cost(c)))
@@ -642,12 +665,12 @@ static cel_value compare(struct cel_eval *ev, const struct cel_node *n, cel_valu
 {
 	int c;
 	static const char *const ops[] = { "_<_", "_<=_", "_>_", "_>=_" };
+	if (cost(ev, (a.kind == CEL_STRING || a.kind == CEL_BYTES) && a.kind == b.kind ? min_size_cost(a, b) : 1))
+		return cancelled(ev);
 	if (cel_value_compare(a, b, &c) != 0) {
 		cel_value args[2] = { a, b };
 		return no_overload(ev, ops[n->kind - CEL_N_LT], args, 2);
 	}
-	if (cost(ev, (a.kind == CEL_STRING || a.kind == CEL_BYTES) ? min_size_cost(a, b) : 1))
-		return cancelled(ev);
 	if (c == 2)
 		return err_v(ev, "NaN values cannot be ordered"); /* cel-go Double.Compare */
 	switch (n->kind) {
@@ -673,6 +696,8 @@ static cel_value in(struct cel_eval *ev, cel_value a, cel_value b, bool free_)
 			return cancelled(ev);
 		return cel_bool(cel_map_find(b.map, a, NULL));
 	}
+	if (cost(ev, 1))
+		return cancelled(ev);
 	cel_value args[2] = { a, b };
 	return no_overload(ev, "@in", args, 2);
 }
@@ -802,10 +827,12 @@ static cel_value eval(struct cel_eval *ev, const struct cel_node *n)
 		return logic(ev, n, false);
 	case CEL_N_NOT: {
 		cel_value v = eval(ev, n->args[0]);
-		if (IS_ERR(v))
+		if (ev->cancelled)
 			return v;
 		if (cost(ev, 1))
 			return cancelled(ev);
+		if (IS_ERR(v))
+			return v;
 		if (v.kind != CEL_BOOL)
 			return no_overload(ev, "!_", &v, 1);
 		return cel_bool(!v.b);
@@ -820,10 +847,12 @@ static cel_value eval(struct cel_eval *ev, const struct cel_node *n)
 	}
 	case CEL_N_NEG: {
 		cel_value v = eval(ev, n->args[0]);
-		if (IS_ERR(v))
+		if (ev->cancelled)
 			return v;
 		if (cost(ev, 1))
 			return cancelled(ev);
+		if (IS_ERR(v))
+			return v;
 		if (v.kind == CEL_INT) {
 			if (v.i == INT64_MIN)
 				return err_v(ev, "integer overflow");
@@ -873,13 +902,16 @@ static cel_value eval(struct cel_eval *ev, const struct cel_node *n)
 	default:
 		break;
 	}
-	/* binary operators: strict in both arguments */
+	/* binary operators: strict in both arguments, both evaluated first (cel-go evalBinary),
+	 * the failed operator counted (1) */
 	cel_value a = eval(ev, n->args[0]);
-	if (IS_ERR(a))
+	if (ev->cancelled)
 		return a;
 	cel_value b = eval(ev, n->args[1]);
-	if (IS_ERR(b))
+	if (ev->cancelled)
 		return b;
+	if (IS_ERR(a) || IS_ERR(b))
+		return cost(ev, 1) ? cancelled(ev) : IS_ERR(a) ? a : b;
 	switch (n->kind) {
 	case CEL_N_EQ:
 	case CEL_N_NE: {
