@@ -423,6 +423,213 @@ static void test_lists(void **state)
 	RUN(k8s_lists_cases);
 }
 
+/* ---- IP and CIDR ---- */
+
+/* apiserver pkg/cel/library/ip_test.go TestIP. (string(ip(...)) waits for the dispatcher to
+ * prefer a library's string() overload over the standard one: tested in test_net_string.) */
+static const struct lcase ip_cases[] = {
+	{ "ip(\"192.168.0.1\") == ip(\"192.168.0.1\")", "true", NULL, 0 },
+	{ "ip(\"192.168.0.1.0\")", NULL, "IP Address \"192.168.0.1.0\" parse error during conversion from string: "
+	  "ParseAddr(\"192.168.0.1.0\"): IPv4 address too long", 0 },
+	{ "isIP(\"192.168.0.1\")", "true", NULL, 0 },
+	{ "isIP(\"192.168.0.1.0\")", "false", NULL, 0 },
+	{ "ip.isCanonical(\"127.0.0.1\")", "true", NULL, 0 },
+	{ "ip.isCanonical(\"127.0.0.1.0\")", NULL, "IP Address \"127.0.0.1.0\" parse error during conversion from string: "
+	  "ParseAddr(\"127.0.0.1.0\"): IPv4 address too long", 0 },
+	{ "ip(\"192.168.0.1\").family()", "4", NULL, 0 },
+	{ "ip(\"0.0.0.0\").isUnspecified()", "true", NULL, 0 },
+	{ "ip(\"127.0.0.1\").isUnspecified()", "false", NULL, 0 },
+	{ "ip(\"127.0.0.1\").isLoopback()", "true", NULL, 0 },
+	{ "ip(\"1.2.3.4\").isLoopback()", "false", NULL, 0 },
+	{ "ip(\"224.0.0.1\").isLinkLocalMulticast()", "true", NULL, 0 },
+	{ "ip(\"224.0.1.1\").isLinkLocalMulticast()", "false", NULL, 0 },
+	{ "ip(\"169.254.169.254\").isLinkLocalUnicast()", "true", NULL, 0 },
+	{ "ip(\"192.168.0.1\").isLinkLocalUnicast()", "false", NULL, 0 },
+	{ "ip(\"192.168.0.1\").isGlobalUnicast()", "true", NULL, 0 },
+	{ "ip(\"255.255.255.255\").isGlobalUnicast()", "false", NULL, 0 },
+	{ "ip(\"2001:db8::68\") == ip(\"2001:0db8:0:0::68\")", "true", NULL, 0 },
+	{ "ip(\"2001:db8:::68\")", NULL, "IP Address \"2001:db8:::68\" parse error during conversion from string: "
+	  "ParseAddr(\"2001:db8:::68\"): each colon-separated field must have at least one digit (at \":68\")", 0 },
+	{ "isIP(\"2001:db8::68\")", "true", NULL, 0 },
+	{ "isIP(\"2001:db8:::68\")", "false", NULL, 0 },
+	{ "ip.isCanonical(\"2001:db8::68\")", "true", NULL, 0 },
+	{ "ip.isCanonical(\"2001:DB8::68\")", "false", NULL, 0 },
+	{ "ip.isCanonical(\"2001:db8:::68\")", NULL, "IP Address \"2001:db8:::68\" parse error during conversion from string: "
+	  "ParseAddr(\"2001:db8:::68\"): each colon-separated field must have at least one digit (at \":68\")", 0 },
+	{ "ip(\"2001:db8::68\").family()", "6", NULL, 0 },
+	{ "ip(\"::\").isUnspecified()", "true", NULL, 0 },
+	{ "ip(\"::1\").isUnspecified()", "false", NULL, 0 },
+	{ "ip(\"::1\").isLoopback()", "true", NULL, 0 },
+	{ "ip(\"2001:db8::abcd\").isLoopback()", "false", NULL, 0 },
+	{ "ip(\"ff02::1\").isLinkLocalMulticast()", "true", NULL, 0 },
+	{ "ip(\"fd00::1\").isLinkLocalMulticast()", "false", NULL, 0 },
+	{ "ip(\"fe80::1\").isLinkLocalUnicast()", "true", NULL, 0 },
+	{ "ip(\"fd80::1\").isLinkLocalUnicast()", "false", NULL, 0 },
+	{ "ip(\"2001:db8::abcd\").isGlobalUnicast()", "true", NULL, 0 },
+	{ "ip(\"ff00::1\").isGlobalUnicast()", "false", NULL, 0 },
+	{ "isIP(cidr(\"192.168.0.0/24\"))", NULL, "no matching overload for 'isIP' applied to '(net.CIDR)'", 0 },
+	{ "type(ip(\"192.168.0.1\")) == net.IP", "true", NULL, 0 },
+	/* parseIPAddr's zone and IPv4-mapped rejections (network_ext.textproto parse_invalid_*) */
+	{ "ip(\"fe80::1%en0\")", NULL, "IP address \"fe80::1%en0\" with zone value is not allowed", 0 },
+	{ "ip(\"::ffff:192.168.0.1\")", NULL, "IPv4-mapped IPv6 address \"::ffff:192.168.0.1\" is not allowed", 0 },
+	/* cost.go: ceil(0.1 * size) to parse, 2x for isCanonical, 1 for accessors */
+	{ "isIP(\"192.168.0.1\")", "true", NULL, 2 },
+	{ "ip.isCanonical(\"2001:db8::68\")", "true", NULL, 3 },
+	{ "ip(\"2001:db8::68\").family()", "6", NULL, 3 },
+};
+
+/* apiserver pkg/cel/library/cidr_test.go TestCIDR */
+static const struct lcase cidr_cases[] = {
+	{ "cidr(\"192.168.0.0/24\") == cidr(\"192.168.0.0/24\")", "true", NULL, 0 },
+	{ "cidr(\"192.168.0.0/\")", NULL, "network address parse error during conversion from string: network address parse "
+	  "error during conversion from string: netip.ParsePrefix(\"192.168.0.0/\"): bad bits after slash: \"\"", 0 },
+	{ "cidr(\"192.168.0.0/24\").containsIP(ip(\"192.168.0.1\"))", "true", NULL, 0 },
+	{ "cidr(\"192.168.0.0/24\").containsIP(ip(\"192.168.1.1\"))", "false", NULL, 0 },
+	{ "cidr(\"192.168.0.0/24\").containsIP(\"192.168.0.1\")", "true", NULL, 0 },
+	{ "cidr(\"192.168.0.0/24\").containsIP(\"192.168.1.1\")", "false", NULL, 0 },
+	{ "cidr(\"192.168.0.0/24\").containsCIDR(cidr(\"192.168.0.0/25\"))", "true", NULL, 0 },
+	{ "cidr(\"192.168.0.0/24\").containsCIDR(cidr(\"192.168.0.1/32\"))", "true", NULL, 0 },
+	{ "cidr(\"192.168.0.0/24\").containsCIDR(cidr(\"192.168.0.0/23\"))", "false", NULL, 0 },
+	{ "cidr(\"192.168.0.0/24\").containsCIDR(cidr(\"192.169.0.1/32\"))", "false", NULL, 0 },
+	{ "cidr(\"192.168.0.0/24\").containsCIDR(\"192.168.0.0/25\")", "true", NULL, 0 },
+	{ "cidr(\"192.168.0.0/24\").containsCIDR(\"192.168.0.0/23\")", "false", NULL, 0 },
+	{ "cidr(\"192.168.0.0/24\").ip()", "ip(\"192.168.0.0\")", NULL, 0 },
+	{ "cidr(\"192.168.0.0/24\").masked()", "cidr(\"192.168.0.0/24\")", NULL, 0 },
+	{ "cidr(\"192.168.0.1/24\").masked()", "cidr(\"192.168.0.0/24\")", NULL, 0 },
+	{ "cidr(\"192.168.0.1/24\") == cidr(\"192.168.0.0/24\")", "false", NULL, 0 }, /* Prefix == keeps the address */
+	{ "cidr(\"192.168.0.0/24\").prefixLength()", "24", NULL, 0 },
+	{ "cidr(\"2001:db8::/32\") == cidr(\"2001:db8::/32\")", "true", NULL, 0 },
+	{ "cidr(\"2001:db8::/\")", NULL, "network address parse error during conversion from string: network address parse "
+	  "error during conversion from string: netip.ParsePrefix(\"2001:db8::/\"): bad bits after slash: \"\"", 0 },
+	{ "cidr(\"2001:db8::/32\").containsIP(ip(\"2001:db8::1\"))", "true", NULL, 0 },
+	{ "cidr(\"2001:db8::/32\").containsIP(ip(\"2001:dc8::1\"))", "false", NULL, 0 },
+	{ "cidr(\"2001:db8::/32\").containsIP(\"2001:db8::1\")", "true", NULL, 0 },
+	{ "cidr(\"2001:db8::/32\").containsIP(\"2001:dc8::1\")", "false", NULL, 0 },
+	{ "cidr(\"2001:db8::/32\").containsCIDR(cidr(\"2001:db8::/33\"))", "true", NULL, 0 },
+	{ "cidr(\"2001:db8::/32\").containsCIDR(cidr(\"2001:db8::/31\"))", "false", NULL, 0 },
+	{ "cidr(\"2001:db8::/32\").containsCIDR(\"2001:db8::/33\")", "true", NULL, 0 },
+	{ "cidr(\"2001:db8::/32\").containsCIDR(\"2001:db8::/31\")", "false", NULL, 0 },
+	{ "cidr(\"2001:db8::/32\").ip()", "ip(\"2001:db8::\")", NULL, 0 },
+	{ "cidr(\"2001:db8::/32\").masked()", "cidr(\"2001:db8::/32\")", NULL, 0 },
+	{ "cidr(\"2001:db8:1::/32\").masked()", "cidr(\"2001:db8::/32\")", NULL, 0 },
+	{ "cidr(\"2001:db8::/32\").prefixLength()", "32", NULL, 0 },
+	{ "type(cidr(\"192.168.0.0/24\")) == net.CIDR", "true", NULL, 0 },
+	/* netip.ParsePrefix's other messages */
+	{ "cidr(\"10.0.0.0\")", NULL, "network address parse error during conversion from string: network address parse "
+	  "error during conversion from string: netip.ParsePrefix(\"10.0.0.0\"): no '/'", 0 },
+	{ "cidr(\"10.0.0.0/33\")", NULL, "network address parse error during conversion from string: network address parse "
+	  "error during conversion from string: netip.ParsePrefix(\"10.0.0.0/33\"): prefix length out of range", 0 },
+	{ "cidr(\"fe80::1%en0/24\")", NULL, "network address parse error during conversion from string: network address parse "
+	  "error during conversion from string: netip.ParsePrefix(\"fe80::1%en0/24\"): IPv6 zones cannot be present in a prefix", 0 },
+	{ "isCIDR(\"10.0.0.0/8\")", "true", NULL, 0 },
+	{ "isCIDR(\"10.0.0.0/08\")", "false", NULL, 0 },
+	{ "cidr(\"::ffff:192.168.0.1/24\")", NULL, "network address parse error during conversion from string: IPv4-mapped "
+	  "IPv6 address \"::ffff:192.168.0.1/24\" is not allowed", 0 },
+};
+
+static void test_net(void **state)
+{
+	(void)state;
+	RUN(ip_cases);
+	RUN(cidr_cases);
+}
+
+/* ---- regex ---- */
+
+/* cel-spec string.textproto "matches", Kubernetes' find/findAll as regex.go documents them
+ * (the examples of library/regex.go: 'abc 123'.find('[0-9]+') == '123', findAll with and
+ * without a limit), Go's regexp/syntax parse errors (regexp/syntax parse_test.go invalidRegexps:
+ * the messages of Go's parser), and RE2 semantics where PCRE2 would differ. */
+static const struct lcase regex_cases[] = {
+	{ "'hubba'.matches('ubb')", "true", NULL, 0 },
+	{ "''.matches('foo|bar')", "false", NULL, 0 },
+	{ "'cows'.matches('')", "true", NULL, 0 },
+	{ "'grey'.matches('gr(a|e)y')", "true", NULL, 0 },
+	{ "'banana'.matches('ba(na)*')", "true", NULL, 0 },
+	{ "'mañana'.matches('a+ñ+a+')", "true", NULL, 0 },
+	{ "matches('abc', '^a.c$')", "true", NULL, 0 },
+	{ "'abc 123'.find('[0-9]+')", "'123'", NULL, 0 },
+	{ "'abc 123'.find('xyz')", "''", NULL, 0 },
+	{ "'123 abc 456'.findAll('[0-9]+')", "['123', '456']", NULL, 0 },
+	{ "'123 abc 456'.findAll('[0-9]+', 1)", "['123']", NULL, 0 },
+	{ "'123 abc 456'.findAll('[0-9]+', 0)", "[]", NULL, 0 },
+	{ "'123 abc 456'.findAll('xyz')", "[]", NULL, 0 },
+	{ "'abc'.findAll('')", "['', '', '', '']", NULL, 0 },         /* Go: an empty match at each rune */
+	{ "'abc'.findAll('b*')", "['', 'b', '']", NULL, 0 },          /* no empty match right after a match */
+	{ "'ñañ'.findAll('a*')", "['', 'a', '']", NULL, 0 },
+	/* RE2 meanings PCRE2 would not give by itself */
+	{ "'a\\n'.matches('a$')", "false", NULL, 0 },                /* $ is \z without (?m) */
+	{ "'a\\nb'.matches('(?m)a$')", "true", NULL, 0 },
+	{ "'\\x0b'.matches('\\\\s')", "false", NULL, 0 },            /* Go's \s has no \v */
+	{ "'\\x0b'.matches('[\\\\S]')", "true", NULL, 0 },
+	{ "' '.matches('[^\\\\S]')", "true", NULL, 0 },
+	{ "'\\x0b'.matches('\\\\v')", "true", NULL, 0 },
+	{ "'a{,2}'.matches('^a{,2}$')", "true", NULL, 0 },           /* not a repetition in Go: literal */
+	{ "'\\n'.matches('.')", "false", NULL, 0 },
+	{ "'\\r'.matches('.')", "true", NULL, 0 },
+	{ "'\\n'.matches('(?s).')", "true", NULL, 0 },
+	{ "'ab'.matches('\\\\141b')", "true", NULL, 0 },              /* octal */
+	{ "'😀'.matches('^.$')", "true", NULL, 0 },
+	{ "'ABC'.matches('(?i)abc')", "true", NULL, 0 },
+	{ "'aaa'.find('a+?')", "'a'", NULL, 0 },
+	{ "'aaa'.find('(?U)a+')", "'a'", NULL, 0 },
+	{ "'x.y'.matches('\\\\Qx.y\\\\E')", "true", NULL, 0 },
+	{ "'xzy'.matches('^\\\\Qx.y\\\\E$')", "false", NULL, 0 },
+	{ "'Ab1'.matches('^[[:alpha:]]+[[:digit:]]$')", "true", NULL, 0 },
+	{ "'αβ'.matches('^\\\\p{Greek}+$')", "true", NULL, 0 },
+	{ "'ab'.matches('(?P<first>a)(?<second>b)')", "true", NULL, 0 },
+	/* what RE2 rejects, in Go's words (non-literal patterns: runtime errors) */
+	{ "'a'.matches(dyn('(a)\\\\1'))", NULL, "error parsing regexp: invalid escape sequence: `\\1`", 0 },
+	{ "'a'.matches(dyn('a(?=b)'))", NULL, "error parsing regexp: invalid or unsupported Perl syntax: `(?=`", 0 },
+	{ "'a'.matches(dyn('(?<=a)b'))", NULL, "error parsing regexp: invalid named capture: `(?<=a)b`", 0 },
+	{ "'a'.matches(dyn('(?<name'))", NULL, "error parsing regexp: invalid named capture: `(?<name`", 0 },
+	{ "'a'.matches(dyn('(?P<n>a'))", NULL, "error parsing regexp: missing closing ): `(?P<n>a`", 0 },
+	{ "'a'.matches(dyn('(a){2}{3}'))", NULL, "error parsing regexp: invalid nested repetition operator: `{2}{3}`", 0 },
+	{ "'a'.matches(dyn('a{2}*'))", NULL, "error parsing regexp: invalid nested repetition operator: `{2}*`", 0 },
+	{ "'a'.matches(dyn('\\\\8'))", NULL, "error parsing regexp: invalid escape sequence: `\\8`", 0 },
+	{ "'a'.matches(dyn('\\\\xZZ'))", NULL, "error parsing regexp: invalid escape sequence: `\\xZZ`", 0 },
+	{ "'a'.matches(dyn('\\\\x{110000}'))", NULL, "error parsing regexp: invalid escape sequence: `\\x{110000`", 0 },
+	{ "'a'.matches(dyn('[\\\\b]'))", NULL, "error parsing regexp: invalid escape sequence: `\\b`", 0 },
+	{ "'a'.matches(dyn('\\\\pX'))", NULL, "error parsing regexp: invalid character class range: `\\pX`", 0 },
+	{ "'a'.matches(dyn('\\\\p{Foo}'))", NULL, "error parsing regexp: invalid character class range: `\\p{Foo}`", 0 },
+	{ "'a'.matches(dyn('(?i)*'))", NULL, "error parsing regexp: missing argument to repetition operator: `*`", 0 },
+	{ "'a'.matches(dyn('x{2,1}'))", NULL, "error parsing regexp: invalid repeat count: `{2,1}`", 0 },
+	{ "'a'.matches(dyn('(?P=n)'))", NULL, "error parsing regexp: invalid or unsupported Perl syntax: `(?P`", 0 },
+	{ "'a'.matches(dyn('(?'))", NULL, "error parsing regexp: invalid or unsupported Perl syntax: `(?`", 0 },
+	{ "'a'.matches(dyn('a|*'))", NULL, "error parsing regexp: missing argument to repetition operator: `*`", 0 },
+	{ "'a{01}'.matches('a{01}')", "true", NULL, 0 },
+	{ "']'.matches('^[]a]$')", "true", NULL, 0 },
+	{ "'.*'.matches('^\\\\Q.*')", "true", NULL, 0 },
+	{ "'aA'.matches('a(?i)*')", "true", NULL, 0 },
+	{ "'a'.matches(dyn('a++'))", NULL, "error parsing regexp: invalid nested repetition operator: `++`", 0 },
+	{ "'a'.matches(dyn('a**'))", NULL, "error parsing regexp: invalid nested repetition operator: `**`", 0 },
+	{ "'a'.matches(dyn('(?>a)'))", NULL, "error parsing regexp: invalid or unsupported Perl syntax: `(?>`", 0 },
+	{ "'a'.matches(dyn('a\\\\Z'))", NULL, "error parsing regexp: invalid escape sequence: `\\Z`", 0 },
+	{ "'a'.matches(dyn('a\\\\C'))", NULL, "error parsing regexp: invalid escape sequence: `\\C`", 0 },
+	{ "'a'.matches(dyn('(a'))", NULL, "error parsing regexp: missing closing ): `(a`", 0 },
+	{ "'a'.matches(dyn('a)'))", NULL, "error parsing regexp: unexpected ): `a)`", 0 },
+	{ "'a'.matches(dyn('[a'))", NULL, "error parsing regexp: missing closing ]: `[a`", 0 },
+	{ "'a'.matches(dyn('[z-a]'))", NULL, "error parsing regexp: invalid character class range: `z-a`", 0 },
+	{ "'a'.matches(dyn('*'))", NULL, "error parsing regexp: missing argument to repetition operator: `*`", 0 },
+	{ "'a'.matches(dyn('a{1001}'))", NULL, "error parsing regexp: invalid repeat count: `{1001}`", 0 },
+	{ "'a'.matches(dyn('a\\\\'))", NULL, "error parsing regexp: trailing backslash at end of expression: ``", 0 },
+	{ "'a'.matches(dyn('(?x)a'))", NULL, "error parsing regexp: invalid or unsupported Perl syntax: `(?x`", 0 },
+	{ "'a'.matches(dyn('[[:foo:]]'))", NULL, "error parsing regexp: invalid character class range: `[:foo:]`", 0 },
+	{ "'a'.find(dyn('(a'))", NULL, "Illegal regex: error parsing regexp: missing closing ): `(a`", 0 },
+	/* a literal bad pattern fails the compilation */
+	{ "'a'.matches('(a')", NULL, "error parsing regexp: missing closing ): `(a`", 0 },
+	{ "'a'.findAll('a**')", NULL, "error parsing regexp: invalid nested repetition operator: `**`", 0 },
+	/* cost: ceil(0.1 * (1 + size)) * ceil(0.25 * size(regex)) */
+	{ "'abc 123'.find('[0-9]+')", "'123'", NULL, 2 },
+	{ "'hubba'.matches('ubb')", "true", NULL, 1 },
+};
+
+static void test_regex(void **state)
+{
+	(void)state;
+	RUN(regex_cases);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -430,6 +637,8 @@ int main(void)
 		cmocka_unit_test(test_semver),
 		cmocka_unit_test(test_sets),
 		cmocka_unit_test(test_lists),
+		cmocka_unit_test(test_net),
+		cmocka_unit_test(test_regex),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
