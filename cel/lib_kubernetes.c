@@ -18,6 +18,7 @@ static const cel_lib_register_fn kubernetes_libs[] = {
 	cel_lib_strings_register,
 	cel_lib_regex_register,
 	cel_lib_net_register,
+	cel_lib_url_register,
 	NULL, /* the table's end; libraries are listed before it */
 };
 

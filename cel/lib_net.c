@@ -375,6 +375,20 @@ static bool is_global_unicast(const struct addr *a)
 	return !is_loopback(&u) && !is_multicast(&u) && !is_link_local_unicast(&u);
 }
 
+/* netip.ParseAddr for other libraries (lib_internal.h). */
+bool cel_lib_parse_addr(const char *s, size_t n, bool *v6, char *msg, size_t cap)
+{
+	struct addr a;
+	bool zone;
+	struct msg m;
+	if (!parse_addr(s, n, &a, &zone, &m)) {
+		snprintf(msg, cap, "%s", m.s);
+		return false;
+	}
+	*v6 = a.v6;
+	return true;
+}
+
 /* ---- the libraries' parsing ---- */
 
 /* parseIPAddr (ip.go): the error message in m. */

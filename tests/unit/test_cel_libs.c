@@ -630,6 +630,69 @@ static void test_regex(void **state)
 	RUN(regex_cases);
 }
 
+/* ---- URL ---- */
+
+/* apiserver pkg/cel/library/urls.go: the documented examples (the library has no _test.go in
+ * v0.37.2), and net/url behaviour behind them (outputs of Go's url.ParseRequestURI / url.Parse
+ * for the same strings). */
+static const struct lcase url_cases[] = {
+	{ "isURL('https://user:pass@example.com:80/path?query=val#fragment')", "true", NULL, 0 },
+	{ "isURL('/absolute-path')", "true", NULL, 0 },
+	{ "isURL('https://a:b:c/')", "false", NULL, 0 },
+	{ "isURL('../relative-path')", "false", NULL, 0 },
+	{ "url('https://a:b:c/')", NULL, "URL parse error during conversion from string: parse \"https://a:b:c/\": invalid port \":b:c\" after host", 0 },
+	{ "url('../relative-path')", NULL, "URL parse error during conversion from string: parse \"../relative-path\": invalid URI for request", 0 },
+	{ "url('/path').getScheme()", "''", NULL, 0 },
+	{ "url('https://example.com/').getScheme()", "'https'", NULL, 0 },
+	{ "url('https://example.com:80/').getHost()", "'example.com:80'", NULL, 0 },
+	{ "url('https://example.com/').getHost()", "'example.com'", NULL, 0 },
+	{ "url('https://[::1]:80/').getHost()", "'[::1]:80'", NULL, 0 },
+	{ "url('https://[::1]/').getHost()", "'[::1]'", NULL, 0 },
+	{ "url('/path').getHost()", "''", NULL, 0 },
+	{ "url('https://example.com:80/').getHostname()", "'example.com'", NULL, 0 },
+	{ "url('https://127.0.0.1:80/').getHostname()", "'127.0.0.1'", NULL, 0 },
+	{ "url('https://[::1]:80/').getHostname()", "'::1'", NULL, 0 },
+	{ "url('/path').getHostname()", "''", NULL, 0 },
+	{ "url('https://example.com:80/').getPort()", "'80'", NULL, 0 },
+	{ "url('https://example.com/').getPort()", "''", NULL, 0 },
+	{ "url('/path').getPort()", "''", NULL, 0 },
+	{ "url('https://example.com/path').getEscapedPath()", "'/path'", NULL, 0 },
+	{ "url('https://example.com/path with spaces/').getEscapedPath()", "'/path%20with%20spaces/'", NULL, 0 },
+	{ "url('https://example.com').getEscapedPath()", "''", NULL, 0 },
+	{ "url('https://example.com/path?k1=a&k2=b&k2=c').getQuery()", "{'k1': ['a'], 'k2': ['b', 'c']}", NULL, 0 },
+	{ "url('https://example.com/path?key with spaces=value with spaces').getQuery()",
+	  "{'key with spaces': ['value with spaces']}", NULL, 0 },
+	{ "url('https://example.com/path?').getQuery()", "{}", NULL, 0 },
+	{ "url('https://example.com/path').getQuery()", "{}", NULL, 0 },
+	/* net/url details */
+	{ "url('HTTPS://EXAMPLE.com/a%2Fb?x=1;y=2&z=%zz&w=a+b').getScheme()", "'https'", NULL, 0 },
+	{ "url('HTTPS://EXAMPLE.com/a%2Fb?x=1;y=2&z=%zz&w=a+b').getEscapedPath()", "'/a%2Fb'", NULL, 0 },
+	{ "url('HTTPS://EXAMPLE.com/a%2Fb?x=1;y=2&z=%zz&w=a+b').getQuery()", "{'w': ['a b']}", NULL, 0 },
+	{ "url('https://example.com/a?b?c').getQuery()", "{'b?c': ['']}", NULL, 0 },
+	{ "url('https://example.com/%zz')", NULL, "URL parse error during conversion from string: parse \"https://example.com/%zz\": invalid URL escape \"%zz\"", 0 },
+	{ "url('http://a b.com/')", NULL, "URL parse error during conversion from string: parse \"http://a b.com/\": invalid character \" \" in host name", 0 },
+	{ "url('https://[1.2.3.4]/')", NULL, "URL parse error during conversion from string: parse \"https://[1.2.3.4]/\": invalid IP-literal", 0 },
+	{ "url('https://exa%41mple.com/')", NULL, "URL parse error during conversion from string: parse \"https://exa%41mple.com/\": invalid URL escape \"%41\"", 0 },
+	{ "url('')", NULL, "URL parse error during conversion from string: parse \"\": empty url", 0 },
+	{ "url('ftp://a:b:c/')", NULL, "URL parse error during conversion from string: parse \"ftp://a:b:c/\": invalid port \":c\" after host", 0 },
+	{ "url('mailto:someone@example.com').getScheme()", "'mailto'", NULL, 0 },
+	{ "url('*').getEscapedPath()", "'*'", NULL, 0 },
+	{ "url('https://example.com/a b') == url('https://example.com/a%20b')", "true", NULL, 0 },
+	{ "url('https://example.com/a') == url('https://example.com/b')", "false", NULL, 0 },
+	{ "type(url('/a')) == kubernetes.URL", "true", NULL, 0 },
+	/* cost: ceil(0.1 * size) to parse, 1 per accessor */
+	{ "url('https://example.com/').getScheme()", "'https'", NULL, 3 },
+	{ "url('https://[::1%25eth0]/').getHostname()", "'::1%eth0'", NULL, 0 },
+	{ "url('https://[::1x]/')", NULL, "URL parse error during conversion from string: parse \"https://[::1x]/\": invalid host: "
+	  "ParseAddr(\"::1x\"): unexpected character, want colon (at \"x\")", 0 },
+};
+
+static void test_url(void **state)
+{
+	(void)state;
+	RUN(url_cases);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -639,6 +702,7 @@ int main(void)
 		cmocka_unit_test(test_lists),
 		cmocka_unit_test(test_net),
 		cmocka_unit_test(test_regex),
+		cmocka_unit_test(test_url),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
