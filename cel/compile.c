@@ -21,6 +21,7 @@ struct resolver {
 	struct cel_program *prog;
 	struct cel_env *env;
 	const char *src;
+	size_t len;
 	struct scope_var *scope;
 	int nscope, capscope;
 	struct err *e;
@@ -30,6 +31,27 @@ struct resolver {
 };
 
 static void rfail(struct resolver *r, const struct cel_node *n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* An unchecked environment (cel_env_options.disable_check) turns what the checker would reject
+ * into an error the evaluation meets when it gets there (cel-go's unchecked planning). */
+static void runtime_error(struct resolver *r, struct cel_node *n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void runtime_error(struct resolver *r, struct cel_node *n, const char *fmt, ...)
+{
+	char msg[400];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	char *m = arena_strdup(r->prog->arena, msg);
+	if (!m) {
+		rfail(r, n, "out of memory");
+		return;
+	}
+	n->kind = CEL_N_CONST;
+	n->nargs = 0;
+	n->val = (cel_value){ .kind = CEL_ERROR };
+	n->val.s = m;
+}
 static void rfail(struct resolver *r, const struct cel_node *n, const char *fmt, ...)
 {
 	if (r->failed)
@@ -41,7 +63,7 @@ static void rfail(struct resolver *r, const struct cel_node *n, const char *fmt,
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	int line = 1, col = 1;
-	for (uint32_t i = 0; i < n->pos && r->src[i]; i++) {
+	for (uint32_t i = 0; i < n->pos && i < r->len; i++) {
 		if (r->src[i] == '\n') {
 			line++;
 			col = 1;
@@ -228,6 +250,10 @@ static bool resolve_chain(struct resolver *r, struct cel_node *n)
 			return true;
 		}
 	}
+	if (r->env->opts.disable_check) {
+		runtime_error(r, n, "no such attribute: %s", c->name);
+		return true;
+	}
 	rfail(r, c, "undeclared reference to '%s' (in container '%s')", c->name, container(r));
 	return true;
 }
@@ -288,7 +314,10 @@ static void resolve_call(struct resolver *r, struct cel_node *n)
 	if (r->failed)
 		return;
 	if (!f) {
-		rfail(r, n, "undeclared reference to '%s' (in container '%s')", n->name, container(r));
+		if (r->env->opts.disable_check)
+			runtime_error(r, n, "no such overload: %s", n->name);
+		else
+			rfail(r, n, "undeclared reference to '%s' (in container '%s')", n->name, container(r));
 		return;
 	}
 	const struct cel_overload *only = NULL;
@@ -430,7 +459,7 @@ void cel_program_free(struct cel_program *p)
 /* cel-go's default expression size limit (parser.ExpressionSizeCodePointLimit). */
 #define MAX_EXPR_CODE_POINTS 100000
 
-struct cel_program *cel_program_compile(struct cel_env *env, const char *expr, struct err *e)
+struct cel_program *cel_program_compile_len(struct cel_env *env, const char *expr, size_t len, struct err *e)
 {
 	struct cel_program *p = calloc(1, sizeof(*p));
 	struct resolver r = { 0 };
@@ -439,7 +468,6 @@ struct cel_program *cel_program_compile(struct cel_env *env, const char *expr, s
 		return NULL;
 	}
 	p->env = env;
-	size_t len = strlen(expr);
 	if (cel_utf8_count(expr, len) > MAX_EXPR_CODE_POINTS) {
 		err_set(e, ERR_INVALID, "expression code point size exceeds limit: size: %zu, limit %d",
 			cel_utf8_count(expr, len), MAX_EXPR_CODE_POINTS);
@@ -454,18 +482,35 @@ struct cel_program *cel_program_compile(struct cel_env *env, const char *expr, s
 		err_set(e, ERR_NOMEM, "cel_program_compile: out of memory");
 		goto fail;
 	}
-	p->root = cel_parse(p->arena, expr, !env->opts.disable_macros, e);
+	p->root = cel_parse(p->arena, expr, len, !env->opts.disable_macros, e);
 	if (!p->root)
 		goto fail;
-	r = (struct resolver){ .prog = p, .env = env, .src = expr, .e = e };
+	r = (struct resolver){ .prog = p, .env = env, .src = expr, .len = len, .e = e };
 	resolve(&r, p->root);
 	p->prepared = r.prepared;
 	p->nprepared = r.nprepared;
 	free(r.scope);
 	if (r.failed)
 		goto fail;
+	const struct cel_node *bad = NULL;
+	const char *msg = NULL;
+	int frc = cel_fold(p, &bad, &msg);
+	if (frc == ERR_INVALID) {
+		r.failed = false;
+		rfail(&r, bad, "%s", msg);
+		goto fail;
+	}
+	if (frc != 0) {
+		err_set(e, ERR_NOMEM, "cel_program_compile: out of memory");
+		goto fail;
+	}
 	return p;
 fail:
 	cel_program_free(p);
 	return NULL;
+}
+
+struct cel_program *cel_program_compile(struct cel_env *env, const char *expr, struct err *e)
+{
+	return cel_program_compile_len(env, expr, strlen(expr), e);
 }

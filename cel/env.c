@@ -208,8 +208,21 @@ void cel_eval_free(struct cel_eval *ev)
 	free(ev);
 }
 
+/* The memory limit: past it the evaluation is cancelled (an error value, not ERR_NOMEM). */
+static bool mem_ok(struct cel_eval *ev, size_t n)
+{
+	if (ev->mem_limit && (n > ev->mem_limit || arena_used(ev->arena) > ev->mem_limit - n)) {
+		ev->cancelled = true;
+		ev->mem_exceeded = true;
+		return false;
+	}
+	return true;
+}
+
 void *cel_alloc(struct cel_eval *ev, size_t n)
 {
+	if (!mem_ok(ev, n))
+		return NULL;
 	void *p = arena_alloc(ev->arena, n ? n : 1);
 	if (!p)
 		ev->oom = true;
@@ -220,6 +233,8 @@ int cel_new_string(struct cel_eval *ev, const char *s, size_t len, cel_value *ou
 {
 	if (len > UINT32_MAX)
 		return cel_error(ev, out, "string too long");
+	if (!mem_ok(ev, len + 1))
+		return CEL_NOMEM;
 	char *p = arena_strndup(ev->arena, s, len);
 	if (!p) {
 		ev->oom = true;

@@ -50,7 +50,8 @@ static cel_value cancelled(struct cel_eval *ev)
 {
 	ev->cancelled = true;
 	cel_value v = { .kind = CEL_ERROR };
-	v.s = "operation cancelled: actual cost limit exceeded";
+	v.s = ev->mem_exceeded ? "operation cancelled: evaluation memory limit exceeded"
+			       : "operation cancelled: actual cost limit exceeded";
 	return v;
 }
 
@@ -73,6 +74,18 @@ static uint64_t value_size(cel_value v)
 }
 
 static uint64_t ceil10(uint64_t n) { return (n + 9) / 10; }
+
+/* ceil(0.1 * min(size(a), size(b))): cel-go's cost of ==, != and string/bytes ordering. Sizes
+ * count code points; when either side has at most 10 bytes the answer is 0 or 1 without
+ * counting (a selector's short strings never walk their bytes twice). */
+static uint64_t min_size_cost(cel_value a, cel_value b)
+{
+	if ((a.kind == CEL_STRING || a.kind == CEL_BYTES) && (b.kind == CEL_STRING || b.kind == CEL_BYTES) &&
+	    (a.n <= 10 || b.n <= 10))
+		return a.n && b.n;
+	uint64_t sa = value_size(a), sb = value_size(b);
+	return ceil10(sa < sb ? sa : sb);
+}
 
 /* ---- arithmetic ---- */
 
@@ -103,8 +116,10 @@ static cel_value add(struct cel_eval *ev, cel_value a, cel_value b)
 			char *p = cel_alloc(ev, (size_t)a.n + b.n + 1);
 			if (!p)
 				return err_v(ev, "out of memory");
-			memcpy(p, a.s, a.n);
-			memcpy(p + a.n, b.s, b.n);
+			if (a.n)
+				memcpy(p, a.s, a.n);
+			if (b.n)
+				memcpy(p + a.n, b.s, b.n);
 			cel_value r = a;
 			r.s = p;
 			r.n = a.n + b.n;
@@ -397,15 +412,23 @@ static cel_value call(struct cel_eval *ev, const struct cel_node *n)
 		if (!arg_fits(&o->args[i], args[i]) && !((o->flags & CEL_OV_ERRORS) && IS_ERR(args[i])))
 			o = NULL;
 	if (!o) {
-		for (size_t j = 0; j < f->n && !o; j++) {
+		/* the overload whose arguments fit most specifically: a library's string(net.IP)
+		 * wins over std's string(dyn) */
+		int best = -1;
+		for (size_t j = 0; j < f->n; j++) {
 			const struct cel_overload *c = f->ovs[j];
 			if (c->nargs != n->nargs || !(c->flags & (recv ? CEL_OV_RECEIVER : CEL_OV_GLOBAL)))
 				continue;
 			bool ok = true;
-			for (uint16_t i = 0; i < n->nargs && ok; i++)
+			int exact = 0;
+			for (uint16_t i = 0; i < n->nargs && ok; i++) {
 				ok = arg_fits(&c->args[i], args[i]);
-			if (ok)
+				exact += c->args[i].kind != CEL_ANY;
+			}
+			if (ok && exact > best) {
 				o = c;
+				best = exact;
+			}
 		}
 	}
 	if (!o) {
@@ -418,6 +441,8 @@ static cel_value call(struct cel_eval *ev, const struct cel_node *n)
 	ev->call_data = n->data;
 	int rc = o->fn(ev, args, n->nargs, &out);
 	ev->call_data = NULL;
+	if (ev->cancelled)
+		return cancelled(ev);
 	if (rc != 0 || ev->oom) {
 		ev->oom = true;
 		return err_v(ev, "out of memory");
@@ -431,23 +456,33 @@ static cel_value call(struct cel_eval *ev, const struct cel_node *n)
 
 static inline void set_local(struct cel_eval *ev, int slot, cel_value v) { ev->locals[slot] = v; }
 
-/* Per-iteration cost of the macro's expanded loop beyond its predicate/transform: reading the
- * accumulator and the iteration variable(s) (1 each), the loop-condition call, the step's
- * call(s) and list/map creations (cel-go parser/macro.go expansions). */
-static uint64_t comp_overhead(const struct cel_comp *c)
+/* The cost of the macro's expanded loop beyond what its predicate and transform evaluate
+ * (cel-go parser/macro.go and ext/comprehensions.go expansions, counted as runtimecost.go
+ * does; checked against cel-go's runtimecost_test.go "all comprehension on literal"):
+ *   all/exists: cond @not_strictly_false(accu) 2 + step accu 1 per iteration, the result 1,
+ *               and 2 more for the condition that stops the loop early;
+ *   exists_one: step `p ? accu + 1 : accu` 1 (+1 when p), result `accu == 1` 2;
+ *   map/filter/transformList: init [] 10; step `accu + [e]` 12 (+1 for filter's [x]) when
+ *               taken, else 1; result 1;
+ *   transformMap/transformMapEntry: init {} 30; step insert 3 when taken, else 1; result 1. */
+static uint64_t comp_init_cost(const struct cel_comp *c)
 {
 	switch (c->macro) {
-	case CEL_M_ALL:
-	case CEL_M_EXISTS:
-		return 3; /* @not_strictly_false(accu) + accu in the step's &&/|| */
-	case CEL_M_EXISTS_ONE:
-		return 3; /* accu read, accu + 1, the ?: */
-	case CEL_M_MAP:
-	case CEL_M_FILTER:
-	case CEL_M_TRANSFORM_LIST:
-		return 12; /* accu read + [e] (10) + _+_ */
-	default:
-		return 32; /* accu read + map insertion */
+	case CEL_M_ALL: case CEL_M_EXISTS: return 1;
+	case CEL_M_EXISTS_ONE: return 2;
+	case CEL_M_TRANSFORM_MAP: case CEL_M_TRANSFORM_MAP_ENTRY: return 31;
+	default: return 11;
+	}
+}
+
+static uint64_t comp_step_cost(const struct cel_comp *c, bool taken)
+{
+	switch (c->macro) {
+	case CEL_M_ALL: case CEL_M_EXISTS: return 3;
+	case CEL_M_EXISTS_ONE: return taken ? 2 : 1;
+	case CEL_M_FILTER: return taken ? 13 : 1;
+	case CEL_M_TRANSFORM_MAP: case CEL_M_TRANSFORM_MAP_ENTRY: return taken ? 3 : 1;
+	default: return taken ? 12 : 1;
 	}
 }
 
@@ -462,7 +497,8 @@ static cel_value comprehension(struct cel_eval *ev, const struct cel_node *n)
 			     cel_value_type_name(range));
 	bool is_map = range.kind == CEL_MAP;
 	uint32_t count = is_map ? range.map->n : range.list->n;
-	uint64_t overhead = comp_overhead(c) + (c->v2 ? 2 : 1);
+	if (cost(ev, comp_init_cost(c)))
+		return cancelled(ev);
 	bool two = c->v2 != NULL;
 	cel_value err = { .kind = CEL_NULL };
 	bool have_err = false;
@@ -480,8 +516,6 @@ static cel_value comprehension(struct cel_eval *ev, const struct cel_node *n)
 			return err_v(ev, "out of memory");
 	}
 	for (uint32_t i = 0; i < count; i++) {
-		if (cost(ev, overhead))
-			return cancelled(ev);
 		cel_value k = is_map ? range.map->keys[i] : range.list->items[i];
 		if (two) {
 			if (is_map) {
@@ -500,11 +534,14 @@ static cel_value comprehension(struct cel_eval *ev, const struct cel_node *n)
 			if (ev->cancelled)
 				return p;
 		}
+		if (cost(ev, comp_step_cost(c, p.kind == CEL_BOOL && p.b)))
+			return cancelled(ev);
+		bool last = i + 1 == count;
 		switch (c->macro) {
 		case CEL_M_ALL:
 			if (p.kind == CEL_BOOL) {
 				if (!p.b)
-					return cel_bool(false);
+					return cost(ev, last ? 0 : 2) ? cancelled(ev) : cel_bool(false);
 			} else if (!have_err) {
 				have_err = true;
 				err = IS_ERR(p) ? p : no_overload(ev, "_&&_", &p, 1);
@@ -513,7 +550,7 @@ static cel_value comprehension(struct cel_eval *ev, const struct cel_node *n)
 		case CEL_M_EXISTS:
 			if (p.kind == CEL_BOOL) {
 				if (p.b)
-					return cel_bool(true);
+					return cost(ev, last ? 0 : 2) ? cancelled(ev) : cel_bool(true);
 			} else if (!have_err) {
 				have_err = true;
 				err = IS_ERR(p) ? p : no_overload(ev, "_||_", &p, 1);
@@ -607,11 +644,10 @@ static cel_value compare(struct cel_eval *ev, const struct cel_node *n, cel_valu
 		cel_value args[2] = { a, b };
 		return no_overload(ev, ops[n->kind - CEL_N_LT], args, 2);
 	}
-	if ((a.kind == CEL_STRING || a.kind == CEL_BYTES) &&
-	    cost(ev, ceil10(value_size(a) < value_size(b) ? value_size(a) : value_size(b))))
+	if (cost(ev, (a.kind == CEL_STRING || a.kind == CEL_BYTES) ? min_size_cost(a, b) : 1))
 		return cancelled(ev);
 	if (c == 2)
-		return cel_bool(false); /* NaN */
+		return err_v(ev, "NaN values cannot be ordered"); /* cel-go Double.Compare */
 	switch (n->kind) {
 	case CEL_N_LT: return cel_bool(c < 0);
 	case CEL_N_LE: return cel_bool(c <= 0);
@@ -620,10 +656,10 @@ static cel_value compare(struct cel_eval *ev, const struct cel_node *n, cel_valu
 	}
 }
 
-static cel_value in(struct cel_eval *ev, cel_value a, cel_value b)
+static cel_value in(struct cel_eval *ev, cel_value a, cel_value b, bool free_)
 {
 	if (b.kind == CEL_LIST) {
-		if (cost(ev, b.list->n))
+		if (!free_ && cost(ev, b.list->n))
 			return cancelled(ev);
 		for (uint32_t i = 0; i < b.list->n; i++)
 			if (cel_value_equal(a, b.list->items[i]))
@@ -710,6 +746,10 @@ static cel_value eval(struct cel_eval *ev, const struct cel_node *n)
 		return cancelled(ev);
 	switch (n->kind) {
 	case CEL_N_CONST:
+		return n->val;
+	case CEL_N_FOLDED:
+		if (cost(ev, n->fold_cost))
+			return cancelled(ev);
 		return n->val;
 	case CEL_N_VAR:
 		if (cost(ev, 1))
@@ -841,9 +881,8 @@ static cel_value eval(struct cel_eval *ev, const struct cel_node *n)
 	switch (n->kind) {
 	case CEL_N_EQ:
 	case CEL_N_NE: {
-		uint64_t sa = value_size(a), sb = value_size(b);
 		if (cost(ev, (a.kind == CEL_STRING || a.kind == CEL_BYTES || a.kind == CEL_LIST || a.kind == CEL_MAP)
-				     ? ceil10(sa < sb ? sa : sb)
+				     ? min_size_cost(a, b)
 				     : 1))
 			return cancelled(ev);
 		bool eq = cel_value_equal(a, b);
@@ -853,11 +892,9 @@ static cel_value eval(struct cel_eval *ev, const struct cel_node *n)
 	case CEL_N_LE:
 	case CEL_N_GT:
 	case CEL_N_GE:
-		if (cost(ev, 1))
-			return cancelled(ev);
 		return compare(ev, n, a, b);
 	case CEL_N_IN:
-		return in(ev, a, b);
+		return in(ev, a, b, n->flags & CEL_NF_FREE);
 	default:
 		break;
 	}
@@ -873,6 +910,113 @@ static cel_value eval(struct cel_eval *ev, const struct cel_node *n)
 	return err_v(ev, "internal error: unknown node kind %d", n->kind);
 }
 
+/* ---- constant folding ---- */
+
+static bool is_const(const struct cel_node *n) { return n->kind == CEL_N_CONST || n->kind == CEL_N_FOLDED; }
+
+/* cel-go overloads.IsTypeConversionFunction: the conversions OptOptimize folds. */
+static bool is_conversion(const char *name)
+{
+	static const char *const conv[] = { "bool", "bytes", "double", "duration", "dyn", "int", "string",
+					    "timestamp", "type", "uint" };
+	for (size_t i = 0; i < sizeof(conv) / sizeof(conv[0]); i++)
+		if (strcmp(name, conv[i]) == 0)
+			return true;
+	return false;
+}
+
+/* A constant list whose elements cel-go's maybeOptimizeSetMembership turns into a set:
+ * primitives other than bytes. */
+static bool set_literal(const struct cel_node *n)
+{
+	if (!is_const(n) || n->val.kind != CEL_LIST)
+		return false;
+	for (uint32_t i = 0; i < n->val.list->n; i++) {
+		uint8_t k = n->val.list->items[i].kind;
+		if (k != CEL_BOOL && k != CEL_INT && k != CEL_UINT && k != CEL_DOUBLE && k != CEL_STRING)
+			return false;
+	}
+	return true;
+}
+
+struct folder {
+	struct cel_eval ev;
+	bool optimize;
+	const struct cel_node *bad; /* optimize: a conversion of a constant that fails */
+	cel_value bad_val;
+};
+
+/* Folds n's subtree bottom-up. With optimize (cel-go's OptOptimize, as Kubernetes evaluates),
+ * the cost of what cel-go's decOptimize precomputes is 0 at run time: constant list and map
+ * literals, conversions of constants (whose failure is a compile error there), and `x in L`
+ * for a constant list L of primitives (a set lookup). */
+static void fold(struct folder *f, struct cel_node *n)
+{
+	struct cel_eval *fe = &f->ev;
+	bool all = true;
+	for (uint16_t i = 0; i < n->nargs; i++) {
+		fold(f, n->args[i]);
+		all = all && is_const(n->args[i]);
+	}
+	if (n->comp) {
+		/* comprehension, bind and optMap bodies: fold inside, never the node itself */
+		struct cel_comp *c = n->comp;
+		if (c->range)
+			fold(f, c->range);
+		if (c->pred)
+			fold(f, c->pred);
+		if (c->expr)
+			fold(f, c->expr);
+		return;
+	}
+	if (n->kind == CEL_N_IN && f->optimize && set_literal(n->args[1]))
+		n->flags |= CEL_NF_FREE;
+	switch (n->kind) {
+	case CEL_N_CALL: case CEL_N_LIST: case CEL_N_MAP: case CEL_N_SELECT: case CEL_N_INDEX: case CEL_N_NOT:
+	case CEL_N_NEG: case CEL_N_EQ: case CEL_N_NE: case CEL_N_LT: case CEL_N_LE: case CEL_N_GT: case CEL_N_GE:
+	case CEL_N_IN: case CEL_N_ADD: case CEL_N_SUB: case CEL_N_MUL: case CEL_N_DIV: case CEL_N_MOD:
+		break;
+	default:
+		return;
+	}
+	if (!all)
+		return;
+	fe->cost = 0;
+	fe->cancelled = fe->mem_exceeded = fe->oom = false;
+	fe->mem_limit = arena_used(fe->arena) + ((size_t)1 << 20);
+	cel_value v = eval(fe, n);
+	bool conversion = n->kind == CEL_N_CALL && !(n->flags & CEL_NF_RECV) && n->nargs == 1 && is_conversion(n->name);
+	if (v.kind == CEL_ERROR && f->optimize && conversion && !fe->cancelled && !f->bad) {
+		f->bad = n;
+		f->bad_val = v;
+	}
+	if (v.kind == CEL_ERROR || fe->cancelled || fe->oom)
+		return;
+	uint64_t c = fe->cost;
+	if (f->optimize && (n->kind == CEL_N_LIST || n->kind == CEL_N_MAP || conversion))
+		c = 0;
+	n->kind = CEL_N_FOLDED;
+	n->val = v;
+	n->fold_cost = c;
+}
+
+int cel_fold(struct cel_program *p, const struct cel_node **bad, const char **msg)
+{
+	static const struct cel_activation empty = { 0 };
+	struct folder f = { .ev = { .arena = p->arena, .act = &empty, .env = p->env }, .optimize = p->env->opts.optimize };
+	/* folding is bounded like an evaluation: by the cost limit (or 10^8) and 1 MiB a node */
+	f.ev.limit = p->env->opts.cost_limit ? p->env->opts.cost_limit : 100000000;
+	fold(&f, p->root);
+	if (f.ev.oom)
+		return ERR_NOMEM;
+	if (f.bad) {
+		*bad = f.bad;
+		*msg = f.bad_val.s;
+		return ERR_INVALID;
+	}
+	return 0;
+}
+
 int cel_program_eval(const struct cel_program *p, struct cel_eval *ev, const struct cel_activation *a,
 		     cel_value *out, uint64_t *cost_out)
 {
@@ -880,7 +1024,9 @@ int cel_program_eval(const struct cel_program *p, struct cel_eval *ev, const str
 	ev->cost = 0;
 	ev->limit = p->env->opts.cost_limit;
 	ev->cancelled = false;
+	ev->mem_exceeded = false;
 	ev->oom = false;
+	ev->mem_limit = p->env->opts.memory_limit ? p->env->opts.memory_limit : CEL_DEFAULT_MEMORY_LIMIT;
 	ev->act = a;
 	ev->env = p->env;
 	if (p->nlocals > ev->caplocals) {
@@ -898,7 +1044,7 @@ int cel_program_eval(const struct cel_program *p, struct cel_eval *ev, const str
 		r = cancelled(ev);
 	if (cost_out)
 		*cost_out = ev->cost;
-	if (ev->oom)
+	if (ev->oom && !ev->cancelled)
 		return ERR_NOMEM;
 	*out = r;
 	return 0;

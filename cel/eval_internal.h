@@ -78,6 +78,7 @@ enum cel_node_kind {
 	CEL_N_BIND,    /* cel.bind: comp->v1 = args[0] in args[1] */
 	CEL_N_STRUCT,  /* raw: a message literal Name{...}: rejected by the resolver */
 	CEL_N_OPTMAP,  /* opt.optMap(v, expr) / optFlatMap (CEL_NF_FLAT) */
+	CEL_N_FOLDED,  /* a constant subexpression evaluated at compile time: val, costing fold_cost */
 };
 
 enum {
@@ -85,6 +86,7 @@ enum {
 	CEL_NF_RECV = 1 << 1, /* a receiver-style call */
 	CEL_NF_ROOT = 1 << 2, /* a leading '.' on an identifier */
 	CEL_NF_FLAT = 1 << 3, /* optFlatMap */
+	CEL_NF_FREE = 1 << 4, /* `in` a constant set: costs nothing (cel-go OptOptimize) */
 };
 
 enum cel_macro {
@@ -119,11 +121,19 @@ struct cel_node {
 	const struct cel_overload *ov;  /* CEL_N_CALL: set when exactly one overload fits the arity */
 	void *data;                     /* prepare()'s data */
 	uint64_t *optmask;              /* CEL_N_LIST/MAP: optional entries (bit per element) */
+	uint64_t fold_cost;             /* CEL_N_FOLDED: the runtime cost the folded expression had */
 	struct cel_comp *comp;
 };
 
+/* Constant folding (eval.c): evaluates, once, every subexpression whose operands are all
+ * constants (quantity("1Mi"), [0, 1], 'a' + 'b') into the program's arena; each keeps the
+ * runtime cost cel-go would count for it, so folding changes speed, never results or costs.
+ * Subexpressions that evaluate to an error are left to fail at run time, except, with
+ * cel_env_options.optimize, a conversion of a constant: ERR_INVALID with *bad and *msg. */
+int cel_fold(struct cel_program *p, const struct cel_node **bad, const char **msg);
+
 /* Parses src into a raw AST in arena a; NULL with e set ("line:col: Syntax error: ..."). */
-struct cel_node *cel_parse(struct arena *a, const char *src, bool macros, struct err *e);
+struct cel_node *cel_parse(struct arena *a, const char *src, size_t len, bool macros, struct err *e);
 
 struct cel_program {
 	struct cel_env *env;
@@ -143,6 +153,11 @@ struct cel_activation {
 
 /* ---- the evaluation context ---- */
 
+/* Per-evaluation memory bound when the environment sets none: a selector needs kilobytes; the
+ * bound is what keeps `cel.bind(a, [1], cel.bind(b, a + a, ...))` from doubling a list into
+ * all of memory (list concatenation costs 1, as cel-go counts it). */
+#define CEL_DEFAULT_MEMORY_LIMIT ((size_t)64 << 20)
+
 struct cel_eval {
 	struct arena *arena;
 	uint64_t cost, limit;
@@ -151,8 +166,10 @@ struct cel_eval {
 	int nlocals, caplocals;
 	const struct cel_activation *act;
 	const struct cel_env *env;
-	bool cancelled;    /* the cost limit was exceeded */
+	bool cancelled;    /* the cost or memory limit was exceeded: the evaluation stops */
+	bool mem_exceeded; /* ... and it was the memory limit */
 	bool oom;
+	size_t mem_limit;  /* bytes the arena may hand out in one evaluation */
 };
 
 #endif

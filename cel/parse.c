@@ -35,7 +35,7 @@ enum tok {
 	T_EOF, T_INT, T_UINT, T_DOUBLE, T_STRING, T_BYTES, T_IDENT, T_TRUE, T_FALSE, T_NULL, T_IN,
 	T_QUESTION, T_COLON, T_OR, T_AND, T_NOT, T_EQ, T_NE, T_LT, T_LE, T_GT, T_GE, T_PLUS, T_MINUS,
 	T_STAR, T_SLASH, T_PERCENT, T_DOT, T_COMMA, T_LPAREN, T_RPAREN, T_LBRACKET, T_RBRACKET,
-	T_LBRACE, T_RBRACE, T_ERROR
+	T_LBRACE, T_RBRACE, T_QUOTED_IDENT, T_ERROR
 };
 
 struct token {
@@ -228,6 +228,21 @@ static void next(struct parser *p)
 		p->pos = j;
 		p->tok = t;
 		return;
+	}
+	if (c == '`') {
+		/* a backtick-quoted field name (cel-spec "quoted field names"): letters, digits, '_',
+		 * '.', '-', '/' and ' ' */
+		size_t j = i + 1;
+		while (j < p->n && s[j] != '`' && (is_ident_start(s[j]) || is_digit(s[j]) || s[j] == '.' ||
+						    s[j] == '-' || s[j] == '/' || s[j] == ' '))
+			j++;
+		if (j < p->n && s[j] == '`' && j > i + 1) {
+			t.t = T_QUOTED_IDENT;
+			t.len = j + 1 - i;
+			p->pos = j + 1;
+			p->tok = t;
+			return;
+		}
 	}
 	t.len = 1;
 	char d = i + 1 < p->n ? s[i + 1] : '\0';
@@ -589,6 +604,44 @@ static struct cel_node *macro(struct parser *p, size_t pos, const char *name, st
 			nd->flags |= CEL_NF_FLAT;
 		return nd;
 	}
+	if (strcmp(name, "sortBy") == 0 && n == 2) {
+		/* cel-go ext/lists.go sortByMacro: cel.bind(@__sortBy_input__, target,
+		 * @__sortBy_input__.@sortByAssociatedKeys(@__sortBy_input__.map(e, key))) */
+		*is_macro = true;
+		if (!simple_name(args[0]))
+			return fail_at(p, args[0]->pos, "sortBy(var, ...) variable name must be a simple identifier");
+		switch (target->kind) {
+		case CEL_N_LIST: case CEL_N_IDENT: case CEL_N_SELECT: case CEL_N_CALL: case CEL_N_MACRO:
+			break;
+		default:
+			return fail_at(p, target->pos,
+				       "sortBy can only be applied to a list, identifier, comprehension, call or select expression");
+		}
+		static const char input[] = "@__sortBy_input__";
+		struct cel_node *in1 = node(p, CEL_N_IDENT, pos, 0), *in2 = node(p, CEL_N_IDENT, pos, 0);
+		struct cel_node *mp = node(p, CEL_N_MACRO, pos, 0), *keys = node(p, CEL_N_CALL, pos, 2);
+		struct cel_node *bind = node(p, CEL_N_BIND, pos, 2);
+		struct cel_comp *mc = arena_alloc(p->a, sizeof(*mc)), *bc = arena_alloc(p->a, sizeof(*bc));
+		if (!in1 || !in2 || !mp || !keys || !bind || !mc || !bc)
+			return fail_at(p, pos, "out of memory");
+		in1->name = in2->name = input;
+		in1->name_len = in2->name_len = sizeof(input) - 1;
+		mc->macro = CEL_M_MAP;
+		mc->v1 = args[0]->name;
+		mc->range = in2;
+		mc->expr = args[1];
+		mp->comp = mc;
+		keys->name = "@sortByAssociatedKeys";
+		keys->name_len = (uint32_t)strlen(keys->name);
+		keys->flags |= CEL_NF_RECV;
+		keys->args[0] = in1;
+		keys->args[1] = mp;
+		bc->v1 = input;
+		bind->comp = bc;
+		bind->args[0] = target;
+		bind->args[1] = keys;
+		return bind;
+	}
 	int m = -1;
 	size_t vars = 1;
 	bool pred_opt = false;
@@ -655,7 +708,8 @@ static struct cel_node *call(struct parser *p, size_t pos, const char *name, str
 		nd->flags |= CEL_NF_RECV;
 		nd->args[0] = target;
 	}
-	memcpy(nd->args + (target ? 1 : 0), args, n * sizeof(*args));
+	if (n)
+		memcpy(nd->args + (target ? 1 : 0), args, n * sizeof(*args));
 	return nd;
 }
 
@@ -715,7 +769,8 @@ static struct cel_node *aggregate(struct parser *p, bool map)
 	struct cel_node *nd = node(p, map ? CEL_N_MAP : CEL_N_LIST, pos, n);
 	if (!nd)
 		return NULL;
-	memcpy(nd->args, items, n * sizeof(*items));
+	if (n)
+		memcpy(nd->args, items, n * sizeof(*items));
 	for (size_t i = 0; i < n; i++) {
 		if (!opts[i])
 			continue;
@@ -859,17 +914,16 @@ static struct cel_node *member(struct parser *p)
 				opt = true;
 				next(p);
 			}
-			if (p->tok.t != T_IDENT && p->tok.t != T_IN && p->tok.t != T_TRUE && p->tok.t != T_FALSE &&
-			    p->tok.t != T_NULL)
+			bool quoted = p->tok.t == T_QUOTED_IDENT;
+			if (p->tok.t != T_IDENT && !quoted)
 				return syntax_error(p, "mismatched input, expecting IDENTIFIER:");
-			if (p->tok.t != T_IDENT)
-				return syntax_error(p, "mismatched input, expecting IDENTIFIER:");
-			char *name = dup_name(p, p->src + p->tok.pos, p->tok.len);
-			size_t nlen = p->tok.len;
+			char *name = quoted ? dup_name(p, p->src + p->tok.pos + 1, p->tok.len - 2)
+					    : dup_name(p, p->src + p->tok.pos, p->tok.len);
+			size_t nlen = quoted ? p->tok.len - 2 : p->tok.len;
 			if (!name)
 				return NULL;
 			next(p);
-			if (p->tok.t == T_LPAREN && !opt) {
+			if (p->tok.t == T_LPAREN && !opt && !quoted) {
 				if (++p->depth > MAX_DEPTH)
 					return fail_at(p, pos, "expression recursion limit exceeded: %d", MAX_DEPTH);
 				m = call(p, pos, name, m);
@@ -1040,9 +1094,9 @@ static struct cel_node *expr(struct parser *p)
 	return c;
 }
 
-struct cel_node *cel_parse(struct arena *a, const char *src, bool macros, struct err *e)
+struct cel_node *cel_parse(struct arena *a, const char *src, size_t len, bool macros, struct err *e)
 {
-	struct parser p = { .a = a, .src = src, .n = strlen(src), .macros = macros, .e = e };
+	struct parser p = { .a = a, .src = src, .n = len, .macros = macros, .e = e };
 	next(&p);
 	struct cel_node *r = expr(&p);
 	if (r && p.tok.t != T_EOF) {

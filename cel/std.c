@@ -1,6 +1,7 @@
 /* The standard library's functions (cel-spec langdef "Functions"; cel-go common/stdlib): size,
  * string predicates, type conversions. Operators (arithmetic, comparison, logic, in, index)
  * are evaluated by eval.c directly; timestamps and durations are in time.c. */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -70,6 +71,16 @@ static uint64_t cost_contains(const cel_value *a, size_t n, const cel_value *r)
 	return ceil10((uint32_t)cel_utf8_count(a[0].s, a[0].n)) * ceil10((uint32_t)cel_utf8_count(a[1].s, a[1].n));
 }
 
+/* cel-go costCall: string(bytes) and bytes(string) traverse: ceil(0.1 * size); other
+ * conversions 1. */
+static uint64_t cost_convert(const cel_value *a, size_t n, const cel_value *r)
+{
+	(void)n;
+	if ((a[0].kind == CEL_STRING || a[0].kind == CEL_BYTES) && r->kind != a[0].kind)
+		return ceil10(a[0].kind == CEL_STRING ? (uint32_t)cel_utf8_count(a[0].s, a[0].n) : a[0].n);
+	return 1;
+}
+
 /* ---- conversions (cel-go common/types ConvertToType) ---- */
 
 static int fn_int(struct cel_eval *ev, const cel_value *a, size_t n, cel_value *out)
@@ -79,14 +90,14 @@ static int fn_int(struct cel_eval *ev, const cel_value *a, size_t n, cel_value *
 	switch (v.kind) {
 	case CEL_INT: *out = v; return 0;
 	case CEL_UINT:
-		if (v.u > INT64_MAX)
-			return cel_error(ev, out, "range error converting %" PRIu64 " to int", v.u);
+		if (v.u > INT64_MAX) /* cel-go uint64ToInt64Checked */
+			return cel_error(ev, out, "integer overflow");
 		*out = cel_int((int64_t)v.u);
 		return 0;
 	case CEL_DOUBLE:
-		/* cel-go: range error outside (-2^63, 2^63) (both ends exclusive, NaN too). */
+		/* cel-go doubleToInt64Checked: outside (-2^63, 2^63), infinities and NaN overflow */
 		if (!(v.d > -9223372036854775808.0 && v.d < 9223372036854775808.0))
-			return cel_error(ev, out, "range error converting %g to int", v.d);
+			return cel_error(ev, out, "integer overflow");
 		*out = cel_int((int64_t)v.d);
 		return 0;
 	case CEL_TIMESTAMP: *out = cel_int(v.i); return 0;
@@ -100,7 +111,9 @@ static int fn_int(struct cel_eval *ev, const cel_value *a, size_t n, cel_value *
 		char *end;
 		errno = 0;
 		long long r = strtoll(buf, &end, 10);
-		if (*end || errno || buf[0] == ' ' || buf[0] == '+' || (buf[0] == '-' && buf[1] == ' '))
+		/* strconv.ParseInt(s, 10, 64): an optional sign, then digits only */
+		const char *d = buf + (buf[0] == '+' || buf[0] == '-');
+		if (*end || errno || *d < '0' || *d > '9')
 			return cel_error(ev, out, "type conversion error from 'string' to 'int'");
 		*out = cel_int(r);
 		return 0;
@@ -116,13 +129,14 @@ static int fn_uint(struct cel_eval *ev, const cel_value *a, size_t n, cel_value 
 	switch (v.kind) {
 	case CEL_UINT: *out = v; return 0;
 	case CEL_INT:
-		if (v.i < 0)
-			return cel_error(ev, out, "range error converting %" PRId64 " to uint", v.i);
+		if (v.i < 0) /* cel-go int64ToUint64Checked */
+			return cel_error(ev, out, "unsigned integer overflow");
 		*out = cel_uint((uint64_t)v.i);
 		return 0;
 	case CEL_DOUBLE:
-		if (!(v.d > -1.0 && v.d < 18446744073709551616.0))
-			return cel_error(ev, out, "range error converting %g to uint", v.d);
+		/* cel-go doubleToUint64Checked: v < 0, v >= 2^64, infinities and NaN overflow */
+		if (!(v.d >= 0 && v.d < 18446744073709551616.0))
+			return cel_error(ev, out, "unsigned integer overflow");
 		*out = cel_uint((uint64_t)v.d);
 		return 0;
 	case CEL_STRING: {
@@ -161,7 +175,10 @@ static int fn_double(struct cel_eval *ev, const cel_value *a, size_t n, cel_valu
 			return cel_error(ev, out, "type conversion error from 'string' to 'double'");
 		memcpy(buf, v.s, v.n);
 		buf[v.n] = '\0';
-		if (buf[0] == ' ' || buf[0] == '\t' || strchr(buf, 'x') || strchr(buf, 'X') || strchr(buf, 'p'))
+		/* strconv.ParseFloat: no white space, hex only with a 'p' exponent, no "nan(...)" */
+		bool hex = strchr(buf, 'x') || strchr(buf, 'X');
+		bool pexp = strchr(buf, 'p') || strchr(buf, 'P');
+		if (isspace((unsigned char)buf[0]) || hex != pexp || strchr(buf, '('))
 			return cel_error(ev, out, "type conversion error from 'string' to 'double'");
 		char *end;
 		double d = strtod(buf, &end);
@@ -174,8 +191,10 @@ static int fn_double(struct cel_eval *ev, const cel_value *a, size_t n, cel_valu
 	return cel_error_no_overload(ev, out, "double", a, 1);
 }
 
-/* Formats a double as Go's strconv.FormatFloat(d, 'g', -1, 64) does (the shortest repr that
- * round-trips; exponent when exp < -4 || exp >= 21, as Go's %v on float64). */
+/* Formats a double as Go's fmt %g (strconv.FormatFloat(d, 'g', -1, 64)) does, which is
+ * cel-go's string(double): the shortest digits that round-trip, in exponent form when the
+ * decimal exponent is < -4 or >= 6 (strconv: "if precision was the shortest possible, use
+ * precision 6 for this decision"), the exponent with at least two digits ("1e+06"). */
 size_t cel_format_double(double d, char *buf, size_t cap)
 {
 	if (isnan(d))
@@ -208,7 +227,7 @@ size_t cel_format_double(double d, char *buf, size_t cap)
 	size_t len = 0;
 	if (neg)
 		o[len++] = '-';
-	if (exp < -4 || exp >= 21) {
+	if (exp < -4 || exp >= 6) {
 		o[len++] = digits[0];
 		if (nd > 1) {
 			o[len++] = '.';
@@ -403,8 +422,8 @@ static const struct cel_overload std_overloads[] = {
 	{ "int", "int", G, 1, { ANY }, fn_int, NULL, NULL, NULL },
 	{ "uint", "uint", G, 1, { ANY }, fn_uint, NULL, NULL, NULL },
 	{ "double", "double", G, 1, { ANY }, fn_double, NULL, NULL, NULL },
-	{ "string", "string", G, 1, { ANY }, fn_string, NULL, NULL, NULL },
-	{ "bytes", "bytes", G, 1, { ANY }, fn_bytes, NULL, NULL, NULL },
+	{ "string", "string", G, 1, { ANY }, fn_string, NULL, NULL, cost_convert },
+	{ "bytes", "bytes", G, 1, { ANY }, fn_bytes, NULL, NULL, cost_convert },
 	{ "bool", "bool", G, 1, { ANY }, fn_bool, NULL, NULL, NULL },
 	{ "dyn", "dyn", G, 1, { ANY }, fn_dyn, NULL, NULL, NULL },
 	{ "type", "type", G, 1, { ANY }, fn_type, NULL, NULL, NULL },

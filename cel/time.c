@@ -194,10 +194,14 @@ size_t cel_format_timestamp(int64_t sec, uint32_t nanos, char *buf, size_t cap)
 	civil_from_days(days, &y, &m, &d);
 	char frac[16] = "";
 	if (nanos) {
-		snprintf(frac, sizeof(frac), ".%09" PRIu32, nanos);
-		size_t l = strlen(frac);
-		while (frac[l - 1] == '0')
-			frac[--l] = '\0';
+		/* ".%09u" without its trailing zeros (Go's RFC3339Nano) */
+		uint32_t v = nanos % 1000000000;
+		int digits = 9;
+		while (v % 10 == 0) {
+			v /= 10;
+			digits--;
+		}
+		snprintf(frac, sizeof(frac), ".%0*" PRIu32, digits, v);
 	}
 	return (size_t)snprintf(buf, cap, "%04" PRId64 "-%02u-%02uT%02d:%02d:%02d%sZ", y, m, d, (int)(rem / 3600),
 				(int)(rem / 60 % 60), (int)(rem % 60), frac);

@@ -125,12 +125,19 @@ bool cel_utf8_valid(const char *s, size_t len)
 	return true;
 }
 
+/* Code points = bytes - continuation bytes (10xxxxxx), eight bytes at a time: a byte is a
+ * continuation byte when its bit 7 is set and bit 6 clear. */
 size_t cel_utf8_count(const char *s, size_t len)
 {
-	size_t n = 0;
-	for (size_t i = 0; i < len; i++)
-		n += ((unsigned char)s[i] & 0xc0) != 0x80;
-	return n;
+	size_t cont = 0, i = 0;
+	for (; i + 8 <= len; i += 8) {
+		uint64_t x;
+		memcpy(&x, s + i, 8);
+		cont += (size_t)__builtin_popcountll(x & ~(x << 1) & 0x8080808080808080ull);
+	}
+	for (; i < len; i++)
+		cont += ((unsigned char)s[i] & 0xc0) == 0x80;
+	return len - cont;
 }
 
 size_t cel_utf8_put(char *buf, uint32_t c)
@@ -179,10 +186,10 @@ static int cmp_int_double(int64_t a, double b)
 {
 	if (isnan(b))
 		return 2;
-	/* cel-go compareIntDouble: out-of-range doubles first, then compare as doubles. */
+	/* cel-go compareDoubleInt: beyond the int range (as doubles) first, then as doubles */
 	if (b < -9223372036854775808.0)
 		return 1;
-	if (b >= 9223372036854775808.0)
+	if (b > 9223372036854775808.0)
 		return -1;
 	return cmp_double((double)a, b);
 }
@@ -193,7 +200,7 @@ static int cmp_uint_double(uint64_t a, double b)
 		return 2;
 	if (b < 0)
 		return 1;
-	if (b >= 18446744073709551616.0)
+	if (b > 18446744073709551616.0)
 		return -1;
 	return cmp_double((double)a, b);
 }

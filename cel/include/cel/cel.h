@@ -131,11 +131,24 @@ struct cel_env_options {
 	/* Runtime cost limit per evaluation, in cel-go's runtime cost units (0 = no limit).
 	 * DRA: CELSelectorExpressionMaxCost = 1,000,000. */
 	uint64_t cost_limit;
+	/* Memory one evaluation may allocate, in bytes (0 = 64 MiB). Past it the evaluation stops
+	 * with "operation cancelled: evaluation memory limit exceeded". */
+	size_t memory_limit;
 	/* Disable the macros (has, all, exists, exists_one, map, filter, and the others):
 	 * cel-spec's disable_macros. */
 	bool disable_macros;
 	/* Namespace for identifier and function resolution (cel-spec's container), or NULL. */
 	const char *container;
+	/* Unchecked compilation (cel-spec's disable_check): an undeclared variable or function is
+	 * not a compile error but an error value where the evaluation reaches it. Kubernetes
+	 * always checks; the conformance runner needs both. */
+	bool disable_check;
+	/* cel-go's OptOptimize, which Kubernetes' environments set: constant list and map literals,
+	 * conversions of constants and `x in [constants]` are computed once and cost nothing at
+	 * run time (as cel-go counts), and a conversion of a constant that fails (int('x')) is a
+	 * compile error. Kubernetes' base environment (environment/base.go) sets it, so DRA
+	 * selectors want it; upstream's library unit tests (and cel-spec) run without it. */
+	bool optimize;
 };
 
 /* A new environment with the standard library, optionals and cel.bind. NULL on out of memory. */
@@ -158,6 +171,8 @@ int cel_env_add_kubernetes(struct cel_env *env, struct err *e);
 /* Compiles expr. NULL on error with e->msg "<line>:<col>: <message>" (cel-go's wording:
  * "Syntax error: mismatched input ...", "undeclared reference to 'x' (in container '')"). */
 struct cel_program *cel_program_compile(struct cel_env *env, const char *expr, struct err *e);
+/* The same for len bytes at expr (which may contain NUL bytes inside string literals). */
+struct cel_program *cel_program_compile_len(struct cel_env *env, const char *expr, size_t len, struct err *e);
 void cel_program_free(struct cel_program *p); /* NULL is a no-op */
 
 /* ---- activations and evaluation -------------------------------------------------------- */
