@@ -469,7 +469,7 @@ static bool parse_cidr(const char *s, size_t n, struct cidr *c, struct msg *m)
 			struct msg q = { "" };
 			cat(&q, "bad bits after slash: ");
 			quote_into(&q, bs, bn);
-			snprintf(addrm.s, sizeof(addrm.s), "%s", q.s);
+			memcpy(addrm.s, q.s, sizeof(addrm.s));
 			what = addrm.s;
 		} else if (bits < 0 || bits > nbits(&c->a)) {
 			what = "prefix length out of range";
@@ -483,7 +483,9 @@ static bool parse_cidr(const char *s, size_t n, struct cidr *c, struct msg *m)
 		quote_into(&inner, s, n);
 		cat(&inner, "): ");
 		cat(&inner, what);
-		snprintf(m->s, sizeof(m->s), "network address parse error during conversion from string: %s", inner.s);
+		m->s[0] = 0;
+		cat(m, "network address parse error during conversion from string: ");
+		cat(m, inner.s);
 		return false;
 	}
 	if (is_4in6(&c->a)) {
