@@ -475,6 +475,8 @@ static const struct lcase ip_cases[] = {
 	{ "ip(\"fd00::1\").isLinkLocalMulticast()", "false", NULL, 0 },
 	{ "ip(\"fe80::1\").isLinkLocalUnicast()", "true", NULL, 0 },
 	{ "ip(\"fd80::1\").isLinkLocalUnicast()", "false", NULL, 0 },
+	{ "ip(\"fec0::1\").isLinkLocalUnicast()", "false", NULL, 0 },  /* fe80::/10 only (netip) */
+	{ "ip(\"febf::1\").isLinkLocalUnicast()", "true", NULL, 0 },
 	{ "ip(\"2001:db8::abcd\").isGlobalUnicast()", "true", NULL, 0 },
 	{ "ip(\"ff00::1\").isGlobalUnicast()", "false", NULL, 0 },
 	{ "isIP(cidr(\"192.168.0.0/24\"))", NULL, "no matching overload for 'isIP' applied to '(net.CIDR)'", 0 },
