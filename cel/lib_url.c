@@ -587,6 +587,27 @@ static size_t url_format(const struct cel_object *o, char *buf, size_t cap)
 	return n;
 }
 
+/* url.ParseRequestURI for other libraries (lib_internal.h): NULL when s parses, else Go's
+ * error text ("parse \"x\": invalid URI for request") in the arena. */
+const char *cel_lib_parse_request_uri(struct cel_eval *ev, const char *s, size_t n, bool *oom)
+{
+	struct url u = { 0 };
+	const char *e = NULL;
+	*oom = false;
+	if (parse(ev, (struct str){ s, n }, true, &u, &e) == 0)
+		return NULL;
+	const char *m = e ? quoted_msg(ev, "parse ", s, n, ": ") : NULL;
+	char *mm = NULL;
+	if (m) {
+		size_t len = strlen(m) + strlen(e) + 1;
+		mm = cel_alloc(ev, len);
+		if (mm)
+			snprintf(mm, len, "%s%s", m, e);
+	}
+	*oom = mm == NULL;
+	return mm;
+}
+
 /* ---- functions ---- */
 
 /* stringToUrl: ParseRequestURI, then Parse (which cuts the fragment). */

@@ -858,6 +858,96 @@ static void test_strings(void **state)
 	RUN(strings_cases);
 }
 
+/* ---- Kubernetes' format library ---- */
+
+/* apiserver pkg/cel/library/format_test.go TestFormat (generated from its cases, with the
+ * lookup and comparison loops over ConstantFormats written out). */
+static const struct lcase named_format_cases[] = {
+	{ "format.dns1123Label().validate(\"my-label-name\")", "optional.none()", NULL, 0 },
+	{ "format.dns1123Subdomain().validate(\"apiextensions.k8s.io\")", "optional.none()", NULL, 0 },
+	{ "format.qualifiedName().validate(\"apiextensions.k8s.io/v1beta1\")", "optional.none()", NULL, 0 },
+	{ "format.dns1123LabelPrefix().validate(\"my-label-prefix-\")", "optional.none()", NULL, 0 },
+	{ "format.dns1123SubdomainPrefix().validate(\"mysubdomain.prefix.-\")", "optional.none()", NULL, 0 },
+	{ "format.dns1035LabelPrefix().validate(\"my-label-prefix-\")", "optional.none()", NULL, 0 },
+	{ "format.uri().validate(\"http://example.com\")", "optional.none()", NULL, 0 },
+	{ "format.uuid().validate(\"123e4567-e89b-12d3-a456-426614174000\")", "optional.none()", NULL, 0 },
+	{ "format.byte().validate(\"aGVsbG8=\")", "optional.none()", NULL, 0 },
+	{ "format.date().validate(\"2021-01-01\")", "optional.none()", NULL, 0 },
+	{ "format.datetime().validate(\"2021-01-01T00:00:00Z\")", "optional.none()", NULL, 0 },
+	{ "format.dns1123Label().validate(\"contains a space\")", "optional.of(['a lowercase RFC 1123 label must consist of lower case alphanumeric characters or \\'-\\', and must start and end with an alphanumeric character (e.g. \\'my-name\\',  or \\'123-abc\\', regex used for validation is \\'[a-z0-9]([-a-z0-9]*[a-z0-9])?\\')'])", NULL, 0 },
+	{ "format.dns1123Subdomain().validate(\"contains a space\")", "optional.of(['a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, \\'-\\' or \\'.\\', and must start and end with an alphanumeric character (e.g. \\'example.com\\', regex used for validation is \\'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\\')'])", NULL, 0 },
+	{ "format.dns1035Label().validate(\"contains a space\")", "optional.of(['a DNS-1035 label must consist of lower case alphanumeric characters or \\'-\\', start with an alphabetic character, and end with an alphanumeric character (e.g. \\'my-name\\',  or \\'abc-123\\', regex used for validation is \\'[a-z]([-a-z0-9]*[a-z0-9])?\\')'])", NULL, 0 },
+	{ "format.qualifiedName().validate(\"contains a space\")", "optional.of(['name part must consist of alphanumeric characters, \\'-\\', \\'_\\' or \\'.\\', and must start and end with an alphanumeric character (e.g. \\'MyName\\',  or \\'my.name\\',  or \\'123-abc\\', regex used for validation is \\'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]\\')'])", NULL, 0 },
+	{ "format.dns1123LabelPrefix().validate(\"contains a space-\")", "optional.of(['a lowercase RFC 1123 label must consist of lower case alphanumeric characters or \\'-\\', and must start and end with an alphanumeric character (e.g. \\'my-name\\',  or \\'123-abc\\', regex used for validation is \\'[a-z0-9]([-a-z0-9]*[a-z0-9])?\\')'])", NULL, 0 },
+	{ "format.dns1123SubdomainPrefix().validate(\"contains a space-\")", "optional.of(['a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, \\'-\\' or \\'.\\', and must start and end with an alphanumeric character (e.g. \\'example.com\\', regex used for validation is \\'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\\')'])", NULL, 0 },
+	{ "format.dns1035LabelPrefix().validate(\"contains a space-\")", "optional.of(['a DNS-1035 label must consist of lower case alphanumeric characters or \\'-\\', start with an alphabetic character, and end with an alphanumeric character (e.g. \\'my-name\\',  or \\'abc-123\\', regex used for validation is \\'[a-z]([-a-z0-9]*[a-z0-9])?\\')'])", NULL, 0 },
+	{ "format.dns1123Label().validate(\"my-label-name\")", "optional.none()", NULL, 0 },
+	{ "format.dns1123Subdomain().validate(\"example.com\")", "optional.none()", NULL, 0 },
+	{ "format.dns1035Label().validate(\"my-label-name\")", "optional.none()", NULL, 0 },
+	{ "format.qualifiedName().validate(\"my.name\")", "optional.none()", NULL, 0 },
+	{ "format.byte().validate(\"aGVsbG8=\")", "optional.none()", NULL, 0 },
+	{ "format.byte().validate(\"aGVsbG8\")", "optional.of(['invalid base64'])", NULL, 0 },
+	{ "format.date().validate(\"2020-01-01\")", "optional.none()", NULL, 0 },
+	{ "format.date().validate(\"2020-01-32\")", "optional.of(['invalid date'])", NULL, 0 },
+	{ "format.datetime().validate(\"2020-01-01T00:00:00Z\")", "optional.none()", NULL, 0 },
+	{ "format.datetime().validate(\"2020-01-32T00:00:00Z\")", "optional.of(['invalid datetime'])", NULL, 0 },
+	{ "format.named(\"unknown\").hasValue()", "false", NULL, 0 },
+	{ "format.labelValue().validate(\"my-cool-label-Value\")", "optional.none()", NULL, 0 },
+	{ "format.labelValue().validate(\"my-cool-label-Value!!\\n\\n!!!\")", "optional.of(['a valid label must be an empty string or consist of alphanumeric characters, \\'-\\', \\'_\\' or \\'.\\', and must start and end with an alphanumeric character (e.g. \\'MyValue\\',  or \\'my_value\\',  or \\'12345\\', regex used for validation is \\'(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?\\')'])", NULL, 0 },
+	{ "format.named('dns1123Label').hasValue()", "true", NULL, 0 },
+	{ "format.named('dns1123Label').value() == format.dns1123Label()", "true", NULL, 0 },
+	{ "format.named('dns1123Subdomain').hasValue()", "true", NULL, 0 },
+	{ "format.named('dns1123Subdomain').value() == format.dns1123Subdomain()", "true", NULL, 0 },
+	{ "format.named('dns1035Label').hasValue()", "true", NULL, 0 },
+	{ "format.named('dns1035Label').value() == format.dns1035Label()", "true", NULL, 0 },
+	{ "format.named('qualifiedName').hasValue()", "true", NULL, 0 },
+	{ "format.named('qualifiedName').value() == format.qualifiedName()", "true", NULL, 0 },
+	{ "format.named('dns1123LabelPrefix').hasValue()", "true", NULL, 0 },
+	{ "format.named('dns1123LabelPrefix').value() == format.dns1123LabelPrefix()", "true", NULL, 0 },
+	{ "format.named('dns1123SubdomainPrefix').hasValue()", "true", NULL, 0 },
+	{ "format.named('dns1123SubdomainPrefix').value() == format.dns1123SubdomainPrefix()", "true", NULL, 0 },
+	{ "format.named('dns1035LabelPrefix').hasValue()", "true", NULL, 0 },
+	{ "format.named('dns1035LabelPrefix').value() == format.dns1035LabelPrefix()", "true", NULL, 0 },
+	{ "format.named('labelValue').hasValue()", "true", NULL, 0 },
+	{ "format.named('labelValue').value() == format.labelValue()", "true", NULL, 0 },
+	{ "format.named('uri').hasValue()", "true", NULL, 0 },
+	{ "format.named('uri').value() == format.uri()", "true", NULL, 0 },
+	{ "format.named('uuid').hasValue()", "true", NULL, 0 },
+	{ "format.named('uuid').value() == format.uuid()", "true", NULL, 0 },
+	{ "format.named('byte').hasValue()", "true", NULL, 0 },
+	{ "format.named('byte').value() == format.byte()", "true", NULL, 0 },
+	{ "format.named('date').hasValue()", "true", NULL, 0 },
+	{ "format.named('date').value() == format.date()", "true", NULL, 0 },
+	{ "format.named('datetime').hasValue()", "true", NULL, 0 },
+	{ "format.named('datetime').value() == format.datetime()", "true", NULL, 0 },
+	{ "format.dns1123Label() == format.dns1123Subdomain()", "false", NULL, 0 },
+	{ "format.uuid() == format.uri()", "false", NULL, 0 },
+	/* apimachinery validation messages beyond the table */
+	{ "format.dns1123Label().validate('a.b')", "optional.of(['must not contain dots'])", NULL, 0 },
+	{ "format.dns1123Label().validate('aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa')", "optional.of(['must be no more than 63 characters'])", NULL, 0 },
+	{ "format.dns1123Label().validate('-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa')", "optional.of(['must be no more than 63 characters', \"a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')\"])", NULL, 0 },
+	{ "format.qualifiedName().validate('example.com/')", "optional.of(['name part must be non-empty', \"name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')\"])", NULL, 0 },
+	{ "format.qualifiedName().validate('/a')", "optional.of(['prefix part must be non-empty'])", NULL, 0 },
+	{ "format.labelValue().validate('')", "optional.none()", NULL, 0 },
+	{ "format.uri().validate('../x')", "optional.of(['parse \"../x\": invalid URI for request'])", NULL, 0 },
+	{ "format.uuid().validate('123E4567E89B12D3A456426614174000')", "optional.none()", NULL, 0 },
+	{ "format.uuid().validate('not-a-uuid')", "optional.of(['does not match the UUID format'])", NULL, 0 },
+	{ "format.byte().validate('ZWxpemFiZXRocG9zZXk')", "optional.of(['invalid base64'])", NULL, 0 },
+	{ "format.date().validate('2020-02-29')", "optional.none()", NULL, 0 },
+	{ "format.date().validate('2021-02-29')", "optional.of(['invalid date'])", NULL, 0 },
+	{ "format.datetime().validate('2020-01-01t23:59:59.123+01:00')", "optional.none()", NULL, 0 },
+	{ "format.datetime().validate('2020-01-01T24:00:00Z')", "optional.of(['invalid datetime'])", NULL, 0 },
+	{ "format.datetime().validate('2020-01-01T00:00:00')", "optional.of(['invalid datetime'])", NULL, 0 },
+	{ "format.named('unknown')", "optional.none()", NULL, 0 },
+	{ "type(format.uri()) == kubernetes.NamedFormat", "true", NULL, 0 },
+};
+
+static void test_named_format(void **state)
+{
+	(void)state;
+	RUN(named_format_cases);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -869,6 +959,7 @@ int main(void)
 		cmocka_unit_test(test_regex),
 		cmocka_unit_test(test_url),
 		cmocka_unit_test(test_strings),
+		cmocka_unit_test(test_named_format),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
