@@ -201,11 +201,47 @@ static const struct lcase quantity_semantics_cases[] = {
 	{ "quantity(\"1\") < quantity(\"2\")", "true", NULL, 0 },
 };
 
+/* apimachinery resource.Quantity: ParseQuantity + AsApproximateFloat64 / AsInt64 / Sign / Add /
+ * Sub as Go v0.37.2 computes them for these strings (TestQuantityAsApproximateFloat64's cases
+ * as quantity strings: 7340032e-1 is decQuantity(7*1024*1024, -1), 12e500 overflows to +Inf). */
+static const struct lcase quantity_float_cases[] = {
+	{ "quantity(\"7340032e-1\").asApproximateFloat()", "734003.2000000001", NULL, 0 },
+	{ "quantity(\"7340032e-8\").asApproximateFloat()", "0.07340032", NULL, 0 },
+	{ "quantity(\"12e18\").asApproximateFloat()", "1.2e+19", NULL, 0 },
+	{ "quantity(\"12e500\").asApproximateFloat()", "double('Infinity')", NULL, 0 },
+	{ "quantity(\"-12e500\").asApproximateFloat()", "double('-Infinity')", NULL, 0 },
+	{ "quantity(\"0.1\").asApproximateFloat()", "0.1", NULL, 0 },
+	{ "quantity(\"1.5Gi\").asApproximateFloat()", "1.610612736e+09", NULL, 0 },
+	{ "quantity(\"123456789012345678901234567890\").asApproximateFloat()", "1.234567890123457e+29", NULL, 0 },
+	{ "quantity(\"1.23456789012345678901234567890\").asApproximateFloat()", "1.234567891", NULL, 0 },
+	{ "quantity(\"100m\").asApproximateFloat()", "0.1", NULL, 0 },
+	{ "quantity(\"1e-10\").asApproximateFloat()", "1e-09", NULL, 0 },
+	{ "quantity(\"9Ei\").asApproximateFloat()", "9.223372036854776e+18", NULL, 0 },
+	{ "quantity(\"8Ei\").asApproximateFloat()", "9.223372036854776e+18", NULL, 0 },
+	{ "quantity(\"0.5Ki\").asApproximateFloat()", "512.0", NULL, 0 },
+	{ "quantity(\"1Ei\").asApproximateFloat()", "1.152921504606847e+18", NULL, 0 },
+	{ "quantity(\"1.000\").asApproximateFloat()", "1.0", NULL, 0 },
+	{ "quantity(\"3.3333333333333333333\").asApproximateFloat()", "3.333333334", NULL, 0 },
+	{ "quantity(\"50.703k\").asApproximateFloat()", "50703.0", NULL, 0 },
+	{ "quantity(\"7340032e-1\").isInteger()", "false", NULL, 0 },
+	{ "quantity(\"12e18\").isInteger()", "false", NULL, 0 },
+	{ "quantity(\"1.5Gi\").isInteger()", "false", NULL, 0 },
+	{ "quantity(\"1Ei\").isInteger()", "false", NULL, 0 },
+	{ "quantity(\"1.000\").isInteger()", "false", NULL, 0 },
+	{ "quantity(\"0.5Ki\").isInteger()", "false", NULL, 0 },
+	{ "quantity(\"100m\").isInteger()", "false", NULL, 0 },
+	{ "sign(quantity(\"-12e500\"))", "-1", NULL, 0 },
+	{ "quantity(\"9223372036854775807\").add(quantity(\"1\")).asApproximateFloat()", "9.223372036854776e+18", NULL, 0 },
+	{ "quantity(\"1k\").sub(quantity(\"1.5\")).asApproximateFloat()", "998.5", NULL, 0 },
+	{ "quantity(\"1k\").sub(quantity(\"1.5\")).isInteger()", "false", NULL, 0 },
+};
+
 static void test_quantity(void **state)
 {
 	(void)state;
 	RUN(quantity_cases);
 	RUN(quantity_semantics_cases);
+	RUN(quantity_float_cases);
 }
 
 /* ---- semver ---- */
