@@ -517,6 +517,12 @@ static bool translate(struct tr *t)
 			break;
 		case '^':
 		case '$':
+			/* grouped: Go lets a repetition follow an assertion (^*), PCRE2 only a group */
+			if (!puts_(t, c == '^' ? "(?:^)" : "(?:$)"))
+				return false;
+			i++;
+			can_repeat = true;
+			break;
 		case '.':
 			if (!put(t, &c, 1))
 				return false;
@@ -562,10 +568,10 @@ static bool translate(struct tr *t)
 				char e = t->src[i + 1];
 				const char *w = NULL;
 				switch (e) {
-				case 'A': w = "\\A"; break;
-				case 'b': w = "\\b"; break;
-				case 'B': w = "\\B"; break;
-				case 'z': w = "\\z"; break;
+				case 'A': w = "(?:\\A)"; break; /* grouped, as ^ */
+				case 'b': w = "(?:\\b)"; break;
+				case 'B': w = "(?:\\B)"; break;
+				case 'z': w = "(?:\\z)"; break;
 				case 'C': return fail(t, "invalid escape sequence", t->src + i, 2);
 				case 'Q': {
 					size_t q = i + 2;
@@ -681,7 +687,7 @@ static pcre2_code *re_compile(const char *pat, size_t n, pcre2_general_context *
 	pcre2_set_newline(cc, PCRE2_NEWLINE_LF);
 	int ec;
 	PCRE2_SIZE eo;
-	code = pcre2_compile((PCRE2_SPTR)t.out, t.len, PCRE2_UTF | PCRE2_DOLLAR_ENDONLY | PCRE2_NEVER_BACKSLASH_C, &ec, &eo,
+	code = pcre2_compile((PCRE2_SPTR)t.out, t.len, PCRE2_UTF | PCRE2_DOLLAR_ENDONLY | PCRE2_NEVER_BACKSLASH_C | PCRE2_DUPNAMES, &ec, &eo,
 			     cc);
 	if (!code) {
 		PCRE2_UCHAR msg[256];

@@ -655,6 +655,11 @@ static const struct lcase regex_cases[] = {
 	{ "']'.matches('^[]a]$')", "true", NULL, 0 },
 	{ "'.*'.matches('^\\\\Q.*')", "true", NULL, 0 },
 	{ "'aA'.matches('a(?i)*')", "true", NULL, 0 },
+	{ "'aab\\n'.find('^+')", "''", NULL, 0 },                   /* Go repeats assertions */
+	{ "'aab\\n'.find('\\\\A*(?i)A+')", "'aa'", NULL, 0 },
+	{ "'AbC'.findAll('\\\\b{2}')", "['', '']", NULL, 0 },
+	{ "'aaaa'.find('(?m)${1,3}(a|b){2}')", "''", NULL, 0 },
+	{ "'aa'.find('(?P<n>a)(?P<n>a)')", "'aa'", NULL, 0 },       /* Go allows a repeated name */
 	{ "'a'.matches(dyn('a++'))", NULL, "error parsing regexp: invalid nested repetition operator: `++`", 0 },
 	{ "'a'.matches(dyn('a**'))", NULL, "error parsing regexp: invalid nested repetition operator: `**`", 0 },
 	{ "'a'.matches(dyn('(?>a)'))", NULL, "error parsing regexp: invalid or unsupported Perl syntax: `(?>`", 0 },
