@@ -208,5 +208,6 @@ int cel_lib_url_register(struct cel_env *env, struct err *e);
 int cel_lib_quantity_register(struct cel_env *env, struct err *e);
 int cel_lib_semver_register(struct cel_env *env, struct err *e);
 int cel_lib_net_register(struct cel_env *env, struct err *e);      /* ip, cidr: Kubernetes' and cel-go's network ext */
+int cel_lib_named_format_register(struct cel_env *env, struct err *e); /* Kubernetes' format library (format.named, validate) */
 
 #endif

@@ -19,4 +19,15 @@ const char *cel_lib_go_quote(struct cel_eval *ev, const char *s, size_t n);
  * arena as *msg (NULL msg: out of memory, return CEL_NOMEM). */
 int cel_lib_go_parse_uint(struct cel_eval *ev, const char *s, size_t n, uint64_t *v, const char **msg);
 
+/* netip.ParseAddr(s): true and *v6, or false with Go's message ("ParseAddr(\"x\"): unable to
+ * parse IP") in msg (cel/lib_net.c). */
+bool cel_lib_parse_addr(const char *s, size_t n, bool *v6, char *msg, size_t cap);
+
+/* url.ParseRequestURI(s): NULL when it parses, else Go's message (arena); *oom on out of
+ * memory (cel/lib_url.c). */
+const char *cel_lib_parse_request_uri(struct cel_eval *ev, const char *s, size_t n, bool *oom);
+
+/* string.format(list) (cel/lib_format.c), an overload function of cel/lib_strings.c. */
+int cel_lib_format_string(struct cel_eval *ev, const cel_value *a, size_t n, cel_value *out);
+
 #endif

@@ -18,6 +18,8 @@ static const cel_lib_register_fn kubernetes_libs[] = {
 	cel_lib_strings_register,
 	cel_lib_regex_register,
 	cel_lib_net_register,
+	cel_lib_url_register,
+	cel_lib_named_format_register,
 	NULL, /* the table's end; libraries are listed before it */
 };
 

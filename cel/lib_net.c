@@ -375,6 +375,20 @@ static bool is_global_unicast(const struct addr *a)
 	return !is_loopback(&u) && !is_multicast(&u) && !is_link_local_unicast(&u);
 }
 
+/* netip.ParseAddr for other libraries (lib_internal.h). */
+bool cel_lib_parse_addr(const char *s, size_t n, bool *v6, char *msg, size_t cap)
+{
+	struct addr a;
+	bool zone;
+	struct msg m;
+	if (!parse_addr(s, n, &a, &zone, &m)) {
+		snprintf(msg, cap, "%s", m.s);
+		return false;
+	}
+	*v6 = a.v6;
+	return true;
+}
+
 /* ---- the libraries' parsing ---- */
 
 /* parseIPAddr (ip.go): the error message in m. */
@@ -455,7 +469,7 @@ static bool parse_cidr(const char *s, size_t n, struct cidr *c, struct msg *m)
 			struct msg q = { "" };
 			cat(&q, "bad bits after slash: ");
 			quote_into(&q, bs, bn);
-			snprintf(addrm.s, sizeof(addrm.s), "%s", q.s);
+			memcpy(addrm.s, q.s, sizeof(addrm.s));
 			what = addrm.s;
 		} else if (bits < 0 || bits > nbits(&c->a)) {
 			what = "prefix length out of range";
@@ -469,7 +483,9 @@ static bool parse_cidr(const char *s, size_t n, struct cidr *c, struct msg *m)
 		quote_into(&inner, s, n);
 		cat(&inner, "): ");
 		cat(&inner, what);
-		snprintf(m->s, sizeof(m->s), "network address parse error during conversion from string: %s", inner.s);
+		m->s[0] = 0;
+		cat(m, "network address parse error during conversion from string: ");
+		cat(m, inner.s);
 		return false;
 	}
 	if (is_4in6(&c->a)) {

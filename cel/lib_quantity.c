@@ -256,7 +256,8 @@ static void qv_exact(const struct qv *v, bool *neg, struct big *mag, int64_t *ex
 {
 	if (v->dec) {
 		*neg = v->neg && v->mag.n > 0;
-		*mag = v->mag;
+		mag->n = v->mag.n;
+		memcpy(mag->l, v->mag.l, v->mag.n * sizeof(uint32_t));
 		*exp = -v->dscale;
 	} else {
 		*neg = v->ival < 0;
@@ -280,7 +281,7 @@ static int qv_cmp(const struct qv *a, const struct qv *b)
 		return sa < sb ? -1 : 1;
 	if (sa == 0)
 		return 0;
-	struct big *x = &(struct big){ 0 }, *y = &(struct big){ 0 };
+	struct big bx, by, *x = &bx, *y = &by;
 	bool na, nb;
 	int64_t ea, eb;
 	qv_exact(a, &na, x, &ea);
@@ -633,10 +634,20 @@ static bool q_equal(const struct cel_object *a, const struct cel_object *b)
 
 static int q_compare(const struct cel_object *a, const struct cel_object *b)
 {
-	struct qv *x = &(struct qv){ 0 }, *y = &(struct qv){ 0 };
-	qv_load(x, a);
-	qv_load(y, b);
-	return qv_cmp(x, y);
+	const struct qty *p = (const struct qty *)a, *q = (const struct qty *)b;
+	if (!p->dec && !q->dec) {
+		/* the common case (selectors compare parsed quantities): two int64Amounts, compared
+		 * at the smaller scale when both fit there */
+		int64_t x = p->ival, y = q->ival;
+		if (p->iscale == q->iscale ||
+		    (p->iscale > q->iscale ? positive_scale_int64(p->ival, p->iscale - q->iscale, &x)
+					   : positive_scale_int64(q->ival, q->iscale - p->iscale, &y)))
+			return x < y ? -1 : x > y;
+	}
+	struct qv x, y; /* big: filled only as far as used */
+	qv_load(&x, a);
+	qv_load(&y, b);
+	return qv_cmp(&x, &y);
 }
 
 /* The exact value as digits and a power of ten ("5002e1", "-15e-1"), not Quantity.String()'s
@@ -684,7 +695,7 @@ static size_t q_format(const struct cel_object *o, char *buf, size_t cap)
 static int fn_quantity(struct cel_eval *ev, const cel_value *a, size_t n, cel_value *out)
 {
 	(void)n;
-	struct qv *v = &(struct qv){ 0 };
+	struct qv vv, *v = &vv; /* quantity_parse initializes what it uses */
 	const char *msg = quantity_parse(a[0].s, a[0].n, v);
 	if (msg)
 		return cel_error(ev, out, "%s", msg);
@@ -694,8 +705,8 @@ static int fn_quantity(struct cel_eval *ev, const cel_value *a, size_t n, cel_va
 static int fn_is_quantity(struct cel_eval *ev, const cel_value *a, size_t n, cel_value *out)
 {
 	(void)ev, (void)n;
-	struct qv *v = &(struct qv){ 0 };
-	*out = cel_bool(quantity_parse(a[0].s, a[0].n, v) == NULL);
+	struct qv v;
+	*out = cel_bool(quantity_parse(a[0].s, a[0].n, &v) == NULL);
 	return 0;
 }
 
@@ -804,12 +815,18 @@ static int fn_is_integer(struct cel_eval *ev, const cel_value *a, size_t n, cel_
  * resource.NewQuantity(i, DecimalExponent): an int64Amount at scale 0. */
 static int arith(struct cel_eval *ev, const cel_value *a, bool sub, cel_value *out)
 {
-	struct qv *x = &(struct qv){ 0 }, *y = &(struct qv){ 0 };
+	struct qv xx, yy, *x = &xx, *y = &yy;
 	qv_load(x, a[0].obj);
-	if (a[1].kind == CEL_INT)
+	if (a[1].kind == CEL_INT) {
+		y->dec = false;
 		y->ival = a[1].i;
-	else
+		y->iscale = 0;
+		y->neg = false;
+		y->dscale = 0;
+		y->mag.n = 0;
+	} else {
 		qv_load(y, a[1].obj);
+	}
 	if (!x->dec && !y->dec) {
 		int64_t bval = sub ? (int64_t)(0 - (uint64_t)y->ival) : y->ival; /* Go's -b.value wraps */
 		if (int_add(x, bval, y->iscale)) /* leaves x unchanged when it fails */

@@ -47,6 +47,12 @@ struct tr {
 	size_t len, cap;
 	char err[512];     /* Go's message, when translation fails */
 	bool oom;
+	/* the \p escapes of the source (start, length): to name the one PCRE2 does not know */
+	size_t props[16][2];
+	size_t nprops;
+	/* a flag group "(?i)" not written yet: it goes out before the next item that is not a
+	 * repetition, since in Go "a(?i)*" repeats the a (PCRE2 would refuse the quantifier) */
+	size_t flags_at, flags_len;
 };
 
 static bool put(struct tr *t, const char *s, size_t n)
@@ -239,6 +245,11 @@ static int unicode_class(struct tr *t, size_t *i)
 		ok = is_alnum(name[k]) || name[k] == '_';
 	if (!ok)
 		return fail(t, "invalid character class range", t->src + start, j - start) ? 0 : -1;
+	if (t->nprops < ARRAY_SIZE(t->props)) {
+		t->props[t->nprops][0] = start;
+		t->props[t->nprops][1] = j - start;
+		t->nprops++;
+	}
 	*i = j;
 	if (!puts_(t, neg ? "\\P{" : "\\p{") || !put(t, name, nlen) || !puts_(t, "}"))
 		return -1;
@@ -408,6 +419,17 @@ static bool translate(struct tr *t)
 	while (i < t->n) {
 		size_t this_repeat = SIZE_MAX;
 		char c = t->src[i];
+		bool is_repeat = c == '*' || c == '+' || c == '?';
+		if (c == '{') {
+			long mn, mx;
+			size_t af;
+			is_repeat = parse_repeat(t, i, &mn, &mx, &af);
+		}
+		if (t->flags_len && !is_repeat) {
+			if (!put(t, t->src + t->flags_at, t->flags_len))
+				return false;
+			t->flags_len = 0;
+		}
 		switch (c) {
 		case '(':
 			if (i + 1 < t->n && t->src[i + 1] == '?') {
@@ -457,12 +479,15 @@ static bool translate(struct tr *t)
 					}
 					return fail(t, "invalid or unsupported Perl syntax", t->src + s, j - s);
 				}
-				if (!put(t, t->src + s, j - s))
-					return false;
 				if (t->src[j - 1] == ':') {
+					if (!put(t, t->src + s, j - s))
+						return false;
 					if (++depth > RE_MAX_NEST)
 						return fail(t, "expression nests too deeply", t->src, t->n);
 					can_repeat = false;
+				} else {
+					t->flags_at = s; /* written before the next item */
+					t->flags_len = j - s;
 				}
 				/* a flag group (?i) leaves the previous item repeatable, as in Go */
 				i = j;
@@ -492,6 +517,12 @@ static bool translate(struct tr *t)
 			break;
 		case '^':
 		case '$':
+			/* grouped: Go lets a repetition follow an assertion (^*), PCRE2 only a group */
+			if (!puts_(t, c == '^' ? "(?:^)" : "(?:$)"))
+				return false;
+			i++;
+			can_repeat = true;
+			break;
 		case '.':
 			if (!put(t, &c, 1))
 				return false;
@@ -537,10 +568,10 @@ static bool translate(struct tr *t)
 				char e = t->src[i + 1];
 				const char *w = NULL;
 				switch (e) {
-				case 'A': w = "\\A"; break;
-				case 'b': w = "\\b"; break;
-				case 'B': w = "\\B"; break;
-				case 'z': w = "\\z"; break;
+				case 'A': w = "(?:\\A)"; break; /* grouped, as ^ */
+				case 'b': w = "(?:\\b)"; break;
+				case 'B': w = "(?:\\B)"; break;
+				case 'z': w = "(?:\\z)"; break;
 				case 'C': return fail(t, "invalid escape sequence", t->src + i, 2);
 				case 'Q': {
 					size_t q = i + 2;
@@ -602,10 +633,36 @@ static bool translate(struct tr *t)
 	}
 	if (depth > 0)
 		return fail(t, "missing closing )", t->src, t->n);
+	if (t->flags_len && !put(t, t->src + t->flags_at, t->flags_len))
+		return false;
 	return puts_(t, ""); /* an empty pattern still gets its NUL */
 }
 
 /* ---- compiling ---- */
+
+/* Which \p escape PCRE2 does not know: Go's "invalid character class range: `\p{Foo}`". */
+static bool unknown_property(const struct tr *t, pcre2_general_context *gc, char *err, size_t errcap)
+{
+	for (size_t k = 0; k < t->nprops; k++) {
+		struct tr one = { .src = t->src + t->props[k][0], .n = t->props[k][1] };
+		bool bad = true;
+		if (translate(&one)) {
+			int ec;
+			PCRE2_SIZE eo;
+			pcre2_code *c = pcre2_compile((PCRE2_SPTR)one.out, one.len, PCRE2_UTF, &ec, &eo, NULL);
+			bad = c == NULL;
+			pcre2_code_free(c);
+		}
+		free(one.out);
+		if (bad) {
+			snprintf(err, errcap, "error parsing regexp: invalid character class range: `%.*s`",
+				 (int)t->props[k][1], t->src + t->props[k][0]);
+			return true;
+		}
+	}
+	(void)gc;
+	return false;
+}
 
 /* A compiled pattern, or the error message (the arena's or static). */
 static pcre2_code *re_compile(const char *pat, size_t n, pcre2_general_context *gc, char *err, size_t errcap,
@@ -630,14 +687,16 @@ static pcre2_code *re_compile(const char *pat, size_t n, pcre2_general_context *
 	pcre2_set_newline(cc, PCRE2_NEWLINE_LF);
 	int ec;
 	PCRE2_SIZE eo;
-	code = pcre2_compile((PCRE2_SPTR)t.out, t.len, PCRE2_UTF | PCRE2_DOLLAR_ENDONLY | PCRE2_NEVER_BACKSLASH_C, &ec, &eo,
+	code = pcre2_compile((PCRE2_SPTR)t.out, t.len, PCRE2_UTF | PCRE2_DOLLAR_ENDONLY | PCRE2_NEVER_BACKSLASH_C | PCRE2_DUPNAMES, &ec, &eo,
 			     cc);
 	if (!code) {
 		PCRE2_UCHAR msg[256];
 		pcre2_get_error_message(ec, msg, sizeof(msg));
 		if (ec == PCRE2_ERROR_NOMEMORY)
 			*oom = true;
-		else /* what the translation let through and PCRE2 refuses (an unknown \p name, ...) */
+		else if (ec == PCRE2_ERROR_UNKNOWN_UNICODE_PROPERTY && unknown_property(&t, gc, err, errcap))
+			; /* Go names the escape */
+		else /* what the translation let through and PCRE2 refuses */
 			snprintf(err, errcap, "error parsing regexp: %s: `%.*s`", (const char *)msg, (int)n, pat);
 	}
 out:

@@ -13,6 +13,7 @@
 
 #include "cel_internal.h"
 #include "common/macros.h"
+#include "lib_internal.h"
 
 
 
@@ -427,6 +428,13 @@ static uint64_t cost_join(const cel_value *a, size_t n, const cel_value *r)
 	return (uint64_t)ceil((double)size * 2 * 0.1);
 }
 
+/* cel-go's default for strings_quote and string_format: ceil(0.1 * size(receiver)) */
+static uint64_t cost_receiver(const cel_value *a, size_t n, const cel_value *r)
+{
+	(void)n, (void)r;
+	return (uint64_t)ceil((double)cel_utf8_count(a[0].s, a[0].n) * 0.1);
+}
+
 static uint64_t cost_traversal(const cel_value *a, size_t n, const cel_value *r)
 {
 	(void)n, (void)r;
@@ -456,7 +464,8 @@ static const struct cel_overload strings_overloads[] = {
 	{ "string_trim", "trim", R, 1, { S }, fn_trim, NULL, NULL, cost_tenth },
 	{ "list_join", "join", R, 1, { L }, fn_join, NULL, NULL, cost_join },
 	{ "list_join_string", "join", R, 2, { L, S }, fn_join, NULL, NULL, cost_join },
-	{ "strings_quote", "strings.quote", CEL_OV_GLOBAL, 1, { S }, fn_quote, NULL, NULL, NULL },
+	{ "strings_quote", "strings.quote", CEL_OV_GLOBAL, 1, { S }, fn_quote, NULL, NULL, cost_receiver },
+	{ "string_format", "format", R, 2, { S, L }, cel_lib_format_string, NULL, NULL, cost_receiver },
 	{ "string_reverse", "reverse", R, 1, { S }, fn_reverse, NULL, NULL, NULL },
 };
 
