@@ -470,32 +470,49 @@ static inline void set_local(struct cel_eval *ev, int slot, cel_value v) { ev->l
 
 /* The cost of the macro's expanded loop beyond what its predicate and transform evaluate
  * (cel-go parser/macro.go and ext/comprehensions.go expansions, counted as runtimecost.go
- * does; checked against cel-go's runtimecost_test.go "all comprehension on literal"):
- *   all/exists: cond @not_strictly_false(accu) 2 + step accu 1 per iteration, the result 1,
- *               and 2 more for the condition that stops the loop early;
- *   exists_one: step `p ? accu + 1 : accu` 1 (+1 when p), result `accu == 1` 2;
- *   map/filter/transformList: init [] 10; step `accu + [e]` 12 (+1 for filter's [x]) when
- *               taken, else 1; result 1;
- *   transformMap/transformMapEntry: init {} 30; step insert 3 when taken, else 1; result 1. */
-static uint64_t comp_init_cost(const struct cel_comp *c)
+ * does; checked against cel-go's runtimecost_test.go "all comprehension on literal" and, with
+ * OptOptimize, against upstream's DRA code on the same expressions, tests/bench/cel_go):
+ *   all:    cond @not_strictly_false(accu) 2 + step accu 1 per iteration, the result 1, and
+ *           the cond that stops the loop early 2;
+ *   exists: cond @not_strictly_false(!accu) 3 + step accu 1, result 1, early stop 3;
+ *   exists_one: step `p ? accu + 1 : accu`: 2 when p, else 0 (a ternary's chosen bare
+ *           identifier costs nothing, see CEL_N_COND); result `accu == 1` 2;
+ *   map/filter/transformList: init [] 10 (0 when optimized: a constant literal); step
+ *           `accu + [e]` 12 (13 for filter's [x]) when taken, else 0; result 1;
+ *   transformMap: init {} 30 (0 optimized); step @mapInsert(accu, k, v) 3 when taken, else 0;
+ *   transformMapEntry: the same with @mapInsert(accu, entry) 2. */
+static uint64_t comp_init_cost(const struct cel_comp *c, bool optimize)
 {
 	switch (c->macro) {
 	case CEL_M_ALL: case CEL_M_EXISTS: return 1;
 	case CEL_M_EXISTS_ONE: return 2;
-	case CEL_M_TRANSFORM_MAP: case CEL_M_TRANSFORM_MAP_ENTRY: return 31;
-	default: return 11;
+	case CEL_M_TRANSFORM_MAP: case CEL_M_TRANSFORM_MAP_ENTRY: return optimize ? 1 : 31;
+	default: return optimize ? 1 : 11;
 	}
 }
 
 static uint64_t comp_step_cost(const struct cel_comp *c, bool taken)
 {
 	switch (c->macro) {
-	case CEL_M_ALL: case CEL_M_EXISTS: return 3;
-	case CEL_M_EXISTS_ONE: return taken ? 2 : 1;
-	case CEL_M_FILTER: return taken ? 13 : 1;
-	case CEL_M_TRANSFORM_MAP: case CEL_M_TRANSFORM_MAP_ENTRY: return taken ? 3 : 1;
-	default: return taken ? 12 : 1;
+	case CEL_M_ALL: return 3;
+	case CEL_M_EXISTS: return 4;
+	case CEL_M_EXISTS_ONE: return taken ? 2 : 0;
+	case CEL_M_FILTER: return taken ? 13 : 0;
+	case CEL_M_TRANSFORM_MAP: return taken ? 3 : 0;
+	case CEL_M_TRANSFORM_MAP_ENTRY: return taken ? 2 : 0;
+	default: return taken ? 12 : 0;
 	}
+}
+
+/* An identifier with plain selections and constant indexes on it (a cel-go attribute). */
+static bool attribute_root(const struct cel_node *n)
+{
+	while (n->kind == CEL_N_SELECT || (n->kind == CEL_N_INDEX && n->args[1]->kind == CEL_N_CONST)) {
+		if (n->flags & CEL_NF_OPT)
+			return false;
+		n = n->args[0];
+	}
+	return n->kind == CEL_N_VAR || n->kind == CEL_N_LOCAL;
 }
 
 static cel_value comprehension(struct cel_eval *ev, const struct cel_node *n)
@@ -522,7 +539,7 @@ static cel_value comprehension(struct cel_eval *ev, const struct cel_node *n)
 	}
 	bool is_map = range.kind == CEL_MAP;
 	uint32_t count = is_map ? range.map->n : range.list->n;
-	if (cost(ev, comp_init_cost(c)))
+	if (cost(ev, comp_init_cost(c, ev->env->opts.optimize)))
 		return cancelled(ev);
 	bool two = c->v2 != NULL;
 	cel_value err = { .kind = CEL_NULL };
@@ -575,7 +592,7 @@ static cel_value comprehension(struct cel_eval *ev, const struct cel_node *n)
 		case CEL_M_EXISTS:
 			if (p.kind == CEL_BOOL) {
 				if (p.b)
-					return cost(ev, last ? 0 : 2) ? cancelled(ev) : cel_bool(true);
+					return cost(ev, last ? 0 : 3) ? cancelled(ev) : cel_bool(true);
 			} else if (!have_err) {
 				have_err = true;
 				err = IS_ERR(p) ? p : no_overload(ev, "_||_", &p, 1);
@@ -843,7 +860,13 @@ static cel_value eval(struct cel_eval *ev, const struct cel_node *n)
 			return c;
 		if (c.kind != CEL_BOOL)
 			return no_overload(ev, "_?_:_", &c, 1);
-		return eval(ev, n->args[c.b ? 1 : 2]);
+		/* cel-go resolves a chosen branch that is an attribute (an identifier and its
+		 * selections) inside the conditional: its root identifier is not counted */
+		const struct cel_node *br = n->args[c.b ? 1 : 2];
+		cel_value r = eval(ev, br);
+		if (!ev->cancelled && attribute_root(br) && ev->cost > 0)
+			ev->cost--;
+		return r;
 	}
 	case CEL_N_NEG: {
 		cel_value v = eval(ev, n->args[0]);
