@@ -849,13 +849,20 @@ static int fn_sub(struct cel_eval *ev, const cel_value *a, size_t n, cel_value *
 	return arith(ev, a, true, out);
 }
 
+/* cost.go: quantity() and isQuantity() ceil(0.1 * size); the others 1 */
+static uint64_t cost_parse(const cel_value *a, size_t n, const cel_value *r)
+{
+	(void)n, (void)r;
+	return (uint64_t)ceil((double)cel_utf8_count(a[0].s, a[0].n) * 0.1);
+}
+
 #define Q { CEL_OBJECT, &quantity_type }
 #define S { CEL_STRING, NULL }
 #define I { CEL_INT, NULL }
 
 static const struct cel_overload quantity_overloads[] = {
-	{ "string_to_quantity", "quantity", CEL_OV_GLOBAL, 1, { S }, fn_quantity, NULL, NULL, NULL },
-	{ "is_quantity_string", "isQuantity", CEL_OV_GLOBAL, 1, { S }, fn_is_quantity, NULL, NULL, NULL },
+	{ "string_to_quantity", "quantity", CEL_OV_GLOBAL, 1, { S }, fn_quantity, NULL, NULL, cost_parse },
+	{ "is_quantity_string", "isQuantity", CEL_OV_GLOBAL, 1, { S }, fn_is_quantity, NULL, NULL, cost_parse },
 	{ "quantity_sign", "sign", CEL_OV_GLOBAL, 1, { Q }, fn_sign, NULL, NULL, NULL },
 	{ "quantity_is_greater_than", "isGreaterThan", CEL_OV_RECEIVER, 2, { Q, Q }, fn_greater, NULL, NULL, NULL },
 	{ "quantity_is_less_than", "isLessThan", CEL_OV_RECEIVER, 2, { Q, Q }, fn_less, NULL, NULL, NULL },

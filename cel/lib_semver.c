@@ -2,6 +2,7 @@
  * the base environment enables it: semver(), isSemver() with the optional normalize argument,
  * major, minor, patch, compareTo, isGreaterThan, isLessThan; parsing and ordering as
  * github.com/blang/semver/v4 (Parse, Version.Compare: build metadata is ignored). */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -342,15 +343,22 @@ static int fn_patch(struct cel_eval *ev, const cel_value *a, size_t n, cel_value
 	return 0;
 }
 
+/* cost.go: semver() and isSemver() ceil(0.1 * size); the others 1 */
+static uint64_t cost_parse(const cel_value *a, size_t n, const cel_value *r)
+{
+	(void)n, (void)r;
+	return (uint64_t)ceil((double)cel_utf8_count(a[0].s, a[0].n) * 0.1);
+}
+
 #define V { CEL_OBJECT, &semver_type }
 #define S { CEL_STRING, NULL }
 #define B { CEL_BOOL, NULL }
 
 static const struct cel_overload semver_overloads[] = {
-	{ "string_to_semver", "semver", CEL_OV_GLOBAL, 1, { S }, fn_semver, NULL, NULL, NULL },
-	{ "string_bool_to_semver", "semver", CEL_OV_GLOBAL, 2, { S, B }, fn_semver, NULL, NULL, NULL },
-	{ "is_semver_string", "isSemver", CEL_OV_GLOBAL, 1, { S }, fn_is_semver, NULL, NULL, NULL },
-	{ "is_semver_string_bool", "isSemver", CEL_OV_GLOBAL, 2, { S, B }, fn_is_semver, NULL, NULL, NULL },
+	{ "string_to_semver", "semver", CEL_OV_GLOBAL, 1, { S }, fn_semver, NULL, NULL, cost_parse },
+	{ "string_bool_to_semver", "semver", CEL_OV_GLOBAL, 2, { S, B }, fn_semver, NULL, NULL, cost_parse },
+	{ "is_semver_string", "isSemver", CEL_OV_GLOBAL, 1, { S }, fn_is_semver, NULL, NULL, cost_parse },
+	{ "is_semver_string_bool", "isSemver", CEL_OV_GLOBAL, 2, { S, B }, fn_is_semver, NULL, NULL, cost_parse },
 	{ "semver_is_greater_than", "isGreaterThan", CEL_OV_RECEIVER, 2, { V, V }, fn_greater, NULL, NULL, NULL },
 	{ "semver_is_less_than", "isLessThan", CEL_OV_RECEIVER, 2, { V, V }, fn_less, NULL, NULL, NULL },
 	{ "semver_compare_to", "compareTo", CEL_OV_RECEIVER, 2, { V, V }, fn_compare_to, NULL, NULL, NULL },

@@ -199,6 +199,7 @@ static const struct lcase quantity_semantics_cases[] = {
 	{ "quantity(\"5Ki5\")", NULL, "unable to parse quantity's suffix", 0 },
 	{ "type(quantity(\"1\")) == kubernetes.Quantity", "true", NULL, 0 },
 	{ "quantity(\"1\") < quantity(\"2\")", "true", NULL, 0 },
+	{ "quantity(\"1Gi\").isGreaterThan(quantity(\"100Mi\"))", "true", NULL, 3 }, /* ceil(0.1 * size) to parse */
 };
 
 /* apimachinery resource.Quantity: ParseQuantity + AsApproximateFloat64 / AsInt64 / Sign / Add /
@@ -304,6 +305,8 @@ static const struct lcase semver_blang_cases[] = {
 	  "strconv.ParseUint: parsing \"99999999999999999999\": value out of range", 0 },
 	{ "semver(\"1.2-beta\", true)", NULL, "short version cannot contain PreRelease/Build meta data", 0 },
 	{ "type(semver(\"1.0.0\")) == kubernetes.Semver", "true", NULL, 0 },
+	{ "semver(\"1.2.3-alpha\").isLessThan(semver(\"1.2.3\"))", "true", NULL, 4 }, /* ceil(0.1 * size) to parse */
+	{ "isSemver(\"1.2.3.4.5.6.7.8.9.10.11\")", "false", NULL, 3 },
 };
 
 static void test_semver(void **state)
@@ -576,6 +579,15 @@ static const struct lcase cidr_cases[] = {
 	{ "cidr(\"fe80::1%en0/24\")", NULL, "network address parse error during conversion from string: network address parse "
 	  "error during conversion from string: netip.ParsePrefix(\"fe80::1%en0/24\"): IPv6 zones cannot be present in a prefix", 0 },
 	{ "isCIDR(\"10.0.0.0/8\")", "true", NULL, 0 },
+	/* cidrContainsIP(arg, stringToIP(other)) loses the parse error; containsCIDR keeps it */
+	{ "cidr(\"::/0\").containsIP(\"1.2.3\")", NULL, "no such overload", 2 },
+	{ "cidr(\"10.0.0.0/8\").containsCIDR(\"bad\")", NULL, "network address parse error during conversion from string: "
+	  "network address parse error during conversion from string: netip.ParsePrefix(\"bad\"): no '/'", 0 },
+	/* cost.go with a CIDR's size ceil(bits / 8): values and costs as apiserver v0.37.2 computes them */
+	{ "cidr(\"10.0.0.0/8\").containsIP(\"10.1.1.1\")", "true", NULL, 3 },
+	{ "cidr(\"10.0.0.0/8\").containsCIDR(\"10.1.0.0/16\")", "true", NULL, 6 },
+	{ "cidr(\"2001:db8::/64\").containsCIDR(\"2001:db8::/80\")", "true", NULL, 8 },
+	{ "cidr(\"2001:db8::/64\").containsIP(ip(\"2001:db8::1\"))", "true", NULL, 6 },
 	{ "isCIDR(\"10.0.0.0/08\")", "false", NULL, 0 },
 	{ "cidr(\"::ffff:192.168.0.1/24\")", NULL, "network address parse error during conversion from string: IPv4-mapped "
 	  "IPv6 address \"::ffff:192.168.0.1/24\" is not allowed", 0 },
@@ -980,6 +992,9 @@ static const struct lcase named_format_cases[] = {
 	{ "format.datetime().validate('2020-01-01T24:00:00Z')", "optional.of(['invalid datetime'])", NULL, 0 },
 	{ "format.datetime().validate('2020-01-01T00:00:00')", "optional.of(['invalid datetime'])", NULL, 0 },
 	{ "format.named('unknown')", "optional.none()", NULL, 0 },
+	/* api/validate/content words lengths in bytes, util/validation in characters */
+	{ "format.labelValue().validate('aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa')", "optional.of(['must be no more than 63 bytes'])", NULL, 0 },
+	{ "format.qualifiedName().validate('aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa')", "optional.of(['name part must be no more than 63 bytes'])", NULL, 0 },
 	{ "type(format.uri()) == kubernetes.NamedFormat", "true", NULL, 0 },
 };
 
