@@ -672,6 +672,14 @@ static const struct lcase regex_cases[] = {
 	{ "'AbC'.findAll('\\\\b{2}')", "['', '']", NULL, 0 },
 	{ "'aaaa'.find('(?m)${1,3}(a|b){2}')", "''", NULL, 0 },
 	{ "'aa'.find('(?P<n>a)(?P<n>a)')", "'aa'", NULL, 0 },       /* Go allows a repeated name */
+	{ "'aab\\n'.matches('[[:alpha:]]+.{2}(?m)$')", "true", NULL, 0 }, /* (?m) scoped by groups */
+	{ "'a\\nb'.matches('(?m:a$)\\\\nb$')", "true", NULL, 0 },
+	{ "'b\\n'.findAll('(?m)^')", "['', '']", NULL, 0 },       /* after a final \n too */
+	{ "'a\\nb'.matches('(?m:^b)')", "true", NULL, 0 },
+	{ "'a\\nb'.matches('a$')", "false", NULL, 0 },
+	/* matches runs the DFA matcher: no backtracking blow-up (Go is linear-time) */
+	{ "'aaaaaaaaaaaaaaaaaaaaaaaaa'.matches('^(a?){25}a{25}$')", "true", NULL, 0 },
+	{ "'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa'.matches('(a|a)*b')", "false", NULL, 0 },
 	{ "'a'.matches(dyn('a++'))", NULL, "error parsing regexp: invalid nested repetition operator: `++`", 0 },
 	{ "'a'.matches(dyn('a**'))", NULL, "error parsing regexp: invalid nested repetition operator: `**`", 0 },
 	{ "'a'.matches(dyn('(?>a)'))", NULL, "error parsing regexp: invalid or unsupported Perl syntax: `(?>`", 0 },
