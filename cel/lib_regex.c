@@ -16,9 +16,11 @@
  * Matching is leftmost-first in both (Go's FindString and PCRE2's first match agree); findAll
  * steps over empty matches as Go's allMatches does. Go's matcher is linear-time; PCRE2's
  * backtracks, so matches() (which only asks whether there is a match) uses PCRE2's DFA matcher,
- * which does not backtrack, and find/findAll run under a match limit, a depth limit and a heap
- * limit: a pattern and input that exceed them give the error "regular expression match limit
- * exceeded" instead of a result (csched's difference; selectors' patterns are far below it).
+ * which does not backtrack, and find/findAll ask the DFA matcher first whether and where the
+ * leftmost match starts (a failing search never backtracks), then backtrack from there under a
+ * match limit, a depth limit and a heap limit: a pattern and input that exceed them give the
+ * error "regular expression match limit exceeded" instead of a result (csched's difference;
+ * selectors' patterns are far below it).
  * ^ and $ are written out for Go's (?m) state, tracked through groups. A differential run
  * against Go's regexp (40,653 random patterns and inputs: matches, find, findAll and the
  * parse errors) shows no difference.
@@ -37,7 +39,7 @@
 #include "cel_internal.h"
 #include "common/macros.h"
 
-#define RE_MATCH_LIMIT 10000000u
+#define RE_MATCH_LIMIT 1000000u
 #define RE_DEPTH_LIMIT 100000u
 #define RE_HEAP_LIMIT_KIB 65536u
 #define RE_MAX_NEST 1000
@@ -768,6 +770,7 @@ struct matcher {
 	const pcre2_code *code;
 	pcre2_match_data *md;
 	pcre2_match_context *mc;
+	int *ws; /* the DFA matcher's workspace (RE_DFA_WORKSPACE ints) */
 };
 
 /* 0 ready, CEL_NOMEM, or 1 with *out set to the pattern's error. */
@@ -784,7 +787,8 @@ static int matcher_init(struct cel_eval *ev, cel_value pat, struct matcher *m, c
 	}
 	m->md = pcre2_match_data_create_from_pattern(m->code, gc);
 	m->mc = pcre2_match_context_create(gc);
-	if (!m->md || !m->mc)
+	m->ws = cel_alloc(ev, RE_DFA_WORKSPACE * sizeof(int));
+	if (!m->md || !m->mc || !m->ws)
 		return CEL_NOMEM;
 	pcre2_set_match_limit(m->mc, RE_MATCH_LIMIT);
 	pcre2_set_depth_limit(m->mc, RE_DEPTH_LIMIT);
@@ -793,9 +797,32 @@ static int matcher_init(struct cel_eval *ev, cel_value pat, struct matcher *m, c
 }
 
 /* 1 matched (span in *b, *e), 0 no match, or <0: a PCRE2 error code. */
+/* The DFA matcher (no backtracking) from start: 1 and the leftmost position a match starts at,
+ * 0 none, 2 when it cannot run the pattern (then the caller backtracks from start), <0 error. */
+static int dfa_at(struct matcher *m, cel_value s, size_t start, size_t *at)
+{
+	int rc = pcre2_dfa_match(m->code, (PCRE2_SPTR)s.s, s.n, start, 0, m->md, m->mc, m->ws, RE_DFA_WORKSPACE);
+	if (rc == PCRE2_ERROR_NOMATCH)
+		return 0;
+	if (rc == PCRE2_ERROR_DFA_WSSIZE || rc == PCRE2_ERROR_DFA_RECURSE || rc == PCRE2_ERROR_DFA_UITEM ||
+	    rc == PCRE2_ERROR_DFA_UCOND)
+		return 2;
+	if (rc < 0)
+		return rc;
+	*at = pcre2_get_ovector_pointer(m->md)[0];
+	return 1;
+}
+
+/* The leftmost-first match from start. The DFA matcher first says whether there is one and
+ * where the leftmost starts (a pattern that fails, the backtracking worst case, never
+ * backtracks); the backtracking matcher then picks, from that position, the match Go picks. */
 static int match_at(struct matcher *m, cel_value s, size_t start, size_t *b, size_t *e)
 {
-	int rc = pcre2_match(m->code, (PCRE2_SPTR)s.s, s.n, start, 0, m->md, m->mc);
+	size_t at = start;
+	int rc = dfa_at(m, s, start, &at);
+	if (rc == 0 || rc < 0)
+		return rc;
+	rc = pcre2_match(m->code, (PCRE2_SPTR)s.s, s.n, at, 0, m->md, m->mc);
 	if (rc == PCRE2_ERROR_NOMATCH)
 		return 0;
 	if (rc < 0)
@@ -825,21 +852,12 @@ static int fn_matches(struct cel_eval *ev, const cel_value *a, size_t n, cel_val
 	if (rc)
 		return rc > 0 ? 0 : rc;
 	/* Whether there is a match does not depend on which match a backtracking engine would
-	 * report, so matches() runs PCRE2's DFA matcher: no backtracking, time polynomial in the
-	 * pattern and linear in the input, as Go's. Its workspace is bounded; a pattern that needs
-	 * more falls back to the backtracking matcher under its limits. */
-	int *ws = cel_alloc(ev, RE_DFA_WORKSPACE * sizeof(int));
-	if (!ws)
-		return CEL_NOMEM;
-	rc = pcre2_dfa_match(m.code, (PCRE2_SPTR)a[0].s, a[0].n, 0, 0, m.md, m.mc, ws, RE_DFA_WORKSPACE);
-	if (rc == PCRE2_ERROR_DFA_WSSIZE || rc == PCRE2_ERROR_DFA_RECURSE || rc == PCRE2_ERROR_DFA_UITEM ||
-	    rc == PCRE2_ERROR_DFA_UCOND) {
-		size_t b, e;
+	 * report: the DFA matcher alone answers (a pattern it cannot run backtracks) */
+	size_t at, b, e;
+	rc = dfa_at(&m, a[0], 0, &at);
+	if (rc == 2)
 		rc = match_at(&m, a[0], 0, &b, &e);
-	} else if (rc >= 0) {
-		rc = 1;
-	}
-	if (rc < 0 && rc != PCRE2_ERROR_NOMATCH)
+	if (rc < 0)
 		return match_error(ev, rc, out);
 	*out = cel_bool(rc == 1);
 	return 0;

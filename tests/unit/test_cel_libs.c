@@ -680,6 +680,10 @@ static const struct lcase regex_cases[] = {
 	/* matches runs the DFA matcher: no backtracking blow-up (Go is linear-time) */
 	{ "'aaaaaaaaaaaaaaaaaaaaaaaaa'.matches('^(a?){25}a{25}$')", "true", NULL, 0 },
 	{ "'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa'.matches('(a|a)*b')", "false", NULL, 0 },
+	{ "'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa'.find('(a|a)*b')", "''", NULL, 0 },     /* DFA first: no backtracking */
+	{ "'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa'.findAll('(a|a)*b')", "[]", NULL, 0 },
+	/* where Go is linear and backtracking is not: csched's documented limit */
+	{ "'aaaaaaaaaaaaaaaaaaaaaaaaa'.find('^(a?){25}a{25}$')", NULL, "regular expression match limit exceeded", 0 },
 	{ "'a'.matches(dyn('a++'))", NULL, "error parsing regexp: invalid nested repetition operator: `++`", 0 },
 	{ "'a'.matches(dyn('a**'))", NULL, "error parsing regexp: invalid nested repetition operator: `**`", 0 },
 	{ "'a'.matches(dyn('(?>a)'))", NULL, "error parsing regexp: invalid or unsupported Perl syntax: `(?>`", 0 },
