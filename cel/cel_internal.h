@@ -44,6 +44,8 @@ struct cel_map {
 	cel_value *vals;
 	uint32_t *index;   /* NULL when n <= CEL_MAP_LINEAR */
 	uint32_t mask;
+	bool has_dflt;     /* cel_map_set_default: lookups of absent keys give dflt */
+	cel_value dflt;
 };
 
 /* ---- types ----------------------------------------------------------------------------- */

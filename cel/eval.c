@@ -309,6 +309,8 @@ static cel_value index_value(struct cel_eval *ev, cel_value c, cel_value k, bool
 		cel_value v;
 		if (cel_map_find(c.map, k, &v))
 			return v;
+		if (c.map->has_dflt)
+			return c.map->dflt;
 		if (opt) {
 			*found = false;
 			return cel_null();
@@ -350,7 +352,7 @@ static cel_value select_field(struct cel_eval *ev, const struct cel_node *n, cel
 	}
 	if (t.kind == CEL_MAP) {
 		cel_value v;
-		if (cel_map_find(t.map, k, &v))
+		if (cel_map_find(t.map, k, &v) || (t.map->has_dflt && (v = t.map->dflt, true)))
 			return (n->flags & CEL_NF_OPT) ? make_opt(ev, &v) : v;
 		if (n->flags & CEL_NF_OPT)
 			return make_opt(ev, NULL);
@@ -372,7 +374,7 @@ static cel_value has_field(struct cel_eval *ev, const struct cel_node *n, cel_va
 		t = *t.opt;
 	}
 	if (t.kind == CEL_MAP)
-		return cel_bool(cel_map_find(t.map, k, NULL));
+		return cel_bool(t.map->has_dflt || cel_map_find(t.map, k, NULL));
 	return err_v(ev, "invalid type for field selection.");
 }
 
@@ -400,13 +402,21 @@ static cel_value call(struct cel_eval *ev, const struct cel_node *n)
 	bool recv = n->flags & CEL_NF_RECV;
 	/* non-strict overloads (CEL_OV_ERRORS) see errors; others get the first error */
 	bool nonstrict = n->ov && (n->ov->flags & CEL_OV_ERRORS);
+	/* cel-go's evalUnary/evalBinary evaluate both arguments before looking for an error, and
+	 * the failed call still counts its cost (1); evalVarArgs stops at the first error. */
+	int first_err = -1;
 	for (uint16_t i = 0; i < n->nargs; i++) {
 		args[i] = eval(ev, n->args[i]);
 		if (ev->cancelled)
 			return args[i];
-		if (IS_ERR(args[i]) && !nonstrict)
-			return args[i];
+		if (IS_ERR(args[i]) && !nonstrict && first_err < 0) {
+			first_err = i;
+			if (n->nargs > 2)
+				return args[i];
+		}
 	}
+	if (first_err >= 0)
+		return cost(ev, 1) ? cancelled(ev) : args[first_err];
 	const struct cel_overload *o = n->ov;
 	for (uint16_t i = 0; o && i < n->nargs; i++)
 		if (!arg_fits(&o->args[i], args[i]) && !((o->flags & CEL_OV_ERRORS) && IS_ERR(args[i])))
@@ -435,6 +445,8 @@ static cel_value call(struct cel_eval *ev, const struct cel_node *n)
 		for (uint16_t i = 0; i < n->nargs; i++)
 			if (IS_ERR(args[i]))
 				return args[i];
+		if (cost(ev, 1))
+			return cancelled(ev);
 		return no_overload(ev, n->name, args, n->nargs);
 	}
 	cel_value out = cel_null();
@@ -458,32 +470,49 @@ static inline void set_local(struct cel_eval *ev, int slot, cel_value v) { ev->l
 
 /* The cost of the macro's expanded loop beyond what its predicate and transform evaluate
  * (cel-go parser/macro.go and ext/comprehensions.go expansions, counted as runtimecost.go
- * does; checked against cel-go's runtimecost_test.go "all comprehension on literal"):
- *   all/exists: cond @not_strictly_false(accu) 2 + step accu 1 per iteration, the result 1,
- *               and 2 more for the condition that stops the loop early;
- *   exists_one: step `p ? accu + 1 : accu` 1 (+1 when p), result `accu == 1` 2;
- *   map/filter/transformList: init [] 10; step `accu + [e]` 12 (+1 for filter's [x]) when
- *               taken, else 1; result 1;
- *   transformMap/transformMapEntry: init {} 30; step insert 3 when taken, else 1; result 1. */
-static uint64_t comp_init_cost(const struct cel_comp *c)
+ * does; checked against cel-go's runtimecost_test.go "all comprehension on literal" and, with
+ * OptOptimize, against upstream's DRA code on the same expressions, tests/bench/cel_go):
+ *   all:    cond @not_strictly_false(accu) 2 + step accu 1 per iteration, the result 1, and
+ *           the cond that stops the loop early 2;
+ *   exists: cond @not_strictly_false(!accu) 3 + step accu 1, result 1, early stop 3;
+ *   exists_one: step `p ? accu + 1 : accu`: 2 when p, else 0 (a ternary's chosen bare
+ *           identifier costs nothing, see CEL_N_COND); result `accu == 1` 2;
+ *   map/filter/transformList: init [] 10 (0 when optimized: a constant literal); step
+ *           `accu + [e]` 12 (13 for filter's [x]) when taken, else 0; result 1;
+ *   transformMap: init {} 30 (0 optimized); step @mapInsert(accu, k, v) 3 when taken, else 0;
+ *   transformMapEntry: the same with @mapInsert(accu, entry) 2. */
+static uint64_t comp_init_cost(const struct cel_comp *c, bool optimize)
 {
 	switch (c->macro) {
 	case CEL_M_ALL: case CEL_M_EXISTS: return 1;
 	case CEL_M_EXISTS_ONE: return 2;
-	case CEL_M_TRANSFORM_MAP: case CEL_M_TRANSFORM_MAP_ENTRY: return 31;
-	default: return 11;
+	case CEL_M_TRANSFORM_MAP: case CEL_M_TRANSFORM_MAP_ENTRY: return optimize ? 1 : 31;
+	default: return optimize ? 1 : 11;
 	}
 }
 
 static uint64_t comp_step_cost(const struct cel_comp *c, bool taken)
 {
 	switch (c->macro) {
-	case CEL_M_ALL: case CEL_M_EXISTS: return 3;
-	case CEL_M_EXISTS_ONE: return taken ? 2 : 1;
-	case CEL_M_FILTER: return taken ? 13 : 1;
-	case CEL_M_TRANSFORM_MAP: case CEL_M_TRANSFORM_MAP_ENTRY: return taken ? 3 : 1;
-	default: return taken ? 12 : 1;
+	case CEL_M_ALL: return 3;
+	case CEL_M_EXISTS: return 4;
+	case CEL_M_EXISTS_ONE: return taken ? 2 : 0;
+	case CEL_M_FILTER: return taken ? 13 : 0;
+	case CEL_M_TRANSFORM_MAP: return taken ? 3 : 0;
+	case CEL_M_TRANSFORM_MAP_ENTRY: return taken ? 2 : 0;
+	default: return taken ? 12 : 0;
 	}
+}
+
+/* An identifier with plain selections and constant indexes on it (a cel-go attribute). */
+static bool attribute_root(const struct cel_node *n)
+{
+	while (n->kind == CEL_N_SELECT || (n->kind == CEL_N_INDEX && n->args[1]->kind == CEL_N_CONST)) {
+		if (n->flags & CEL_NF_OPT)
+			return false;
+		n = n->args[0];
+	}
+	return n->kind == CEL_N_VAR || n->kind == CEL_N_LOCAL;
 }
 
 static cel_value comprehension(struct cel_eval *ev, const struct cel_node *n)
@@ -492,12 +521,25 @@ static cel_value comprehension(struct cel_eval *ev, const struct cel_node *n)
 	cel_value range = eval(ev, c->range);
 	if (IS_ERR(range))
 		return range;
-	if (range.kind != CEL_LIST && range.kind != CEL_MAP)
-		return err_v(ev, "expression of type '%s' cannot be range of a comprehension (must be list, map, or dynamic)",
-			     cel_value_type_name(range));
+	if (range.kind != CEL_LIST && range.kind != CEL_MAP) {
+		/* cel-go interpretable.go evalFold: "got '%T', expected iterable type", %T being the
+		 * Go type of the value (types.Int, ...; Kubernetes' library types are cel.Semver,
+		 * cel.Quantity, ...) */
+		static const char *const go_types[CEL_KIND_COUNT] = {
+			[CEL_NULL] = "types.Null", [CEL_BOOL] = "types.Bool", [CEL_INT] = "types.Int",
+			[CEL_UINT] = "types.Uint", [CEL_DOUBLE] = "types.Double", [CEL_STRING] = "types.String",
+			[CEL_BYTES] = "types.Bytes", [CEL_TYPE] = "*types.Type", [CEL_TIMESTAMP] = "types.Timestamp",
+			[CEL_DURATION] = "types.Duration", [CEL_OPTIONAL] = "*types.Optional",
+		};
+		if (range.kind == CEL_OBJECT) {
+			const char *tn = range.obj->type->type.name, *dot = strrchr(tn, '.');
+			return err_v(ev, "got 'cel.%s', expected iterable type", dot ? dot + 1 : tn);
+		}
+		return err_v(ev, "got '%s', expected iterable type", go_types[range.kind] ? go_types[range.kind] : "?");
+	}
 	bool is_map = range.kind == CEL_MAP;
 	uint32_t count = is_map ? range.map->n : range.list->n;
-	if (cost(ev, comp_init_cost(c)))
+	if (cost(ev, comp_init_cost(c, ev->env->opts.optimize)))
 		return cancelled(ev);
 	bool two = c->v2 != NULL;
 	cel_value err = { .kind = CEL_NULL };
@@ -550,7 +592,7 @@ static cel_value comprehension(struct cel_eval *ev, const struct cel_node *n)
 		case CEL_M_EXISTS:
 			if (p.kind == CEL_BOOL) {
 				if (p.b)
-					return cost(ev, last ? 0 : 2) ? cancelled(ev) : cel_bool(true);
+					return cost(ev, last ? 0 : 3) ? cancelled(ev) : cel_bool(true);
 			} else if (!have_err) {
 				have_err = true;
 				err = IS_ERR(p) ? p : no_overload(ev, "_||_", &p, 1);
@@ -640,12 +682,12 @@ static cel_value compare(struct cel_eval *ev, const struct cel_node *n, cel_valu
 {
 	int c;
 	static const char *const ops[] = { "_<_", "_<=_", "_>_", "_>=_" };
+	if (cost(ev, (a.kind == CEL_STRING || a.kind == CEL_BYTES) && a.kind == b.kind ? min_size_cost(a, b) : 1))
+		return cancelled(ev);
 	if (cel_value_compare(a, b, &c) != 0) {
 		cel_value args[2] = { a, b };
 		return no_overload(ev, ops[n->kind - CEL_N_LT], args, 2);
 	}
-	if (cost(ev, (a.kind == CEL_STRING || a.kind == CEL_BYTES) ? min_size_cost(a, b) : 1))
-		return cancelled(ev);
 	if (c == 2)
 		return err_v(ev, "NaN values cannot be ordered"); /* cel-go Double.Compare */
 	switch (n->kind) {
@@ -671,6 +713,8 @@ static cel_value in(struct cel_eval *ev, cel_value a, cel_value b, bool free_)
 			return cancelled(ev);
 		return cel_bool(cel_map_find(b.map, a, NULL));
 	}
+	if (cost(ev, 1))
+		return cancelled(ev);
 	cel_value args[2] = { a, b };
 	return no_overload(ev, "@in", args, 2);
 }
@@ -800,10 +844,12 @@ static cel_value eval(struct cel_eval *ev, const struct cel_node *n)
 		return logic(ev, n, false);
 	case CEL_N_NOT: {
 		cel_value v = eval(ev, n->args[0]);
-		if (IS_ERR(v))
+		if (ev->cancelled)
 			return v;
 		if (cost(ev, 1))
 			return cancelled(ev);
+		if (IS_ERR(v))
+			return v;
 		if (v.kind != CEL_BOOL)
 			return no_overload(ev, "!_", &v, 1);
 		return cel_bool(!v.b);
@@ -814,14 +860,22 @@ static cel_value eval(struct cel_eval *ev, const struct cel_node *n)
 			return c;
 		if (c.kind != CEL_BOOL)
 			return no_overload(ev, "_?_:_", &c, 1);
-		return eval(ev, n->args[c.b ? 1 : 2]);
+		/* cel-go resolves a chosen branch that is an attribute (an identifier and its
+		 * selections) inside the conditional: its root identifier is not counted */
+		const struct cel_node *br = n->args[c.b ? 1 : 2];
+		cel_value r = eval(ev, br);
+		if (!ev->cancelled && attribute_root(br) && ev->cost > 0)
+			ev->cost--;
+		return r;
 	}
 	case CEL_N_NEG: {
 		cel_value v = eval(ev, n->args[0]);
-		if (IS_ERR(v))
+		if (ev->cancelled)
 			return v;
 		if (cost(ev, 1))
 			return cancelled(ev);
+		if (IS_ERR(v))
+			return v;
 		if (v.kind == CEL_INT) {
 			if (v.i == INT64_MIN)
 				return err_v(ev, "integer overflow");
@@ -871,13 +925,16 @@ static cel_value eval(struct cel_eval *ev, const struct cel_node *n)
 	default:
 		break;
 	}
-	/* binary operators: strict in both arguments */
+	/* binary operators: strict in both arguments, both evaluated first (cel-go evalBinary),
+	 * the failed operator counted (1) */
 	cel_value a = eval(ev, n->args[0]);
-	if (IS_ERR(a))
+	if (ev->cancelled)
 		return a;
 	cel_value b = eval(ev, n->args[1]);
-	if (IS_ERR(b))
+	if (ev->cancelled)
 		return b;
+	if (IS_ERR(a) || IS_ERR(b))
+		return cost(ev, 1) ? cancelled(ev) : IS_ERR(a) ? a : b;
 	switch (n->kind) {
 	case CEL_N_EQ:
 	case CEL_N_NE: {

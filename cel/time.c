@@ -254,10 +254,16 @@ static bool tz_offset(const char *name, size_t len, int64_t t, int32_t *off)
 	unsigned char *data = NULL;
 	size_t n = 0;
 	bool ok = false;
-	data = malloc(1 << 20);
+	/* TZif files are a few KiB; a file over 1 MiB is not one */
+	if (fseek(f, 0, SEEK_END) != 0)
+		goto out;
+	long size = ftell(f);
+	if (size < 44 || size > (1 << 20) || fseek(f, 0, SEEK_SET) != 0)
+		goto out;
+	data = malloc((size_t)size);
 	if (!data)
 		goto out;
-	n = fread(data, 1, 1 << 20, f);
+	n = fread(data, 1, (size_t)size, f);
 	if (n < 44 || memcmp(data, "TZif", 4) != 0)
 		goto out;
 	{

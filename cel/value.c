@@ -447,6 +447,12 @@ bool cel_map_find(const struct cel_map *m, cel_value key, cel_value *val)
 
 size_t cel_map_size(const struct cel_map *m) { return m->n; }
 
+void cel_map_set_default(struct cel_map *m, cel_value v)
+{
+	m->dflt = v;
+	m->has_dflt = true;
+}
+
 void cel_map_entry(const struct cel_map *m, size_t i, cel_value *key, cel_value *val)
 {
 	if (key)

@@ -309,6 +309,35 @@ static void test_cel_variables(void **state)
 	p = cel_program_compile(env, "device.attributes.memory > 1", &e);
 	assert_int_equal(cel_program_eval_bool(p, ev, a, &e), 1);
 	cel_program_free(p);
+
+	/* A map with a default (DRA's attributes by domain: an unknown domain is an empty map, as
+	 * dynamic-resource-allocation cel/compile.go mapper.Find): lookups find the default,
+	 * `in` and size() see the real entries. */
+	struct cel_map *doms = cel_map_new(1), *empty = cel_map_new(1);
+	assert_int_equal(cel_map_put(doms, cel_string("gpu.example.com", 15), cel_map_value(attrs)), 0);
+	cel_map_set_default(doms, cel_map_value(empty));
+	int ds = cel_env_declare(env, "doms", &e);
+	cel_activation_free(a);
+	a = cel_activation_new(env);
+	cel_activation_set(a, ds, cel_map_value(doms));
+	static const struct {
+		const char *expr;
+		const char *want;
+	} dcases[] = {
+		{ "doms['gpu.example.com'].memory", "80" },
+		{ "doms['other.example.com']", "{}" },
+		{ "doms['other.example.com'].memory", "error: no such key: memory" },
+		{ "has(doms.other) && !('other' in doms) && size(doms) == 1", "true" },
+		{ "doms[?'other'].hasValue()", "true" },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(dcases); i++) {
+		char out[600];
+		run(env, a, dcases[i].expr, out, sizeof(out), NULL);
+		if (strcmp(out, dcases[i].want))
+			fail_msg("%s: got %s, want %s", dcases[i].expr, out, dcases[i].want);
+	}
+	cel_map_free(doms);
+	cel_map_free(empty);
 	cel_eval_free(ev);
 	cel_activation_free(a);
 	cel_map_free(d);
@@ -395,6 +424,20 @@ static void test_cel_cost(void **state)
 		{ "x in [[1], 2]", 3 },         /* not a set of primitives: ident 1 + in its size 2 */
 		{ "int('1') + 1", 1 },
 		{ "quantity('1Mi').isInteger()", 2 }, /* not a conversion: quantity() still costs 1 */
+		/* comprehensions, as upstream's DRA CEL (cel-go v0.29.2 with OptOptimize) counts them,
+		 * measured with tests/bench/cel_go on the same expressions */
+		{ "[1,2,3].filter(x, x > 1).size() == 2", 35 },
+		{ "[1,2,3].map(x, x > 1, x).size() == 2", 35 },
+		{ "[1,2,3].map(x, x * 2).size() == 3", 45 },
+		{ "[1,2,3].transformList(i, v, v * 2).size() == 3", 45 },
+		{ "{\"a\": 1, \"b\": 2}.transformMap(k, v, v > 1, v).size() == 1", 11 },
+		{ "{\"a\": 1}.transformMapEntry(k, v, {v: k}).size() == 1", 37 },
+		{ "[1,2,3].exists_one(x, x > 5)", 8 },
+		{ "[1,2,3].exists(x, x == 9)", 19 },
+		{ "[1,2,3].exists(x, x == 1)", 10 },
+		{ "[1,2,3].all(x, x == 9)", 8 },
+		{ "[3,2,1].exists(x, x == 2) && [5, 6].all(y, y > 5)", 24 },
+		{ "(x == 1 ? x : x) == 2", 3 }, /* a ternary's chosen identifier is not counted */
 	};
 	struct cel_env_options oo = { .optimize = true };
 	struct cel_env *oenv = cel_env_new(&oo);
@@ -433,6 +476,25 @@ static void test_cel_cost(void **state)
 		assert_string_equal(out, "error: operation cancelled: actual cost limit exceeded");
 		assert_true(cost > 1000 && cost < 1100);
 	}
+	cel_env_free(env);
+
+	/* The memory bound: doubling a list by concatenation (cost 1 each, as cel-go counts) stops
+	 * at memory_limit with an error instead of exhausting memory. */
+	struct cel_env_options mo = { .memory_limit = 1 << 20 };
+	env = cel_env_new(&mo);
+	assert_non_null(env);
+	char expr[4096];
+	size_t k = (size_t)snprintf(expr, sizeof(expr), "cel.bind(v0, [1, 2, 3, 4]");
+	for (int i = 1; i <= 40; i++)
+		k += (size_t)snprintf(expr + k, sizeof(expr) - k, ", cel.bind(v%d, v%d + v%d", i, i - 1, i - 1);
+	k += (size_t)snprintf(expr + k, sizeof(expr) - k, ", size(v40)");
+	for (int i = 0; i <= 40; i++)
+		k += (size_t)snprintf(expr + k, sizeof(expr) - k, ")");
+	char out[600];
+	run(env, NULL, expr, out, sizeof(out), NULL);
+	assert_string_equal(out, "error: operation cancelled: evaluation memory limit exceeded");
+	run(env, NULL, "cel.bind(a, [1, 2], cel.bind(b, a + a, size(b + b)))", out, sizeof(out), NULL);
+	assert_string_equal(out, "8");
 	cel_env_free(env);
 }
 

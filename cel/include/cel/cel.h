@@ -104,6 +104,12 @@ int cel_map_put(struct cel_map *m, cel_value key, cel_value val);
 cel_value cel_map_value(const struct cel_map *m);
 void cel_map_free(struct cel_map *m);
 
+/* A map whose lookups (m[k], m.k, m[?k], has(m.k)) of an absent key give v instead of an
+ * error, as DRA's device.attributes and device.capacity do (k8s.io/dynamic-resource-allocation
+ * cel/compile.go newStringInterfaceMapWithDefault: an empty map for an unknown domain). `in`,
+ * size() and iteration see only the real entries. */
+void cel_map_set_default(struct cel_map *m, cel_value v);
+
 /* Readers. */
 size_t cel_list_size(const struct cel_list *l);
 cel_value cel_list_get(const struct cel_list *l, size_t i);

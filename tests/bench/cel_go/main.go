@@ -37,12 +37,23 @@ var selectors = []string{
 		`device.attributes["test-driver.cdi.k8s.io"].driverVersion.isGreaterThan(semver("1.0.0")) && ` +
 		`device.capacity["test-driver.cdi.k8s.io"].memory.compareTo(quantity("40Gi")) >= 0 && ` +
 		`device.capacity["test-driver.cdi.k8s.io"].slices.isLessThan(quantity("8"))`,
+	// comprehensions and library calls, for runtime cost parity
+	`device.attributes["test-driver.cdi.k8s.io"].exists(k, k.startsWith("zzz")) == false && ` +
+		`device.attributes.all(d, d.size() > 0)`,
+	`device.attributes["test-driver.cdi.k8s.io"].filter(k, k.size() > 4).map(k, k.upperAscii()).size() >= 3 && ` +
+		`device.attributes["test-driver.cdi.k8s.io"].model.matches("^a[0-9]+$")`,
+	`cel.bind(a, device.attributes["test-driver.cdi.k8s.io"], a.index + a.cores > 50 && ` +
+		`[a.numa, a.index].exists_one(v, v == 0) || a.uuid.split("-").size() == 3)`,
 }
 
 func main() {
 	rounds := 20
 	if len(os.Args) > 1 {
 		rounds, _ = strconv.Atoi(os.Args[1])
+	}
+	// cel_go ROUNDS EXPR...: time the given expressions instead of the built-in selectors
+	if len(os.Args) > 2 {
+		selectors = os.Args[2:]
 	}
 	const ndev = 10000
 	models := []string{"a100", "h100", "t4"}
