@@ -217,8 +217,9 @@ static bool q_equal(const struct cel_object *a, const struct cel_object *b);
 static int q_compare(const struct cel_object *a, const struct cel_object *b);
 static size_t q_format(const struct cel_object *o, char *buf, size_t cap);
 
+/* No ordering vtable: apiserver's Quantity has no < (compareTo and friends are functions). */
 static const struct cel_object_type quantity_type = {
-	{ "kubernetes.Quantity", CEL_OBJECT }, q_equal, q_compare, q_format,
+	{ "kubernetes.Quantity", CEL_OBJECT }, q_equal, NULL, q_format,
 };
 
 static void qv_load(struct qv *v, const struct cel_object *o)

@@ -28,8 +28,9 @@ static bool sv_equal(const struct cel_object *a, const struct cel_object *b);
 static int sv_compare(const struct cel_object *a, const struct cel_object *b);
 static size_t sv_format(const struct cel_object *o, char *buf, size_t cap);
 
+/* No ordering vtable: apiserver's Semver has no < (compareTo and friends are functions). */
 static const struct cel_object_type semver_type = {
-	{ "kubernetes.Semver", CEL_OBJECT }, sv_equal, sv_compare, sv_format,
+	{ "kubernetes.Semver", CEL_OBJECT }, sv_equal, NULL, sv_format,
 };
 
 static bool only(const char *s, size_t n, bool alpha)
