@@ -19,6 +19,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cel_internal.h"
@@ -689,6 +690,31 @@ static size_t q_format(const struct cel_object *o, char *buf, size_t cap)
 	else
 		len += (size_t)snprintf(len < cap ? buf + len : NULL, len < cap ? cap - len : 0, ")");
 	return len;
+}
+
+/* ---- caller-owned values (cel.h) ---- */
+
+int cel_quantity_new(const char *s, size_t len, cel_value *out, struct err *e)
+{
+	struct qv v;
+	const char *msg = quantity_parse(s, len, &v);
+	if (msg)
+		return err_set(e, ERR_INVALID, "cel_quantity_new: quantity \"%.*s\": %s", (int)(len > 200 ? 200 : len), s,
+			       msg);
+	uint32_t n = v.dec ? v.mag.n : 0;
+	struct qty *q = calloc(1, sizeof(*q) + n * sizeof(uint32_t));
+	if (!q)
+		return err_set(e, ERR_NOMEM, "cel_quantity_new: out of memory");
+	q->hdr.type = &quantity_type;
+	q->dec = v.dec;
+	q->ival = v.ival;
+	q->iscale = v.iscale;
+	q->neg = v.dec && v.neg && v.mag.n > 0;
+	q->dscale = v.dscale;
+	q->n = n;
+	memcpy(q->limbs, v.mag.l, n * sizeof(uint32_t));
+	*out = cel_object_value(&q->hdr);
+	return 0;
 }
 
 /* ---- functions ---- */

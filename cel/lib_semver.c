@@ -4,6 +4,7 @@
  * github.com/blang/semver/v4 (Parse, Version.Compare: build metadata is ignored). */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cel_internal.h"
@@ -228,6 +229,46 @@ static int parse_arg(struct cel_eval *ev, const cel_value *a, size_t n, struct s
 	if (n > 1 && a[1].b)
 		return sv_normalize_parse(ev, a[0].s, a[0].n, v, msg);
 	return sv_parse(ev, a[0].s, a[0].n, v, msg);
+}
+
+/* ---- caller-owned values (cel.h) ---- */
+
+int cel_semver_new(const char *s, size_t len, bool normalize, cel_value *out, struct err *e)
+{
+	struct cel_eval *ev = cel_eval_new(); /* scratch for parsing and messages */
+	if (!ev)
+		return err_set(e, ERR_NOMEM, "cel_semver_new: out of memory");
+	struct semver *v = NULL;
+	const char *msg = NULL;
+	int rc = normalize ? sv_normalize_parse(ev, s, len, &v, &msg) : sv_parse(ev, s, len, &v, &msg);
+	if (rc != 0) {
+		rc = msg ? err_set(e, ERR_INVALID, "cel_semver_new: semver \"%.*s\": %s", (int)(len > 200 ? 200 : len), s, msg)
+			 : err_set(e, ERR_NOMEM, "cel_semver_new: out of memory");
+		goto out;
+	}
+	/* one block: the struct, its prerelease identifiers, their text */
+	size_t text = 0;
+	for (uint32_t i = 0; i < v->npre; i++)
+		text += v->pre[i].num ? 0 : v->pre[i].len;
+	size_t head = sizeof(*v) + v->npre * sizeof(struct pr);
+	struct semver *c = malloc(head + text + 1);
+	if (!c) {
+		rc = err_set(e, ERR_NOMEM, "cel_semver_new: out of memory");
+		goto out;
+	}
+	memcpy(c, v, head);
+	char *t = (char *)c + head;
+	for (uint32_t i = 0; i < c->npre; i++) {
+		if (c->pre[i].num)
+			continue;
+		memcpy(t, v->pre[i].s, v->pre[i].len);
+		c->pre[i].s = t;
+		t += v->pre[i].len;
+	}
+	*out = cel_object_value(&c->hdr);
+out:
+	cel_eval_free(ev);
+	return rc;
 }
 
 static int fn_semver(struct cel_eval *ev, const cel_value *a, size_t n, cel_value *out)

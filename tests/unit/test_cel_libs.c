@@ -1019,6 +1019,58 @@ static void test_named_format(void **state)
 	RUN(named_format_cases);
 }
 
+/* ---- caller-owned values: cel_quantity_new / cel_semver_new ---- */
+
+static void test_bound_values(void **state)
+{
+	(void)state;
+	struct err e = { 0 };
+	struct cel_env *env = new_env();
+	int qs = cel_env_declare(env, "q", &e), vs = cel_env_declare(env, "v", &e);
+	assert_true(qs >= 0 && vs >= 0);
+	cel_value q, v, bad;
+	assert_int_equal(cel_quantity_new("40Gi", 4, &q, &e), 0);
+	assert_int_equal(cel_semver_new("v1.2.3-rc.1", 11, true, &v, &e), 0);
+	/* errors carry the library's message */
+	assert_int_equal(cel_quantity_new("10Mm", 4, &bad, &e), ERR_INVALID);
+	assert_string_equal(e.msg, "cel_quantity_new: quantity \"10Mm\": unable to parse quantity's suffix");
+	assert_int_equal(cel_semver_new("v1.2.3", 6, false, &bad, &e), ERR_INVALID);
+	assert_string_equal(e.msg, "cel_semver_new: semver \"v1.2.3\": Invalid character(s) found in major number \"v1\"");
+	static const struct {
+		const char *expr;
+		bool want;
+	} cases[] = {
+		{ "q.compareTo(quantity('40Gi')) == 0", true },
+		{ "q.isGreaterThan(quantity('40G'))", true },
+		{ "q == quantity('42949672960')", true },
+		{ "type(q) == kubernetes.Quantity", true },
+		{ "v.isLessThan(semver('1.2.3'))", true },
+		{ "v == semver('1.2.3-rc.1')", true },
+		{ "v.major() == 1 && v.minor() == 2 && v.patch() == 3", true },
+		{ "v.isGreaterThan(semver('1.2.3-beta'))", true },
+	};
+	struct cel_activation *a = cel_activation_new(env);
+	struct cel_eval *ev = cel_eval_new();
+	assert_non_null(a);
+	assert_non_null(ev);
+	cel_activation_set(a, qs, q);
+	cel_activation_set(a, vs, v);
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct cel_program *p = cel_program_compile(env, cases[i].expr, &e);
+		assert_non_null(p);
+		int rc = cel_program_eval_bool(p, ev, a, &e);
+		if (rc != (cases[i].want ? 1 : 0))
+			fail_msg("%s: got %d (%s)", cases[i].expr, rc, rc < 0 ? e.msg : "");
+		cel_program_free(p);
+	}
+	cel_eval_free(ev);
+	cel_activation_free(a);
+	cel_object_free(q);
+	cel_object_free(v);
+	cel_object_free(cel_int(1)); /* not an object: ignored */
+	cel_env_free(env);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1031,6 +1083,7 @@ int main(void)
 		cmocka_unit_test(test_url),
 		cmocka_unit_test(test_strings),
 		cmocka_unit_test(test_named_format),
+		cmocka_unit_test(test_bound_values),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
