@@ -157,6 +157,12 @@ static bool comparable_kind(uint8_t k)
 	return false;
 }
 
+/* cel-go's traits.Comparer: the ordered kinds, and library objects with an ordering */
+static bool comparer(cel_value v)
+{
+	return comparable_kind(v.kind) || (v.kind == CEL_OBJECT && v.obj->type->compare);
+}
+
 static bool key_less(cel_value a, cel_value b)
 {
 	int c;
@@ -303,7 +309,7 @@ static int fn_is_sorted(struct cel_eval *ev, const cel_value *a, size_t n, cel_v
 {
 	const struct cel_list *l = a[0].list;
 	for (uint32_t i = 0; i < l->n; i++) {
-		if (!comparable_kind(l->items[i].kind) && l->items[i].kind != CEL_OBJECT)
+		if (!comparer(l->items[i]))
 			return cel_error_no_overload(ev, out, "isSorted", a, n);
 		if (i == 0)
 			continue;
@@ -363,7 +369,7 @@ static int min_max(struct cel_eval *ev, const cel_value *a, size_t n, cel_value 
 		return cel_error(ev, out, "%s called on empty list", name);
 	cel_value r = l->items[0];
 	for (uint32_t i = 0; i < l->n; i++) {
-		if (!comparable_kind(l->items[i].kind) && l->items[i].kind != CEL_OBJECT)
+		if (!comparer(l->items[i]))
 			return cel_error_no_overload(ev, out, name, a, n);
 		if (i == 0)
 			continue;

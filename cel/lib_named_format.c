@@ -108,10 +108,12 @@ static void v_label(const char *s, size_t n, struct msgs *r)
 		add(r, is_subdomain(s, n) ? "must not contain dots" : msg_label);
 }
 
+/* util/validation words the length limit in characters, api/validate/content (label keys and
+ * values, and the prefix of a key) in bytes */
 static void v_subdomain(const char *s, size_t n, struct msgs *r, const char *prefix)
 {
 	if (n > 253)
-		addf(r, prefix, "must be no more than 253 characters");
+		addf(r, prefix, *prefix ? "must be no more than 253 bytes" : "must be no more than 253 characters");
 	if (!is_subdomain(s, n))
 		addf(r, prefix, msg_subdomain);
 }
@@ -150,7 +152,7 @@ static void v_qualified(const char *s, size_t n, struct msgs *r)
 	if (nn == 0)
 		add(r, "name part must be non-empty");
 	else if (nn > 63)
-		add(r, "name part must be no more than 63 characters");
+		add(r, "name part must be no more than 63 bytes");
 	if (!is_key_name(name, nn))
 		addf(r, "name part ", msg_key_regex);
 }
@@ -158,7 +160,7 @@ static void v_qualified(const char *s, size_t n, struct msgs *r)
 static void v_label_value(const char *s, size_t n, struct msgs *r)
 {
 	if (n > 63)
-		add(r, "must be no more than 63 characters");
+		add(r, "must be no more than 63 bytes");
 	if (n > 0 && !is_key_name(s, n))
 		add(r, msg_label_value);
 }

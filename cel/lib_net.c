@@ -653,9 +653,11 @@ static int fn_contains_ip(struct cel_eval *ev, const cel_value *a, size_t n, cel
 	(void)n;
 	struct addr ad;
 	if (a[1].kind == CEL_STRING) {
+		/* cidrContainsIP(arg, stringToIP(other)) answers a failed parse with
+		 * MaybeNoSuchOverloadErr(arg): the parse error is lost */
 		struct msg m;
 		if (!parse_ip(a[1].s, a[1].n, &ad, &m))
-			return cel_error(ev, out, "%s", m.s);
+			return cel_error(ev, out, "no such overload");
 	} else {
 		ad = *IPA(a[1]);
 	}
@@ -716,21 +718,26 @@ static uint64_t cost_canonical(const cel_value *a, size_t n, const cel_value *r)
 	return (uint64_t)ceil((double)cel_utf8_count(a[0].s, a[0].n) * 2 * 0.1);
 }
 
-/* containsIP: ceil((1 + 1) * 0.1) for the prefix object, + ceil(0.1 * size) for a string */
+/* actualSize of a net.CIDR: its prefix length in bytes, ceil(bits / 8) (apiserver cel/cidr.go Size) */
+static uint64_t cidr_size(const cel_value *v) { return (uint64_t)(CIDRA(*v)->bits + 7) / 8; }
+
+/* containsIP: ceil((cidrSize + cidrSize) * 0.1), + ceil(0.1 * size) to parse a string */
 static uint64_t cost_contains_ip(const cel_value *a, size_t n, const cel_value *r)
 {
 	(void)n, (void)r;
-	uint64_t c = (uint64_t)ceil((1.0 + 1.0) * 0.1);
+	uint64_t cs = cidr_size(&a[0]);
+	uint64_t c = (uint64_t)ceil((double)(cs + cs) * 0.1);
 	if (a[1].kind == CEL_STRING)
 		c += ceil_tenth(cel_utf8_count(a[1].s, a[1].n), 1);
 	return c;
 }
 
-/* containsCIDR: that + ceil(0.1 * 1) + 1 */
+/* containsCIDR: that + ceil(cidrSize * 0.1) + 1 (masking the base prefix) */
 static uint64_t cost_contains_cidr(const cel_value *a, size_t n, const cel_value *r)
 {
 	(void)n, (void)r;
-	uint64_t c = (uint64_t)ceil((1.0 + 1.0) * 0.1) + (uint64_t)ceil(1.0 * 0.1) + 1;
+	uint64_t cs = cidr_size(&a[0]);
+	uint64_t c = (uint64_t)ceil((double)(cs + cs) * 0.1) + (uint64_t)ceil((double)cs * 0.1) + 1;
 	if (a[1].kind == CEL_STRING)
 		c += ceil_tenth(cel_utf8_count(a[1].s, a[1].n), 1);
 	return c;

@@ -19,6 +19,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cel_internal.h"
@@ -217,8 +218,9 @@ static bool q_equal(const struct cel_object *a, const struct cel_object *b);
 static int q_compare(const struct cel_object *a, const struct cel_object *b);
 static size_t q_format(const struct cel_object *o, char *buf, size_t cap);
 
+/* No ordering vtable: apiserver's Quantity has no < (compareTo and friends are functions). */
 static const struct cel_object_type quantity_type = {
-	{ "kubernetes.Quantity", CEL_OBJECT }, q_equal, q_compare, q_format,
+	{ "kubernetes.Quantity", CEL_OBJECT }, q_equal, NULL, q_format,
 };
 
 static void qv_load(struct qv *v, const struct cel_object *o)
@@ -690,6 +692,31 @@ static size_t q_format(const struct cel_object *o, char *buf, size_t cap)
 	return len;
 }
 
+/* ---- caller-owned values (cel.h) ---- */
+
+int cel_quantity_new(const char *s, size_t len, cel_value *out, struct err *e)
+{
+	struct qv v;
+	const char *msg = quantity_parse(s, len, &v);
+	if (msg)
+		return err_set(e, ERR_INVALID, "cel_quantity_new: quantity \"%.*s\": %s", (int)(len > 200 ? 200 : len), s,
+			       msg);
+	uint32_t n = v.dec ? v.mag.n : 0;
+	struct qty *q = calloc(1, sizeof(*q) + n * sizeof(uint32_t));
+	if (!q)
+		return err_set(e, ERR_NOMEM, "cel_quantity_new: out of memory");
+	q->hdr.type = &quantity_type;
+	q->dec = v.dec;
+	q->ival = v.ival;
+	q->iscale = v.iscale;
+	q->neg = v.dec && v.neg && v.mag.n > 0;
+	q->dscale = v.dscale;
+	q->n = n;
+	memcpy(q->limbs, v.mag.l, n * sizeof(uint32_t));
+	*out = cel_object_value(&q->hdr);
+	return 0;
+}
+
 /* ---- functions ---- */
 
 static int fn_quantity(struct cel_eval *ev, const cel_value *a, size_t n, cel_value *out)
@@ -849,13 +876,20 @@ static int fn_sub(struct cel_eval *ev, const cel_value *a, size_t n, cel_value *
 	return arith(ev, a, true, out);
 }
 
+/* cost.go: quantity() and isQuantity() ceil(0.1 * size); the others 1 */
+static uint64_t cost_parse(const cel_value *a, size_t n, const cel_value *r)
+{
+	(void)n, (void)r;
+	return (uint64_t)ceil((double)cel_utf8_count(a[0].s, a[0].n) * 0.1);
+}
+
 #define Q { CEL_OBJECT, &quantity_type }
 #define S { CEL_STRING, NULL }
 #define I { CEL_INT, NULL }
 
 static const struct cel_overload quantity_overloads[] = {
-	{ "string_to_quantity", "quantity", CEL_OV_GLOBAL, 1, { S }, fn_quantity, NULL, NULL, NULL },
-	{ "is_quantity_string", "isQuantity", CEL_OV_GLOBAL, 1, { S }, fn_is_quantity, NULL, NULL, NULL },
+	{ "string_to_quantity", "quantity", CEL_OV_GLOBAL, 1, { S }, fn_quantity, NULL, NULL, cost_parse },
+	{ "is_quantity_string", "isQuantity", CEL_OV_GLOBAL, 1, { S }, fn_is_quantity, NULL, NULL, cost_parse },
 	{ "quantity_sign", "sign", CEL_OV_GLOBAL, 1, { Q }, fn_sign, NULL, NULL, NULL },
 	{ "quantity_is_greater_than", "isGreaterThan", CEL_OV_RECEIVER, 2, { Q, Q }, fn_greater, NULL, NULL, NULL },
 	{ "quantity_is_less_than", "isLessThan", CEL_OV_RECEIVER, 2, { Q, Q }, fn_less, NULL, NULL, NULL },

@@ -2,7 +2,9 @@
  * the base environment enables it: semver(), isSemver() with the optional normalize argument,
  * major, minor, patch, compareTo, isGreaterThan, isLessThan; parsing and ordering as
  * github.com/blang/semver/v4 (Parse, Version.Compare: build metadata is ignored). */
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cel_internal.h"
@@ -27,8 +29,9 @@ static bool sv_equal(const struct cel_object *a, const struct cel_object *b);
 static int sv_compare(const struct cel_object *a, const struct cel_object *b);
 static size_t sv_format(const struct cel_object *o, char *buf, size_t cap);
 
+/* No ordering vtable: apiserver's Semver has no < (compareTo and friends are functions). */
 static const struct cel_object_type semver_type = {
-	{ "kubernetes.Semver", CEL_OBJECT }, sv_equal, sv_compare, sv_format,
+	{ "kubernetes.Semver", CEL_OBJECT }, sv_equal, NULL, sv_format,
 };
 
 static bool only(const char *s, size_t n, bool alpha)
@@ -228,6 +231,46 @@ static int parse_arg(struct cel_eval *ev, const cel_value *a, size_t n, struct s
 	return sv_parse(ev, a[0].s, a[0].n, v, msg);
 }
 
+/* ---- caller-owned values (cel.h) ---- */
+
+int cel_semver_new(const char *s, size_t len, bool normalize, cel_value *out, struct err *e)
+{
+	struct cel_eval *ev = cel_eval_new(); /* scratch for parsing and messages */
+	if (!ev)
+		return err_set(e, ERR_NOMEM, "cel_semver_new: out of memory");
+	struct semver *v = NULL;
+	const char *msg = NULL;
+	int rc = normalize ? sv_normalize_parse(ev, s, len, &v, &msg) : sv_parse(ev, s, len, &v, &msg);
+	if (rc != 0) {
+		rc = msg ? err_set(e, ERR_INVALID, "cel_semver_new: semver \"%.*s\": %s", (int)(len > 200 ? 200 : len), s, msg)
+			 : err_set(e, ERR_NOMEM, "cel_semver_new: out of memory");
+		goto out;
+	}
+	/* one block: the struct, its prerelease identifiers, their text */
+	size_t text = 0;
+	for (uint32_t i = 0; i < v->npre; i++)
+		text += v->pre[i].num ? 0 : v->pre[i].len;
+	size_t head = sizeof(*v) + v->npre * sizeof(struct pr);
+	struct semver *c = malloc(head + text + 1);
+	if (!c) {
+		rc = err_set(e, ERR_NOMEM, "cel_semver_new: out of memory");
+		goto out;
+	}
+	memcpy(c, v, head);
+	char *t = (char *)c + head;
+	for (uint32_t i = 0; i < c->npre; i++) {
+		if (c->pre[i].num)
+			continue;
+		memcpy(t, v->pre[i].s, v->pre[i].len);
+		c->pre[i].s = t;
+		t += v->pre[i].len;
+	}
+	*out = cel_object_value(&c->hdr);
+out:
+	cel_eval_free(ev);
+	return rc;
+}
+
 static int fn_semver(struct cel_eval *ev, const cel_value *a, size_t n, cel_value *out)
 {
 	struct semver *v;
@@ -342,15 +385,22 @@ static int fn_patch(struct cel_eval *ev, const cel_value *a, size_t n, cel_value
 	return 0;
 }
 
+/* cost.go: semver() and isSemver() ceil(0.1 * size); the others 1 */
+static uint64_t cost_parse(const cel_value *a, size_t n, const cel_value *r)
+{
+	(void)n, (void)r;
+	return (uint64_t)ceil((double)cel_utf8_count(a[0].s, a[0].n) * 0.1);
+}
+
 #define V { CEL_OBJECT, &semver_type }
 #define S { CEL_STRING, NULL }
 #define B { CEL_BOOL, NULL }
 
 static const struct cel_overload semver_overloads[] = {
-	{ "string_to_semver", "semver", CEL_OV_GLOBAL, 1, { S }, fn_semver, NULL, NULL, NULL },
-	{ "string_bool_to_semver", "semver", CEL_OV_GLOBAL, 2, { S, B }, fn_semver, NULL, NULL, NULL },
-	{ "is_semver_string", "isSemver", CEL_OV_GLOBAL, 1, { S }, fn_is_semver, NULL, NULL, NULL },
-	{ "is_semver_string_bool", "isSemver", CEL_OV_GLOBAL, 2, { S, B }, fn_is_semver, NULL, NULL, NULL },
+	{ "string_to_semver", "semver", CEL_OV_GLOBAL, 1, { S }, fn_semver, NULL, NULL, cost_parse },
+	{ "string_bool_to_semver", "semver", CEL_OV_GLOBAL, 2, { S, B }, fn_semver, NULL, NULL, cost_parse },
+	{ "is_semver_string", "isSemver", CEL_OV_GLOBAL, 1, { S }, fn_is_semver, NULL, NULL, cost_parse },
+	{ "is_semver_string_bool", "isSemver", CEL_OV_GLOBAL, 2, { S, B }, fn_is_semver, NULL, NULL, cost_parse },
 	{ "semver_is_greater_than", "isGreaterThan", CEL_OV_RECEIVER, 2, { V, V }, fn_greater, NULL, NULL, NULL },
 	{ "semver_is_less_than", "isLessThan", CEL_OV_RECEIVER, 2, { V, V }, fn_less, NULL, NULL, NULL },
 	{ "semver_compare_to", "compareTo", CEL_OV_RECEIVER, 2, { V, V }, fn_compare_to, NULL, NULL, NULL },

@@ -1,5 +1,6 @@
 /* Helpers shared by the Kubernetes library files: Go's spellings in error messages. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lib_internal.h"
@@ -73,4 +74,11 @@ int cel_lib_go_parse_uint(struct cel_eval *ev, const char *s, size_t n, uint64_t
 		snprintf(m, len, "strconv.ParseUint: parsing %s: %s", q, what);
 	*msg = m;
 	return -1;
+}
+
+/* cel.h: frees a value made by cel_quantity_new / cel_semver_new (one malloc'd block each). */
+void cel_object_free(cel_value v)
+{
+	if (v.kind == CEL_OBJECT)
+		free((void *)v.obj);
 }

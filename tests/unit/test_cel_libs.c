@@ -198,7 +198,10 @@ static const struct lcase quantity_semantics_cases[] = {
 	{ "quantity(\"1e\")", NULL, "unable to parse quantity's suffix", 0 },
 	{ "quantity(\"5Ki5\")", NULL, "unable to parse quantity's suffix", 0 },
 	{ "type(quantity(\"1\")) == kubernetes.Quantity", "true", NULL, 0 },
-	{ "quantity(\"1\") < quantity(\"2\")", "true", NULL, 0 },
+	{ "dyn(quantity(\"1\")) < dyn(quantity(\"2\"))", NULL, "no matching overload for '_<_'*", 0 }, /* as upstream: no < */
+	{ "dyn([quantity(\"1\"), quantity(\"2\")]).isSorted()", NULL, "no matching overload for 'isSorted'*", 0 },
+	{ "dyn([quantity(\"3\")]).max()", NULL, "no matching overload for 'max'*", 0 }, /* not a traits.Comparer */
+	{ "quantity(\"1Gi\").isGreaterThan(quantity(\"100Mi\"))", "true", NULL, 3 }, /* ceil(0.1 * size) to parse */
 };
 
 /* apimachinery resource.Quantity: ParseQuantity + AsApproximateFloat64 / AsInt64 / Sign / Add /
@@ -304,6 +307,9 @@ static const struct lcase semver_blang_cases[] = {
 	  "strconv.ParseUint: parsing \"99999999999999999999\": value out of range", 0 },
 	{ "semver(\"1.2-beta\", true)", NULL, "short version cannot contain PreRelease/Build meta data", 0 },
 	{ "type(semver(\"1.0.0\")) == kubernetes.Semver", "true", NULL, 0 },
+	{ "dyn(semver(\"1.0.0\")) < dyn(semver(\"2.0.0\"))", NULL, "no matching overload for '_<_'*", 0 },
+	{ "semver(\"1.2.3-alpha\").isLessThan(semver(\"1.2.3\"))", "true", NULL, 4 }, /* ceil(0.1 * size) to parse */
+	{ "isSemver(\"1.2.3.4.5.6.7.8.9.10.11\")", "false", NULL, 3 },
 };
 
 static void test_semver(void **state)
@@ -576,6 +582,15 @@ static const struct lcase cidr_cases[] = {
 	{ "cidr(\"fe80::1%en0/24\")", NULL, "network address parse error during conversion from string: network address parse "
 	  "error during conversion from string: netip.ParsePrefix(\"fe80::1%en0/24\"): IPv6 zones cannot be present in a prefix", 0 },
 	{ "isCIDR(\"10.0.0.0/8\")", "true", NULL, 0 },
+	/* cidrContainsIP(arg, stringToIP(other)) loses the parse error; containsCIDR keeps it */
+	{ "cidr(\"::/0\").containsIP(\"1.2.3\")", NULL, "no such overload", 2 },
+	{ "cidr(\"10.0.0.0/8\").containsCIDR(\"bad\")", NULL, "network address parse error during conversion from string: "
+	  "network address parse error during conversion from string: netip.ParsePrefix(\"bad\"): no '/'", 0 },
+	/* cost.go with a CIDR's size ceil(bits / 8): values and costs as apiserver v0.37.2 computes them */
+	{ "cidr(\"10.0.0.0/8\").containsIP(\"10.1.1.1\")", "true", NULL, 3 },
+	{ "cidr(\"10.0.0.0/8\").containsCIDR(\"10.1.0.0/16\")", "true", NULL, 6 },
+	{ "cidr(\"2001:db8::/64\").containsCIDR(\"2001:db8::/80\")", "true", NULL, 8 },
+	{ "cidr(\"2001:db8::/64\").containsIP(ip(\"2001:db8::1\"))", "true", NULL, 6 },
 	{ "isCIDR(\"10.0.0.0/08\")", "false", NULL, 0 },
 	{ "cidr(\"::ffff:192.168.0.1/24\")", NULL, "network address parse error during conversion from string: IPv4-mapped "
 	  "IPv6 address \"::ffff:192.168.0.1/24\" is not allowed", 0 },
@@ -660,6 +675,18 @@ static const struct lcase regex_cases[] = {
 	{ "'AbC'.findAll('\\\\b{2}')", "['', '']", NULL, 0 },
 	{ "'aaaa'.find('(?m)${1,3}(a|b){2}')", "''", NULL, 0 },
 	{ "'aa'.find('(?P<n>a)(?P<n>a)')", "'aa'", NULL, 0 },       /* Go allows a repeated name */
+	{ "'aab\\n'.matches('[[:alpha:]]+.{2}(?m)$')", "true", NULL, 0 }, /* (?m) scoped by groups */
+	{ "'a\\nb'.matches('(?m:a$)\\\\nb$')", "true", NULL, 0 },
+	{ "'b\\n'.findAll('(?m)^')", "['', '']", NULL, 0 },       /* after a final \n too */
+	{ "'a\\nb'.matches('(?m:^b)')", "true", NULL, 0 },
+	{ "'a\\nb'.matches('a$')", "false", NULL, 0 },
+	/* matches runs the DFA matcher: no backtracking blow-up (Go is linear-time) */
+	{ "'aaaaaaaaaaaaaaaaaaaaaaaaa'.matches('^(a?){25}a{25}$')", "true", NULL, 0 },
+	{ "'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa'.matches('(a|a)*b')", "false", NULL, 0 },
+	{ "'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa'.find('(a|a)*b')", "''", NULL, 0 },     /* DFA first: no backtracking */
+	{ "'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa'.findAll('(a|a)*b')", "[]", NULL, 0 },
+	/* where Go is linear and backtracking is not: csched's documented limit */
+	{ "'aaaaaaaaaaaaaaaaaaaaaaaaa'.find('^(a?){25}a{25}$')", NULL, "regular expression match limit exceeded", 0 },
 	{ "'a'.matches(dyn('a++'))", NULL, "error parsing regexp: invalid nested repetition operator: `++`", 0 },
 	{ "'a'.matches(dyn('a**'))", NULL, "error parsing regexp: invalid nested repetition operator: `**`", 0 },
 	{ "'a'.matches(dyn('(?>a)'))", NULL, "error parsing regexp: invalid or unsupported Perl syntax: `(?>`", 0 },
@@ -980,6 +1007,9 @@ static const struct lcase named_format_cases[] = {
 	{ "format.datetime().validate('2020-01-01T24:00:00Z')", "optional.of(['invalid datetime'])", NULL, 0 },
 	{ "format.datetime().validate('2020-01-01T00:00:00')", "optional.of(['invalid datetime'])", NULL, 0 },
 	{ "format.named('unknown')", "optional.none()", NULL, 0 },
+	/* api/validate/content words lengths in bytes, util/validation in characters */
+	{ "format.labelValue().validate('aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa')", "optional.of(['must be no more than 63 bytes'])", NULL, 0 },
+	{ "format.qualifiedName().validate('aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa')", "optional.of(['name part must be no more than 63 bytes'])", NULL, 0 },
 	{ "type(format.uri()) == kubernetes.NamedFormat", "true", NULL, 0 },
 };
 
@@ -987,6 +1017,58 @@ static void test_named_format(void **state)
 {
 	(void)state;
 	RUN(named_format_cases);
+}
+
+/* ---- caller-owned values: cel_quantity_new / cel_semver_new ---- */
+
+static void test_bound_values(void **state)
+{
+	(void)state;
+	struct err e = { 0 };
+	struct cel_env *env = new_env();
+	int qs = cel_env_declare(env, "q", &e), vs = cel_env_declare(env, "v", &e);
+	assert_true(qs >= 0 && vs >= 0);
+	cel_value q, v, bad;
+	assert_int_equal(cel_quantity_new("40Gi", 4, &q, &e), 0);
+	assert_int_equal(cel_semver_new("v1.2.3-rc.1", 11, true, &v, &e), 0);
+	/* errors carry the library's message */
+	assert_int_equal(cel_quantity_new("10Mm", 4, &bad, &e), ERR_INVALID);
+	assert_string_equal(e.msg, "cel_quantity_new: quantity \"10Mm\": unable to parse quantity's suffix");
+	assert_int_equal(cel_semver_new("v1.2.3", 6, false, &bad, &e), ERR_INVALID);
+	assert_string_equal(e.msg, "cel_semver_new: semver \"v1.2.3\": Invalid character(s) found in major number \"v1\"");
+	static const struct {
+		const char *expr;
+		bool want;
+	} cases[] = {
+		{ "q.compareTo(quantity('40Gi')) == 0", true },
+		{ "q.isGreaterThan(quantity('40G'))", true },
+		{ "q == quantity('42949672960')", true },
+		{ "type(q) == kubernetes.Quantity", true },
+		{ "v.isLessThan(semver('1.2.3'))", true },
+		{ "v == semver('1.2.3-rc.1')", true },
+		{ "v.major() == 1 && v.minor() == 2 && v.patch() == 3", true },
+		{ "v.isGreaterThan(semver('1.2.3-beta'))", true },
+	};
+	struct cel_activation *a = cel_activation_new(env);
+	struct cel_eval *ev = cel_eval_new();
+	assert_non_null(a);
+	assert_non_null(ev);
+	cel_activation_set(a, qs, q);
+	cel_activation_set(a, vs, v);
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct cel_program *p = cel_program_compile(env, cases[i].expr, &e);
+		assert_non_null(p);
+		int rc = cel_program_eval_bool(p, ev, a, &e);
+		if (rc != (cases[i].want ? 1 : 0))
+			fail_msg("%s: got %d (%s)", cases[i].expr, rc, rc < 0 ? e.msg : "");
+		cel_program_free(p);
+	}
+	cel_eval_free(ev);
+	cel_activation_free(a);
+	cel_object_free(q);
+	cel_object_free(v);
+	cel_object_free(cel_int(1)); /* not an object: ignored */
+	cel_env_free(env);
 }
 
 int main(void)
@@ -1001,6 +1083,7 @@ int main(void)
 		cmocka_unit_test(test_url),
 		cmocka_unit_test(test_strings),
 		cmocka_unit_test(test_named_format),
+		cmocka_unit_test(test_bound_values),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

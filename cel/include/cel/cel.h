@@ -110,6 +110,15 @@ void cel_map_free(struct cel_map *m);
  * size() and iteration see only the real entries. */
 void cel_map_set_default(struct cel_map *m, cel_value v);
 
+/* Library values a caller binds (DRA device capacities and version attributes), parsed as
+ * quantity() and semver() parse them (apimachinery resource.ParseQuantity, blang semver.Parse;
+ * normalize: semver(s, true)). malloc'd and owned by the caller, freed with cel_object_free (a
+ * value of another kind is ignored). ERR_INVALID with the library's message ("unable to parse
+ * quantity's suffix"), ERR_NOMEM. The value is immutable: any number of evaluations may read it. */
+int cel_quantity_new(const char *s, size_t len, cel_value *out, struct err *e);
+int cel_semver_new(const char *s, size_t len, bool normalize, cel_value *out, struct err *e);
+void cel_object_free(cel_value v);
+
 /* Readers. */
 size_t cel_list_size(const struct cel_list *l);
 cel_value cel_list_get(const struct cel_list *l, size_t i);
