@@ -172,6 +172,8 @@ static void test_cel_eval(void **state)
 		{ "{[1]: 2}", "error: unsupported key type: list" },
 		/* string.textproto: size in code points */
 		{ "size('h\\u00e9llo') == 5 && size(b'h\\xc3\\xa9llo') == 6", "true" },
+		/* code points across the eight-byte blocks the counter reads: 2-, 3- and 4-byte forms */
+		{ "size('ab\\u00e9cd\\u20acef\\U0001F600gh\\u00e9\\u00e9\\u00e9\\u00e9xyz\\u00e9')", "19" },
 		{ "'abc'.startsWith('ab') && 'abc'.endsWith('bc') && 'abc'.contains('b')", "true" },
 		{ "'a' + 'b' + \"c\" + '''d''' + r'\\e'", "\"abcd\\\\e\"" },
 		/* conversions.textproto */
