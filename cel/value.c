@@ -421,6 +421,16 @@ static bool lookup_key(cel_value *k)
 static int64_t map_index_of(const struct cel_map *m, cel_value k)
 {
 	if (!m->index) {
+		if (k.kind == CEL_STRING) {
+			/* the common case (attribute names): length and first byte before memcmp */
+			for (uint32_t i = 0; i < m->n; i++) {
+				const cel_value *e = &m->keys[i];
+				if (e->kind == CEL_STRING && e->n == k.n &&
+				    (k.n == 0 || (e->s[0] == k.s[0] && memcmp(e->s, k.s, k.n) == 0)))
+					return i;
+			}
+			return -1;
+		}
 		for (uint32_t i = 0; i < m->n; i++)
 			if (key_equal(m->keys[i], k))
 				return i;
