@@ -8,10 +8,15 @@
  * Runtime cost, as cel-go's CostTracker counts it (interpreter/runtimecost.go): identifiers and
  * field selections 1, constants 0, a call 1 unless its overload counts otherwise (string
  * traversal ceil(0.1 * size), `in` on a list its size), list literals 10, map literals 30.
- * Comprehensions count what their expanded loop evaluates: per iteration the iteration
- * variable(s), the accumulator and the loop condition and step calls (see comp_overhead()).
- * When the total exceeds the limit, evaluation stops with "operation cancelled: actual cost
- * limit exceeded" (no && or || absorbs it). */
+ * Comprehensions count what their expanded loop evaluates: the iteration variable(s) where
+ * read, the accumulator and the loop condition and step calls (comp_init_cost,
+ * comp_step_cost). A failed call still counts 1 (cel-go observes it), and a ternary's chosen
+ * branch that is an identifier does not count that identifier (cel-go resolves it inside the
+ * conditional). When the total exceeds the limit, evaluation stops with "operation cancelled:
+ * actual cost limit exceeded" (no && or || absorbs it).
+ *
+ * Threads: a program and its environment are read-only here; each thread evaluates with its
+ * own struct cel_eval (arena, locals, cost). */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>

@@ -818,8 +818,6 @@ static struct cel_node *primary(struct parser *p)
 	switch (p->tok.t) {
 	case T_INT: case T_UINT: case T_DOUBLE:
 		return lit_number(p, false);
-	case T_MINUS:
-		return NULL; /* handled by unary */
 	case T_STRING: case T_BYTES:
 		return lit_string(p);
 	case T_TRUE: case T_FALSE: case T_NULL: {
