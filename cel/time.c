@@ -2,8 +2,7 @@
  * strings and ints, formatting, the accessors with optional time zones, and checked
  * arithmetic. Time zones by name come from the system's tz database (TZif files under
  * /usr/share/zoneinfo, or TZDIR), read with the 64-bit section; a time after the file's last
- * transition takes the last transition's offset (fat TZif files, as Debian ships, carry
- * transitions to 2037). */
+ * transition follows the file's POSIX TZ footer rule (RFC 8536 3.3), as Go's time package does. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -235,6 +234,143 @@ static int32_t be32(const unsigned char *p)
 	return (int32_t)(((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3]);
 }
 
+/* ---- POSIX TZ strings (the footer of TZif v2+ files, RFC 8536 3.3): the rule for instants
+ * after the last recorded transition, e.g. "EST5EDT,M3.2.0,M11.1.0" ---- */
+
+struct posix_rule {
+	char kind;     /* 'M' (Mm.w.d), 'J' (Jn, no Feb 29), 'n' (zero-based day of year) */
+	int m, w, d;   /* M: month, week (5 = last), weekday (0 = Sunday); J/n: the day in d */
+	int32_t time;  /* seconds after local midnight (default 02:00) */
+};
+
+static bool px_name(const char **s, const char *e)
+{
+	const char *b = *s;
+	if (*s < e && **s == '<') {
+		while (*s < e && **s != '>')
+			(*s)++;
+		if (*s >= e)
+			return false;
+		(*s)++;
+		return true;
+	}
+	while (*s < e && ((**s >= 'a' && **s <= 'z') || (**s >= 'A' && **s <= 'Z')))
+		(*s)++;
+	return *s - b >= 3;
+}
+
+static bool px_num(const char **s, const char *e, int *v)
+{
+	if (*s >= e || **s < '0' || **s > '9')
+		return false;
+	*v = 0;
+	while (*s < e && **s >= '0' && **s <= '9' && *v < 100000)
+		*v = *v * 10 + (*(*s)++ - '0');
+	return true;
+}
+
+/* [+-]hh[:mm[:ss]] in seconds */
+static bool px_time(const char **s, const char *e, int32_t *out)
+{
+	int sign = 1, h, m = 0, sec = 0;
+	if (*s < e && (**s == '+' || **s == '-')) {
+		sign = **s == '-' ? -1 : 1;
+		(*s)++;
+	}
+	if (!px_num(s, e, &h) || h > 167)
+		return false;
+	if (*s < e && **s == ':') {
+		(*s)++;
+		if (!px_num(s, e, &m) || m > 59)
+			return false;
+		if (*s < e && **s == ':') {
+			(*s)++;
+			if (!px_num(s, e, &sec) || sec > 59)
+				return false;
+		}
+	}
+	*out = sign * (h * 3600 + m * 60 + sec);
+	return true;
+}
+
+static bool px_rule(const char **s, const char *e, struct posix_rule *r)
+{
+	r->time = 7200;
+	if (*s < e && **s == 'M') {
+		(*s)++;
+		r->kind = 'M';
+		if (!px_num(s, e, &r->m) || *s >= e || *(*s)++ != '.' || !px_num(s, e, &r->w) || *s >= e ||
+		    *(*s)++ != '.' || !px_num(s, e, &r->d) || r->m < 1 || r->m > 12 || r->w < 1 || r->w > 5 || r->d > 6)
+			return false;
+	} else if (*s < e && **s == 'J') {
+		(*s)++;
+		r->kind = 'J';
+		if (!px_num(s, e, &r->d) || r->d < 1 || r->d > 365)
+			return false;
+	} else {
+		r->kind = 'n';
+		if (!px_num(s, e, &r->d) || r->d > 365)
+			return false;
+	}
+	if (*s < e && **s == '/') {
+		(*s)++;
+		return px_time(s, e, &r->time);
+	}
+	return true;
+}
+
+static bool leap(int64_t y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
+
+/* Local seconds since the epoch at which rule r fires in year y. */
+static int64_t px_when(const struct posix_rule *r, int64_t y)
+{
+	int64_t day;
+	if (r->kind == 'M') {
+		int64_t first = days_from_civil(y, (unsigned)r->m, 1);
+		int wd = (int)((first % 7 + 11) % 7); /* 0 = Sunday; 1970-01-01 was a Thursday */
+		int mday = 1 + (r->d - wd + 7) % 7 + (r->w - 1) * 7;
+		while (mday > month_days(y, r->m))
+			mday -= 7;
+		day = first + mday - 1;
+	} else if (r->kind == 'J') {
+		day = days_from_civil(y, 1, 1) + r->d - 1 + (leap(y) && r->d >= 60);
+	} else {
+		day = days_from_civil(y, 1, 1) + r->d;
+	}
+	return day * 86400 + r->time;
+}
+
+/* The UTC offset at t under POSIX TZ string s[0..n); false when it does not parse. */
+static bool posix_offset(const char *s, size_t n, int64_t t, int32_t *off)
+{
+	const char *p = s, *e = s + n;
+	int32_t std_west, dst_west;
+	if (!px_name(&p, e) || !px_time(&p, e, &std_west))
+		return false;
+	if (p == e) {
+		*off = -std_west;
+		return true;
+	}
+	if (!px_name(&p, e))
+		return false;
+	dst_west = std_west - 3600;
+	if (p < e && *p != ',' && !px_time(&p, e, &dst_west))
+		return false;
+	struct posix_rule start, end;
+	if (p >= e || *p++ != ',' || !px_rule(&p, e, &start) || p >= e || *p++ != ',' || !px_rule(&p, e, &end) ||
+	    p != e)
+		return false;
+	int64_t std_east = -std_west, dst_east = -dst_west;
+	int64_t days = floordiv(t + std_east, 86400), y;
+	unsigned mo, d;
+	civil_from_days(days, &y, &mo, &d);
+	/* the start fires in standard time, the end in daylight time */
+	int64_t t_start = px_when(&start, y) - std_east, t_end = px_when(&end, y) - dst_east;
+	bool dst = t_start < t_end ? (t >= t_start && t < t_end) : !(t >= t_end && t < t_start);
+	*off = (int32_t)(dst ? dst_east : std_east);
+	return true;
+}
+
 /* The UTC offset in seconds of zone name at Unix time t; false when the zone is unknown. */
 static bool tz_offset(const char *name, size_t len, int64_t t, int32_t *off)
 {
@@ -299,6 +435,17 @@ static bool tz_offset(const char *name, size_t len, int64_t t, int32_t *off)
 			goto out;
 		*off = be32(types + 6 * type);
 		ok = true;
+		/* after the last transition, the footer's POSIX TZ rule (v2+) decides */
+		int64_t last = timecnt ? (tsize == 8 ? be64(times + 8 * (timecnt - 1)) : be32(times + 4 * (timecnt - 1))) : INT64_MIN;
+		if (tsize == 8 && t >= last) {
+			const unsigned char *f0 = types + typecnt * 6 + cnt[5] + cnt[2] * 12 + cnt[1] + cnt[0];
+			if (f0 < data + n && *f0 == '\n') {
+				const unsigned char *f1 = memchr(f0 + 1, '\n', (size_t)(data + n - f0 - 1));
+				int32_t po;
+				if (f1 && f1 > f0 + 1 && posix_offset((const char *)f0 + 1, (size_t)(f1 - f0 - 1), t, &po))
+					*off = po;
+			}
+		}
 	}
 out:
 	free(data);

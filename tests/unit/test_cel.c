@@ -204,6 +204,14 @@ static void test_cel_eval(void **state)
 		{ "timestamp('2009-02-13T23:31:30Z').getDayOfMonth('+11:00')", "13" },
 		{ "timestamp('2009-02-13T23:31:30Z').getHours('Mars/Olympus')", "error: unknown time zone Mars/Olympus" },
 		{ "string(timestamp('2009-02-13T23:31:30.120Z'))", "\"2009-02-13T23:31:30.12Z\"" },
+		/* after a zone's last recorded transition its POSIX TZ footer rule applies, as in Go's
+		 * time package (values from Go's time.LoadLocation on the same tz database) */
+		{ "timestamp('2050-07-01T12:00:00Z').getHours('America/New_York')", "8" },
+		{ "timestamp('2050-01-01T00:00:00Z').getHours('Australia/Sydney')", "11" },
+		{ "timestamp('2050-03-13T06:59:59Z').getHours('America/New_York')", "1" },
+		{ "timestamp('2050-03-13T07:00:00Z').getHours('America/New_York')", "3" },
+		{ "timestamp('2099-03-29T01:00:00Z').getHours('Europe/Berlin')", "3" },
+		{ "timestamp('2300-06-15T00:00:00Z').getHours('America/Santiago')", "20" },
 		{ "duration('1h30m').getMinutes()", "90" },
 		{ "duration('9223372036854775807ns9223372036854775807.9h')",
 		  "error: type conversion error from 'string' to 'google.protobuf.Duration'" }, /* overflow */
