@@ -365,7 +365,11 @@ static cel_value select_field(struct cel_eval *ev, const struct cel_node *n, cel
 	}
 	if (IS_ERR(t))
 		return t;
-	return err_v(ev, "no such overload: type '%s' does not support field selection", cel_value_type_name(t));
+	/* cel-go refQualify on a value without fields: an optional selection finds nothing, a
+	 * plain one is a missing key */
+	if (n->flags & CEL_NF_OPT)
+		return make_opt(ev, NULL);
+	return key_error(ev, k);
 }
 
 static cel_value has_field(struct cel_eval *ev, const struct cel_node *n, cel_value t)

@@ -162,6 +162,8 @@ static void test_cel_eval(void **state)
 		/* fields.textproto, lists.textproto: access */
 		{ "{'a': 1}.b", "error: no such key: b" },
 		{ "{'a': {'b': 2}}.a.b", "2" },
+		{ "dyn(1).b", "error: no such key: b" },                  /* cel-go refQualify default */
+		{ "dyn(1).?b.hasValue()", "false" },
 		{ "{1: 'x'}[1.0]", "\"x\"" },
 		{ "{1u: 'x'}[1]", "\"x\"" },
 		{ "[1, 2, 3][3]", "error: index out of bounds: 3" },
