@@ -905,8 +905,13 @@ static char *qualified(struct parser *p, struct cel_node *n)
 static struct cel_node *member(struct parser *p)
 {
 	struct cel_node *m = primary(p);
+	int chain = 0;
 	while (m) {
 		size_t pos = p->tok.pos;
+		/* a chain of selections and indexes nests the tree as deeply as parentheses would:
+		 * the same limit (the resolver and the evaluator recurse along it) */
+		if ((p->tok.t == T_DOT || p->tok.t == T_LBRACKET) && ++chain + p->depth > MAX_DEPTH)
+			return fail_at(p, pos, "expression recursion limit exceeded: %d", MAX_DEPTH);
 		if (p->tok.t == T_DOT) {
 			next(p);
 			bool opt = false;

@@ -174,8 +174,7 @@ bool cel_dur_parse(const char *s, size_t n, int64_t *out)
 		v *= unit;
 		if (anyf)
 			v += (uint64_t)(frac * ((double)unit / scale));
-		total += v;
-		if (total > (1ull << 63))
+		if (__builtin_add_overflow(total, v, &total) || total > (1ull << 63))
 			return false;
 	}
 	if (!neg && total > (uint64_t)INT64_MAX)

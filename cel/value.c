@@ -133,7 +133,10 @@ size_t cel_utf8_count(const char *s, size_t len)
 	for (; i + 8 <= len; i += 8) {
 		uint64_t x;
 		memcpy(&x, s + i, 8);
-		cont += (size_t)__builtin_popcountll(x & ~(x << 1) & 0x8080808080808080ull);
+		/* one bit per continuation byte at bit 0 of its byte, summed into the top byte by a
+		 * multiplication (no popcount instruction needed) */
+		uint64_t y = ((x & ~(x << 1)) & 0x8080808080808080ull) >> 7;
+		cont += (size_t)((y * 0x0101010101010101ull) >> 56);
 	}
 	for (; i < len; i++)
 		cont += ((unsigned char)s[i] & 0xc0) == 0x80;
@@ -418,6 +421,16 @@ static bool lookup_key(cel_value *k)
 static int64_t map_index_of(const struct cel_map *m, cel_value k)
 {
 	if (!m->index) {
+		if (k.kind == CEL_STRING) {
+			/* the common case (attribute names): length and first byte before memcmp */
+			for (uint32_t i = 0; i < m->n; i++) {
+				const cel_value *e = &m->keys[i];
+				if (e->kind == CEL_STRING && e->n == k.n &&
+				    (k.n == 0 || (e->s[0] == k.s[0] && memcmp(e->s, k.s, k.n) == 0)))
+					return i;
+			}
+			return -1;
+		}
 		for (uint32_t i = 0; i < m->n; i++)
 			if (key_equal(m->keys[i], k))
 				return i;

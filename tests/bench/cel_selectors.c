@@ -70,16 +70,20 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	int dev_slot = cel_env_declare(env, "device", &e);
-	/* The semver and quantity values the devices carry: made by evaluating their constructors
-	 * once in a context kept for the whole run (its values live until its next evaluation). */
-	struct cel_eval *mk = cel_eval_new();
-	struct cel_program *mkp = cel_program_compile(env,
-		"[semver('0.9.0'), semver('1.2.3'), quantity('16Gi'), quantity('80Gi'), quantity('4'), quantity('16')]", &e);
-	cel_value vals;
-	if (!mk || !mkp || cel_program_eval(mkp, mk, NULL, &vals, NULL) != 0 || vals.kind != CEL_LIST) {
-		fprintf(stderr, "constructors: %s\n", e.msg);
-		return 1;
+	/* The semver and quantity values the devices carry, bound as DRA binds them. */
+	static const char *const objs[] = { "0.9.0", "1.2.3", "16Gi", "80Gi", "4", "16" };
+	struct cel_list *vlist = cel_list_new(6);
+	for (size_t i = 0; i < 6; i++) {
+		cel_value v;
+		int rc = i < 2 ? cel_semver_new(objs[i], strlen(objs[i]), false, &v, &e)
+			       : cel_quantity_new(objs[i], strlen(objs[i]), &v, &e);
+		if (rc != 0 || !vlist) {
+			fprintf(stderr, "%s: %s\n", objs[i], e.msg);
+			return 1;
+		}
+		cel_list_set(vlist, i, v);
 	}
+	cel_value vals = cel_list_value(vlist);
 	static struct cel_map *devs[NDEV], *attrs[NDEV], *caps[NDEV], *adom[NDEV], *cdom[NDEV];
 	static const char *const models[] = { "a100", "h100", "t4" };
 	/* an unknown domain is an empty map, as upstream's newStringInterfaceMapWithDefault */
@@ -150,8 +154,9 @@ int main(int argc, char **argv)
 		cel_map_free(cdom[i]);
 	}
 	cel_map_free(empty);
-	cel_program_free(mkp);
-	cel_eval_free(mk);
+	for (size_t i = 0; i < 6; i++)
+		cel_object_free(cel_list_get(vlist, i));
+	cel_list_free(vlist);
 	cel_env_free(env);
 	return 0;
 }

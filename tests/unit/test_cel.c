@@ -97,6 +97,17 @@ static void test_cel_compile_errors(void **state)
 	char out[600];
 	run(NULL, NULL, deep, out, sizeof(out), NULL);
 	assert_non_null(strstr(out, "recursion limit"));
+	/* long selection and index chains nest as deeply: the same limit */
+	k = (size_t)snprintf(deep, sizeof(deep), "{'b': 1}");
+	for (int i = 0; i < 300; i++)
+		k += (size_t)snprintf(deep + k, sizeof(deep) - k, ".b");
+	run(NULL, NULL, deep, out, sizeof(out), NULL);
+	assert_non_null(strstr(out, "recursion limit"));
+	k = (size_t)snprintf(deep, sizeof(deep), "[0]");
+	for (int i = 0; i < 300; i++)
+		k += (size_t)snprintf(deep + k, sizeof(deep) - k, "[0]");
+	run(NULL, NULL, deep, out, sizeof(out), NULL);
+	assert_non_null(strstr(out, "recursion limit"));
 	k = 0;
 	for (int i = 0; i < 400; i++)
 		k += (size_t)snprintf(deep + k, sizeof(deep) - k, "-");
@@ -161,6 +172,8 @@ static void test_cel_eval(void **state)
 		{ "{[1]: 2}", "error: unsupported key type: list" },
 		/* string.textproto: size in code points */
 		{ "size('h\\u00e9llo') == 5 && size(b'h\\xc3\\xa9llo') == 6", "true" },
+		/* code points across the eight-byte blocks the counter reads: 2-, 3- and 4-byte forms */
+		{ "size('ab\\u00e9cd\\u20acef\\U0001F600gh\\u00e9\\u00e9\\u00e9\\u00e9xyz\\u00e9')", "19" },
 		{ "'abc'.startsWith('ab') && 'abc'.endsWith('bc') && 'abc'.contains('b')", "true" },
 		{ "'a' + 'b' + \"c\" + '''d''' + r'\\e'", "\"abcd\\\\e\"" },
 		/* conversions.textproto */
@@ -192,6 +205,8 @@ static void test_cel_eval(void **state)
 		{ "timestamp('2009-02-13T23:31:30Z').getHours('Mars/Olympus')", "error: unknown time zone Mars/Olympus" },
 		{ "string(timestamp('2009-02-13T23:31:30.120Z'))", "\"2009-02-13T23:31:30.12Z\"" },
 		{ "duration('1h30m').getMinutes()", "90" },
+		{ "duration('9223372036854775807ns9223372036854775807.9h')",
+		  "error: type conversion error from 'string' to 'google.protobuf.Duration'" }, /* overflow */
 		{ "string(duration('-1.5s'))", "\"-1.5s\"" },
 		{ "timestamp('9999-12-31T23:59:59Z') + duration('1s')", "error: timestamp overflow" },
 		{ "timestamp('2009-02-13T23:31:30Z') - timestamp('2009-02-13T23:31:00Z') == duration('30s')", "true" },

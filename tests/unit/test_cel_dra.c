@@ -162,28 +162,19 @@ static const struct dra_case cases[] = {
 struct device {
 	struct cel_map *dev, *attrs, *caps, *empty, *doms[8];
 	struct cel_list *lists[8];
-	struct cel_eval *evs[8];     /* contexts of the semver and quantity constructors */
-	struct cel_program *mks[8];  /* their programs (a constant call is folded into the program) */
-	int ndoms, nlists, nevs;
+	cel_value objs[8]; /* semver and quantity values */
+	int ndoms, nlists, nobjs;
 };
 
-/* A library value (semver("1.0.0"), quantity("1Mi")) made by an evaluation kept alive. */
-static cel_value make_obj(struct cel_env *env, struct device *d, const char *fn, const char *arg)
+/* A library value bound as DRA binds it: cel_semver_new / cel_quantity_new, caller-owned. */
+static cel_value make_obj(struct device *d, bool semver, const char *arg)
 {
-	char expr[200];
-	snprintf(expr, sizeof(expr), "%s('%s')", fn, arg);
-	struct err e = { 0 };
-	struct cel_program *p = cel_program_compile(env, expr, &e);
-	assert_non_null(p);
-	struct cel_eval *ev = cel_eval_new();
-	assert_non_null(ev);
 	cel_value v;
-	assert_int_equal(cel_program_eval(p, ev, NULL, &v, NULL), 0);
-	/* the value may live in the program's arena (folded) or the evaluation's: keep both */
-	assert_true(d->nevs < 8);
-	d->mks[d->nevs] = p;
-	d->evs[d->nevs++] = ev;
-	assert_int_equal(v.kind, CEL_OBJECT);
+	struct err e = { 0 };
+	int rc = semver ? cel_semver_new(arg, strlen(arg), false, &v, &e) : cel_quantity_new(arg, strlen(arg), &v, &e);
+	assert_int_equal(rc, 0);
+	assert_true(d->nobjs < 8);
+	d->objs[d->nobjs++] = v;
 	return v;
 }
 
@@ -234,7 +225,7 @@ static struct cel_list *split_list(struct device *d, const char *s, bool ints)
 	return l;
 }
 
-static cel_value bind_device(struct cel_env *env, struct device *d, const struct dra_case *c)
+static cel_value bind_device(struct device *d, const struct dra_case *c)
 {
 	memset(d, 0, sizeof(*d));
 	d->dev = cel_map_new(4);
@@ -254,7 +245,7 @@ static cel_value bind_device(struct cel_env *env, struct device *d, const struct
 		case A_BOOL: v = cel_bool(strcmp(a->s, "true") == 0); break;
 		case A_INT: v = cel_int(strtoll(a->s, NULL, 10)); break;
 		case A_STRING: v = cel_string(a->s, strlen(a->s)); break;
-		case A_VERSION: v = make_obj(env, d, "semver", a->s); break;
+		case A_VERSION: v = make_obj(d, true, a->s); break;
 		case A_STRINGS: v = cel_list_value(split_list(d, a->s, false)); break;
 		case A_INTS: v = cel_list_value(split_list(d, a->s, true)); break;
 		default: break;
@@ -266,7 +257,7 @@ static cel_value bind_device(struct cel_env *env, struct device *d, const struct
 		size_t dl;
 		split_name(q->name, c->driver, &dom, &dl, &id);
 		struct cel_map *m = domain_map(d, d->caps, dom, dl);
-		assert_int_equal(cel_map_put(m, cel_string(id, strlen(id)), make_obj(env, d, "quantity", q->quantity)), 0);
+		assert_int_equal(cel_map_put(m, cel_string(id, strlen(id)), make_obj(d, false, q->quantity)), 0);
 	}
 	cel_map_put(d->dev, cel_string("driver", 6), cel_string(c->driver, strlen(c->driver)));
 	cel_map_put(d->dev, cel_string("allowMultipleAllocations", 24), cel_bool(c->allow_multi == 1));
@@ -281,10 +272,8 @@ static void device_release(struct device *d)
 		cel_map_free(d->doms[i]);
 	for (int i = 0; i < d->nlists; i++)
 		cel_list_free(d->lists[i]);
-	for (int i = 0; i < d->nevs; i++) {
-		cel_eval_free(d->evs[i]);
-		cel_program_free(d->mks[i]);
-	}
+	for (int i = 0; i < d->nobjs; i++)
+		cel_object_free(d->objs[i]);
 	cel_map_free(d->dev);
 	cel_map_free(d->attrs);
 	cel_map_free(d->caps);
@@ -319,7 +308,7 @@ static void test_cel_dra_selectors(void **state)
 			continue;
 		}
 		struct device d;
-		cel_value dev = bind_device(env, &d, c);
+		cel_value dev = bind_device(&d, c);
 		struct cel_activation *a = cel_activation_new(env);
 		struct cel_eval *ev = cel_eval_new();
 		cel_activation_set(a, slot, dev);

@@ -192,10 +192,12 @@ void cel_program_free(struct cel_program *p); /* NULL is a no-op */
 
 /* ---- activations and evaluation -------------------------------------------------------- */
 
-/* An activation for env: every slot unbound (reading one is the error "no such attribute"). */
+/* An activation for env: every slot unbound (reading one is the error "no such attribute").
+ * It has the slots env had when it was made: declare every variable first. */
 struct cel_activation *cel_activation_new(const struct cel_env *env);
 void cel_activation_free(struct cel_activation *a);
-/* Binds slot (from cel_env_declare) to v; v must outlive the evaluations that read it. */
+/* Binds slot (from cel_env_declare) to v; v must outlive the evaluations that read it. A slot
+ * the activation does not have is ignored (the variable stays unbound). */
 void cel_activation_set(struct cel_activation *a, int slot, cel_value v);
 void cel_activation_unset(struct cel_activation *a, int slot);
 
