@@ -32,6 +32,7 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <math.h>
 #include <pcre2.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,7 +44,8 @@
 #define RE_DEPTH_LIMIT 100000u
 #define RE_HEAP_LIMIT_KIB 65536u
 #define RE_MAX_NEST 1000
-#define RE_DFA_WORKSPACE 4096
+#define RE_DFA_SMALL 600
+#define RE_DFA_WORKSPACE 65536
 
 /* ---- translation of Go's syntax ---- */
 
@@ -731,19 +733,18 @@ out:
 static void *re_arena_malloc(PCRE2_SIZE n, void *data) { return cel_alloc((struct cel_eval *)data, n); }
 static void re_arena_free(void *p, void *data) { (void)p, (void)data; }
 
-/* The compiled pattern of a call: prepare()'s, or compiled now in the arena (*err set on a bad
- * pattern; NULL and no *err on out of memory). */
-static const pcre2_code *call_code(struct cel_eval *ev, cel_value pat, pcre2_general_context **gc, char *err,
-				   size_t errcap)
+/* The compiled pattern of a call: prepare()'s, or compiled now in the arena (err set on a bad
+ * pattern; NULL and no err on out of memory). */
+static const pcre2_code *call_code(struct cel_eval *ev, cel_value pat, char *err, size_t errcap)
 {
-	*gc = pcre2_general_context_create(re_arena_malloc, re_arena_free, ev);
-	if (!*gc)
-		return NULL;
 	const pcre2_code *code = cel_call_data(ev);
 	if (code)
 		return code;
+	pcre2_general_context *gc = pcre2_general_context_create(re_arena_malloc, re_arena_free, ev);
+	if (!gc)
+		return NULL;
 	bool oom;
-	return re_compile(pat.s, pat.n, *gc, err, errcap, &oom);
+	return re_compile(pat.s, pat.n, gc, err, errcap, &oom);
 }
 
 static int prepare(const cel_value *const *consts, size_t n, void **data, struct err *e)
@@ -770,38 +771,71 @@ struct matcher {
 	const pcre2_code *code;
 	pcre2_match_data *md;
 	pcre2_match_context *mc;
-	int *ws; /* the DFA matcher's workspace (RE_DFA_WORKSPACE ints) */
+	struct cel_eval *ev;
 };
+
+/* The match limits, one read-only context for every call and thread (made once). */
+static pcre2_match_context *limits_ctx;
+static pthread_once_t limits_once = PTHREAD_ONCE_INIT;
+
+static void make_limits(void)
+{
+	pcre2_match_context *mc = pcre2_match_context_create(NULL);
+	if (!mc)
+		return;
+	pcre2_set_match_limit(mc, RE_MATCH_LIMIT);
+	pcre2_set_depth_limit(mc, RE_DEPTH_LIMIT);
+	pcre2_set_heap_limit(mc, RE_HEAP_LIMIT_KIB);
+	limits_ctx = mc;
+}
+
+static pcre2_match_context *shared_match_context(void)
+{
+	pthread_once(&limits_once, make_limits);
+	return limits_ctx;
+}
 
 /* 0 ready, CEL_NOMEM, or 1 with *out set to the pattern's error. */
 static int matcher_init(struct cel_eval *ev, cel_value pat, struct matcher *m, const char *prefix, cel_value *out)
 {
-	pcre2_general_context *gc;
 	char err[600] = "";
-	m->code = call_code(ev, pat, &gc, err, sizeof(err));
+	m->code = call_code(ev, pat, err, sizeof(err));
 	if (!m->code) {
 		if (!err[0])
 			return CEL_NOMEM;
 		int rc = cel_error(ev, out, "%s%s", prefix, err);
 		return rc ? rc : 1;
 	}
-	m->md = pcre2_match_data_create_from_pattern(m->code, gc);
-	m->mc = pcre2_match_context_create(gc);
-	m->ws = cel_alloc(ev, RE_DFA_WORKSPACE * sizeof(int));
-	if (!m->md || !m->mc || !m->ws)
+	/* Match data from malloc, freed by matcher_release: PCRE2 keeps its backtracking frames
+	 * (20 KiB to start) there, which the arena would zero on every call. */
+	m->md = pcre2_match_data_create_from_pattern(m->code, NULL);
+	m->mc = shared_match_context();
+	m->ev = ev;
+	if (!m->md || !m->mc) {
+		pcre2_match_data_free(m->md);
+		m->md = NULL;
 		return CEL_NOMEM;
-	pcre2_set_match_limit(m->mc, RE_MATCH_LIMIT);
-	pcre2_set_depth_limit(m->mc, RE_DEPTH_LIMIT);
-	pcre2_set_heap_limit(m->mc, RE_HEAP_LIMIT_KIB);
+	}
 	return 0;
 }
+
+static void matcher_release(struct matcher *m) { pcre2_match_data_free(m->md); }
 
 /* 1 matched (span in *b, *e), 0 no match, or <0: a PCRE2 error code. */
 /* The DFA matcher (no backtracking) from start: 1 and the leftmost position a match starts at,
  * 0 none, 2 when it cannot run the pattern (then the caller backtracks from start), <0 error. */
 static int dfa_at(struct matcher *m, cel_value s, size_t start, size_t *at)
 {
-	int rc = pcre2_dfa_match(m->code, (PCRE2_SPTR)s.s, s.n, start, 0, m->md, m->mc, m->ws, RE_DFA_WORKSPACE);
+	/* the workspace: a small one on the stack (not zeroed: PCRE2 does not need it), a large
+	 * one from the arena when a pattern needs more */
+	int small[RE_DFA_SMALL];
+	int rc = pcre2_dfa_match(m->code, (PCRE2_SPTR)s.s, s.n, start, 0, m->md, m->mc, small, RE_DFA_SMALL);
+	if (rc == PCRE2_ERROR_DFA_WSSIZE) {
+		int *ws = cel_alloc(m->ev, RE_DFA_WORKSPACE * sizeof(int));
+		if (!ws)
+			return PCRE2_ERROR_NOMEMORY;
+		rc = pcre2_dfa_match(m->code, (PCRE2_SPTR)s.s, s.n, start, 0, m->md, m->mc, ws, RE_DFA_WORKSPACE);
+	}
 	if (rc == PCRE2_ERROR_NOMATCH)
 		return 0;
 	if (rc == PCRE2_ERROR_DFA_WSSIZE || rc == PCRE2_ERROR_DFA_RECURSE || rc == PCRE2_ERROR_DFA_UITEM ||
@@ -844,13 +878,11 @@ static int match_error(struct cel_eval *ev, int rc, cel_value *out)
 	return cel_error(ev, out, "regular expression match failed: %s", (const char *)msg);
 }
 
-static int fn_matches(struct cel_eval *ev, const cel_value *a, size_t n, cel_value *out)
+static int do_matches(struct cel_eval *ev, const cel_value *a, size_t n, cel_value *out, struct matcher *mp)
 {
 	(void)n;
-	struct matcher m;
-	int rc = matcher_init(ev, a[1], &m, "", out);
-	if (rc)
-		return rc > 0 ? 0 : rc;
+	struct matcher m = *mp;
+	int rc;
 	/* Whether there is a match does not depend on which match a backtracking engine would
 	 * report: the DFA matcher alone answers (a pattern it cannot run backtracks) */
 	size_t at, b, e;
@@ -863,13 +895,11 @@ static int fn_matches(struct cel_eval *ev, const cel_value *a, size_t n, cel_val
 	return 0;
 }
 
-static int fn_find(struct cel_eval *ev, const cel_value *a, size_t n, cel_value *out)
+static int do_find(struct cel_eval *ev, const cel_value *a, size_t n, cel_value *out, struct matcher *mp)
 {
 	(void)n;
-	struct matcher m;
-	int rc = matcher_init(ev, a[1], &m, "Illegal regex: ", out);
-	if (rc)
-		return rc > 0 ? 0 : rc;
+	struct matcher m = *mp;
+	int rc;
 	size_t b, e;
 	rc = match_at(&m, a[0], 0, &b, &e);
 	if (rc < 0)
@@ -880,12 +910,10 @@ static int fn_find(struct cel_eval *ev, const cel_value *a, size_t n, cel_value 
 
 /* regexp.FindAllString(s, n): n < 0 all; an empty match right after the previous match is
  * skipped; after an empty match the search moves on one code point. */
-static int fn_find_all(struct cel_eval *ev, const cel_value *a, size_t n, cel_value *out)
+static int do_find_all(struct cel_eval *ev, const cel_value *a, size_t n, cel_value *out, struct matcher *mp)
 {
-	struct matcher m;
-	int rc = matcher_init(ev, a[1], &m, "Illegal regex: ", out);
-	if (rc)
-		return rc > 0 ? 0 : rc;
+	struct matcher m = *mp;
+	int rc;
 	cel_value s = a[0];
 	int64_t limit = n > 2 ? a[2].i : -1;
 	if (limit < 0)
@@ -939,6 +967,36 @@ static int fn_find_all(struct cel_eval *ev, const cel_value *a, size_t n, cel_va
 	*out = (cel_value){ .kind = CEL_LIST };
 	out->list = l;
 	return 0;
+}
+
+/* Each entry point: the matcher around the work, its match data freed on every path. */
+typedef int (*re_work)(struct cel_eval *ev, const cel_value *a, size_t n, cel_value *out, struct matcher *m);
+
+static int with_matcher(struct cel_eval *ev, const cel_value *a, size_t n, cel_value *out, const char *prefix,
+			re_work work)
+{
+	struct matcher m;
+	int rc = matcher_init(ev, a[1], &m, prefix, out);
+	if (rc)
+		return rc > 0 ? 0 : rc;
+	rc = work(ev, a, n, out, &m);
+	matcher_release(&m);
+	return rc;
+}
+
+static int fn_matches(struct cel_eval *ev, const cel_value *a, size_t n, cel_value *out)
+{
+	return with_matcher(ev, a, n, out, "", do_matches);
+}
+
+static int fn_find(struct cel_eval *ev, const cel_value *a, size_t n, cel_value *out)
+{
+	return with_matcher(ev, a, n, out, "Illegal regex: ", do_find);
+}
+
+static int fn_find_all(struct cel_eval *ev, const cel_value *a, size_t n, cel_value *out)
+{
+	return with_matcher(ev, a, n, out, "Illegal regex: ", do_find_all);
 }
 
 /* cel-go runtimecost.go (matches) and Kubernetes' CostEstimator (find, findAll): the same

@@ -31,15 +31,18 @@ struct lcase {
 	uint64_t cost;    /* the runtime cost cel-go counts, or 0: not checked */
 };
 
-static struct cel_env *new_env(void)
+static struct cel_env *new_env_opt(bool optimize)
 {
 	struct err e = { 0 };
-	struct cel_env *env = cel_env_new(&(struct cel_env_options){ .cost_limit = 0 });
+	struct cel_env *env = cel_env_new(&(struct cel_env_options){ .cost_limit = 0, .optimize = optimize });
 	assert_non_null(env);
 	if (cel_env_add_kubernetes(env, &e) != 0)
 		fail_msg("cel_env_add_kubernetes: %s", e.msg);
 	return env;
 }
+
+/* cel-go's plain environment (upstream's library tests): literals cost what they cost */
+static struct cel_env *new_env(void) { return new_env_opt(false); }
 
 static bool msg_matches(const char *got, const char *want)
 {
@@ -70,9 +73,9 @@ static int eval(struct cel_env *env, struct cel_eval *ev, const char *expr, cel_
 	return 0;
 }
 
-static void run_cases(const char *table, const struct lcase *cs, size_t n)
+static void run_cases_in(const char *table, const struct lcase *cs, size_t n, bool optimize)
 {
-	struct cel_env *env = new_env();
+	struct cel_env *env = new_env_opt(optimize);
 	struct cel_eval *ev = cel_eval_new(), *ev2 = cel_eval_new();
 	assert_non_null(ev);
 	assert_non_null(ev2);
@@ -123,7 +126,9 @@ static void run_cases(const char *table, const struct lcase *cs, size_t n)
 		fail_msg("%s: %d of %zu cases failed", table, failures, n);
 }
 
-#define RUN(cases) run_cases(#cases, cases, ARRAY_SIZE(cases))
+#define RUN(cases) run_cases_in(#cases, cases, ARRAY_SIZE(cases), false)
+/* apiserver's base environment, which sets cel-go's OptOptimize (constant literals cost nothing) */
+#define RUN_K8S(cases) run_cases_in(#cases, cases, ARRAY_SIZE(cases), true)
 
 /* ---- quantity ---- */
 
@@ -1019,6 +1024,39 @@ static void test_named_format(void **state)
 	RUN(named_format_cases);
 }
 
+/* ---- costs in Kubernetes' environment ---- */
+
+/* Values and runtime costs as apiserver v0.37.2's base environment (StoredExpressions, cel-go
+ * v0.29.2 with OptTrackCost) gives them for these expressions: Kubernetes' CostEstimator
+ * (ceil(0.1 * size) for lowerAscii/upperAscii/trim/substring, ceil(0.2 * size) for split/replace,
+ * ceil(0.2 * size(result)) for join, one traversal for indexOf/lastIndexOf, the regex product
+ * for find/findAll/matches), cel-go's list trackers, and constant literals at no cost. */
+static const struct lcase k8s_cost_cases[] = {
+	{ "'tacocat'.lowerAscii()", "'tacocat'", NULL, 1 },
+	{ "'hello world, hello world'.upperAscii()", "'HELLO WORLD, HELLO WORLD'", NULL, 3 },
+	{ "'a,b,c,d,e,f,g,h,i,j,k'.split(',')", "['a','b','c','d','e','f','g','h','i','j','k']", NULL, 5 },
+	{ "'hello hello hello hello'.replace('he', 'HE')", "'HEllo HEllo HEllo HEllo'", NULL, 5 },
+	{ "['abc', 'def', 'ghi', 'jkl', 'mno'].join('-')", "'abc-def-ghi-jkl-mno'", NULL, 4 },
+	{ "'tacocat tacocat tacocat tacocat'.indexOf('cat')", "4", NULL, 3 },
+	{ "'tacocat tacocat tacocat tacocat'.lastIndexOf('cat', 20)", "20", NULL, 3 },
+	{ "'  padded text with spaces  '.trim()", "'padded text with spaces'", NULL, 3 },
+	{ "'tacocat tacocat'.substring(2, 9)", "'cocat t'", NULL, 2 },
+	{ "strings.quote('line\\nnext line of text')", "'\"line\\\\nnext line of text\"'", NULL, 3 },
+	{ "'%s and %d'.format(['x', 1])", "'x and 1'", NULL, 1 },
+	{ "'abcdefghijklmnopqrstuvwxyz'.charAt(3)", "'d'", NULL, 1 },
+	{ "[1, 2, 3, 4, 5, 6].slice(1, 4)", "[2, 3, 4]", NULL, 14 },
+	{ "['b', 'a', 'c'].sort()", "['a', 'b', 'c']", NULL, 29 },
+	{ "[3, 1, 2, 3, 1].distinct()", "[3, 1, 2]", NULL, 61 },
+	{ "'a1b2c3d4e5'.findAll('[0-9]')", "['1', '2', '3', '4', '5']", NULL, 4 },
+	{ "'hello'.matches('^h.*o$')", "true", NULL, 2 },
+};
+
+static void test_k8s_costs(void **state)
+{
+	(void)state;
+	RUN_K8S(k8s_cost_cases);
+}
+
 /* ---- caller-owned values: cel_quantity_new / cel_semver_new ---- */
 
 static void test_bound_values(void **state)
@@ -1084,6 +1122,7 @@ int main(void)
 		cmocka_unit_test(test_strings),
 		cmocka_unit_test(test_named_format),
 		cmocka_unit_test(test_bound_values),
+		cmocka_unit_test(test_k8s_costs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
