@@ -51,9 +51,12 @@ struct msg {
 static void quote_into(struct msg *m, const char *s, size_t n)
 {
 	size_t len = strlen(m->s);
+	if (len + 8 >= sizeof(m->s))
+		return; /* full: the message is cut here */
 	char *w = m->s + len, *end = m->s + sizeof(m->s) - 8;
 	*w++ = '"';
-	for (size_t i = 0; i < n && w < end; i++) {
+	/* each byte writes at most 4 ("\\xNN"): stop while that still fits before end */
+	for (size_t i = 0; i < n && w + 4 < end; i++) {
 		unsigned char c = (unsigned char)s[i];
 		if (c == '"' || c == '\\') {
 			*w++ = '\\';
