@@ -387,13 +387,10 @@ static void resolve(struct resolver *r, struct cel_node *n)
 		resolve_chain(r, n);
 		return;
 	case CEL_N_SELECT:
-		if (!(n->flags & CEL_NF_OPT) && resolve_chain(r, n)) {
-			/* the chain's remaining selects above the resolved prefix */
-			struct cel_node *c = n;
-			while (c->kind == CEL_N_SELECT && !r->failed)
-				c = c->args[0];
+		/* a chain on an identifier: its longest declared prefix becomes the variable, the
+		 * selections above it stay selections */
+		if (!(n->flags & CEL_NF_OPT) && resolve_chain(r, n))
 			return;
-		}
 		resolve(r, n->args[0]);
 		return;
 	case CEL_N_HAS:
