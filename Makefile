@@ -8,6 +8,8 @@
 #                from a Release build of their own in build-bench
 #   make soak    churn soak against a local control plane, SOAK_MINUTES (default 30; not in make test)
 #   make differential  csched vs upstream's own scheduler code on SEEDS random states (needs Go)
+#   make cel-conformance  the cel-spec conformance files (CEL_SPEC_DIR, default ../shared/cel-spec)
+#                through the CEL evaluator: per-file counts and "N passed, N failed, N skipped"
 #   make fuzz    every libFuzzer target for FUZZ_SECONDS each (clang, ASan+UBSan; tests/fuzz/README.md)
 SHELL := /bin/bash
 # No "Entering directory" lines from the sub-makes (ours and CMake's).
@@ -17,13 +19,13 @@ BUILD ?= build
 BUILD_TYPE ?= RelWithDebInfo
 # Every published benchmark figure comes from a Release (-O3) build: bench keeps its own.
 BENCH_BUILD ?= build-bench
-DEPS := cmake make gcc pkg-config libcurl4-openssl-dev libyajl-dev libyaml-dev libmicrohttpd-dev libgnutls28-dev \
+DEPS := cmake make gcc pkg-config libcurl4-openssl-dev libyajl-dev libyaml-dev libmicrohttpd-dev libgnutls28-dev libpcre2-dev \
 	protobuf-c-compiler libprotobuf-c-dev \
 	libcmocka-dev valgrind openssl curl ca-certificates util-linux procps python3 python3-yaml iproute2 \
 	clang libclang-rt-14-dev libfuzzer-14-dev
 
 .PHONY: all deps build test test-unit test-integration test-asan test-tsan test-valgrind cluster demo bench soak clean \
-	differential fuzz
+	differential fuzz cel-conformance
 
 all: build
 
@@ -97,6 +99,13 @@ differential: build
 	if [ "$(UPDATE)" = 1 ]; then gzip -9n <$$d/expected.jsonl >tests/differential/expected.jsonl.gz; \
 		echo "differential: rewrote tests/differential/expected.jsonl.gz"; fi; \
 	$(BUILD)/tests/differential --max $${MAX:-40} $$d/expected.jsonl
+
+# cel-spec's conformance files (tests/cel/conformance.c): every test of the in-scope files; a
+# missing directory is reported and skipped. V=1 lists each skipped test with its reason. Fails
+# on a failure not in tests/cel/known_failures.txt (and names listed tests that now pass).
+CEL_SPEC_DIR ?= ../shared/cel-spec
+cel-conformance: build
+	@$(BUILD)/tests/cel_conformance --absent-ok --baseline tests/cel/known_failures.txt $(if $(V),-v) $(CEL_SPEC_DIR)
 
 # Every fuzz target (tests/fuzz/fuzz_*.c) built with clang's libFuzzer under ASan+UBSan in
 # FUZZ_BUILD, then run for FUZZ_SECONDS from its seed corpus (grown into FUZZ_BUILD/corpus/,
