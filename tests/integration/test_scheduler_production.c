@@ -300,7 +300,9 @@ static void test_rbac_service_account(void **state)
 		{"watch csinodes.storage.k8s.io", true},
 		{"list csidrivers.storage.k8s.io", true},
 		{"watch csistoragecapacities.storage.k8s.io", true},
-		{"list volumeattachments.storage.k8s.io", false},
+		{"list volumeattachments.storage.k8s.io", true}, /* NodeVolumeLimits counts attachments */
+		{"watch volumeattachments.storage.k8s.io", true},
+		{"update volumeattachments.storage.k8s.io", false},
 		/* PodTopologySpread's default constraints (scheduler/owners.c) */
 		{"list services", true},
 		{"watch services", true},
