@@ -253,6 +253,50 @@ int fw_each_csi_storage_capacity(const struct fw_pl *pl,
 	return l->csi_storage_capacity_each ? l->csi_storage_capacity_each(l->ctx, fn, arg) : 0;
 }
 
+struct api_resource_claim *fw_get_resource_claim(const struct fw_pl *pl, const char *ns, const char *name)
+{
+	const struct fw_listers *l = &pl->profile->listers;
+	return l->resource_claim ? l->resource_claim(l->ctx, ns, name) : NULL;
+}
+
+int fw_each_resource_claim(const struct fw_pl *pl, int (*fn)(void *arg, const struct api_resource_claim *c),
+			   void *arg)
+{
+	const struct fw_listers *l = &pl->profile->listers;
+	return l->resource_claim_each ? l->resource_claim_each(l->ctx, fn, arg) : 0;
+}
+
+int fw_each_resource_slice(const struct fw_pl *pl, int (*fn)(void *arg, const struct api_resource_slice *s),
+			   void *arg)
+{
+	const struct fw_listers *l = &pl->profile->listers;
+	return l->resource_slice_each ? l->resource_slice_each(l->ctx, fn, arg) : 0;
+}
+
+struct api_device_class *fw_get_device_class(const struct fw_pl *pl, const char *name)
+{
+	const struct fw_listers *l = &pl->profile->listers;
+	return l->device_class ? l->device_class(l->ctx, name) : NULL;
+}
+
+int fw_each_device_class(const struct fw_pl *pl, int (*fn)(void *arg, const struct api_device_class *c), void *arg)
+{
+	const struct fw_listers *l = &pl->profile->listers;
+	return l->device_class_each ? l->device_class_each(l->ctx, fn, arg) : 0;
+}
+
+int fw_each_device_taint_rule(const struct fw_pl *pl, int (*fn)(void *arg, const struct api_device_taint_rule *r),
+			      void *arg)
+{
+	const struct fw_listers *l = &pl->profile->listers;
+	return l->device_taint_rule_each ? l->device_taint_rule_each(l->ctx, fn, arg) : 0;
+}
+
+const struct fw_dra_ops *fw_dra_ops(const struct fw_pl *pl)
+{
+	return &pl->profile->dra;
+}
+
 enum fw_code fw_preempt_actuate(const struct fw_pl *pl, const struct api_pod *preemptor, const struct fw_preemption *p,
 				struct fw_status *st)
 {
@@ -312,6 +356,7 @@ static void profile_set_options(struct fw_profile *p, const struct fw_profile_op
 		p->listers = o->listers;
 		p->preempt = o->preempt;
 		p->volume = o->volume;
+		p->dra = o->dra;
 		p->extenders = o->extenders;
 		p->n_extenders = o->n_extenders;
 		p->ext_prioritize_all = o->ext_prioritize_all;

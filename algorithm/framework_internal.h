@@ -92,6 +92,7 @@ struct fw_profile {
 	struct fw_listers listers;
 	struct fw_preempt_ops preempt;
 	struct fw_volume_ops volume;
+	struct fw_dra_ops dra;
 	const struct fw_extender *extenders; /* borrowed (fw_profile_options) */
 	uint32_t n_extenders;
 	void (*ext_prioritize_all)(void *ctx, struct fw_cycle *c, const struct api_pod *pod,

@@ -128,6 +128,7 @@ struct fw_profile_options {
 	struct fw_listers listers;            /* copied; unset members = no such store */
 	struct fw_preempt_ops preempt;        /* copied; unset members = no executor */
 	struct fw_volume_ops volume;          /* copied; unset members: see struct fw_volume_ops */
+	struct fw_dra_ops dra;                /* copied; unset members: see struct fw_dra_ops */
 	/* HTTP extenders in configured order, shared by every profile as upstream's sched.Extenders;
 	 * borrowed, must outlive the profile */
 	const struct fw_extender *extenders;

@@ -236,6 +236,17 @@ struct fw_listers {
 	/* Each CSIStorageCapacity of every namespace. */
 	int (*csi_storage_capacity_each)(void *ctx, int (*fn)(void *arg, const struct api_csi_storage_capacity *c),
 					 void *arg);
+	/* The resource.k8s.io/v1 kinds (upstream's DRA manager: ResourceClaims, ResourceSlices,
+	 * DeviceClasses, DeviceTaintRules). NULL members: the profile runs no plugin that needs the
+	 * kind (DeviceTaintRules also when the server does not serve them). */
+	struct api_resource_claim *(*resource_claim)(void *ctx, const char *ns, const char *name);
+	/* Each ResourceClaim of every namespace (the allocated devices are collected from them). */
+	int (*resource_claim_each)(void *ctx, int (*fn)(void *arg, const struct api_resource_claim *c), void *arg);
+	int (*resource_slice_each)(void *ctx, int (*fn)(void *arg, const struct api_resource_slice *s), void *arg);
+	struct api_device_class *(*device_class)(void *ctx, const char *name);
+	int (*device_class_each)(void *ctx, int (*fn)(void *arg, const struct api_device_class *c), void *arg);
+	int (*device_taint_rule_each)(void *ctx, int (*fn)(void *arg, const struct api_device_taint_rule *r),
+				      void *arg);
 	void *ctx;
 };
 /* The PVC ns/name of pl's profile's lister, or NULL (see struct fw_listers). */
@@ -274,6 +285,20 @@ int fw_each_volume_attachment(const struct fw_pl *pl, const char *node_name,
 /* Each CSIStorageCapacity (borrowed for the call); 0 without a lister. */
 int fw_each_csi_storage_capacity(const struct fw_pl *pl,
 				 int (*fn)(void *arg, const struct api_csi_storage_capacity *c), void *arg);
+
+/* The ResourceClaim ns/name (new reference: api_resource_claim_unref), or NULL. */
+struct api_resource_claim *fw_get_resource_claim(const struct fw_pl *pl, const char *ns, const char *name);
+/* Each ResourceClaim / ResourceSlice / DeviceClass / DeviceTaintRule (borrowed for the call; fn
+ * must not call a lister); 0 without the lister. */
+int fw_each_resource_claim(const struct fw_pl *pl, int (*fn)(void *arg, const struct api_resource_claim *c),
+			   void *arg);
+int fw_each_resource_slice(const struct fw_pl *pl, int (*fn)(void *arg, const struct api_resource_slice *s),
+			   void *arg);
+/* The DeviceClass name (new reference: api_device_class_unref), or NULL. */
+struct api_device_class *fw_get_device_class(const struct fw_pl *pl, const char *name);
+int fw_each_device_class(const struct fw_pl *pl, int (*fn)(void *arg, const struct api_device_class *c), void *arg);
+int fw_each_device_taint_rule(const struct fw_pl *pl, int (*fn)(void *arg, const struct api_device_taint_rule *r),
+			      void *arg);
 
 /* ---------- Preemption ---------- */
 
@@ -337,6 +362,48 @@ int fw_volume_select_node(const struct fw_pl *pl, const struct api_pvc *claim, c
 			  size_t size, struct err *e);
 struct api_node *fw_volume_node(const struct fw_pl *pl, const char *name);
 bool fw_volume_sleep(const struct fw_pl *pl, int64_t ms);
+
+/* ---------- Dynamic resource allocation ---------- */
+
+/* The scheduler's side of DynamicResources' API writes (upstream's clientset calls in
+ * dynamicresources.go and extendeddynamicresources.go), called on the binder thread (PreBind),
+ * or the scheduling thread (PostFilter). Each write returns 0, or a negative code with e
+ * (ERR_CONFLICT on a resourceVersion conflict, ERR_NOT_FOUND on 404). NULL members (unit
+ * tests): the writes fail with an error naming the call. */
+struct fw_dra_ops {
+	/* GET of the claim ns/name from the server (the retry after a conflict): *out a new
+	 * reference. */
+	int (*get_claim)(void *ctx, const char *ns, const char *name, struct api_resource_claim **out, struct err *e);
+	/* Update of claim adding finalizer resource.kubernetes.io/delete-protection to its
+	 * metadata.finalizers, claim's resourceVersion as precondition; *out the updated claim. */
+	int (*add_finalizer)(void *ctx, const struct api_resource_claim *claim, struct api_resource_claim **out,
+			     struct err *e);
+	/* UpdateStatus of claim (its resourceVersion as precondition): status.allocation = allocation
+	 * when not NULL (else the claim's own, kept), status.reservedFor = the claim's entries plus
+	 * consumer, and, when set_timestamp and the allocation has none, allocationTimestamp = now.
+	 * *out the updated claim. */
+	int (*reserve)(void *ctx, const struct api_resource_claim *claim, const struct api_dra_allocation *allocation,
+		       const struct api_dra_consumer *consumer, bool set_timestamp, struct api_resource_claim **out,
+		       struct err *e);
+	/* UpdateStatus of claim with reservedFor, allocation and devices cleared (PostFilter's
+	 * deallocation), its resourceVersion as precondition. */
+	int (*deallocate)(void *ctx, const struct api_resource_claim *claim, struct err *e);
+	/* The strategic merge patch of claim's status removing the reservedFor entry of uid
+	 * (Unreserve, PostFilter): {"metadata":{"uid":U},"status":{"reservedFor":[{"$patch":"delete","uid":...}]}}. */
+	int (*unreserve)(void *ctx, const struct api_resource_claim *claim, const char *uid, struct err *e);
+	/* DRAExtendedResource: Create of the claim whose JSON body is json (*out the created
+	 * claim), Delete of claim, and the pod status patch setting
+	 * status.extendedResourceClaimStatus to status_json (an object, or "null"). */
+	int (*create_claim)(void *ctx, const char *ns, const char *json, size_t len, struct api_resource_claim **out,
+			    struct err *e);
+	int (*delete_claim)(void *ctx, const struct api_resource_claim *claim, struct err *e);
+	int (*patch_pod_extended_status)(void *ctx, const struct api_pod *pod, const char *status_json, struct err *e);
+	/* Waits ms milliseconds (binding conditions' poll); false early when the scheduler stops. */
+	bool (*sleep)(void *ctx, int64_t ms);
+	void *ctx;
+};
+/* The profile's DRA ops (see struct fw_dra_ops; a member is NULL when the scheduler gave none). */
+const struct fw_dra_ops *fw_dra_ops(const struct fw_pl *pl);
 
 /* ---------- Cycle state ---------- */
 

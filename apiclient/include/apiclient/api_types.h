@@ -313,6 +313,8 @@ struct api_meta {
 	const char **interned;
 };
 
+#include "apiclient/api_dra.h" /* needs struct api_meta and api_node_selector_term */
+
 /* ---------- Pod ---------- */
 
 enum api_preemption_policy { API_PREEMPT_LOWER_PRIORITY, API_PREEMPT_NEVER };
@@ -347,6 +349,8 @@ struct api_pod {
 	bool host_network;
 	bool host_users_false;             /* spec.hostUsers set to false (absent = true) */
 	bool ephemeral_bind_mount_options; /* an ephemeral container's volumeMount has bindMountOptions */
+	uint32_t n_resource_claims;
+	struct api_pod_resource_claim *resource_claims; /* spec.resourceClaims */
 
 	/* status */
 	const char *phase; /* interned, "" when absent */
@@ -359,6 +363,10 @@ struct api_pod {
 	uint32_t n_container_statuses, n_init_container_statuses;
 	struct api_container_status *container_statuses, *init_container_statuses;
 	const struct api_pod_resize_status *status_resources; /* in the arena; NULL: no status.resources */
+	uint32_t n_resource_claim_statuses;
+	struct api_pod_resource_claim_status *resource_claim_statuses; /* status.resourceClaimStatuses */
+	/* status.extendedResourceClaimStatus, in the arena; NULL when absent */
+	const struct api_pod_extended_claim_status *extended_claim_status;
 
 	/* The object's JSON re-encoded whole (for HTTP extenders, api_keep_json), in the arena; NULL
 	 * otherwise and for assigned pods. */
@@ -681,6 +689,14 @@ struct api_volume_attachment *api_volume_attachment_ref(struct api_volume_attach
 void api_volume_attachment_unref(struct api_volume_attachment *va);
 struct api_csi_storage_capacity *api_csi_storage_capacity_ref(struct api_csi_storage_capacity *c);
 void api_csi_storage_capacity_unref(struct api_csi_storage_capacity *c);
+struct api_resource_claim *api_resource_claim_ref(struct api_resource_claim *c);
+void api_resource_claim_unref(struct api_resource_claim *c);
+struct api_resource_slice *api_resource_slice_ref(struct api_resource_slice *s);
+void api_resource_slice_unref(struct api_resource_slice *s);
+struct api_device_class *api_device_class_ref(struct api_device_class *c);
+void api_device_class_unref(struct api_device_class *c);
+struct api_device_taint_rule *api_device_taint_rule_ref(struct api_device_taint_rule *r);
+void api_device_taint_rule_unref(struct api_device_taint_rule *r);
 
 /* ---------- Decoding ---------- */
 
@@ -725,6 +741,15 @@ struct api_volume_attachment *api_volume_attachment_decode(const struct yajl_val
 struct api_volume_attachment *api_volume_attachment_decode_json(const char *json, size_t len, struct err *e);
 struct api_csi_storage_capacity *api_csi_storage_capacity_decode(const struct yajl_val_s *obj, struct err *e);
 struct api_csi_storage_capacity *api_csi_storage_capacity_decode_json(const char *json, size_t len, struct err *e);
+/* resource.k8s.io/v1 (api_dra.h); errors name the object and field as above. */
+struct api_resource_claim *api_resource_claim_decode(const struct yajl_val_s *obj, struct err *e);
+struct api_resource_claim *api_resource_claim_decode_json(const char *json, size_t len, struct err *e);
+struct api_resource_slice *api_resource_slice_decode(const struct yajl_val_s *obj, struct err *e);
+struct api_resource_slice *api_resource_slice_decode_json(const char *json, size_t len, struct err *e);
+struct api_device_class *api_device_class_decode(const struct yajl_val_s *obj, struct err *e);
+struct api_device_class *api_device_class_decode_json(const char *json, size_t len, struct err *e);
+struct api_device_taint_rule *api_device_taint_rule_decode(const struct yajl_val_s *obj, struct err *e);
+struct api_device_taint_rule *api_device_taint_rule_decode_json(const char *json, size_t len, struct err *e);
 int api_lease_decode(const struct yajl_val_s *obj, struct api_lease *out, struct err *e);
 
 /* ---------- Quantities ---------- */
