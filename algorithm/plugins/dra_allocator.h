@@ -100,6 +100,13 @@ struct api_resource_slice *dra_slice_with_taint_rules(struct api_resource_slice 
 						      const struct api_device_taint_rule *const *rules, uint32_t n,
 						      struct err *e);
 
+/* Whether device d of slice s satisfies the CEL selectors exprs[0..n) (evaluated in order, as
+ * upstream's selectorsMatch binds a device: driver, allowMultipleAllocations, attributes and
+ * capacity by domain). DRA_ALLOCATED: all match; DRA_UNSCHEDULABLE: one does not (e->msg empty);
+ * DRA_ERROR: a compile or runtime error, e->msg upstream's text with "selector #i". Used by
+ * `csched devices` and explain. */
+enum dra_result dra_device_matches(struct dra_cel_cache *cc, const struct api_resource_slice *s,
+				   const struct api_dra_device *d, const char *const *exprs, uint32_t n, struct err *e);
 /* upstream's DeviceTaint/Toleration rule: whether t tolerates taint. */
 bool dra_toleration_tolerates(const struct api_dra_toleration *t, const struct api_dra_taint *taint);
 /* Whether a slice (or, with per-device node selection, a device) is available on node (upstream
