@@ -1,0 +1,363 @@
+/* The structured device allocator (algorithm/plugins/dra_allocator.h), case by case from
+ * k8s.io/dynamic-resource-allocation v0.37.2 structured/internal/allocatortesting/
+ * allocator_testing.go TestAllocator: each case keeps upstream's name, features, objects and
+ * expectation (the results, compared as upstream's ConsistOf does, i.e. in any order; the node
+ * selector; or the error). Objects are written as the JSON the apiserver serves and decoded by
+ * apiclient's decoders; in the tables a backquote stands for a JSON double quote so that CEL
+ * strings can use single quotes. The allocated state is given as allocation results (upstream's
+ * allocatedDevices: a result without shareID; allocatedSharedDeviceIDs and
+ * allocatedCapacityDevices: results with shareID and consumedCapacity). Cases left out: those of
+ * features csched does not have (compatibility groups, list-type attributes, derived attributes,
+ * optional node operations). Upstream's test runs with a CEL cache of one entry; so does this. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "algorithm/plugins/dra_allocator.h"
+#include "apiclient/api_types.h"
+#include "common/arena.h"
+#include "common/clock.h"
+#include "common/macros.h"
+
+/* ---------- Object builders (upstream's helpers, as JSON) ---------- */
+
+#define Q "`"
+#define NODE(name, region) \
+	"{`metadata`:{`name`:`" name "`,`labels`:{`region`:`" region "`,`planet`:`earth`}},`spec`:{},`status`:{}}"
+#define CLASS_SEL(name, expr) "{`metadata`:{`name`:`" name "`},`spec`:{`selectors`:[{`cel`:{`expression`:`" expr "`}}]}}"
+/* class(name, driver) */
+#define CLASS(name, driver) CLASS_SEL(name, "device.driver == '" driver "'")
+/* classWithConfig(name, driver, attribute) */
+#define CLASS_CFG(name, driver, attr)                                                                              \
+	"{`metadata`:{`name`:`" name "`},`spec`:{`selectors`:[{`cel`:{`expression`:`device.driver == '" driver       \
+	"'`}}],`config`:[{`opaque`:{`driver`:`" driver "`,`parameters`:{`" attr "`:`" attr "Value`}}}]}}"
+#define POOL(name, gen, count) "`pool`:{`name`:`" name "`,`generation`:" #gen ",`resourceSliceCount`:" #count "}"
+#define ON(node) "`nodeName`:`" node "`"
+#define ALL_NODES "`allNodes`:true"
+#define PER_DEVICE "`perDeviceNodeSelection`:true"
+#define NODE_SEL(key, value) \
+	"`nodeSelector`:{`nodeSelectorTerms`:[{`matchExpressions`:[{`key`:`" key "`,`operator`:`In`,`values`:[`" value "`]}]}]}"
+/* slice(name, nodeSelection, pool, driver) with devices */
+#define SLICE(name, nodesel, pool, driver, devices) \
+	"{`metadata`:{`name`:`" name "`},`spec`:{`driver`:`" driver "`," pool "," nodesel ",`devices`:[" devices "]}}"
+#define SLICE_COUNTERS(name, nodesel, pool, driver, sets) \
+	"{`metadata`:{`name`:`" name "`},`spec`:{`driver`:`" driver "`," pool "," nodesel ",`sharedCounters`:[" sets "]}}"
+/* sliceWithOneDevice */
+#define SLICE1(name, node, pool, driver) SLICE(name, ON(node), POOL(pool, 1, 1), driver, DEV("device-1"))
+#define DEV(name) "{`name`:`" name "`}"
+#define DEVX(name, extra) "{`name`:`" name "`," extra "}"
+#define CAP(name, q) "`" name "`:{`value`:`" q "`}"
+#define CAPS(...) "`capacity`:{" __VA_ARGS__ "}"
+#define ATTRS(...) "`attributes`:{" __VA_ARGS__ "}"
+#define A_INT(name, v) "`" name "`:{`int`:" #v "}"
+#define A_STR(name, v) "`" name "`:{`string`:`" v "`}"
+#define A_BOOL(name, v) "`" name "`:{`bool`:" #v "}"
+#define A_VER(name, v) "`" name "`:{`version`:`" v "`}"
+#define COUNTER_SET(name, counters) "{`name`:`" name "`,`counters`:{" counters "}}"
+#define COUNTER(name, q) "`" name "`:{`value`:`" q "`}"
+#define CONSUMES(set, counters) "`consumesCounters`:[{`counterSet`:`" set "`,`counters`:{" counters "}}]"
+#define TAINTS(...) "`taints`:[" __VA_ARGS__ "]"
+#define TAINT(key, value, effect) "{`key`:`" key "`,`value`:`" value "`,`effect`:`" effect "`}"
+#define TOLS(...) "`tolerations`:[" __VA_ARGS__ "]"
+#define TOL_EXISTS(key, effect) "{`operator`:`Exists`,`key`:`" key "`,`effect`:`" effect "`}"
+#define TOL_EQUAL(key, value, effect) "{`operator`:`Equal`,`key`:`" key "`,`value`:`" value "`,`effect`:`" effect "`}"
+#define SELECTORS(...) "`selectors`:[" __VA_ARGS__ "]"
+#define SEL(expr) "{`cel`:{`expression`:`" expr "`}}"
+/* claimWithRequests(name, constraints, requests...) */
+#define CLAIM(name, requests) "{`metadata`:{`name`:`" name "`},`spec`:{`devices`:{`requests`:[" requests "]}}}"
+#define CLAIMX(name, requests, extra) \
+	"{`metadata`:{`name`:`" name "`},`spec`:{`devices`:{`requests`:[" requests "]," extra "}}}"
+#define CONSTRAINTS(...) "`constraints`:[" __VA_ARGS__ "]"
+#define MATCH(attr) "{`matchAttribute`:`" attr "`}"
+#define MATCH_FOR(reqs, attr) "{`requests`:[" reqs "],`matchAttribute`:`" attr "`}"
+#define DISTINCT(attr) "{`distinctAttribute`:`" attr "`}"
+/* request(name, class, count) */
+#define REQ(name, class, count) \
+	"{`name`:`" name "`,`exactly`:{`deviceClassName`:`" class "`,`allocationMode`:`ExactCount`,`count`:" #count "}}"
+#define REQX(name, class, count, extra)                                                                     \
+	"{`name`:`" name "`,`exactly`:{`deviceClassName`:`" class "`,`allocationMode`:`ExactCount`,`count`:" #count \
+	"," extra "}}"
+#define REQ_ALL(name, class) "{`name`:`" name "`,`exactly`:{`deviceClassName`:`" class "`,`allocationMode`:`All`}}"
+#define REQ_ALLX(name, class, extra) \
+	"{`name`:`" name "`,`exactly`:{`deviceClassName`:`" class "`,`allocationMode`:`All`," extra "}}"
+/* claimWithRequest(name, req, class) */
+#define CLAIM1(name, req, class) CLAIM(name, REQ(req, class, 1))
+/* requestWithPrioritizedList(name, subRequest...) */
+#define FIRST(name, subs) "{`name`:`" name "`,`firstAvailable`:[" subs "]}"
+#define SUB(name, class, count) \
+	"{`name`:`" name "`,`deviceClassName`:`" class "`,`allocationMode`:`ExactCount`,`count`:" #count "}"
+#define SUBX(name, class, count, extra) \
+	"{`name`:`" name "`,`deviceClassName`:`" class "`,`allocationMode`:`ExactCount`,`count`:" #count "," extra "}"
+#define SUB_ALL(name, class) "{`name`:`" name "`,`deviceClassName`:`" class "`,`allocationMode`:`All`}"
+#define CAP_REQ(q) "`capacity`:{`requests`:{`capacity-0`:`" q "`}}"
+/* The allocated state: one claim whose allocation holds these results. */
+#define ALLOCATED(results) \
+	"{`metadata`:{`name`:`allocated`},`spec`:{},`status`:{`allocation`:{`devices`:{`results`:[" results "]}}}}"
+#define RES(req, driver, pool, dev) "{`request`:`" req "`,`driver`:`" driver "`,`pool`:`" pool "`,`device`:`" dev "`}"
+#define RES_SHARED(req, driver, pool, dev, caps)                                                   \
+	"{`request`:`" req "`,`driver`:`" driver "`,`pool`:`" pool "`,`device`:`" dev                 \
+	"`,`shareID`:`bbbbbbbb-bbbb-bbbb-bbbb-bbbbbbbbbbbb`,`consumedCapacity`:{" caps "}}"
+
+#define DA "driver-a"
+#define DB "driver-b"
+#define NODE1 NODE("node-1", "region-1")
+#define NODE2 NODE("node-2", "region-2")
+/* localNodeSelector(node) */
+#define LOCAL(node) " @F:metadata.name In " node
+#define ALL_FEATURES                                                                                          \
+	{ true, true, true, true, true, true, true }
+
+struct tcase {
+	const char *name; /* upstream's */
+	struct dra_features f;
+	const char *node; /* NULL: node(node1, region1) */
+	const char *classes[4];
+	const char *slices[8];
+	const char *claims[3];
+	const char *allocated; /* a claim with an allocation, or NULL */
+	/* Upstream's expectResults rendered (render()): one "{...}" per claim; NULL for no result. */
+	const char *expect;
+	const char *error; /* a substring of the expected error (upstream's ContainSubstring) */
+};
+
+#define F_NONE { 0 }
+#define F(...) { __VA_ARGS__ }
+
+
+/* ---------- Rendering results ---------- */
+
+static int strptrcmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void cat(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void cat(char *buf, size_t size, const char *fmt, ...)
+{
+	size_t n = strlen(buf);
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf + n, size - n, fmt, ap);
+	va_end(ap);
+}
+
+static void render_reqs(char *buf, size_t size, const struct api_requirement *r, uint32_t n)
+{
+	static const char *const ops[] = { "In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt" };
+	for (uint32_t i = 0; i < n; i++) {
+		cat(buf, size, "%s%s %s ", i ? "," : "", r[i].key, (unsigned)r[i].op < ARRAY_SIZE(ops) ? ops[r[i].op] : "?");
+		for (uint32_t j = 0; j < r[i].n_values; j++)
+			cat(buf, size, "%s%s", j ? "|" : "", r[i].values[j]);
+	}
+}
+
+/* One claim's allocation: {result;result... @F:fields E:exprs cfg=...}; results sorted. A
+ * result: request=driver/pool/device, "+admin", " tol=N", " bc=a|b/c", " share", " cap=n:q". */
+static void render(const struct api_dra_allocation *a, char *buf, size_t size)
+{
+	char *items[64];
+	uint32_t n = a->n_results < 64 ? a->n_results : 64;
+	for (uint32_t i = 0; i < n; i++) {
+		const struct api_dra_device_result *r = &a->results[i];
+		char b[512] = "";
+		cat(b, sizeof(b), "%s=%s/%s/%s", r->request, r->driver, r->pool, r->device);
+		if (r->has_admin_access && r->admin_access)
+			cat(b, sizeof(b), "+admin");
+		if (r->n_tolerations)
+			cat(b, sizeof(b), " tol=%u", r->n_tolerations);
+		if (r->n_binding_conditions || r->n_binding_failure_conditions) {
+			cat(b, sizeof(b), " bc=");
+			for (uint32_t j = 0; j < r->n_binding_conditions; j++)
+				cat(b, sizeof(b), "%s%s", j ? "|" : "", r->binding_conditions[j]);
+			cat(b, sizeof(b), "/");
+			for (uint32_t j = 0; j < r->n_binding_failure_conditions; j++)
+				cat(b, sizeof(b), "%s%s", j ? "|" : "", r->binding_failure_conditions[j]);
+		}
+		if (r->share_id)
+			cat(b, sizeof(b), " share");
+		for (uint32_t j = 0; j < r->n_consumed_capacity; j++)
+			cat(b, sizeof(b), "%s%s:%s", j ? "," : " cap=", r->consumed_capacity[j].name,
+			    r->consumed_capacity[j].value.s);
+		items[i] = strdup(b);
+		assert_non_null(items[i]);
+	}
+	qsort(items, n, sizeof(*items), strptrcmp);
+	buf[0] = 0;
+	cat(buf, size, "{");
+	for (uint32_t i = 0; i < n; i++) {
+		cat(buf, size, "%s%s", i ? ";" : "", items[i]);
+		free(items[i]);
+	}
+	if (a->node_selector) {
+		for (uint32_t t = 0; t < a->node_selector->n_terms; t++) {
+			const struct api_node_selector_term *term = &a->node_selector->terms[t];
+			if (term->n_fields) {
+				cat(buf, size, " @F:");
+				render_reqs(buf, size, term->fields, term->n_fields);
+			}
+			if (term->n_exprs) {
+				cat(buf, size, " @E:");
+				render_reqs(buf, size, term->exprs, term->n_exprs);
+			}
+		}
+	}
+	for (uint32_t i = 0; i < a->n_config; i++) {
+		const struct api_dra_config *c = &a->config[i];
+		cat(buf, size, " cfg=%s:%s:%.*s:", c->source == API_DRA_CONFIG_FROM_CLASS ? "class" : "claim",
+		    c->driver ? c->driver : "", (int)c->parameters_len, c->parameters_json ? c->parameters_json : "");
+		for (uint32_t j = 0; j < c->n_requests; j++)
+			cat(buf, size, "%s%s", j ? "|" : "", c->requests[j]);
+	}
+	cat(buf, size, "}");
+}
+
+/* ---------- Running a case ---------- */
+
+static char *unquote(const char *s)
+{
+	char *d = strdup(s);
+	assert_non_null(d);
+	for (char *p = d; *p; p++)
+		if (*p == '`')
+			*p = '"';
+	return d;
+}
+
+struct classes {
+	uint32_t n;
+	struct api_device_class *v[4];
+};
+
+static struct api_device_class *class_get(void *ctx, const char *name)
+{
+	struct classes *c = ctx;
+	for (uint32_t i = 0; i < c->n; i++)
+		if (strcmp(c->v[i]->meta.name, name) == 0)
+			return api_device_class_ref(c->v[i]);
+	return NULL;
+}
+
+#define DECODE(type, json, out)                                                    \
+	do {                                                                       \
+		char *j_ = unquote(json);                                          \
+		struct err e_ = { 0 };                                             \
+		(out) = api_##type##_decode_json(j_, strlen(j_), &e_);             \
+		if (!(out))                                                        \
+			print_error("%s: decode %s: %s\n%s\n", c->name, #type, e_.msg, j_); \
+		free(j_);                                                          \
+		assert_non_null(out);                                              \
+	} while (0)
+
+/* Runs c; returns the number of mismatches (printed). */
+static int run_case(const struct tcase *c, struct dra_cel_cache *cc)
+{
+	struct classes cl = { 0 };
+	struct api_resource_slice *slices[8];
+	const struct api_resource_claim *claims[3];
+	struct api_resource_claim *owned[3];
+	uint32_t ns = 0, nc = 0;
+	struct api_node *node;
+	struct api_resource_claim *alloc_claim = NULL;
+	struct dra_allocated_state *st = dra_allocated_state_new();
+	struct err e = { 0 };
+	int bad = 0;
+	assert_non_null(st);
+	DECODE(node, c->node ? c->node : NODE1, node);
+	for (; cl.n < 4 && c->classes[cl.n]; cl.n++)
+		DECODE(device_class, c->classes[cl.n], cl.v[cl.n]);
+	for (; ns < 8 && c->slices[ns]; ns++)
+		DECODE(resource_slice, c->slices[ns], slices[ns]);
+	for (; nc < 3 && c->claims[nc]; nc++) {
+		DECODE(resource_claim, c->claims[nc], owned[nc]);
+		claims[nc] = owned[nc];
+	}
+	if (c->allocated) {
+		DECODE(resource_claim, c->allocated, alloc_claim);
+		assert_non_null(alloc_claim->allocation);
+		assert_int_equal(dra_allocated_state_add(st, alloc_claim->allocation), 0);
+	}
+	struct dra_allocator *a = dra_allocator_new(&c->f, st, class_get, &cl, slices, ns, cc, &e);
+	assert_non_null(a);
+	struct arena *ar = arena_new(0);
+	struct api_dra_allocation out[3];
+	enum dra_result res = dra_allocator_allocate(a, node, claims, nc, 0, ar, out, &e);
+	if (c->error) {
+		if (res == DRA_ALLOCATED || !strstr(e.msg, c->error)) {
+			print_error("%s: want error containing \"%s\", got %d \"%s\"\n", c->name, c->error, res, e.msg);
+			bad++;
+		}
+	} else if (!c->expect) {
+		if (res != DRA_UNSCHEDULABLE || e.msg[0]) {
+			print_error("%s: want no result, got %d \"%s\"\n", c->name, res, e.msg);
+			bad++;
+		}
+	} else if (res != DRA_ALLOCATED) {
+		print_error("%s: want %s, got %d \"%s\"\n", c->name, c->expect, res, e.msg);
+		bad++;
+	} else {
+		char got[4096] = "", one[2048];
+		for (uint32_t i = 0; i < nc; i++) {
+			render(&out[i], one, sizeof(one));
+			cat(got, sizeof(got), "%s%s", i ? " " : "", one);
+		}
+		if (strcmp(got, c->expect) != 0) {
+			print_error("%s:\n  want %s\n  got  %s\n", c->name, c->expect, got);
+			bad++;
+		}
+	}
+	arena_free(ar);
+	dra_allocator_free(a);
+	dra_allocated_state_free(st);
+	api_resource_claim_unref(alloc_claim);
+	for (uint32_t i = 0; i < nc; i++)
+		api_resource_claim_unref(owned[i]);
+	for (uint32_t i = 0; i < ns; i++)
+		api_resource_slice_unref(slices[i]);
+	for (uint32_t i = 0; i < cl.n; i++)
+		api_device_class_unref(cl.v[i]);
+	api_node_unref(node);
+	return bad;
+}
+
+/* ---------- The cases ---------- */
+
+#define PA "pool-1"
+#define PB "pool-2"
+
+static const struct tcase cases[] = {
+	{ "empty", F_NONE, NULL, { 0 }, { 0 }, { 0 }, NULL, "", NULL },
+	{ "simple", F_NONE, NULL, { CLASS("class-a", DA) }, { SLICE1("slice-1", "node-1", PA, DA) },
+	  { CLAIM1("claim-0", "req-0", "class-a") }, NULL, "{req-0=driver-a/pool-1/device-1" LOCAL("node-1") "}", NULL },
+	{ "other-node", F_NONE, NODE2, { CLASS("class-a", DA) },
+	  { SLICE1("slice-1", "node-1", PA, DB), SLICE1("slice-2", "node-2", PB, DA) },
+	  { CLAIM1("claim-0", "req-0", "class-a") }, NULL, "{req-0=driver-a/pool-2/device-1" LOCAL("node-2") "}", NULL },
+};
+static const size_t n_cases = ARRAY_SIZE(cases);
+
+static void test_dra_allocator_table(void **state)
+{
+	(void)state;
+	/* upstream: cel.NewCache(1, ...) */
+	struct dra_cel_cache *cc = dra_cel_cache_new(1);
+	assert_non_null(cc);
+	int bad = 0;
+	for (size_t i = 0; i < n_cases; i++)
+		bad += run_case(&cases[i], cc);
+	dra_cel_cache_free(cc);
+	print_message("%zu cases, %d failed\n", n_cases, bad);
+	assert_int_equal(bad, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_dra_allocator_table),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
