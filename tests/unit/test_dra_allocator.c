@@ -73,6 +73,8 @@
 #define SEL(expr) "{`cel`:{`expression`:`" expr "`}}"
 /* claimWithRequests(name, constraints, requests...) */
 #define CLAIM(name, requests) "{`metadata`:{`name`:`" name "`},`spec`:{`devices`:{`requests`:[" requests "]}}}"
+#define CLAIM_CFG(requests, driver, attr) \
+	"`config`:[{`requests`:[" requests "],`opaque`:{`driver`:`" driver "`,`parameters`:{`" attr "`:`" attr "Value`}}}]"
 #define CLAIMX(name, requests, extra) \
 	"{`metadata`:{`name`:`" name "`},`spec`:{`devices`:{`requests`:[" requests "]," extra "}}}"
 #define CONSTRAINTS(...) "`constraints`:[" __VA_ARGS__ "]"
@@ -559,6 +561,84 @@ static const struct tcase cases[] = {
 	{ "with-class-device-config", F_NONE, NULL, { CLASS_CFG("class-a", DA, "classAttribute") },
 	  { SLICE1("slice-1", "node-1", PA, DA) }, { CLAIM1("claim-0", "req-0", "class-a") }, NULL,
 	  "{req-0=driver-a/pool-1/device-1" LOCAL("node-1") " cfg=class:driver-a:{\"classAttribute\":\"classAttributeValue\"}:}", NULL },
+	{ "with-class-device-config-with-multiple-request-and-configs", F_NONE, NULL,
+	  { CLASS_CFG("class-a", DA, "classAttribute-A"), CLASS_CFG("class-b", DB, "classAttribute-B") },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA, DEV("device-0") "," DEV("device-1")),
+	    SLICE1("slice-2", "node-1", PA, DB) },
+	  { CLAIM("claim-0", REQ("req-0", "class-a", 1) "," REQ("req-1", "class-a", 1) "," REQ("req-2", "class-b", 1)) }, NULL,
+	  "{req-0=driver-a/pool-1/device-0;req-1=driver-a/pool-1/device-1;req-2=driver-b/pool-1/device-1" LOCAL("node-1")
+	  " cfg=class:driver-a:{\"classAttribute-A\":\"classAttribute-AValue\"}:req-0|req-1"
+	  " cfg=class:driver-b:{\"classAttribute-B\":\"classAttribute-BValue\"}:req-2}", NULL },
+	{ "with-claim-config-for-two-requests", F_NONE, NULL, { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA, DEV("device-0") "," DEV("device-1") "," DEV("device-2")) },
+	  { CLAIMX("claim-0", REQ("req-0", "class-a", 1) "," REQ("req-1", "class-a", 1) "," REQ("req-2", "class-a", 1),
+		   CLAIM_CFG("`req-0`,`req-1`", DA, "deviceAttribute")) }, NULL,
+	  "{req-0=driver-a/pool-1/device-0;req-1=driver-a/pool-1/device-1;req-2=driver-a/pool-1/device-2" LOCAL("node-1")
+	  " cfg=claim:driver-a:{\"deviceAttribute\":\"deviceAttributeValue\"}:req-0|req-1}", NULL },
+	{ "claim-with-device-config", F_NONE, NULL, { CLASS("class-a", DA) }, { SLICE1("slice-1", "node-1", PA, DA) },
+	  { CLAIMX("claim-0", REQ("req-0", "class-a", 1), CLAIM_CFG("", DA, "deviceAttribute")) }, NULL,
+	  "{req-0=driver-a/pool-1/device-1" LOCAL("node-1") " cfg=claim:driver-a:{\"deviceAttribute\":\"deviceAttributeValue\"}:}", NULL },
+	{ "unknown-selector", F_NONE, NULL, { CLASS("class-a", DA) }, { SLICE1("slice-1", "node-1", PA, DA) },
+	  { CLAIM("claim-0", REQX("req-0", "class-a", 1, SELECTORS("{}"))) }, NULL, NULL,
+	  "CEL expression empty (unsupported selector type?)" },
+	{ "unknown-allocation-mode", F_NONE, NULL, { CLASS("class-a", DA) }, { SLICE1("slice-1", "node-1", PA, DA) },
+	  { CLAIM("claim-0", "{`name`:`req-0`,`exactly`:{`deviceClassName`:`class-a`,`allocationMode`:`future-mode`,`count`:1}}") },
+	  NULL, NULL, "unsupported count mode future-mode" },
+	{ "unknown-constraint", F_NONE, NULL, { CLASS("class-a", DA) }, { SLICE1("slice-1", "node-1", PA, DA) },
+	  { CLAIMX("claim-0", REQ("req-0", "class-a", 1), CONSTRAINTS("{}")) }, NULL, NULL,
+	  "empty constraint (unsupported constraint type?)" },
+	{ "invalid-CEL-one-device", F_NONE, NULL, { CLASS("class-a", DA) }, { SLICE1("slice-1", "node-1", PA, DA) },
+	  { CLAIM("claim-0", REQX("req-0", "class-a", 1, SELECTORS(SEL("noSuchVar")))) }, NULL, NULL, "undeclared reference" },
+	{ "invalid-CEL-one-device-class", F_NONE, NULL, { CLASS_SEL("class-a", "noSuchVar") },
+	  { SLICE1("slice-1", "node-1", PA, DA) }, { CLAIM1("claim-0", "req-0", "class-a") }, NULL, NULL,
+	  "undeclared reference" },
+	{ "invalid-CEL-all-devices", F_NONE, NULL, { CLASS("class-a", DA) }, { SLICE1("slice-1", "node-1", PA, DA) },
+	  { CLAIM("claim-0", REQ_ALLX("req-0", "class-a", SELECTORS(SEL("noSuchVar")))) }, NULL, NULL, "undeclared reference" },
+	{ "too-many-devices-single-request", F_NONE, NULL, { CLASS("class-a", DA) }, { 0 },
+	  { CLAIM("claim-0", REQ("req-0", "class-a", 500)) }, NULL, NULL, "exceeds the claim limit" },
+	{ "many-devices-okay", F_NONE, NULL, { CLASS("class-a", DA) }, { 0 }, { CLAIM("claim-0", REQ("req-0", "class-a", 32)) },
+	  NULL, NULL, NULL },
+	{ "too-many-devices-total", F_NONE, NULL, { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA, DEV("device-0") "," DEV("device-1") "," DEV("device-2") "," DEV("device-3") "," DEV("device-4") "," DEV("device-5") "," DEV("device-6") "," DEV("device-7") "," DEV("device-8") "," DEV("device-9") "," DEV("device-10") "," DEV("device-11") "," DEV("device-12") "," DEV("device-13") "," DEV("device-14") "," DEV("device-15") "," DEV("device-16") "," DEV("device-17") "," DEV("device-18") "," DEV("device-19") "," DEV("device-20") "," DEV("device-21") "," DEV("device-22") "," DEV("device-23") "," DEV("device-24") "," DEV("device-25") "," DEV("device-26") "," DEV("device-27") "," DEV("device-28") "," DEV("device-29") "," DEV("device-30") "," DEV("device-31") "," DEV("device-32")) },
+	  { CLAIM("claim-0", REQ("req-0", "class-a", 32) "," REQ("req-1", "class-a", 1)) }, NULL, NULL,
+	  "exceeds the claim limit" },
+	{ "exact-count-total-overflows-claim-limit", F_NONE, NULL, { CLASS("class-a", DA) }, { 0 },
+	  { CLAIM("claim-0", REQ("req-0", "class-a", 4611686018427387904) "," REQ("req-1", "class-a", 4611686018427387904)) },
+	  NULL, NULL, "exceeds the claim limit" },
+	{ "exact-count-total-would-wrap-to-zero", F_NONE, NULL, { CLASS("class-a", DA) }, { 0 },
+	  { CLAIM("claim-0", REQ("req-0", "class-a", 4611686018427387904) "," REQ("req-1", "class-a", 4611686018427387904) ","
+		  REQ("req-2", "class-a", 4611686018427387904) "," REQ("req-3", "class-a", 4611686018427387904)) },
+	  NULL, NULL, "exceeds the claim limit" },
+	{ "exact-count-sum-exceeds-claim-limit", F_NONE, NULL, { CLASS("class-a", DA) }, { 0 },
+	  { CLAIM("claim-0", REQ("req-0", "class-a", 20) "," REQ("req-1", "class-a", 20)) }, NULL, NULL,
+	  "claim claim-0, request req-1: adding 20 devices exceeds the claim limit of 32, with 20 already accounted for" },
+	{ "exact-count-sum-exactly-fills-claim-limit", F_NONE, NULL, { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA, DEV("device-0") "," DEV("device-1") "," DEV("device-2") "," DEV("device-3") "," DEV("device-4") "," DEV("device-5") "," DEV("device-6") "," DEV("device-7") "," DEV("device-8") "," DEV("device-9") "," DEV("device-10") "," DEV("device-11") "," DEV("device-12") "," DEV("device-13") "," DEV("device-14") "," DEV("device-15") "," DEV("device-16") "," DEV("device-17") "," DEV("device-18") "," DEV("device-19") "," DEV("device-20") "," DEV("device-21") "," DEV("device-22") "," DEV("device-23") "," DEV("device-24") "," DEV("device-25") "," DEV("device-26") "," DEV("device-27") "," DEV("device-28") "," DEV("device-29") "," DEV("device-30") "," DEV("device-31")) },
+	  { CLAIM("claim-0", REQ("req-0", "class-a", 16) "," REQ("req-1", "class-a", 16)) }, NULL,
+	  "{req-0=driver-a/pool-1/device-0;req-0=driver-a/pool-1/device-1;req-0=driver-a/pool-1/device-10;req-0=driver-a/pool-1/device-11;req-0=driver-a/pool-1/device-12;req-0=driver-a/pool-1/device-13;req-0=driver-a/pool-1/device-14;req-0=driver-a/pool-1/device-15;req-0=driver-a/pool-1/device-2;req-0=driver-a/pool-1/device-3;req-0=driver-a/pool-1/device-4;req-0=driver-a/pool-1/device-5;req-0=driver-a/pool-1/device-6;req-0=driver-a/pool-1/device-7;req-0=driver-a/pool-1/device-8;req-0=driver-a/pool-1/device-9;req-1=driver-a/pool-1/device-16;req-1=driver-a/pool-1/device-17;req-1=driver-a/pool-1/device-18;req-1=driver-a/pool-1/device-19;req-1=driver-a/pool-1/device-20;req-1=driver-a/pool-1/device-21;req-1=driver-a/pool-1/device-22;req-1=driver-a/pool-1/device-23;req-1=driver-a/pool-1/device-24;req-1=driver-a/pool-1/device-25;req-1=driver-a/pool-1/device-26;req-1=driver-a/pool-1/device-27;req-1=driver-a/pool-1/device-28;req-1=driver-a/pool-1/device-29;req-1=driver-a/pool-1/device-30;req-1=driver-a/pool-1/device-31" LOCAL("node-1") "}", NULL },
+	{ "prioritized-list-first-unavailable", F(.prioritized_list = true), NULL, { CLASS("class-a", DA), CLASS("class-b", DB) },
+	  { SLICE1("slice-1", "node-1", PA, DA) },
+	  { CLAIM("claim-0", FIRST("req-0", SUB("subReq-0", "class-b", 1) "," SUB("subReq-1", "class-a", 1))) }, NULL,
+	  "{req-0/subReq-1=driver-a/pool-1/device-1" LOCAL("node-1") "}", NULL },
+	{ "prioritized-list-non-available", F(.prioritized_list = true), NULL, { CLASS("class-a", DA), CLASS("class-b", DB) },
+	  { SLICE1("slice-1", "node-1", PA, DA), SLICE1("slice-2", "node-1", PB, DB) },
+	  { CLAIM("claim-0", FIRST("req-0", SUB("subReq-0", "class-b", 2) "," SUB("subReq-1", "class-a", 2))) }, NULL, NULL,
+	  NULL },
+	{ "prioritized-list-device-config", F(.prioritized_list = true), NULL, { CLASS("class-a", DA), CLASS("class-b", DB) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DB, DEV("device-1") "," DEV("device-2")) },
+	  { CLAIMX("claim-0", FIRST("req-0", SUB("subReq-0", "class-a", 1) "," SUB("subReq-1", "class-b", 2)),
+		   "`config`:[{`requests`:[`req-0/subReq-0`],`opaque`:{`driver`:`driver-a`,`parameters`:{`foo`:`fooValue`}}},"
+		   "{`requests`:[`req-0/subReq-1`],`opaque`:{`driver`:`driver-b`,`parameters`:{`bar`:`barValue`}}}]") },
+	  NULL,
+	  "{req-0/subReq-1=driver-b/pool-1/device-1;req-0/subReq-1=driver-b/pool-1/device-2" LOCAL("node-1")
+	  " cfg=claim:driver-b:{\"bar\":\"barValue\"}:}", NULL },
+	{ "prioritized-list-class-config", F(.prioritized_list = true), NULL,
+	  { CLASS_CFG("class-a", DA, "foo"), CLASS_CFG("class-b", DB, "bar") },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DB, DEV("device-1") "," DEV("device-2")),
+	    SLICE("slice-2", ON("node-1"), POOL(PB, 1, 1), DA, DEV("device-3")) },
+	  { CLAIM("claim-0", FIRST("req-0", SUB("subReq-0", "class-a", 2) "," SUB("subReq-1", "class-b", 2))) }, NULL,
+	  "{req-0/subReq-1=driver-b/pool-1/device-1;req-0/subReq-1=driver-b/pool-1/device-2" LOCAL("node-1")
+	  " cfg=class:driver-b:{\"bar\":\"barValue\"}:}", NULL },
 };
 static const size_t n_cases = ARRAY_SIZE(cases);
 
