@@ -108,6 +108,8 @@
 	"{`request`:`" req "`,`driver`:`" driver "`,`pool`:`" pool "`,`device`:`" dev                 \
 	"`,`shareID`:`bbbbbbbb-bbbb-bbbb-bbbb-bbbbbbbbbbbb`,`consumedCapacity`:{" caps "}}"
 
+#define MEM_AT_LEAST(q) SELECTORS(SEL("device.capacity['driver-a'].memory.compareTo(quantity('" q "')) >= 0"))
+#define MEM(q) CAPS(CAP("memory", q))
 #define DA "driver-a"
 #define DB "driver-b"
 #define NODE1 NODE("node-1", "region-1")
@@ -639,6 +641,78 @@ static const struct tcase cases[] = {
 	  { CLAIM("claim-0", FIRST("req-0", SUB("subReq-0", "class-a", 2) "," SUB("subReq-1", "class-b", 2))) }, NULL,
 	  "{req-0/subReq-1=driver-b/pool-1/device-1;req-0/subReq-1=driver-b/pool-1/device-2" LOCAL("node-1")
 	  " cfg=class:driver-b:{\"bar\":\"barValue\"}:}", NULL },
+	{ "claim-config-scoped-to-subrequests-of-one-request", F(.prioritized_list = true), NULL,
+	  { CLASS("class-a", DA), CLASS("class-b", DB) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA, DEV("device-0") "," DEV("device-1")) },
+	  { CLAIMX("claim-0", FIRST("req-0", SUB("subReq-0", "class-a", 1) "," SUB("subReq-1", "class-b", 1)) "," REQ("req-1", "class-a", 1),
+		   CLAIM_CFG("`req-0/subReq-0`,`req-0/subReq-1`", DA, "scoped")) },
+	  NULL,
+	  "{req-0/subReq-0=driver-a/pool-1/device-0;req-1=driver-a/pool-1/device-1" LOCAL("node-1")
+	  " cfg=claim:driver-a:{\"scoped\":\"scopedValue\"}:req-0/subReq-0|req-0/subReq-1}", NULL },
+	{ "claim-config-covering-all-requests-is-cleared", F(.prioritized_list = true), NULL,
+	  { CLASS("class-a", DA), CLASS("class-b", DB) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA, DEV("device-0") "," DEV("device-1")) },
+	  { CLAIMX("claim-0", FIRST("req-0", SUB("subReq-0", "class-a", 1) "," SUB("subReq-1", "class-b", 1)) "," REQ("req-1", "class-a", 1),
+		   CLAIM_CFG("`req-0/subReq-0`,`req-1`", DA, "all")) },
+	  NULL,
+	  "{req-0/subReq-0=driver-a/pool-1/device-0;req-1=driver-a/pool-1/device-1" LOCAL("node-1")
+	  " cfg=claim:driver-a:{\"all\":\"allValue\"}:}", NULL },
+	{ "prioritized-list-subrequests-with-expressions", F(.prioritized_list = true), NULL, { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA,
+		  DEVX("device-1", MEM("2Gi")) "," DEVX("device-2", MEM("2Gi")) "," DEVX("device-3", MEM("1Gi"))) },
+	  { CLAIM("claim-0", REQX("req-0", "class-a", 1, MEM_AT_LEAST("1Gi")) ","
+		  FIRST("req-1", SUBX("subReq-0", "class-a", 1, MEM_AT_LEAST("4Gi")) "," SUBX("subReq-1", "class-a", 2, MEM_AT_LEAST("2Gi")))) },
+	  NULL,
+	  "{req-0=driver-a/pool-1/device-3;req-1/subReq-1=driver-a/pool-1/device-1;req-1/subReq-1=driver-a/pool-1/device-2" LOCAL("node-1") "}",
+	  NULL },
+	{ "prioritized-list-subrequests-with-constraints-ref-parent-request", F(.prioritized_list = true), NULL,
+	  { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA, DEVX("device-1", MEM("8Gi") "," ATTRS(A_VER("driverVersion", "1.0.0")))),
+	    SLICE("slice-2", ON("node-1"), POOL(PB, 1, 1), DA,
+		  DEVX("device-2", MEM("2Gi") "," ATTRS(A_VER("driverVersion", "2.0.0"))) ","
+		  DEVX("device-3", MEM("1Gi") "," ATTRS(A_VER("driverVersion", "1.0.0")))) },
+	  { CLAIMX("claim-0", REQX("req-0", "class-a", 1, MEM_AT_LEAST("8Gi")) ","
+		   FIRST("req-1", SUBX("subReq-0", "class-a", 1, MEM_AT_LEAST("2Gi")) "," SUBX("subReq-1", "class-a", 1, MEM_AT_LEAST("1Gi"))),
+		   CONSTRAINTS(MATCH_FOR("`req-0`,`req-1`", "driver-a/driverVersion"))) },
+	  NULL, "{req-0=driver-a/pool-1/device-1;req-1/subReq-1=driver-a/pool-2/device-3" LOCAL("node-1") "}", NULL },
+	{ "prioritized-list-subrequests-with-constraints-ref-sub-request", F(.prioritized_list = true), NULL,
+	  { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA, DEVX("device-1", MEM("8Gi") "," ATTRS(A_VER("driverVersion", "1.0.0")))),
+	    SLICE("slice-2", ON("node-1"), POOL(PB, 1, 1), DA, DEVX("device-2", MEM("2Gi") "," ATTRS(A_VER("driverVersion", "2.0.0")))) },
+	  { CLAIMX("claim-0", REQX("req-0", "class-a", 1, MEM_AT_LEAST("8Gi")) ","
+		   FIRST("req-1", SUBX("subReq-0", "class-a", 1, MEM_AT_LEAST("2Gi")) "," SUBX("subReq-1", "class-a", 1, MEM_AT_LEAST("1Gi"))),
+		   CONSTRAINTS(MATCH_FOR("`req-0`,`req-1/subReq-0`", "driver-a/driverVersion"))) },
+	  NULL, "{req-0=driver-a/pool-1/device-1;req-1/subReq-1=driver-a/pool-2/device-2" LOCAL("node-1") "}", NULL },
+	{ "prioritized-list-subrequests-with-allocation-mode-all", F(.prioritized_list = true), NULL, { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA, DEV("device-1") "," DEV("device-2")) },
+	  { CLAIM("claim-0", FIRST("req-0", SUB_ALL("subReq-0", "class-a") "," SUB("subReq-1", "class-a", 1))) },
+	  ALLOCATED(RES("req-0", DA, PA, "device-1")), "{req-0/subReq-1=driver-a/pool-1/device-2" LOCAL("node-1") "}", NULL },
+	{ "prioritized-list-allocation-mode-all-multiple-requests", F(.prioritized_list = true), NULL, { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA, DEV("device-1") "," DEV("device-2")) },
+	  { CLAIM("claim-0", REQ("req-0", "class-a", 1) "," FIRST("req-1", SUB_ALL("subReq-0", "class-a") "," SUB("subReq-1", "class-a", 1))) },
+	  NULL, "{req-0=driver-a/pool-1/device-1;req-1/subReq-1=driver-a/pool-1/device-2" LOCAL("node-1") "}", NULL },
+	{ "prioritized-list-disabled", F_NONE, NULL, { CLASS("class-a", DA) }, { SLICE1("slice-1", "node-1", PA, DA) },
+	  { CLAIM("claim-0", FIRST("req-0", SUB("subReq-0", "class-a", 1))) }, NULL, NULL,
+	  "claim claim-0, request req-0: has subrequests, but the DRAPrioritizedList feature is disabled" },
+	{ "prioritized-list-multi-request", F(.prioritized_list = true), NULL, { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA, DEVX("device-1", MEM("8Gi"))),
+	    SLICE("slice-2", ON("node-1"), POOL(PB, 1, 1), DA, DEVX("device-2", MEM("4Gi"))) },
+	  { CLAIM("claim-0", REQX("req-1", "class-a", 1, MEM_AT_LEAST("8Gi")) ","
+		  FIRST("req-0", SUBX("subReq-0", "class-a", 1, MEM_AT_LEAST("8Gi")) "," SUBX("subReq-1", "class-a", 1, MEM_AT_LEAST("4Gi")))) },
+	  NULL, "{req-0/subReq-1=driver-a/pool-2/device-2;req-1=driver-a/pool-1/device-1" LOCAL("node-1") "}", NULL },
+	{ "prioritized-list-with-backtracking", F(.prioritized_list = true), NULL, { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA, DEVX("device-1", MEM("8Gi"))),
+	    SLICE("slice-2", ON("node-1"), POOL(PB, 1, 1), DA, DEVX("device-2", MEM("4Gi"))) },
+	  { CLAIM("claim-0", FIRST("req-0", SUBX("subReq-0", "class-a", 1, MEM_AT_LEAST("8Gi")) "," SUBX("subReq-1", "class-a", 1, MEM_AT_LEAST("4Gi")))
+		  "," REQX("req-1", "class-a", 1, MEM_AT_LEAST("8Gi"))) },
+	  NULL, "{req-0/subReq-1=driver-a/pool-2/device-2;req-1=driver-a/pool-1/device-1" LOCAL("node-1") "}", NULL },
+	{ "prioritized-list-too-many-in-first-subrequest", F(.prioritized_list = true), NULL,
+	  { CLASS("class-a", DA), CLASS("class-b", DB) }, { SLICE1("slice-1", "node-1", PA, DA) },
+	  { CLAIM("claim-0", FIRST("req-0", SUB("subReq-0", "class-b", 500) "," SUB("subReq-1", "class-a", 1))) }, NULL,
+	  "{req-0/subReq-1=driver-a/pool-1/device-1" LOCAL("node-1") "}", NULL },
+	{ "prioritized-list-minimum-sum-exceeds-claim-limit", F(.prioritized_list = true), NULL, { CLASS("class-a", DA) }, { 0 },
+	  { CLAIM("claim-0", REQ("req-0", "class-a", 20) "," FIRST("req-1", SUB("subReq-0", "class-a", 20) "," SUB("subReq-1", "class-a", 24))) },
+	  NULL, NULL, "request req-1: adding 20 devices exceeds the claim limit" },
 };
 static const size_t n_cases = ARRAY_SIZE(cases);
 
