@@ -64,6 +64,8 @@
 #define COUNTER_SET(name, counters) "{`name`:`" name "`,`counters`:{" counters "}}"
 #define COUNTER(name, q) "`" name "`:{`value`:`" q "`}"
 #define CONSUMES(set, counters) "`consumesCounters`:[{`counterSet`:`" set "`,`counters`:{" counters "}}]"
+#define CONSUMES2(set1, counters1, set2, counters2) \
+	"`consumesCounters`:[{`counterSet`:`" set1 "`,`counters`:{" counters1 "}},{`counterSet`:`" set2 "`,`counters`:{" counters2 "}}]"
 #define TAINTS(...) "`taints`:[" __VA_ARGS__ "]"
 #define TAINT(key, value, effect) "{`key`:`" key "`,`value`:`" value "`,`effect`:`" effect "`}"
 #define TOLS(...) "`tolerations`:[" __VA_ARGS__ "]"
@@ -110,6 +112,12 @@
 
 #define MEM_AT_LEAST(q) SELECTORS(SEL("device.capacity['driver-a'].memory.compareTo(quantity('" q "')) >= 0"))
 #define MEM(q) CAPS(CAP("memory", q))
+/* upstream's taints and tolerations (TestAllocator's locals) */
+#define TAINT_NONE TAINT("taint-key", "taint-value", "None")
+#define TAINT_NO_SCHEDULE TAINT("taint-key", "taint-value", "NoSchedule")
+#define TAINT_NO_EXECUTE TAINT("taint-key", "taint-value-2", "NoExecute")
+#define TOL_NO_SCHEDULE TOL_EXISTS("taint-key", "NoSchedule")
+#define TOL_NO_EXECUTE TOL_EQUAL("taint-key", "taint-value-2", "NoExecute")
 #define DA "driver-a"
 #define DB "driver-b"
 #define NODE1 NODE("node-1", "region-1")
@@ -713,6 +721,84 @@ static const struct tcase cases[] = {
 	{ "prioritized-list-minimum-sum-exceeds-claim-limit", F(.prioritized_list = true), NULL, { CLASS("class-a", DA) }, { 0 },
 	  { CLAIM("claim-0", REQ("req-0", "class-a", 20) "," FIRST("req-1", SUB("subReq-0", "class-a", 20) "," SUB("subReq-1", "class-a", 24))) },
 	  NULL, NULL, "request req-1: adding 20 devices exceeds the claim limit" },
+	{ "partitionable-devices-multiple-devices", F(.partitionable_devices = true), NULL, { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 2), DA, DEVX("device-1", CAPS(CAP("memory", "4Gi")) "," CONSUMES("counter-set-1", COUNTER("memory", "4Gi"))) "," DEVX("device-2", CAPS(CAP("memory", "6Gi")) "," CONSUMES("counter-set-1", COUNTER("memory", "6Gi"))) "," DEVX("device-3", CAPS(CAP("memory", "4Gi")) "," CONSUMES("counter-set-1", COUNTER("memory", "4Gi")))),
+	    SLICE_COUNTERS("slice-2", ON("node-1"), POOL(PA, 1, 2), DA, COUNTER_SET("counter-set-1", COUNTER("memory", "8Gi"))) },
+	  { CLAIM("claim-0", REQ("req-0", "class-a", 1) "," REQ("req-1", "class-a", 1)) }, NULL,
+	  "{req-0=driver-a/pool-1/device-1;req-1=driver-a/pool-1/device-3" LOCAL("node-1") "}", NULL },
+	{ "partitionable-devices-multiple-capacity-pools", F(.prioritized_list = true, .partitionable_devices = true), NULL,
+	  { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 2), DA, DEVX("device-1", CAPS(CAP("cpus", "4") "," CAP("memory", "4Gi")) "," CONSUMES2("counter-set-1", COUNTER("memory", "4Gi"), "counter-set-2", COUNTER("cpus", "4"))) "," DEVX("device-2", CAPS(CAP("cpus", "6") "," CAP("memory", "6Gi")) "," CONSUMES2("counter-set-1", COUNTER("memory", "6Gi"), "counter-set-2", COUNTER("cpus", "6"))) "," DEVX("device-3", CAPS(CAP("cpus", "4") "," CAP("memory", "4Gi")) "," CONSUMES2("counter-set-1", COUNTER("memory", "4Gi"), "counter-set-2", COUNTER("cpus", "4")))),
+	    SLICE_COUNTERS("slice-2", ON("node-1"), POOL(PA, 1, 2), DA,
+			   COUNTER_SET("counter-set-1", COUNTER("memory", "18Gi")) "," COUNTER_SET("counter-set-2", COUNTER("cpus", "8"))) },
+	  { CLAIM("claim-0", REQ("req-0", "class-a", 1) ","
+		  FIRST("req-1", SUBX("subReq-0", "class-a", 1, MEM_AT_LEAST("6Gi")) "," SUBX("subReq-1", "class-a", 1, MEM_AT_LEAST("4Gi")))) },
+	  NULL, "{req-0=driver-a/pool-1/device-1;req-1/subReq-1=driver-a/pool-1/device-3" LOCAL("node-1") "}", NULL },
+	{ "partitionable-devices-multiple-counters", F(.partitionable_devices = true), NULL, { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 2), DA,
+		  DEVX("device-1", CONSUMES2("counter-set-1", COUNTER("cpus", "6") "," COUNTER("memory", "4Gi"), "counter-set-2", COUNTER("cpus", "4") "," COUNTER("memory", "2Gi"))) ","
+		  DEVX("device-2", CONSUMES2("counter-set-1", COUNTER("cpus", "4") "," COUNTER("memory", "6Gi"), "counter-set-2", COUNTER("cpus", "6") "," COUNTER("memory", "6Gi"))) ","
+		  DEVX("device-3", CONSUMES2("counter-set-1", COUNTER("cpus", "4") "," COUNTER("memory", "4Gi"), "counter-set-2", COUNTER("cpus", "4") "," COUNTER("memory", "4Gi")))),
+	    SLICE_COUNTERS("slice-2", ON("node-1"), POOL(PA, 1, 2), DA,
+			   COUNTER_SET("counter-set-1", COUNTER("cpus", "8") "," COUNTER("memory", "18Gi")) ","
+			   COUNTER_SET("counter-set-2", COUNTER("cpus", "12") "," COUNTER("memory", "18Gi"))) },
+	  { CLAIM("claim-0", REQ("req-0", "class-a", 1) "," REQ("req-1", "class-a", 1)) }, NULL,
+	  "{req-0=driver-a/pool-1/device-2;req-1=driver-a/pool-1/device-3" LOCAL("node-1") "}", NULL },
+	{ "tainted-two-devices", F(.device_taints = true), NULL, { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA,
+		  DEVX("device-1", TAINTS(TAINT_NO_SCHEDULE)) "," DEVX("device-2", TAINTS(TAINT_NO_EXECUTE))) },
+	  { CLAIM1("claim-0", "req-0", "class-a") }, NULL, NULL, NULL },
+	{ "tainted-one-device-two-taints", F(.device_taints = true), NULL, { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA, DEVX("device-1", TAINTS(TAINT_NO_SCHEDULE "," TAINT_NO_EXECUTE))) },
+	  { CLAIM1("claim-0", "req-0", "class-a") }, NULL, NULL, NULL },
+	{ "tainted-two-devices-tolerated", F(.device_taints = true), NULL, { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA,
+		  DEVX("device-1", TAINTS(TAINT_NO_SCHEDULE)) "," DEVX("device-2", TAINTS(TAINT_NO_EXECUTE))) },
+	  { CLAIM("claim-0", REQX("req-0", "class-a", 1, TOLS(TOL_NO_EXECUTE))) }, NULL,
+	  "{req-0=driver-a/pool-1/device-2 tol=1" LOCAL("node-1") "}", NULL },
+	{ "tainted-two-devices-prioritized-list-tolerated", F(.prioritized_list = true, .device_taints = true), NULL,
+	  { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA,
+		  DEVX("device-1", TAINTS(TAINT_NO_SCHEDULE)) "," DEVX("device-2", TAINTS(TAINT_NO_EXECUTE))) },
+	  { CLAIM("claim-0", FIRST("req-0", SUB("subReq-0", "class-a", 1) "," SUBX("subReq-1", "class-a", 1, TOLS(TOL_NO_EXECUTE)))) },
+	  NULL, "{req-0/subReq-1=driver-a/pool-1/device-2 tol=1" LOCAL("node-1") "}", NULL },
+	{ "tainted-no-effect", F(.device_taints = true), NULL, { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA, DEVX("device-1", TAINTS(TAINT_NONE))) },
+	  { CLAIM1("claim-0", "req-0", "class-a") }, NULL, "{req-0=driver-a/pool-1/device-1" LOCAL("node-1") "}", NULL },
+	{ "tainted-one-device-two-taints-both-tolerated", F(.device_taints = true), NULL, { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA, DEVX("device-1", TAINTS(TAINT_NO_SCHEDULE "," TAINT_NO_EXECUTE))) },
+	  { CLAIM("claim-0", REQX("req-0", "class-a", 1, TOLS(TOL_NO_SCHEDULE "," TOL_NO_EXECUTE))) }, NULL,
+	  "{req-0=driver-a/pool-1/device-1 tol=2" LOCAL("node-1") "}", NULL },
+	{ "tainted-disabled", F_NONE, NULL, { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA, DEVX("device-1", TAINTS(TAINT_NO_SCHEDULE "," TAINT_NO_EXECUTE))) },
+	  { CLAIM1("claim-0", "req-0", "class-a") }, NULL, "{req-0=driver-a/pool-1/device-1" LOCAL("node-1") "}", NULL },
+	{ "tainted-prioritized-list", F(.prioritized_list = true, .device_taints = true), NULL,
+	  { CLASS("class-a", DA), CLASS("class-b", DB) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA, DEVX("device-1", TAINTS(TAINT_NO_SCHEDULE))) },
+	  { CLAIM("claim-0", FIRST("req-0", SUB("subReq-0", "class-b", 1) "," SUB("subReq-1", "class-a", 1))) }, NULL, NULL, NULL },
+	{ "tainted-prioritized-list-disabled", F(.prioritized_list = true), NULL, { CLASS("class-a", DA), CLASS("class-b", DB) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA, DEVX("device-1", TAINTS(TAINT_NO_SCHEDULE))) },
+	  { CLAIM("claim-0", FIRST("req-0", SUB("subReq-0", "class-b", 1) "," SUB("subReq-1", "class-a", 1))) }, NULL,
+	  "{req-0/subReq-1=driver-a/pool-1/device-1" LOCAL("node-1") "}", NULL },
+	{ "tainted-admin-access", F(.admin_access = true, .device_taints = true), NULL, { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA, DEVX("device-1", TAINTS(TAINT_NO_SCHEDULE))) },
+	  { CLAIM("claim-0", REQX("req-0", "class-a", 1, "`adminAccess`:true")) },
+	  ALLOCATED(RES("req-0", DA, PA, "device-1") "," RES("req-0", DA, PA, "device-2")), NULL, NULL },
+	{ "tainted-admin-access-disabled", F(.admin_access = true), NULL, { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA, DEVX("device-1", TAINTS(TAINT_NO_SCHEDULE))) },
+	  { CLAIM("claim-0", REQX("req-0", "class-a", 1, "`adminAccess`:true")) },
+	  ALLOCATED(RES("req-0", DA, PA, "device-1") "," RES("req-0", DA, PA, "device-2")),
+	  "{req-0=driver-a/pool-1/device-1+admin" LOCAL("node-1") "}", NULL },
+	{ "tainted-all-devices-single", F(.device_taints = true), NULL, { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA, DEVX("device-1", TAINTS(TAINT_NO_SCHEDULE))) },
+	  { CLAIM("claim-0", REQ_ALL("req-0", "class-a")) }, NULL, NULL, NULL },
+	{ "tainted-all-devices-single-disabled", F_NONE, NULL, { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA, DEVX("device-1", TAINTS(TAINT_NO_SCHEDULE))) },
+	  { CLAIM("claim-0", REQ_ALL("req-0", "class-a")) }, NULL, "{req-0=driver-a/pool-1/device-1" LOCAL("node-1") "}", NULL },
+	{ "prioritized-list-allocation-mode-all", F(.prioritized_list = true), NULL, { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA, DEV("device-1") "," DEV("device-2")) },
+	  { CLAIM("claim-0", FIRST("req-0", SUB_ALL("subReq-0", "class-a") "," SUB("subReq-1", "class-a", 1))) },
+	  ALLOCATED(RES("req-0", DA, PA, "device-2")), "{req-0/subReq-1=driver-a/pool-1/device-1" LOCAL("node-1") "}", NULL },
 };
 static const size_t n_cases = ARRAY_SIZE(cases);
 
