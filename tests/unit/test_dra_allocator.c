@@ -66,6 +66,7 @@
 #define CONSUMES(set, counters) "`consumesCounters`:[{`counterSet`:`" set "`,`counters`:{" counters "}}]"
 #define CONSUMES2(set1, counters1, set2, counters2) \
 	"`consumesCounters`:[{`counterSet`:`" set1 "`,`counters`:{" counters1 "}},{`counterSet`:`" set2 "`,`counters`:{" counters2 "}}]"
+#define BC(conds, failure) "`bindingConditions`:[" conds "],`bindingFailureConditions`:[" failure "]"
 #define TAINTS(...) "`taints`:[" __VA_ARGS__ "]"
 #define TAINT(key, value, effect) "{`key`:`" key "`,`value`:`" value "`,`effect`:`" effect "`}"
 #define TOLS(...) "`tolerations`:[" __VA_ARGS__ "]"
@@ -799,6 +800,63 @@ static const struct tcase cases[] = {
 	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA, DEV("device-1") "," DEV("device-2")) },
 	  { CLAIM("claim-0", FIRST("req-0", SUB_ALL("subReq-0", "class-a") "," SUB("subReq-1", "class-a", 1))) },
 	  ALLOCATED(RES("req-0", DA, PA, "device-2")), "{req-0/subReq-1=driver-a/pool-1/device-1" LOCAL("node-1") "}", NULL },
+	{ "device-binding-conditions", F(.device_binding_and_status = true), NULL, { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA, DEVX("device-1", BC("`IsPrepare`", "`BindingFailed`"))) },
+	  { CLAIM("claim-0", REQ("req-0", "class-a", 1)) }, NULL,
+	  "{req-0=driver-a/pool-1/device-1 bc=IsPrepare/BindingFailed" LOCAL("node-1") "}", NULL },
+	{ "binding-conditions-multiple-devices", F(.device_binding_and_status = true), NULL, { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA,
+		  DEVX("device-1", BC("`IsPrepare`", "`BindingFailed`")) "," DEVX("device-2", BC("`IsPrepare2`", "`BindingFailed2`")) ","
+		  DEVX("device-3", BC("`IsPrepare3`", "`BindingFailed3`"))) },
+	  { CLAIM("claim-0", REQ("req-0", "class-a", 2) "," REQ("req-1", "class-a", 1)) }, NULL,
+	  "{req-0=driver-a/pool-1/device-1 bc=IsPrepare/BindingFailed;req-0=driver-a/pool-1/device-2 bc=IsPrepare2/BindingFailed2;"
+	  "req-1=driver-a/pool-1/device-3 bc=IsPrepare3/BindingFailed3" LOCAL("node-1") "}", NULL },
+	{ "binding-conditions-with-and-without", F(.device_binding_and_status = true), NULL, { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA, DEV("device-1") "," DEVX("device-2", BC("`IsPrepare`", "`BindingFailed`"))) },
+	  { CLAIM("claim-0", REQ("req-0", "class-a", 1) "," REQ("req-1", "class-a", 1)) }, NULL,
+	  "{req-0=driver-a/pool-1/device-1;req-1=driver-a/pool-1/device-2 bc=IsPrepare/BindingFailed" LOCAL("node-1") "}", NULL },
+	{ "binding-conditions-without-feature-gate", F_NONE, NULL, { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA, DEVX("device-1", BC("`IsPrepare`", "`BindingFailed`"))) },
+	  { CLAIM("claim-0", REQ("req-0", "class-a", 1)) }, NULL, NULL, NULL },
+	{ "node-restriction", F(.device_binding_and_status = true), NULL, { CLASS("class-a", DA) },
+	  { SLICE("slice-1", NODE_SEL("planet", "earth"), POOL(PA, 1, 1), DA, DEVX("device-1", "`bindsToNode`:true")) },
+	  { CLAIM1("claim-0", "req-0", "class-a") }, NULL, "{req-0=driver-a/pool-1/device-1" LOCAL("node-1") "}", NULL },
+	{ "partitionable-devices-with-binding-conditions", F(.partitionable_devices = true, .device_binding_and_status = true), NULL,
+	  { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 2), DA, DEVX("device-1", CAPS(CAP("memory", "4Gi")) "," CONSUMES("counter-set-1", COUNTER("memory", "4Gi")) "," BC("`IsPrepare`", "`BindingFailed`"))), SLICE_COUNTERS("slice-2", ON("node-1"), POOL(PA, 1, 2), DA, COUNTER_SET("counter-set-1", COUNTER("memory", "8Gi"))) },
+	  { CLAIM("claim-0", REQ("req-0", "class-a", 1)) }, NULL,
+	  "{req-0=driver-a/pool-1/device-1 bc=IsPrepare/BindingFailed" LOCAL("node-1") "}", NULL },
+	{ "partitionable-devices-with-binding-conditions-multiple", F(.partitionable_devices = true, .device_binding_and_status = true),
+	  NULL, { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 2), DA, DEVX("device-1", CAPS(CAP("memory", "4Gi")) "," CONSUMES("counter-set-1", COUNTER("memory", "4Gi")) "," BC("`IsPrepare`", "`BindingFailed`")) "," DEVX("device-2", CAPS(CAP("memory", "4Gi")) "," CONSUMES("counter-set-1", COUNTER("memory", "4Gi")) "," BC("`IsPrepare2`", "`BindingFailed2`"))), SLICE_COUNTERS("slice-2", ON("node-1"), POOL(PA, 1, 2), DA, COUNTER_SET("counter-set-1", COUNTER("memory", "8Gi"))) },
+	  { CLAIM("claim-0", REQ("req-0", "class-a", 2)) }, NULL,
+	  "{req-0=driver-a/pool-1/device-1 bc=IsPrepare/BindingFailed;req-0=driver-a/pool-1/device-2 bc=IsPrepare2/BindingFailed2" LOCAL("node-1") "}",
+	  NULL },
+	{ "partitionable-devices-with-binding-conditions-some-devices-no-conditions",
+	  F(.partitionable_devices = true, .device_binding_and_status = true), NULL, { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 2), DA, DEVX("device-1", CAPS(CAP("memory", "2Gi")) "," CONSUMES("counter-set-1", COUNTER("memory", "2Gi")) "," BC("`IsPrepare`", "`BindingFailed`")) "," DEVX("device-2", CAPS(CAP("memory", "2Gi")) "," CONSUMES("counter-set-1", COUNTER("memory", "2Gi"))) "," DEVX("device-3", CAPS(CAP("memory", "4Gi")) "," CONSUMES("counter-set-1", COUNTER("memory", "4Gi")) "," BC("`IsReady`", "`BindingTimeout`"))), SLICE_COUNTERS("slice-2", ON("node-1"), POOL(PA, 1, 2), DA, COUNTER_SET("counter-set-1", COUNTER("memory", "8Gi"))) },
+	  { CLAIM("claim-0", REQ("req-0", "class-a", 3)) }, NULL,
+	  "{req-0=driver-a/pool-1/device-1 bc=IsPrepare/BindingFailed;req-0=driver-a/pool-1/device-2;"
+	  "req-0=driver-a/pool-1/device-3 bc=IsReady/BindingTimeout" LOCAL("node-1") "}", NULL },
+	{ "partitionable-devices-with-binding-conditions-multi-slices",
+	  F(.partitionable_devices = true, .device_binding_and_status = true), NULL, { CLASS("class-a", DA) },
+	  { SLICE("slice-4", ON("node-1"), POOL(PA, 1, 4), DA, DEVX("device-1", CAPS(CAP("memory", "4Gi")) "," CONSUMES("counter-set-1", COUNTER("memory", "4Gi")) "," BC("`IsPrepare`", "`BindingFailed`"))),
+	    SLICE_COUNTERS("slice-3", ON("node-1"), POOL(PA, 1, 4), DA, COUNTER_SET("counter-set-1", COUNTER("memory", "8Gi"))),
+	    SLICE("slice-2", ON("node-1"), POOL(PA, 1, 4), DA, DEVX("device-2", CAPS(CAP("memory", "4Gi")) "," CONSUMES("counter-set-2", COUNTER("memory", "4Gi")))),
+	    SLICE_COUNTERS("slice-1", ON("node-1"), POOL(PA, 1, 4), DA, COUNTER_SET("counter-set-2", COUNTER("memory", "8Gi"))) },
+	  { CLAIM("claim-0", REQ("req-0", "class-a", 2)) }, NULL,
+	  "{req-0=driver-a/pool-1/device-1 bc=IsPrepare/BindingFailed;req-0=driver-a/pool-1/device-2" LOCAL("node-1") "}", NULL },
+	{ "partitionable-devices-with-binding-conditions-and-taints",
+	  F(.partitionable_devices = true, .device_taints = true, .device_binding_and_status = true), NULL, { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA, DEVX("device-1", CAPS(CAP("memory", "4Gi")) "," CONSUMES("counter-set-1", COUNTER("memory", "4Gi")) "," BC("`IsPrepare`", "`BindingFailed`") "," TAINTS(TAINT("key1", "value1", "NoSchedule"))) "," DEVX("device-2", CAPS(CAP("memory", "4Gi")) "," CONSUMES("counter-set-1", COUNTER("memory", "4Gi")))),
+	    SLICE_COUNTERS("slice-2", ON("node-1"), POOL(PA, 1, 1), DA, COUNTER_SET("counter-set-1", COUNTER("memory", "8Gi"))) },
+	  { CLAIM("claim-0", REQ("req-0", "class-a", 2)) }, NULL, NULL, NULL },
+	{ "partitionable-devices-with-binding-conditions-and-taints-tolerated",
+	  F(.partitionable_devices = true, .device_taints = true, .device_binding_and_status = true), NULL, { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 2), DA, DEVX("device-1", CAPS(CAP("memory", "4Gi")) "," CONSUMES("counter-set-1", COUNTER("memory", "4Gi")) "," BC("`IsPrepare`", "`BindingFailed`") "," TAINTS(TAINT("key1", "value1", "NoSchedule"))) "," DEVX("device-2", CAPS(CAP("memory", "4Gi")) "," CONSUMES("counter-set-1", COUNTER("memory", "4Gi")))), SLICE_COUNTERS("slice-2", ON("node-1"), POOL(PA, 1, 2), DA, COUNTER_SET("counter-set-1", COUNTER("memory", "8Gi"))) },
+	  { CLAIM("claim-0", REQX("req-0", "class-a", 2, TOLS(TOL_EXISTS("key1", "NoSchedule")))) }, NULL,
+	  "{req-0=driver-a/pool-1/device-1 tol=1 bc=IsPrepare/BindingFailed;req-0=driver-a/pool-1/device-2 tol=1" LOCAL("node-1") "}",
+	  NULL },
 };
 static const size_t n_cases = ARRAY_SIZE(cases);
 
