@@ -33,6 +33,8 @@
 #define CLASS_SEL(name, expr) "{`metadata`:{`name`:`" name "`},`spec`:{`selectors`:[{`cel`:{`expression`:`" expr "`}}]}}"
 /* class(name, driver) */
 #define CLASS(name, driver) CLASS_SEL(name, "device.driver == '" driver "'")
+/* classWithAllowMultipleAllocations(name, driver, true) */
+#define CLASS_MULTI(name, driver) CLASS_SEL(name, "device.driver == '" driver "' && device.allowMultipleAllocations == true")
 /* classWithConfig(name, driver, attribute) */
 #define CLASS_CFG(name, driver, attr)                                                                              \
 	"{`metadata`:{`name`:`" name "`},`spec`:{`selectors`:[{`cel`:{`expression`:`device.driver == '" driver       \
@@ -67,6 +69,16 @@
 #define CONSUMES2(set1, counters1, set2, counters2) \
 	"`consumesCounters`:[{`counterSet`:`" set1 "`,`counters`:{" counters1 "}},{`counterSet`:`" set2 "`,`counters`:{" counters2 "}}]"
 #define BC(conds, failure) "`bindingConditions`:[" conds "],`bindingFailureConditions`:[" failure "]"
+#define MULTI "`allowMultipleAllocations`:true"
+/* withCapacityRequestPolicyRange: default 2, range 2..4 step 2 */
+#define CAP_RANGE(name, q) \
+	"`" name "`:{`value`:`" q "`,`requestPolicy`:{`default`:`2`,`validRange`:{`min`:`2`,`step`:`2`,`max`:`4`}}}"
+/* withFractionalCapacityRequestPolicyRange: default 200m, range 200m..1 step 100m */
+#define CAP_FRANGE(name, q) \
+	"`" name "`:{`value`:`" q "`,`requestPolicy`:{`default`:`200m`,`validRange`:{`min`:`200m`,`step`:`100m`,`max`:`1`}}}"
+/* withCapacityRequestPolicyValidValues(default, capacity, additional) */
+#define CAP_VALUES(name, q, def, values) \
+	"`" name "`:{`value`:`" q "`,`requestPolicy`:{`default`:`" def "`,`validValues`:[" values "]}}"
 #define TAINTS(...) "`taints`:[" __VA_ARGS__ "]"
 #define TAINT(key, value, effect) "{`key`:`" key "`,`value`:`" value "`,`effect`:`" effect "`}"
 #define TOLS(...) "`tolerations`:[" __VA_ARGS__ "]"
@@ -857,6 +869,146 @@ static const struct tcase cases[] = {
 	  { CLAIM("claim-0", REQX("req-0", "class-a", 2, TOLS(TOL_EXISTS("key1", "NoSchedule")))) }, NULL,
 	  "{req-0=driver-a/pool-1/device-1 tol=1 bc=IsPrepare/BindingFailed;req-0=driver-a/pool-1/device-2 tol=1" LOCAL("node-1") "}",
 	  NULL },
+	{ "consumable-capacity-disabled-feature", F(.device_binding_and_status = true), NULL, { CLASS("class-a", DA) },
+	  { SLICE1("slice-1", "node-1", PA, DA) }, { CLAIM("claim-0", REQX("req-0", "class-a", 1, CAP_REQ("1"))) }, NULL, NULL,
+	  "claim claim-0, request req-0: has capacity requests, but the DRAConsumableCapacity feature is disabled" },
+	{ "consumable-capacity-disabled-feature-with-prioritized-list", F(.prioritized_list = true, .device_binding_and_status = true),
+	  NULL, { CLASS("class-a", DA) }, { SLICE1("slice-1", "node-1", PA, DA) },
+	  { CLAIM("claim-0", FIRST("req-0", SUBX("subReq-0", "class-a", 1, CAP_REQ("1")) "," SUBX("subReq-1", "class-a", 1, CAP_REQ("1")))) },
+	  NULL, NULL, "claim claim-0, subrequest subReq-0: has capacity requests, but the DRAConsumableCapacity feature is disabled" },
+	{ "consumable-capacity-multi-allocatable-device-with-missing-capacity-request", F(.consumable_capacity = true), NULL,
+	  { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA, DEVX("device-1", CAPS(CAP("capacity-1", "1")) "," MULTI)) },
+	  { CLAIM("claim-0", REQX("req-0", "class-a", 1, CAP_REQ("1"))) }, NULL, NULL, NULL },
+	{ "consumable-capacity-multi-allocatable-device-allocation-mode-all-with-missing-capacity-request",
+	  F(.consumable_capacity = true), NULL, { CLASS_MULTI("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA, DEVX("device-1", CAPS(CAP("capacity-1", "1")) "," MULTI)) },
+	  { CLAIM("claim-0", REQ_ALLX("req-0", "class-a", CAP_REQ("1"))) }, NULL, NULL, NULL },
+	{ "consumable-capacity-multi-allocatable-device-without-capacity-without-capacity-request", F(.consumable_capacity = true),
+	  NULL, { CLASS_MULTI("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA, DEVX("device-1", MULTI)) },
+	  { CLAIM("claim-0", REQ("req-0", "class-a", 1)), CLAIM("claim-1", REQ("req-0", "class-a", 1)) }, NULL,
+	  "{req-0=driver-a/pool-1/device-1 share" LOCAL("node-1") "} {req-0=driver-a/pool-1/device-1 share" LOCAL("node-1") "}", NULL },
+	{ "consumable-capacity-multi-allocatable-device-without-policy-without-capacity-request", F(.consumable_capacity = true),
+	  NULL, { CLASS_MULTI("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA,
+		  DEVX("device-1", CAPS(CAP("capacity-0", "1")) "," MULTI) "," DEVX("device-2", CAPS(CAP("capacity-0", "1")) "," MULTI)) },
+	  { CLAIM("claim-0", REQ("req-0", "class-a", 1)), CLAIM("claim-1", REQ("req-0", "class-a", 1)) }, NULL,
+	  "{req-0=driver-a/pool-1/device-1 share cap=capacity-0:1" LOCAL("node-1") "} {req-0=driver-a/pool-1/device-2 share cap=capacity-0:1" LOCAL("node-1") "}",
+	  NULL },
+	{ "consumable-capacity-multi-allocatable-device-without-policy-without-capacity-request-block", F(.consumable_capacity = true),
+	  NULL, { CLASS_MULTI("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA, DEVX("device-1", CAPS(CAP("capacity-0", "2")) "," MULTI)) },
+	  { CLAIM("claim-0", REQ("req-0", "class-a", 1)), CLAIM("claim-1", REQ("req-0", "class-a", 1)) }, NULL, NULL, NULL },
+	{ "consumable-capacity-multi-allocatable-device-without-policy-with-capacity-request", F(.consumable_capacity = true), NULL,
+	  { CLASS_MULTI("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA, DEVX("device-1", CAPS(CAP("capacity-0", "2")) "," MULTI)) },
+	  { CLAIM("claim-0", REQX("req-0", "class-a", 1, CAP_REQ("1"))), CLAIM("claim-1", REQX("req-0", "class-a", 1, CAP_REQ("1"))) },
+	  NULL,
+	  "{req-0=driver-a/pool-1/device-1 share cap=capacity-0:1" LOCAL("node-1") "} {req-0=driver-a/pool-1/device-1 share cap=capacity-0:1" LOCAL("node-1") "}",
+	  NULL },
+	{ "consumable-capacity-multi-allocatable-device-with-policy-without-capacity-request", F(.consumable_capacity = true), NULL,
+	  { CLASS_MULTI("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA, DEVX("device-1", MULTI "," CAPS(CAP_RANGE("capacity-0", "4")))) },
+	  { CLAIM("claim-0", REQ("req-0", "class-a", 1)), CLAIM("claim-1", REQ("req-0", "class-a", 1)) }, NULL,
+	  "{req-0=driver-a/pool-1/device-1 share cap=capacity-0:2" LOCAL("node-1") "} {req-0=driver-a/pool-1/device-1 share cap=capacity-0:2" LOCAL("node-1") "}",
+	  NULL },
+	{ "consumable-capacity-multi-allocatable-device-with-zero-request-policy", F(.consumable_capacity = true), NULL,
+	  { CLASS_MULTI("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA, DEVX("device-1", MULTI "," CAPS(CAP_VALUES("capacity-0", "1", "0", "`0`")))) },
+	  { CLAIM("claim-0", REQ("req-0", "class-a", 1)), CLAIM("claim-1", REQ("req-0", "class-a", 1)) }, NULL,
+	  "{req-0=driver-a/pool-1/device-1 share cap=capacity-0:0" LOCAL("node-1") "} {req-0=driver-a/pool-1/device-1 share cap=capacity-0:0" LOCAL("node-1") "}",
+	  NULL },
+	{ "consumable-capacity-multi-allocatable-device-violates-zero-request-policy", F(.consumable_capacity = true), NULL,
+	  { CLASS_MULTI("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA, DEVX("device-1", MULTI "," CAPS(CAP_VALUES("capacity-0", "1", "0", "`0`")))) },
+	  { CLAIM("claim-0", REQX("req-0", "class-a", 1, CAP_REQ("1"))) }, NULL, NULL, NULL },
+	{ "consumable-capacity-multi-allocatable-device-with-range-policy-with-capacity-request", F(.consumable_capacity = true), NULL,
+	  { CLASS_MULTI("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA, DEVX("device-1", MULTI "," CAPS(CAP_RANGE("capacity-0", "4")))) },
+	  { CLAIM("claim-0", REQX("req-0", "class-a", 1, CAP_REQ("1"))), CLAIM("claim-1", REQX("req-0", "class-a", 1, CAP_REQ("1"))) },
+	  NULL,
+	  "{req-0=driver-a/pool-1/device-1 share cap=capacity-0:2" LOCAL("node-1") "} {req-0=driver-a/pool-1/device-1 share cap=capacity-0:2" LOCAL("node-1") "}",
+	  NULL },
+	{ "consumable-capacity-multi-allocatable-device-with-range-policy-step", F(.consumable_capacity = true), NULL,
+	  { CLASS_MULTI("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA, DEVX("device-1", MULTI "," CAPS(CAP_RANGE("capacity-0", "4")))) },
+	  { CLAIM("claim-0", REQX("req-0", "class-a", 1, CAP_REQ("3"))) }, NULL,
+	  "{req-0=driver-a/pool-1/device-1 share cap=capacity-0:4" LOCAL("node-1") "}", NULL },
+	{ "consumable-capacity-negative-request-aborts", F(.consumable_capacity = true), NULL, { CLASS_MULTI("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA, DEVX("device-1", CAPS(CAP("capacity-0", "10")) "," MULTI)) },
+	  { CLAIM("claim-0", REQX("req-0", "class-a", 1, CAP_REQ("-5"))) }, NULL, NULL, "negative" },
+	{ "consumable-capacity-multi-allocatable-device-with-valid-values-policy", F(.consumable_capacity = true), NULL,
+	  { CLASS_MULTI("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA, DEVX("device-1", MULTI "," CAPS(CAP_VALUES("capacity-0", "4", "1", "`1`,`2`")))) },
+	  { CLAIM("claim-0", REQX("req-0", "class-a", 1, CAP_REQ("2"))) }, NULL,
+	  "{req-0=driver-a/pool-1/device-1 share cap=capacity-0:2" LOCAL("node-1") "}", NULL },
+	{ "consumable-capacity-multi-allocatable-device-with-valid-values-policy-round-up", F(.consumable_capacity = true), NULL,
+	  { CLASS_MULTI("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA, DEVX("device-1", MULTI "," CAPS(CAP_VALUES("capacity-0", "3", "1", "`1`,`3`")))) },
+	  { CLAIM("claim-0", REQX("req-0", "class-a", 1, CAP_REQ("2"))) }, NULL,
+	  "{req-0=driver-a/pool-1/device-1 share cap=capacity-0:3" LOCAL("node-1") "}", NULL },
+	{ "consumable-capacity-multi-allocatable-device-with-exceeded-consumable-capacity-request", F(.consumable_capacity = true), NULL,
+	  { CLASS_MULTI("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA, DEVX("device-1", MULTI "," CAPS(CAP_RANGE("capacity-0", "2")))) },
+	  { CLAIM("claim-0", REQX("req-0", "class-a", 1, CAP_REQ("1"))), CLAIM("claim-1", REQX("req-0", "class-a", 1, CAP_REQ("2"))) },
+	  NULL, NULL, NULL },
+	{ "consumable-capacity-multi-allocatable-device-with-request-over-max-sharing-policy", F(.consumable_capacity = true), NULL,
+	  { CLASS_MULTI("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA, DEVX("device-1", MULTI "," CAPS(CAP_RANGE("capacity-0", "10")))) },
+	  { CLAIM("claim-0", REQX("req-0", "class-a", 1, CAP_REQ("6"))) }, NULL, NULL, NULL },
+	{ "consumable-capacity-multi-allocatable-device-with-allocated-capacity-use-remaining", F(.consumable_capacity = true), NULL,
+	  { CLASS_MULTI("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA, DEVX("device-1", MULTI "," CAPS(CAP_RANGE("capacity-0", "4")))) },
+	  { CLAIM("claim-0", REQX("req-0", "class-a", 1, CAP_REQ("2"))) },
+	  ALLOCATED(RES_SHARED("req-0", DA, PA, "device-1", "`capacity-0`:`2`")),
+	  "{req-0=driver-a/pool-1/device-1 share cap=capacity-0:2" LOCAL("node-1") "}", NULL },
+	{ "consumable-capacity-multi-allocatable-device-with-allocated-capacity-next-device", F(.consumable_capacity = true), NULL,
+	  { CLASS_MULTI("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA,
+		  DEVX("device-1", MULTI "," CAPS(CAP_RANGE("capacity-0", "2"))) "," DEVX("device-2", MULTI "," CAPS(CAP_RANGE("capacity-0", "2")))) },
+	  { CLAIM("claim-0", REQX("req-0", "class-a", 1, CAP_REQ("2"))) },
+	  ALLOCATED(RES_SHARED("req-0", DA, PA, "device-1", "`capacity-0`:`2`")),
+	  "{req-0=driver-a/pool-1/device-2 share cap=capacity-0:2" LOCAL("node-1") "}", NULL },
+	{ "consumable-capacity-with-multi-allocatable-device-backtrack", F(.consumable_capacity = true), NULL, { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA,
+		  DEVX("device-2", ATTRS(A_STR("stringAttribute", "stringAttributeValue1")) "," MULTI "," CAPS(CAP_RANGE("capacity-0", "2"))) ","
+		  DEVX("device-1", ATTRS(A_STR("stringAttribute", "stringAttributeValue2")) "," MULTI "," CAPS(CAP_RANGE("capacity-0", "4")))) },
+	  { CLAIMX("claim-0", REQX("req-0", "class-a", 1, CAP_REQ("2")) "," REQX("req-1", "class-a", 1, CAP_REQ("2")),
+		   CONSTRAINTS(MATCH("driver-a/stringAttribute"))),
+	    CLAIM("claim-1", REQX("req-0", "class-a", 1, CAP_REQ("2"))) },
+	  NULL,
+	  "{req-0=driver-a/pool-1/device-1 share cap=capacity-0:2;req-1=driver-a/pool-1/device-1 share cap=capacity-0:2" LOCAL("node-1")
+	  "} {req-0=driver-a/pool-1/device-2 share cap=capacity-0:2" LOCAL("node-1") "}", NULL },
+	{ "consumable-capacity-multi-allocatable-device-with-subrequest", F(.prioritized_list = true, .consumable_capacity = true), NULL,
+	  { CLASS_MULTI("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA, DEVX("device-1", MULTI "," CAPS(CAP_RANGE("capacity-0", "2")))) },
+	  { CLAIM("claim-0", FIRST("req-0", SUBX("subReq-0", "class-a", 1, CAP_REQ("4")) "," SUBX("subReq-1", "class-a", 1, CAP_REQ("2"))
+		  "," SUB("subReq-1", "class-a", 1))) },
+	  NULL, "{req-0/subReq-1=driver-a/pool-1/device-1 share cap=capacity-0:2" LOCAL("node-1") "}", NULL },
+	{ "consumable-capacity-multi-allocatable-device-with-no-available-consumable-capacity", F(.consumable_capacity = true), NULL,
+	  { CLASS_MULTI("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA, DEVX("device-1", MULTI "," CAPS(CAP_RANGE("capacity-0", "2")))) },
+	  { CLAIM("claim-0", REQX("req-0", "class-a", 1, CAP_REQ("2"))) },
+	  ALLOCATED(RES_SHARED("req-0", DA, PA, "device-1", "`capacity-0`:`2`")), NULL, NULL },
+	{ "consumable-capacity-multi-allocatable-device-allocation-mode-all-filter-out-no-capacity", F(.consumable_capacity = true),
+	  NULL, { CLASS_MULTI("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA, DEVX("device-1", CAPS(CAP("capacity-0", "2")) "," MULTI) "," DEVX("device-2", MULTI)) },
+	  { CLAIM("claim-0", REQ_ALLX("req-0", "class-a", CAP_REQ("2"))) }, NULL,
+	  "{req-0=driver-a/pool-1/device-1 share cap=capacity-0:2" LOCAL("node-1") "}", NULL },
+	{ "consumable-capacity-multi-allocatable-device-allocation-mode-all-filter-out-insufficient-capacity",
+	  F(.consumable_capacity = true), NULL, { CLASS_MULTI("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA,
+		  DEVX("device-1", CAPS(CAP("capacity-0", "2")) "," MULTI) "," DEVX("device-2", CAPS(CAP("capacity-0", "1")) "," MULTI)) },
+	  { CLAIM("claim-0", REQ_ALLX("req-0", "class-a", CAP_REQ("2"))) }, NULL,
+	  "{req-0=driver-a/pool-1/device-1 share cap=capacity-0:2" LOCAL("node-1") "}", NULL },
+	{ "consumable-capacity-multi-allocatable-device-allocation-mode-all-allocating-sufficient", F(.consumable_capacity = true),
+	  NULL, { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA,
+		  DEVX("device-1", CAPS(CAP("capacity-0", "2")) "," MULTI) "," DEVX("device-2", CAPS(CAP("capacity-0", "1")) "," MULTI)) },
+	  { CLAIM("claim-0", REQX("req-0", "class-a", 1, CAP_REQ("1")) "," REQ_ALLX("req-1", "class-a", CAP_REQ("1"))) }, NULL,
+	  "{req-0=driver-a/pool-1/device-1 share cap=capacity-0:1;req-1=driver-a/pool-1/device-1 share cap=capacity-0:1;"
+	  "req-1=driver-a/pool-1/device-2 share cap=capacity-0:1" LOCAL("node-1") "}", NULL },
 };
 static const size_t n_cases = ARRAY_SIZE(cases);
 
