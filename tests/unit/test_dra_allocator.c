@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "algorithm/plugins/dra_allocator.h"
+#include "algorithm/plugins/dra_internal.h"
 #include "apiclient/api_types.h"
 #include "common/arena.h"
 #include "common/clock.h"
@@ -152,6 +153,26 @@ struct tcase {
 	const char *expect;
 	const char *error; /* a substring of the expected error (upstream's ContainSubstring) */
 };
+
+/* upstream's expectNumAllocateOneInvocations, for the cases that have it */
+static const struct {
+	const char *name;
+	int64_t n;
+} invocations[] = {
+	{ "check-combinations-within-single-request-single-pool-single-slice", 16 },
+	{ "check-combinations-within-single-request-single-pool-multiple-slices", 16 },
+	{ "check-combinations-within-single-request-multiple-pools-multiple-slices", 16 },
+	{ "check-combinations-within-single-request-many-pools", 16 },
+	{ "check-combinations-with-backtracking", 11 },
+};
+
+static int64_t want_invocations(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(invocations); i++)
+		if (strcmp(invocations[i].name, name) == 0)
+			return invocations[i].n;
+	return 0;
+}
 
 #define F_NONE { 0 }
 #define F(...) { __VA_ARGS__ }
@@ -337,6 +358,12 @@ static int run_case(const struct tcase *c, struct dra_cel_cache *cc)
 			print_error("%s:\n  want %s\n  got  %s\n", c->name, c->expect, got);
 			bad++;
 		}
+	}
+	int64_t want = want_invocations(c->name);
+	if (want && dra_allocator_invocations(a) != want) {
+		print_error("%s: want %lld allocateOne invocations, got %lld\n", c->name, (long long)want,
+			    (long long)dra_allocator_invocations(a));
+		bad++;
 	}
 	arena_free(ar);
 	dra_allocator_free(a);
@@ -1094,6 +1121,100 @@ static const struct tcase cases[] = {
 	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA, DEVX("device-1", MULTI "," CAPS(CAP_FRANGE("capacity-0", "1")))) },
 	  { CLAIM("claim-0", REQX("req-0", "class-a", 1, CAP_REQ("250m"))) }, NULL,
 	  "{req-0=driver-a/pool-1/device-1 share cap=capacity-0:300m" LOCAL("node-1") "}", NULL },
+	{ "allocation-mode-all-with-multi-host-resource-pool", F_NONE, NULL, { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 2), DA, DEV("device-1")),
+	    SLICE("slice-2", ON("node-2"), POOL(PA, 1, 2), DA, DEV("device-2")) },
+	  { CLAIM("claim-0", REQ_ALL("req-0", "class-a")) }, NULL, "{req-0=driver-a/pool-1/device-1" LOCAL("node-1") "}", NULL },
+	{ "multi-host-resource-pool-with-stale-slice-for-current-node", F_NONE, NULL, { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 2), DA, DEV("device-1")), SLICE("slice-2", ON("node-2"), POOL(PA, 2, 2), DA, DEV("device-2")) }, { CLAIM1("claim-0", "req-0", "class-a") }, NULL, NULL, NULL },
+	{ "multi-host-resource-pool-complete-update-from-node-1-to-node-2", F_NONE, NULL, { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 2), DA, DEV("device-1")), SLICE("slice-1", ON("node-1"), POOL(PA, 1, 2), DA, DEV("device-2")), SLICE("slice-2", ON("node-2"), POOL(PA, 2, 2), DA, DEV("device-1")), SLICE("slice-2", ON("node-2"), POOL(PA, 2, 2), DA, DEV("device-2")) }, { CLAIM1("claim-0", "req-0", "class-a") }, NULL,
+	  "{req-0=driver-a/pool-1/device-1" LOCAL("node-1") "}", NULL },
+	{ "multi-host-resource-pool-complete-update-from-node-2-to-node-1", F_NONE, NULL, { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-2"), POOL(PA, 1, 2), DA, DEV("device-1")), SLICE("slice-1", ON("node-2"), POOL(PA, 1, 2), DA, DEV("device-2")), SLICE("slice-2", ON("node-1"), POOL(PA, 2, 2), DA, DEV("device-1")), SLICE("slice-2", ON("node-1"), POOL(PA, 2, 2), DA, DEV("device-2")) }, { CLAIM1("claim-0", "req-0", "class-a") }, NULL,
+	  "{req-0=driver-a/pool-1/device-1" LOCAL("node-1") "}", NULL },
+	{ "multi-host-resource-pool-incomplete-update-from-node-1-to-node-2", F_NONE, NULL, { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 2), DA, DEV("device-1")), SLICE("slice-1", ON("node-1"), POOL(PA, 1, 2), DA, DEV("device-2")), SLICE("slice-2", ON("node-2"), POOL(PA, 2, 2), DA, DEV("device-1")) }, { CLAIM1("claim-0", "req-0", "class-a") }, NULL,
+	  "{req-0=driver-a/pool-1/device-1" LOCAL("node-1") "}", NULL },
+	{ "multi-host-resource-pool-incomplete-update-from-node-2-to-node-1", F_NONE, NULL, { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-2"), POOL(PA, 1, 2), DA, DEV("device-1")), SLICE("slice-1", ON("node-2"), POOL(PA, 1, 2), DA, DEV("device-2")), SLICE("slice-2", ON("node-1"), POOL(PA, 2, 2), DA, DEV("device-1")) }, { CLAIM1("claim-0", "req-0", "class-a") }, NULL, NULL, NULL },
+	{ "partitionable-devices-same-counter-set-name-in-different-resource-slices", F(.partitionable_devices = true), NULL,
+	  { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 4), DA, DEV("device-1")),
+	    SLICE_COUNTERS("slice-2", ON("node-1"), POOL(PA, 1, 4), DA, COUNTER_SET("counter-set-1", "")),
+	    SLICE("slice-3", ON("node-1"), POOL(PA, 1, 4), DA, DEV("device-2")),
+	    SLICE_COUNTERS("slice-4", ON("node-1"), POOL(PA, 1, 4), DA, COUNTER_SET("counter-set-1", "")) },
+	  { CLAIM1("claim-0", "req-0", "class-a") }, NULL, NULL, "invalid resource pools were encountered" },
+	{ "partitionable-devices-device-counter-consumption-references-unknown-counter-set", F(.partitionable_devices = true), NULL,
+	  { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 2), DA, DEVX("device-1", CONSUMES("counter-set-2", ""))),
+	    SLICE_COUNTERS("slice-2", ON("node-1"), POOL(PA, 1, 2), DA, COUNTER_SET("counter-set-1", "")) },
+	  { CLAIM1("claim-0", "req-0", "class-a") }, NULL, NULL, "invalid resource pools were encountered" },
+	{ "partitionable-devices-device-counter-consumption-references-unknown-counter-in-counter-set",
+	  F(.partitionable_devices = true), NULL, { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 2), DA, DEVX("device-1", CONSUMES("counter-set-1", COUNTER("memory", "8Gi")))),
+	    SLICE_COUNTERS("slice-2", ON("node-1"), POOL(PA, 1, 2), DA, COUNTER_SET("counter-set-1", COUNTER("other-memory", "8Gi"))) },
+	  { CLAIM1("claim-0", "req-0", "class-a") }, NULL, NULL, "invalid resource pools were encountered" },
+	{ "partitionable-devices-device-counter-consumption-references-counter-set-in-other-pool",
+	  F(.partitionable_devices = true), NULL, { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA, DEVX("device-1", CONSUMES("counter-set-1", COUNTER("memory", "8Gi")))),
+	    SLICE_COUNTERS("slice-2", ON("node-1"), POOL(PB, 1, 1), DA, COUNTER_SET("counter-set-1", COUNTER("memory", "8Gi"))) },
+	  { CLAIM1("claim-0", "req-0", "class-a") }, NULL, NULL, "invalid resource pools were encountered" },
+	{ "partitionable-devices-devices-on-different-nodes-consume-same-counter-set",
+	  F(.prioritized_list = true, .partitionable_devices = true), NULL, { CLASS("class-a", DA) },
+	  { SLICE_COUNTERS("slice-1", ON("node-1"), POOL(PA, 1, 3), DA, COUNTER_SET("counter-set-1", COUNTER("memory", "8Gi"))),
+	    SLICE("slice-2", ON("node-1"), POOL(PA, 1, 3), DA, DEVX("device-1", CAPS(CAP("memory", "6Gi")) "," CONSUMES("counter-set-1", COUNTER("memory", "6Gi"))) "," DEVX("device-2", CAPS(CAP("memory", "2Gi")) "," CONSUMES("counter-set-1", COUNTER("memory", "2Gi")))),
+	    SLICE("slice-3", ON("node-2"), POOL(PA, 1, 3), DA, DEVX("device-3", CONSUMES("counter-set-1", COUNTER("memory", "6Gi")))) },
+	  { CLAIM("claim-0", FIRST("req-0", SUBX("subReq-0", "class-a", 1, MEM_AT_LEAST("6Gi")) "," SUBX("subReq-1", "class-a", 1, MEM_AT_LEAST("2Gi")))) },
+	  ALLOCATED(RES("req-0", DA, PA, "device-3")), "{req-0/subReq-1=driver-a/pool-1/device-2" LOCAL("node-1") "}", NULL },
+	{ "partitionable-devices-devices-consume-counter-set-in-different-nodes", F(.partitionable_devices = true),
+	  NODE("node-2", "region-1"), { CLASS("class-a", DA) },
+	  { SLICE_COUNTERS("slice-1", ON("node-1"), POOL(PA, 1, 3), DA, COUNTER_SET("counter-set-1", COUNTER("memory", "8Gi"))),
+	    SLICE("slice-2", ON("node-1"), POOL(PA, 1, 3), DA, DEVX("device-1", CAPS(CAP("memory", "6Gi")) "," CONSUMES("counter-set-1", COUNTER("memory", "6Gi")))),
+	    SLICE("slice-3", ON("node-2"), POOL(PA, 1, 3), DA, DEVX("device-2", CAPS(CAP("memory", "6Gi")) "," CONSUMES("counter-set-1", COUNTER("memory", "6Gi"))) "," DEVX("device-3", CAPS(CAP("memory", "2Gi")) "," CONSUMES("counter-set-1", COUNTER("memory", "2Gi")))) },
+	  { CLAIM("claim-0", REQ("req-0", "class-a", 1)) }, ALLOCATED(RES("req-0", DA, PA, "device-1")),
+	  "{req-0=driver-a/pool-1/device-3" LOCAL("node-2") "}", NULL },
+	{ "partitionable-devices-validation-error-on-non-targeting-slice", F(.partitionable_devices = true), NULL,
+	  { CLASS("class-a", DA) },
+	  { SLICE_COUNTERS("slice-1", ON("node-1"), POOL(PA, 1, 3), DA, COUNTER_SET("counter-set-1", COUNTER("memory", "8Gi"))),
+	    SLICE("slice-2", ON("node-1"), POOL(PA, 1, 3), DA, DEVX("device-1", CAPS(CAP("memory", "6Gi")) "," CONSUMES("counter-set-1", COUNTER("memory", "6Gi")))),
+	    SLICE("slice-3", ON("node-2"), POOL(PA, 1, 3), DA, DEVX("device-3", CONSUMES("counter-set-2", COUNTER("memory", "6Gi")))) },
+	  { CLAIM("claim-0", REQ("req-0", "class-a", 1)) }, NULL, NULL, "invalid resource pools were encountered" },
+	{ "different-resourceslices-in-pool-can-target-different-nodes", F_NONE, NULL, { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-2"), POOL(PA, 1, 2), DA, DEV("device-1")),
+	    SLICE("slice-2", ON("node-1"), POOL(PA, 1, 2), DA, DEV("device-2")) },
+	  { CLAIM("claim-0", REQ("req-0", "class-a", 1)) }, NULL, "{req-0=driver-a/pool-1/device-2" LOCAL("node-1") "}", NULL },
+	{ "invalid-pool-is-ok-if-devices-can-be-allocated-from-other", F_NONE, NULL, { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 2), DA, DEV("device-1")),
+	    SLICE("slice-2", ON("node-1"), POOL(PA, 1, 2), DA, DEV("device-1")),
+	    SLICE("slice-3", ON("node-1"), POOL(PB, 1, 1), DA, DEV("device-2")) },
+	  { CLAIM("claim-0", REQ("req-0", "class-a", 1)) }, NULL, "{req-0=driver-a/pool-2/device-2" LOCAL("node-1") "}", NULL },
+	{ "invalid-pool-is-error-if-no-other-device-can-be-allocated", F_NONE, NULL, { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 2), DA, DEV("device-1")),
+	    SLICE("slice-2", ON("node-1"), POOL(PA, 1, 2), DA, DEV("device-1")),
+	    SLICE("slice-3", ON("node-1"), POOL(PB, 1, 1), DA, DEV("device-2")) },
+	  { CLAIM("claim-0", REQ("req-0", "class-a", 1)) }, ALLOCATED(RES("req-0", DA, PB, "device-2")), NULL,
+	  "invalid resource pools were encountered" },
+	{ "no-allocation-from-incomplete-pools", F_NONE, NULL, { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 2), DA, DEV("device-1")) }, { CLAIM("claim-0", REQ("req-0", "class-a", 1)) },
+	  NULL, NULL, NULL },
+	{ "check-combinations-within-single-request-single-pool-single-slice", F_NONE, NULL, { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA, DEV("device-1") "," DEV("device-2") "," DEV("device-3") "," DEV("device-4")) },
+	  { CLAIM("claim-0", REQ("req-0", "class-a", 5)) }, NULL, NULL, NULL },
+	{ "check-combinations-within-single-request-single-pool-multiple-slices", F_NONE, NULL, { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 2), DA, DEV("device-1") "," DEV("device-2")),
+	    SLICE("slice-2", ON("node-1"), POOL(PA, 1, 2), DA, DEV("device-3") "," DEV("device-4")) },
+	  { CLAIM("claim-0", REQ("req-0", "class-a", 5)) }, NULL, NULL, NULL },
+	{ "check-combinations-within-single-request-multiple-pools-multiple-slices", F_NONE, NULL, { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 2), DA, DEV("device-1")),
+	    SLICE("slice-2", ON("node-1"), POOL(PA, 1, 2), DA, DEV("device-2")),
+	    SLICE("slice-3", ON("node-1"), POOL(PB, 1, 1), DA, DEV("device-3") "," DEV("device-4")) },
+	  { CLAIM("claim-0", REQ("req-0", "class-a", 5)) }, NULL, NULL, NULL },
+	{ "check-combinations-within-single-request-many-pools", F_NONE, NULL, { CLASS("class-a", DA) },
+	  { SLICE1("slice-1", "node-1", PA, DA), SLICE("slice-2", ON("node-1"), POOL(PB, 1, 1), DA, DEV("device-2")),
+	    SLICE("slice-3", ON("node-1"), POOL("pool-3", 1, 1), DA, DEV("device-3")),
+	    SLICE("slice-4", ON("node-1"), POOL("pool-4", 1, 1), DA, DEV("device-4")) },
+	  { CLAIM("claim-0", REQ("req-0", "class-a", 5)) }, NULL, NULL, NULL },
 };
 static const size_t n_cases = ARRAY_SIZE(cases);
 
