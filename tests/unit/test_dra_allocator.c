@@ -163,7 +163,9 @@ static const struct {
 	{ "check-combinations-within-single-request-single-pool-multiple-slices", 16 },
 	{ "check-combinations-within-single-request-multiple-pools-multiple-slices", 16 },
 	{ "check-combinations-within-single-request-many-pools", 16 },
-	{ "check-combinations-with-backtracking", 11 },
+	{ "check-combinations-with-backtracking", 12 },
+	{ "check-combinations-with-backtracking-across-slices-and-pools", 12 },
+	{ "check-combinations-with-prioritized-list", 26 },
 };
 
 static int64_t want_invocations(const char *name)
@@ -1215,6 +1217,24 @@ static const struct tcase cases[] = {
 	    SLICE("slice-3", ON("node-1"), POOL("pool-3", 1, 1), DA, DEV("device-3")),
 	    SLICE("slice-4", ON("node-1"), POOL("pool-4", 1, 1), DA, DEV("device-4")) },
 	  { CLAIM("claim-0", REQ("req-0", "class-a", 5)) }, NULL, NULL, NULL },
+	{ "check-combinations-with-backtracking", F_NONE, NULL, { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA, DEVX("device-1", ATTRS(A_STR("type", "X"))) "," DEVX("device-2", ATTRS(A_STR("type", "Y"))) "," DEVX("device-3", ATTRS(A_STR("type", "Y")))) },
+	  { CLAIM("claim-0", REQ("req-1", "class-a", 2) "," REQX("req-2", "class-a", 1, SELECTORS(SEL("device.attributes['driver-a'].type == 'X'")))) }, NULL,
+	  "{req-1=driver-a/pool-1/device-2;req-1=driver-a/pool-1/device-3;req-2=driver-a/pool-1/device-1" LOCAL("node-1") "}", NULL },
+	{ "check-combinations-with-backtracking-across-slices-and-pools", F(.device_binding_and_status = true), NULL,
+	  { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 2), DA, DEVX("device-1", ATTRS(A_STR("type", "X")))), SLICE("slice-2", ON("node-1"), POOL(PA, 1, 2), DA, DEVX("device-2", ATTRS(A_STR("type", "Y")))),
+	    SLICE("slice-3", ON("node-1"), POOL(PB, 1, 1), DA, DEVX("device-3", ATTRS(A_STR("type", "Y")) "," BC("`IsPrepare`", ""))) },
+	  { CLAIM("claim-0", REQ("req-1", "class-a", 2) "," REQX("req-2", "class-a", 1, SELECTORS(SEL("device.attributes['driver-a'].type == 'X'")))) }, NULL,
+	  "{req-1=driver-a/pool-1/device-2;req-1=driver-a/pool-2/device-3 bc=IsPrepare/;req-2=driver-a/pool-1/device-1" LOCAL("node-1") "}",
+	  NULL },
+	{ "check-combinations-with-prioritized-list", F(.prioritized_list = true), NULL, { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA, DEVX("device-1", ATTRS(A_STR("type", "X"))) "," DEVX("device-2", ATTRS(A_STR("type", "Y"))) "," DEVX("device-3", ATTRS(A_STR("type", "Y")))) },
+	  { CLAIM("claim-0", FIRST("req-1", SUBX("subReq-0", "class-a", 3, SELECTORS(SEL("device.attributes['driver-a'].type == 'Y'"))) "," SUB("subReq-1", "class-a", 2)) ","
+		  FIRST("req-2", SUB("subReq-0", "class-a", 2) "," SUBX("subReq-1", "class-a", 1, SELECTORS(SEL("device.attributes['driver-a'].type == 'X'"))))) },
+	  NULL,
+	  "{req-1/subReq-1=driver-a/pool-1/device-2;req-1/subReq-1=driver-a/pool-1/device-3;req-2/subReq-1=driver-a/pool-1/device-1" LOCAL("node-1") "}",
+	  NULL },
 };
 static const size_t n_cases = ARRAY_SIZE(cases);
 
