@@ -28,7 +28,24 @@
 	}
 
 DRA_REFCOUNT(api_resource_claim, api_resource_claim)
-DRA_REFCOUNT(api_resource_slice, api_resource_slice)
+/* A slice may be a copy with DeviceTaintRules applied (dra_slice_with_taint_rules): it holds its
+ * base, whose arena has everything the copy points to, and releases it with itself. */
+struct api_resource_slice *api_resource_slice_ref(struct api_resource_slice *o)
+{
+	if (o)
+		__atomic_add_fetch(&o->refs, 1, __ATOMIC_RELAXED);
+	return o;
+}
+
+void api_resource_slice_unref(struct api_resource_slice *o)
+{
+	if (o && __atomic_sub_fetch(&o->refs, 1, __ATOMIC_ACQ_REL) == 0) {
+		struct api_resource_slice *base = o->base;
+		intern_release_n(o->meta.interned, o->meta.n_interned);
+		arena_free(o->arena);
+		api_resource_slice_unref(base);
+	}
+}
 DRA_REFCOUNT(api_device_class, api_device_class)
 DRA_REFCOUNT(api_device_taint_rule, api_device_taint_rule)
 
