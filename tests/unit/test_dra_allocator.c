@@ -1497,6 +1497,83 @@ static void test_dra_allocator_threads(void **state)
 	dra_cel_cache_free(cc);
 }
 
+/* Many nodes, one allocator (as the plugin uses it in a cycle): each node allocates from its own
+ * pool and from the pool every node sees, never from another node's. */
+static void test_dra_allocator_many_nodes(void **state)
+{
+	(void)state;
+	enum { NODES = 300, DEVS = 8 };
+	struct dra_cel_cache *cc = dra_cel_cache_new(64);
+	struct dra_allocated_state *st = dra_allocated_state_new();
+	struct err e = { 0 };
+	char *j = unquote(CLASS("class-a", DA));
+	struct classes cl = { 1, { api_device_class_decode_json(j, strlen(j), &e) } };
+	free(j);
+	struct api_resource_slice **slices = calloc(NODES + 1, sizeof(*slices));
+	struct api_node **nodes = calloc(NODES, sizeof(*nodes));
+	assert_true(slices && nodes);
+	char buf[8192];
+	for (int n = 0; n < NODES; n++) {
+		char devs[4096] = "";
+		for (int d = 0; d < DEVS; d++)
+			cat(devs, sizeof(devs), "%s{`name`:`gpu-%d`,`attributes`:{`numa`:{`int`:%d},`model`:{`string`:`m%d`}},"
+				"`capacity`:{`memory`:{`value`:`%dGi`}}}", d ? "," : "", d, d / 4, d % 2, 8 + 8 * (d % 2));
+		snprintf(buf, sizeof(buf), "{`metadata`:{`name`:`node-%d-gpus`},`spec`:{`driver`:`driver-a`,`pool`:{`name`:`node-%d`,"
+			 "`generation`:1,`resourceSliceCount`:1},`nodeName`:`node-%d`,`devices`:[%s]}}", n, n, n, devs);
+		slices[n] = slice_json(buf);
+		snprintf(buf, sizeof(buf), "{`metadata`:{`name`:`node-%d`,`labels`:{`region`:`r%d`}}}", n, n % 3);
+		char *nj = unquote(buf);
+		nodes[n] = api_node_decode_json(nj, strlen(nj), &e);
+		free(nj);
+		assert_non_null(nodes[n]);
+	}
+	slices[NODES] = slice_json(SLICE("shared", ALL_NODES, POOL("network", 1, 1), DA, DEV("nic-0") "," DEV("nic-1")));
+	const struct api_resource_claim *claims[1] = { claim_json(CLAIMX("claim-0",
+		REQX("req-0", "class-a", 2, SELECTORS(SEL("'memory' in device.capacity['driver-a'] && device.capacity['driver-a'].memory.compareTo(quantity('16Gi')) >= 0")))
+		"," REQX("req-1", "class-a", 1, SELECTORS(SEL("device.driver == 'driver-a' && !('numa' in device.attributes['driver-a'])"))),
+		CONSTRAINTS(MATCH_FOR("`req-0`", "driver-a/numa")))) };
+	int64_t t0 = mono_ns();
+	struct dra_allocator *a = dra_allocator_new(&dra_features_default, st, class_get, &cl, slices, NODES + 1, cc, &e);
+	assert_non_null(a);
+	int64_t t1 = mono_ns();
+	struct arena *ar = arena_new(0);
+	for (int n = 0; n < NODES; n++) {
+		struct api_dra_allocation out[1];
+		enum dra_result r = dra_allocator_allocate(a, nodes[n], claims, 1, 0, ar, out, &e);
+		if (r != DRA_ALLOCATED)
+			print_error("node-%d: %d %s\n", n, r, e.msg);
+		assert_int_equal(r, DRA_ALLOCATED);
+		assert_int_equal(out[0].n_results, 3);
+		char pool[32];
+		snprintf(pool, sizeof(pool), "node-%d", n);
+		/* gpu-1 and gpu-3 (16Gi, numa 0; the shared pool "network" sorts first but its NICs have no
+		 * memory), then a NIC for req-1 */
+		assert_string_equal(out[0].results[0].pool, pool);
+		assert_string_equal(out[0].results[0].device, "gpu-1");
+		assert_string_equal(out[0].results[1].device, "gpu-3");
+		assert_string_equal(out[0].results[2].pool, "network");
+		assert_string_equal(out[0].results[2].device, "nic-0");
+		assert_non_null(out[0].node_selector);
+		assert_string_equal(out[0].node_selector->terms[0].fields[0].values[0], pool);
+		arena_reset(ar);
+	}
+	int64_t t2 = mono_ns();
+	print_message("%d nodes x %d devices: dra_allocator_new %.2f ms, allocate %.1f us per node\n", NODES, DEVS,
+		      (double)(t1 - t0) / 1e6, (double)(t2 - t1) / 1e3 / NODES);
+	arena_free(ar);
+	dra_allocator_free(a);
+	api_resource_claim_unref((struct api_resource_claim *)claims[0]);
+	for (int n = 0; n <= NODES; n++)
+		api_resource_slice_unref(slices[n]);
+	for (int n = 0; n < NODES; n++)
+		api_node_unref(nodes[n]);
+	free(slices);
+	free(nodes);
+	api_device_class_unref(cl.v[0]);
+	dra_allocated_state_free(st);
+	dra_cel_cache_free(cc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1505,6 +1582,7 @@ int main(void)
 		cmocka_unit_test(test_dra_device_matches),
 		cmocka_unit_test(test_dra_taints),
 		cmocka_unit_test(test_dra_allocator_threads),
+		cmocka_unit_test(test_dra_allocator_many_nodes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
