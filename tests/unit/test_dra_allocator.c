@@ -121,6 +121,8 @@
 #define ALLOCATED(results) \
 	"{`metadata`:{`name`:`allocated`},`spec`:{},`status`:{`allocation`:{`devices`:{`results`:[" results "]}}}}"
 #define RES(req, driver, pool, dev) "{`request`:`" req "`,`driver`:`" driver "`,`pool`:`" pool "`,`device`:`" dev "`}"
+#define RES_SHARE_ONLY(req, driver, pool, dev) \
+	"{`request`:`" req "`,`driver`:`" driver "`,`pool`:`" pool "`,`device`:`" dev "`,`shareID`:`bbbbbbbb-bbbb-bbbb-bbbb-bbbbbbbbbbbb`}"
 #define RES_SHARED(req, driver, pool, dev, caps)                                                   \
 	"{`request`:`" req "`,`driver`:`" driver "`,`pool`:`" pool "`,`device`:`" dev                 \
 	"`,`shareID`:`bbbbbbbb-bbbb-bbbb-bbbb-bbbbbbbbbbbb`,`consumedCapacity`:{" caps "}}"
@@ -1259,6 +1261,83 @@ static const struct tcase cases[] = {
 	  { CLAIM("claim-0", REQ("req-0", "class-a", 3) "," REQ("req-1", "class-b", 3)) }, NULL,
 	  "{req-0=driver-a/pool-1/device-1;req-0=driver-a/pool-1/device-2;req-0=driver-a/pool-1/device-3;"
 	  "req-1=driver-b/pool-2/device-1;req-1=driver-b/pool-2/device-2;req-1=driver-b/pool-2/device-3" LOCAL("node-1") "}", NULL },
+	{ "consumable-capacity-multi-allocatable-device-allocation-mode-all-in-use-sufficient", F(.consumable_capacity = true), NULL,
+	  { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA,
+		  DEVX("device-1", CAPS(CAP("capacity-0", "2")) "," MULTI) "," DEVX("device-2", CAPS(CAP("capacity-0", "1")) "," MULTI)) },
+	  { CLAIM("claim-0", REQ_ALLX("req-0", "class-a", CAP_REQ("1"))) },
+	  ALLOCATED(RES_SHARED("req-0", DA, PA, "device-1", "`capacity-0`:`1`")),
+	  "{req-0=driver-a/pool-1/device-1 share cap=capacity-0:1;req-0=driver-a/pool-1/device-2 share cap=capacity-0:1" LOCAL("node-1") "}",
+	  NULL },
+	{ "consumable-capacity-multi-allocatable-device-allocation-mode-all-allocating-insufficient", F(.consumable_capacity = true),
+	  NULL, { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA,
+		  DEVX("device-1", CAPS(CAP("capacity-0", "1")) "," MULTI) "," DEVX("device-2", CAPS(CAP("capacity-0", "1")) "," MULTI)) },
+	  { CLAIM("claim-0", REQX("req-0", "class-a", 1, CAP_REQ("1")) "," REQ_ALLX("req-1", "class-a", CAP_REQ("1"))) }, NULL, NULL,
+	  NULL },
+	{ "consumable-capacity-multi-allocatable-device-allocation-mode-all-in-use-insufficient", F(.consumable_capacity = true),
+	  NULL, { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA,
+		  DEVX("device-1", CAPS(CAP("capacity-0", "1")) "," MULTI) "," DEVX("device-2", CAPS(CAP("capacity-0", "1")) "," MULTI)) },
+	  { CLAIM("claim-0", REQ_ALLX("req-0", "class-a", CAP_REQ("1"))) },
+	  ALLOCATED(RES_SHARED("req-0", DA, PA, "device-1", "`capacity-0`:`1`")), NULL, NULL },
+	{ "consumable-capacity-dedicated-device-with-consumable-capacity-request", F(.consumable_capacity = true), NULL,
+	  { CLASS_SEL("class-a", "device.driver == 'driver-a' && device.allowMultipleAllocations == false") },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA, DEVX("device-1", CAPS(CAP("capacity-0", "1")))) },
+	  { CLAIM("claim-0", REQX("req-0", "class-a", 1, CAP_REQ("1"))) }, NULL,
+	  "{req-0=driver-a/pool-1/device-1" LOCAL("node-1") "}", NULL },
+	{ "consumable-capacity-dedicated-device-with-multiple-consumable-capacity-request", F(.consumable_capacity = true), NULL,
+	  { CLASS_SEL("class-a", "device.driver == 'driver-a' && device.allowMultipleAllocations == false") },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA, DEVX("device-1", CAPS(CAP_RANGE("capacity-0", "2")))) },
+	  { CLAIM("claim-0", REQX("req-0", "class-a", 1, CAP_REQ("1"))), CLAIM("claim-1", REQX("req-0", "class-a", 1, CAP_REQ("1"))) },
+	  NULL, NULL, NULL },
+	{ "allow-multiple-allocations-exclude-multi-allocatable-device-by-class-selector", F(.consumable_capacity = true), NULL,
+	  { CLASS_SEL("class-a", "device.driver == 'driver-a' && device.allowMultipleAllocations == false") },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA, DEVX("device-1", CAPS(CAP("capacity-0", "1")) "," MULTI)) },
+	  { CLAIM("claim-0", REQX("req-0", "class-a", 1, CAP_REQ("1"))) }, NULL, NULL, NULL },
+	{ "allow-multiple-allocations-not-allocate-multi-allocatable-device-which-already-dedicated", F(.consumable_capacity = true),
+	  NULL, { CLASS_MULTI("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA, DEVX("device-1", MULTI "," CAPS(CAP_RANGE("capacity-0", "2")))) },
+	  { CLAIM("claim-0", REQX("req-0", "class-a", 1, CAP_REQ("1"))) }, ALLOCATED(RES("req-0", DA, PA, "device-1")), NULL, NULL },
+	{ "allow-multiple-allocations-not-allocate-dedicated-device-which-change-from-multi-allocatable",
+	  F(.consumable_capacity = true), NULL, { CLASS_MULTI("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA, DEVX("device-1", CAPS(CAP_RANGE("capacity-0", "2")))) },
+	  { CLAIM("claim-0", REQX("req-0", "class-a", 1, CAP_REQ("1"))) },
+	  ALLOCATED(RES_SHARED("req-0", DA, PA, "device-1", "`capacity-0`:`1`")), NULL, NULL },
+	{ "allow-multiple-allocations-with-partitionable-device",
+	  F(.prioritized_list = true, .partitionable_devices = true, .consumable_capacity = true), NULL, { CLASS_MULTI("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 2), DA, DEVX("device-1", CAPS(CAP("memory", "4Gi")) "," CONSUMES("counter-set-1", COUNTER("memory", "4Gi")) "," MULTI) "," DEVX("device-2", CAPS(CAP("memory", "6Gi")) "," CONSUMES("counter-set-1", COUNTER("memory", "6Gi")) "," MULTI) "," DEVX("device-3", CAPS(CAP("memory", "4Gi")) "," CONSUMES("counter-set-1", COUNTER("memory", "4Gi")) "," MULTI)),
+	    SLICE_COUNTERS("slice-2", ON("node-1"), POOL(PA, 1, 2), DA, COUNTER_SET("counter-set-1", COUNTER("memory", "8Gi"))) },
+	  { CLAIM("claim-0", REQ("req-0", "class-a", 1) ","
+		  FIRST("req-1", SUBX("subReq-0", "class-a", 1, MEM_AT_LEAST("6Gi")) "," SUBX("subReq-1", "class-a", 1, MEM_AT_LEAST("4Gi")))) },
+	  NULL,
+	  "{req-0=driver-a/pool-1/device-1 share cap=memory:4Gi;req-1/subReq-1=driver-a/pool-1/device-3 share cap=memory:4Gi" LOCAL("node-1") "}",
+	  NULL },
+	{ "allow-multiple-allocations-with-shared-device-counter-cross-cycle",
+	  F(.partitionable_devices = true, .consumable_capacity = true), NULL, { CLASS_MULTI("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 2), DA,
+		  DEVX("device-1", ATTRS(A_STR("mode", "a")) "," CAPS(CAP("capacity-0", "1")) "," CONSUMES("counter-set-1", COUNTER("capacity-0", "1")) "," MULTI) ","
+		  DEVX("device-2", ATTRS(A_STR("mode", "b")) "," CAPS(CAP("capacity-0", "1")) "," CONSUMES("counter-set-1", COUNTER("capacity-0", "1")) "," MULTI)),
+	    SLICE_COUNTERS("slice-2", ON("node-1"), POOL(PA, 1, 2), DA, COUNTER_SET("counter-set-1", COUNTER("capacity-0", "1"))) },
+	  { CLAIM("claim-0", REQX("req-0", "class-a", 1, CAP_REQ("1") "," SELECTORS(SEL("device.attributes['driver-a'].mode == 'b'")))) },
+	  ALLOCATED(RES_SHARED("req-0", DA, PA, "device-1", "`capacity-0`:`1`")), NULL, NULL },
+	{ "partitionable-consumable-capacity-shared-device-counter-not-recharged",
+	  F(.partitionable_devices = true, .consumable_capacity = true), NULL, { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 2), DA, DEVX("device-1", MULTI "," CONSUMES("counter-set-1", COUNTER("c", "1")))),
+	    SLICE_COUNTERS("slice-2", ON("node-1"), POOL(PA, 1, 2), DA, COUNTER_SET("counter-set-1", COUNTER("c", "1"))) },
+	  { CLAIM("claim-0", REQ("req-0", "class-a", 1)) }, ALLOCATED(RES_SHARE_ONLY("req-0", DA, PA, "device-1")),
+	  "{req-0=driver-a/pool-1/device-1 share" LOCAL("node-1") "}", NULL },
+	{ "consumable-capacity-with-partitionable-device-multiple-capacity-pools",
+	  F(.prioritized_list = true, .partitionable_devices = true, .consumable_capacity = true), NULL, { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 2), DA, DEVX("device-1", CAPS(CAP("capacity-0", "2") "," CAP_RANGE("capacity-1", "4")) "," CONSUMES2("counter-set-1", COUNTER("capacity-0", "2"), "counter-set-2", COUNTER("capacity-1", "4")) "," MULTI) "," DEVX("device-2", CAPS(CAP("capacity-0", "4") "," CAP_RANGE("capacity-1", "4")) "," CONSUMES2("counter-set-1", COUNTER("capacity-0", "4"), "counter-set-2", COUNTER("capacity-1", "4")) "," MULTI) "," DEVX("device-3", CAPS(CAP("capacity-0", "2") "," CAP_RANGE("capacity-1", "4")) "," CONSUMES2("counter-set-1", COUNTER("capacity-0", "2"), "counter-set-2", COUNTER("capacity-1", "4")) "," MULTI)),
+	    SLICE_COUNTERS("slice-2", ON("node-1"), POOL(PA, 1, 2), DA,
+			   COUNTER_SET("counter-set-1", COUNTER("capacity-0", "4")) "," COUNTER_SET("counter-set-2", COUNTER("capacity-1", "8"))) },
+	  { CLAIM("claim-0", REQX("req-0", "class-a", 1, CAP_REQ("1")) "," REQX("req-2", "class-a", 1, CAP_REQ("2")) ","
+		  FIRST("req-1", SUBX("subReq-0", "class-a", 1, CAP_REQ("1") "," SELECTORS(SEL("device.capacity['driver-a']['capacity-0'].compareTo(quantity('4')) >= 0")))
+			"," SUBX("subReq-1", "class-a", 1, CAP_REQ("1") "," SELECTORS(SEL("device.capacity['driver-a']['capacity-0'].compareTo(quantity('2')) >= 0"))))) },
+	  NULL,
+	  "{req-0=driver-a/pool-1/device-1 share cap=capacity-0:1,capacity-1:2;req-1/subReq-1=driver-a/pool-1/device-1 share cap=capacity-0:1,capacity-1:2;"
+	  "req-2=driver-a/pool-1/device-3 share cap=capacity-0:2,capacity-1:2" LOCAL("node-1") "}", NULL },
 };
 static const size_t n_cases = ARRAY_SIZE(cases);
 
