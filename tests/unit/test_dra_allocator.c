@@ -1338,6 +1338,84 @@ static const struct tcase cases[] = {
 	  NULL,
 	  "{req-0=driver-a/pool-1/device-1 share cap=capacity-0:1,capacity-1:2;req-1/subReq-1=driver-a/pool-1/device-1 share cap=capacity-0:1,capacity-1:2;"
 	  "req-2=driver-a/pool-1/device-3 share cap=capacity-0:2,capacity-1:2" LOCAL("node-1") "}", NULL },
+	{ "partitionable-devices-single-device", F(.partitionable_devices = true), NULL, { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 2), DA, DEVX("device-1", CONSUMES("counter-set-1", COUNTER("memory", "4Gi")))),
+	    SLICE_COUNTERS("slice-2", ON("node-1"), POOL(PA, 1, 2), DA, COUNTER_SET("counter-set-1", COUNTER("memory", "8Gi"))) },
+	  { CLAIM("claim-0", REQ("req-0", "class-a", 1)) }, NULL, "{req-0=driver-a/pool-1/device-1" LOCAL("node-1") "}", NULL },
+	{ "partitionable-devices-counter-cache-scoped-by-pool-ID", F(.partitionable_devices = true), NULL,
+	  { CLASS("class-a", DA), CLASS("class-b", DB) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 2), DA, DEVX("device-1", CONSUMES("counter-set-1", COUNTER("c", "1")))),
+	    SLICE_COUNTERS("slice-2", ON("node-1"), POOL(PA, 1, 2), DA, COUNTER_SET("counter-set-1", COUNTER("c", "1"))),
+	    SLICE("slice-3", ON("node-1"), POOL(PA, 1, 2), DB, DEVX("device-2", CONSUMES("counter-set-1", COUNTER("c", "2")))),
+	    SLICE_COUNTERS("slice-4", ON("node-1"), POOL(PA, 1, 2), DB, COUNTER_SET("counter-set-1", COUNTER("c", "2"))) },
+	  { CLAIM("claim-0", REQ("req-0", "class-a", 1)), CLAIM("claim-1", REQ("req-1", "class-b", 1)) }, NULL,
+	  "{req-0=driver-a/pool-1/device-1" LOCAL("node-1") "} {req-1=driver-b/pool-1/device-2" LOCAL("node-1") "}", NULL },
+	{ "partitionable-devices-counter-cache-not-crossed-between-driver-schemas", F(.partitionable_devices = true), NULL,
+	  { CLASS("class-a", DA), CLASS("class-b", DB) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 2), DA, DEVX("device-1", CONSUMES("counter-set-1", COUNTER("c", "1")))),
+	    SLICE_COUNTERS("slice-2", ON("node-1"), POOL(PA, 1, 2), DA, COUNTER_SET("counter-set-1", COUNTER("c", "1"))),
+	    SLICE("slice-3", ON("node-1"), POOL(PA, 1, 2), DB, DEVX("device-2", CONSUMES("counter-set-2", COUNTER("d", "2")))),
+	    SLICE_COUNTERS("slice-4", ON("node-1"), POOL(PA, 1, 2), DB, COUNTER_SET("counter-set-2", COUNTER("d", "1"))) },
+	  { CLAIM("claim-0", REQ("req-0", "class-a", 1)), CLAIM("claim-1", REQ("req-1", "class-b", 1)) }, NULL, NULL, NULL },
+	{ "partitionable-devices-taint-releases-counter", F(.partitionable_devices = true, .device_taints = true), NULL,
+	  { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 2), DA,
+		  DEVX("device-1", TAINTS(TAINT_NO_SCHEDULE) "," CONSUMES("counter-set-1", COUNTER("c", "1"))) ","
+		  DEVX("device-2", CONSUMES("counter-set-1", COUNTER("c", "1")))),
+	    SLICE_COUNTERS("slice-2", ON("node-1"), POOL(PA, 1, 2), DA, COUNTER_SET("counter-set-1", COUNTER("c", "1"))) },
+	  { CLAIM("claim-0", REQ("req-0", "class-a", 1)) }, NULL, "{req-0=driver-a/pool-1/device-2" LOCAL("node-1") "}", NULL },
+	{ "partitionable-devices-constraint-releases-counter", F(.partitionable_devices = true), NULL, { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 2), DA,
+		  DEVX("device-1", ATTRS(A_STR("stringAttribute", "red")) "," CONSUMES("counter-set-1", COUNTER("c", "1"))) ","
+		  DEVX("device-2", ATTRS(A_STR("stringAttribute", "blue")) "," CONSUMES("counter-set-1", COUNTER("c", "1"))) ","
+		  DEVX("device-3", ATTRS(A_STR("stringAttribute", "blue")) "," CONSUMES("counter-set-1", COUNTER("c", "1")))),
+	    SLICE_COUNTERS("slice-2", ON("node-1"), POOL(PA, 1, 2), DA, COUNTER_SET("counter-set-1", COUNTER("c", "2"))) },
+	  { CLAIMX("claim-0", REQ("req-0", "class-a", 2), CONSTRAINTS(MATCH("driver-a/stringAttribute"))) }, NULL,
+	  "{req-0=driver-a/pool-1/device-2;req-0=driver-a/pool-1/device-3" LOCAL("node-1") "}", NULL },
+	{ "partitionable-consumable-capacity-backtrack-releases-counter", F(.partitionable_devices = true, .consumable_capacity = true),
+	  NULL, { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 2), DA,
+		  DEVX("device-1", ATTRS(A_STR("kind", "shared")) "," MULTI "," CONSUMES("counter-set-1", COUNTER("c", "1"))) ","
+		  DEVX("device-2", ATTRS(A_STR("kind", "shared"))) ","
+		  DEVX("device-3", ATTRS(A_STR("kind", "counteronly")) "," CONSUMES("counter-set-1", COUNTER("c", "1")))),
+	    SLICE_COUNTERS("slice-2", ON("node-1"), POOL(PA, 1, 2), DA, COUNTER_SET("counter-set-1", COUNTER("c", "1"))) },
+	  { CLAIM("claim-0", REQX("req-0", "class-a", 1, SELECTORS(SEL("device.attributes['driver-a'].kind == 'shared'"))) "," REQX("req-1", "class-a", 1, SELECTORS(SEL("device.attributes['driver-a'].kind == 'counteronly'")))) }, NULL,
+	  "{req-0=driver-a/pool-1/device-2;req-1=driver-a/pool-1/device-3" LOCAL("node-1") "}", NULL },
+	{ "consumable-capacity-rejection-rolls-back-constraints", F(.prioritized_list = true, .consumable_capacity = true), NULL,
+	  { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA,
+		  DEVX("device-1", CAPS(CAP("capacity-0", "2")) "," ATTRS(A_STR("stringAttribute", "cap")) "," MULTI) ","
+		  DEVX("device-2", ATTRS(A_STR("stringAttribute", "fb")))) },
+	  { CLAIM("claim-0", REQX("req-0", "class-a", 1, CAP_REQ("2") "," SELECTORS(SEL("device.attributes['driver-a'].stringAttribute == 'cap'")))),
+	    CLAIMX("claim-1", FIRST("req-0",
+		  "{`name`:`subReq-0`,`deviceClassName`:`class-a`,`allocationMode`:`All`,`count`:1," CAP_REQ("2") ","
+		  SELECTORS(SEL("device.attributes['driver-a'].stringAttribute == 'cap'")) "}" ","
+		  SUBX("subReq-1", "class-a", 1, SELECTORS(SEL("device.attributes['driver-a'].stringAttribute == 'fb'")))),
+		   CONSTRAINTS(MATCH("driver-a/stringAttribute"))) },
+	  NULL,
+	  "{req-0=driver-a/pool-1/device-1 share cap=capacity-0:2" LOCAL("node-1") "} {req-0/subReq-1=driver-a/pool-1/device-2" LOCAL("node-1") "}",
+	  NULL },
+	{ "partitionable-empty-capacity-multiple-share-backtrack-keeps-counter-ownership",
+	  F(.partitionable_devices = true, .consumable_capacity = true), NULL, { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 2), DA,
+		  DEVX("device-1", ATTRS(A_STR("kind", "shared") "," A_STR("stringAttribute", "red")) "," MULTI "," CONSUMES("counter-set-1", COUNTER("c", "1"))) ","
+		  DEVX("device-2", ATTRS(A_STR("kind", "fallback") "," A_STR("stringAttribute", "blue"))) ","
+		  DEVX("device-3", ATTRS(A_STR("kind", "gate") "," A_STR("stringAttribute", "blue")))),
+	    SLICE_COUNTERS("slice-2", ON("node-1"), POOL(PA, 1, 2), DA, COUNTER_SET("counter-set-1", COUNTER("c", "1"))) },
+	  { CLAIM("claim-0", REQX("req-0", "class-a", 1, SELECTORS(SEL("device.attributes['driver-a'].kind == 'shared'")))),
+	    CLAIMX("claim-1", REQX("req-1", "class-a", 1, SELECTORS(SEL("device.attributes['driver-a'].kind == 'shared' || device.attributes['driver-a'].kind == 'fallback'")))
+		   "," REQX("req-2", "class-a", 1, SELECTORS(SEL("device.attributes['driver-a'].kind == 'gate'"))) "," REQX("req-3", "class-a", 1, SELECTORS(SEL("device.attributes['driver-a'].kind == 'shared'"))),
+		   CONSTRAINTS(MATCH_FOR("`req-1`,`req-2`", "driver-a/stringAttribute"))) },
+	  NULL,
+	  "{req-0=driver-a/pool-1/device-1 share" LOCAL("node-1") "} {req-1=driver-a/pool-1/device-2;req-2=driver-a/pool-1/device-3;"
+	  "req-3=driver-a/pool-1/device-1 share" LOCAL("node-1") "}", NULL },
+	{ "partitionable-devices-prioritized-list", F(.prioritized_list = true, .partitionable_devices = true), NULL,
+	  { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 2), DA, DEVX("device-1", CAPS(CAP("memory", "4Gi")) "," CONSUMES("counter-set-1", COUNTER("memory", "4Gi"))) "," DEVX("device-2", CAPS(CAP("memory", "6Gi")) "," CONSUMES("counter-set-1", COUNTER("memory", "6Gi"))) "," DEVX("device-3", CAPS(CAP("memory", "4Gi")) "," CONSUMES("counter-set-1", COUNTER("memory", "4Gi")))),
+	    SLICE_COUNTERS("slice-2", ON("node-1"), POOL(PA, 1, 2), DA, COUNTER_SET("counter-set-1", COUNTER("memory", "8Gi"))) },
+	  { CLAIM("claim-0", REQ("req-0", "class-a", 1) ","
+		  FIRST("req-1", SUBX("subReq-0", "class-a", 1, MEM_AT_LEAST("6Gi")) "," SUBX("subReq-1", "class-a", 1, MEM_AT_LEAST("4Gi")))) },
+	  NULL, "{req-0=driver-a/pool-1/device-1;req-1/subReq-1=driver-a/pool-1/device-3" LOCAL("node-1") "}", NULL },
 };
 static const size_t n_cases = ARRAY_SIZE(cases);
 
