@@ -1457,8 +1457,11 @@ enum dra_result dra_allocator_allocate(struct dra_allocator *a, const struct api
 		res = DRA_TIMEOUT;
 		goto out;
 	}
-	if (rc == E_MAX_SIZE)
-		rc = 0; /* upstream: the error only steers the search */
+	if (rc == E_MAX_SIZE) {
+		/* upstream returns errAllocationResultMaxSizeExceeded when no subrequest loop caught it */
+		err_set(e, ERR_INVALID, "allocation max size exceeded");
+		goto out;
+	}
 	if (rc < 0)
 		goto out;
 	if (!rc) {
