@@ -169,6 +169,9 @@ static const struct {
 	{ "check-combinations-with-backtracking", 12 },
 	{ "check-combinations-with-backtracking-across-slices-and-pools", 12 },
 	{ "check-combinations-with-prioritized-list", 26 },
+	{ "prioritized-list-max-allocation-limit-request", 75 },
+	{ "prioritized-list-max-allocation-allocation-mode-all", 42 },
+	{ "prioritized-list-overflowing-first-subrequest-is-pruned", 8 },
 };
 
 static int64_t want_invocations(const char *name)
@@ -1416,6 +1419,34 @@ static const struct tcase cases[] = {
 	  { CLAIM("claim-0", REQ("req-0", "class-a", 1) ","
 		  FIRST("req-1", SUBX("subReq-0", "class-a", 1, MEM_AT_LEAST("6Gi")) "," SUBX("subReq-1", "class-a", 1, MEM_AT_LEAST("4Gi")))) },
 	  NULL, "{req-0=driver-a/pool-1/device-1;req-1/subReq-1=driver-a/pool-1/device-3" LOCAL("node-1") "}", NULL },
+	{ "max-number-devices", F_NONE, NULL, { CLASS("class-a", DA) }, { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA, DEV("device-0") "," DEV("device-1") "," DEV("device-2") "," DEV("device-3") "," DEV("device-4") "," DEV("device-5") "," DEV("device-6") "," DEV("device-7") "," DEV("device-8") "," DEV("device-9") "," DEV("device-10") "," DEV("device-11") "," DEV("device-12") "," DEV("device-13") "," DEV("device-14") "," DEV("device-15") "," DEV("device-16") "," DEV("device-17") "," DEV("device-18") "," DEV("device-19") "," DEV("device-20") "," DEV("device-21") "," DEV("device-22") "," DEV("device-23") "," DEV("device-24") "," DEV("device-25") "," DEV("device-26") "," DEV("device-27") "," DEV("device-28") "," DEV("device-29") "," DEV("device-30") "," DEV("device-31")) },
+	  { CLAIM("claim-0", REQ("req-0", "class-a", 32)) }, NULL, "{req-0=driver-a/pool-1/device-0;req-0=driver-a/pool-1/device-1;req-0=driver-a/pool-1/device-10;req-0=driver-a/pool-1/device-11;req-0=driver-a/pool-1/device-12;req-0=driver-a/pool-1/device-13;req-0=driver-a/pool-1/device-14;req-0=driver-a/pool-1/device-15;req-0=driver-a/pool-1/device-16;req-0=driver-a/pool-1/device-17;req-0=driver-a/pool-1/device-18;req-0=driver-a/pool-1/device-19;req-0=driver-a/pool-1/device-2;req-0=driver-a/pool-1/device-20;req-0=driver-a/pool-1/device-21;req-0=driver-a/pool-1/device-22;req-0=driver-a/pool-1/device-23;req-0=driver-a/pool-1/device-24;req-0=driver-a/pool-1/device-25;req-0=driver-a/pool-1/device-26;req-0=driver-a/pool-1/device-27;req-0=driver-a/pool-1/device-28;req-0=driver-a/pool-1/device-29;req-0=driver-a/pool-1/device-3;req-0=driver-a/pool-1/device-30;req-0=driver-a/pool-1/device-31;req-0=driver-a/pool-1/device-4;req-0=driver-a/pool-1/device-5;req-0=driver-a/pool-1/device-6;req-0=driver-a/pool-1/device-7;req-0=driver-a/pool-1/device-8;req-0=driver-a/pool-1/device-9" LOCAL("node-1") "}", NULL },
+	{ "partitionable-devices-with-attribute-selector", F(.partitionable_devices = true), NULL, { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 2), DA,
+		  DEVX("device-1", ATTRS(A_BOOL("special", true)) "," CONSUMES2("counter-set-1", COUNTER("cpu1", "1"), "counter-set-2", COUNTER("mem", "10Gi"))) ","
+		  DEVX("device-2", ATTRS(A_BOOL("special", false)) "," CONSUMES2("counter-set-1", COUNTER("cpu2", "1"), "counter-set-2", COUNTER("mem", "10Gi"))) ","
+		  DEVX("device-3", ATTRS(A_BOOL("special", false)) "," CONSUMES2("counter-set-1", COUNTER("cpu3", "1"), "counter-set-2", COUNTER("mem", "10Gi")))),
+	    SLICE_COUNTERS("slice-2", ON("node-1"), POOL(PA, 1, 2), DA,
+			   COUNTER_SET("counter-set-1", COUNTER("cpu1", "1") "," COUNTER("cpu2", "1") "," COUNTER("cpu3", "1")) ","
+			   COUNTER_SET("counter-set-2", COUNTER("mem", "30Gi"))) },
+	  { CLAIM("claim-0", REQ("req-0", "class-a", 2) "," REQX("req-1", "class-a", 1, SELECTORS(SEL("device.attributes['driver-a'].special")))) },
+	  NULL, "{req-0=driver-a/pool-1/device-2;req-0=driver-a/pool-1/device-3;req-1=driver-a/pool-1/device-1" LOCAL("node-1") "}", NULL },
+	{ "prioritized-list-max-allocation-limit-request", F(.prioritized_list = true), NULL, { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA, DEV("device-0") "," DEV("device-1") "," DEV("device-2") "," DEV("device-3") "," DEV("device-4") "," DEV("device-5") "," DEV("device-6") "," DEV("device-7") "," DEV("device-8") "," DEV("device-9") "," DEV("device-10") "," DEV("device-11") "," DEV("device-12") "," DEV("device-13") "," DEV("device-14") "," DEV("device-15") "," DEV("device-16") "," DEV("device-17") "," DEV("device-18") "," DEV("device-19") "," DEV("device-20") "," DEV("device-21") "," DEV("device-22") "," DEV("device-23") "," DEV("device-24") "," DEV("device-25") "," DEV("device-26") "," DEV("device-27") "," DEV("device-28") "," DEV("device-29") "," DEV("device-30") "," DEV("device-31") "," DEV("device-32") "," DEV("device-33") "," DEV("device-34") "," DEV("device-35") "," DEV("device-36") "," DEV("device-37") "," DEV("device-38") "," DEV("device-39") "," DEV("device-40") "," DEV("device-41") "," DEV("device-42") "," DEV("device-43") "," DEV("device-44") "," DEV("device-45") "," DEV("device-46") "," DEV("device-47") "," DEV("device-48") "," DEV("device-49") "," DEV("device-50") "," DEV("device-51") "," DEV("device-52") "," DEV("device-53") "," DEV("device-54") "," DEV("device-55") "," DEV("device-56") "," DEV("device-57") "," DEV("device-58") "," DEV("device-59") "," DEV("device-60") "," DEV("device-61") "," DEV("device-62") "," DEV("device-63")) },
+	  { CLAIM("claim-0", FIRST("req-0", SUB("subReq-0", "class-a", 32) "," SUB("subReq-1", "class-a", 16)) ","
+		  FIRST("req-1", SUB("subReq-0", "class-a", 32) "," SUB("subReq-1", "class-a", 16))) },
+	  NULL, "{req-0/subReq-1=driver-a/pool-1/device-0;req-0/subReq-1=driver-a/pool-1/device-1;req-0/subReq-1=driver-a/pool-1/device-10;req-0/subReq-1=driver-a/pool-1/device-11;req-0/subReq-1=driver-a/pool-1/device-12;req-0/subReq-1=driver-a/pool-1/device-13;req-0/subReq-1=driver-a/pool-1/device-14;req-0/subReq-1=driver-a/pool-1/device-15;req-0/subReq-1=driver-a/pool-1/device-2;req-0/subReq-1=driver-a/pool-1/device-3;req-0/subReq-1=driver-a/pool-1/device-4;req-0/subReq-1=driver-a/pool-1/device-5;req-0/subReq-1=driver-a/pool-1/device-6;req-0/subReq-1=driver-a/pool-1/device-7;req-0/subReq-1=driver-a/pool-1/device-8;req-0/subReq-1=driver-a/pool-1/device-9;req-1/subReq-1=driver-a/pool-1/device-16;req-1/subReq-1=driver-a/pool-1/device-17;req-1/subReq-1=driver-a/pool-1/device-18;req-1/subReq-1=driver-a/pool-1/device-19;req-1/subReq-1=driver-a/pool-1/device-20;req-1/subReq-1=driver-a/pool-1/device-21;req-1/subReq-1=driver-a/pool-1/device-22;req-1/subReq-1=driver-a/pool-1/device-23;req-1/subReq-1=driver-a/pool-1/device-24;req-1/subReq-1=driver-a/pool-1/device-25;req-1/subReq-1=driver-a/pool-1/device-26;req-1/subReq-1=driver-a/pool-1/device-27;req-1/subReq-1=driver-a/pool-1/device-28;req-1/subReq-1=driver-a/pool-1/device-29;req-1/subReq-1=driver-a/pool-1/device-30;req-1/subReq-1=driver-a/pool-1/device-31" LOCAL("node-1") "}", NULL },
+	{ "prioritized-list-max-allocation-allocation-mode-all", F(.prioritized_list = true), NULL,
+	  { CLASS("class-a", DA), CLASS("class-b", DB) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA, DEV("device-0") "," DEV("device-1") "," DEV("device-2") "," DEV("device-3") "," DEV("device-4") "," DEV("device-5") "," DEV("device-6") "," DEV("device-7") "," DEV("device-8") "," DEV("device-9") "," DEV("device-10") "," DEV("device-11") "," DEV("device-12") "," DEV("device-13") "," DEV("device-14") "," DEV("device-15") "," DEV("device-16") "," DEV("device-17") "," DEV("device-18") "," DEV("device-19") "," DEV("device-20") "," DEV("device-21") "," DEV("device-22") "," DEV("device-23") "," DEV("device-24") "," DEV("device-25") "," DEV("device-26") "," DEV("device-27") "," DEV("device-28") "," DEV("device-29") "," DEV("device-30")), SLICE("slice-2", ON("node-1"), POOL(PB, 1, 1), DB, DEV("device-0") "," DEV("device-1")) },
+	  { CLAIM("claim-0", FIRST("req-0", SUB_ALL("subReq-0", "class-a") "," SUB("subReq-1", "class-a", 2)) "," REQ("req-1", "class-b", 2)) },
+	  NULL,
+	  "{req-0/subReq-1=driver-a/pool-1/device-0;req-0/subReq-1=driver-a/pool-1/device-1;req-1=driver-b/pool-2/device-0;"
+	  "req-1=driver-b/pool-2/device-1" LOCAL("node-1") "}", NULL },
+	{ "prioritized-list-overflowing-first-subrequest-is-pruned", F(.prioritized_list = true), NULL, { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA, DEV("device-1") "," DEV("device-2")) },
+	  { CLAIM("claim-0", REQ("req-0", "class-a", 1) "," FIRST("req-1", SUB("subReq-0", "class-a", 9223372036854775807) "," SUB("subReq-1", "class-a", 1))) },
+	  NULL, "{req-0=driver-a/pool-1/device-1;req-1/subReq-1=driver-a/pool-1/device-2" LOCAL("node-1") "}", NULL },
 };
 static const size_t n_cases = ARRAY_SIZE(cases);
 
