@@ -310,7 +310,10 @@ struct dra_cel_eval *dra_cel_eval_new(struct dra_cel_cache *cc)
 	if (!ev)
 		return NULL;
 	ev->slot = cc->slot;
+	/* reads the environment's slots: not while another thread compiles into it */
+	pthread_mutex_lock(&cc->lock);
 	ev->act = cel_activation_new(cc->env);
+	pthread_mutex_unlock(&cc->lock);
 	ev->ev = cel_eval_new();
 	if (!ev->act || !ev->ev) {
 		dra_cel_eval_free(ev);
