@@ -1447,6 +1447,28 @@ static const struct tcase cases[] = {
 	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA, DEV("device-1") "," DEV("device-2")) },
 	  { CLAIM("claim-0", REQ("req-0", "class-a", 1) "," FIRST("req-1", SUB("subReq-0", "class-a", 9223372036854775807) "," SUB("subReq-1", "class-a", 1))) },
 	  NULL, "{req-0=driver-a/pool-1/device-1;req-1/subReq-1=driver-a/pool-1/device-2" LOCAL("node-1") "}", NULL },
+	{ "prioritized-list-allocation-mode-all-with-selectors", F(.prioritized_list = true), NULL, { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA, DEVX("device-1", ATTRS(A_STR("generation", "v5")))) },
+	  { CLAIM("claim-0", FIRST("req-0", "{`name`:`subReq-0`,`deviceClassName`:`class-a`,`allocationMode`:`All`," SELECTORS(SEL("device.attributes['driver-a'].generation == 'v6'")) "}" "," "{`name`:`subReq-1`,`deviceClassName`:`class-a`,`allocationMode`:`All`," SELECTORS(SEL("device.attributes['driver-a'].generation == 'v5'")) "}")) }, NULL, "{req-0/subReq-1=driver-a/pool-1/device-1" LOCAL("node-1") "}", NULL },
+	{ "prioritized-list-allocation-mode-all-with-selectors-multiple-pools", F(.prioritized_list = true), NULL,
+	  { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA, DEVX("device-1", ATTRS(A_STR("generation", "v5")))),
+	    SLICE("slice-2", ON("node-1"), POOL(PB, 1, 1), DA, DEVX("device-1", ATTRS(A_STR("generation", "v5")))) },
+	  { CLAIM("claim-0", FIRST("req-0", "{`name`:`subReq-0`,`deviceClassName`:`class-a`,`allocationMode`:`All`," SELECTORS(SEL("device.attributes['driver-a'].generation == 'v6'")) "}" "," "{`name`:`subReq-1`,`deviceClassName`:`class-a`,`allocationMode`:`All`," SELECTORS(SEL("device.attributes['driver-a'].generation == 'v5'")) "}")) }, NULL,
+	  "{req-0/subReq-1=driver-a/pool-1/device-1;req-0/subReq-1=driver-a/pool-2/device-1" LOCAL("node-1") "}", NULL },
+	{ "prioritized-list-allocation-mode-all-with-selectors-multiple-pools-across-nodes", F(.prioritized_list = true), NULL,
+	  { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA, DEVX("device-1", ATTRS(A_STR("generation", "v5")))),
+	    SLICE("slice-2", ON("node-2"), POOL(PB, 1, 1), DA,
+		  DEVX("device-1", ATTRS(A_STR("generation", "v5"))) "," DEVX("device-2", ATTRS(A_STR("generation", "v6")))) },
+	  { CLAIM("claim-0", FIRST("req-0", "{`name`:`subReq-0`,`deviceClassName`:`class-a`,`allocationMode`:`All`," SELECTORS(SEL("device.attributes['driver-a'].generation == 'v6'")) "}" "," "{`name`:`subReq-1`,`deviceClassName`:`class-a`,`allocationMode`:`All`," SELECTORS(SEL("device.attributes['driver-a'].generation == 'v5'")) "}")) }, NULL, "{req-0/subReq-1=driver-a/pool-1/device-1" LOCAL("node-1") "}", NULL },
+	{ "prioritized-list-allocation-mode-all-with-selectors-deviceclass-subset", F(.prioritized_list = true), NULL,
+	  { CLASS_SEL("class-a", "device.driver == 'driver-a' && device.attributes['driver-a'].selected") },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA,
+		  DEVX("device-1", ATTRS(A_STR("generation", "v6") "," A_BOOL("selected", false))) ","
+		  DEVX("device-2", ATTRS(A_STR("generation", "v5") "," A_BOOL("selected", false))) ","
+		  DEVX("device-3", ATTRS(A_STR("generation", "v5") "," A_BOOL("selected", true)))) },
+	  { CLAIM("claim-0", FIRST("req-0", "{`name`:`subReq-0`,`deviceClassName`:`class-a`,`allocationMode`:`All`," SELECTORS(SEL("device.attributes['driver-a'].generation == 'v6'")) "}" "," "{`name`:`subReq-1`,`deviceClassName`:`class-a`,`allocationMode`:`All`," SELECTORS(SEL("device.attributes['driver-a'].generation == 'v5'")) "}")) }, NULL, "{req-0/subReq-1=driver-a/pool-1/device-3" LOCAL("node-1") "}", NULL },
 };
 static const size_t n_cases = ARRAY_SIZE(cases);
 
