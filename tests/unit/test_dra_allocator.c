@@ -6,9 +6,16 @@
  * apiclient's decoders; in the tables a backquote stands for a JSON double quote so that CEL
  * strings can use single quotes. The allocated state is given as allocation results (upstream's
  * allocatedDevices: a result without shareID; allocatedSharedDeviceIDs and
- * allocatedCapacityDevices: results with shareID and consumedCapacity). Cases left out: those of
- * features csched does not have (compatibility groups, list-type attributes, derived attributes,
- * optional node operations). Upstream's test runs with a CEL cache of one entry; so does this. */
+ * allocatedCapacityDevices: results with shareID and consumedCapacity); upstream's
+ * expectNumAllocateOneInvocations is checked through dra_allocator_invocations. Cases left out:
+ * those of features csched does not have (compatibility groups, list-type attributes, derived
+ * attributes, optional node operations); those whose quantities exceed the int64 milli range the
+ * allocator computes in (consumable-capacity-range-policy-request-above-int64-rejected,
+ * -rounded-value-overflow-rejected, -overflow-aborts-not-skip, -allocation-mode-all-overflow-aborts,
+ * partitionable-devices-counter-quantities-are-not-modified,
+ * consumable-capacity-requests-are-not-modified: see docs/config.md); and
+ * with-distinct-constraints-unknown-type-attribute (the decoder drops an attribute of no known
+ * type). Upstream's test runs with a CEL cache of one entry; so does this. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
