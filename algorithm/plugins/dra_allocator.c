@@ -529,7 +529,7 @@ static bool attr_equal(const struct api_dra_attribute *x, const struct api_dra_a
 	switch (x->type) {
 	case API_DRA_ATTR_INT: return x->i == y->i;
 	case API_DRA_ATTR_BOOL: return x->b == y->b;
-	default: return strcmp(x->s, y->s) == 0;
+	default: return strcmp(x->s ? x->s : "", y->s ? y->s : "") == 0;
 	}
 }
 

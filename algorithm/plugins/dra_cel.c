@@ -248,9 +248,9 @@ struct dra_bound_device *dra_bound_device_new(const char *driver, const struct a
 		switch (a->type) {
 		case API_DRA_ATTR_BOOL: v = cel_bool(a->b); break;
 		case API_DRA_ATTR_INT: v = cel_int(a->i); break;
-		case API_DRA_ATTR_STRING: v = cel_string(a->s, strlen(a->s)); break;
+		case API_DRA_ATTR_STRING: v = a->s ? cel_string(a->s, strlen(a->s)) : cel_string("", 0); break;
 		case API_DRA_ATTR_VERSION:
-			if (cel_semver_new(a->s, strlen(a->s), false, &v, &pe) < 0) {
+			if (cel_semver_new(a->s ? a->s : "", a->s ? strlen(a->s) : 0, false, &v, &pe) < 0) {
 				if (pe.code == ERR_NOMEM)
 					goto nomem;
 				err_set(e, ERR_INVALID, "attribute %s: parse semantic version: %s", a->name, pe.msg);
