@@ -682,6 +682,20 @@ static int consumer_item(struct dec *d, jv v, void *item)
 	return api__dec_get_str(d, v, "uid", true, "", &c->uid);
 }
 
+/* status.devices[] (AllocatedDeviceStatus): what binding conditions wait for. */
+static int device_status_item(struct dec *d, jv v, void *item)
+{
+	struct api_dra_device_status *s = item;
+	int rc;
+	if ((rc = api__dec_want_object(d, v)) || (rc = api__dec_get_str(d, v, "driver", true, "", &s->driver)) ||
+	    (rc = api__dec_get_str(d, v, "pool", true, "", &s->pool)) ||
+	    (rc = api__dec_get_str(d, v, "device", true, "", &s->device)) ||
+	    (rc = api__dec_get_opt_str(d, v, "shareID", false, &s->share_id)))
+		return rc;
+	return api__dec_get_array(d, v, "conditions", sizeof(*s->conditions), &s->n_conditions,
+				  (void **)&s->conditions, api__dec_condition_item);
+}
+
 static int claim_spec(struct dec *d, jv spec, struct api_resource_claim *c)
 {
 	jv devs;
@@ -715,8 +729,11 @@ static int claim_status(struct dec *d, jv st, struct api_resource_claim *c)
 			return rc;
 		c->allocation = a;
 	}
-	return api__dec_get_array(d, st, "reservedFor", sizeof(*c->reserved_for), &c->n_reserved_for,
-				  (void **)&c->reserved_for, consumer_item);
+	if ((rc = api__dec_get_array(d, st, "reservedFor", sizeof(*c->reserved_for), &c->n_reserved_for,
+				     (void **)&c->reserved_for, consumer_item)))
+		return rc;
+	return api__dec_get_array(d, st, "devices", sizeof(*c->device_statuses), &c->n_device_statuses,
+				  (void **)&c->device_statuses, device_status_item);
 }
 
 /* metadata.finalizers and the extended-resource-claim annotation (the generic metadata decoder
