@@ -767,6 +767,17 @@ static void test_refcount(void **state)
 	assert_null(api_resource_claim_ref(NULL));
 	assert_null(api_resource_slice_ref(NULL));
 	assert_null(api_device_taint_rule_ref(NULL));
+
+	/* a DeviceTaintRule-patched copy keeps its base alive and releases it with itself (valgrind
+	 * and ASan see the base freed exactly once) */
+	struct api_resource_slice *base = DECODE(api_resource_slice, "{\"metadata\":{\"name\":\"b\"},\"spec\":{\"driver\":\"d\"}}");
+	struct api_resource_slice *copy = DECODE(api_resource_slice, "{\"metadata\":{\"name\":\"b\"},\"spec\":{\"driver\":\"d\"}}");
+	assert_null(copy->base);
+	copy->base = api_resource_slice_ref(base);
+	api_resource_slice_unref(base);
+	assert_int_equal(base->refs, 1);
+	assert_ptr_equal(copy->base->driver, I("d"));
+	api_resource_slice_unref(copy);
 }
 
 int main(void)
