@@ -5,7 +5,9 @@
  * a write with a stale resourceVersion refused with ERR_CONFLICT, a second consumer added, one
  * unreserved by uid (upstream's strategic merge patch), deallocated, then deleted (finalizer
  * removed first); the four informers list and watch the kinds (DeviceTaintRules are served by
- * this apiserver: the informer stays). */
+ * this apiserver: the informer stays). Through the fault proxy, a server answering 404 for
+ * DeviceTaintRules (the API off) gets no DeviceTaintRule informer and the others still sync,
+ * while any other failure of that first request keeps the informer (it retries and syncs). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,6 +21,7 @@
 
 #include "apiclient/informer.h"
 #include "common/intern.h"
+#include "fault_proxy.h"
 #include "harness.h"
 #include "scheduler/sched_internal.h"
 
@@ -283,11 +286,47 @@ static void test_informers(void **state)
 	sched_dra_free(d);
 }
 
+static void test_taint_rules_not_served(void **state)
+{
+	(void)state;
+	struct err e = { 0 };
+	struct fproxy *p = fproxy_start(&cluster, &e);
+	if (!p)
+		fail_msg("proxy: %s", e.msg);
+	struct api_client *pc = fproxy_client_new(p, &cluster, NULL, 0, &e);
+	assert_non_null(pc);
+	int id = fproxy_add(p, &(struct fproxy_rule){ .path = "/devicetaintrules", .fault = FP_REPLY, .status = 404 });
+	assert_true(id >= 0);
+	struct sched_dra *d = sched_dra_new(pc, SCHED_DRA_ALL, NULL, &e);
+	if (!d || sched_dra_start(d, &e))
+		fail_msg("sched_dra: %s", e.msg);
+	assert_null(sched_dra_informer(d, API_KIND_DEVICE_TAINT_RULE));
+	assert_int_equal(fproxy_fired(p, id), 1); /* the probe only */
+	struct synced sy = { d };
+	assert_true(harness_wait_until(all_synced, &sy, 30000, 20));
+	sched_dra_free(d);
+
+	/* a 500: not "not served", the informer stays and syncs once the server answers */
+	fproxy_clear(p);
+	id = fproxy_add(p, &(struct fproxy_rule){ .path = "/devicetaintrules", .times = 1, .fault = FP_REPLY, .status = 500 });
+	d = sched_dra_new(pc, SCHED_DRA_ALL, NULL, &e);
+	if (!d || sched_dra_start(d, &e))
+		fail_msg("sched_dra: %s", e.msg);
+	assert_non_null(sched_dra_informer(d, API_KIND_DEVICE_TAINT_RULE));
+	sy.d = d;
+	assert_true(harness_wait_until(all_synced, &sy, 30000, 20));
+	assert_int_equal(fproxy_fired(p, id), 1);
+	sched_dra_free(d);
+	api_client_free(pc);
+	fproxy_stop(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_claim_writes),
 		cmocka_unit_test(test_informers),
+		cmocka_unit_test(test_taint_rules_not_served),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
