@@ -1036,6 +1036,21 @@ static void test_hints(void **state)
 	h_free(&h);
 }
 
+/* upstream SignPod: "pods with dra resource claims are not signable" (OpportunisticBatching) */
+static void test_sign(void **state)
+{
+	(void)state;
+	struct api_pod *with = mk_pod(POD_CLAIM_NAME), *without = mk_pod(POD_NO_CLAIMS);
+	struct fw_sig sig;
+	memset(&sig, 0, sizeof(sig));
+	assert_false(fw_sign_pod(CFG_SIGN_ON | CFG_SIGN_NO_CLAIMS, with, &sig));
+	assert_true(fw_sign_pod(CFG_SIGN_ON | CFG_SIGN_NO_CLAIMS, without, &sig));
+	assert_true(fw_sign_pod(CFG_SIGN_ON, with, &sig)); /* DynamicResources not in the profile */
+	fw_sig_release(&sig);
+	api_pod_unref(with);
+	api_pod_unref(without);
+}
+
 /* DynamicResourcesArgs validation as the plugin's init sees it (ValidateDynamicResourcesArgs). */
 static void test_args(void **state)
 {
@@ -1070,6 +1085,7 @@ int main(void)
 		cmocka_unit_test(test_timeout),
 		cmocka_unit_test(test_binding_conditions),
 		cmocka_unit_test(test_hints),
+		cmocka_unit_test(test_sign),
 		cmocka_unit_test(test_args),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
