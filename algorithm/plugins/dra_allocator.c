@@ -64,7 +64,13 @@ struct dra_allocator {
 	struct map by_node;      /* nodeName -> struct node_groups (groups not in shared_groups) */
 	pthread_mutex_t bind_lock; /* guards building bound[] entries; leaf */
 	_Atomic(struct bound *) *bound; /* per global device */
+	_Atomic int64_t invocations;    /* allocate_one calls (upstream numAllocateOneInvocations) */
 };
+
+int64_t dra_allocator_invocations(const struct dra_allocator *a)
+{
+	return atomic_load_explicit(&a->invocations, memory_order_relaxed);
+}
 
 /* ---------- Construction ---------- */
 
@@ -820,6 +826,7 @@ struct loc {
 static int allocate_one(struct alloc *al, uint32_t claim, uint32_t req, uint32_t sub, int64_t devi, bool in_sub,
 			struct loc start)
 {
+	atomic_fetch_add_explicit(&al->a->invocations, 1, memory_order_relaxed);
 	if (al->deadline && mono_ns() > al->deadline)
 		return E_TIMEOUT;
 	if (claim >= al->n_claims)

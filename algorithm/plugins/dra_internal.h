@@ -116,6 +116,10 @@ int dra_cel_eval_device(struct dra_cel_eval *ev, const struct dra_cel_entry *ent
 bool dra_node_matches(const struct api_node *node, const char *node_name, bool all_nodes,
 		      const struct api_node_selector *sel);
 
+/* upstream Allocator.GetStats().NumAllocateOneInvocations: the search steps taken so far by
+ * every dra_allocator_allocate call on a (tests check the search order with it). */
+int64_t dra_allocator_invocations(const struct dra_allocator *a);
+
 /* "ns/name" as klog.KObj prints it ("name" when namespace is empty) into buf. */
 const char *dra_kobj(const struct api_meta *m, char *buf, unsigned size);
 
