@@ -198,6 +198,21 @@ int sched_volume_select_node(void *ctx, const struct api_pvc *claim, const char 
 			     struct err *e);
 struct api_node *sched_volume_node(void *ctx, const char *name);
 bool sched_volume_sleep(void *ctx, int64_t ms);
+/* dra_writes.c: struct fw_dra_ops's members (ctx: the scheduler), on the binder thread's
+ * connection or one opened for the call elsewhere. */
+int sched_dra_get_claim(void *ctx, const char *ns, const char *name, struct api_resource_claim **out, struct err *e);
+int sched_dra_add_finalizer(void *ctx, const struct api_resource_claim *claim, struct api_resource_claim **out,
+			    struct err *e);
+int sched_dra_reserve(void *ctx, const struct api_resource_claim *claim, const struct api_dra_allocation *allocation,
+		      const struct api_dra_consumer *consumer, bool set_timestamp, struct api_resource_claim **out,
+		      struct err *e);
+int sched_dra_deallocate(void *ctx, const struct api_resource_claim *claim, struct err *e);
+int sched_dra_unreserve(void *ctx, const struct api_resource_claim *claim, const char *uid, struct err *e);
+int sched_dra_create_claim(void *ctx, const char *ns, const char *json, size_t len, struct api_resource_claim **out,
+			   struct err *e);
+int sched_dra_delete_claim(void *ctx, const struct api_resource_claim *claim, struct err *e);
+int sched_dra_patch_pod_extended_status(void *ctx, const struct api_pod *pod, const char *status_json, struct err *e);
+bool sched_dra_sleep(void *ctx, int64_t ms);
 
 /* Seconds since start_ns (api_now_ns clock), for the metrics. */
 double sched_since_s(int64_t start_ns);

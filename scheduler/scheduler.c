@@ -543,6 +543,10 @@ void sched_fw_profile_options(struct scheduler *s, struct fw_profile_options *po
 	po->preempt = (struct fw_preempt_ops){ sched_preempt_actuate, sched_preempt_is_running, s };
 	po->volume = (struct fw_volume_ops){ sched_volume_bind_pv, sched_volume_select_node, sched_volume_node,
 					     sched_volume_sleep, s };
+	po->dra = (struct fw_dra_ops){ sched_dra_get_claim,    sched_dra_add_finalizer, sched_dra_reserve,
+				       sched_dra_deallocate,   sched_dra_unreserve,     sched_dra_create_claim,
+				       sched_dra_delete_claim, sched_dra_patch_pod_extended_status,
+				       sched_dra_sleep,        s };
 	po->extenders = sched_extenders_fw(s->extenders, &po->n_extenders);
 	po->ext_prioritize_all = sched_extenders_prioritize_all;
 }
