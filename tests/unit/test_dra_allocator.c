@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1275,10 +1276,313 @@ static void test_dra_allocator_table(void **state)
 	assert_int_equal(bad, 0);
 }
 
+
+/* ---------- Beyond the table ---------- */
+
+static struct api_resource_slice *slice_json(const char *json)
+{
+	char *j = unquote(json);
+	struct err e = { 0 };
+	struct api_resource_slice *s = api_resource_slice_decode_json(j, strlen(j), &e);
+	free(j);
+	assert_non_null(s);
+	return s;
+}
+
+static struct api_resource_claim *claim_json(const char *json)
+{
+	char *j = unquote(json);
+	struct err e = { 0 };
+	struct api_resource_claim *c = api_resource_claim_decode_json(j, strlen(j), &e);
+	free(j);
+	assert_non_null(c);
+	return c;
+}
+
+/* upstream allocateOne: "filter operation aborted: ..." when the context's deadline passed
+ * (DRA_TIMEOUT here); without a deadline the same search ends in no result. */
+static void test_dra_allocator_deadline(void **state)
+{
+	(void)state;
+	struct dra_cel_cache *cc = dra_cel_cache_new(16);
+	struct dra_allocated_state *st = dra_allocated_state_new();
+	char *j = unquote(CLASS("class-a", DA));
+	struct err e = { 0 };
+	struct classes cl = { 1, { api_device_class_decode_json(j, strlen(j), &e) } };
+	free(j);
+	assert_non_null(cl.v[0]);
+	/* 21 devices with 7 numa values and a claim for 8 with distinct numa values: no solution,
+	 * found only after trying every combination of distinct values */
+	char devs[4096] = "";
+	for (int i = 0; i < 21; i++)
+		cat(devs, sizeof(devs), "%s{`name`:`device-%d`,`attributes`:{`numa`:{`int`:%d}}}", i ? "," : "", i, i % 7);
+	char sj[8192];
+	snprintf(sj, sizeof(sj), "{`metadata`:{`name`:`slice-1`},`spec`:{`driver`:`driver-a`,`pool`:{`name`:`pool-1`,"
+		 "`generation`:1,`resourceSliceCount`:1},`nodeName`:`node-1`,`devices`:[%s]}}", devs);
+	struct api_resource_slice *s = slice_json(sj);
+	const struct api_resource_claim *claims[1] = { claim_json(
+		CLAIMX("claim-0", REQ("req-0", "class-a", 8), CONSTRAINTS(DISTINCT("driver-a/numa")))) };
+	char *nj = unquote(NODE1);
+	struct api_node *node = api_node_decode_json(nj, strlen(nj), &e);
+	free(nj);
+	assert_non_null(node);
+	struct dra_allocator *a = dra_allocator_new(&dra_features_default, st, class_get, &cl, &s, 1, cc, &e);
+	assert_non_null(a);
+	struct arena *ar = arena_new(0);
+	struct api_dra_allocation out[1];
+	assert_int_equal(dra_allocator_allocate(a, node, claims, 1, mono_ns() - 1, ar, out, &e), DRA_TIMEOUT);
+	assert_string_equal(e.msg, "filter operation aborted: context deadline exceeded");
+	int64_t t0 = mono_ns();
+	assert_int_equal(dra_allocator_allocate(a, node, claims, 1, 0, ar, out, &e), DRA_UNSCHEDULABLE);
+	int64_t steps = dra_allocator_invocations(a);
+	print_message("exhaustive search: %lld allocateOne steps in %.1f ms\n", (long long)steps,
+		      (double)(mono_ns() - t0) / 1e6);
+	assert_true(steps > 10000); /* the deadline above stopped it at its first step */
+	/* a deadline a minute away does not interrupt the same search; one already passed during
+	 * it does (checked at every step, as upstream checks ctx.Err()) */
+	assert_int_equal(dra_allocator_allocate(a, node, claims, 1, mono_ns() + 60000000000, ar, out, &e),
+			 DRA_UNSCHEDULABLE);
+	assert_int_equal(dra_allocator_allocate(a, node, claims, 1, mono_ns() + 100000, ar, out, &e), DRA_TIMEOUT);
+	arena_free(ar);
+	dra_allocator_free(a);
+	api_resource_claim_unref((struct api_resource_claim *)claims[0]);
+	api_resource_slice_unref(s);
+	api_device_class_unref(cl.v[0]);
+	api_node_unref(node);
+	dra_allocated_state_free(st);
+	dra_cel_cache_free(cc);
+}
+
+/* dra_device_matches: upstream selectorsMatch's outcomes for one device (TestCEL's bindings are
+ * covered by test_cel_dra; here the errors' wording and the evaluation order). */
+static void test_dra_device_matches(void **state)
+{
+	(void)state;
+	struct dra_cel_cache *cc = dra_cel_cache_new(16);
+	struct api_resource_slice *s = slice_json(SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA,
+		DEVX("device-1", ATTRS(A_INT("numa", 1) "," A_VER("driverVersion", "1.2.3")) "," MEM("8Gi"))));
+	const struct api_dra_device *d = &s->devices[0];
+	struct err e = { 0 };
+	const char *ok[] = { "device.driver == 'driver-a'", "device.attributes['driver-a'].numa == 1",
+			     "device.capacity['driver-a'].memory.compareTo(quantity('4Gi')) > 0",
+			     "device.attributes['driver-a'].driverVersion.isGreaterThan(semver('1.0.0'))" };
+	assert_int_equal(dra_device_matches(cc, s, d, ok, 4, &e), DRA_ALLOCATED);
+	const char *no[] = { "device.driver == 'driver-a'", "device.attributes['driver-a'].numa == 2", "noSuchVar" };
+	assert_int_equal(dra_device_matches(cc, s, d, no, 3, &e), DRA_UNSCHEDULABLE);
+	assert_string_equal(e.msg, "");
+	const char *bad[] = { "true", "noSuchVar" };
+	assert_int_equal(dra_device_matches(cc, s, d, bad, 2, &e), DRA_ERROR);
+	assert_non_null(strstr(e.msg, "selector #1: CEL compile error: compilation failed: ERROR: <input>:1:1: undeclared reference to 'noSuchVar'"));
+	const char *rt[] = { "device.attributes['driver-a'].nosuch" };
+	assert_int_equal(dra_device_matches(cc, s, d, rt, 1, &e), DRA_ERROR);
+	assert_non_null(strstr(e.msg, "selector #0 on device driver-a/pool-1/device-1: CEL runtime error: no such key: nosuch. "
+				      "consider using CEL optional chaining"));
+	api_resource_slice_unref(s);
+	dra_cel_cache_free(cc);
+}
+
+/* Tolerations (upstream resourceclaim.ToleratesTaint's table, devicetoleration_test.go) and
+ * DeviceTaintRules on a slice (resourceslice/tracker applyPatches). */
+static void test_dra_taints(void **state)
+{
+	(void)state;
+	struct api_dra_taint t = { "k", "v", API_DRA_EFFECT_NO_SCHEDULE, "NoSchedule", false, 0 };
+	struct api_dra_toleration eq = { "k", API_DRA_TOL_EQUAL, "Equal", "v", "", false, 0 };
+	struct api_dra_toleration eq_other = { "k", API_DRA_TOL_EQUAL, "Equal", "w", "", false, 0 };
+	struct api_dra_toleration exists_all = { "", API_DRA_TOL_EXISTS, "Exists", "", "", false, 0 };
+	struct api_dra_toleration wrong_effect = { "k", API_DRA_TOL_EXISTS, "Exists", "", "NoExecute", false, 0 };
+	struct api_dra_toleration other_op = { "k", API_DRA_TOL_OTHER, "Foo", "v", "", false, 0 };
+	struct api_dra_toleration wrong_key = { "x", API_DRA_TOL_EXISTS, "Exists", "", "", false, 0 };
+	assert_true(dra_toleration_tolerates(&eq, &t));
+	assert_false(dra_toleration_tolerates(&eq_other, &t));
+	assert_true(dra_toleration_tolerates(&exists_all, &t));
+	assert_false(dra_toleration_tolerates(&wrong_effect, &t));
+	assert_false(dra_toleration_tolerates(&other_op, &t));
+	assert_false(dra_toleration_tolerates(&wrong_key, &t));
+
+	struct api_resource_slice *s = slice_json(SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA,
+		DEVX("device-1", TAINTS(TAINT_NONE)) "," DEV("device-2")));
+	struct err e = { 0 };
+	char *rj = unquote("{`metadata`:{`name`:`rule`},`spec`:{`deviceSelector`:{`driver`:`driver-a`,`device`:`device-1`},"
+			   "`taint`:{`key`:`maintenance`,`value`:`yes`,`effect`:`NoSchedule`}}}");
+	struct api_device_taint_rule *rule = api_device_taint_rule_decode_json(rj, strlen(rj), &e);
+	free(rj);
+	assert_non_null(rule);
+	char *oj = unquote("{`metadata`:{`name`:`other`},`spec`:{`deviceSelector`:{`pool`:`pool-9`},"
+			   "`taint`:{`key`:`x`,`effect`:`NoExecute`}}}");
+	struct api_device_taint_rule *other = api_device_taint_rule_decode_json(oj, strlen(oj), &e);
+	free(oj);
+	assert_non_null(other);
+	const struct api_device_taint_rule *none[] = { other };
+	struct api_resource_slice *same = dra_slice_with_taint_rules(s, none, 1, &e);
+	assert_ptr_equal(same, s); /* no rule applies: the slice itself */
+	api_resource_slice_unref(same);
+	const struct api_device_taint_rule *rules[] = { other, rule };
+	struct api_resource_slice *p = dra_slice_with_taint_rules(s, rules, 2, &e);
+	assert_non_null(p);
+	assert_ptr_not_equal(p, s);
+	assert_int_equal(p->devices[0].n_taints, 2);
+	assert_string_equal(p->devices[0].taints[0].key, "taint-key");
+	assert_string_equal(p->devices[0].taints[1].key, "maintenance");
+	assert_int_equal(p->devices[0].taints[1].effect, API_DRA_EFFECT_NO_SCHEDULE);
+	assert_int_equal(p->devices[1].n_taints, 0);
+	assert_int_equal(s->devices[0].n_taints, 1); /* the original is not changed */
+	api_resource_slice_unref(s); /* the copy keeps it alive */
+	assert_string_equal(p->devices[1].name, "device-2");
+	api_resource_slice_unref(p);
+	api_device_taint_rule_unref(rule);
+	api_device_taint_rule_unref(other);
+}
+
+struct thread_arg {
+	struct dra_allocator *a;
+	struct api_node *node;
+	const struct api_resource_claim *const *claims;
+	int ok;
+};
+
+static void *allocate_thread(void *p)
+{
+	struct thread_arg *t = p;
+	for (int i = 0; i < 200; i++) {
+		struct arena *ar = arena_new(0);
+		struct api_dra_allocation out[1];
+		struct err e = { 0 };
+		if (dra_allocator_allocate(t->a, t->node, t->claims, 1, 0, ar, out, &e) == DRA_ALLOCATED &&
+		    out[0].n_results == 2 && strcmp(out[0].results[1].device, "device-3") == 0)
+			t->ok++;
+		arena_free(ar);
+	}
+	return NULL;
+}
+
+/* The plugin calls one allocator from several Filter threads at once: every call must see the
+ * same answer (the lazily bound CEL devices are shared). */
+static void test_dra_allocator_threads(void **state)
+{
+	(void)state;
+	struct dra_cel_cache *cc = dra_cel_cache_new(1);
+	struct dra_allocated_state *st = dra_allocated_state_new();
+	struct err e = { 0 };
+	char *j = unquote(CLASS("class-a", DA));
+	struct classes cl = { 1, { api_device_class_decode_json(j, strlen(j), &e) } };
+	free(j);
+	struct api_resource_slice *s = slice_json(SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA,
+		DEVX("device-1", ATTRS(A_INT("numa", 1))) "," DEVX("device-2", ATTRS(A_INT("numa", 2))) ","
+		DEVX("device-3", ATTRS(A_INT("numa", 1)))));
+	const struct api_resource_claim *claims[1] = { claim_json(CLAIMX("claim-0",
+		REQ("req-0", "class-a", 1) "," REQX("req-1", "class-a", 1, SELECTORS(SEL("device.attributes['driver-a'].numa != 2"))),
+		CONSTRAINTS(MATCH("driver-a/numa")))) };
+	char *nj = unquote(NODE1);
+	struct api_node *node = api_node_decode_json(nj, strlen(nj), &e);
+	free(nj);
+	struct dra_allocator *a = dra_allocator_new(&dra_features_default, st, class_get, &cl, &s, 1, cc, &e);
+	assert_non_null(a);
+	pthread_t th[4];
+	struct thread_arg args[4];
+	for (int i = 0; i < 4; i++) {
+		args[i] = (struct thread_arg){ a, node, claims, 0 };
+		assert_int_equal(pthread_create(&th[i], NULL, allocate_thread, &args[i]), 0);
+	}
+	for (int i = 0; i < 4; i++) {
+		pthread_join(th[i], NULL);
+		assert_int_equal(args[i].ok, 200);
+	}
+	dra_allocator_free(a);
+	api_resource_claim_unref((struct api_resource_claim *)claims[0]);
+	api_resource_slice_unref(s);
+	api_device_class_unref(cl.v[0]);
+	api_node_unref(node);
+	dra_allocated_state_free(st);
+	dra_cel_cache_free(cc);
+}
+
+/* Many nodes, one allocator (as the plugin uses it in a cycle): each node allocates from its own
+ * pool and from the pool every node sees, never from another node's. */
+static void test_dra_allocator_many_nodes(void **state)
+{
+	(void)state;
+	enum { NODES = 300, DEVS = 8 };
+	struct dra_cel_cache *cc = dra_cel_cache_new(64);
+	struct dra_allocated_state *st = dra_allocated_state_new();
+	struct err e = { 0 };
+	char *j = unquote(CLASS("class-a", DA));
+	struct classes cl = { 1, { api_device_class_decode_json(j, strlen(j), &e) } };
+	free(j);
+	struct api_resource_slice **slices = calloc(NODES + 1, sizeof(*slices));
+	struct api_node **nodes = calloc(NODES, sizeof(*nodes));
+	assert_true(slices && nodes);
+	char buf[8192];
+	for (int n = 0; n < NODES; n++) {
+		char devs[4096] = "";
+		for (int d = 0; d < DEVS; d++)
+			cat(devs, sizeof(devs), "%s{`name`:`gpu-%d`,`attributes`:{`numa`:{`int`:%d},`model`:{`string`:`m%d`}},"
+				"`capacity`:{`memory`:{`value`:`%dGi`}}}", d ? "," : "", d, d / 4, d % 2, 8 + 8 * (d % 2));
+		snprintf(buf, sizeof(buf), "{`metadata`:{`name`:`node-%d-gpus`},`spec`:{`driver`:`driver-a`,`pool`:{`name`:`node-%d`,"
+			 "`generation`:1,`resourceSliceCount`:1},`nodeName`:`node-%d`,`devices`:[%s]}}", n, n, n, devs);
+		slices[n] = slice_json(buf);
+		snprintf(buf, sizeof(buf), "{`metadata`:{`name`:`node-%d`,`labels`:{`region`:`r%d`}}}", n, n % 3);
+		char *nj = unquote(buf);
+		nodes[n] = api_node_decode_json(nj, strlen(nj), &e);
+		free(nj);
+		assert_non_null(nodes[n]);
+	}
+	slices[NODES] = slice_json(SLICE("shared", ALL_NODES, POOL("network", 1, 1), DA, DEV("nic-0") "," DEV("nic-1")));
+	const struct api_resource_claim *claims[1] = { claim_json(CLAIMX("claim-0",
+		REQX("req-0", "class-a", 2, SELECTORS(SEL("'memory' in device.capacity['driver-a'] && device.capacity['driver-a'].memory.compareTo(quantity('16Gi')) >= 0")))
+		"," REQX("req-1", "class-a", 1, SELECTORS(SEL("device.driver == 'driver-a' && !('numa' in device.attributes['driver-a'])"))),
+		CONSTRAINTS(MATCH_FOR("`req-0`", "driver-a/numa")))) };
+	int64_t t0 = mono_ns();
+	struct dra_allocator *a = dra_allocator_new(&dra_features_default, st, class_get, &cl, slices, NODES + 1, cc, &e);
+	assert_non_null(a);
+	int64_t t1 = mono_ns();
+	struct arena *ar = arena_new(0);
+	for (int n = 0; n < NODES; n++) {
+		struct api_dra_allocation out[1];
+		enum dra_result r = dra_allocator_allocate(a, nodes[n], claims, 1, 0, ar, out, &e);
+		if (r != DRA_ALLOCATED)
+			print_error("node-%d: %d %s\n", n, r, e.msg);
+		assert_int_equal(r, DRA_ALLOCATED);
+		assert_int_equal(out[0].n_results, 3);
+		char pool[32];
+		snprintf(pool, sizeof(pool), "node-%d", n);
+		/* gpu-1 and gpu-3 (16Gi, numa 0; the shared pool "network" sorts first but its NICs have no
+		 * memory), then a NIC for req-1 */
+		assert_string_equal(out[0].results[0].pool, pool);
+		assert_string_equal(out[0].results[0].device, "gpu-1");
+		assert_string_equal(out[0].results[1].device, "gpu-3");
+		assert_string_equal(out[0].results[2].pool, "network");
+		assert_string_equal(out[0].results[2].device, "nic-0");
+		assert_non_null(out[0].node_selector);
+		assert_string_equal(out[0].node_selector->terms[0].fields[0].values[0], pool);
+		arena_reset(ar);
+	}
+	int64_t t2 = mono_ns();
+	print_message("%d nodes x %d devices: dra_allocator_new %.2f ms, allocate %.1f us per node\n", NODES, DEVS,
+		      (double)(t1 - t0) / 1e6, (double)(t2 - t1) / 1e3 / NODES);
+	arena_free(ar);
+	dra_allocator_free(a);
+	api_resource_claim_unref((struct api_resource_claim *)claims[0]);
+	for (int n = 0; n <= NODES; n++)
+		api_resource_slice_unref(slices[n]);
+	for (int n = 0; n < NODES; n++)
+		api_node_unref(nodes[n]);
+	free(slices);
+	free(nodes);
+	api_device_class_unref(cl.v[0]);
+	dra_allocated_state_free(st);
+	dra_cel_cache_free(cc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_dra_allocator_table),
+		cmocka_unit_test(test_dra_allocator_deadline),
+		cmocka_unit_test(test_dra_device_matches),
+		cmocka_unit_test(test_dra_taints),
+		cmocka_unit_test(test_dra_allocator_threads),
+		cmocka_unit_test(test_dra_allocator_many_nodes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
