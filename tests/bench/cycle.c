@@ -1418,7 +1418,9 @@ static int run_breakdown(struct run *r, struct err *e)
 	for (int i = 0; i < r->o.breakdown_pods; i++) {
 		char name[32];
 		snprintf(name, sizeof(name), "breakdown-%d", i);
-		struct api_pod *p = r->o.workload ? workload_pod(workload_measured(&r->wl), name, r->o.pods + i)
+		/* index as a measured pod's (wrapped): a pod template's claims by index (test-claim-<k/5>)
+		 * exist for those */
+		struct api_pod *p = r->o.workload ? workload_pod(workload_measured(&r->wl), name, i % r->o.pods)
 						  : make_pod(r->o.pods + i, r->o.mixed);
 		if (!p)
 			return err_set(e, ERR_INVALID, "bench_cycle: pod %s", name);
