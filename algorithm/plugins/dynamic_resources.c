@@ -1064,6 +1064,30 @@ static int inflight_signal(const struct fw_pl *pl, const struct api_resource_cla
 	return 0;
 }
 
+/* After Reserve the binding cycle needs the claims, the slices the allocation results point into
+ * and the reserved node's allocation only. The search's structures (the allocator over every
+ * slice, the allocated state, every other node's allocation: megabytes at 500 nodes with 10
+ * devices each) go at Reserve instead of when the binding ends: the scheduler keeps a pod's cycle
+ * state through PreBind, and with a backlog of pods in binding (up to 64 binder threads, each
+ * waiting on its claim writes) csched's RSS reached 770 MB in
+ * SchedulingWithResourceClaimTemplate/5000pods_500nodes. */
+static void state_drop_search(struct dr_state *s)
+{
+	dra_allocator_free(s->allocator);
+	s->allocator = NULL;
+	dra_allocated_state_free(s->allocated);
+	s->allocated = NULL;
+	pthread_mutex_lock(&s->lock);
+	size_t it = 0;
+	const char *k;
+	void *v;
+	while (map_next(&s->nodes, &it, &k, &v))
+		node_alloc_unref(v);
+	map_release(&s->nodes);
+	map_init(&s->nodes);
+	pthread_mutex_unlock(&s->lock);
+}
+
 static enum fw_code reserve(const struct fw_pl *pl, struct fw_cycle *c, const struct api_pod *pod,
 			    const char *node_name, struct fw_status *st)
 {
@@ -1101,6 +1125,7 @@ static enum fw_code reserve(const struct fw_pl *pl, struct fw_cycle *c, const st
 			return fw_status_setf(st, FW_ERROR, "internal error, couldn't signal allocation for claim %s: %s",
 					      claim->meta.name, e.msg);
 	}
+	state_drop_search(s);
 	return FW_SUCCESS;
 }
 
