@@ -971,6 +971,18 @@ static enum fw_code score(const struct fw_pl *pl, const struct fw_cycle *c, cons
 	return FW_SUCCESS;
 }
 
+enum fw_code fw_dynamic_resources_prepare(const struct fw_pl *pl, struct fw_cycle *c, const struct api_pod *pod,
+					  const struct node_info *const *nodes, uint32_t n, struct fw_status *st)
+{
+	(void)pod;
+	(void)nodes;
+	(void)n;
+	(void)st;
+	const struct dr_state *s = fw_cycle_state(c, pl);
+	/* without an allocator no node has an allocation: Score is 0 everywhere */
+	return !s || s->n == 0 || !s->allocator ? FW_SKIP : FW_SUCCESS;
+}
+
 /* ---------- Reserve / Unreserve ---------- */
 
 static bool has_finalizer(const struct api_resource_claim *c)
