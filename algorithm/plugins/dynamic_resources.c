@@ -894,9 +894,9 @@ static enum fw_code post_filter(const struct fw_pl *pl, struct fw_cycle *c, cons
 	(void)d;
 	(void)out;
 	struct dr_state *s = fw_cycle_state(c, pl);
-	/* upstream getStateData's fwk.ErrNotFound when PreFilter did not run (another PreFilter
-	 * rejected the pod first): an error, which ends PostFilter before DefaultPreemption and
-	 * becomes the end of the FailedScheduling message */
+	/* no state: PreFilter did not run (an earlier PreFilter rejected the pod); upstream's
+	 * getStateData error, framework.ErrNotFound, becomes the PostFilter's Error "not found",
+	 * which ends up in the FailedScheduling message */
 	if (!s)
 		return fw_status_set(st, FW_ERROR, "not found");
 	if (s->n == 0)
