@@ -529,7 +529,7 @@ static bool attr_equal(const struct api_dra_attribute *x, const struct api_dra_a
 	switch (x->type) {
 	case API_DRA_ATTR_INT: return x->i == y->i;
 	case API_DRA_ATTR_BOOL: return x->b == y->b;
-	default: return strcmp(x->s, y->s) == 0;
+	default: return strcmp(x->s ? x->s : "", y->s ? y->s : "") == 0;
 	}
 }
 
@@ -1457,8 +1457,11 @@ enum dra_result dra_allocator_allocate(struct dra_allocator *a, const struct api
 		res = DRA_TIMEOUT;
 		goto out;
 	}
-	if (rc == E_MAX_SIZE)
-		rc = 0; /* upstream: the error only steers the search */
+	if (rc == E_MAX_SIZE) {
+		/* upstream returns errAllocationResultMaxSizeExceeded when no subrequest loop caught it */
+		err_set(e, ERR_INVALID, "allocation max size exceeded");
+		goto out;
+	}
 	if (rc < 0)
 		goto out;
 	if (!rc) {

@@ -381,6 +381,9 @@ struct dr_state {
 	struct map nodes; /* interned node name -> struct dr_node_alloc */
 };
 
+/* The state of a pod without claims: read only, never freed. */
+static const struct dr_state no_claims;
+
 static void state_free(void *arg)
 {
 	struct dr_state *s = arg;
@@ -595,6 +598,12 @@ static enum fw_code pre_filter(const struct fw_pl *pl, struct fw_cycle *c, const
 	struct err e = { 0 };
 	struct slices_ctx sx = { .e = &e };
 	enum fw_code code = FW_SUCCESS;
+	/* Most pods have no claims: the shared empty state (upstream writes a stateData with an
+	 * empty claim store), without allocating one per pod */
+	if (pod->n_resource_claims == 0) {
+		fw_cycle_set_state(c, pl, (void *)&no_claims);
+		return fw_status_set(st, FW_SKIP, NULL);
+	}
 	struct dr_state *s = calloc(1, sizeof(*s));
 	if (!s)
 		return fw_status_set(st, FW_ERROR, NAME ": out of memory");
@@ -885,7 +894,12 @@ static enum fw_code post_filter(const struct fw_pl *pl, struct fw_cycle *c, cons
 	(void)d;
 	(void)out;
 	struct dr_state *s = fw_cycle_state(c, pl);
-	if (!s || s->n == 0)
+	/* upstream getStateData's fwk.ErrNotFound when PreFilter did not run (another PreFilter
+	 * rejected the pod first): an error, which ends PostFilter before DefaultPreemption and
+	 * becomes the end of the FailedScheduling message */
+	if (!s)
+		return fw_status_set(st, FW_ERROR, "not found");
+	if (s->n == 0)
 		return fw_status_set(st, FW_UNSCHEDULABLE, NULL);
 	const struct fw_dra_ops *ops = fw_dra_ops(pl);
 	for (uint32_t i = 0; i < s->n; i++) {

@@ -6,9 +6,16 @@
  * apiclient's decoders; in the tables a backquote stands for a JSON double quote so that CEL
  * strings can use single quotes. The allocated state is given as allocation results (upstream's
  * allocatedDevices: a result without shareID; allocatedSharedDeviceIDs and
- * allocatedCapacityDevices: results with shareID and consumedCapacity). Cases left out: those of
- * features csched does not have (compatibility groups, list-type attributes, derived attributes,
- * optional node operations). Upstream's test runs with a CEL cache of one entry; so does this. */
+ * allocatedCapacityDevices: results with shareID and consumedCapacity); upstream's
+ * expectNumAllocateOneInvocations is checked through dra_allocator_invocations. Cases left out:
+ * those of features csched does not have (compatibility groups, list-type attributes, derived
+ * attributes, optional node operations); those whose quantities exceed the int64 milli range the
+ * allocator computes in (consumable-capacity-range-policy-request-above-int64-rejected,
+ * -rounded-value-overflow-rejected, -overflow-aborts-not-skip, -allocation-mode-all-overflow-aborts,
+ * partitionable-devices-counter-quantities-are-not-modified,
+ * consumable-capacity-requests-are-not-modified: see docs/config.md); and
+ * with-distinct-constraints-unknown-type-attribute (the decoder drops an attribute of no known
+ * type). Upstream's test runs with a CEL cache of one entry; so does this. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -121,6 +128,8 @@
 #define ALLOCATED(results) \
 	"{`metadata`:{`name`:`allocated`},`spec`:{},`status`:{`allocation`:{`devices`:{`results`:[" results "]}}}}"
 #define RES(req, driver, pool, dev) "{`request`:`" req "`,`driver`:`" driver "`,`pool`:`" pool "`,`device`:`" dev "`}"
+#define RES_SHARE_ONLY(req, driver, pool, dev) \
+	"{`request`:`" req "`,`driver`:`" driver "`,`pool`:`" pool "`,`device`:`" dev "`,`shareID`:`bbbbbbbb-bbbb-bbbb-bbbb-bbbbbbbbbbbb`}"
 #define RES_SHARED(req, driver, pool, dev, caps)                                                   \
 	"{`request`:`" req "`,`driver`:`" driver "`,`pool`:`" pool "`,`device`:`" dev                 \
 	"`,`shareID`:`bbbbbbbb-bbbb-bbbb-bbbb-bbbbbbbbbbbb`,`consumedCapacity`:{" caps "}}"
@@ -167,6 +176,9 @@ static const struct {
 	{ "check-combinations-with-backtracking", 12 },
 	{ "check-combinations-with-backtracking-across-slices-and-pools", 12 },
 	{ "check-combinations-with-prioritized-list", 26 },
+	{ "prioritized-list-max-allocation-limit-request", 75 },
+	{ "prioritized-list-max-allocation-allocation-mode-all", 42 },
+	{ "prioritized-list-overflowing-first-subrequest-is-pruned", 8 },
 };
 
 static int64_t want_invocations(const char *name)
@@ -1259,6 +1271,241 @@ static const struct tcase cases[] = {
 	  { CLAIM("claim-0", REQ("req-0", "class-a", 3) "," REQ("req-1", "class-b", 3)) }, NULL,
 	  "{req-0=driver-a/pool-1/device-1;req-0=driver-a/pool-1/device-2;req-0=driver-a/pool-1/device-3;"
 	  "req-1=driver-b/pool-2/device-1;req-1=driver-b/pool-2/device-2;req-1=driver-b/pool-2/device-3" LOCAL("node-1") "}", NULL },
+	{ "consumable-capacity-multi-allocatable-device-allocation-mode-all-in-use-sufficient", F(.consumable_capacity = true), NULL,
+	  { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA,
+		  DEVX("device-1", CAPS(CAP("capacity-0", "2")) "," MULTI) "," DEVX("device-2", CAPS(CAP("capacity-0", "1")) "," MULTI)) },
+	  { CLAIM("claim-0", REQ_ALLX("req-0", "class-a", CAP_REQ("1"))) },
+	  ALLOCATED(RES_SHARED("req-0", DA, PA, "device-1", "`capacity-0`:`1`")),
+	  "{req-0=driver-a/pool-1/device-1 share cap=capacity-0:1;req-0=driver-a/pool-1/device-2 share cap=capacity-0:1" LOCAL("node-1") "}",
+	  NULL },
+	{ "consumable-capacity-multi-allocatable-device-allocation-mode-all-allocating-insufficient", F(.consumable_capacity = true),
+	  NULL, { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA,
+		  DEVX("device-1", CAPS(CAP("capacity-0", "1")) "," MULTI) "," DEVX("device-2", CAPS(CAP("capacity-0", "1")) "," MULTI)) },
+	  { CLAIM("claim-0", REQX("req-0", "class-a", 1, CAP_REQ("1")) "," REQ_ALLX("req-1", "class-a", CAP_REQ("1"))) }, NULL, NULL,
+	  NULL },
+	{ "consumable-capacity-multi-allocatable-device-allocation-mode-all-in-use-insufficient", F(.consumable_capacity = true),
+	  NULL, { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA,
+		  DEVX("device-1", CAPS(CAP("capacity-0", "1")) "," MULTI) "," DEVX("device-2", CAPS(CAP("capacity-0", "1")) "," MULTI)) },
+	  { CLAIM("claim-0", REQ_ALLX("req-0", "class-a", CAP_REQ("1"))) },
+	  ALLOCATED(RES_SHARED("req-0", DA, PA, "device-1", "`capacity-0`:`1`")), NULL, NULL },
+	{ "consumable-capacity-dedicated-device-with-consumable-capacity-request", F(.consumable_capacity = true), NULL,
+	  { CLASS_SEL("class-a", "device.driver == 'driver-a' && device.allowMultipleAllocations == false") },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA, DEVX("device-1", CAPS(CAP("capacity-0", "1")))) },
+	  { CLAIM("claim-0", REQX("req-0", "class-a", 1, CAP_REQ("1"))) }, NULL,
+	  "{req-0=driver-a/pool-1/device-1" LOCAL("node-1") "}", NULL },
+	{ "consumable-capacity-dedicated-device-with-multiple-consumable-capacity-request", F(.consumable_capacity = true), NULL,
+	  { CLASS_SEL("class-a", "device.driver == 'driver-a' && device.allowMultipleAllocations == false") },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA, DEVX("device-1", CAPS(CAP_RANGE("capacity-0", "2")))) },
+	  { CLAIM("claim-0", REQX("req-0", "class-a", 1, CAP_REQ("1"))), CLAIM("claim-1", REQX("req-0", "class-a", 1, CAP_REQ("1"))) },
+	  NULL, NULL, NULL },
+	{ "allow-multiple-allocations-exclude-multi-allocatable-device-by-class-selector", F(.consumable_capacity = true), NULL,
+	  { CLASS_SEL("class-a", "device.driver == 'driver-a' && device.allowMultipleAllocations == false") },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA, DEVX("device-1", CAPS(CAP("capacity-0", "1")) "," MULTI)) },
+	  { CLAIM("claim-0", REQX("req-0", "class-a", 1, CAP_REQ("1"))) }, NULL, NULL, NULL },
+	{ "allow-multiple-allocations-not-allocate-multi-allocatable-device-which-already-dedicated", F(.consumable_capacity = true),
+	  NULL, { CLASS_MULTI("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA, DEVX("device-1", MULTI "," CAPS(CAP_RANGE("capacity-0", "2")))) },
+	  { CLAIM("claim-0", REQX("req-0", "class-a", 1, CAP_REQ("1"))) }, ALLOCATED(RES("req-0", DA, PA, "device-1")), NULL, NULL },
+	{ "allow-multiple-allocations-not-allocate-dedicated-device-which-change-from-multi-allocatable",
+	  F(.consumable_capacity = true), NULL, { CLASS_MULTI("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA, DEVX("device-1", CAPS(CAP_RANGE("capacity-0", "2")))) },
+	  { CLAIM("claim-0", REQX("req-0", "class-a", 1, CAP_REQ("1"))) },
+	  ALLOCATED(RES_SHARED("req-0", DA, PA, "device-1", "`capacity-0`:`1`")), NULL, NULL },
+	{ "allow-multiple-allocations-with-partitionable-device",
+	  F(.prioritized_list = true, .partitionable_devices = true, .consumable_capacity = true), NULL, { CLASS_MULTI("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 2), DA, DEVX("device-1", CAPS(CAP("memory", "4Gi")) "," CONSUMES("counter-set-1", COUNTER("memory", "4Gi")) "," MULTI) "," DEVX("device-2", CAPS(CAP("memory", "6Gi")) "," CONSUMES("counter-set-1", COUNTER("memory", "6Gi")) "," MULTI) "," DEVX("device-3", CAPS(CAP("memory", "4Gi")) "," CONSUMES("counter-set-1", COUNTER("memory", "4Gi")) "," MULTI)),
+	    SLICE_COUNTERS("slice-2", ON("node-1"), POOL(PA, 1, 2), DA, COUNTER_SET("counter-set-1", COUNTER("memory", "8Gi"))) },
+	  { CLAIM("claim-0", REQ("req-0", "class-a", 1) ","
+		  FIRST("req-1", SUBX("subReq-0", "class-a", 1, MEM_AT_LEAST("6Gi")) "," SUBX("subReq-1", "class-a", 1, MEM_AT_LEAST("4Gi")))) },
+	  NULL,
+	  "{req-0=driver-a/pool-1/device-1 share cap=memory:4Gi;req-1/subReq-1=driver-a/pool-1/device-3 share cap=memory:4Gi" LOCAL("node-1") "}",
+	  NULL },
+	{ "allow-multiple-allocations-with-shared-device-counter-cross-cycle",
+	  F(.partitionable_devices = true, .consumable_capacity = true), NULL, { CLASS_MULTI("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 2), DA,
+		  DEVX("device-1", ATTRS(A_STR("mode", "a")) "," CAPS(CAP("capacity-0", "1")) "," CONSUMES("counter-set-1", COUNTER("capacity-0", "1")) "," MULTI) ","
+		  DEVX("device-2", ATTRS(A_STR("mode", "b")) "," CAPS(CAP("capacity-0", "1")) "," CONSUMES("counter-set-1", COUNTER("capacity-0", "1")) "," MULTI)),
+	    SLICE_COUNTERS("slice-2", ON("node-1"), POOL(PA, 1, 2), DA, COUNTER_SET("counter-set-1", COUNTER("capacity-0", "1"))) },
+	  { CLAIM("claim-0", REQX("req-0", "class-a", 1, CAP_REQ("1") "," SELECTORS(SEL("device.attributes['driver-a'].mode == 'b'")))) },
+	  ALLOCATED(RES_SHARED("req-0", DA, PA, "device-1", "`capacity-0`:`1`")), NULL, NULL },
+	{ "partitionable-consumable-capacity-shared-device-counter-not-recharged",
+	  F(.partitionable_devices = true, .consumable_capacity = true), NULL, { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 2), DA, DEVX("device-1", MULTI "," CONSUMES("counter-set-1", COUNTER("c", "1")))),
+	    SLICE_COUNTERS("slice-2", ON("node-1"), POOL(PA, 1, 2), DA, COUNTER_SET("counter-set-1", COUNTER("c", "1"))) },
+	  { CLAIM("claim-0", REQ("req-0", "class-a", 1)) }, ALLOCATED(RES_SHARE_ONLY("req-0", DA, PA, "device-1")),
+	  "{req-0=driver-a/pool-1/device-1 share" LOCAL("node-1") "}", NULL },
+	{ "consumable-capacity-with-partitionable-device-multiple-capacity-pools",
+	  F(.prioritized_list = true, .partitionable_devices = true, .consumable_capacity = true), NULL, { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 2), DA, DEVX("device-1", CAPS(CAP("capacity-0", "2") "," CAP_RANGE("capacity-1", "4")) "," CONSUMES2("counter-set-1", COUNTER("capacity-0", "2"), "counter-set-2", COUNTER("capacity-1", "4")) "," MULTI) "," DEVX("device-2", CAPS(CAP("capacity-0", "4") "," CAP_RANGE("capacity-1", "4")) "," CONSUMES2("counter-set-1", COUNTER("capacity-0", "4"), "counter-set-2", COUNTER("capacity-1", "4")) "," MULTI) "," DEVX("device-3", CAPS(CAP("capacity-0", "2") "," CAP_RANGE("capacity-1", "4")) "," CONSUMES2("counter-set-1", COUNTER("capacity-0", "2"), "counter-set-2", COUNTER("capacity-1", "4")) "," MULTI)),
+	    SLICE_COUNTERS("slice-2", ON("node-1"), POOL(PA, 1, 2), DA,
+			   COUNTER_SET("counter-set-1", COUNTER("capacity-0", "4")) "," COUNTER_SET("counter-set-2", COUNTER("capacity-1", "8"))) },
+	  { CLAIM("claim-0", REQX("req-0", "class-a", 1, CAP_REQ("1")) "," REQX("req-2", "class-a", 1, CAP_REQ("2")) ","
+		  FIRST("req-1", SUBX("subReq-0", "class-a", 1, CAP_REQ("1") "," SELECTORS(SEL("device.capacity['driver-a']['capacity-0'].compareTo(quantity('4')) >= 0")))
+			"," SUBX("subReq-1", "class-a", 1, CAP_REQ("1") "," SELECTORS(SEL("device.capacity['driver-a']['capacity-0'].compareTo(quantity('2')) >= 0"))))) },
+	  NULL,
+	  "{req-0=driver-a/pool-1/device-1 share cap=capacity-0:1,capacity-1:2;req-1/subReq-1=driver-a/pool-1/device-1 share cap=capacity-0:1,capacity-1:2;"
+	  "req-2=driver-a/pool-1/device-3 share cap=capacity-0:2,capacity-1:2" LOCAL("node-1") "}", NULL },
+	{ "partitionable-devices-single-device", F(.partitionable_devices = true), NULL, { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 2), DA, DEVX("device-1", CONSUMES("counter-set-1", COUNTER("memory", "4Gi")))),
+	    SLICE_COUNTERS("slice-2", ON("node-1"), POOL(PA, 1, 2), DA, COUNTER_SET("counter-set-1", COUNTER("memory", "8Gi"))) },
+	  { CLAIM("claim-0", REQ("req-0", "class-a", 1)) }, NULL, "{req-0=driver-a/pool-1/device-1" LOCAL("node-1") "}", NULL },
+	{ "partitionable-devices-counter-cache-scoped-by-pool-ID", F(.partitionable_devices = true), NULL,
+	  { CLASS("class-a", DA), CLASS("class-b", DB) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 2), DA, DEVX("device-1", CONSUMES("counter-set-1", COUNTER("c", "1")))),
+	    SLICE_COUNTERS("slice-2", ON("node-1"), POOL(PA, 1, 2), DA, COUNTER_SET("counter-set-1", COUNTER("c", "1"))),
+	    SLICE("slice-3", ON("node-1"), POOL(PA, 1, 2), DB, DEVX("device-2", CONSUMES("counter-set-1", COUNTER("c", "2")))),
+	    SLICE_COUNTERS("slice-4", ON("node-1"), POOL(PA, 1, 2), DB, COUNTER_SET("counter-set-1", COUNTER("c", "2"))) },
+	  { CLAIM("claim-0", REQ("req-0", "class-a", 1)), CLAIM("claim-1", REQ("req-1", "class-b", 1)) }, NULL,
+	  "{req-0=driver-a/pool-1/device-1" LOCAL("node-1") "} {req-1=driver-b/pool-1/device-2" LOCAL("node-1") "}", NULL },
+	{ "partitionable-devices-counter-cache-not-crossed-between-driver-schemas", F(.partitionable_devices = true), NULL,
+	  { CLASS("class-a", DA), CLASS("class-b", DB) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 2), DA, DEVX("device-1", CONSUMES("counter-set-1", COUNTER("c", "1")))),
+	    SLICE_COUNTERS("slice-2", ON("node-1"), POOL(PA, 1, 2), DA, COUNTER_SET("counter-set-1", COUNTER("c", "1"))),
+	    SLICE("slice-3", ON("node-1"), POOL(PA, 1, 2), DB, DEVX("device-2", CONSUMES("counter-set-2", COUNTER("d", "2")))),
+	    SLICE_COUNTERS("slice-4", ON("node-1"), POOL(PA, 1, 2), DB, COUNTER_SET("counter-set-2", COUNTER("d", "1"))) },
+	  { CLAIM("claim-0", REQ("req-0", "class-a", 1)), CLAIM("claim-1", REQ("req-1", "class-b", 1)) }, NULL, NULL, NULL },
+	{ "partitionable-devices-taint-releases-counter", F(.partitionable_devices = true, .device_taints = true), NULL,
+	  { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 2), DA,
+		  DEVX("device-1", TAINTS(TAINT_NO_SCHEDULE) "," CONSUMES("counter-set-1", COUNTER("c", "1"))) ","
+		  DEVX("device-2", CONSUMES("counter-set-1", COUNTER("c", "1")))),
+	    SLICE_COUNTERS("slice-2", ON("node-1"), POOL(PA, 1, 2), DA, COUNTER_SET("counter-set-1", COUNTER("c", "1"))) },
+	  { CLAIM("claim-0", REQ("req-0", "class-a", 1)) }, NULL, "{req-0=driver-a/pool-1/device-2" LOCAL("node-1") "}", NULL },
+	{ "partitionable-devices-constraint-releases-counter", F(.partitionable_devices = true), NULL, { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 2), DA,
+		  DEVX("device-1", ATTRS(A_STR("stringAttribute", "red")) "," CONSUMES("counter-set-1", COUNTER("c", "1"))) ","
+		  DEVX("device-2", ATTRS(A_STR("stringAttribute", "blue")) "," CONSUMES("counter-set-1", COUNTER("c", "1"))) ","
+		  DEVX("device-3", ATTRS(A_STR("stringAttribute", "blue")) "," CONSUMES("counter-set-1", COUNTER("c", "1")))),
+	    SLICE_COUNTERS("slice-2", ON("node-1"), POOL(PA, 1, 2), DA, COUNTER_SET("counter-set-1", COUNTER("c", "2"))) },
+	  { CLAIMX("claim-0", REQ("req-0", "class-a", 2), CONSTRAINTS(MATCH("driver-a/stringAttribute"))) }, NULL,
+	  "{req-0=driver-a/pool-1/device-2;req-0=driver-a/pool-1/device-3" LOCAL("node-1") "}", NULL },
+	{ "partitionable-consumable-capacity-backtrack-releases-counter", F(.partitionable_devices = true, .consumable_capacity = true),
+	  NULL, { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 2), DA,
+		  DEVX("device-1", ATTRS(A_STR("kind", "shared")) "," MULTI "," CONSUMES("counter-set-1", COUNTER("c", "1"))) ","
+		  DEVX("device-2", ATTRS(A_STR("kind", "shared"))) ","
+		  DEVX("device-3", ATTRS(A_STR("kind", "counteronly")) "," CONSUMES("counter-set-1", COUNTER("c", "1")))),
+	    SLICE_COUNTERS("slice-2", ON("node-1"), POOL(PA, 1, 2), DA, COUNTER_SET("counter-set-1", COUNTER("c", "1"))) },
+	  { CLAIM("claim-0", REQX("req-0", "class-a", 1, SELECTORS(SEL("device.attributes['driver-a'].kind == 'shared'"))) "," REQX("req-1", "class-a", 1, SELECTORS(SEL("device.attributes['driver-a'].kind == 'counteronly'")))) }, NULL,
+	  "{req-0=driver-a/pool-1/device-2;req-1=driver-a/pool-1/device-3" LOCAL("node-1") "}", NULL },
+	{ "consumable-capacity-rejection-rolls-back-constraints", F(.prioritized_list = true, .consumable_capacity = true), NULL,
+	  { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA,
+		  DEVX("device-1", CAPS(CAP("capacity-0", "2")) "," ATTRS(A_STR("stringAttribute", "cap")) "," MULTI) ","
+		  DEVX("device-2", ATTRS(A_STR("stringAttribute", "fb")))) },
+	  { CLAIM("claim-0", REQX("req-0", "class-a", 1, CAP_REQ("2") "," SELECTORS(SEL("device.attributes['driver-a'].stringAttribute == 'cap'")))),
+	    CLAIMX("claim-1", FIRST("req-0",
+		  "{`name`:`subReq-0`,`deviceClassName`:`class-a`,`allocationMode`:`All`,`count`:1," CAP_REQ("2") ","
+		  SELECTORS(SEL("device.attributes['driver-a'].stringAttribute == 'cap'")) "}" ","
+		  SUBX("subReq-1", "class-a", 1, SELECTORS(SEL("device.attributes['driver-a'].stringAttribute == 'fb'")))),
+		   CONSTRAINTS(MATCH("driver-a/stringAttribute"))) },
+	  NULL,
+	  "{req-0=driver-a/pool-1/device-1 share cap=capacity-0:2" LOCAL("node-1") "} {req-0/subReq-1=driver-a/pool-1/device-2" LOCAL("node-1") "}",
+	  NULL },
+	{ "partitionable-empty-capacity-multiple-share-backtrack-keeps-counter-ownership",
+	  F(.partitionable_devices = true, .consumable_capacity = true), NULL, { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 2), DA,
+		  DEVX("device-1", ATTRS(A_STR("kind", "shared") "," A_STR("stringAttribute", "red")) "," MULTI "," CONSUMES("counter-set-1", COUNTER("c", "1"))) ","
+		  DEVX("device-2", ATTRS(A_STR("kind", "fallback") "," A_STR("stringAttribute", "blue"))) ","
+		  DEVX("device-3", ATTRS(A_STR("kind", "gate") "," A_STR("stringAttribute", "blue")))),
+	    SLICE_COUNTERS("slice-2", ON("node-1"), POOL(PA, 1, 2), DA, COUNTER_SET("counter-set-1", COUNTER("c", "1"))) },
+	  { CLAIM("claim-0", REQX("req-0", "class-a", 1, SELECTORS(SEL("device.attributes['driver-a'].kind == 'shared'")))),
+	    CLAIMX("claim-1", REQX("req-1", "class-a", 1, SELECTORS(SEL("device.attributes['driver-a'].kind == 'shared' || device.attributes['driver-a'].kind == 'fallback'")))
+		   "," REQX("req-2", "class-a", 1, SELECTORS(SEL("device.attributes['driver-a'].kind == 'gate'"))) "," REQX("req-3", "class-a", 1, SELECTORS(SEL("device.attributes['driver-a'].kind == 'shared'"))),
+		   CONSTRAINTS(MATCH_FOR("`req-1`,`req-2`", "driver-a/stringAttribute"))) },
+	  NULL,
+	  "{req-0=driver-a/pool-1/device-1 share" LOCAL("node-1") "} {req-1=driver-a/pool-1/device-2;req-2=driver-a/pool-1/device-3;"
+	  "req-3=driver-a/pool-1/device-1 share" LOCAL("node-1") "}", NULL },
+	{ "partitionable-devices-prioritized-list", F(.prioritized_list = true, .partitionable_devices = true), NULL,
+	  { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 2), DA, DEVX("device-1", CAPS(CAP("memory", "4Gi")) "," CONSUMES("counter-set-1", COUNTER("memory", "4Gi"))) "," DEVX("device-2", CAPS(CAP("memory", "6Gi")) "," CONSUMES("counter-set-1", COUNTER("memory", "6Gi"))) "," DEVX("device-3", CAPS(CAP("memory", "4Gi")) "," CONSUMES("counter-set-1", COUNTER("memory", "4Gi")))),
+	    SLICE_COUNTERS("slice-2", ON("node-1"), POOL(PA, 1, 2), DA, COUNTER_SET("counter-set-1", COUNTER("memory", "8Gi"))) },
+	  { CLAIM("claim-0", REQ("req-0", "class-a", 1) ","
+		  FIRST("req-1", SUBX("subReq-0", "class-a", 1, MEM_AT_LEAST("6Gi")) "," SUBX("subReq-1", "class-a", 1, MEM_AT_LEAST("4Gi")))) },
+	  NULL, "{req-0=driver-a/pool-1/device-1;req-1/subReq-1=driver-a/pool-1/device-3" LOCAL("node-1") "}", NULL },
+	{ "max-number-devices", F_NONE, NULL, { CLASS("class-a", DA) }, { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA, DEV("device-0") "," DEV("device-1") "," DEV("device-2") "," DEV("device-3") "," DEV("device-4") "," DEV("device-5") "," DEV("device-6") "," DEV("device-7") "," DEV("device-8") "," DEV("device-9") "," DEV("device-10") "," DEV("device-11") "," DEV("device-12") "," DEV("device-13") "," DEV("device-14") "," DEV("device-15") "," DEV("device-16") "," DEV("device-17") "," DEV("device-18") "," DEV("device-19") "," DEV("device-20") "," DEV("device-21") "," DEV("device-22") "," DEV("device-23") "," DEV("device-24") "," DEV("device-25") "," DEV("device-26") "," DEV("device-27") "," DEV("device-28") "," DEV("device-29") "," DEV("device-30") "," DEV("device-31")) },
+	  { CLAIM("claim-0", REQ("req-0", "class-a", 32)) }, NULL, "{req-0=driver-a/pool-1/device-0;req-0=driver-a/pool-1/device-1;req-0=driver-a/pool-1/device-10;req-0=driver-a/pool-1/device-11;req-0=driver-a/pool-1/device-12;req-0=driver-a/pool-1/device-13;req-0=driver-a/pool-1/device-14;req-0=driver-a/pool-1/device-15;req-0=driver-a/pool-1/device-16;req-0=driver-a/pool-1/device-17;req-0=driver-a/pool-1/device-18;req-0=driver-a/pool-1/device-19;req-0=driver-a/pool-1/device-2;req-0=driver-a/pool-1/device-20;req-0=driver-a/pool-1/device-21;req-0=driver-a/pool-1/device-22;req-0=driver-a/pool-1/device-23;req-0=driver-a/pool-1/device-24;req-0=driver-a/pool-1/device-25;req-0=driver-a/pool-1/device-26;req-0=driver-a/pool-1/device-27;req-0=driver-a/pool-1/device-28;req-0=driver-a/pool-1/device-29;req-0=driver-a/pool-1/device-3;req-0=driver-a/pool-1/device-30;req-0=driver-a/pool-1/device-31;req-0=driver-a/pool-1/device-4;req-0=driver-a/pool-1/device-5;req-0=driver-a/pool-1/device-6;req-0=driver-a/pool-1/device-7;req-0=driver-a/pool-1/device-8;req-0=driver-a/pool-1/device-9" LOCAL("node-1") "}", NULL },
+	{ "partitionable-devices-with-attribute-selector", F(.partitionable_devices = true), NULL, { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 2), DA,
+		  DEVX("device-1", ATTRS(A_BOOL("special", true)) "," CONSUMES2("counter-set-1", COUNTER("cpu1", "1"), "counter-set-2", COUNTER("mem", "10Gi"))) ","
+		  DEVX("device-2", ATTRS(A_BOOL("special", false)) "," CONSUMES2("counter-set-1", COUNTER("cpu2", "1"), "counter-set-2", COUNTER("mem", "10Gi"))) ","
+		  DEVX("device-3", ATTRS(A_BOOL("special", false)) "," CONSUMES2("counter-set-1", COUNTER("cpu3", "1"), "counter-set-2", COUNTER("mem", "10Gi")))),
+	    SLICE_COUNTERS("slice-2", ON("node-1"), POOL(PA, 1, 2), DA,
+			   COUNTER_SET("counter-set-1", COUNTER("cpu1", "1") "," COUNTER("cpu2", "1") "," COUNTER("cpu3", "1")) ","
+			   COUNTER_SET("counter-set-2", COUNTER("mem", "30Gi"))) },
+	  { CLAIM("claim-0", REQ("req-0", "class-a", 2) "," REQX("req-1", "class-a", 1, SELECTORS(SEL("device.attributes['driver-a'].special")))) },
+	  NULL, "{req-0=driver-a/pool-1/device-2;req-0=driver-a/pool-1/device-3;req-1=driver-a/pool-1/device-1" LOCAL("node-1") "}", NULL },
+	{ "prioritized-list-max-allocation-limit-request", F(.prioritized_list = true), NULL, { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA, DEV("device-0") "," DEV("device-1") "," DEV("device-2") "," DEV("device-3") "," DEV("device-4") "," DEV("device-5") "," DEV("device-6") "," DEV("device-7") "," DEV("device-8") "," DEV("device-9") "," DEV("device-10") "," DEV("device-11") "," DEV("device-12") "," DEV("device-13") "," DEV("device-14") "," DEV("device-15") "," DEV("device-16") "," DEV("device-17") "," DEV("device-18") "," DEV("device-19") "," DEV("device-20") "," DEV("device-21") "," DEV("device-22") "," DEV("device-23") "," DEV("device-24") "," DEV("device-25") "," DEV("device-26") "," DEV("device-27") "," DEV("device-28") "," DEV("device-29") "," DEV("device-30") "," DEV("device-31") "," DEV("device-32") "," DEV("device-33") "," DEV("device-34") "," DEV("device-35") "," DEV("device-36") "," DEV("device-37") "," DEV("device-38") "," DEV("device-39") "," DEV("device-40") "," DEV("device-41") "," DEV("device-42") "," DEV("device-43") "," DEV("device-44") "," DEV("device-45") "," DEV("device-46") "," DEV("device-47") "," DEV("device-48") "," DEV("device-49") "," DEV("device-50") "," DEV("device-51") "," DEV("device-52") "," DEV("device-53") "," DEV("device-54") "," DEV("device-55") "," DEV("device-56") "," DEV("device-57") "," DEV("device-58") "," DEV("device-59") "," DEV("device-60") "," DEV("device-61") "," DEV("device-62") "," DEV("device-63")) },
+	  { CLAIM("claim-0", FIRST("req-0", SUB("subReq-0", "class-a", 32) "," SUB("subReq-1", "class-a", 16)) ","
+		  FIRST("req-1", SUB("subReq-0", "class-a", 32) "," SUB("subReq-1", "class-a", 16))) },
+	  NULL, "{req-0/subReq-1=driver-a/pool-1/device-0;req-0/subReq-1=driver-a/pool-1/device-1;req-0/subReq-1=driver-a/pool-1/device-10;req-0/subReq-1=driver-a/pool-1/device-11;req-0/subReq-1=driver-a/pool-1/device-12;req-0/subReq-1=driver-a/pool-1/device-13;req-0/subReq-1=driver-a/pool-1/device-14;req-0/subReq-1=driver-a/pool-1/device-15;req-0/subReq-1=driver-a/pool-1/device-2;req-0/subReq-1=driver-a/pool-1/device-3;req-0/subReq-1=driver-a/pool-1/device-4;req-0/subReq-1=driver-a/pool-1/device-5;req-0/subReq-1=driver-a/pool-1/device-6;req-0/subReq-1=driver-a/pool-1/device-7;req-0/subReq-1=driver-a/pool-1/device-8;req-0/subReq-1=driver-a/pool-1/device-9;req-1/subReq-1=driver-a/pool-1/device-16;req-1/subReq-1=driver-a/pool-1/device-17;req-1/subReq-1=driver-a/pool-1/device-18;req-1/subReq-1=driver-a/pool-1/device-19;req-1/subReq-1=driver-a/pool-1/device-20;req-1/subReq-1=driver-a/pool-1/device-21;req-1/subReq-1=driver-a/pool-1/device-22;req-1/subReq-1=driver-a/pool-1/device-23;req-1/subReq-1=driver-a/pool-1/device-24;req-1/subReq-1=driver-a/pool-1/device-25;req-1/subReq-1=driver-a/pool-1/device-26;req-1/subReq-1=driver-a/pool-1/device-27;req-1/subReq-1=driver-a/pool-1/device-28;req-1/subReq-1=driver-a/pool-1/device-29;req-1/subReq-1=driver-a/pool-1/device-30;req-1/subReq-1=driver-a/pool-1/device-31" LOCAL("node-1") "}", NULL },
+	{ "prioritized-list-max-allocation-allocation-mode-all", F(.prioritized_list = true), NULL,
+	  { CLASS("class-a", DA), CLASS("class-b", DB) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA, DEV("device-0") "," DEV("device-1") "," DEV("device-2") "," DEV("device-3") "," DEV("device-4") "," DEV("device-5") "," DEV("device-6") "," DEV("device-7") "," DEV("device-8") "," DEV("device-9") "," DEV("device-10") "," DEV("device-11") "," DEV("device-12") "," DEV("device-13") "," DEV("device-14") "," DEV("device-15") "," DEV("device-16") "," DEV("device-17") "," DEV("device-18") "," DEV("device-19") "," DEV("device-20") "," DEV("device-21") "," DEV("device-22") "," DEV("device-23") "," DEV("device-24") "," DEV("device-25") "," DEV("device-26") "," DEV("device-27") "," DEV("device-28") "," DEV("device-29") "," DEV("device-30")), SLICE("slice-2", ON("node-1"), POOL(PB, 1, 1), DB, DEV("device-0") "," DEV("device-1")) },
+	  { CLAIM("claim-0", FIRST("req-0", SUB_ALL("subReq-0", "class-a") "," SUB("subReq-1", "class-a", 2)) "," REQ("req-1", "class-b", 2)) },
+	  NULL,
+	  "{req-0/subReq-1=driver-a/pool-1/device-0;req-0/subReq-1=driver-a/pool-1/device-1;req-1=driver-b/pool-2/device-0;"
+	  "req-1=driver-b/pool-2/device-1" LOCAL("node-1") "}", NULL },
+	{ "prioritized-list-overflowing-first-subrequest-is-pruned", F(.prioritized_list = true), NULL, { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA, DEV("device-1") "," DEV("device-2")) },
+	  { CLAIM("claim-0", REQ("req-0", "class-a", 1) "," FIRST("req-1", SUB("subReq-0", "class-a", 9223372036854775807) "," SUB("subReq-1", "class-a", 1))) },
+	  NULL, "{req-0=driver-a/pool-1/device-1;req-1/subReq-1=driver-a/pool-1/device-2" LOCAL("node-1") "}", NULL },
+	{ "prioritized-list-allocation-mode-all-with-selectors", F(.prioritized_list = true), NULL, { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA, DEVX("device-1", ATTRS(A_STR("generation", "v5")))) },
+	  { CLAIM("claim-0", FIRST("req-0", "{`name`:`subReq-0`,`deviceClassName`:`class-a`,`allocationMode`:`All`," SELECTORS(SEL("device.attributes['driver-a'].generation == 'v6'")) "}" "," "{`name`:`subReq-1`,`deviceClassName`:`class-a`,`allocationMode`:`All`," SELECTORS(SEL("device.attributes['driver-a'].generation == 'v5'")) "}")) }, NULL, "{req-0/subReq-1=driver-a/pool-1/device-1" LOCAL("node-1") "}", NULL },
+	{ "prioritized-list-allocation-mode-all-with-selectors-multiple-pools", F(.prioritized_list = true), NULL,
+	  { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA, DEVX("device-1", ATTRS(A_STR("generation", "v5")))),
+	    SLICE("slice-2", ON("node-1"), POOL(PB, 1, 1), DA, DEVX("device-1", ATTRS(A_STR("generation", "v5")))) },
+	  { CLAIM("claim-0", FIRST("req-0", "{`name`:`subReq-0`,`deviceClassName`:`class-a`,`allocationMode`:`All`," SELECTORS(SEL("device.attributes['driver-a'].generation == 'v6'")) "}" "," "{`name`:`subReq-1`,`deviceClassName`:`class-a`,`allocationMode`:`All`," SELECTORS(SEL("device.attributes['driver-a'].generation == 'v5'")) "}")) }, NULL,
+	  "{req-0/subReq-1=driver-a/pool-1/device-1;req-0/subReq-1=driver-a/pool-2/device-1" LOCAL("node-1") "}", NULL },
+	{ "prioritized-list-allocation-mode-all-with-selectors-multiple-pools-across-nodes", F(.prioritized_list = true), NULL,
+	  { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA, DEVX("device-1", ATTRS(A_STR("generation", "v5")))),
+	    SLICE("slice-2", ON("node-2"), POOL(PB, 1, 1), DA,
+		  DEVX("device-1", ATTRS(A_STR("generation", "v5"))) "," DEVX("device-2", ATTRS(A_STR("generation", "v6")))) },
+	  { CLAIM("claim-0", FIRST("req-0", "{`name`:`subReq-0`,`deviceClassName`:`class-a`,`allocationMode`:`All`," SELECTORS(SEL("device.attributes['driver-a'].generation == 'v6'")) "}" "," "{`name`:`subReq-1`,`deviceClassName`:`class-a`,`allocationMode`:`All`," SELECTORS(SEL("device.attributes['driver-a'].generation == 'v5'")) "}")) }, NULL, "{req-0/subReq-1=driver-a/pool-1/device-1" LOCAL("node-1") "}", NULL },
+	{ "prioritized-list-allocation-mode-all-with-selectors-deviceclass-subset", F(.prioritized_list = true), NULL,
+	  { CLASS_SEL("class-a", "device.driver == 'driver-a' && device.attributes['driver-a'].selected") },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA,
+		  DEVX("device-1", ATTRS(A_STR("generation", "v6") "," A_BOOL("selected", false))) ","
+		  DEVX("device-2", ATTRS(A_STR("generation", "v5") "," A_BOOL("selected", false))) ","
+		  DEVX("device-3", ATTRS(A_STR("generation", "v5") "," A_BOOL("selected", true)))) },
+	  { CLAIM("claim-0", FIRST("req-0", "{`name`:`subReq-0`,`deviceClassName`:`class-a`,`allocationMode`:`All`," SELECTORS(SEL("device.attributes['driver-a'].generation == 'v6'")) "}" "," "{`name`:`subReq-1`,`deviceClassName`:`class-a`,`allocationMode`:`All`," SELECTORS(SEL("device.attributes['driver-a'].generation == 'v5'")) "}")) }, NULL, "{req-0/subReq-1=driver-a/pool-1/device-3" LOCAL("node-1") "}", NULL },
+	{ "partitionable-devices-multiple-pools", F(.partitionable_devices = true), NULL, { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 2), DA, DEVX("device-1", CAPS(CAP("cpus", "6") "," CAP("memory", "4Gi")) "," CONSUMES("counter-set-1", COUNTER("cpus", "6") "," COUNTER("memory", "4Gi"))) "," DEVX("device-2", CAPS(CAP("cpus", "4") "," CAP("memory", "6Gi")) "," CONSUMES("counter-set-1", COUNTER("cpus", "4") "," COUNTER("memory", "6Gi"))) "," DEVX("device-3", CAPS(CAP("cpus", "4") "," CAP("memory", "4Gi")) "," CONSUMES("counter-set-1", COUNTER("cpus", "4") "," COUNTER("memory", "4Gi")))),
+	    SLICE_COUNTERS("slice-2", ON("node-1"), POOL(PA, 1, 2), DA, COUNTER_SET("counter-set-1", COUNTER("cpus", "8") "," COUNTER("memory", "18Gi"))),
+	    SLICE("slice-3", ON("node-1"), POOL(PB, 1, 2), DA, DEVX("device-1", CAPS(CAP("cpus", "6") "," CAP("memory", "4Gi")) "," CONSUMES("counter-set-1", COUNTER("cpus", "6") "," COUNTER("memory", "4Gi"))) "," DEVX("device-2", CAPS(CAP("cpus", "1") "," CAP("memory", "7Gi")) "," CONSUMES("counter-set-1", COUNTER("cpus", "1") "," COUNTER("memory", "7Gi"))) "," DEVX("device-3", CAPS(CAP("cpus", "1") "," CAP("memory", "7Gi")) "," CONSUMES("counter-set-1", COUNTER("cpus", "1") "," COUNTER("memory", "7Gi")))),
+	    SLICE_COUNTERS("slice-4", ON("node-1"), POOL(PB, 1, 2), DA, COUNTER_SET("counter-set-1", COUNTER("cpus", "8") "," COUNTER("memory", "18Gi"))) },
+	  { CLAIM("claim-0", REQ("req-0", "class-a", 1) "," REQ("req-1", "class-a", 1)) },
+	  ALLOCATED(RES("req-0", DA, PA, "device-2") "," RES("req-0", DA, PA, "device-3") "," RES("req-0", DA, PB, "device-1")),
+	  "{req-0=driver-a/pool-2/device-2;req-1=driver-a/pool-2/device-3" LOCAL("node-1") "}", NULL },
+	{ "partitionable-devices-unused-counters-in-counter-set", F(.partitionable_devices = true), NULL, { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 2), DA, DEVX("device-1", CONSUMES("counter-set-1", COUNTER("memory", "5Gi"))) "," DEVX("device-2", CONSUMES("counter-set-1", COUNTER("memory", "4Gi"))) "," DEVX("device-3", CONSUMES("counter-set-1", COUNTER("memory", "4Gi")))),
+	    SLICE_COUNTERS("slice-2", ON("node-1"), POOL(PA, 1, 2), DA, COUNTER_SET("counter-set-1", COUNTER("memory", "8Gi") "," COUNTER("unused", "1Gi"))) },
+	  { CLAIM("claim-0", REQ("req-0", "class-a", 2)) }, NULL,
+	  "{req-0=driver-a/pool-1/device-2;req-0=driver-a/pool-1/device-3" LOCAL("node-1") "}", NULL },
+	{ "partitionable-devices-no-capacity-available", F(.partitionable_devices = true), NULL, { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA, DEVX("device-1", CAPS(CAP("memory", "4Gi")) "," CONSUMES("counter-set-1", COUNTER("memory", "4Gi"))) "," DEVX("device-2", CAPS(CAP("memory", "16Gi")) "," CONSUMES("counter-set-1", COUNTER("memory", "16Gi")))),
+	    SLICE_COUNTERS("slice-2", ON("node-1"), POOL(PA, 1, 1), DA, COUNTER_SET("counter-set-1", COUNTER("memory", "18Gi"))) },
+	  { CLAIM("claim-0", REQ("req-0", "class-a", 1)) }, ALLOCATED(RES("req-0", DA, PA, "device-2")), NULL, NULL },
+	{ "partitionable-devices-overallocated-capacity-pool", F(.partitionable_devices = true), NULL, { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA, DEVX("device-1", CAPS(CAP("memory", "4Gi")) "," CONSUMES("counter-set-1", COUNTER("memory", "4Gi"))) "," DEVX("device-2", CAPS(CAP("memory", "20Gi")) "," CONSUMES("counter-set-1", COUNTER("memory", "20Gi")))),
+	    SLICE_COUNTERS("slice-2", ON("node-1"), POOL(PA, 1, 1), DA, COUNTER_SET("counter-set-1", COUNTER("memory", "18Gi"))) },
+	  { CLAIM("claim-0", REQ("req-0", "class-a", 1)) }, ALLOCATED(RES("req-0", DA, PA, "device-2")), NULL, NULL },
+	{ "partitionable-devices-disabled-device-consumes-counters", F_NONE, NULL, { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA, DEVX("device-1", CONSUMES("counter-set-1", COUNTER("memory", "4Gi")))),
+	    SLICE_COUNTERS("slice-2", ON("node-1"), POOL(PA, 1, 1), DA, COUNTER_SET("counter-set-1", COUNTER("memory", "18Gi"))) },
+	  { CLAIM("claim-0", REQ("req-0", "class-a", 1)) }, NULL, NULL, NULL },
+	{ "partitionable-devices-disabled-other-device-do-not-consume-counters", F_NONE, NULL, { CLASS("class-a", DA) },
+	  { SLICE("slice-1", ON("node-1"), POOL(PA, 1, 2), DA,
+		  DEVX("device-1", CONSUMES("counter-set-1", COUNTER("memory", "4Gi"))) "," DEV("device-2")),
+	    SLICE_COUNTERS("slice-2", ON("node-1"), POOL(PA, 1, 2), DA, COUNTER_SET("counter-set-1", COUNTER("memory", "18Gi"))) },
+	  { CLAIM("claim-0", REQ("req-0", "class-a", 1)) }, NULL, "{req-0=driver-a/pool-1/device-2" LOCAL("node-1") "}", NULL },
 };
 static const size_t n_cases = ARRAY_SIZE(cases);
 
