@@ -30,8 +30,10 @@
  *  - a device taint not tolerated: pending with upstream's message; tolerated: n3;
  *  - a pending claim woken by a new ResourceSlice: bound within a bound well below any timer
  *    (the unschedulable pool's flush is 5 min, backoff starts at 1 s), latency measured;
- *  - an extended resource backed by DRA (DeviceClass extendedResourceName): bound to n2, the
- *    scheduler-created claim allocated, the pod's extendedResourceClaimStatus written;
+ *  - an extended resource backed by DRA (DeviceClass extendedResourceName): upstream binds it to
+ *    n2, the scheduler-created claim allocated, the pod's extendedResourceClaimStatus written;
+ *    csched does not implement DRAExtendedResource yet (docs/config.md) and must stay pending
+ *    with NodeResourcesFit's reason;
  *  - 210 claims of one device each over 200 devices (driver bulk.example.com, 50 per node), all
  *    at once, csched only: exactly 200 pods bound, every allocated device distinct, each claim
  *    allocated on its pod's node and reserved for it, the 10 others unallocated.
@@ -872,6 +874,10 @@ static void test_woken_by_slice(void **state)
 	compare("woken by a slice", got, "pod=n2 node=n2 results=gpu:n2-new/b200 reserved=1");
 }
 
+/* DRAExtendedResource is not implemented in csched yet (docs/config.md, "Plugin differences":
+ * the request stays NodeResourcesFit's, as for a device-plugin resource): upstream's side is
+ * checked in full; csched's must show that documented difference, pending with NodeResourcesFit's
+ * reason. When csched implements it this turns red: compare both sides then. */
 static void test_extended_resource(void **state)
 {
 	(void)state;
@@ -879,15 +885,13 @@ static void test_extended_resource(void **state)
 	FOR_SIDES(k)
 	mk_pod_res(&sides[k], "ext", NULL,
 		   "{\"requests\":{\"example.com/gpu-@T\":\"1\"},\"limits\":{\"example.com/gpu-@T\":\"1\"}}");
-	FOR_SIDES(k)
-	{
-		const char *n = wait_bound(sides[k].tag, "ext");
-		char node[64], path[256], claim[256] = "", c[1024];
+	if (sides[1].on) {
+		const char *n = wait_bound("u", "ext");
+		char node[64], claim[256] = "", c[1024];
 		snprintf(node, sizeof(node), "%s", n);
-		snprintf(path, sizeof(path), "/api/v1/namespaces/" NS "/pods/%s-ext", sides[k].tag);
 		int64_t end = harness_now_ms() + WAIT_MS;
 		while (!claim[0] && harness_now_ms() < end) {
-			yajl_val v = get_json(path);
+			yajl_val v = get_json("/api/v1/namespaces/" NS "/pods/u-ext");
 			snprintf(claim, sizeof(claim), "%s",
 				 jstr(v, "status", "extendedResourceClaimStatus", "resourceClaimName", NULL));
 			yajl_tree_free(v);
@@ -896,9 +900,17 @@ static void test_extended_resource(void **state)
 		}
 		assert_true(claim[0]);
 		claim_summary_path(claim, c, sizeof(c));
-		snprintf(got[k], sizeof(got[k]), "pod=%s %s", node, c);
+		snprintf(got[1], sizeof(got[1]), "pod=%s %s", node, c);
+		printf("[ DRA      ] extended resource: upstream \"%s\"\n", got[1]);
+		assert_string_equal(got[1], "pod=n2 node=n2 results=container-0-request-0:n2/ext reserved=1");
 	}
-	compare("extended resource", got, "pod=n2 node=n2 results=container-0-request-0:n2/ext reserved=1");
+	if (sides[0].on) {
+		wait_failed("c", "ext", got[0], sizeof(got[0]));
+		printf("[ DRA      ] extended resource: csched (not implemented) \"%s\"\n", got[0]);
+		assert_true(!strncmp(got[0], "0/4 nodes are available: 4 Insufficient example.com/gpu-c.",
+				     strlen("0/4 nodes are available: 4 Insufficient example.com/gpu-c.")));
+		assert_string_equal(node_of("c", "ext"), "");
+	}
 }
 
 /* csched devices against the cluster as the scenarios above left it: n0's devices with their
