@@ -894,9 +894,9 @@ static enum fw_code post_filter(const struct fw_pl *pl, struct fw_cycle *c, cons
 	(void)d;
 	(void)out;
 	struct dr_state *s = fw_cycle_state(c, pl);
-	/* upstream getStateData's fwk.ErrNotFound when PreFilter did not run (another PreFilter
-	 * rejected the pod first): an error, which ends PostFilter before DefaultPreemption and
-	 * becomes the end of the FailedScheduling message */
+	/* no state: PreFilter did not run (an earlier PreFilter rejected the pod); upstream's
+	 * getStateData error, framework.ErrNotFound, becomes the PostFilter's Error "not found",
+	 * which ends up in the FailedScheduling message */
 	if (!s)
 		return fw_status_set(st, FW_ERROR, "not found");
 	if (s->n == 0)
@@ -969,6 +969,18 @@ static enum fw_code score(const struct fw_pl *pl, const struct fw_cycle *c, cons
 	}
 	*out = total;
 	return FW_SUCCESS;
+}
+
+enum fw_code fw_dynamic_resources_prepare(const struct fw_pl *pl, struct fw_cycle *c, const struct api_pod *pod,
+					  const struct node_info *const *nodes, uint32_t n, struct fw_status *st)
+{
+	(void)pod;
+	(void)nodes;
+	(void)n;
+	(void)st;
+	const struct dr_state *s = fw_cycle_state(c, pl);
+	/* without an allocator no node has an allocation: Score is 0 everywhere */
+	return !s || s->n == 0 || !s->allocator ? FW_SKIP : FW_SUCCESS;
 }
 
 /* ---------- Reserve / Unreserve ---------- */
