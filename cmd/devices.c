@@ -221,11 +221,15 @@ static void allocated_text(struct strbuf *sb, const struct alloc_ref *refs, size
 	}
 }
 
+/* The text built in sb as a cell of its own size ("-" when empty; NULL on out of memory), sb
+ * emptied for the next one (a strbuf keeps room to grow: thousands of rows would keep it all). */
 static char *cell(struct strbuf *sb)
 {
-	if (!sb->len)
-		strbuf_puts(sb, "-");
-	return strbuf_detach(sb, NULL);
+	char *c = sb->oom ? NULL : strdup(sb->len ? sb->data : "-");
+	sb->len = 0;
+	if (sb->data)
+		sb->data[0] = '\0';
+	return c;
 }
 
 int cmd_devices_render(const struct cmd_devices_input *in, const struct cmd_devices_query *q, struct strbuf *out, struct err *e)
@@ -239,6 +243,7 @@ int cmd_devices_render(const struct cmd_devices_input *in, const struct cmd_devi
 	uint32_t n_exprs = 0;
 	char first_error[ERR_MSG_MAX + 256] = "";
 	bool matching = q->cls || q->selector;
+	struct strbuf sb = STRBUF_INIT; /* one cell's text at a time */
 	int rc = 0;
 
 	/* every allocated device, sorted for lookup */
@@ -289,7 +294,6 @@ int cmd_devices_render(const struct cmd_devices_input *in, const struct cmd_devi
 			if (q->node && !fw_dra_device_on_node(s, d, q->node))
 				continue;
 			struct row *r = &rows[n_rows++];
-			struct strbuf sb = STRBUF_INIT;
 			n_devices++;
 			strbuf_puts(&sb, slice_node(s, d));
 			r->cell[COL_NODE] = cell(&sb);
@@ -363,6 +367,7 @@ out:
 		for (int c = 0; c < N_COLS; c++)
 			free(rows[i].cell[c]);
 	free(rows);
+	strbuf_release(&sb);
 	free(slices);
 	free(refs);
 	free(exprs);
