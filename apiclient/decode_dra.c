@@ -28,26 +28,27 @@
 	}
 
 DRA_REFCOUNT(api_resource_claim, api_resource_claim)
-/* A slice may be a copy with DeviceTaintRules applied (dra_slice_with_taint_rules): it holds its
- * base, whose arena has everything the copy points to, and releases it with itself. */
-struct api_resource_slice *api_resource_slice_ref(struct api_resource_slice *o)
-{
-	if (o)
-		__atomic_add_fetch(&o->refs, 1, __ATOMIC_RELAXED);
-	return o;
-}
-
-void api_resource_slice_unref(struct api_resource_slice *o)
-{
-	if (o && __atomic_sub_fetch(&o->refs, 1, __ATOMIC_ACQ_REL) == 0) {
-		struct api_resource_slice *base = o->base;
-		intern_release_n(o->meta.interned, o->meta.n_interned);
-		arena_free(o->arena);
-		api_resource_slice_unref(base);
-	}
-}
 DRA_REFCOUNT(api_device_class, api_device_class)
 DRA_REFCOUNT(api_device_taint_rule, api_device_taint_rule)
+
+struct api_resource_slice *api_resource_slice_ref(struct api_resource_slice *s)
+{
+	if (s)
+		__atomic_add_fetch(&s->refs, 1, __ATOMIC_RELAXED);
+	return s;
+}
+
+/* A copy with DeviceTaintRules applied (base set) lives partly in its base's arena: the base
+ * goes after the copy, as api_pod_unref releases a pod's. */
+void api_resource_slice_unref(struct api_resource_slice *s)
+{
+	if (!s || __atomic_sub_fetch(&s->refs, 1, __ATOMIC_ACQ_REL) != 0)
+		return;
+	struct api_resource_slice *base = s->base;
+	intern_release_n(s->meta.interned, s->meta.n_interned);
+	arena_free(s->arena);
+	api_resource_slice_unref(base);
+}
 
 /* ---------- shared pieces ---------- */
 
@@ -699,6 +700,20 @@ static int consumer_item(struct dec *d, jv v, void *item)
 	return api__dec_get_str(d, v, "uid", true, "", &c->uid);
 }
 
+/* status.devices[] (AllocatedDeviceStatus): what binding conditions wait for. */
+static int device_status_item(struct dec *d, jv v, void *item)
+{
+	struct api_dra_device_status *s = item;
+	int rc;
+	if ((rc = api__dec_want_object(d, v)) || (rc = api__dec_get_str(d, v, "driver", true, "", &s->driver)) ||
+	    (rc = api__dec_get_str(d, v, "pool", true, "", &s->pool)) ||
+	    (rc = api__dec_get_str(d, v, "device", true, "", &s->device)) ||
+	    (rc = api__dec_get_opt_str(d, v, "shareID", false, &s->share_id)))
+		return rc;
+	return api__dec_get_array(d, v, "conditions", sizeof(*s->conditions), &s->n_conditions,
+				  (void **)&s->conditions, api__dec_condition_item);
+}
+
 static int claim_spec(struct dec *d, jv spec, struct api_resource_claim *c)
 {
 	jv devs;
@@ -732,8 +747,11 @@ static int claim_status(struct dec *d, jv st, struct api_resource_claim *c)
 			return rc;
 		c->allocation = a;
 	}
-	return api__dec_get_array(d, st, "reservedFor", sizeof(*c->reserved_for), &c->n_reserved_for,
-				  (void **)&c->reserved_for, consumer_item);
+	if ((rc = api__dec_get_array(d, st, "reservedFor", sizeof(*c->reserved_for), &c->n_reserved_for,
+				     (void **)&c->reserved_for, consumer_item)))
+		return rc;
+	return api__dec_get_array(d, st, "devices", sizeof(*c->device_statuses), &c->n_device_statuses,
+				  (void **)&c->device_statuses, device_status_item);
 }
 
 /* metadata.finalizers and the extended-resource-claim annotation (the generic metadata decoder

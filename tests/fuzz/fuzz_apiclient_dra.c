@@ -142,6 +142,13 @@ static size_t claim_len(const struct api_resource_claim *c)
 	for (uint32_t i = 0; i < c->n_reserved_for; i++)
 		n += strlen(c->reserved_for[i].api_group) + strlen(c->reserved_for[i].resource) +
 		     strlen(c->reserved_for[i].name) + strlen(c->reserved_for[i].uid);
+	for (uint32_t i = 0; i < c->n_device_statuses; i++) {
+		const struct api_dra_device_status *s = &c->device_statuses[i];
+		n += strlen(s->driver) + strlen(s->pool) + strlen(s->device) + len0(s->share_id);
+		for (uint32_t k = 0; k < s->n_conditions; k++)
+			n += strlen(s->conditions[k].type) + strlen(s->conditions[k].status) +
+			     strlen(s->conditions[k].reason) + strlen(s->conditions[k].message);
+	}
 	return n;
 }
 

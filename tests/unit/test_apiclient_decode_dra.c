@@ -459,12 +459,26 @@ static void test_claim_allocated(void **state)
 	assert_string_equal(c->reserved_for[0].resource, "pods");
 	assert_string_equal(c->reserved_for[0].name, "dra-pod");
 	assert_ptr_equal(c->reserved_for[0].uid, I("419cf885-20b2-4c4f-83dd-175fe6b1f2c3"));
+
+	assert_int_equal(c->n_device_statuses, 1);
+	const struct api_dra_device_status *ds = &c->device_statuses[0];
+	assert_ptr_equal(ds->driver, I("gpu.example.com"));
+	assert_ptr_equal(ds->pool, I("node-1"));
+	assert_ptr_equal(ds->device, I("gpu-0"));
+	assert_string_equal(ds->share_id, "3f1b6a2c-0d4e-4f5a-9b8c-7d6e5f4a3b2c");
+	assert_int_equal(ds->n_conditions, 1);
+	assert_ptr_equal(ds->conditions[0].type, I("attached"));
+	assert_ptr_equal(ds->conditions[0].status, I("True"));
+	assert_string_equal(ds->conditions[0].reason, "Attached");
+	assert_string_equal(ds->conditions[0].message, "ready");
 	api_resource_claim_unref(c);
 
 	c = FIXTURE(api_resource_claim, "claim-plain.json");
 	assert_false(c->extended_resource_claim);
 	assert_null(c->allocation);
 	assert_int_equal(c->n_reserved_for, 0);
+	assert_int_equal(c->n_device_statuses, 0);
+	assert_null(c->device_statuses);
 	assert_int_equal(c->n_constraints, 0);
 	assert_int_equal(c->n_requests, 1);
 	assert_int_equal(c->requests[0].exactly->allocation_mode, API_DRA_MODE_EXACT_COUNT);
@@ -600,6 +614,11 @@ static void test_errors(void **state)
 		   "\"abc\": must be [+-]digits[.digits][suffix]");
 	DECODE_ERR(api_resource_claim, "{\"metadata\":{\"name\":\"c\",\"namespace\":\"ns\"},\"status\":{\"reservedFor\":[{\"uid\":1}]}}",
 		   "resourceclaim ns/c: status.reservedFor[0].uid: expected string, got number");
+	DECODE_ERR(api_resource_claim,
+		   "{\"metadata\":{\"name\":\"c\",\"namespace\":\"ns\"},\"status\":{\"devices\":[{\"conditions\":[{\"type\":1}]}]}}",
+		   "resourceclaim ns/c: status.devices[0].conditions[0].type: expected string, got number");
+	DECODE_ERR(api_resource_claim, "{\"metadata\":{\"name\":\"c\",\"namespace\":\"ns\"},\"status\":{\"devices\":[{\"shareID\":{}}]}}",
+		   "resourceclaim ns/c: status.devices[0].shareID: expected string, got object");
 	DECODE_ERR(api_resource_claim, "{\"metadata\":{\"name\":\"c\",\"namespace\":\"ns\",\"finalizers\":\"f\"}}",
 		   "resourceclaim ns/c: metadata.finalizers: expected array, got string");
 	DECODE_ERR(api_resource_claim,
@@ -748,6 +767,17 @@ static void test_refcount(void **state)
 	assert_null(api_resource_claim_ref(NULL));
 	assert_null(api_resource_slice_ref(NULL));
 	assert_null(api_device_taint_rule_ref(NULL));
+
+	/* a DeviceTaintRule-patched copy keeps its base alive and releases it with itself (valgrind
+	 * and ASan see the base freed exactly once) */
+	struct api_resource_slice *base = DECODE(api_resource_slice, "{\"metadata\":{\"name\":\"b\"},\"spec\":{\"driver\":\"d\"}}");
+	struct api_resource_slice *copy = DECODE(api_resource_slice, "{\"metadata\":{\"name\":\"b\"},\"spec\":{\"driver\":\"d\"}}");
+	assert_null(copy->base);
+	copy->base = api_resource_slice_ref(base);
+	api_resource_slice_unref(base);
+	assert_int_equal(base->refs, 1);
+	assert_ptr_equal(copy->base->driver, I("d"));
+	api_resource_slice_unref(copy);
 }
 
 int main(void)
