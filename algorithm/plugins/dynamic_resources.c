@@ -981,9 +981,9 @@ static enum fw_code post_filter(const struct fw_pl *pl, struct fw_cycle *c, cons
 	(void)d;
 	(void)out;
 	struct dr_state *s = fw_cycle_state(c, pl);
-	/* upstream getStateData's fwk.ErrNotFound when PreFilter did not run (another PreFilter
-	 * rejected the pod first): an error, which ends PostFilter before DefaultPreemption and
-	 * becomes the end of the FailedScheduling message */
+	/* no state: PreFilter did not run (an earlier PreFilter rejected the pod); upstream's
+	 * getStateData error, framework.ErrNotFound, becomes the PostFilter's Error "not found",
+	 * which ends up in the FailedScheduling message */
 	if (!s)
 		return fw_status_set(st, FW_ERROR, "not found");
 	if (s->n == 0)
@@ -1056,6 +1056,18 @@ static enum fw_code score(const struct fw_pl *pl, const struct fw_cycle *c, cons
 	}
 	*out = total;
 	return FW_SUCCESS;
+}
+
+enum fw_code fw_dynamic_resources_prepare(const struct fw_pl *pl, struct fw_cycle *c, const struct api_pod *pod,
+					  const struct node_info *const *nodes, uint32_t n, struct fw_status *st)
+{
+	(void)pod;
+	(void)nodes;
+	(void)n;
+	(void)st;
+	const struct dr_state *s = fw_cycle_state(c, pl);
+	/* without an allocator no node has an allocation: Score is 0 everywhere */
+	return !s || s->n == 0 || !s->allocator ? FW_SKIP : FW_SUCCESS;
 }
 
 /* ---------- Reserve / Unreserve ---------- */
@@ -1320,27 +1332,29 @@ static enum fw_code pre_bind(const struct fw_pl *pl, struct fw_cycle *c, const s
 		api_resource_claim_unref(s->claims[i]);
 		s->claims[i] = upd;
 	}
-	/* success: the claims' allocations are in the API (and assumed); nothing in flight */
+	if (has_binding_conditions(s)) {
+		const struct fw_dra_ops *ops = fw_dra_ops(pl);
+		int64_t deadline = mono_ns() + p->binding_timeout_ns;
+		for (;;) {
+			int ready = pod_ready_for_binding(pl, s, msg, sizeof(msg));
+			if (ready > 0)
+				break;
+			if (ready < 0)
+				return fw_status_set(st, FW_ERROR, msg);
+			int64_t left = deadline - mono_ns();
+			if (left <= 0)
+				return fw_status_set(st, FW_ERROR, "device binding timeout: context deadline exceeded");
+			int64_t ms = left / 1000000 < BINDING_POLL_MS ? left / 1000000 + 1 : BINDING_POLL_MS;
+			if (!dra_sleep(ops, ms))
+				return fw_status_set(st, FW_ERROR, "device binding timeout: context canceled");
+		}
+	}
+	/* upstream's prebindSuccessCleanup, only when PreBind succeeds: the allocations are in the
+	 * API (and assumed), nothing stays in flight; on failure Unreserve removes them */
 	for (uint32_t i = 0; i < s->n; i++)
 		if (s->allocation[i])
 			inflight_remove(p, s->claims[i]->meta.uid, true);
-	if (!has_binding_conditions(s))
-		return FW_SUCCESS;
-	const struct fw_dra_ops *ops = fw_dra_ops(pl);
-	int64_t deadline = mono_ns() + p->binding_timeout_ns;
-	for (;;) {
-		int ready = pod_ready_for_binding(pl, s, msg, sizeof(msg));
-		if (ready > 0)
-			return FW_SUCCESS;
-		if (ready < 0)
-			return fw_status_set(st, FW_ERROR, msg);
-		int64_t left = deadline - mono_ns();
-		if (left <= 0)
-			return fw_status_set(st, FW_ERROR, "device binding timeout: context deadline exceeded");
-		int64_t ms = left / 1000000 < BINDING_POLL_MS ? left / 1000000 + 1 : BINDING_POLL_MS;
-		if (!dra_sleep(ops, ms))
-			return fw_status_set(st, FW_ERROR, "device binding timeout: context canceled");
-	}
+	return FW_SUCCESS;
 }
 
 /* ---------- Queueing hints ---------- */
