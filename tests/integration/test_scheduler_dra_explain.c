@@ -4,8 +4,9 @@
  * second pod whose claim asks for two GPUs and stays pending. The explanation's message is the
  * FailedScheduling event's (upstream's "cannot allocate all claims"), and each node's details say
  * why: one GPU of dx-gpu is allocated to the first claim (named), dx-plain publishes no device,
- * dx-tainted's device has an untolerated taint. The one-shot command (`csched explain
- * --kubeconfig`, its own informers) prints the same details in its table. */
+ * dx-tainted's device has an untolerated taint. The live endpoint (`csched explain --server`,
+ * /debug/explain on the secure port) answers the same details, and the one-shot command
+ * (`csched explain --kubeconfig`, its own informers) prints them in its table. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -24,6 +25,7 @@
 #include "config/config.h"
 #include "harness.h"
 #include "scheduler/explain.h"
+#include "scheduler/health.h"
 #include "scheduler/scheduler.h"
 #include "testutil.h"
 
@@ -259,9 +261,42 @@ static void test_pending_dra_pod(void **state)
 			    "taint the request does not tolerate (example.com/broken=ecc:NoSchedule)\n");
 	yajl_tree_free(root);
 
+	/* the live endpoint, through the command */
+	struct err e = { 0 };
+	struct sched_auth_options ao = { .authn = cl, .authz = cl };
+	struct sched_auth *auth = sched_auth_new(&ao, &e);
+	assert_non_null(auth);
+	struct sched_health_options ho = { .bind_address = "127.0.0.1", .port = SCHED_HEALTH_PORT_EPHEMERAL,
+					   .auth = auth, .explain = sched };
+	struct sched_health *h = sched_health_start(&ho, &e);
+	if (!h)
+		fail_msg("health: %s", e.msg);
+	char *tok = NULL;
+	if (harness_kubectl(cluster.kubeconfig, NULL, &tok,
+			    "config view --raw -o jsonpath='{.users[?(@.name==\"admin-token\")].user.token}'") != 0 ||
+	    !tok || !tok[0])
+		fail_msg("admin token: %s", tok ? tok : "");
+	tok[strcspn(tok, "\r\n")] = '\0';
+	char *live = NULL;
+	int rc = harness_run(&live, "'%s' explain " NS "/second --server https://127.0.0.1:%d --token '%s' "
+				    "--insecure-skip-tls-verify -o json 2>/dev/null",
+			     CSCHED_BUILD_DIR "/csched", sched_health_port(h), tok);
+	if (rc != 0)
+		fail_msg("csched explain --server: %d: %s", rc, live);
+	yajl_val lr = yajl_tree_parse(live, NULL, 0);
+	assert_non_null(lr);
+	assert_string_equal(details_of(lr, "dx-gpu", buf, sizeof(buf)),
+			    "claim " NS "/pair-claim, request gpus (class " DRIVER "): 1 of 2 devices usable, 2 needed: 1 "
+			    "already allocated (to claims " NS "/first-claim)\n");
+	yajl_tree_free(lr);
+	free(live);
+	free(tok);
+	sched_health_stop(h);
+	sched_auth_free(auth);
+
 	/* the one-shot command, with its own informers, prints the details in the table */
 	char *out = NULL;
-	int rc = harness_run(&out, "'%s' explain " NS "/second --kubeconfig '%s' 2>/dev/null", CSCHED_BUILD_DIR "/csched",
+	rc = harness_run(&out, "'%s' explain " NS "/second --kubeconfig '%s' 2>/dev/null", CSCHED_BUILD_DIR "/csched",
 			     cluster.kubeconfig);
 	if (rc != 0)
 		fail_msg("csched explain (one-shot): %d: %s", rc, out);
