@@ -72,6 +72,7 @@ static struct api_conn *conn;
 static struct scheduler *sched;
 static struct config cfg;
 static pid_t upstream_pid;
+static pid_t binary_pid; /* test_binary's csched, stopped by teardown if the test fails */
 
 /* The two schedulers; upstream's side is off when its binary could not be built. */
 struct side {
@@ -552,6 +553,11 @@ static int teardown(void **state)
 {
 	(void)state;
 	struct err e = { 0 };
+	if (binary_pid > 0) {
+		kill(binary_pid, SIGTERM);
+		harness_wait_child(binary_pid, 10000, NULL, &e);
+		binary_pid = 0;
+	}
 	if (upstream_pid > 0) {
 		kill(upstream_pid, SIGTERM);
 		harness_wait_child(upstream_pid, 10000, NULL, &e);
@@ -1104,6 +1110,42 @@ static void test_no_device_twice(void **state)
 	}
 }
 
+/* The csched binary in place of the in-process scheduler, last: its requests go to the RBAC trace
+ * (CSCHED_API_TRACE, inherited), so that integration/rbac sees DynamicResources' claim writes
+ * (the finalizer patch, the status patch with the allocation and reservedFor). A device of its
+ * own (model "bin" on n0) keeps it clear of what the earlier scenarios allocated. */
+static void test_binary(void **state)
+{
+	(void)state;
+	struct err e = { 0 };
+	const char *tag = sides[0].tag;
+	if (!sides[0].on)
+		skip();
+	sched_free(sched); /* one scheduler for "csched" at a time */
+	sched = NULL;
+	char d[512];
+	dev(d, sizeof(d), "bin0", "bin", 0, "8Gi", "");
+	mk_slice(tag, "@D-bin", "bin", "n0", d);
+	char kc[512], logp[512];
+	snprintf(kc, sizeof(kc), "--kubeconfig=%s", cluster.kubeconfig);
+	snprintf(logp, sizeof(logp), "%s/csched-binary.log", cluster.dir);
+	char *argv[] = { CSCHED_BUILD_DIR "/csched", kc, "--leader-elect=false", "--secure-port=0", "-v=2", NULL };
+	binary_pid = harness_spawn(argv, logp, NULL, &e);
+	if (binary_pid <= 0)
+		fail_msg("csched: %s", e.msg);
+	mk_claim(tag, "bin", REQ(MODEL("bin"), ""));
+	mk_pod(&sides[0], "bin", "bin");
+	const char *n = wait_bound(tag, "bin");
+	char c[1024];
+	claim_summary(tag, "bin", c, sizeof(c));
+	kill(binary_pid, SIGTERM);
+	harness_wait_child(binary_pid, 10000, NULL, &e);
+	binary_pid = 0;
+	char got[1200];
+	snprintf(got, sizeof(got), "pod=%s %s", n, c);
+	assert_string_equal(got, "pod=n0 node=n0 results=gpu:bin/bin0 reserved=1");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1120,6 +1162,7 @@ int main(void)
 		cmocka_unit_test(test_extended_resource),
 		cmocka_unit_test(test_devices_command),
 		cmocka_unit_test(test_no_device_twice),
+		cmocka_unit_test(test_binary),
 	};
 	if (getenv("CSCHED_TEST_FILTER"))
 		cmocka_set_test_filter(getenv("CSCHED_TEST_FILTER"));
