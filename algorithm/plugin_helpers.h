@@ -25,6 +25,7 @@ extern const struct fw_plugin fw_plugin_node_declared_features;
 extern const struct fw_plugin fw_plugin_pod_topology_spread;
 extern const struct fw_plugin fw_plugin_inter_pod_affinity;
 extern const struct fw_plugin fw_plugin_default_preemption;
+extern const struct fw_plugin fw_plugin_dynamic_resources;
 
 
 /* ---------- Helpers (algorithm/helpers.c) ---------- */

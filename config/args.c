@@ -20,6 +20,7 @@ static const struct cfg_args_type *const types[CFG_ARGS_COUNT] = {
 	[CFG_ARGS_TOPOLOGY_SPREAD] = &cfg_args_topology_spread,
 	[CFG_ARGS_PREEMPTION] = &cfg_args_preemption,
 	[CFG_ARGS_VOLUME_BINDING] = &cfg_args_volume_binding,
+	[CFG_ARGS_DYNAMIC_RESOURCES] = &cfg_args_dynamic_resources,
 };
 
 const struct cfg_args_type *cfg_args_type_of(enum cfg_args_kind kind)

@@ -1,4 +1,4 @@
-/* InterPodAffinityArgs, PodTopologySpreadArgs, DefaultPreemptionArgs and VolumeBindingArgs:
+/* InterPodAffinityArgs, PodTopologySpreadArgs, DefaultPreemptionArgs, VolumeBindingArgs and DynamicResourcesArgs:
  * decoding, upstream's v1 defaults, validation and writing. */
 #include <inttypes.h>
 #include <stdio.h>
@@ -379,4 +379,65 @@ const struct cfg_args_type cfg_args_volume_binding = {
 	.finish = volume_binding_finish,
 	.validate = volume_binding_validate,
 	.write = volume_binding_write,
+};
+
+/* ---------- DynamicResourcesArgs ---------- */
+
+/* SetDefaults_DynamicResourcesArgs with v1.37's gates (DRASchedulerFilterTimeout,
+ * DRADeviceBindingConditions and DRAResourceClaimDeviceStatus on): filterTimeout 10s,
+ * bindingTimeout 600s. */
+static void dynamic_resources_defaults(void *args)
+{
+	struct cfg_dynamic_resources_args *a = args;
+	a->filter_timeout_ns = 10 * 1000000000LL;
+	a->binding_timeout_ns = 600 * 1000000000LL;
+}
+
+static int dynamic_resources_field(struct cfg_dec *d, const char *key, yaml_node_t *v, void *ctx)
+{
+	struct cfg_args_ctx *c = ctx;
+	struct cfg_dynamic_resources_args *a = c->args;
+	if (dec_key_is(d, key, "filterTimeout"))
+		return dec_duration(d, v, &a->filter_timeout_ns);
+	if (dec_key_is(d, key, "bindingTimeout"))
+		return dec_duration(d, v, &a->binding_timeout_ns);
+	return dec_unknown(d, key, v);
+}
+
+/* ValidateDynamicResourcesArgs with the gates above on (so both fields are allowed). */
+static int dynamic_resources_validate(const struct cfg_vctx *v, const char *path, const void *args)
+{
+	const struct cfg_dynamic_resources_args *a = args;
+	char p[CFG_PATH_MAX], b[48];
+	if (a->filter_timeout_ns < 0) {
+		cfg_pathf(p, sizeof(p), "%s.filterTimeout", path);
+		return cfg_verr(v, p, "Invalid value: \"%s\": must be zero or positive",
+				cfg_duration_format(a->filter_timeout_ns, b, sizeof(b)));
+	}
+	if (a->binding_timeout_ns < 1000000000LL) {
+		cfg_pathf(p, sizeof(p), "%s.bindingTimeout", path);
+		return cfg_verr(v, p, "Invalid value: \"%s\": must be at least 1 second",
+				cfg_duration_format(a->binding_timeout_ns, b, sizeof(b)));
+	}
+	return 0;
+}
+
+static void dynamic_resources_write(FILE *f, int ind, const void *args)
+{
+	const struct cfg_dynamic_resources_args *a = args;
+	char b[48];
+	cfg_write_key(f, ind, "bindingTimeout");
+	fprintf(f, " %s\n", cfg_duration_format(a->binding_timeout_ns, b, sizeof(b)));
+	cfg_write_key(f, ind, "filterTimeout");
+	fprintf(f, " %s\n", cfg_duration_format(a->filter_timeout_ns, b, sizeof(b)));
+}
+
+const struct cfg_args_type cfg_args_dynamic_resources = {
+	.kind = CFG_ARGS_DYNAMIC_RESOURCES,
+	.name = "DynamicResourcesArgs",
+	CFG_ARGS_MEMBER(dynamic_resources),
+	.set_defaults = dynamic_resources_defaults,
+	.field = dynamic_resources_field,
+	.validate = dynamic_resources_validate,
+	.write = dynamic_resources_write,
 };

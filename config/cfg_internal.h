@@ -147,7 +147,7 @@ struct cfg_args_type {
 extern const struct cfg_args_type cfg_args_fit, cfg_args_balanced;                /* args_resources.c */
 extern const struct cfg_args_type cfg_args_node_affinity;                         /* args_affinity.c */
 extern const struct cfg_args_type cfg_args_inter_pod_affinity, cfg_args_topology_spread, cfg_args_preemption,
-	cfg_args_volume_binding;                                                  /* args_other.c */
+	cfg_args_volume_binding, cfg_args_dynamic_resources;                       /* args_other.c */
 
 void cfg_args_set_defaults(struct cfg_plugin_args *a);
 /* Decodes one pluginConfig[].args of type t for plugin into its member of a. */

@@ -278,6 +278,16 @@ struct api_dra_consumer {
 	const char *uid;       /* interned (compared with a pod's uid) */
 };
 
+/* status.devices[] (AllocatedDeviceStatus): the conditions a driver reports for an allocated
+ * device, which binding conditions wait for (DRAResourceClaimDeviceStatus). Added by
+ * wt-draplugin (after the contract): DynamicResources' Filter and PreBind read them. */
+struct api_dra_device_status {
+	const char *driver, *pool, *device; /* interned */
+	const char *share_id;               /* arena, NULL when absent */
+	uint32_t n_conditions;
+	struct api_condition *conditions; /* type and status interned */
+};
+
 struct api_resource_claim {
 	int refs;
 	struct arena *arena;
@@ -300,6 +310,9 @@ struct api_resource_claim {
 	const struct api_dra_allocation *allocation; /* NULL when not allocated */
 	uint32_t n_reserved_for;
 	struct api_dra_consumer *reserved_for;
+	/* status.devices (appended after the contract; see struct api_dra_device_status) */
+	uint32_t n_device_statuses;
+	struct api_dra_device_status *device_statuses;
 };
 
 /* ---------- Pod fields ---------- */

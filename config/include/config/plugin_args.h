@@ -80,6 +80,13 @@ struct cfg_volume_binding_args {
 	const struct cfg_shape_point *shape; /* the default's static points, or the config's arena */
 };
 
+/* DynamicResourcesArgs (v1.37 gates: DRASchedulerFilterTimeout and DRADeviceBindingConditions
+ * with DRAResourceClaimDeviceStatus on, so both fields are allowed). */
+struct cfg_dynamic_resources_args {
+	int64_t filter_timeout_ns;  /* default 10s; 0 = no limit; >= 0 */
+	int64_t binding_timeout_ns; /* default 600s; >= 1s */
+};
+
 /* Which args struct a plugin takes (struct fw_plugin.args_kind; config/ maps each kind to its
  * struct cfg_args_type). */
 enum cfg_args_kind {
@@ -91,6 +98,7 @@ enum cfg_args_kind {
 	CFG_ARGS_TOPOLOGY_SPREAD,    /* PodTopologySpread */
 	CFG_ARGS_PREEMPTION,         /* DefaultPreemption */
 	CFG_ARGS_VOLUME_BINDING,     /* VolumeBinding */
+	CFG_ARGS_DYNAMIC_RESOURCES,  /* DynamicResources */
 	CFG_ARGS_COUNT,
 };
 
@@ -103,6 +111,7 @@ struct cfg_plugin_args {
 	struct cfg_topology_spread_args topology_spread;
 	struct cfg_preemption_args preemption;
 	struct cfg_volume_binding_args volume_binding;
+	struct cfg_dynamic_resources_args dynamic_resources;
 };
 
 #endif

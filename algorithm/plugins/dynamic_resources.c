@@ -1,0 +1,1365 @@
+/* DynamicResources (PreEnqueue, PreFilter, Filter, PostFilter, Score, Reserve, Unreserve,
+ * PreBind; upstream plugins/dynamicresources/dynamicresources.go, dra_manager.go and
+ * allocateddevices.go of v1.37.2 with its default gates): a pod's ResourceClaims must exist;
+ * allocated ones restrict the nodes by their allocation's node selector, unallocated ones are
+ * allocated per node by the structured allocator (dra_allocator.h) on the devices nobody else
+ * holds; Reserve keeps the chosen allocation in flight so no other pod gets those devices, and
+ * PreBind writes status.allocation and status.reservedFor through the scheduler's fw_dra_ops,
+ * then waits for the devices' binding conditions.
+ *
+ * DESIGN (threads). PreEnqueue and the queueing hints run on queue/informer threads, PreFilter,
+ * PostFilter and Reserve on the scheduler thread, Filter and Score on the worker pool, PreBind and
+ * Unreserve on a binder thread. Two kinds of shared state:
+ * - the plugin instance's (struct dr_priv, upstream's claimTracker): the in-flight allocations
+ *   (claim uid -> allocation, between Reserve and the end of PreBind or Unreserve) and the
+ *   assumed claims (the claim an API write returned, used instead of the informer's older copy
+ *   until the informer catches up: upstream's assume cache). priv->lock guards both; it is a
+ *   leaf lock: nothing is called with it held but the maps and reference counts.
+ * - the cycle's (struct dr_state, upstream's stateData): written by PreFilter, read by Filter
+ *   on many threads at once; state->lock guards the per-node allocations and the unavailable
+ *   claims Filter records (leaf lock too).
+ * An allocation computed for a node lives in that node's arena (struct dr_node_alloc,
+ * refcounted): the cycle state and an in-flight entry each hold a reference, so a pod's
+ * in-flight devices stay valid after its cycle state is reset. */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/arena.h"
+#include "common/clock.h"
+#include "common/intern.h"
+#include "common/log.h"
+#include "common/map.h"
+#include "dra_allocator.h"
+#include "plugin_helpers.h"
+
+#define NAME "DynamicResources"
+#define FINALIZER "resource.kubernetes.io/delete-protection"
+/* upstream resourceapi.FirstAvailableDeviceRequestMaxSize */
+#define FIRST_AVAILABLE_MAX 8
+/* upstream's PreBind poll of binding conditions (wait.PollUntilContextTimeout, 5 s) */
+#define BINDING_POLL_MS 5000
+/* upstream retry.DefaultRetry: 5 steps of 10 ms (jitter 0.1 left out: one writer per claim) */
+#define CONFLICT_RETRY_STEPS 5
+#define CONFLICT_RETRY_MS 10
+/* upstream cel.NewCache(10, ...) */
+#define CEL_CACHE_SIZE 10
+
+/* ---------- Plugin instance ---------- */
+
+/* A node's allocation results (one per claim to allocate, in claim order), in its own arena. */
+struct dr_node_alloc {
+	atomic_int refs;
+	struct arena *arena;
+	uint32_t n;
+	struct api_dra_allocation *results;
+};
+
+static void node_alloc_unref(struct dr_node_alloc *na)
+{
+	if (na && atomic_fetch_sub(&na->refs, 1) == 1) {
+		arena_free(na->arena);
+		free(na);
+	}
+}
+
+/* upstream inFlightAllocation: the allocation Reserve picked, shared by the pods of a claim. */
+struct dr_inflight {
+	const char *uid; /* counted intern reference (the map key) */
+	const struct api_dra_allocation *allocation; /* in holder's arena */
+	struct dr_node_alloc *holder; /* one reference */
+	int sharers;
+};
+
+/* An assumed claim (upstream AssumeCache.Assume): key "ns/name" (malloc'd, the map key). */
+struct dr_assumed {
+	char *key;
+	int64_t version; /* resourceVersion as an integer, as the assume cache compares them */
+	struct api_resource_claim *claim; /* one reference */
+};
+
+struct dr_priv {
+	int64_t filter_timeout_ns;
+	int64_t binding_timeout_ns;
+	struct dra_cel_cache *cel;
+	pthread_mutex_t lock; /* guards inflight and assumed; leaf */
+	struct map inflight;  /* claim uid -> struct dr_inflight */
+	struct map assumed;   /* "ns/name" -> struct dr_assumed */
+};
+
+static int64_t rv_int(const char *rv)
+{
+	return rv ? strtoll(rv, NULL, 10) : 0;
+}
+
+static void assumed_free(struct dr_assumed *a)
+{
+	if (!a)
+		return;
+	api_resource_claim_unref(a->claim);
+	free(a->key);
+	free(a);
+}
+
+static void inflight_free(struct dr_inflight *f)
+{
+	if (!f)
+		return;
+	node_alloc_unref(f->holder);
+	intern_release(f->uid);
+	free(f);
+}
+
+static int init(struct fw_pl *pl, struct err *e)
+{
+	static const struct cfg_dynamic_resources_args defaults = { 10 * 1000000000LL, 600 * 1000000000LL };
+	const struct cfg_dynamic_resources_args *a = pl->args ? pl->args : &defaults;
+	if (a->filter_timeout_ns < 0)
+		return err_set(e, ERR_INVALID, NAME ": filterTimeout: must be zero or positive");
+	if (a->binding_timeout_ns < 1000000000LL)
+		return err_set(e, ERR_INVALID, NAME ": bindingTimeout: must be at least 1 second");
+	struct dr_priv *p = calloc(1, sizeof(*p));
+	if (!p)
+		return err_set(e, ERR_NOMEM, NAME ": out of memory");
+	p->filter_timeout_ns = a->filter_timeout_ns;
+	p->binding_timeout_ns = a->binding_timeout_ns;
+	p->cel = dra_cel_cache_new(CEL_CACHE_SIZE);
+	if (!p->cel || pthread_mutex_init(&p->lock, NULL) != 0) {
+		dra_cel_cache_free(p->cel);
+		free(p);
+		return err_set(e, ERR_NOMEM, NAME ": out of memory");
+	}
+	map_init(&p->inflight);
+	map_init(&p->assumed);
+	pl->priv = p;
+	return 0;
+}
+
+static void release(struct fw_pl *pl)
+{
+	struct dr_priv *p = pl->priv;
+	if (!p)
+		return;
+	size_t it = 0;
+	const char *k;
+	void *v;
+	while (map_next(&p->inflight, &it, &k, &v))
+		inflight_free(v);
+	it = 0;
+	while (map_next(&p->assumed, &it, &k, &v))
+		assumed_free(v);
+	map_release(&p->inflight);
+	map_release(&p->assumed);
+	pthread_mutex_destroy(&p->lock);
+	dra_cel_cache_free(p->cel);
+	free(p);
+	pl->priv = NULL;
+}
+
+/* ---------- Claims as the assume cache sees them ---------- */
+
+static void claim_key(char *buf, size_t size, const char *ns, const char *name)
+{
+	snprintf(buf, size, "%s/%s", ns, name);
+}
+
+/* upstream claimTracker.Get: the informer's claim, or the assumed one while it is newer. A new
+ * reference, or NULL when the claim does not exist. */
+static struct api_resource_claim *claim_get(const struct fw_pl *pl, const char *ns, const char *name)
+{
+	struct dr_priv *p = pl->priv;
+	struct api_resource_claim *c = fw_get_resource_claim(pl, ns, name);
+	struct dr_assumed *drop = NULL;
+	char key[512];
+	claim_key(key, sizeof(key), ns, name);
+	pthread_mutex_lock(&p->lock);
+	struct dr_assumed *a = map_get(&p->assumed, key);
+	if (a) {
+		if (!c || rv_int(c->meta.resource_version) >= a->version) {
+			/* the informer caught up (or deleted the claim): the assumed copy is done */
+			drop = map_del(&p->assumed, key);
+		} else {
+			api_resource_claim_unref(c);
+			c = api_resource_claim_ref(a->claim);
+		}
+	}
+	pthread_mutex_unlock(&p->lock);
+	assumed_free(drop);
+	return c;
+}
+
+/* upstream AssumeCache.Assume: claim (an API write's answer) replaces the cached one until the
+ * informer delivers this version or a newer one. An older version than the informer's is not
+ * assumed (upstream's "out of sync" error, which PreBind only logs). */
+static void claim_assume(const struct fw_pl *pl, struct api_resource_claim *claim)
+{
+	struct dr_priv *p = pl->priv;
+	int64_t version = rv_int(claim->meta.resource_version);
+	struct api_resource_claim *cur = fw_get_resource_claim(pl, claim->meta.namespace, claim->meta.name);
+	bool stale = cur && rv_int(cur->meta.resource_version) > version;
+	api_resource_claim_unref(cur);
+	if (stale)
+		return;
+	struct dr_assumed *a = calloc(1, sizeof(*a));
+	char key[512];
+	claim_key(key, sizeof(key), claim->meta.namespace, claim->meta.name);
+	if (!a || !(a->key = strdup(key))) {
+		free(a);
+		LOG_WARN(NAME ": out of memory assuming claim %s", key);
+		return;
+	}
+	a->version = version;
+	a->claim = api_resource_claim_ref(claim);
+	void *old = NULL;
+	pthread_mutex_lock(&p->lock);
+	int rc = map_put(&p->assumed, a->key, a, &old);
+	pthread_mutex_unlock(&p->lock);
+	if (rc < 0) {
+		LOG_WARN(NAME ": out of memory assuming claim %s", key);
+		assumed_free(a);
+		return;
+	}
+	assumed_free(old);
+}
+
+/* upstream AssumeCache.Restore: forget the assumed copy of ns/name. */
+static void claim_restore(const struct fw_pl *pl, const char *ns, const char *name)
+{
+	struct dr_priv *p = pl->priv;
+	char key[512];
+	claim_key(key, sizeof(key), ns, name);
+	pthread_mutex_lock(&p->lock);
+	struct dr_assumed *a = map_del(&p->assumed, key);
+	pthread_mutex_unlock(&p->lock);
+	assumed_free(a);
+}
+
+/* upstream GetPendingAllocation: whether claim uid has an in-flight allocation. */
+static bool inflight_has(struct dr_priv *p, const char *uid)
+{
+	pthread_mutex_lock(&p->lock);
+	bool found = map_get(&p->inflight, uid) != NULL;
+	pthread_mutex_unlock(&p->lock);
+	return found;
+}
+
+/* upstream MaybeRemoveClaimPendingAllocation: true when the entry was removed. */
+static bool inflight_remove(struct dr_priv *p, const char *uid, bool force)
+{
+	struct dr_inflight *gone = NULL;
+	pthread_mutex_lock(&p->lock);
+	struct dr_inflight *f = map_get(&p->inflight, uid);
+	if (f) {
+		if (force || f->sharers == 1)
+			gone = map_del(&p->inflight, uid);
+		else
+			f->sharers--;
+	}
+	pthread_mutex_unlock(&p->lock);
+	inflight_free(gone);
+	return gone != NULL;
+}
+
+/* ---------- Pod claims (upstream resourceclaim.Name, IsForPod, foreachPodResourceClaim) ---------- */
+
+static bool claim_reserved_for_pod(const struct api_resource_claim *c, const struct api_pod *pod)
+{
+	for (uint32_t i = 0; i < c->n_reserved_for; i++)
+		if (c->reserved_for[i].uid == pod->meta.uid ||
+		    (c->reserved_for[i].uid && pod->meta.uid && strcmp(c->reserved_for[i].uid, pod->meta.uid) == 0))
+			return true;
+	return false;
+}
+
+/* upstream resourceclaim.CanBeReserved: v1.37 has no limit on reservedFor any more. */
+static bool claim_can_be_reserved(const struct api_resource_claim *c)
+{
+	(void)c;
+	return true;
+}
+
+static bool claim_controlled_by(const struct api_resource_claim *c, const struct api_pod *pod)
+{
+	for (uint32_t i = 0; i < c->meta.n_owner_refs; i++) {
+		const struct api_owner_ref *o = &c->meta.owner_refs[i];
+		if (o->controller)
+			return o->uid && pod->meta.uid && strcmp(o->uid, pod->meta.uid) == 0;
+	}
+	return false;
+}
+
+/* Calls fn(arg, claim) for each claim of pod (borrowed for the call), in spec order, skipping
+ * template claims the controller decided not to create. Returns 0, or 1 with msg (upstream's
+ * error text) when a claim is missing, being deleted or not the pod's. */
+static int each_pod_claim(const struct fw_pl *pl, const struct api_pod *pod,
+			  void (*fn)(void *arg, struct api_resource_claim *c), void *arg, char *msg, size_t size)
+{
+	for (uint32_t i = 0; i < pod->n_resource_claims; i++) {
+		const struct api_pod_resource_claim *pc = &pod->resource_claims[i];
+		const char *name = NULL;
+		bool check_owner = false;
+		if (pc->resource_claim_name) {
+			name = pc->resource_claim_name;
+		} else if (pc->resource_claim_template_name) {
+			bool found = false;
+			for (uint32_t j = 0; j < pod->n_resource_claim_statuses; j++)
+				if (strcmp(pod->resource_claim_statuses[j].name, pc->name) == 0) {
+					name = pod->resource_claim_statuses[j].resource_claim_name;
+					found = true;
+					break;
+				}
+			if (!found) {
+				snprintf(msg, size, "pod \"%s/%s\": ResourceClaim not created yet", pod->meta.namespace,
+					 pod->meta.name);
+				return 1;
+			}
+			check_owner = true;
+		} else {
+			snprintf(msg, size, "pod \"%s/%s\", spec.resourceClaim \"%s\": none of the supported fields are set",
+				 pod->meta.namespace, pod->meta.name, pc->name);
+			return 1;
+		}
+		if (!name)
+			continue; /* no claim needed */
+		struct api_resource_claim *c = claim_get(pl, pod->meta.namespace, name);
+		if (!c) {
+			snprintf(msg, size, "could not find ResourceClaim \"%s/%s\"", pod->meta.namespace, name);
+			return 1;
+		}
+		if (c->meta.being_deleted) {
+			snprintf(msg, size, "resourceclaim \"%s\" is being deleted", c->meta.name);
+			api_resource_claim_unref(c);
+			return 1;
+		}
+		if (check_owner && !claim_controlled_by(c, pod)) {
+			snprintf(msg, size, "ResourceClaim %s/%s was not created for Pod %s/%s (Pod is not owner)",
+				 c->meta.namespace, c->meta.name, pod->meta.namespace, pod->meta.name);
+			api_resource_claim_unref(c);
+			return 1;
+		}
+		if (fn)
+			fn(arg, c);
+		api_resource_claim_unref(c);
+	}
+	return 0;
+}
+
+/* ---------- PreEnqueue ---------- */
+
+static enum fw_code pre_enqueue(const struct fw_pl *pl, const struct api_pod *pod, struct fw_status *st)
+{
+	char msg[FW_STATUS_TEXT_MAX];
+	if (each_pod_claim(pl, pod, NULL, NULL, msg, sizeof(msg)))
+		return fw_status_set(st, FW_UNSCHEDULABLE_AND_UNRESOLVABLE, msg);
+	return FW_SUCCESS;
+}
+
+/* ---------- Cycle state ---------- */
+
+struct dr_state {
+	uint32_t n;
+	struct api_resource_claim **claims; /* references; PreBind swaps in the updated ones */
+	const struct api_node_selector **available_on; /* allocated claims' node selectors (NULL: any) */
+	bool *has_available_on;
+	const struct api_dra_allocation **allocation; /* set by Reserve (upstream informationsForClaim) */
+	struct dr_node_alloc *reserved;               /* the node allocation Reserve used (a reference) */
+	uint32_t n_to_allocate;
+	struct dra_allocated_state *allocated;
+	struct api_resource_slice **slices;
+	uint32_t n_slices;
+	struct dra_allocator *allocator;
+
+	pthread_mutex_t lock; /* guards unavailable and nodes (Filter runs on many threads); leaf */
+	bool lock_ok;
+	bool *unavailable;
+	struct map nodes; /* interned node name -> struct dr_node_alloc */
+};
+
+static void state_free(void *arg)
+{
+	struct dr_state *s = arg;
+	dra_allocator_free(s->allocator);
+	dra_allocated_state_free(s->allocated);
+	for (uint32_t i = 0; i < s->n_slices; i++)
+		api_resource_slice_unref(s->slices[i]);
+	free(s->slices);
+	for (uint32_t i = 0; i < s->n; i++)
+		api_resource_claim_unref(s->claims[i]);
+	free(s->claims);
+	free(s->available_on);
+	free(s->has_available_on);
+	free(s->allocation);
+	free(s->unavailable);
+	node_alloc_unref(s->reserved);
+	size_t it = 0;
+	const char *k;
+	void *v;
+	while (map_next(&s->nodes, &it, &k, &v))
+		node_alloc_unref(v);
+	map_release(&s->nodes);
+	if (s->lock_ok)
+		pthread_mutex_destroy(&s->lock);
+	free(s);
+}
+
+struct collect {
+	struct api_resource_claim **v;
+	uint32_t n, cap;
+	bool nomem;
+};
+
+static void collect_claim(void *arg, struct api_resource_claim *c)
+{
+	struct collect *cl = arg;
+	if (cl->n == cl->cap) {
+		uint32_t cap = cl->cap ? cl->cap * 2 : 4;
+		void *v = realloc(cl->v, cap * sizeof(*cl->v));
+		if (!v) {
+			cl->nomem = true;
+			return;
+		}
+		cl->v = v;
+		cl->cap = cap;
+	}
+	cl->v[cl->n++] = api_resource_claim_ref(c);
+}
+
+/* upstream validateDeviceClass: NULL when the class exists (st untouched), else the status. */
+static bool class_missing(const struct fw_pl *pl, const char *class_name, const char *request, struct fw_status *st)
+{
+	if (!class_name || !*class_name) {
+		fw_status_setf(st, FW_ERROR, "request %s: unsupported request type", request);
+		return true;
+	}
+	struct api_device_class *dc = fw_get_device_class(pl, class_name);
+	if (!dc) {
+		fw_status_setf(st, FW_UNSCHEDULABLE_AND_UNRESOLVABLE, "request %s: device class %s does not exist", request,
+			       class_name);
+		return true;
+	}
+	api_device_class_unref(dc);
+	return false;
+}
+
+/* The allocated state (upstream GatherAllocatedState): every claim's allocation as the assume
+ * cache sees it, plus the in-flight allocations. */
+struct gather {
+	struct dra_allocated_state *st;
+	struct dr_assumed **assumed; /* snapshot (references to the claims) */
+	uint32_t n_assumed;
+	int rc;
+};
+
+static int gather_claim(void *arg, const struct api_resource_claim *c)
+{
+	struct gather *g = arg;
+	for (uint32_t i = 0; i < g->n_assumed; i++) {
+		const struct api_resource_claim *a = g->assumed[i]->claim;
+		if (a->meta.namespace == c->meta.namespace && strcmp(a->meta.name, c->meta.name) == 0 &&
+		    g->assumed[i]->version > rv_int(c->meta.resource_version))
+			return 0; /* the assumed copy counts instead */
+	}
+	if (c->allocation && dra_allocated_state_add(g->st, c->allocation) < 0)
+		return g->rc = ERR_NOMEM;
+	return 0;
+}
+
+static struct dra_allocated_state *gather_allocated(const struct fw_pl *pl, struct err *e)
+{
+	struct dr_priv *p = pl->priv;
+	struct gather g = { .st = dra_allocated_state_new() };
+	struct dr_node_alloc **holders = NULL;
+	const struct api_dra_allocation **allocs = NULL;
+	uint32_t n_holders = 0;
+	if (!g.st)
+		goto nomem;
+	/* snapshot both maps under the lock, use them without it */
+	pthread_mutex_lock(&p->lock);
+	size_t na = map_len(&p->assumed), nf = map_len(&p->inflight);
+	g.assumed = calloc(na ? na : 1, sizeof(*g.assumed));
+	holders = calloc(nf ? nf : 1, sizeof(*holders));
+	allocs = calloc(nf ? nf : 1, sizeof(*allocs));
+	if (g.assumed && holders && allocs) {
+		size_t it = 0;
+		const char *k;
+		void *v;
+		while (map_next(&p->assumed, &it, &k, &v)) {
+			struct dr_assumed *src = v, *cp = malloc(sizeof(*cp));
+			if (!cp)
+				break;
+			*cp = (struct dr_assumed){ .key = NULL, .version = src->version,
+						   .claim = api_resource_claim_ref(src->claim) };
+			g.assumed[g.n_assumed++] = cp;
+		}
+		it = 0;
+		while (map_next(&p->inflight, &it, &k, &v)) {
+			struct dr_inflight *f = v;
+			atomic_fetch_add(&f->holder->refs, 1);
+			holders[n_holders] = f->holder;
+			allocs[n_holders++] = f->allocation;
+		}
+	}
+	pthread_mutex_unlock(&p->lock);
+	if (!g.assumed || !holders || !allocs || g.n_assumed != na)
+		goto nomem;
+	fw_each_resource_claim(pl, gather_claim, &g);
+	if (g.rc < 0)
+		goto nomem;
+	for (uint32_t i = 0; i < g.n_assumed; i++) {
+		const struct api_resource_claim *a = g.assumed[i]->claim;
+		if (a->allocation && dra_allocated_state_add(g.st, a->allocation) < 0)
+			goto nomem;
+	}
+	for (uint32_t i = 0; i < n_holders; i++)
+		if (dra_allocated_state_add(g.st, allocs[i]) < 0)
+			goto nomem;
+	goto out;
+nomem:
+	err_set(e, ERR_NOMEM, "gather allocation state: out of memory");
+	dra_allocated_state_free(g.st);
+	g.st = NULL;
+out:
+	for (uint32_t i = 0; i < g.n_assumed; i++)
+		assumed_free(g.assumed[i]);
+	free(g.assumed);
+	for (uint32_t i = 0; i < n_holders; i++)
+		node_alloc_unref(holders[i]);
+	free(holders);
+	free(allocs);
+	return g.st;
+}
+
+/* The slices with DeviceTaintRules applied (upstream ListWithDeviceTaintRules). */
+struct slices_ctx {
+	struct api_device_taint_rule **rules;
+	uint32_t n_rules, cap_rules;
+	struct api_resource_slice **slices;
+	uint32_t n_slices, cap_slices;
+	struct err *e;
+	int rc;
+};
+
+static int collect_rule(void *arg, const struct api_device_taint_rule *r)
+{
+	struct slices_ctx *x = arg;
+	if (x->n_rules == x->cap_rules) {
+		uint32_t cap = x->cap_rules ? x->cap_rules * 2 : 8;
+		void *v = realloc(x->rules, cap * sizeof(*x->rules));
+		if (!v)
+			return x->rc = err_set(x->e, ERR_NOMEM, "device taint rules: out of memory");
+		x->rules = v;
+		x->cap_rules = cap;
+	}
+	x->rules[x->n_rules++] = api_device_taint_rule_ref((struct api_device_taint_rule *)r);
+	return 0;
+}
+
+static int collect_slice(void *arg, const struct api_resource_slice *s)
+{
+	struct slices_ctx *x = arg;
+	if (x->n_slices == x->cap_slices) {
+		uint32_t cap = x->cap_slices ? x->cap_slices * 2 : 16;
+		void *v = realloc(x->slices, cap * sizeof(*x->slices));
+		if (!v)
+			return x->rc = err_set(x->e, ERR_NOMEM, "resource slices: out of memory");
+		x->slices = v;
+		x->cap_slices = cap;
+	}
+	struct api_resource_slice *patched =
+		dra_slice_with_taint_rules((struct api_resource_slice *)s,
+					   (const struct api_device_taint_rule *const *)x->rules, x->n_rules, x->e);
+	if (!patched)
+		return x->rc = ERR_NOMEM;
+	x->slices[x->n_slices++] = patched;
+	return 0;
+}
+
+static struct api_device_class *class_lookup(void *ctx, const char *name)
+{
+	return fw_get_device_class(ctx, name);
+}
+
+static enum fw_code pre_filter(const struct fw_pl *pl, struct fw_cycle *c, const struct api_pod *pod,
+			       struct fw_node_names *out, struct fw_status *st)
+{
+	(void)out;
+	struct dr_priv *p = pl->priv;
+	struct collect cl = { 0 };
+	char msg[FW_STATUS_TEXT_MAX];
+	struct err e = { 0 };
+	struct slices_ctx sx = { .e = &e };
+	enum fw_code code = FW_SUCCESS;
+	struct dr_state *s = calloc(1, sizeof(*s));
+	if (!s)
+		return fw_status_set(st, FW_ERROR, NAME ": out of memory");
+	map_init(&s->nodes);
+	if (fw_cycle_on_release(c, state_free, s) < 0) {
+		state_free(s);
+		return fw_status_set(st, FW_ERROR, NAME ": out of memory");
+	}
+	s->lock_ok = pthread_mutex_init(&s->lock, NULL) == 0;
+	if (!s->lock_ok)
+		return fw_status_set(st, FW_ERROR, NAME ": mutex init failed");
+	fw_cycle_set_state(c, pl, s);
+
+	if (each_pod_claim(pl, pod, collect_claim, &cl, msg, sizeof(msg))) {
+		code = fw_status_set(st, FW_UNSCHEDULABLE_AND_UNRESOLVABLE, msg);
+		goto out;
+	}
+	if (cl.nomem) {
+		code = fw_status_set(st, FW_ERROR, NAME ": out of memory");
+		goto out;
+	}
+	/* the claims belong to the state from here on */
+	s->claims = cl.v;
+	s->n = cl.n;
+	cl.v = NULL;
+	cl.n = 0;
+	if (s->n == 0) {
+		code = fw_status_set(st, FW_SKIP, NULL);
+		goto out;
+	}
+	uint32_t n = s->n;
+	s->available_on = calloc(n, sizeof(*s->available_on));
+	s->has_available_on = calloc(n, sizeof(*s->has_available_on));
+	s->allocation = calloc(n, sizeof(*s->allocation));
+	s->unavailable = calloc(n, sizeof(*s->unavailable));
+	if (!s->available_on || !s->has_available_on || !s->allocation || !s->unavailable) {
+		code = fw_status_set(st, FW_ERROR, NAME ": out of memory");
+		goto out;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		const struct api_resource_claim *claim = s->claims[i];
+		if (claim->allocation && !claim_can_be_reserved(claim) && !claim_reserved_for_pod(claim, pod)) {
+			code = fw_status_set(st, FW_UNSCHEDULABLE_AND_UNRESOLVABLE, "resourceclaim in use");
+			goto out;
+		}
+		if (claim->allocation) {
+			/* nodeSelectorFromAllocation: no selector = every node */
+			s->available_on[i] = claim->allocation->node_selector;
+			s->has_available_on[i] = claim->allocation->node_selector != NULL;
+			continue;
+		}
+		s->n_to_allocate++;
+		if (inflight_has(p, claim->meta.uid)) {
+			code = fw_status_setf(st, FW_UNSCHEDULABLE_AND_UNRESOLVABLE,
+					      "resource claim %s/%s is in the process of being allocated",
+					      claim->meta.namespace, claim->meta.name);
+			goto out;
+		}
+		for (uint32_t r = 0; r < claim->n_requests; r++) {
+			const struct api_dra_request *req = &claim->requests[r];
+			if (req->exactly) {
+				if (class_missing(pl, req->exactly->device_class_name, req->name, st)) {
+					code = st->code;
+					goto out;
+				}
+			} else if (req->n_first_available > 0) {
+				for (uint32_t k = 0; k < req->n_first_available; k++) {
+					char qual[512];
+					snprintf(qual, sizeof(qual), "%s/%s", req->name, req->first_available[k].name);
+					if (class_missing(pl, req->first_available[k].device_class_name, qual, st)) {
+						code = st->code;
+						goto out;
+					}
+				}
+			} else {
+				code = fw_status_setf(st, FW_UNSCHEDULABLE_AND_UNRESOLVABLE,
+						      "resource claim %s/%s, request %s: unknown request type",
+						      claim->meta.namespace, claim->meta.name, req->name);
+				goto out;
+			}
+		}
+	}
+	if (s->n_to_allocate == 0)
+		goto out;
+	s->allocated = gather_allocated(pl, &e);
+	if (!s->allocated) {
+		code = fw_status_setf(st, FW_ERROR, "%s", e.msg);
+		goto out;
+	}
+	fw_each_device_taint_rule(pl, collect_rule, &sx);
+	if (sx.rc == 0)
+		fw_each_resource_slice(pl, collect_slice, &sx);
+	if (sx.rc < 0) {
+		code = fw_status_setf(st, FW_ERROR, "%s", e.msg);
+		goto out;
+	}
+	s->slices = sx.slices;
+	s->n_slices = sx.n_slices;
+	sx.slices = NULL;
+	sx.n_slices = 0;
+	s->allocator = dra_allocator_new(&dra_features_default, s->allocated, class_lookup, (void *)pl,
+					 (struct api_resource_slice *const *)s->slices, s->n_slices, p->cel, &e);
+	if (!s->allocator)
+		code = fw_status_setf(st, FW_ERROR, "%s", e.msg);
+out:
+	for (uint32_t i = 0; i < cl.n; i++)
+		api_resource_claim_unref(cl.v[i]);
+	free(cl.v);
+	for (uint32_t i = 0; i < sx.n_rules; i++)
+		api_device_taint_rule_unref(sx.rules[i]);
+	free(sx.rules);
+	for (uint32_t i = 0; i < sx.n_slices; i++)
+		api_resource_slice_unref(sx.slices[i]);
+	free(sx.slices);
+	return code;
+}
+
+/* ---------- Binding conditions (upstream isClaimReadyForBinding, isClaimTimeout) ---------- */
+
+static const struct api_dra_device_status *device_status(const struct api_resource_claim *c,
+							 const struct api_dra_device_result *r)
+{
+	for (uint32_t i = 0; i < c->n_device_statuses; i++) {
+		const struct api_dra_device_status *d = &c->device_statuses[i];
+		if (d->device == r->device && d->driver == r->driver && d->pool == r->pool)
+			return d;
+	}
+	return NULL;
+}
+
+static const struct api_condition *find_condition(const struct api_dra_device_status *d, const char *type)
+{
+	for (uint32_t i = 0; i < d->n_conditions; i++)
+		if (d->conditions[i].type && strcmp(d->conditions[i].type, type) == 0)
+			return &d->conditions[i];
+	return NULL;
+}
+
+static bool condition_true(const struct api_dra_device_status *d, const char *type)
+{
+	const struct api_condition *c = find_condition(d, type);
+	return c && c->status && strcmp(c->status, "True") == 0;
+}
+
+/* 1 ready, 0 not yet, -1 a binding failure condition is true (msg says which). */
+static int claim_ready_for_binding(const struct api_resource_claim *c, char *msg, size_t size)
+{
+	if (!c->allocation)
+		return 0;
+	for (uint32_t i = 0; i < c->allocation->n_results; i++) {
+		const struct api_dra_device_result *r = &c->allocation->results[i];
+		if (r->n_binding_conditions == 0)
+			continue;
+		const struct api_dra_device_status *d = device_status(c, r);
+		if (!d)
+			return 0;
+		for (uint32_t k = 0; k < r->n_binding_failure_conditions; k++) {
+			const struct api_condition *f = find_condition(d, r->binding_failure_conditions[k]);
+			if (f && f->status && strcmp(f->status, "True") == 0) {
+				snprintf(msg, size, "device binding failed: claim=%s, reason=%s, message=\"%s\"", c->meta.name,
+					 f->reason ? f->reason : "", f->message ? f->message : "");
+				return -1;
+			}
+		}
+		for (uint32_t k = 0; k < r->n_binding_conditions; k++)
+			if (!condition_true(d, r->binding_conditions[k]))
+				return 0;
+	}
+	return 1;
+}
+
+static bool claim_binding_timed_out(const struct dr_priv *p, const struct api_resource_claim *c)
+{
+	const struct api_dra_allocation *a = c->allocation;
+	if (!a || !a->has_allocation_timestamp)
+		return false;
+	int64_t now_us = wall_us();
+	for (uint32_t i = 0; i < a->n_results; i++) {
+		if (!a->results[i].binding_conditions)
+			continue;
+		if (a->allocation_timestamp * 1000000 + p->binding_timeout_ns / 1000 < now_us)
+			return true;
+	}
+	return false;
+}
+
+/* ---------- Filter ---------- */
+
+static enum fw_code filter(const struct fw_pl *pl, const struct fw_cycle *c, const struct api_pod *pod,
+			   const struct node_info *ni, struct fw_status *st)
+{
+	(void)pod;
+	struct dr_priv *p = pl->priv;
+	struct dr_state *s = fw_cycle_state(c, pl);
+	const struct api_node *node = ni->node;
+	const struct api_resource_claim **to_alloc = NULL;
+	struct dr_node_alloc *na = NULL;
+	bool *unavailable = NULL;
+	uint32_t n_unavailable = 0;
+	enum fw_code code = FW_SUCCESS;
+	if (!s)
+		return fw_status_set(st, FW_ERROR, NAME ": no state from PreFilter");
+	if (s->n == 0)
+		return FW_SUCCESS;
+	unavailable = calloc(s->n, sizeof(*unavailable));
+	if (!unavailable)
+		return fw_status_set(st, FW_ERROR, NAME ": out of memory");
+	for (uint32_t i = 0; i < s->n; i++) {
+		const struct api_resource_claim *claim = s->claims[i];
+		const struct api_node_selector *sel = s->available_on[i];
+		if (s->has_available_on[i] && !fw_node_selector_matches(sel->terms, sel->n_terms, node)) {
+			unavailable[i] = true;
+			n_unavailable++;
+			continue;
+		}
+		if (claim->allocation) {
+			char why[FW_STATUS_TEXT_MAX];
+			int ready = claim_ready_for_binding(claim, why, sizeof(why));
+			if (ready < 0 || (ready == 0 && claim_binding_timed_out(p, claim))) {
+				unavailable[i] = true;
+				n_unavailable++;
+			}
+		}
+	}
+	if (s->allocator) {
+		to_alloc = calloc(s->n, sizeof(*to_alloc));
+		na = calloc(1, sizeof(*na));
+		if (!to_alloc || !na || !(na->arena = arena_new(4096)) ||
+		    !(na->results = arena_alloc(na->arena, s->n * sizeof(*na->results)))) {
+			code = fw_status_set(st, FW_ERROR, NAME ": out of memory");
+			goto out;
+		}
+		atomic_init(&na->refs, 1);
+		uint32_t k = 0;
+		for (uint32_t i = 0; i < s->n; i++)
+			if (!s->claims[i]->allocation)
+				to_alloc[k++] = s->claims[i];
+		int64_t deadline = p->filter_timeout_ns > 0 ? mono_ns() + p->filter_timeout_ns : 0;
+		struct err e = { 0 };
+		enum dra_result r = dra_allocator_allocate(s->allocator, node, to_alloc, k, deadline, na->arena,
+							   na->results, &e);
+		switch (r) {
+		case DRA_ALLOCATED:
+			na->n = k;
+			break;
+		case DRA_TIMEOUT:
+			code = fw_status_setf(st, FW_ERROR, "node %s: timed out trying to allocate devices", node->meta.name);
+			goto out;
+		case DRA_UNSCHEDULABLE:
+			code = fw_status_set(st, FW_UNSCHEDULABLE_AND_UNRESOLVABLE,
+					     e.msg[0] ? e.msg : "cannot allocate all claims");
+			goto out;
+		default:
+			code = fw_status_setf(st, FW_ERROR, "%s", e.msg);
+			goto out;
+		}
+	}
+	if (n_unavailable || na) {
+		pthread_mutex_lock(&s->lock);
+		if (n_unavailable) {
+			for (uint32_t i = 0; i < s->n; i++)
+				if (unavailable[i])
+					s->unavailable[i] = true;
+		} else {
+			void *old = NULL;
+			if (map_put(&s->nodes, node->meta.name, na, &old) < 0)
+				code = fw_status_set(st, FW_ERROR, NAME ": out of memory");
+			else
+				na = NULL; /* the state's now */
+			node_alloc_unref(old);
+		}
+		pthread_mutex_unlock(&s->lock);
+		if (n_unavailable)
+			code = fw_status_set(st, FW_UNSCHEDULABLE_AND_UNRESOLVABLE, "resourceclaim not available on the node");
+	}
+out:
+	node_alloc_unref(na);
+	free(to_alloc);
+	free(unavailable);
+	return code;
+}
+
+/* ---------- PostFilter ---------- */
+
+static enum fw_code post_filter(const struct fw_pl *pl, struct fw_cycle *c, const struct api_pod *pod,
+				const struct fw_diagnosis *d, struct fw_post_filter_result *out, struct fw_status *st)
+{
+	(void)d;
+	(void)out;
+	struct dr_state *s = fw_cycle_state(c, pl);
+	if (!s || s->n == 0)
+		return fw_status_set(st, FW_UNSCHEDULABLE, NULL);
+	const struct fw_dra_ops *ops = fw_dra_ops(pl);
+	for (uint32_t i = 0; i < s->n; i++) {
+		if (!s->unavailable || !s->unavailable[i])
+			continue;
+		const struct api_resource_claim *claim = s->claims[i];
+		if (claim->n_reserved_for == 0 ||
+		    (claim->n_reserved_for == 1 && claim_reserved_for_pod(claim, pod))) {
+			struct err e = { 0 };
+			int rc = ops->deallocate ? ops->deallocate(ops->ctx, claim, &e)
+						 : err_set(&e, ERR_UNSUPPORTED, "deallocate claim %s/%s: no DRA ops",
+							   claim->meta.namespace, claim->meta.name);
+			if (rc < 0)
+				return fw_status_setf(st, FW_ERROR, "%s", e.msg);
+			return fw_status_set(st, FW_UNSCHEDULABLE, "deallocation of ResourceClaim completed");
+		}
+	}
+	return fw_status_set(st, FW_UNSCHEDULABLE, NULL);
+}
+
+/* ---------- Score (upstream computeScore) ---------- */
+
+static bool results_have_request(const struct api_dra_allocation *a, const char *req, const char *sub)
+{
+	size_t lr = strlen(req);
+	for (uint32_t i = 0; i < a->n_results; i++) {
+		const char *r = a->results[i].request;
+		if (r && strncmp(r, req, lr) == 0 && r[lr] == '/' && strcmp(r + lr + 1, sub) == 0)
+			return true;
+	}
+	return false;
+}
+
+static enum fw_code score(const struct fw_pl *pl, const struct fw_cycle *c, const struct api_pod *pod,
+			  const struct node_info *ni, int64_t *out, struct fw_status *st)
+{
+	(void)pod;
+	struct dr_state *s = fw_cycle_state(c, pl);
+	*out = 0;
+	if (!s || s->n == 0)
+		return FW_SUCCESS;
+	pthread_mutex_lock(&s->lock);
+	struct dr_node_alloc *na = map_get(&s->nodes, ni->node->meta.name);
+	pthread_mutex_unlock(&s->lock);
+	if (!na)
+		return FW_SUCCESS;
+	int64_t total = 0;
+	uint32_t k = 0;
+	for (uint32_t i = 0; i < s->n; i++) {
+		const struct api_resource_claim *claim = s->claims[i];
+		const struct api_dra_allocation *a = claim->allocation;
+		if (!a) {
+			if (k >= na->n)
+				return fw_status_setf(st, FW_ERROR,
+						      "number of allocations %u is smaller than number of claims needing allocation",
+						      na->n);
+			a = &na->results[k++];
+		}
+		for (uint32_t r = 0; r < claim->n_requests; r++) {
+			const struct api_dra_request *req = &claim->requests[r];
+			if (req->exactly)
+				continue;
+			for (uint32_t j = 0; j < req->n_first_available; j++)
+				if (results_have_request(a, req->name, req->first_available[j].name))
+					total += FIRST_AVAILABLE_MAX - (int64_t)j;
+		}
+	}
+	*out = total;
+	return FW_SUCCESS;
+}
+
+/* ---------- Reserve / Unreserve ---------- */
+
+static bool has_finalizer(const struct api_resource_claim *c)
+{
+	for (uint32_t i = 0; i < c->n_finalizers; i++)
+		if (strcmp(c->finalizers[i], FINALIZER) == 0)
+			return true;
+	return false;
+}
+
+/* upstream SignalClaimPendingAllocation. */
+static int inflight_signal(const struct fw_pl *pl, const struct api_resource_claim *claim,
+			   const struct api_dra_allocation *allocation, struct dr_node_alloc *holder, struct err *e)
+{
+	struct dr_priv *p = pl->priv;
+	pthread_mutex_lock(&p->lock);
+	struct dr_inflight *f = map_get(&p->inflight, claim->meta.uid);
+	if (f)
+		f->sharers++;
+	pthread_mutex_unlock(&p->lock);
+	if (f)
+		return 0;
+	struct api_resource_claim *assumed = claim_get(pl, claim->meta.namespace, claim->meta.name);
+	if (!assumed)
+		return err_set(e, ERR_NOT_FOUND, "look up assumed claim %s/%s, UID=%s: could not find ResourceClaim \"%s/%s\"",
+			       claim->meta.namespace, claim->meta.name, claim->meta.uid, claim->meta.namespace,
+			       claim->meta.name);
+	bool done = assumed->meta.uid == claim->meta.uid && assumed->allocation;
+	api_resource_claim_unref(assumed);
+	if (done)
+		return 0; /* already allocated: nothing in flight */
+	f = calloc(1, sizeof(*f));
+	if (!f || !(f->uid = intern_acquire(claim->meta.uid, strlen(claim->meta.uid)))) {
+		free(f);
+		return err_set(e, ERR_NOMEM, "in-flight claim %s: out of memory", claim->meta.name);
+	}
+	f->allocation = allocation;
+	f->holder = holder;
+	atomic_fetch_add(&holder->refs, 1);
+	f->sharers = 1;
+	void *old = NULL;
+	pthread_mutex_lock(&p->lock);
+	struct dr_inflight *raced = map_get(&p->inflight, f->uid);
+	int rc = 0;
+	if (raced)
+		raced->sharers++; /* another pod of the claim signalled meanwhile */
+	else
+		rc = map_put(&p->inflight, f->uid, f, &old);
+	pthread_mutex_unlock(&p->lock);
+	if (raced || rc < 0)
+		inflight_free(f);
+	if (rc < 0)
+		return err_set(e, ERR_NOMEM, "in-flight claim %s: out of memory", claim->meta.name);
+	return 0;
+}
+
+static enum fw_code reserve(const struct fw_pl *pl, struct fw_cycle *c, const struct api_pod *pod,
+			    const char *node_name, struct fw_status *st)
+{
+	(void)pod;
+	struct dr_state *s = fw_cycle_state(c, pl);
+	if (!s || s->n == 0)
+		return FW_SUCCESS;
+	uint32_t n_unallocated = 0;
+	for (uint32_t i = 0; i < s->n; i++)
+		if (!s->claims[i]->allocation)
+			n_unallocated++;
+	if (n_unallocated == 0 || !s->allocator)
+		return FW_SUCCESS;
+	const char *key = intern_find(node_name);
+	pthread_mutex_lock(&s->lock);
+	struct dr_node_alloc *na = key ? map_get(&s->nodes, key) : NULL;
+	pthread_mutex_unlock(&s->lock);
+	if (!na || na->n == 0)
+		return fw_status_set(st, FW_ERROR, "claim allocation not found for node");
+	if (na->n != s->n_to_allocate || na->n != n_unallocated)
+		return fw_status_setf(st, FW_ERROR, "internal error, have %u allocations, %u claims to allocate, want %u claims",
+				      na->n, s->n_to_allocate, n_unallocated);
+	node_alloc_unref(s->reserved);
+	atomic_fetch_add(&na->refs, 1);
+	s->reserved = na;
+	uint32_t k = 0;
+	for (uint32_t i = 0; i < s->n; i++) {
+		const struct api_resource_claim *claim = s->claims[i];
+		if (claim->allocation)
+			continue;
+		const struct api_dra_allocation *a = &na->results[k++];
+		s->allocation[i] = a;
+		struct err e = { 0 };
+		if (inflight_signal(pl, claim, a, na, &e) < 0)
+			return fw_status_setf(st, FW_ERROR, "internal error, couldn't signal allocation for claim %s: %s",
+					      claim->meta.name, e.msg);
+	}
+	return FW_SUCCESS;
+}
+
+static void unreserve(const struct fw_pl *pl, struct fw_cycle *c, const struct api_pod *pod, const char *node_name)
+{
+	(void)node_name;
+	struct dr_priv *p = pl->priv;
+	struct dr_state *s = fw_cycle_state(c, pl);
+	if (!s || s->n == 0)
+		return;
+	const struct fw_dra_ops *ops = fw_dra_ops(pl);
+	for (uint32_t i = 0; i < s->n; i++) {
+		const struct api_resource_claim *claim = s->claims[i];
+		if (inflight_remove(p, claim->meta.uid, false))
+			claim_restore(pl, claim->meta.namespace, claim->meta.name);
+		if (claim->allocation && claim_reserved_for_pod(claim, pod)) {
+			struct err e = { 0 };
+			int rc = ops->unreserve ? ops->unreserve(ops->ctx, claim, pod->meta.uid, &e)
+						: err_set(&e, ERR_UNSUPPORTED, "no DRA ops");
+			if (rc < 0)
+				LOG_WARN(NAME ": unreserve claim %s/%s: %s", claim->meta.namespace, claim->meta.name, e.msg);
+		}
+	}
+}
+
+/* ---------- PreBind ---------- */
+
+static bool dra_sleep(const struct fw_dra_ops *ops, int64_t ms)
+{
+	if (ops->sleep)
+		return ops->sleep(ops->ctx, ms);
+	sleep_ns(ms * 1000000);
+	return true;
+}
+
+/* upstream bindClaim: *out the updated claim (new reference). 0, or -1 with msg. */
+static int bind_claim(const struct fw_pl *pl, struct dr_state *s, uint32_t index, const struct api_pod *pod,
+		      struct api_resource_claim **out, char *msg, size_t size)
+{
+	const struct fw_dra_ops *ops = fw_dra_ops(pl);
+	const struct api_dra_allocation *allocation = s->allocation[index];
+	struct api_resource_claim *claim = api_resource_claim_ref(s->claims[index]);
+	struct api_dra_consumer consumer = { .api_group = "", .resource = "pods", .name = pod->meta.name,
+					     .uid = pod->meta.uid };
+	/* upstream klog.KObj(claim): "namespace/name" */
+	const char *ns = s->claims[index]->meta.namespace, *name = s->claims[index]->meta.name;
+	struct err e = { 0 };
+	int rc = -1;
+	for (int attempt = 0; attempt < CONFLICT_RETRY_STEPS; attempt++) {
+		err_clear(&e);
+		if (attempt > 0) {
+			dra_sleep(ops, CONFLICT_RETRY_MS);
+			struct api_resource_claim *fresh = NULL;
+			int grc = ops->get_claim ? ops->get_claim(ops->ctx, claim->meta.namespace, claim->meta.name, &fresh, &e)
+						 : err_set(&e, ERR_UNSUPPORTED, "no DRA ops");
+			if (grc < 0) {
+				snprintf(msg, size, "get updated claim %s/%s after conflict: %.380s", ns, name, e.msg);
+				if (e.code == ERR_CONFLICT)
+					continue;
+				goto out;
+			}
+			api_resource_claim_unref(claim);
+			claim = fresh;
+		}
+		if (claim->meta.being_deleted) {
+			snprintf(msg, size, "claim %s/%s got deleted in the meantime", ns, name);
+			goto out;
+		}
+		if (allocation) {
+			if (claim->allocation) {
+				snprintf(msg, size, "claim %s/%s got allocated elsewhere in the meantime", ns, name);
+				goto out;
+			}
+			if (!has_finalizer(claim)) {
+				struct api_resource_claim *upd = NULL;
+				int frc = ops->add_finalizer ? ops->add_finalizer(ops->ctx, claim, &upd, &e)
+							     : err_set(&e, ERR_UNSUPPORTED, "no DRA ops");
+				if (frc < 0) {
+					snprintf(msg, size, "add finalizer to claim %s/%s: %.380s", ns, name, e.msg);
+					if (e.code == ERR_CONFLICT)
+						continue;
+					goto out;
+				}
+				api_resource_claim_unref(claim);
+				claim = upd;
+			}
+		} else if (!claim->allocation) {
+			/* DRADeviceBindingConditions and DRAResourceClaimDeviceStatus are on */
+			snprintf(msg, size, "claim %s/%s got deallocated elsewhere in the meantime", ns, name);
+			goto out;
+		}
+		struct api_resource_claim *upd = NULL;
+		int rrc = ops->reserve ? ops->reserve(ops->ctx, claim, allocation, &consumer, true, &upd, &e)
+				       : err_set(&e, ERR_UNSUPPORTED, "no DRA ops");
+		if (rrc < 0) {
+			snprintf(msg, size, "%s to claim %s/%s: %.380s",
+				 allocation ? "add allocation and reservation" : "add reservation", ns, name, e.msg);
+			if (e.code == ERR_CONFLICT)
+				continue;
+			goto out;
+		}
+		api_resource_claim_unref(claim);
+		claim = upd;
+		claim_assume(pl, claim);
+		*out = claim;
+		claim = NULL;
+		rc = 0;
+		break;
+	}
+out:
+	api_resource_claim_unref(claim);
+	return rc;
+}
+
+static bool has_binding_conditions(const struct dr_state *s)
+{
+	for (uint32_t i = 0; i < s->n; i++) {
+		const struct api_dra_allocation *a = s->claims[i]->allocation;
+		for (uint32_t k = 0; a && k < a->n_results; k++)
+			if (a->results[k].n_binding_conditions > 0)
+				return true;
+	}
+	return false;
+}
+
+/* upstream isPodReadyForBinding: 1 ready, 0 not yet, -1 failed (msg). */
+static int pod_ready_for_binding(const struct fw_pl *pl, struct dr_state *s, char *msg, size_t size)
+{
+	for (uint32_t i = 0; i < s->n; i++) {
+		struct api_resource_claim *c = claim_get(pl, s->claims[i]->meta.namespace, s->claims[i]->meta.name);
+		if (!c) {
+			snprintf(msg, size, "could not find ResourceClaim \"%s/%s\"", s->claims[i]->meta.namespace,
+				 s->claims[i]->meta.name);
+			return -1;
+		}
+		api_resource_claim_unref(s->claims[i]);
+		s->claims[i] = c;
+		int ready = claim_ready_for_binding(c, msg, size);
+		if (ready < 0)
+			return -1;
+		if (ready == 0) {
+			if (claim_binding_timed_out(pl->priv, c)) {
+				snprintf(msg, size, "device binding timeout: claim=%s", c->meta.name);
+				return -1;
+			}
+			return 0;
+		}
+	}
+	return 1;
+}
+
+static enum fw_code pre_bind(const struct fw_pl *pl, struct fw_cycle *c, const struct api_pod *pod,
+			     const char *node_name, struct fw_status *st)
+{
+	(void)node_name;
+	struct dr_priv *p = pl->priv;
+	struct dr_state *s = fw_cycle_state(c, pl);
+	char msg[FW_STATUS_TEXT_MAX];
+	if (!s || s->n == 0)
+		return FW_SUCCESS;
+	for (uint32_t i = 0; i < s->n; i++) {
+		if (claim_reserved_for_pod(s->claims[i], pod))
+			continue;
+		struct api_resource_claim *upd = NULL;
+		if (bind_claim(pl, s, i, pod, &upd, msg, sizeof(msg)) < 0)
+			return fw_status_set(st, FW_ERROR, msg);
+		api_resource_claim_unref(s->claims[i]);
+		s->claims[i] = upd;
+	}
+	/* success: the claims' allocations are in the API (and assumed); nothing in flight */
+	for (uint32_t i = 0; i < s->n; i++)
+		if (s->allocation[i])
+			inflight_remove(p, s->claims[i]->meta.uid, true);
+	if (!has_binding_conditions(s))
+		return FW_SUCCESS;
+	const struct fw_dra_ops *ops = fw_dra_ops(pl);
+	int64_t deadline = mono_ns() + p->binding_timeout_ns;
+	for (;;) {
+		int ready = pod_ready_for_binding(pl, s, msg, sizeof(msg));
+		if (ready > 0)
+			return FW_SUCCESS;
+		if (ready < 0)
+			return fw_status_set(st, FW_ERROR, msg);
+		int64_t left = deadline - mono_ns();
+		if (left <= 0)
+			return fw_status_set(st, FW_ERROR, "device binding timeout: context deadline exceeded");
+		int64_t ms = left / 1000000 < BINDING_POLL_MS ? left / 1000000 + 1 : BINDING_POLL_MS;
+		if (!dra_sleep(ops, ms))
+			return fw_status_set(st, FW_ERROR, "device binding timeout: context canceled");
+	}
+}
+
+/* ---------- Queueing hints ---------- */
+
+static bool conditions_equal(const struct api_dra_device_status *a, const struct api_dra_device_status *b)
+{
+	if (a->n_conditions != b->n_conditions)
+		return false;
+	for (uint32_t i = 0; i < a->n_conditions; i++) {
+		const struct api_condition *x = &a->conditions[i], *y = &b->conditions[i];
+		if (x->type != y->type || x->status != y->status || strcmp(x->reason ? x->reason : "", y->reason ? y->reason : "") ||
+		    strcmp(x->message ? x->message : "", y->message ? y->message : ""))
+			return false;
+	}
+	return true;
+}
+
+static bool str_eq(const char *a, const char *b)
+{
+	return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+/* upstream apiequality.Semantic.DeepEqual(&old.Status, &new.Status) on the fields csched decodes. */
+static bool status_equal(const struct api_resource_claim *a, const struct api_resource_claim *b)
+{
+	if (!a->allocation != !b->allocation || a->n_reserved_for != b->n_reserved_for ||
+	    a->n_device_statuses != b->n_device_statuses)
+		return false;
+	for (uint32_t i = 0; i < a->n_reserved_for; i++)
+		if (!str_eq(a->reserved_for[i].uid, b->reserved_for[i].uid) ||
+		    !str_eq(a->reserved_for[i].name, b->reserved_for[i].name) ||
+		    !str_eq(a->reserved_for[i].resource, b->reserved_for[i].resource))
+			return false;
+	for (uint32_t i = 0; i < a->n_device_statuses; i++) {
+		const struct api_dra_device_status *x = &a->device_statuses[i], *y = &b->device_statuses[i];
+		if (x->driver != y->driver || x->pool != y->pool || x->device != y->device || !str_eq(x->share_id, y->share_id) ||
+		    !conditions_equal(x, y))
+			return false;
+	}
+	const struct api_dra_allocation *x = a->allocation, *y = b->allocation;
+	if (!x)
+		return true;
+	if (x->n_results != y->n_results || x->n_config != y->n_config || !x->node_selector != !y->node_selector ||
+	    x->has_allocation_timestamp != y->has_allocation_timestamp || x->allocation_timestamp != y->allocation_timestamp)
+		return false;
+	for (uint32_t i = 0; i < x->n_results; i++) {
+		const struct api_dra_device_result *r = &x->results[i], *q = &y->results[i];
+		if (r->request != q->request || r->driver != q->driver || r->pool != q->pool || r->device != q->device ||
+		    r->admin_access != q->admin_access || !str_eq(r->share_id, q->share_id) ||
+		    r->n_consumed_capacity != q->n_consumed_capacity || r->n_binding_conditions != q->n_binding_conditions)
+			return false;
+	}
+	return true;
+}
+
+struct uses {
+	const char *uid;
+	bool found;
+};
+
+static void uses_claim(void *arg, struct api_resource_claim *c)
+{
+	struct uses *u = arg;
+	if (str_eq(c->meta.uid, u->uid))
+		u->found = true;
+}
+
+/* upstream isSchedulableAfterClaimChange. */
+static enum queue_hint hint_claim_change(const void *plugin, const struct api_pod *pod, const void *old_obj,
+					 const void *new_obj)
+{
+	const struct fw_pl *pl = plugin;
+	const struct api_resource_claim *old_c = old_obj, *new_c = new_obj;
+	char msg[FW_STATUS_TEXT_MAX];
+	if (!new_c) /* deleted: only an allocated claim frees devices */
+		return old_c && old_c->allocation ? QUEUE_HINT_QUEUE : QUEUE_HINT_SKIP;
+	struct uses u = { .uid = new_c->meta.uid };
+	if (each_pod_claim(pl, pod, uses_claim, &u, msg, sizeof(msg)))
+		return QUEUE_HINT_SKIP; /* the pod is not schedulable yet anyway */
+	if (old_c && old_c->allocation && !new_c->allocation)
+		return QUEUE_HINT_QUEUE; /* deallocated: its devices may be what the pod needs */
+	if (!u.found)
+		return QUEUE_HINT_SKIP;
+	if (!old_c)
+		return QUEUE_HINT_QUEUE;
+	return status_equal(old_c, new_c) ? QUEUE_HINT_SKIP : QUEUE_HINT_QUEUE;
+}
+
+/* upstream isSchedulableAfterTargetPodUpdate. */
+static enum queue_hint hint_target_pod(const void *plugin, const struct api_pod *pod, const void *old_obj,
+				       const void *new_obj)
+{
+	(void)pod;
+	(void)old_obj;
+	char msg[FW_STATUS_TEXT_MAX];
+	const struct api_pod *np = new_obj;
+	if (!np)
+		return QUEUE_HINT_QUEUE;
+	return each_pod_claim(plugin, np, NULL, NULL, msg, sizeof(msg)) ? QUEUE_HINT_SKIP : QUEUE_HINT_QUEUE;
+}
+
+/* upstream EventsToRegister (the pre-queueing hint, which only narrows which pods a claim event
+ * visits, has no csched counterpart: hint_claim_change runs for each). */
+static const struct queue_event_hint events[] = {
+	{ { QUEUE_RES_NODE, QUEUE_ACT_ADD | QUEUE_ACT_UPDATE_NODE_LABEL | QUEUE_ACT_UPDATE_NODE_ALLOCATABLE, NULL }, NULL },
+	{ { QUEUE_RES_RESOURCE_CLAIM, QUEUE_ACT_ADD | QUEUE_ACT_UPDATE | QUEUE_ACT_DELETE, NULL }, hint_claim_change },
+	{ { QUEUE_RES_TARGET_POD, QUEUE_ACT_UPDATE_POD_GENERATED_RESOURCE_CLAIM, NULL }, hint_target_pod },
+	{ { QUEUE_RES_DEVICE_CLASS, QUEUE_ACT_ADD | QUEUE_ACT_UPDATE, NULL }, NULL },
+	{ { QUEUE_RES_RESOURCE_SLICE, QUEUE_ACT_ADD | QUEUE_ACT_UPDATE, NULL }, NULL },
+};
+
+const struct fw_plugin fw_plugin_dynamic_resources = {
+	.name = NAME,
+	.args_kind = CFG_ARGS_DYNAMIC_RESOURCES,
+	.init = init,
+	.release = release,
+	.pre_enqueue = pre_enqueue,
+	.pre_filter = pre_filter,
+	.filter = filter,
+	.post_filter = post_filter,
+	.score = score,
+	.normalize_score = fw_normalize_to_max,
+	.reserve = reserve,
+	.unreserve = unreserve,
+	.pre_bind = pre_bind,
+	FW_EVENTS(events),
+};
