@@ -589,6 +589,61 @@ static int gate_item(struct dec *d, jv v, void *item)
 	return rc ? rc : api__dec_get_str(d, v, "name", false, "", item);
 }
 
+/* ---------- DRA claims (resource.k8s.io) ---------- */
+
+/* spec.resourceClaims[] */
+static int pod_claim_item(struct dec *d, jv v, void *item)
+{
+	struct api_pod_resource_claim *c = item;
+	int rc;
+	if ((rc = api__dec_want_object(d, v)) || (rc = api__dec_get_str(d, v, "name", false, "", &c->name)) ||
+	    (rc = api__dec_get_opt_str(d, v, "resourceClaimName", false, &c->resource_claim_name)))
+		return rc;
+	return api__dec_get_opt_str(d, v, "resourceClaimTemplateName", false, &c->resource_claim_template_name);
+}
+
+/* status.resourceClaimStatuses[] */
+static int pod_claim_status_item(struct dec *d, jv v, void *item)
+{
+	struct api_pod_resource_claim_status *c = item;
+	int rc;
+	if ((rc = api__dec_want_object(d, v)) || (rc = api__dec_get_str(d, v, "name", false, "", &c->name)))
+		return rc;
+	return api__dec_get_opt_str(d, v, "resourceClaimName", false, &c->resource_claim_name);
+}
+
+static int extended_mapping_item(struct dec *d, jv v, void *item)
+{
+	struct api_pod_extended_mapping *m = item;
+	int rc;
+	if ((rc = api__dec_want_object(d, v)) ||
+	    (rc = api__dec_get_str(d, v, "containerName", false, "", &m->container_name)) ||
+	    (rc = api__dec_get_str(d, v, "resourceName", false, "", &m->resource_name)))
+		return rc;
+	return api__dec_get_str(d, v, "requestName", false, "", &m->request_name);
+}
+
+/* status.extendedResourceClaimStatus (DRAExtendedResource), NULL when absent. */
+static int pod_extended_claim_status(struct dec *d, jv st, struct api_pod *p)
+{
+	jv v;
+	int rc = api__dec_get_obj(d, st, "extendedResourceClaimStatus", &v);
+	if (rc || !v)
+		return rc;
+	struct api_pod_extended_claim_status *x = api__dec_alloc(d, sizeof(*x));
+	if (!x)
+		return api__dec_nomem(d);
+	memset(x, 0, sizeof(*x));
+	size_t mark = api__dec_push_key(d, "extendedResourceClaimStatus");
+	if ((rc = api__dec_get_str(d, v, "resourceClaimName", false, "", &x->resource_claim_name)) ||
+	    (rc = api__dec_get_array(d, v, "requestMappings", sizeof(*x->mappings), &x->n_mappings,
+				     (void **)&x->mappings, extended_mapping_item)))
+		return rc;
+	api__dec_pop(d, mark);
+	p->extended_claim_status = x;
+	return 0;
+}
+
 /* ---------- Pod ---------- */
 
 static int pod_spec(struct dec *d, jv spec, struct api_pod *p)
@@ -631,7 +686,9 @@ static int pod_spec(struct dec *d, jv spec, struct api_pod *p)
 	if ((rc = api__dec_get_array(d, spec, "volumes", sizeof(*p->volumes), &p->n_volumes, (void **)&p->volumes,
 			    volume_item)) ||
 	    (rc = api__dec_get_array(d, spec, "schedulingGates", sizeof(char *), &p->n_scheduling_gates,
-			    (void **)&p->scheduling_gates, gate_item)))
+			    (void **)&p->scheduling_gates, gate_item)) ||
+	    (rc = api__dec_get_array(d, spec, "resourceClaims", sizeof(*p->resource_claims), &p->n_resource_claims,
+				     (void **)&p->resource_claims, pod_claim_item)))
 		return rc;
 	if ((rc = any_item(d, spec, "ephemeralContainers", ephemeral_item, &p->ephemeral_bind_mount_options)) ||
 	    (rc = api__dec_get_bool(d, spec, "hostNetwork", &p->host_network)))
@@ -706,6 +763,10 @@ static int pod_status(struct dec *d, jv st, struct api_pod *p)
 	    (rc = api__dec_get_array(d, st, "initContainerStatuses", sizeof(*p->init_container_statuses),
 			    &p->n_init_container_statuses, (void **)&p->init_container_statuses, container_status_item)) ||
 	    (rc = pod_resize_status(d, st, p)) ||
+	    (rc = api__dec_get_array(d, st, "resourceClaimStatuses", sizeof(*p->resource_claim_statuses),
+				     &p->n_resource_claim_statuses, (void **)&p->resource_claim_statuses,
+				     pod_claim_status_item)) ||
+	    (rc = pod_extended_claim_status(d, st, p)) ||
 	    (rc = api__dec_get_time_us(d, st, "startTime", &p->has_start_time, &p->start_time_us)))
 		return rc;
 	return api__dec_get_str(d, st, "nominatedNodeName", true, "", &p->nominated_node_name);

@@ -91,6 +91,14 @@ void *api__inf_obj_decode(const struct api_informer *inf, const yajl_val v, stru
 		return api_volume_attachment_decode(v, e);
 	case API_KIND_CSI_STORAGE_CAPACITY:
 		return api_csi_storage_capacity_decode(v, e);
+	case API_KIND_RESOURCE_CLAIM:
+		return api_resource_claim_decode(v, e);
+	case API_KIND_RESOURCE_SLICE:
+		return api_resource_slice_decode(v, e);
+	case API_KIND_DEVICE_CLASS:
+		return api_device_class_decode(v, e);
+	case API_KIND_DEVICE_TAINT_RULE:
+		return api_device_taint_rule_decode(v, e);
 	default:
 		return api_pvc_decode(v, e);
 	}
@@ -135,6 +143,18 @@ static void obj_unref(const struct api_informer *inf, void *obj)
 	case API_KIND_CSI_STORAGE_CAPACITY:
 		api_csi_storage_capacity_unref(obj);
 		break;
+	case API_KIND_RESOURCE_CLAIM:
+		api_resource_claim_unref(obj);
+		break;
+	case API_KIND_RESOURCE_SLICE:
+		api_resource_slice_unref(obj);
+		break;
+	case API_KIND_DEVICE_CLASS:
+		api_device_class_unref(obj);
+		break;
+	case API_KIND_DEVICE_TAINT_RULE:
+		api_device_taint_rule_unref(obj);
+		break;
 	default:
 		api_pvc_unref(obj);
 	}
@@ -168,6 +188,14 @@ static void *obj_ref(const struct api_informer *inf, void *obj)
 		return api_volume_attachment_ref(obj);
 	case API_KIND_CSI_STORAGE_CAPACITY:
 		return api_csi_storage_capacity_ref(obj);
+	case API_KIND_RESOURCE_CLAIM:
+		return api_resource_claim_ref(obj);
+	case API_KIND_RESOURCE_SLICE:
+		return api_resource_slice_ref(obj);
+	case API_KIND_DEVICE_CLASS:
+		return api_device_class_ref(obj);
+	case API_KIND_DEVICE_TAINT_RULE:
+		return api_device_taint_rule_ref(obj);
 	default:
 		return api_pvc_ref(obj);
 	}
@@ -201,6 +229,14 @@ static const struct api_meta *obj_meta(const struct api_informer *inf, const voi
 		return &((const struct api_volume_attachment *)obj)->meta;
 	case API_KIND_CSI_STORAGE_CAPACITY:
 		return &((const struct api_csi_storage_capacity *)obj)->meta;
+	case API_KIND_RESOURCE_CLAIM:
+		return &((const struct api_resource_claim *)obj)->meta;
+	case API_KIND_RESOURCE_SLICE:
+		return &((const struct api_resource_slice *)obj)->meta;
+	case API_KIND_DEVICE_CLASS:
+		return &((const struct api_device_class *)obj)->meta;
+	case API_KIND_DEVICE_TAINT_RULE:
+		return &((const struct api_device_taint_rule *)obj)->meta;
 	default:
 		return &((const struct api_pvc *)obj)->meta;
 	}
@@ -551,7 +587,11 @@ struct api_informer *api_informer_new(struct api_client *c, enum api_kind kind, 
 						 [API_KIND_CSINODE] = "csinodes",
 						 [API_KIND_CSIDRIVER] = "csidrivers",
 						 [API_KIND_VOLUME_ATTACHMENT] = "volumeattachments",
-						 [API_KIND_CSI_STORAGE_CAPACITY] = "csistoragecapacities" };
+						 [API_KIND_CSI_STORAGE_CAPACITY] = "csistoragecapacities",
+						 [API_KIND_RESOURCE_CLAIM] = "resourceclaims",
+						 [API_KIND_RESOURCE_SLICE] = "resourceslices",
+						 [API_KIND_DEVICE_CLASS] = "deviceclasses",
+						 [API_KIND_DEVICE_TAINT_RULE] = "devicetaintrules" };
 	if (!c || (unsigned)kind >= ARRAY_SIZE(resources) || !resources[kind]) {
 		err_set(e, ERR_INVALID, "api_informer_new: %s", !c ? "no client" : "unknown kind");
 		return NULL;
@@ -561,7 +601,9 @@ struct api_informer *api_informer_new(struct api_client *c, enum api_kind kind, 
 		goto nomem;
 	inf->client = c;
 	inf->kind = kind;
-	if (api__client_protobuf(c) && !(inf->pb = api__pb_new()))
+	/* protobuf only for the kinds whose descriptors csched carries (the resource.k8s.io kinds are
+	 * informed in JSON: their opaque parameters are RawExtensions, which protobuf.c reads as null) */
+	if (api__client_protobuf(c) && api__pb_kind_known(kind) && !(inf->pb = api__pb_new()))
 		goto nomem;
 	inf->resource = resources[kind];
 	/* the core group unless listed */
@@ -572,7 +614,11 @@ struct api_informer *api_informer_new(struct api_client *c, enum api_kind kind, 
 					      [API_KIND_CSINODE] = "/apis/storage.k8s.io/v1",
 					      [API_KIND_CSIDRIVER] = "/apis/storage.k8s.io/v1",
 					      [API_KIND_VOLUME_ATTACHMENT] = "/apis/storage.k8s.io/v1",
-					      [API_KIND_CSI_STORAGE_CAPACITY] = "/apis/storage.k8s.io/v1" };
+					      [API_KIND_CSI_STORAGE_CAPACITY] = "/apis/storage.k8s.io/v1",
+					      [API_KIND_RESOURCE_CLAIM] = "/apis/resource.k8s.io/v1",
+					      [API_KIND_RESOURCE_SLICE] = "/apis/resource.k8s.io/v1",
+					      [API_KIND_DEVICE_CLASS] = "/apis/resource.k8s.io/v1",
+					      [API_KIND_DEVICE_TAINT_RULE] = "/apis/resource.k8s.io/v1" };
 	inf->group_path = (unsigned)kind < ARRAY_SIZE(groups) && groups[kind] ? groups[kind] : "/api/v1";
 	if (h)
 		inf->h = *h;

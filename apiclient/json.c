@@ -93,7 +93,7 @@ static struct yajl_val_s v_true = { .type = yajl_t_true }, v_false = { .type = y
 #define LIT(s) { s, sizeof(s) - 1 }
 static const struct jkey skip_metadata[] = { LIT("managedFields"), { NULL, 0 } };
 static const struct jkey skip_status[] = {
-	LIT("ephemeralContainerStatuses"), LIT("resourceClaimStatuses"), LIT("podIPs"), LIT("hostIPs"), LIT("nodeInfo"), LIT("daemonEndpoints"),
+	LIT("ephemeralContainerStatuses"), LIT("podIPs"), LIT("hostIPs"), LIT("nodeInfo"), LIT("daemonEndpoints"),
 	LIT("addresses"), LIT("volumesAttached"), LIT("volumesInUse"), LIT("runtimeHandlers"), LIT("features"),
 	LIT("config"), { NULL, 0 },
 };

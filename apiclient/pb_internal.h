@@ -20,6 +20,8 @@ void api__pb_free(struct api__pb *p); /* NULL is a no-op */
 
 /* True when buf starts with the 4-byte magic "k8s\0" of a protobuf-encoded object. */
 bool api__pb_magic(const void *buf, size_t len);
+/* Whether kind's List and objects can be read from protobuf (protobuf.c has its descriptors). */
+bool api__pb_kind_known(enum api_kind kind);
 
 /* Trees live in p's arena until the next call on p. All return 0, ERR_NOMEM, or ERR_INVALID
  * with the reason ("protobuf: ...") in errbuf; malformed input never reads out of bounds. */

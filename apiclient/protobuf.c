@@ -777,6 +777,11 @@ static const ProtobufCMessageDescriptor *list_desc(enum api_kind kind)
 	}
 }
 
+bool api__pb_kind_known(enum api_kind kind)
+{
+	return list_desc(kind) != NULL;
+}
+
 /* A List's items field (number 2 in every k8s List) and its element type. */
 static const ProtobufCFieldDescriptor *items_field(const ProtobufCMessageDescriptor *ld)
 {

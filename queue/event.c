@@ -162,6 +162,34 @@ uint32_t queue_node_update_events(const struct api_node *old_node, const struct 
 	return n;
 }
 
+static bool opt_str_equal(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/* upstream resourceclaim.PodStatusEqual and PodExtendedStatusEqual (entries compared in order) */
+static bool claim_statuses_equal(const struct api_pod *a, const struct api_pod *b)
+{
+	if (a->n_resource_claim_statuses != b->n_resource_claim_statuses)
+		return false;
+	for (uint32_t i = 0; i < a->n_resource_claim_statuses; i++)
+		if (strcmp(a->resource_claim_statuses[i].name, b->resource_claim_statuses[i].name) ||
+		    !opt_str_equal(a->resource_claim_statuses[i].resource_claim_name,
+				   b->resource_claim_statuses[i].resource_claim_name))
+			return false;
+	const struct api_pod_extended_claim_status *x = a->extended_claim_status, *y = b->extended_claim_status;
+	if (!x || !y)
+		return x == y;
+	if (strcmp(x->resource_claim_name, y->resource_claim_name) || x->n_mappings != y->n_mappings)
+		return false;
+	for (uint32_t i = 0; i < x->n_mappings; i++)
+		if (strcmp(x->mappings[i].container_name, y->mappings[i].container_name) ||
+		    strcmp(x->mappings[i].resource_name, y->mappings[i].resource_name) ||
+		    strcmp(x->mappings[i].request_name, y->mappings[i].request_name))
+			return false;
+	return true;
+}
+
 uint32_t queue_pod_update_events(const struct api_pod *old_pod, const struct api_pod *new_pod,
 				 queue_scaled_down_fn scaled_down, bool target_pod,
 				 struct queue_event out[QUEUE_POD_UPDATE_EVENTS_MAX])
@@ -181,6 +209,8 @@ uint32_t queue_pod_update_events(const struct api_pod *old_pod, const struct api
 		POD_EV(QUEUE_ACT_UPDATE_POD_SCHEDULING_GATES_ELIMINATED);
 	if (new_pod->n_tolerations != old_pod->n_tolerations)
 		POD_EV(QUEUE_ACT_UPDATE_POD_TOLERATION);
+	if (!claim_statuses_equal(old_pod, new_pod)) /* extractPodGeneratedResourceClaimChange */
+		POD_EV(QUEUE_ACT_UPDATE_POD_GENERATED_RESOURCE_CLAIM);
 	if (!n)
 		POD_EV(QUEUE_ACT_UPDATE);
 #undef POD_EV

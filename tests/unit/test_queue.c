@@ -960,8 +960,8 @@ static bool cpu_scaled_down(const struct api_pod *old_pod, const struct api_pod 
 	return o->has_cpu && (!n->has_cpu || o->cpu > n->cpu);
 }
 
-/* upstream framework/events_test.go Test_podSchedulingPropertiesChange (the cases without DRA
- * claim statuses, which csched does not decode). */
+/* upstream framework/events_test.go Test_podSchedulingPropertiesChange (the DRA claim status
+ * cases: test_pod_update_events_dra). */
 static void test_pod_update_events_upstream(void **state)
 {
 	(void)state;
@@ -1015,6 +1015,60 @@ static void test_pod_update_events_upstream(void **state)
 	}
 	struct api_pod *all[] = { big, small, small_label, a_bar, a_bar2, u_bar, u_bar2, plain, gate_foo, gate_foo_bar,
 				  tol1, tol2 };
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+		api_pod_unref(all[i]);
+}
+
+static struct api_pod *pod_json(const char *status)
+{
+	char buf[512];
+	struct err e = { 0 };
+	int n = snprintf(buf, sizeof(buf), "{\"metadata\":{\"name\":\"p\",\"namespace\":\"ns\",\"uid\":\"u\"},"
+					   "\"spec\":{\"containers\":[{\"name\":\"c\"}]},\"status\":%s}", status);
+	struct api_pod *p = api_pod_decode_json(buf, (size_t)n, &e);
+	if (!p)
+		fail_msg("%s", e.msg);
+	return p;
+}
+
+/* upstream framework/events_test.go Test_podSchedulingPropertiesChange, its claim status cases
+ * with DRA enabled (the default): extractPodGeneratedResourceClaimChange. */
+static void test_pod_update_events_dra(void **state)
+{
+	(void)state;
+#define CLAIM_A "{\"name\":\"my-claim\",\"resourceClaimName\":\"claim\"}"
+#define CLAIM_B "{\"name\":\"my-claim-2\",\"resourceClaimName\":\"claim-2\"}"
+#define EXT(c) "{\"extendedResourceClaimStatus\":{\"requestMappings\":[{\"requestName\":\"request\",\"containerName\":\"c\"," \
+	       "\"resourceName\":\"example.com/gpu\"}],\"resourceClaimName\":\"" c "\"}}"
+	struct api_pod *plain = pod_json("{}"), *a = pod_json("{\"resourceClaimStatuses\":[" CLAIM_A "]}"),
+		       *ab = pod_json("{\"resourceClaimStatuses\":[" CLAIM_A "," CLAIM_B "]}"),
+		       *ba = pod_json("{\"resourceClaimStatuses\":[" CLAIM_B "," CLAIM_A "]}"), *ext_a = pod_json(EXT("claim")),
+		       *ext_b = pod_json(EXT("claim-2")), *ext_a2 = pod_json(EXT("claim"));
+#undef CLAIM_A
+#undef CLAIM_B
+#undef EXT
+	const struct {
+		const char *name;
+		struct api_pod *new_pod, *old_pod;
+		uint32_t actions;
+	} cases[] = {
+		{ "pod claim statuses change, feature enabled", a, plain, QUEUE_ACT_UPDATE_POD_GENERATED_RESOURCE_CLAIM },
+		{ "pod claim statuses swapped", ab, ba, QUEUE_ACT_UPDATE_POD_GENERATED_RESOURCE_CLAIM },
+		{ "pod extended resource claim status change, feature enabled", ext_a, plain,
+		  QUEUE_ACT_UPDATE_POD_GENERATED_RESOURCE_CLAIM },
+		{ "pod extended resource claim status swapped", ext_b, ext_a, QUEUE_ACT_UPDATE_POD_GENERATED_RESOURCE_CLAIM },
+		/* not upstream cases: equal statuses are no change */
+		{ "same claim statuses", ab, ab, QUEUE_ACT_UPDATE },
+		{ "same extended status", ext_a2, ext_a, QUEUE_ACT_UPDATE },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct queue_event got[QUEUE_POD_UPDATE_EVENTS_MAX];
+		uint32_t n = queue_pod_update_events(cases[i].old_pod, cases[i].new_pod, NULL, true, got);
+		if (n != 1 || got[0].resource != QUEUE_RES_TARGET_POD || got[0].actions != cases[i].actions)
+			fail_msg("%s: %u events, first {%u, %u}, want {%u, %u}", cases[i].name, n, got[0].resource,
+				 got[0].actions, QUEUE_RES_TARGET_POD, cases[i].actions);
+	}
+	struct api_pod *all[] = { plain, a, ab, ba, ext_a, ext_b, ext_a2 };
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
 		api_pod_unref(all[i]);
 }
@@ -1372,6 +1426,7 @@ int main(void)
 		cmocka_unit_test(test_event_labels_upstream),
 		cmocka_unit_test(test_cluster_event_matching_upstream),
 		cmocka_unit_test(test_pod_update_events_upstream),
+		cmocka_unit_test(test_pod_update_events_dra),
 		cmocka_unit_test(test_nominated_gated_pod),
 		cmocka_unit_test(test_gated_pod_flush_frequency),
 		cmocka_unit_test(test_nominations_upstream),

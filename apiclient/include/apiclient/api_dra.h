@@ -151,6 +151,11 @@ struct api_resource_slice {
 	struct api_dra_device *devices; /* in the order served */
 	uint32_t n_shared_counters;
 	struct api_dra_counter_set *shared_counters;
+	/* A copy made by dra_slice_with_taint_rules (DeviceTaintRules applied): the slice whose
+	 * arena holds everything the copy does not own (referenced, released with the copy as
+	 * api_pod's base is: api_resource_slice_unref unrefs it); the copy's meta.n_interned is 0.
+	 * NULL for a decoded slice. */
+	struct api_resource_slice *base;
 };
 
 /* ---------- DeviceClass ---------- */

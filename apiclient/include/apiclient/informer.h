@@ -31,6 +31,10 @@ enum api_kind {
 	API_KIND_CSIDRIVER,    /* struct api_csidriver (storage.k8s.io/v1 csidrivers) */
 	API_KIND_VOLUME_ATTACHMENT, /* struct api_volume_attachment (storage.k8s.io/v1 volumeattachments) */
 	API_KIND_CSI_STORAGE_CAPACITY, /* struct api_csi_storage_capacity (storage.k8s.io/v1 csistoragecapacities) */
+	API_KIND_RESOURCE_CLAIM,   /* struct api_resource_claim (resource.k8s.io/v1 resourceclaims) */
+	API_KIND_RESOURCE_SLICE,   /* struct api_resource_slice (resource.k8s.io/v1 resourceslices) */
+	API_KIND_DEVICE_CLASS,     /* struct api_device_class (resource.k8s.io/v1 deviceclasses) */
+	API_KIND_DEVICE_TAINT_RULE, /* struct api_device_taint_rule (resource.k8s.io/v1 devicetaintrules) */
 };
 
 /* obj is the struct of the kind (api_pod, api_node, api_pvc, ...: see enum api_kind); borrowed for the call. */

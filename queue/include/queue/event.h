@@ -88,12 +88,13 @@ uint32_t queue_node_update_events(const struct api_node *old_node, const struct 
  * new_pod (extractPodScaleUp is the same with the pods swapped). */
 typedef bool (*queue_scaled_down_fn)(const struct api_pod *old_pod, const struct api_pod *new_pod);
 
-#define QUEUE_POD_UPDATE_EVENTS_MAX 5
+#define QUEUE_POD_UPDATE_EVENTS_MAX 6
 /* The events a pod update produces (upstream PodSchedulingPropertiesChange): resource
  * ASSIGNED_POD when new_pod has a node, else TARGET_POD when target_pod (the queue's update of
  * the pod itself), else UNSCHEDULED_POD; then labels, scale-down, scale-up (scaled_down NULL:
- * neither), gates eliminated, tolerations count; {resource, Update} when none applies. Returns
- * the count. */
+ * neither), gates eliminated, tolerations count, generated resource claims
+ * (status.resourceClaimStatuses or status.extendedResourceClaimStatus changed: DRA is on by
+ * default); {resource, Update} when none applies. Returns the count. */
 uint32_t queue_pod_update_events(const struct api_pod *old_pod, const struct api_pod *new_pod,
 				 queue_scaled_down_fn scaled_down, bool target_pod,
 				 struct queue_event out[QUEUE_POD_UPDATE_EVENTS_MAX]);
