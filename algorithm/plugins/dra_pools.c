@@ -308,3 +308,63 @@ int dra_gather_pools(const struct dra_features *f, const struct api_node *node, 
 nomem:
 	return err_set(e, ERR_NOMEM, "gather pool information: out of memory");
 }
+
+/* ---------- DeviceTaintRules (upstream resourceslice/tracker applyPatches) ---------- */
+
+static bool rule_matches_device(const struct api_device_taint_rule *r, const struct api_resource_slice *s,
+				const struct api_dra_device *d)
+{
+	return (!r->driver || strcmp(r->driver, s->driver) == 0) && (!r->pool || strcmp(r->pool, s->pool_name) == 0) &&
+	       (!r->device || strcmp(r->device, d->name) == 0);
+}
+
+struct api_resource_slice *dra_slice_with_taint_rules(struct api_resource_slice *s,
+						      const struct api_device_taint_rule *const *rules, uint32_t n,
+						      struct err *e)
+{
+	uint32_t hits = 0;
+	for (uint32_t i = 0; i < n; i++)
+		for (uint32_t j = 0; j < s->n_devices; j++)
+			hits += rule_matches_device(rules[i], s, &s->devices[j]);
+	if (!hits)
+		return api_resource_slice_ref(s);
+	/* the copy: its own devices (with their taints) in a new arena; everything else stays in
+	 * s's arena, which the copy keeps alive through base */
+	struct arena *a = arena_new(sizeof(*s) + s->n_devices * sizeof(*s->devices) + 256);
+	struct api_resource_slice *c = a ? arena_alloc(a, sizeof(*c)) : NULL;
+	struct api_dra_device *devs = c ? arena_alloc(a, s->n_devices * sizeof(*devs)) : NULL;
+	if (!devs) {
+		arena_free(a);
+		err_set(e, ERR_NOMEM, "apply DeviceTaintRules to ResourceSlice %s: out of memory", s->meta.name);
+		return NULL;
+	}
+	*c = *s;
+	c->refs = 1;
+	c->arena = a;
+	c->meta.n_interned = 0;
+	c->meta.interned = NULL;
+	memcpy(devs, s->devices, s->n_devices * sizeof(*devs));
+	c->devices = devs;
+	for (uint32_t j = 0; j < s->n_devices; j++) {
+		uint32_t k = 0;
+		for (uint32_t i = 0; i < n; i++)
+			k += rule_matches_device(rules[i], s, &s->devices[j]);
+		if (!k)
+			continue;
+		struct api_dra_taint *t = arena_alloc(a, (devs[j].n_taints + k) * sizeof(*t));
+		if (!t) {
+			arena_free(a);
+			err_set(e, ERR_NOMEM, "apply DeviceTaintRules to ResourceSlice %s: out of memory", s->meta.name);
+			return NULL;
+		}
+		if (devs[j].n_taints)
+			memcpy(t, devs[j].taints, devs[j].n_taints * sizeof(*t));
+		/* rules in the given order, as upstream appends them rule by rule */
+		for (uint32_t i = 0; i < n; i++)
+			if (rule_matches_device(rules[i], s, &s->devices[j]))
+				t[devs[j].n_taints++] = rules[i]->taint;
+		devs[j].taints = t;
+	}
+	c->base = api_resource_slice_ref(s);
+	return c;
+}

@@ -47,6 +47,11 @@
 /* upstream cel.NewCache(10, ...) */
 #define CEL_CACHE_SIZE 10
 
+static bool str_eq(const char *a, const char *b)
+{
+	return a == b || (a && b && strcmp(a, b) == 0);
+}
+
 /* ---------- Plugin instance ---------- */
 
 /* A node's allocation results (one per claim to allocate, in claim order), in its own arena. */
@@ -267,8 +272,7 @@ static bool inflight_remove(struct dr_priv *p, const char *uid, bool force)
 static bool claim_reserved_for_pod(const struct api_resource_claim *c, const struct api_pod *pod)
 {
 	for (uint32_t i = 0; i < c->n_reserved_for; i++)
-		if (c->reserved_for[i].uid == pod->meta.uid ||
-		    (c->reserved_for[i].uid && pod->meta.uid && strcmp(c->reserved_for[i].uid, pod->meta.uid) == 0))
+		if (str_eq(c->reserved_for[i].uid, pod->meta.uid))
 			return true;
 	return false;
 }
@@ -285,7 +289,7 @@ static bool claim_controlled_by(const struct api_resource_claim *c, const struct
 	for (uint32_t i = 0; i < c->meta.n_owner_refs; i++) {
 		const struct api_owner_ref *o = &c->meta.owner_refs[i];
 		if (o->controller)
-			return o->uid && pod->meta.uid && strcmp(o->uid, pod->meta.uid) == 0;
+			return str_eq(o->uid, pod->meta.uid);
 	}
 	return false;
 }
@@ -980,7 +984,7 @@ static int inflight_signal(const struct fw_pl *pl, const struct api_resource_cla
 		return err_set(e, ERR_NOT_FOUND, "look up assumed claim %s/%s, UID=%s: could not find ResourceClaim \"%s/%s\"",
 			       claim->meta.namespace, claim->meta.name, claim->meta.uid, claim->meta.namespace,
 			       claim->meta.name);
-	bool done = assumed->meta.uid == claim->meta.uid && assumed->allocation;
+	bool done = str_eq(assumed->meta.uid, claim->meta.uid) && assumed->allocation;
 	api_resource_claim_unref(assumed);
 	if (done)
 		return 0; /* already allocated: nothing in flight */
@@ -1251,11 +1255,6 @@ static bool conditions_equal(const struct api_dra_device_status *a, const struct
 			return false;
 	}
 	return true;
-}
-
-static bool str_eq(const char *a, const char *b)
-{
-	return a == b || (a && b && strcmp(a, b) == 0);
 }
 
 /* upstream apiequality.Semantic.DeepEqual(&old.Status, &new.Status) on the fields csched decodes. */
