@@ -885,7 +885,12 @@ static enum fw_code post_filter(const struct fw_pl *pl, struct fw_cycle *c, cons
 	(void)d;
 	(void)out;
 	struct dr_state *s = fw_cycle_state(c, pl);
-	if (!s || s->n == 0)
+	/* no state: PreFilter did not run (an earlier PreFilter rejected the pod); upstream's
+	 * getStateData error, framework.ErrNotFound, becomes the PostFilter's Error "not found",
+	 * which ends up in the FailedScheduling message */
+	if (!s)
+		return fw_status_set(st, FW_ERROR, "not found");
+	if (s->n == 0)
 		return fw_status_set(st, FW_UNSCHEDULABLE, NULL);
 	const struct fw_dra_ops *ops = fw_dra_ops(pl);
 	for (uint32_t i = 0; i < s->n; i++) {
