@@ -47,7 +47,7 @@ struct node_out {
 	int64_t score[MAX_SCORES];
 	bool has_total;
 	int64_t total;
-	/* DRA: the allocation Reserve records on the node (alloc_text's form), "" when none */
+	/* DRA: the allocation Reserve records on the node (oracle_alloc_text's form), "" when none */
 	char alloc[1024];
 };
 
@@ -148,8 +148,9 @@ static void status_text(yajl_val st, char *buf, size_t size)
 }
 
 /* The oracle's per-node "allocation" (claim name -> {devices, nodeSelector}, Go's map order:
- * sorted) and "allocationError" as one line: "claim: request driver/pool/device[ admin], ...[ @
- * nodeSelector]; claim: ...[ ! error]". csched's side is made the same way (alloc_text). */
+ * sorted) and "allocationError" as one line: "claim: request driver/pool/device[ admin][ shared][
+ * capacity=quantity...], ...[ @ nodeSelector]; claim: ...[ ! error]" (a share's shareID is random:
+ * only its presence counts). csched's side is made the same way (dra_reserve). */
 static void oracle_alloc_text(yajl_val alloc, const char *error, char *buf, size_t size)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -157,9 +158,13 @@ static void oracle_alloc_text(yajl_val alloc, const char *error, char *buf, size
 		yajl_val a = alloc->u.object.values[i], devs = get(a, "devices");
 		strbuf_addf(&sb, "%s%s:", i ? "; " : "", alloc->u.object.keys[i]);
 		for (size_t k = 0; YAJL_IS_ARRAY(devs) && k < devs->u.array.len; k++) {
-			yajl_val d = devs->u.array.values[k], ad = get(d, "adminAccess");
-			strbuf_addf(&sb, "%s %s %s/%s/%s%s", k ? "," : "", get_str(d, "request"), get_str(d, "driver"),
-				    get_str(d, "pool"), get_str(d, "device"), YAJL_IS_TRUE(ad) ? " admin" : "");
+			yajl_val d = devs->u.array.values[k], ad = get(d, "adminAccess"), cc = get(d, "consumedCapacity");
+			strbuf_addf(&sb, "%s %s %s/%s/%s%s%s", k ? "," : "", get_str(d, "request"), get_str(d, "driver"),
+				    get_str(d, "pool"), get_str(d, "device"), YAJL_IS_TRUE(ad) ? " admin" : "",
+				    YAJL_IS_TRUE(get(d, "shared")) ? " shared" : "");
+			for (size_t m = 0; YAJL_IS_OBJECT(cc) && m < cc->u.object.len; m++) /* sorted keys */
+				strbuf_addf(&sb, " %s=%s", cc->u.object.keys[m],
+					    YAJL_IS_STRING(cc->u.object.values[m]) ? YAJL_GET_STRING(cc->u.object.values[m]) : "?");
 		}
 		if (*get_str(a, "nodeSelector"))
 			strbuf_addf(&sb, " @ %s", get_str(a, "nodeSelector"));
@@ -781,8 +786,10 @@ static int dra_reserve(void *ctx, const struct api_resource_claim *claim, const 
 		struct strbuf sb = STRBUF_INIT;
 		for (uint32_t k = 0; k < allocation->n_results; k++) {
 			const struct api_dra_device_result *r = &allocation->results[k];
-			strbuf_addf(&sb, "%s %s %s/%s/%s%s", k ? "," : "", r->request, r->driver, r->pool, r->device,
-				    r->has_admin_access && r->admin_access ? " admin" : "");
+			strbuf_addf(&sb, "%s %s %s/%s/%s%s%s", k ? "," : "", r->request, r->driver, r->pool, r->device,
+				    r->has_admin_access && r->admin_access ? " admin" : "", r->share_id ? " shared" : "");
+			for (uint32_t m = 0; m < r->n_consumed_capacity; m++) /* sorted by name, as Go's map keys */
+				strbuf_addf(&sb, " %s=%s", r->consumed_capacity[m].name, r->consumed_capacity[m].value.s);
 		}
 		if (allocation->node_selector) {
 			strbuf_puts(&sb, " @ ");

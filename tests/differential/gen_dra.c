@@ -30,9 +30,10 @@ bool gen_d_pct(struct gen *g, int pct) { return gen_d_int(g, 100) < pct; }
 /* A published device, as the generator remembers it for allocated claims. */
 struct dev {
 	const char *driver;
-	char pool[32], name[32];
+	char pool[40], name[32];
 	int node; /* -1: not node-local (allNodes or a node selector) */
 	bool gpu;
+	bool shared; /* allowMultipleAllocations, with consumable bandwidth */
 };
 #define MAX_DEVS 160
 
@@ -63,6 +64,7 @@ static void remember(struct dra *d, const char *driver, const char *pool, const 
 	snprintf(v->name, sizeof(v->name), "%s", name);
 	v->node = node;
 	v->gpu = gpu;
+	v->shared = false;
 }
 
 /* A device taint (NoSchedule, NoExecute or None) on 12% of the devices. */
@@ -201,6 +203,67 @@ static void gen_slices(struct dra *d)
 		strbuf_puts(&sb, "]}}");
 		add_obj(g, GEN_DRA_SLICE, &sb);
 	}
+	/* DRAConsumableCapacity: NICs that several claims share (allowMultipleAllocations), each
+	 * taking some of their bandwidth (requestPolicy: a default and a valid range with a step, or
+	 * valid values; or none), on a node or on every node (30%) */
+	if (gen_d_pct(g, 30)) {
+		struct strbuf sb = STRBUF_INIT;
+		bool all = gen_d_pct(g, 35);
+		int node = gen_d_int(g, g->n_nodes);
+		char name[40];
+		snprintf(name, sizeof(name), "shared-%s", all ? "all" : g->node_names[node]);
+		slice_head(&sb, name, NIC, name, 1);
+		if (all)
+			strbuf_puts(&sb, "\"allNodes\":true,\"devices\":[");
+		else
+			strbuf_addf(&sb, "\"nodeName\":\"%s\",\"devices\":[", g->node_names[node]);
+		int n = 1 + gen_d_int(g, 2);
+		static const char *const policies[] = {
+			",\"requestPolicy\":{\"default\":\"1Gi\",\"validRange\":{\"min\":\"1Gi\",\"step\":\"1Gi\"}}",
+			",\"requestPolicy\":{\"default\":\"2Gi\",\"validValues\":[\"2Gi\",\"4Gi\",\"8Gi\"]}",
+			",\"requestPolicy\":{\"default\":\"500Mi\",\"validRange\":{\"min\":\"500Mi\",\"max\":\"6Gi\"}}",
+			"",
+		};
+		for (int k = 0; k < n; k++) {
+			char dn[16];
+			snprintf(dn, sizeof(dn), "vnic-%d", k);
+			strbuf_addf(&sb, "%s{\"name\":\"%s\",\"allowMultipleAllocations\":true,\"attributes\":{"
+					 "\"example.com/numa\":{\"int\":%d},\"speed\":{\"int\":100},\"sriov\":{\"bool\":true}},"
+					 "\"capacity\":{\"bandwidth\":{\"value\":\"%dGi\"%s}}}",
+				    k ? "," : "", dn, gen_d_int(g, 2), 8 + 4 * gen_d_int(g, 2), DPICK(g, policies));
+			remember(d, NIC, name, dn, all ? -1 : node, false);
+			d->devs[d->n_devs - 1].shared = true;
+		}
+		strbuf_puts(&sb, "]}}");
+		add_obj(g, GEN_DRA_SLICE, &sb);
+	}
+	/* perDeviceNodeSelection: a GPU pool whose devices each name their node (nodeName, a node
+	 * selector on the zone, or allNodes) (15%) */
+	if (gen_d_pct(g, 15)) {
+		struct strbuf sb = STRBUF_INIT;
+		slice_head(&sb, "per-device", GPU, "per-device", 1);
+		strbuf_puts(&sb, "\"perDeviceNodeSelection\":true,\"devices\":[");
+		int n = 1 + gen_d_int(g, 3);
+		for (int k = 0; k < n; k++) {
+			char dn[16];
+			snprintf(dn, sizeof(dn), "pgpu-%d", k);
+			strbuf_puts(&sb, k ? "," : "");
+			put_gpu(g, &sb, dn, 20 + k, 40, false, NULL, 0);
+			sb.len--; /* reopen the device object for its node selection */
+			sb.data[sb.len] = '\0';
+			int how = gen_d_int(g, 4), node = gen_d_int(g, g->n_nodes);
+			if (how < 2)
+				strbuf_addf(&sb, ",\"nodeName\":\"%s\"}", g->node_names[node]);
+			else if (how == 2)
+				strbuf_puts(&sb, ",\"nodeSelector\":{\"nodeSelectorTerms\":[{\"matchExpressions\":[{\"key\":"
+						 "\"topology.kubernetes.io/zone\",\"operator\":\"In\",\"values\":[\"zone-b\"]}]}]}}");
+			else
+				strbuf_puts(&sb, ",\"allNodes\":true}");
+			remember(d, GPU, "per-device", dn, how < 2 ? node : -1, true);
+		}
+		strbuf_puts(&sb, "]}}");
+		add_obj(g, GEN_DRA_SLICE, &sb);
+	}
 	if (gen_d_pct(g, 30)) {
 		struct strbuf sb = STRBUF_INIT;
 		slice_head(&sb, "zone-a-gpus", GPU, "zone-a-gpus", 1);
@@ -311,9 +374,14 @@ static int gen_allocated(struct dra *d, char names[][32])
 				 "\"spec\":{\"devices\":{\"requests\":[{\"name\":\"r0\",\"exactly\":{\"deviceClassName\":\"%s\","
 				 "\"allocationMode\":\"ExactCount\",\"count\":1%s}}]}},",
 			    k, ns, k, v->driver, admin ? ",\"adminAccess\":true" : "");
+		char share[120] = "";
+		if (v->shared) /* one share of the device, with the bandwidth it took */
+			snprintf(share, sizeof(share),
+				 ",\"shareID\":\"7c8b5c1e-0000-4000-8000-00000000000%d\",\"consumedCapacity\":{\"bandwidth\":\"%dGi\"}", k,
+				 2 + 2 * gen_d_int(g, 3));
 		strbuf_addf(&sb, "\"status\":{\"allocation\":{\"devices\":{\"results\":[{\"request\":\"r0\",\"driver\":\"%s\","
-				 "\"pool\":\"%s\",\"device\":\"%s\"%s}]}",
-			    v->driver, v->pool, ghost ? "gone-0" : v->name, admin ? ",\"adminAccess\":true" : "");
+				 "\"pool\":\"%s\",\"device\":\"%s\"%s%s}]}",
+			    v->driver, v->pool, ghost ? "gone-0" : v->name, admin ? ",\"adminAccess\":true" : "", share);
 		if (v->node >= 0)
 			put_alloc_node_selector(&sb, g->node_names[v->node]);
 		strbuf_puts(&sb, ",\"allocationTimestamp\":\"2026-01-01T00:00:00Z\"}");
@@ -387,6 +455,12 @@ static void put_device_request(struct gen *g, struct strbuf *sb, bool sub)
 		strbuf_addf(sb, ",\"allocationMode\":\"ExactCount\",\"count\":%d", m < 80 ? 1 : m < 97 ? 2 : 3);
 	if (!sub && gen_d_pct(g, 6))
 		strbuf_puts(sb, ",\"adminAccess\":true");
+	/* bandwidth from a shareable NIC (DRAConsumableCapacity); other devices have none: the
+	 * request then cannot use them */
+	if (!strcmp(cls, NIC) && gen_d_pct(g, 30)) {
+		static const char *const bw[] = { "1Gi", "2Gi", "3Gi", "4Gi", "1500Mi", "8Gi" };
+		strbuf_addf(sb, ",\"capacity\":{\"requests\":{\"bandwidth\":\"%s\"}}", DPICK(g, bw));
+	}
 	if (gen_d_pct(g, 22)) {
 		static const char *const tols[] = {
 			"{\"key\":\"" GPU "/unhealthy\",\"operator\":\"Exists\",\"effect\":\"NoSchedule\"}",

@@ -126,6 +126,10 @@ type device struct {
 	Pool        string `json:"pool"`
 	Device      string `json:"device"`
 	AdminAccess bool   `json:"adminAccess,omitempty"`
+	// DRAConsumableCapacity: whether the result is a share (its shareID is random, so only its
+	// presence), and the capacity it consumes (quantities as their String())
+	Shared           bool              `json:"shared,omitempty"`
+	ConsumedCapacity map[string]string `json:"consumedCapacity,omitempty"`
 }
 
 // allocationOut is one claim's allocation result: its devices in upstream's order and its node
@@ -604,8 +608,19 @@ func schedule(cfg *config.KubeSchedulerConfiguration, pod *v1.Pod, objs []runtim
 		if schedFwk.HasPostFilterPlugins() {
 			// an error here (a Filter erring) ends the real PostFilter the same way, which then
 			// nominates nothing: no candidates are reported
-			dry, _ := dryRunPreemption(ctx, cfg, schedFwk, state, pod, fitErr.Diagnosis.NodeToStatus)
+			// For a pod with claims the dry run comes after the real PostFilter: its Filter calls
+			// (SelectVictimsOnNode) would mark claims unavailable in DynamicResources' cycle
+			// state, which that plugin's PostFilter, ordered before DefaultPreemption, never sees
+			// from preemption in a real cycle.
+			var dry *dryRun
+			claims := len(pod.Spec.ResourceClaims) > 0
+			if !claims {
+				dry, _ = dryRunPreemption(ctx, cfg, schedFwk, state, pod, fitErr.Diagnosis.NodeToStatus)
+			}
 			r, st := schedFwk.RunPostFilterPlugins(ctx, state, pod, fitErr.Diagnosis.NodeToStatus)
+			if claims {
+				dry, _ = dryRunPreemption(ctx, cfg, schedFwk, state, pod, fitErr.Diagnosis.NodeToStatus)
+			}
 			fitErr.Diagnosis.PostFilterMsg = st.Message()
 			ps := toStatus(st)
 			out.PostFilter = &ps
@@ -705,8 +720,15 @@ func nodeAllocation(ctx context.Context, f framework.Framework, state *framework
 		}
 		ao := &allocationOut{Devices: []device{}}
 		for _, r := range a.Devices.Results {
-			ao.Devices = append(ao.Devices, device{Request: r.Request, Driver: r.Driver, Pool: r.Pool, Device: r.Device,
-				AdminAccess: r.AdminAccess != nil && *r.AdminAccess})
+			dv := device{Request: r.Request, Driver: r.Driver, Pool: r.Pool, Device: r.Device,
+				AdminAccess: r.AdminAccess != nil && *r.AdminAccess, Shared: r.ShareID != nil}
+			for k, q := range r.ConsumedCapacity {
+				if dv.ConsumedCapacity == nil {
+					dv.ConsumedCapacity = map[string]string{}
+				}
+				dv.ConsumedCapacity[string(k)] = q.String()
+			}
+			ao.Devices = append(ao.Devices, dv)
 		}
 		if a.NodeSelector != nil {
 			b, _ := json.Marshal(a.NodeSelector)
