@@ -59,7 +59,7 @@ static const struct row table[] = {
 	PLUGIN(fw_plugin_volume_zone, 0),
 	PLUGIN(fw_plugin_pod_topology_spread, 2),
 	PLUGIN(fw_plugin_inter_pod_affinity, 2),
-	NOT_YET("DynamicResources", PE | PF | F | PoF | S | R | PB, 2, CFG_ARGS_DYNAMIC_RESOURCES),
+	PLUGIN(fw_plugin_dynamic_resources, 2),
 	PLUGIN(fw_plugin_default_preemption, 0),
 	PLUGIN(fw_plugin_balanced_allocation, 1),
 	PLUGIN(fw_plugin_image_locality, 1),

@@ -351,6 +351,8 @@ bool fw_sign_pod(uint32_t mask, const struct api_pod *pod, struct fw_sig *s)
 		return false; /* "pods with InterPodAffinity are not signable" */
 	if ((mask & CFG_SIGN_NO_SPREAD) && pod->n_spread_constraints)
 		return false; /* "pods with topology constraints are not signable" */
+	if ((mask & CFG_SIGN_NO_CLAIMS) && pod->n_resource_claims)
+		return false; /* "pods with dra resource claims are not signable" */
 	put_str(s, pod->scheduler_name);
 	if (mask & CFG_SIGN_VOLUMES)
 		put_volumes(s, pod);

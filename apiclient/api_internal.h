@@ -48,6 +48,8 @@ void api__exec_result_release(struct api__exec_result *r);
  * ERR_INVALID (a string that is not UTF-8, an unbalanced document) / ERR_NOMEM; what names the
  * document in the message. */
 int api__gen_finish(struct yajl_gen_t *g, const char *what, char **out, size_t *len, struct err *e);
+/* Writes the yajl tree v (NULL: null) into g (keep_json.c); -1 when yajl refuses a value. */
+int api__gen_value(struct yajl_gen_t *g, const struct yajl_val_s *v);
 
 /* ---------- JSON trees from yajl's streaming parser (json.c) ----------
  * Trees have yajl_tree's layout (struct yajl_val_s: the YAJL_IS_* macros, yajl_tree_get and the

@@ -25,7 +25,7 @@ void api_keep_assigned_pod_json(bool on)
 	__atomic_store_n(&api__keep_assigned_json, on, __ATOMIC_RELAXED);
 }
 
-static int gen_value(yajl_gen g, const struct yajl_val_s *v)
+int api__gen_value(yajl_gen g, const struct yajl_val_s *v)
 {
 	switch (v ? v->type : yajl_t_null) {
 	case yajl_t_object:
@@ -34,7 +34,7 @@ static int gen_value(yajl_gen g, const struct yajl_val_s *v)
 		for (size_t i = 0; i < v->u.object.len; i++) {
 			const char *k = v->u.object.keys[i];
 			if (yajl_gen_string(g, (const unsigned char *)k, strlen(k)) != yajl_gen_status_ok ||
-			    gen_value(g, v->u.object.values[i]) < 0)
+			    api__gen_value(g, v->u.object.values[i]) < 0)
 				return -1;
 		}
 		return yajl_gen_map_close(g) == yajl_gen_status_ok ? 0 : -1;
@@ -42,7 +42,7 @@ static int gen_value(yajl_gen g, const struct yajl_val_s *v)
 		if (yajl_gen_array_open(g) != yajl_gen_status_ok)
 			return -1;
 		for (size_t i = 0; i < v->u.array.len; i++)
-			if (gen_value(g, v->u.array.values[i]) < 0)
+			if (api__gen_value(g, v->u.array.values[i]) < 0)
 				return -1;
 		return yajl_gen_array_close(g) == yajl_gen_status_ok ? 0 : -1;
 	case yajl_t_string:
@@ -63,7 +63,7 @@ int api__dec_keep_json(struct dec *d, const struct yajl_val_s *obj, const char *
 	const unsigned char *buf;
 	size_t n;
 	char *copy = NULL;
-	if (g && gen_value(g, obj) == 0 && yajl_gen_get_buf(g, &buf, &n) == yajl_gen_status_ok &&
+	if (g && api__gen_value(g, obj) == 0 && yajl_gen_get_buf(g, &buf, &n) == yajl_gen_status_ok &&
 	    (copy = arena_alloc(d->a, n + 1))) {
 		memcpy(copy, buf, n);
 		copy[n] = '\0';

@@ -37,6 +37,12 @@ static void *obj_ref(uint32_t resource, const void *obj)
 		return api_csi_storage_capacity_ref((struct api_csi_storage_capacity *)obj);
 	case QUEUE_RES_VOLUME_ATTACHMENT:
 		return api_volume_attachment_ref((struct api_volume_attachment *)obj);
+	case QUEUE_RES_RESOURCE_CLAIM:
+		return api_resource_claim_ref((struct api_resource_claim *)obj);
+	case QUEUE_RES_RESOURCE_SLICE:
+		return api_resource_slice_ref((struct api_resource_slice *)obj);
+	case QUEUE_RES_DEVICE_CLASS:
+		return api_device_class_ref((struct api_device_class *)obj);
 	default:
 		return NULL; /* no object model for other resources: hints get NULL */
 	}
@@ -62,6 +68,12 @@ static void obj_unref(uint32_t resource, void *obj)
 		api_csi_storage_capacity_unref(obj);
 	else if (resource == QUEUE_RES_VOLUME_ATTACHMENT)
 		api_volume_attachment_unref(obj);
+	else if (resource == QUEUE_RES_RESOURCE_CLAIM)
+		api_resource_claim_unref(obj);
+	else if (resource == QUEUE_RES_RESOURCE_SLICE)
+		api_resource_slice_unref(obj);
+	else if (resource == QUEUE_RES_DEVICE_CLASS)
+		api_device_class_unref(obj);
 }
 
 /* ---------- Hints ---------- */

@@ -299,9 +299,9 @@ static const char *run_post_filter(struct attempt *a)
 	struct fw_post_filter_result pfr = { "" };
 	struct fw_status st;
 	enum fw_code pc = fw_run_post_filter(a->prof->fw, a->c, a->pod, &ls->res.diag, &pfr, &st);
-	/* upstream DefaultPreemption.PostFilter counts each of its runs (csched has no other
-	 * PostFilter plugin that could end the point before it) */
-	if (a->prof->default_preemption)
+	/* upstream DefaultPreemption.PostFilter counts each of its runs; DynamicResources, before
+	 * it, ends the point with an error when its PreFilter did not run */
+	if (a->prof->default_preemption && !(pc == FW_ERROR && st.plugin && strcmp(st.plugin, "DefaultPreemption") != 0))
 		sched_metrics_preemption_attempt(a->prof->metrics);
 	if (pc == FW_ERROR)
 		LOG_ERROR("Status after running PostFilter plugins for pod %s/%s: %s", a->pod->meta.namespace,

@@ -83,6 +83,7 @@ struct scheduler {
 	struct api_informer *ns_inf;  /* Namespaces: the plugins' namespace lister (InterPodAffinity) */
 	struct api_informer *pdb_inf; /* PodDisruptionBudgets (DefaultPreemption); NULL = not needed */
 	struct sched_volumes *volumes; /* the volume plugins' stores (volumes.c); NULL = none needed */
+	struct sched_dra *dra;         /* DynamicResources' stores (dra.c); NULL = none needed */
 	struct sched_events *events;
 	struct sched_binder *binder;
 	struct sched_preempt *preempt; /* the preemption executor (preemption.c) */
@@ -197,6 +198,21 @@ int sched_volume_select_node(void *ctx, const struct api_pvc *claim, const char 
 			     struct err *e);
 struct api_node *sched_volume_node(void *ctx, const char *name);
 bool sched_volume_sleep(void *ctx, int64_t ms);
+/* dra_writes.c: struct fw_dra_ops's members (ctx: the scheduler), on the binder thread's
+ * connection or one opened for the call elsewhere. */
+int sched_dra_get_claim(void *ctx, const char *ns, const char *name, struct api_resource_claim **out, struct err *e);
+int sched_dra_add_finalizer(void *ctx, const struct api_resource_claim *claim, struct api_resource_claim **out,
+			    struct err *e);
+int sched_dra_reserve(void *ctx, const struct api_resource_claim *claim, const struct api_dra_allocation *allocation,
+		      const struct api_dra_consumer *consumer, bool set_timestamp, struct api_resource_claim **out,
+		      struct err *e);
+int sched_dra_deallocate(void *ctx, const struct api_resource_claim *claim, struct err *e);
+int sched_dra_unreserve(void *ctx, const struct api_resource_claim *claim, const char *uid, struct err *e);
+int sched_dra_create_claim(void *ctx, const char *ns, const char *json, size_t len, struct api_resource_claim **out,
+			   struct err *e);
+int sched_dra_delete_claim(void *ctx, const struct api_resource_claim *claim, struct err *e);
+int sched_dra_patch_pod_extended_status(void *ctx, const struct api_pod *pod, const char *status_json, struct err *e);
+bool sched_dra_sleep(void *ctx, int64_t ms);
 
 /* Seconds since start_ns (api_now_ns clock), for the metrics. */
 double sched_since_s(int64_t start_ns);
@@ -290,6 +306,42 @@ int sched_volume_attachment_each(void *sched, const char *node_name,
 				 int (*fn)(void *arg, const struct api_volume_attachment *va), void *arg);
 int sched_csi_storage_capacity_each(void *sched, int (*fn)(void *arg, const struct api_csi_storage_capacity *c),
 				    void *arg);
+
+/* dra.c: the ResourceClaim, ResourceSlice, DeviceClass and DeviceTaintRule informers of
+ * DynamicResources, their listers (fw_listers.resource_claim ... device_taint_rule_each) and their
+ * cluster events. Kinds as bits: */
+enum {
+	SCHED_DRA_RESOURCE_CLAIM = 1u << 0,
+	SCHED_DRA_RESOURCE_SLICE = 1u << 1,
+	SCHED_DRA_DEVICE_CLASS = 1u << 2,
+	SCHED_DRA_DEVICE_TAINT_RULE = 1u << 3,
+	SCHED_DRA_ALL = (1u << 4) - 1,
+};
+struct sched_dra;
+/* The kinds plugin p needs: all four for DynamicResources (upstream's DRA manager), else the
+ * kinds of the events it registers. */
+unsigned sched_dra_kinds_of(const struct fw_plugin *p);
+unsigned sched_dra_kinds(const struct scheduler *s); /* of every plugin of every profile */
+/* Informers for kinds (0: none); their events go to q (NULL: nowhere). */
+struct sched_dra *sched_dra_new(struct api_client *c, unsigned kinds, struct queue *q, struct err *e);
+/* Starts them; first drops the DeviceTaintRule informer when the server answers 404 for the
+ * kind (not served). NULL: nothing to start. */
+int sched_dra_start(struct sched_dra *d, struct err *e);
+void sched_dra_stop(struct sched_dra *d);
+void sched_dra_free(struct sched_dra *d);
+bool sched_dra_synced(const struct sched_dra *d); /* NULL: true */
+bool sched_dra_wait_synced(struct sched_dra *d, long timeout_ms);
+/* Loads a v1 List dump into the needed stores (csched simulate); NULL: nothing to load. */
+int sched_dra_load(struct sched_dra *d, const char *json, size_t len, struct err *e);
+/* The informer of kind, or NULL when not created (tests feed its store). */
+struct api_informer *sched_dra_informer(const struct sched_dra *d, enum api_kind kind);
+struct api_resource_claim *sched_resource_claim_lister(void *sched, const char *ns, const char *name);
+int sched_resource_claim_each(void *sched, int (*fn)(void *arg, const struct api_resource_claim *c), void *arg);
+int sched_resource_slice_each(void *sched, int (*fn)(void *arg, const struct api_resource_slice *s), void *arg);
+struct api_device_class *sched_device_class_lister(void *sched, const char *name);
+int sched_device_class_each(void *sched, int (*fn)(void *arg, const struct api_device_class *c), void *arg);
+int sched_device_taint_rule_each(void *sched, int (*fn)(void *arg, const struct api_device_taint_rule *r),
+				 void *arg);
 
 /* pdbs.c: the pod and PodDisruptionBudget listers of preemption (fw_listers.pod / pdb_each). */
 bool sched_pdbs_needed(const struct config *cfg); /* a profile runs DefaultPreemption at PostFilter */

@@ -383,6 +383,7 @@ static void *loop_main(void *arg)
 		api_informer_wait_synced(s->ns_inf, 100);
 		sched_pdbs_wait_synced(s->pdb_inf, 100);
 		sched_volumes_wait_synced(s->volumes, 100);
+		sched_dra_wait_synced(s->dra, 100);
 		atomic_store(&s->heartbeat_ns, api_now_ns());
 	}
 	if (!atomic_load(&s->stop))
@@ -531,11 +532,21 @@ void sched_fw_profile_options(struct scheduler *s, struct fw_profile_options *po
 			     .csidriver = sched_csidriver_lister,
 			     .volume_attachment_each = sched_volume_attachment_each,
 			     .csi_storage_capacity_each = sched_csi_storage_capacity_each,
+			     .resource_claim = sched_resource_claim_lister,
+			     .resource_claim_each = sched_resource_claim_each,
+			     .resource_slice_each = sched_resource_slice_each,
+			     .device_class = sched_device_class_lister,
+			     .device_class_each = sched_device_class_each,
+			     .device_taint_rule_each = sched_device_taint_rule_each,
 			     .ctx = s },
 	};
 	po->preempt = (struct fw_preempt_ops){ sched_preempt_actuate, sched_preempt_is_running, s };
 	po->volume = (struct fw_volume_ops){ sched_volume_bind_pv, sched_volume_select_node, sched_volume_node,
 					     sched_volume_sleep, s };
+	po->dra = (struct fw_dra_ops){ sched_dra_get_claim,    sched_dra_add_finalizer, sched_dra_reserve,
+				       sched_dra_deallocate,   sched_dra_unreserve,     sched_dra_create_claim,
+				       sched_dra_delete_claim, sched_dra_patch_pod_extended_status,
+				       sched_dra_sleep,        s };
 	po->extenders = sched_extenders_fw(s->extenders, &po->n_extenders);
 	po->ext_prioritize_all = sched_extenders_prioritize_all;
 }
@@ -677,6 +688,9 @@ struct scheduler *sched_new(const struct sched_options *o, struct err *e)
 	unsigned vol_kinds = sched_volume_kinds(s);
 	if (vol_kinds && !(s->volumes = sched_volumes_new(s->client, vol_kinds, s->queue, e)))
 		goto fail;
+	unsigned dra_kinds = sched_dra_kinds(s);
+	if (dra_kinds && !(s->dra = sched_dra_new(s->client, dra_kinds, s->queue, e)))
+		goto fail;
 
 	struct sched_events_options eo = events_options(s);
 	if (!(s->events = sched_events_new(&eo, e)))
@@ -747,6 +761,16 @@ int sched_start_informers(struct scheduler *s, struct err *e)
 		api_informer_stop(s->node_inf);
 		goto out;
 	}
+	if ((rc = sched_dra_start(s->dra, e)) < 0) {
+		sched_volumes_stop(s->volumes);
+		api_informer_stop(s->pdb_inf);
+		sched_owners_stop(s->owners);
+		api_informer_stop(s->ns_inf);
+		api_informer_stop(s->pvc_inf);
+		api_informer_stop(s->pod_inf);
+		api_informer_stop(s->node_inf);
+		goto out;
+	}
 	s->informers_started = true;
 out:
 	pthread_mutex_unlock(&s->start_lock);
@@ -799,7 +823,10 @@ bool sched_wait_synced(struct scheduler *s, long timeout_ms)
 	if (!sched_pdbs_wait_synced(s->pdb_inf, left > 0 ? left : 0))
 		return false;
 	left = (long)((deadline - api_now_ns()) / 1000000LL);
-	return sched_volumes_wait_synced(s->volumes, left > 0 ? left : 0);
+	if (!sched_volumes_wait_synced(s->volumes, left > 0 ? left : 0))
+		return false;
+	left = (long)((deadline - api_now_ns()) / 1000000LL);
+	return sched_dra_wait_synced(s->dra, left > 0 ? left : 0);
 }
 
 void sched_stop(struct scheduler *s)
@@ -821,6 +848,7 @@ void sched_stop(struct scheduler *s)
 		sched_events_stop(s->events, 1000);
 	}
 	if (s->informers_started) {
+		sched_dra_stop(s->dra);
 		sched_volumes_stop(s->volumes);
 		api_informer_stop(s->pdb_inf);
 		sched_owners_stop(s->owners);
@@ -842,6 +870,7 @@ void sched_free(struct scheduler *s)
 	sched_preempt_free(s->preempt);
 	sched_binder_free(s->binder);
 	sched_events_free(s->events);
+	sched_dra_free(s->dra);
 	sched_volumes_free(s->volumes);
 	api_informer_free(s->pdb_inf);
 	sched_owners_free(s->owners);
@@ -883,7 +912,7 @@ bool sched_caches_synced(void *ctx)
 	const struct scheduler *s = ctx;
 	return api_informer_synced(s->node_inf) && api_informer_synced(s->pod_inf) && api_informer_synced(s->pvc_inf) &&
 	       api_informer_synced(s->ns_inf) && sched_owners_synced(s->owners) && sched_pdbs_synced(s->pdb_inf) &&
-	       sched_volumes_synced(s->volumes);
+	       sched_volumes_synced(s->volumes) && sched_dra_synced(s->dra);
 }
 
 int64_t sched_heartbeat_ns(const struct scheduler *s)

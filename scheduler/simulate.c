@@ -386,7 +386,7 @@ static int load(struct scheduler *s, const char *text, size_t len, struct err *e
 			return err_prefix(e, "dump");
 	if (s->owners && sched_owners_load(s->owners, text, len, e) < 0)
 		return err_prefix(e, "dump");
-	if (sched_volumes_load(s->volumes, text, len, e) < 0)
+	if (sched_volumes_load(s->volumes, text, len, e) < 0 || sched_dra_load(s->dra, text, len, e) < 0)
 		return err_prefix(e, "dump");
 	return 0;
 }

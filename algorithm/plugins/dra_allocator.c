@@ -59,12 +59,19 @@ struct dra_allocator {
 	struct dra_dmap slice_index; /* (slice, slice, slice) -> slice number */
 	uint32_t n_groups;
 	struct dra_pool_group *groups;
+	struct arena *pools_arena; /* the groups' prepared pools */
 	uint32_t n_shared;
 	uint32_t *shared_groups; /* groups with a slice without nodeName */
 	struct map by_node;      /* nodeName -> struct node_groups (groups not in shared_groups) */
 	pthread_mutex_t bind_lock; /* guards building bound[] entries; leaf */
 	_Atomic(struct bound *) *bound; /* per global device */
+	_Atomic int64_t invocations;    /* allocate_one calls (upstream numAllocateOneInvocations) */
 };
+
+int64_t dra_allocator_invocations(const struct dra_allocator *a)
+{
+	return atomic_load_explicit(&a->invocations, memory_order_relaxed);
+}
 
 /* ---------- Construction ---------- */
 
@@ -95,6 +102,7 @@ void dra_allocator_free(struct dra_allocator *a)
 		free(ng);
 	}
 	map_release(&a->by_node);
+	arena_free(a->pools_arena);
 	dra_dmap_release(&a->slice_index);
 	free(a->slice_base);
 	free(a->slices);
@@ -191,8 +199,13 @@ struct dra_allocator *dra_allocator_new(const struct dra_features *f, const stru
 			goto nomem;
 	}
 	a->bound = calloc(a->n_devices ? a->n_devices : 1, sizeof(*a->bound));
-	if (!a->bound)
+	a->pools_arena = arena_new(0);
+	if (!a->bound || !a->pools_arena)
 		goto nomem;
+	/* pool building and validation done once, reused by every node that sees the whole pool */
+	for (uint32_t g = 0; g < a->n_groups; g++)
+		if (dra_pool_group_prepare(&a->f, &a->groups[g], a->pools_arena) < 0)
+			goto nomem;
 	dra_dmap_release(&gi);
 	return a;
 nomem:
@@ -233,7 +246,8 @@ static const struct bound *bound_device(struct dra_allocator *a, uint32_t gidx, 
 struct devref {
 	const struct api_resource_slice *slice;
 	const struct api_dra_device *dev;
-	uint32_t gidx;
+	uint32_t gidx; /* in the allocator's devices (bound CEL devices) */
+	uint32_t lidx; /* in this call's devices (the match cache) */
 	struct dra_pool *pool;
 	uint32_t pool_idx;
 };
@@ -312,8 +326,8 @@ struct alloc {
 	uint32_t n_pools;
 	struct dra_pool *pools;
 	struct pool_counters *pc;
-	uint32_t n_slots;
-	int8_t *match; /* [slot][gidx]: -1 unknown, 0, 1 */
+	uint32_t n_slots, n_devices;
+	int8_t *match; /* [slot][lidx]: -1 unknown, 0, 1 */
 	struct dra_dmap dev_index; /* device id -> allocating[i] */
 	uint32_t n_allocating, cap_allocating;
 	struct allocating *allocating;
@@ -447,7 +461,7 @@ static int is_selectable(struct alloc *al, uint32_t claim, struct reqdata *rd, c
 {
 	if (!al->a->f.device_binding_and_status && d->dev->n_binding_conditions)
 		return 0;
-	int8_t *m = &al->match[(size_t)rd->slot * al->a->n_devices + d->gidx];
+	int8_t *m = &al->match[(size_t)rd->slot * al->n_devices + d->lidx];
 	if (*m >= 0)
 		return *m;
 	int rc;
@@ -515,7 +529,7 @@ static bool attr_equal(const struct api_dra_attribute *x, const struct api_dra_a
 	switch (x->type) {
 	case API_DRA_ATTR_INT: return x->i == y->i;
 	case API_DRA_ATTR_BOOL: return x->b == y->b;
-	default: return strcmp(x->s, y->s) == 0;
+	default: return strcmp(x->s ? x->s : "", y->s ? y->s : "") == 0;
 	}
 }
 
@@ -820,6 +834,7 @@ struct loc {
 static int allocate_one(struct alloc *al, uint32_t claim, uint32_t req, uint32_t sub, int64_t devi, bool in_sub,
 			struct loc start)
 {
+	atomic_fetch_add_explicit(&al->a->invocations, 1, memory_order_relaxed);
 	if (al->deadline && mono_ns() > al->deadline)
 		return E_TIMEOUT;
 	if (claim >= al->n_claims)
@@ -874,7 +889,7 @@ static int allocate_one(struct alloc *al, uint32_t claim, uint32_t req, uint32_t
 			uint32_t sno = 0;
 			(void)dra_dmap_get(&al->a->slice_index, (const char *)s, (const char *)s, (const char *)s, &sno);
 			for (uint32_t di = pi == start.pool && si == start.slice ? start.dev : 0; di < s->n_devices; di++) {
-				struct devref d = { s, &s->devices[di], al->a->slice_base[sno] + di, p, pi };
+				struct devref d = { s, &s->devices[di], al->a->slice_base[sno] + di, p->target_base[si] + di, p, pi };
 				if (rd->admin && allocating_for_claim(al, &d, claim))
 					continue;
 				if (!rd->admin && device_in_use(al, &d))
@@ -969,7 +984,7 @@ static int validate_request(struct alloc *al, uint32_t claim, struct reqdata *rd
 			uint32_t sno = 0;
 			(void)dra_dmap_get(&al->a->slice_index, (const char *)s, (const char *)s, (const char *)s, &sno);
 			for (uint32_t di = 0; di < s->n_devices; di++) {
-				struct devref d = { s, &s->devices[di], al->a->slice_base[sno] + di, p, pi };
+				struct devref d = { s, &s->devices[di], al->a->slice_base[sno] + di, p->target_base[si] + di, p, pi };
 				int rc = is_selectable(al, claim, rd, &d);
 				if (rc < 0)
 					return rc;
@@ -1056,7 +1071,7 @@ static int prepare(struct alloc *al)
 			}
 			if (slot > al->n_slots) {
 				/* grow the match cache for the new rows */
-				size_t old = (size_t)al->n_slots * al->a->n_devices, now = (size_t)slot * al->a->n_devices;
+				size_t old = (size_t)al->n_slots * al->n_devices, now = (size_t)slot * al->n_devices;
 				int8_t *m = realloc(al->match, now ? now : 1);
 				if (!m)
 					return err_set(al->e, ERR_NOMEM, "dra allocator: out of memory");
@@ -1429,7 +1444,7 @@ enum dra_result dra_allocator_allocate(struct dra_allocator *a, const struct api
 	}
 	if (!(idx = groups_for_node(a, node, al.ar, &n_idx)))
 		goto nomem;
-	if (dra_gather_pools(&a->f, node, a->groups, idx, n_idx, al.ar, &al.pools, &al.n_pools, e) < 0)
+	if (dra_gather_pools(&a->f, node, a->groups, idx, n_idx, al.ar, &al.pools, &al.n_pools, &al.n_devices, e) < 0)
 		goto out;
 	al.pc = arena_alloc(al.ar, (al.n_pools + 1) * sizeof(*al.pc));
 	if (!al.pc)
@@ -1442,8 +1457,11 @@ enum dra_result dra_allocator_allocate(struct dra_allocator *a, const struct api
 		res = DRA_TIMEOUT;
 		goto out;
 	}
-	if (rc == E_MAX_SIZE)
-		rc = 0; /* upstream: the error only steers the search */
+	if (rc == E_MAX_SIZE) {
+		/* upstream returns errAllocationResultMaxSizeExceeded when no subrequest loop caught it */
+		err_set(e, ERR_INVALID, "allocation max size exceeded");
+		goto out;
+	}
 	if (rc < 0)
 		goto out;
 	if (!rc) {

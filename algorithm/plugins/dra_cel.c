@@ -248,9 +248,9 @@ struct dra_bound_device *dra_bound_device_new(const char *driver, const struct a
 		switch (a->type) {
 		case API_DRA_ATTR_BOOL: v = cel_bool(a->b); break;
 		case API_DRA_ATTR_INT: v = cel_int(a->i); break;
-		case API_DRA_ATTR_STRING: v = cel_string(a->s, strlen(a->s)); break;
+		case API_DRA_ATTR_STRING: v = a->s ? cel_string(a->s, strlen(a->s)) : cel_string("", 0); break;
 		case API_DRA_ATTR_VERSION:
-			if (cel_semver_new(a->s, strlen(a->s), false, &v, &pe) < 0) {
+			if (cel_semver_new(a->s ? a->s : "", a->s ? strlen(a->s) : 0, false, &v, &pe) < 0) {
 				if (pe.code == ERR_NOMEM)
 					goto nomem;
 				err_set(e, ERR_INVALID, "attribute %s: parse semantic version: %s", a->name, pe.msg);
@@ -310,7 +310,10 @@ struct dra_cel_eval *dra_cel_eval_new(struct dra_cel_cache *cc)
 	if (!ev)
 		return NULL;
 	ev->slot = cc->slot;
+	/* reads the environment's slots: not while another thread compiles into it */
+	pthread_mutex_lock(&cc->lock);
 	ev->act = cel_activation_new(cc->env);
+	pthread_mutex_unlock(&cc->lock);
 	ev->ev = cel_eval_new();
 	if (!ev->act || !ev->ev) {
 		dra_cel_eval_free(ev);

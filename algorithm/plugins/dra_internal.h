@@ -116,6 +116,10 @@ int dra_cel_eval_device(struct dra_cel_eval *ev, const struct dra_cel_entry *ent
 bool dra_node_matches(const struct api_node *node, const char *node_name, bool all_nodes,
 		      const struct api_node_selector *sel);
 
+/* upstream Allocator.GetStats().NumAllocateOneInvocations: the search steps taken so far by
+ * every dra_allocator_allocate call on a (tests check the search order with it). */
+int64_t dra_allocator_invocations(const struct dra_allocator *a);
+
 /* "ns/name" as klog.KObj prints it ("name" when namespace is empty) into buf. */
 const char *dra_kobj(const struct api_meta *m, char *buf, unsigned size);
 
@@ -133,6 +137,7 @@ struct dra_pool {
 	const struct api_resource_slice **target;     /* DeviceSlicesTargetingNode */
 	const struct api_resource_slice **not_target; /* DeviceSlicesNotTargetingNode */
 	const struct api_dra_counter_set **counter_sets;
+	uint32_t *target_base; /* per target slice: its first device's index in this call's devices */
 };
 
 /* The slices of one (driver, pool) among all the allocator's slices, grouped once by
@@ -142,13 +147,23 @@ struct dra_pool_group {
 	bool has_shared; /* a slice without nodeName */
 	uint32_t n;
 	const struct api_resource_slice **slices; /* in the allocator's order */
+	/* The pool as gathered when every slice of the highest generation is relevant and they are
+	 * resourceSliceCount many (the common case): built and validated once by
+	 * dra_allocator_new (dra_pool_group_prepare); NULL when that case cannot arise. */
+	struct dra_pool *full;
+	int64_t full_generation;
+	uint32_t n_full; /* slices at full_generation */
 };
+
+/* Builds g->full in a (the allocator's arena). 0 or ERR_NOMEM. */
+int dra_pool_group_prepare(const struct dra_features *f, struct dra_pool_group *g, struct arena *a);
 
 /* upstream GatherPools for node over the groups groups[idx[0..n_idx)] (the groups holding a
  * slice for node.Name or one without nodeName): pools sorted by (driver, pool), those with binding
- * conditions last. Everything in scratch. 0, or a negative code with e (out of memory). */
+ * conditions last; *n_devices: the devices of their target slices (numbered by target_base).
+ * Everything in scratch. 0, or a negative code with e (out of memory). */
 int dra_gather_pools(const struct dra_features *f, const struct api_node *node, const struct dra_pool_group *groups,
 		     const uint32_t *idx, uint32_t n_idx, struct arena *scratch, struct dra_pool **out, uint32_t *n_out,
-		     struct err *e);
+		     uint32_t *n_devices, struct err *e);
 
 #endif

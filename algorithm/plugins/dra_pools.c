@@ -71,6 +71,12 @@ static int slice_cmp(const void *a, const void *b)
 	return strcmp(x->meta.name ? x->meta.name : "", y->meta.name ? y->meta.name : "");
 }
 
+static int ptr_cmp(const void *a, const void *b)
+{
+	uintptr_t x = (uintptr_t) * (const char *const *)a, y = (uintptr_t) * (const char *const *)b;
+	return x < y ? -1 : x > y;
+}
+
 static int pool_cmp(const void *a, const void *b)
 {
 	const struct dra_pool *x = a, *y = b;
@@ -168,20 +174,27 @@ static int build_pool(const struct dra_features *f, struct dra_pool *p, const st
 				p->not_target[p->n_not_target++] = all[i];
 		}
 	}
-	/* validateDeviceNames over the targeting device slices */
+	/* validateDeviceNames over the targeting device slices: names are interned, so sorting
+	 * their addresses finds a duplicate in O(n log n) */
+	uint32_t n_names = 0;
 	for (uint32_t i = 0; i < p->n_target; i++)
-		for (uint32_t j = 0; j < p->target[i]->n_devices; j++) {
-			const char *name = p->target[i]->devices[j].name;
-			for (uint32_t k = 0; k <= i; k++) {
-				uint32_t lim = k == i ? j : p->target[k]->n_devices;
-				for (uint32_t m = 0; m < lim; m++)
-					if (p->target[k]->devices[m].name == name) {
-						p->invalid = true;
-						p->invalid_reason = reason(a, "duplicate device name %s%s", name, "");
-						goto invalid;
-					}
+		n_names += p->target[i]->n_devices;
+	if (n_names > 1) {
+		const char **names = arena_alloc(a, n_names * sizeof(*names));
+		if (!names)
+			return ERR_NOMEM;
+		n_names = 0;
+		for (uint32_t i = 0; i < p->n_target; i++)
+			for (uint32_t j = 0; j < p->target[i]->n_devices; j++)
+				names[n_names++] = p->target[i]->devices[j].name;
+		qsort(names, n_names, sizeof(*names), ptr_cmp);
+		for (uint32_t i = 1; i < n_names; i++)
+			if (names[i] == names[i - 1]) {
+				p->invalid = true;
+				p->invalid_reason = reason(a, "duplicate device name %s%s", names[i], "");
+				goto invalid;
 			}
-		}
+	}
 	if (!f->partitionable_devices)
 		return 0;
 	uint32_t n_sets = 0;
@@ -225,7 +238,7 @@ static bool pool_has_binding_conditions(const struct dra_pool *p)
 
 int dra_gather_pools(const struct dra_features *f, const struct api_node *node, const struct dra_pool_group *groups,
 		     const uint32_t *idx, uint32_t n_idx, struct arena *a, struct dra_pool **out, uint32_t *n_out,
-		     struct err *e)
+		     uint32_t *n_devices, struct err *e)
 {
 	struct dra_pool *pools = arena_alloc(a, (n_idx + 1) * sizeof(*pools));
 	uint32_t n = 0;
@@ -260,6 +273,12 @@ int dra_gather_pools(const struct dra_features *f, const struct api_node *node, 
 		p->driver = g->driver;
 		p->pool = g->pool;
 		int64_t count = sl[0]->pool_slice_count;
+		if (g->full && gen == g->full_generation && m == g->n_full && (int64_t)m == count) {
+			/* every slice of the pool is relevant: built and validated by dra_allocator_new */
+			*p = *g->full;
+			n++;
+			continue;
+		}
 		if ((int64_t)m == count) {
 			if (build_pool(f, p, sl, m, NULL, 0, a) < 0)
 				goto nomem;
@@ -289,6 +308,19 @@ int dra_gather_pools(const struct dra_features *f, const struct api_node *node, 
 			goto nomem;
 		n++;
 	}
+	/* each target slice's first device in this call's numbering (the match cache's columns) */
+	uint32_t base = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		struct dra_pool *p = &pools[i];
+		p->target_base = arena_alloc(a, (p->n_target + 1) * sizeof(*p->target_base));
+		if (!p->target_base)
+			goto nomem;
+		for (uint32_t j = 0; j < p->n_target; j++) {
+			p->target_base[j] = base;
+			base += p->target[j]->n_devices;
+		}
+	}
+	*n_devices = base;
 	/* sorted by id, those with binding conditions after the others */
 	struct dra_pool *sorted = arena_alloc(a, (n + 1) * sizeof(*sorted));
 	if (!sorted)
@@ -307,6 +339,40 @@ int dra_gather_pools(const struct dra_features *f, const struct api_node *node, 
 	return 0;
 nomem:
 	return err_set(e, ERR_NOMEM, "gather pool information: out of memory");
+}
+
+int dra_pool_group_prepare(const struct dra_features *f, struct dra_pool_group *g, struct arena *a)
+{
+	/* the slices of the highest generation, as GatherPools would see them if all were relevant */
+	int64_t gen = 0;
+	uint32_t m = 0;
+	for (uint32_t i = 0; i < g->n; i++)
+		if (!m || g->slices[i]->pool_generation > gen) {
+			gen = g->slices[i]->pool_generation;
+			m = 1;
+		} else if (g->slices[i]->pool_generation == gen) {
+			m++;
+		}
+	g->full = NULL;
+	if (!m)
+		return 0;
+	const struct api_resource_slice **sl = arena_alloc(a, m * sizeof(*sl));
+	struct dra_pool *p = arena_alloc(a, sizeof(*p));
+	if (!sl || !p)
+		return ERR_NOMEM;
+	/* in GatherPools' order: those with a nodeName first (build_pool sorts them by name anyway) */
+	uint32_t k = 0;
+	for (uint32_t i = 0; i < g->n; i++)
+		if (g->slices[i]->pool_generation == gen)
+			sl[k++] = g->slices[i];
+	p->driver = g->driver;
+	p->pool = g->pool;
+	if (build_pool(f, p, sl, m, NULL, 0, a) < 0)
+		return ERR_NOMEM;
+	g->full = p;
+	g->full_generation = gen;
+	g->n_full = m;
+	return 0;
 }
 
 /* ---------- DeviceTaintRules (upstream resourceslice/tracker applyPatches) ---------- */

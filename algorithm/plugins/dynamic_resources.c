@@ -381,6 +381,9 @@ struct dr_state {
 	struct map nodes; /* interned node name -> struct dr_node_alloc */
 };
 
+/* The state of a pod without claims: read only, never freed. */
+static const struct dr_state no_claims;
+
 static void state_free(void *arg)
 {
 	struct dr_state *s = arg;
@@ -595,6 +598,12 @@ static enum fw_code pre_filter(const struct fw_pl *pl, struct fw_cycle *c, const
 	struct err e = { 0 };
 	struct slices_ctx sx = { .e = &e };
 	enum fw_code code = FW_SUCCESS;
+	/* Most pods have no claims: the shared empty state (upstream writes a stateData with an
+	 * empty claim store), without allocating one per pod */
+	if (pod->n_resource_claims == 0) {
+		fw_cycle_set_state(c, pl, (void *)&no_claims);
+		return fw_status_set(st, FW_SKIP, NULL);
+	}
 	struct dr_state *s = calloc(1, sizeof(*s));
 	if (!s)
 		return fw_status_set(st, FW_ERROR, NAME ": out of memory");
@@ -960,6 +969,18 @@ static enum fw_code score(const struct fw_pl *pl, const struct fw_cycle *c, cons
 	}
 	*out = total;
 	return FW_SUCCESS;
+}
+
+enum fw_code fw_dynamic_resources_prepare(const struct fw_pl *pl, struct fw_cycle *c, const struct api_pod *pod,
+					  const struct node_info *const *nodes, uint32_t n, struct fw_status *st)
+{
+	(void)pod;
+	(void)nodes;
+	(void)n;
+	(void)st;
+	const struct dr_state *s = fw_cycle_state(c, pl);
+	/* without an allocator no node has an allocation: Score is 0 everywhere */
+	return !s || s->n == 0 || !s->allocator ? FW_SKIP : FW_SUCCESS;
 }
 
 /* ---------- Reserve / Unreserve ---------- */

@@ -877,8 +877,9 @@ static void test_two_profiles(void **state)
 
 /* upstream VolumeRestrictions: a pod naming a PVC that does not exist is rejected at PreFilter
  * with "persistentvolumeclaim \"NAME\" not found" (UnschedulableAndUnresolvable); creating the
- * PVC (PVC Add, its queueing hint) brings it back. Upstream's message has one more " not found"
- * (DynamicResources' PostFilter, docs/config.md "Plugin differences"). The claim comes bound to a
+ * PVC (PVC Add, its queueing hint) brings it back. The message ends in one more " not found":
+ * DynamicResources' PostFilter fails reading the PreFilter state it never wrote, as upstream's
+ * does, so DefaultPreemption does not run. The claim comes bound to a
  * PersistentVolume without zone labels (its PV exists, spec.volumeName and
  * pv.kubernetes.io/bind-completed set, as the PV controller leaves them; none runs here):
  * VolumeZone rejects an unbound claim of no class ("PersistentVolumeClaim had no pv name and
@@ -893,9 +894,7 @@ static void test_missing_pvc_then_created(void **state)
 	       ",\"volumes\":[{\"name\":\"data\",\"persistentVolumeClaim\":{\"claimName\":\"data-db-0\"}}]");
 	struct ev_view ev;
 	assert_true(wait_event("db", "FailedScheduling", &ev, 10000));
-	/* PreFilter rejected the pod on every node: preemption is not helpful anywhere */
-	assert_string_equal(ev.message, "0/1 nodes are available: persistentvolumeclaim \"data-db-0\" not found. "
-					"preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.");
+	assert_string_equal(ev.message, "0/1 nodes are available: persistentvolumeclaim \"data-db-0\" not found. not found");
 	assert_string_equal(node_of("db"), "");
 
 	request("POST", "/api/v1/persistentvolumes", NULL,

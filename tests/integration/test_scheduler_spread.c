@@ -289,7 +289,7 @@ static pid_t start_upstream(void)
 		"clientConnection: {kubeconfig: \"%s\"}\nleaderElection: {leaderElect: false}\n"
 		"profiles:\n- schedulerName: upstream\n  plugins:\n    multiPoint:\n      disabled:\n"
 		"      - name: InterPodAffinity\n      - name: DefaultPreemption\n      - name: VolumeBinding\n"
-		"      - name: VolumeZone\n      - name: NodeVolumeLimits\n      - name: DynamicResources\n",
+		"      - name: VolumeZone\n      - name: NodeVolumeLimits\n",
 		cluster.kubeconfig);
 	fclose(f);
 	snprintf(cfgarg, sizeof(cfgarg), "--config=%s", cfgp);

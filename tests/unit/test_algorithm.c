@@ -216,9 +216,10 @@ static void test_profile_building(void **state)
 	uint32_t n;
 	const struct fw_pl *const *score = fw_profile_plugins(p, CFG_EP_SCORE, &n);
 	static const char *const want_names[] = { "TaintToleration", "NodeAffinity", "NodeResourcesFit", "VolumeBinding",
-						  "PodTopologySpread", "InterPodAffinity", "NodeResourcesBalancedAllocation", "ImageLocality" };
-	static const int32_t want_w[] = { 3, 2, 1, 1, 2, 2, 1, 1 };
-	assert_int_equal(n, 8);
+						  "PodTopologySpread", "InterPodAffinity", "DynamicResources",
+						  "NodeResourcesBalancedAllocation", "ImageLocality" };
+	static const int32_t want_w[] = { 3, 2, 1, 1, 2, 2, 2, 1, 1 };
+	assert_int_equal(n, 9);
 	for (uint32_t i = 0; i < n; i++) {
 		assert_string_equal(score[i]->plugin->name, want_names[i]);
 		assert_int_equal(fw_profile_weight(p, score[i]), want_w[i]);
@@ -229,7 +230,7 @@ static void test_profile_building(void **state)
 	static const char *const want_filter[] = { "NodeName", "NodeUnschedulable", "TaintToleration", "NodeAffinity",
 						   "NodePorts", "NodeResourcesFit", "VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding",
 						   "VolumeZone",
-						   "PodTopologySpread", "InterPodAffinity",
+						   "PodTopologySpread", "InterPodAffinity", "DynamicResources",
 						   "NodeDeclaredFeatures" /* appended in v1.37 */ };
 	assert_int_equal(n, ARRAY_SIZE(want_filter));
 	for (uint32_t i = 0; i < n; i++)
@@ -276,7 +277,7 @@ static void test_profile_building(void **state)
 	/* every registered plugin declares the points it implements consistently */
 	size_t nreg;
 	const struct fw_plugin *const *all = fw_registry_all(&nreg);
-	assert_int_equal(nreg, 19); /* the registry table's PLUGIN rows */
+	assert_int_equal(nreg, 20); /* the registry table's PLUGIN rows */
 	for (size_t i = 0; i < nreg; i++)
 		assert_ptr_equal(fw_registry_lookup(all[i]->name), all[i]);
 	assert_null(fw_registry_lookup("nope"));

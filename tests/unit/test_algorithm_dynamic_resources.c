@@ -10,6 +10,8 @@
  * evaluates upstream's CEL selector `device.attributes["some-driver"].healthy`. */
 #include "algorithm_testlib.h"
 
+#include "algorithm/plugin_helpers.h"
+
 #include <stdatomic.h>
 
 #include "common/arena.h"
@@ -144,7 +146,8 @@ static const struct api_node_selector *copy_selector(const struct api_node_selec
 		for (uint32_t k = 0; k < s->terms[i].n_fields; k++) {
 			f[k] = s->terms[i].fields[k];
 			const char **v = arena_alloc(g_arena, f[k].n_values * sizeof(*v) + 1);
-			memcpy(v, f[k].values, f[k].n_values * sizeof(*v));
+			if (f[k].n_values)
+				memcpy(v, f[k].values, f[k].n_values * sizeof(*v));
 			f[k].values = v;
 		}
 		n->terms[i].fields = f;
@@ -171,7 +174,8 @@ static int api_add_finalizer(void *ctx, const struct api_resource_claim *claim, 
 	w->n_finalizer++;
 	struct api_resource_claim *n = claim_clone(w, claim);
 	const char **f = arena_alloc(g_arena, (claim->n_finalizers + 1) * sizeof(*f));
-	memcpy(f, claim->finalizers, claim->n_finalizers * sizeof(*f));
+	if (claim->n_finalizers)
+		memcpy(f, claim->finalizers, claim->n_finalizers * sizeof(*f));
 	f[n->n_finalizers++] = "resource.kubernetes.io/delete-protection";
 	n->finalizers = f;
 	*out = world_store(w, n);
@@ -197,7 +201,8 @@ static int api_reserve(void *ctx, const struct api_resource_claim *claim, const 
 		struct api_dra_allocation *a = arena_alloc(g_arena, sizeof(*a));
 		*a = *allocation;
 		struct api_dra_device_result *r = arena_alloc(g_arena, (a->n_results + 1) * sizeof(*r));
-		memcpy(r, allocation->results, a->n_results * sizeof(*r));
+		if (a->n_results)
+			memcpy(r, allocation->results, a->n_results * sizeof(*r));
 		a->results = r;
 		a->node_selector = copy_selector(allocation->node_selector);
 		if (set_timestamp && !a->has_allocation_timestamp) {
@@ -207,7 +212,8 @@ static int api_reserve(void *ctx, const struct api_resource_claim *claim, const 
 		n->allocation = a;
 	}
 	struct api_dra_consumer *rf = arena_alloc(g_arena, (claim->n_reserved_for + 1) * sizeof(*rf));
-	memcpy(rf, claim->reserved_for, claim->n_reserved_for * sizeof(*rf));
+	if (claim->n_reserved_for)
+		memcpy(rf, claim->reserved_for, claim->n_reserved_for * sizeof(*rf));
 	rf[claim->n_reserved_for] = (struct api_dra_consumer){ "", "pods", arena_strdup(g_arena, consumer->name),
 							      intern_str(consumer->uid) };
 	n->reserved_for = rf;
@@ -636,6 +642,9 @@ static void test_pre_enqueue_pre_filter(void **state)
 		expect(&st, tc->pre_enqueue, tc->pre_enqueue_msg);
 		run_pre_filter(&h, &st);
 		expect(&st, tc->pre_filter, tc->pre_filter_msg);
+		/* no claim to allocate (no allocator): every Score is 0, the cycle leaves Score out */
+		if (!tc->with_class || tc->pre_filter != FW_SUCCESS)
+			assert_int_equal(fw_dynamic_resources_prepare(&h.pl, h.c, h.pod, h.cl.ptrs, 1, &st), FW_SKIP);
 		/* "empty" and friends: PostFilter has nothing to deallocate, no reason */
 		if (tc->pre_filter != FW_SUCCESS) {
 			run_post_filter(&h, &st);
@@ -832,6 +841,9 @@ static void test_prioritized_list_scoring(void **state)
 	h.w.slices[h.w.n_slices++] = mk_slice("worker", dev, healthy);
 	h.w.slices[h.w.n_slices++] = mk_slice("worker-2", dev, unhealthy);
 	assert_int_equal(run_pre_filter(&h, &st), FW_SUCCESS);
+	/* the cycle's score preparation keeps the plugin: there is an allocator */
+	assert_ptr_equal(fw_score_prepare_of(&fw_plugin_dynamic_resources), fw_dynamic_resources_prepare);
+	assert_int_equal(fw_dynamic_resources_prepare(&h.pl, h.c, h.pod, h.cl.ptrs, 2, &st), FW_SUCCESS);
 	assert_int_equal(run_filter(&h, 0, &st), FW_SUCCESS);
 	assert_int_equal(run_filter(&h, 1, &st), FW_SUCCESS);
 	struct fw_node_score scores[2] = { { &h.cl.nis[0], 0 }, { &h.cl.nis[1], 0 } };
@@ -1036,6 +1048,21 @@ static void test_hints(void **state)
 	h_free(&h);
 }
 
+/* upstream SignPod: "pods with dra resource claims are not signable" (OpportunisticBatching) */
+static void test_sign(void **state)
+{
+	(void)state;
+	struct api_pod *with = mk_pod(POD_CLAIM_NAME), *without = mk_pod(POD_NO_CLAIMS);
+	struct fw_sig sig;
+	memset(&sig, 0, sizeof(sig));
+	assert_false(fw_sign_pod(CFG_SIGN_ON | CFG_SIGN_NO_CLAIMS, with, &sig));
+	assert_true(fw_sign_pod(CFG_SIGN_ON | CFG_SIGN_NO_CLAIMS, without, &sig));
+	assert_true(fw_sign_pod(CFG_SIGN_ON, with, &sig)); /* DynamicResources not in the profile */
+	fw_sig_release(&sig);
+	api_pod_unref(with);
+	api_pod_unref(without);
+}
+
 /* DynamicResourcesArgs validation as the plugin's init sees it (ValidateDynamicResourcesArgs). */
 static void test_args(void **state)
 {
@@ -1070,6 +1097,7 @@ int main(void)
 		cmocka_unit_test(test_timeout),
 		cmocka_unit_test(test_binding_conditions),
 		cmocka_unit_test(test_hints),
+		cmocka_unit_test(test_sign),
 		cmocka_unit_test(test_args),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

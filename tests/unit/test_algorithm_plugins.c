@@ -361,6 +361,9 @@ static void test_fit_weighted_and_extended(void **state)
 	struct cfg_resource_weight bad[] = { { intern_str("memory"), 0 }, { intern_str("cpu"), 1 } };
 	args.fit.n_resources = 2;
 	args.fit.resources = bad;
+	/* the default profile's other args as config defaults them (DynamicResources, whose init
+	 * runs first at PreEnqueue, rejects a zero bindingTimeout) */
+	args.dynamic_resources = (struct cfg_dynamic_resources_args){ 10000000000LL, 600000000000LL };
 	struct fw_profile_config pc;
 	fw_default_profile_config("x", &pc);
 	pc.args = &args;
@@ -434,6 +437,7 @@ static void test_fit_requested_to_capacity_ratio(void **state)
 	/* a shape that is not increasing is rejected */
 	struct cfg_shape_point bad[] = { { 50, 0 }, { 50, 10 } };
 	args.fit.shape = bad;
+	args.dynamic_resources = (struct cfg_dynamic_resources_args){ 10000000000LL, 600000000000LL };
 	struct fw_profile_config pc;
 	fw_default_profile_config("x", &pc);
 	pc.args = &args;

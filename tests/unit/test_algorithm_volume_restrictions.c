@@ -426,9 +426,9 @@ static void test_pvc_decode(void **state)
 /* oracle: examples/07-prefilter-missing-pvc.json (pod prod/db naming PVC data-db-0, no PVCs, two
  * nodes), default profile: PreFilter VolumeRestrictions UnschedulableAndUnresolvable
  * "persistentvolumeclaim \"data-db-0\" not found" on every node, unschedulablePlugins
- * [VolumeRestrictions]. Upstream's message goes on with " not found": DynamicResources' PostFilter
- * fails reading its never-written PreFilter state, and FitError appends that error; csched has
- * no DynamicResources, so its message ends after the PreFilter's. */
+ * [VolumeRestrictions]. The message goes on with " not found": DynamicResources' PostFilter
+ * fails reading its never-written PreFilter state (upstream's fwk.ErrNotFound), which ends
+ * PostFilter before DefaultPreemption, and FitError appends that error. */
 static void test_missing_pvc_default_profile(void **state)
 {
 	(void)state;
@@ -463,6 +463,11 @@ static void test_missing_pvc_default_profile(void **state)
 	assert_string_equal(res.diag.unschedulable_plugins[0], "VolumeRestrictions");
 	assert_string_equal(fw_fit_error_message(&res.diag, msg, sizeof(msg)),
 			    "0/2 nodes are available: persistentvolumeclaim \"data-db-0\" not found.");
+	struct fw_post_filter_result pfr = { NULL };
+	struct fw_status pst;
+	assert_int_equal(fw_run_post_filter(p, c, pod, &res.diag, &pfr, &pst), FW_ERROR);
+	assert_string_equal(fw_fit_error_message(&res.diag, msg, sizeof(msg)),
+			    "0/2 nodes are available: persistentvolumeclaim \"data-db-0\" not found. not found");
 	api_pod_unref(pod);
 	for (int i = 0; i < 2; i++) {
 		node_info_release(&nis[i]);

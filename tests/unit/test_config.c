@@ -62,18 +62,18 @@ static void check_round_trip(const struct config *cfg)
 }
 
 static const char *const default_lists[CFG_EP_COUNT] = {
-	/* upstream apis/config/testing/defaults ExpandedPluginsV1 (DynamicResources not implemented) */
-	[CFG_EP_PRE_ENQUEUE] = "SchedulingGates/0 DefaultPreemption/0",
+	/* upstream apis/config/testing/defaults ExpandedPluginsV1 */
+	[CFG_EP_PRE_ENQUEUE] = "SchedulingGates/0 DynamicResources/0 DefaultPreemption/0",
 	[CFG_EP_QUEUE_SORT] = "PrioritySort/0",
 	/* NodeDeclaredFeatures last: upstream apis/config/testing/defaults ExpandedPluginsV1 */
-	[CFG_EP_PRE_FILTER] = "NodeAffinity/0 NodePorts/0 NodeResourcesFit/0 VolumeRestrictions/0 NodeVolumeLimits/0 VolumeBinding/0 VolumeZone/0 PodTopologySpread/0 InterPodAffinity/0 NodeDeclaredFeatures/0",
-	[CFG_EP_FILTER] = "NodeName/0 NodeUnschedulable/0 TaintToleration/0 NodeAffinity/0 NodePorts/0 NodeResourcesFit/0 VolumeRestrictions/0 NodeVolumeLimits/0 VolumeBinding/0 VolumeZone/0 PodTopologySpread/0 InterPodAffinity/0 NodeDeclaredFeatures/0",
-	[CFG_EP_POST_FILTER] = "DefaultPreemption/0",
+	[CFG_EP_PRE_FILTER] = "NodeAffinity/0 NodePorts/0 NodeResourcesFit/0 VolumeRestrictions/0 NodeVolumeLimits/0 VolumeBinding/0 VolumeZone/0 PodTopologySpread/0 InterPodAffinity/0 DynamicResources/0 NodeDeclaredFeatures/0",
+	[CFG_EP_FILTER] = "NodeName/0 NodeUnschedulable/0 TaintToleration/0 NodeAffinity/0 NodePorts/0 NodeResourcesFit/0 VolumeRestrictions/0 NodeVolumeLimits/0 VolumeBinding/0 VolumeZone/0 PodTopologySpread/0 InterPodAffinity/0 DynamicResources/0 NodeDeclaredFeatures/0",
+	[CFG_EP_POST_FILTER] = "DynamicResources/0 DefaultPreemption/0",
 	[CFG_EP_PRE_SCORE] = "TaintToleration/0 NodeAffinity/0 NodeResourcesFit/0 VolumeBinding/0 PodTopologySpread/0 InterPodAffinity/0 NodeResourcesBalancedAllocation/0",
-	[CFG_EP_SCORE] = "TaintToleration/3 NodeAffinity/2 NodeResourcesFit/1 VolumeBinding/1 PodTopologySpread/2 InterPodAffinity/2 NodeResourcesBalancedAllocation/1 ImageLocality/1",
-	[CFG_EP_RESERVE] = "VolumeBinding/0",
+	[CFG_EP_SCORE] = "TaintToleration/3 NodeAffinity/2 NodeResourcesFit/1 VolumeBinding/1 PodTopologySpread/2 InterPodAffinity/2 DynamicResources/2 NodeResourcesBalancedAllocation/1 ImageLocality/1",
+	[CFG_EP_RESERVE] = "VolumeBinding/0 DynamicResources/0",
 	[CFG_EP_PERMIT] = "",
-	[CFG_EP_PRE_BIND] = "VolumeBinding/0",
+	[CFG_EP_PRE_BIND] = "VolumeBinding/0 DynamicResources/0",
 	[CFG_EP_BIND] = "DefaultBinder/0",
 	[CFG_EP_POST_BIND] = "",
 };
@@ -125,14 +125,18 @@ static void test_defaults(void **state)
 	assert_int_equal(p->args.preemption.min_candidate_nodes_absolute, 100);
 	assert_int_equal(p->args.volume_binding.bind_timeout_seconds, 600);
 	/* Upstream's defaulting appends pluginConfig for the profile's plugins, sorted by name. */
-	assert_int_equal(p->n_plugin_config, 7);
+	assert_int_equal(p->n_plugin_config, 8);
 	assert_int_equal(p->plugin_config[0], CFG_ARGS_PREEMPTION);
-	assert_int_equal(p->plugin_config[1], CFG_ARGS_INTER_POD_AFFINITY);
-	assert_int_equal(p->plugin_config[2], CFG_ARGS_NODE_AFFINITY);
-	assert_int_equal(p->plugin_config[3], CFG_ARGS_BALANCED);
-	assert_int_equal(p->plugin_config[4], CFG_ARGS_FIT);
-	assert_int_equal(p->plugin_config[5], CFG_ARGS_TOPOLOGY_SPREAD);
-	assert_int_equal(p->plugin_config[6], CFG_ARGS_VOLUME_BINDING);
+	assert_int_equal(p->plugin_config[1], CFG_ARGS_DYNAMIC_RESOURCES);
+	assert_int_equal(p->plugin_config[2], CFG_ARGS_INTER_POD_AFFINITY);
+	assert_int_equal(p->plugin_config[3], CFG_ARGS_NODE_AFFINITY);
+	assert_int_equal(p->plugin_config[4], CFG_ARGS_BALANCED);
+	assert_int_equal(p->plugin_config[5], CFG_ARGS_FIT);
+	assert_int_equal(p->plugin_config[6], CFG_ARGS_TOPOLOGY_SPREAD);
+	assert_int_equal(p->plugin_config[7], CFG_ARGS_VOLUME_BINDING);
+	/* upstream apis/config/testing/defaults PluginConfigsV1: DynamicResourcesArgs 10s / 10m */
+	assert_int_equal(p->args.dynamic_resources.filter_timeout_ns, 10000000000LL);
+	assert_int_equal(p->args.dynamic_resources.binding_timeout_ns, 600000000000LL);
 	/* StorageCapacityScoring (on in v1.37) defaults the shape: 0 -> 10, 100 -> 0 */
 	assert_int_equal(p->args.volume_binding.n_shape, 2);
 	assert_int_equal(p->args.volume_binding.shape[0].utilization, 0);
@@ -331,7 +335,7 @@ static void test_full_json(void **state)
 	assert_true(a->has_percentage_of_nodes_to_score);
 	assert_int_equal(a->percentage_of_nodes_to_score, 30);
 	assert_string_equal(list_str(a, CFG_EP_SCORE, buf, sizeof(buf)),
-			    "ImageLocality/5 NodeAffinity/2 NodeResourcesFit/1 VolumeBinding/1 PodTopologySpread/2 InterPodAffinity/2 NodeResourcesBalancedAllocation/1");
+			    "ImageLocality/5 NodeAffinity/2 NodeResourcesFit/1 VolumeBinding/1 PodTopologySpread/2 InterPodAffinity/2 DynamicResources/2 NodeResourcesBalancedAllocation/1");
 	assert_string_equal(list_str(a, CFG_EP_PRE_SCORE, buf, sizeof(buf)), default_lists[CFG_EP_PRE_SCORE]);
 	assert_int_equal(a->args.balanced.n_resources, 2);
 	assert_ptr_equal(a->args.balanced.resources[1].name, intern_str("example.com/gpu"));
@@ -348,10 +352,10 @@ static void test_full_json(void **state)
 	assert_ptr_equal(na->preferred[0].term.fields[0].key, intern_str("metadata.name"));
 	/* Explicit entries first, in file order, then defaults for the profile's plugins. */
 	static const enum cfg_args_kind order[] = { CFG_ARGS_BALANCED, CFG_ARGS_INTER_POD_AFFINITY, CFG_ARGS_PREEMPTION,
-						    CFG_ARGS_VOLUME_BINDING, CFG_ARGS_NODE_AFFINITY, CFG_ARGS_FIT,
-						    CFG_ARGS_TOPOLOGY_SPREAD };
-	assert_int_equal(a->n_plugin_config, 7);
-	for (size_t i = 0; i < 7; i++)
+						    CFG_ARGS_VOLUME_BINDING, CFG_ARGS_NODE_AFFINITY, CFG_ARGS_DYNAMIC_RESOURCES,
+						    CFG_ARGS_FIT, CFG_ARGS_TOPOLOGY_SPREAD };
+	assert_int_equal(a->n_plugin_config, 8);
+	for (size_t i = 0; i < 8; i++)
 		assert_int_equal(a->plugin_config[i], order[i]);
 	/* The extender's ignoredByScheduler resource becomes NodeResourcesFit's ignoredResources. */
 	assert_int_equal(a->args.fit.n_ignored_resources, 1);
@@ -396,16 +400,16 @@ static void test_merge(void **state)
 		{ "no plugins: defaults", "    {}\n", CFG_EP_SCORE, default_lists[CFG_EP_SCORE] },
 		{ "score: disable one, enable one with a weight",
 		  "    score:\n      disabled:\n      - name: TaintToleration\n      enabled:\n      - name: ImageLocality\n        weight: 5\n",
-		  CFG_EP_SCORE, "ImageLocality/5 NodeAffinity/2 NodeResourcesFit/1 VolumeBinding/1 PodTopologySpread/2 InterPodAffinity/2 NodeResourcesBalancedAllocation/1" },
+		  CFG_EP_SCORE, "ImageLocality/5 NodeAffinity/2 NodeResourcesFit/1 VolumeBinding/1 PodTopologySpread/2 InterPodAffinity/2 DynamicResources/2 NodeResourcesBalancedAllocation/1" },
 		{ "score: disabling at score keeps the plugin's preScore",
 		  "    score:\n      disabled:\n      - name: TaintToleration\n",
 		  CFG_EP_PRE_SCORE, default_lists[CFG_EP_PRE_SCORE] },
 		{ "multiPoint re-configures a default in place",
 		  "    multiPoint:\n      enabled:\n      - name: TaintToleration\n        weight: 10\n",
-		  CFG_EP_SCORE, "TaintToleration/10 NodeAffinity/2 NodeResourcesFit/1 VolumeBinding/1 PodTopologySpread/2 InterPodAffinity/2 NodeResourcesBalancedAllocation/1 ImageLocality/1" },
+		  CFG_EP_SCORE, "TaintToleration/10 NodeAffinity/2 NodeResourcesFit/1 VolumeBinding/1 PodTopologySpread/2 InterPodAffinity/2 DynamicResources/2 NodeResourcesBalancedAllocation/1 ImageLocality/1" },
 		{ "score weight overrides the multiPoint default, moving it first",
 		  "    score:\n      enabled:\n      - name: NodeResourcesFit\n        weight: 7\n",
-		  CFG_EP_SCORE, "NodeResourcesFit/7 TaintToleration/3 NodeAffinity/2 VolumeBinding/1 PodTopologySpread/2 InterPodAffinity/2 NodeResourcesBalancedAllocation/1 ImageLocality/1" },
+		  CFG_EP_SCORE, "NodeResourcesFit/7 TaintToleration/3 NodeAffinity/2 VolumeBinding/1 PodTopologySpread/2 InterPodAffinity/2 DynamicResources/2 NodeResourcesBalancedAllocation/1 ImageLocality/1" },
 		{ "multiPoint '*' keeps only what it enables (filter)",
 		  "    multiPoint:\n      disabled:\n      - name: '*'\n      enabled:\n      - name: PrioritySort\n      - name: NodeName\n      - name: DefaultBinder\n",
 		  CFG_EP_FILTER, "NodeName/0" },
@@ -421,15 +425,16 @@ static void test_merge(void **state)
 		  CFG_EP_FILTER, "NodePorts/0 NodeName/0" },
 		{ "multiPoint disable + explicit filter enable appends it last",
 		  "    multiPoint:\n      disabled:\n      - name: NodeAffinity\n    filter:\n      enabled:\n      - name: NodeAffinity\n",
-		  CFG_EP_FILTER, "NodeName/0 NodeUnschedulable/0 TaintToleration/0 NodePorts/0 NodeResourcesFit/0 VolumeRestrictions/0 NodeVolumeLimits/0 VolumeBinding/0 VolumeZone/0 PodTopologySpread/0 InterPodAffinity/0 NodeDeclaredFeatures/0 NodeAffinity/0" },
+		  CFG_EP_FILTER, "NodeName/0 NodeUnschedulable/0 TaintToleration/0 NodePorts/0 NodeResourcesFit/0 VolumeRestrictions/0 NodeVolumeLimits/0 VolumeBinding/0 VolumeZone/0 PodTopologySpread/0 InterPodAffinity/0 DynamicResources/0 NodeDeclaredFeatures/0 NodeAffinity/0" },
 		{ "multiPoint disable removes it from score too",
 		  "    multiPoint:\n      disabled:\n      - name: NodeAffinity\n    filter:\n      enabled:\n      - name: NodeAffinity\n",
-		  CFG_EP_SCORE, "TaintToleration/3 NodeResourcesFit/1 VolumeBinding/1 PodTopologySpread/2 InterPodAffinity/2 NodeResourcesBalancedAllocation/1 ImageLocality/1" },
+		  CFG_EP_SCORE, "TaintToleration/3 NodeResourcesFit/1 VolumeBinding/1 PodTopologySpread/2 InterPodAffinity/2 DynamicResources/2 NodeResourcesBalancedAllocation/1 ImageLocality/1" },
 		{ "explicit filter override goes first",
 		  "    filter:\n      enabled:\n      - name: NodePorts\n",
-		  CFG_EP_FILTER, "NodePorts/0 NodeName/0 NodeUnschedulable/0 TaintToleration/0 NodeAffinity/0 NodeResourcesFit/0 VolumeRestrictions/0 NodeVolumeLimits/0 VolumeBinding/0 VolumeZone/0 PodTopologySpread/0 InterPodAffinity/0 NodeDeclaredFeatures/0" },
-		{ "disabling a not-implemented plugin is a no-op",
-		  "    multiPoint:\n      disabled:\n      - name: DynamicResources\n", CFG_EP_FILTER, default_lists[CFG_EP_FILTER] },
+		  CFG_EP_FILTER, "NodePorts/0 NodeName/0 NodeUnschedulable/0 TaintToleration/0 NodeAffinity/0 NodeResourcesFit/0 VolumeRestrictions/0 NodeVolumeLimits/0 VolumeBinding/0 VolumeZone/0 PodTopologySpread/0 InterPodAffinity/0 DynamicResources/0 NodeDeclaredFeatures/0" },
+		{ "multiPoint disable of DynamicResources removes it from filter",
+		  "    multiPoint:\n      disabled:\n      - name: DynamicResources\n", CFG_EP_FILTER,
+		  "NodeName/0 NodeUnschedulable/0 TaintToleration/0 NodeAffinity/0 NodePorts/0 NodeResourcesFit/0 VolumeRestrictions/0 NodeVolumeLimits/0 VolumeBinding/0 VolumeZone/0 PodTopologySpread/0 InterPodAffinity/0 NodeDeclaredFeatures/0" },
 	};
 	char doc[2048], buf[1024];
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -638,14 +643,15 @@ static void test_plugin_config_without_args(void **state)
 		fail_msg("%s", e.msg);
 	const struct cfg_profile *p = &c.profiles[0];
 	assert_null(p->args.node_affinity.added_affinity);
-	assert_int_equal(p->n_plugin_config, 7);
+	assert_int_equal(p->n_plugin_config, 8);
 	assert_int_equal(p->plugin_config[0], CFG_ARGS_NODE_AFFINITY);
 	assert_int_equal(p->plugin_config[1], CFG_ARGS_PREEMPTION);
-	assert_int_equal(p->plugin_config[2], CFG_ARGS_INTER_POD_AFFINITY);
-	assert_int_equal(p->plugin_config[3], CFG_ARGS_BALANCED);
-	assert_int_equal(p->plugin_config[4], CFG_ARGS_FIT);
-	assert_int_equal(p->plugin_config[5], CFG_ARGS_TOPOLOGY_SPREAD);
-	assert_int_equal(p->plugin_config[6], CFG_ARGS_VOLUME_BINDING);
+	assert_int_equal(p->plugin_config[2], CFG_ARGS_DYNAMIC_RESOURCES);
+	assert_int_equal(p->plugin_config[3], CFG_ARGS_INTER_POD_AFFINITY);
+	assert_int_equal(p->plugin_config[4], CFG_ARGS_BALANCED);
+	assert_int_equal(p->plugin_config[5], CFG_ARGS_FIT);
+	assert_int_equal(p->plugin_config[6], CFG_ARGS_TOPOLOGY_SPREAD);
+	assert_int_equal(p->plugin_config[7], CFG_ARGS_VOLUME_BINDING);
 	check_round_trip(&c);
 	config_free(&c);
 }

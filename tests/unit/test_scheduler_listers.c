@@ -6,7 +6,9 @@
  * runs DefaultPreemption at PostFilter. The volume listers answer from the PV, StorageClass,
  * CSINode, CSIDriver, VolumeAttachment and CSIStorageCapacity informers, which exist only for the
  * kinds a profile's plugins need; PVs by class and VolumeAttachments by node come from indexes
- * the handlers keep (upstream's storage-class and va.spec.nodename indexers). */
+ * the handlers keep (upstream's storage-class and va.spec.nodename indexers). DynamicResources'
+ * listers (scheduler/dra.c) answer from the ResourceClaim, ResourceSlice, DeviceClass and
+ * DeviceTaintRule informers; their handlers' queue events carry the typed objects. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -588,6 +590,301 @@ static void test_volume_kinds(void **state)
 	api_client_free(client);
 }
 
+/* ---------- DynamicResources' listers (scheduler/dra.c) ---------- */
+
+#define CLAIM_JSON(name, rv) \
+	"{\"metadata\":{\"name\":\"" name "\",\"namespace\":\"ns\",\"uid\":\"uid-" name "\",\"resourceVersion\":\"" rv "\"}," \
+	"\"spec\":{\"devices\":{\"requests\":[{\"name\":\"r\",\"exactly\":{\"deviceClassName\":\"gpu\"}}]}}}"
+#define SLICE_JSON(name, rv, pool, dev) \
+	"{\"metadata\":{\"name\":\"" name "\",\"resourceVersion\":\"" rv "\"},\"spec\":{\"driver\":\"gpu.example.com\"," \
+	"\"pool\":{\"name\":\"" pool "\",\"generation\":1,\"resourceSliceCount\":1},\"nodeName\":\"n1\"," \
+	"\"devices\":[{\"name\":\"" dev "\"}]}}"
+#define RULE_JSON(name, rv, selector) \
+	"{\"metadata\":{\"name\":\"" name "\",\"resourceVersion\":\"" rv "\"},\"spec\":{\"deviceSelector\":" selector "," \
+	"\"taint\":{\"key\":\"k\",\"effect\":\"NoSchedule\"}}}"
+
+static int claim_visit(void *arg, const struct api_resource_claim *c)
+{
+	struct names *s = arg;
+	if (s->n < 8)
+		snprintf(s->got[s->n], sizeof(s->got[0]), "%s", c->meta.name);
+	s->n++;
+	return s->n == s->stop_at ? 9 : 0;
+}
+
+static int slice_visit(void *arg, const struct api_resource_slice *sl)
+{
+	struct names *s = arg;
+	if (s->n < 8)
+		snprintf(s->got[s->n], sizeof(s->got[0]), "%s", sl->meta.name);
+	s->n++;
+	return s->n == s->stop_at ? 9 : 0;
+}
+
+static int class_visit(void *arg, const struct api_device_class *c)
+{
+	struct names *s = arg;
+	if (s->n < 8)
+		snprintf(s->got[s->n], sizeof(s->got[0]), "%s", c->meta.name);
+	s->n++;
+	return s->n == s->stop_at ? 9 : 0;
+}
+
+static int rule_visit(void *arg, const struct api_device_taint_rule *r)
+{
+	struct names *s = arg;
+	if (s->n < 8)
+		snprintf(s->got[s->n], sizeof(s->got[0]), "%s", r->meta.name);
+	s->n++;
+	return s->n == s->stop_at ? 9 : 0;
+}
+
+/* The four listers answer from their informers' stores; without the informers (no plugin needs
+ * them) they answer nothing. */
+static void test_dra_listers(void **state)
+{
+	struct fixture *f = *state;
+	struct err e = { 0 };
+	struct names s = { 0 };
+	/* the default profile does not run DynamicResources yet (NOT_YET in the registry) */
+	struct sched_dra *keep = f->s->dra;
+	f->s->dra = NULL;
+	assert_null(sched_resource_claim_lister(f->s, "ns", "a"));
+	assert_null(sched_device_class_lister(f->s, "gpu"));
+	assert_int_equal(sched_resource_claim_each(f->s, claim_visit, &s), 0);
+	assert_int_equal(sched_resource_slice_each(f->s, slice_visit, &s), 0);
+	assert_int_equal(sched_device_class_each(f->s, class_visit, &s), 0);
+	assert_int_equal(sched_device_taint_rule_each(f->s, rule_visit, &s), 0);
+	assert_int_equal(s.n, 0);
+	assert_true(sched_dra_synced(NULL));
+	sched_dra_free(keep);
+
+	f->s->dra = sched_dra_new(f->client, SCHED_DRA_ALL, NULL, &e);
+	if (!f->s->dra)
+		fail_msg("sched_dra_new: %s", e.msg);
+	struct sched_dra *d = f->s->dra;
+	assert_false(sched_dra_synced(d)); /* never listed */
+	event(sched_dra_informer(d, API_KIND_RESOURCE_CLAIM), "ADDED", CLAIM_JSON("a", "1"));
+	event(sched_dra_informer(d, API_KIND_RESOURCE_CLAIM), "ADDED", CLAIM_JSON("b", "2"));
+	event(sched_dra_informer(d, API_KIND_RESOURCE_CLAIM), "MODIFIED", CLAIM_JSON("a", "3"));
+	event(sched_dra_informer(d, API_KIND_RESOURCE_SLICE), "ADDED", SLICE_JSON("s1", "4", "p1", "gpu-0"));
+	event(sched_dra_informer(d, API_KIND_DEVICE_CLASS), "ADDED",
+	      "{\"metadata\":{\"name\":\"gpu\",\"resourceVersion\":\"5\"},\"spec\":{\"selectors\":[{\"cel\":{\"expression\":\"true\"}}]}}");
+	event(sched_dra_informer(d, API_KIND_DEVICE_TAINT_RULE), "ADDED", RULE_JSON("r", "6", "{\"pool\":\"p1\"}"));
+
+	struct api_resource_claim *c = sched_resource_claim_lister(f->s, "ns", "a");
+	assert_non_null(c);
+	assert_string_equal(c->meta.resource_version, "3");
+	assert_ptr_equal(c->requests[0].exactly->device_class_name, intern_str("gpu"));
+	api_resource_claim_unref(c);
+	assert_null(sched_resource_claim_lister(f->s, "other", "a"));
+	assert_null(sched_resource_claim_lister(f->s, "ns", NULL));
+	struct api_device_class *dc = sched_device_class_lister(f->s, "gpu");
+	assert_non_null(dc);
+	assert_string_equal(dc->selectors[0], "true");
+	api_device_class_unref(dc);
+	assert_null(sched_device_class_lister(f->s, "cpu"));
+
+	s = (struct names){ 0 };
+	assert_int_equal(sched_resource_claim_each(f->s, claim_visit, &s), 0);
+	assert_int_equal(s.n, 2);
+	assert_true(has_name(&s, "a") && has_name(&s, "b"));
+	s = (struct names){ .stop_at = 1 };
+	assert_int_equal(sched_resource_claim_each(f->s, claim_visit, &s), 9); /* the first non-zero answer */
+	assert_int_equal(s.n, 1);
+	s = (struct names){ 0 };
+	assert_int_equal(sched_resource_slice_each(f->s, slice_visit, &s), 0);
+	assert_int_equal(s.n, 1);
+	assert_true(has_name(&s, "s1"));
+	s = (struct names){ 0 };
+	assert_int_equal(sched_device_class_each(f->s, class_visit, &s), 0);
+	assert_true(s.n == 1 && has_name(&s, "gpu"));
+	s = (struct names){ 0 };
+	assert_int_equal(sched_device_taint_rule_each(f->s, rule_visit, &s), 0);
+	assert_true(s.n == 1 && has_name(&s, "r"));
+
+	event(sched_dra_informer(d, API_KIND_RESOURCE_CLAIM), "DELETED", CLAIM_JSON("a", "7"));
+	assert_null(sched_resource_claim_lister(f->s, "ns", "a"));
+	s = (struct names){ 0 };
+	assert_int_equal(sched_resource_claim_each(f->s, claim_visit, &s), 0);
+	assert_true(s.n == 1 && has_name(&s, "b"));
+
+	/* the framework's listers are these (sched_fw_profile_options) */
+	struct fw_profile_options po;
+	sched_fw_profile_options(f->s, &po);
+	assert_ptr_equal(po.listers.resource_claim, sched_resource_claim_lister);
+	assert_ptr_equal(po.listers.resource_claim_each, sched_resource_claim_each);
+	assert_ptr_equal(po.listers.resource_slice_each, sched_resource_slice_each);
+	assert_ptr_equal(po.listers.device_class, sched_device_class_lister);
+	assert_ptr_equal(po.listers.device_class_each, sched_device_class_each);
+	assert_ptr_equal(po.listers.device_taint_rule_each, sched_device_taint_rule_each);
+}
+
+static const uint32_t r_claim = QUEUE_RES_RESOURCE_CLAIM, r_slice = QUEUE_RES_RESOURCE_SLICE,
+		      r_class = QUEUE_RES_DEVICE_CLASS;
+
+static const char *dra_name(uint32_t res, const void *o)
+{
+	if (!o)
+		return "-";
+	return res == QUEUE_RES_RESOURCE_CLAIM ? ((const struct api_resource_claim *)o)->meta.name
+	       : res == QUEUE_RES_RESOURCE_SLICE ? ((const struct api_resource_slice *)o)->meta.name
+						 : ((const struct api_device_class *)o)->meta.name;
+}
+
+static enum queue_hint dra_hint_record(const void *plugin, const struct api_pod *pod, const void *old_obj,
+				       const void *new_obj)
+{
+	(void)pod;
+	uint32_t res = *(const uint32_t *)plugin;
+	if (n_hint_log < 16)
+		snprintf(hint_log[n_hint_log++], sizeof(hint_log[0]), "%u %s->%s", res, dra_name(res, old_obj),
+			 dra_name(res, new_obj));
+	return QUEUE_HINT_SKIP;
+}
+
+/* The handlers send ResourceClaim, ResourceSlice and DeviceClass events with the typed objects;
+ * a DeviceTaintRule event is an update of each slice its selector names (upstream's
+ * ResourceSliceTracker reports the slices it patches). */
+static void test_dra_events(void **state)
+{
+	struct fixture *f = *state;
+	struct err e = { 0 };
+	static const struct queue_hint_reg regs[] = {
+		{ "DRA", { QUEUE_RES_RESOURCE_CLAIM, QUEUE_ACT_ALL, NULL }, dra_hint_record, &r_claim },
+		{ "DRA", { QUEUE_RES_RESOURCE_SLICE, QUEUE_ACT_ALL, NULL }, dra_hint_record, &r_slice },
+		{ "DRA", { QUEUE_RES_DEVICE_CLASS, QUEUE_ACT_ALL, NULL }, dra_hint_record, &r_class },
+	};
+	static const struct queue_profile prof = { "default-scheduler", regs, sizeof(regs) / sizeof(regs[0]), NULL, NULL };
+	struct queue_options qo = { .profiles = &prof, .n_profiles = 1 };
+	struct queue *q = queue_new(&qo, &e);
+	assert_non_null(q);
+	struct sched_dra *d = sched_dra_new(f->client, SCHED_DRA_ALL, q, &e);
+	assert_non_null(d);
+	static const char *pod_json =
+		"{\"metadata\":{\"name\":\"p\",\"namespace\":\"default\",\"uid\":\"uid-p\",\"resourceVersion\":\"1\"},"
+		"\"spec\":{\"containers\":[{\"name\":\"c\"}]}}";
+	struct api_pod *pod = api_pod_decode_json(pod_json, strlen(pod_json), &e);
+	assert_non_null(pod);
+	assert_int_equal(queue_add(q, pod, &e), 0);
+	api_pod_unref(pod);
+	struct queue_pod_info *qpi = NULL;
+	assert_int_equal(queue_try_pop(q, &qpi), 0);
+	static const char *const rejectors[] = { "DRA" };
+	struct queue_failure fl = { rejectors, 1, NULL, 0 };
+	assert_int_equal(queue_add_unschedulable_if_not_present(q, qpi, &fl, &e), 0);
+
+	n_hint_log = 0;
+	struct api_informer *claims = sched_dra_informer(d, API_KIND_RESOURCE_CLAIM),
+			    *slices = sched_dra_informer(d, API_KIND_RESOURCE_SLICE),
+			    *classes = sched_dra_informer(d, API_KIND_DEVICE_CLASS),
+			    *rules = sched_dra_informer(d, API_KIND_DEVICE_TAINT_RULE);
+	event(claims, "ADDED", CLAIM_JSON("a", "1"));
+	event(claims, "MODIFIED", CLAIM_JSON("a", "2"));
+	event(claims, "DELETED", CLAIM_JSON("a", "3"));
+	event(slices, "ADDED", SLICE_JSON("s1", "4", "p1", "gpu-0"));
+	event(slices, "ADDED", SLICE_JSON("s2", "5", "p2", "gpu-1"));
+	event(classes, "ADDED", "{\"metadata\":{\"name\":\"gpu\",\"resourceVersion\":\"6\"}}");
+	event(classes, "MODIFIED", "{\"metadata\":{\"name\":\"gpu\",\"resourceVersion\":\"7\"}}");
+	int before_rules = n_hint_log;
+	event(rules, "ADDED", RULE_JSON("r", "8", "{\"pool\":\"p2\"}"));          /* s2 */
+	event(rules, "MODIFIED", RULE_JSON("r", "9", "{\"device\":\"gpu-0\"}"));   /* s2 (old), s1 (new) */
+	event(rules, "DELETED", RULE_JSON("r", "10", "{\"device\":\"gpu-0\"}"));   /* s1 */
+	event(rules, "ADDED", RULE_JSON("r2", "11", "{\"driver\":\"other\"}"));    /* none */
+	event(rules, "ADDED", RULE_JSON("r3", "12", "{}"));                           /* every slice */
+	char want[13][48];
+	int n = 0;
+	snprintf(want[n++], 48, "%u -->a", r_claim);
+	snprintf(want[n++], 48, "%u a->a", r_claim);
+	snprintf(want[n++], 48, "%u a->-", r_claim);
+	snprintf(want[n++], 48, "%u -->s1", r_slice);
+	snprintf(want[n++], 48, "%u -->s2", r_slice);
+	snprintf(want[n++], 48, "%u -->gpu", r_class);
+	snprintf(want[n++], 48, "%u gpu->gpu", r_class);
+	assert_int_equal(before_rules, n);
+	snprintf(want[n++], 48, "%u s2->s2", r_slice);
+	snprintf(want[n++], 48, "%u s2->s2", r_slice);
+	snprintf(want[n++], 48, "%u s1->s1", r_slice);
+	snprintf(want[n++], 48, "%u s1->s1", r_slice);
+	int rest = n; /* r3 selects both slices, in the store's order */
+	n += 2;
+	assert_int_equal(n_hint_log, n);
+	for (int i = 0; i < rest; i++)
+		assert_string_equal(hint_log[i], want[i]);
+	char a[48], b[48];
+	snprintf(a, 48, "%u s1->s1", r_slice);
+	snprintf(b, 48, "%u s2->s2", r_slice);
+	assert_true((!strcmp(hint_log[rest], a) && !strcmp(hint_log[rest + 1], b)) ||
+		    (!strcmp(hint_log[rest], b) && !strcmp(hint_log[rest + 1], a)));
+
+	/* a pod in flight records the events with references on their objects (the queue's
+	 * obj_ref by resource), dropped when its attempt is done (valgrind and ASan check both) */
+	static const char *pod2_json =
+		"{\"metadata\":{\"name\":\"p2\",\"namespace\":\"default\",\"uid\":\"uid-p2\",\"resourceVersion\":\"1\"},"
+		"\"spec\":{\"containers\":[{\"name\":\"c\"}]}}";
+	pod = api_pod_decode_json(pod2_json, strlen(pod2_json), &e);
+	assert_non_null(pod);
+	assert_int_equal(queue_add(q, pod, &e), 0);
+	api_pod_unref(pod);
+	assert_int_equal(queue_try_pop(q, &qpi), 0);
+	struct queue_counts qc;
+	queue_counts(q, &qc);
+	uint32_t before = qc.in_flight_events;
+	event(claims, "ADDED", CLAIM_JSON("z", "13"));
+	event(slices, "MODIFIED", SLICE_JSON("s1", "14", "p1", "gpu-0"));
+	event(classes, "DELETED", "{\"metadata\":{\"name\":\"gpu\",\"resourceVersion\":\"15\"}}");
+	queue_counts(q, &qc);
+	assert_int_equal(qc.in_flight_events, before + 3);
+	sched_dra_free(d); /* the stores' references go; the in-flight events keep theirs */
+	queue_done(q, "uid-p2");
+	queue_pod_info_free(qpi);
+	queue_free(q);
+}
+
+/* The kinds each plugin needs: all four for DynamicResources, else the kinds of its events; a
+ * profile without them creates no informer. */
+static void test_dra_kinds(void **state)
+{
+	(void)state;
+	static const struct queue_event_hint ev_claim[] = { { { QUEUE_RES_RESOURCE_CLAIM, QUEUE_ACT_ADD, NULL }, NULL } };
+	static const struct queue_event_hint ev_slice_class[] = {
+		{ { QUEUE_RES_RESOURCE_SLICE, QUEUE_ACT_ADD, NULL }, NULL },
+		{ { QUEUE_RES_DEVICE_CLASS, QUEUE_ACT_UPDATE, NULL }, NULL },
+	};
+	static const struct queue_event_hint ev_node[] = { { { QUEUE_RES_NODE, QUEUE_ACT_ADD, NULL }, NULL } };
+	static const struct {
+		struct fw_plugin p;
+		unsigned want;
+	} t[] = {
+		{ { .name = "DynamicResources" }, SCHED_DRA_ALL },
+		{ { .name = "NodeResourcesFit", FW_EVENTS(ev_node) }, 0 },
+		{ { .name = "VolumeBinding" }, 0 },
+		{ { .name = "Custom", FW_EVENTS(ev_claim) }, SCHED_DRA_RESOURCE_CLAIM },
+		{ { .name = "Custom", FW_EVENTS(ev_slice_class) }, SCHED_DRA_RESOURCE_SLICE | SCHED_DRA_DEVICE_CLASS },
+	};
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		if (sched_dra_kinds_of(&t[i].p) != t[i].want)
+			fail_msg("case %zu (%s): 0x%x, want 0x%x", i, t[i].p.name, sched_dra_kinds_of(&t[i].p), t[i].want);
+	assert_int_equal(SCHED_DRA_ALL, 0xf);
+	struct err e = { 0 };
+	struct api_config acfg = { 0 };
+	acfg.server = strdup("http://127.0.0.1:1"); /* never contacted */
+	assert_int_equal(api_global_init(&e), 0);
+	struct api_client *client = api_client_new(&acfg, &e);
+	assert_non_null(client);
+	struct sched_options o = { .client = client, .binders = 1 };
+	struct scheduler *s = sched_new(&o, &e);
+	if (!s)
+		fail_msg("sched_new: %s", e.msg);
+	/* the default profile: DynamicResources when the registry runs it, nothing otherwise */
+	unsigned kinds = sched_dra_kinds(s);
+	assert_true(kinds == 0 || kinds == SCHED_DRA_ALL);
+	assert_true((kinds != 0) == (s->dra != NULL));
+	assert_true((kinds != 0) == (sched_dra_informer(s->dra, API_KIND_DEVICE_TAINT_RULE) != NULL));
+	sched_free(s);
+	api_client_free(client);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -598,6 +895,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_storage_listers, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_volume_events, setup, teardown),
 		cmocka_unit_test(test_volume_kinds),
+		cmocka_unit_test_setup_teardown(test_dra_listers, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dra_events, setup, teardown),
+		cmocka_unit_test(test_dra_kinds),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

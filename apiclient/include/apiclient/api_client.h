@@ -132,6 +132,44 @@ int api_pv_bind_claim(struct api_conn *conn, const char *pv_name, const char *pv
 int api_pvc_select_node(struct api_conn *conn, const char *ns, const char *name, const char *rv, const char *node,
 			char *new_rv, size_t size, struct err *e);
 
+/* DynamicResources' ResourceClaim writes (upstream dynamicresources.go and
+ * extendeddynamicresources.go; scheduler/dra_writes.c calls them). Writes that upstream makes
+ * with a whole-object Update or UpdateStatus are JSON merge patches here whose
+ * metadata.resourceVersion is the same precondition (ERR_CONFLICT when the claim changed): csched
+ * does not keep the whole object, and a patch leaves the fields it does not name (status.devices,
+ * what the server defaulted) as they are. *out (when not NULL): the claim the server answered, a
+ * new reference. Messages name the call ("update resourceclaim NS/NAME: ...").
+ * api_resource_claim_get: GET.
+ * api_resource_claim_add_finalizer: metadata.finalizers + resource.kubernetes.io/delete-protection
+ *   (kept once).
+ * api_resource_claim_reserve: status.reservedFor = the claim's entries + consumer; with allocation,
+ *   status.allocation = it (api_dra_allocation_json); now_s > 0 sets allocationTimestamp to now_s
+ *   when the allocation written (or the claim's own, allocation NULL) has none.
+ * api_resource_claim_deallocate: status.allocation, reservedFor and devices cleared.
+ * api_resource_claim_unreserve: the strategic merge patch of status removing the reservedFor entry
+ *   of uid, with the claim's uid as precondition (no resourceVersion: upstream's Unreserve).
+ * api_resource_claim_create: POST of json to namespace ns.
+ * api_resource_claim_delete: the delete-protection finalizer removed first (retried on conflict
+ *   with a fresh GET, as upstream's deleteClaim), then DELETE; 404 counts as deleted. */
+int api_resource_claim_get(struct api_conn *conn, const char *ns, const char *name, struct api_resource_claim **out,
+			   struct err *e);
+int api_resource_claim_add_finalizer(struct api_conn *conn, const struct api_resource_claim *claim,
+				     struct api_resource_claim **out, struct err *e);
+int api_resource_claim_reserve(struct api_conn *conn, const struct api_resource_claim *claim,
+			       const struct api_dra_allocation *allocation, const struct api_dra_consumer *consumer,
+			       int64_t now_s, struct api_resource_claim **out, struct err *e);
+int api_resource_claim_deallocate(struct api_conn *conn, const struct api_resource_claim *claim, struct err *e);
+int api_resource_claim_unreserve(struct api_conn *conn, const struct api_resource_claim *claim, const char *uid,
+				 struct err *e);
+int api_resource_claim_create(struct api_conn *conn, const char *ns, const char *json, size_t len,
+			      struct api_resource_claim **out, struct err *e);
+int api_resource_claim_delete(struct api_conn *conn, const struct api_resource_claim *claim, struct err *e);
+/* An AllocationResult as k8s.io/api resource/v1 marshals it (field order and omitempty of its json
+ * tags; devices always present; allocationTimestamp RFC 3339 in seconds, now_s when > 0 and a has
+ * none), into a malloc'd *out. ERR_INVALID for what the API cannot carry (a config without
+ * source, an unknown node selector operator, parameters that are not JSON). */
+int api_dra_allocation_json(const struct api_dra_allocation *a, int64_t now_s, char **out, size_t *len, struct err *e);
+
 /* POST /api/v1/namespaces/NS/pods/NAME/binding. ERR_CONFLICT when already bound. */
 int api_bind_pod(struct api_conn *conn, const char *ns, const char *name, const char *uid, const char *node,
 		 struct err *e);

@@ -14,9 +14,9 @@
  * name the file, line, column and field path:
  *   sched.yaml:12:9: profiles[0].plugins.score.enabled[1].weight: must be in the range 1..100, got 0
  *
- * Plugins that upstream enables by default but csched does not implement yet (VolumeBinding,
- * VolumeZone, DynamicResources) are left out of csched's default profile; a configuration that enables one
- * explicitly fails with "plugin X is not implemented by csched yet". See docs/config.md.
+ * Plugins that upstream enables by default but csched does not implement yet (the registry's
+ * NOT_YET rows; none today) are left out of csched's default profile; a configuration that enables
+ * one explicitly fails with "plugin X is not implemented by csched yet". See docs/config.md.
  *
  * config/ does not own the plugin list: the loaders take it as a struct cfg_registry (built by
  * algorithm/'s fw_registry() from its one plugin table), so that config never includes
