@@ -1808,15 +1808,10 @@ static char *gen_config(uint64_t seed, bool dra)
 			 "profiles:\n- schedulerName: default-scheduler\n  plugins:\n    multiPoint:\n      disabled:\n");
 	for (size_t i = 0; i < reg->n; i++) {
 		const char *name = reg->plugins[i].name;
-		/* DynamicResources: enabled in the DRA states (whose expected outputs need it), off in
-		 * the others whether implemented or not, so that their configuration, state and
-		 * expected outputs stay those of before the plugin (a pod without claims gives it
-		 * nothing to do but its PostFilter's "not found" after an earlier PreFilter's
-		 * rejection, which the DRA states cover) */
-		bool dr = !strcmp(name, "DynamicResources");
-		if (dr ? !dra
-		       : !reg->plugins[i].implemented && reg->plugins[i].upstream_default &&
-				 !(!strcmp(name, "DefaultPreemption") && gen_preempt()))
+		/* the DRA states keep DynamicResources even while it is NOT_YET (to try the generator
+		 * on the oracle) */
+		if (!reg->plugins[i].implemented && reg->plugins[i].upstream_default &&
+		    !(!strcmp(name, "DefaultPreemption") && gen_preempt()) && !(!strcmp(name, "DynamicResources") && dra))
 			strbuf_addf(&sb, "      - name: %s\n", name);
 	}
 	/* one of the plugins at some extension points only (a fourth hash): its Score without its

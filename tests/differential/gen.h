@@ -85,9 +85,9 @@ struct gen {
 	enum gen_vol_kind vol_kind[GEN_MAX_VOL_OBJS];
 	/* A fifth stream for the DRA material (gen_dra.c: DeviceClasses, ResourceSlices,
 	 * ResourceClaims, DeviceTaintRules, the pending pod's claims), drawn only in the DRA seeds
-	 * (dra: seed >= GEN_DRA_SEED0, or DIFFERENTIAL_DRA=1), whose configuration keeps
-	 * DynamicResources enabled; every other seed's configuration disables it, as before csched
-	 * had the plugin. */
+	 * (dra: seed >= GEN_DRA_SEED0, or DIFFERENTIAL_DRA=1), so that the other seeds' states
+	 * never change with it; their configuration has DynamicResources as the registry has it,
+	 * the DRA states' always. */
 	uint64_t d;
 	bool dra;
 	int n_dra_objs;
