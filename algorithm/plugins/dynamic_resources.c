@@ -1245,27 +1245,29 @@ static enum fw_code pre_bind(const struct fw_pl *pl, struct fw_cycle *c, const s
 		api_resource_claim_unref(s->claims[i]);
 		s->claims[i] = upd;
 	}
-	/* success: the claims' allocations are in the API (and assumed); nothing in flight */
+	if (has_binding_conditions(s)) {
+		const struct fw_dra_ops *ops = fw_dra_ops(pl);
+		int64_t deadline = mono_ns() + p->binding_timeout_ns;
+		for (;;) {
+			int ready = pod_ready_for_binding(pl, s, msg, sizeof(msg));
+			if (ready > 0)
+				break;
+			if (ready < 0)
+				return fw_status_set(st, FW_ERROR, msg);
+			int64_t left = deadline - mono_ns();
+			if (left <= 0)
+				return fw_status_set(st, FW_ERROR, "device binding timeout: context deadline exceeded");
+			int64_t ms = left / 1000000 < BINDING_POLL_MS ? left / 1000000 + 1 : BINDING_POLL_MS;
+			if (!dra_sleep(ops, ms))
+				return fw_status_set(st, FW_ERROR, "device binding timeout: context canceled");
+		}
+	}
+	/* upstream's prebindSuccessCleanup, only when PreBind succeeds: the allocations are in the
+	 * API (and assumed), nothing stays in flight; on failure Unreserve removes them */
 	for (uint32_t i = 0; i < s->n; i++)
 		if (s->allocation[i])
 			inflight_remove(p, s->claims[i]->meta.uid, true);
-	if (!has_binding_conditions(s))
-		return FW_SUCCESS;
-	const struct fw_dra_ops *ops = fw_dra_ops(pl);
-	int64_t deadline = mono_ns() + p->binding_timeout_ns;
-	for (;;) {
-		int ready = pod_ready_for_binding(pl, s, msg, sizeof(msg));
-		if (ready > 0)
-			return FW_SUCCESS;
-		if (ready < 0)
-			return fw_status_set(st, FW_ERROR, msg);
-		int64_t left = deadline - mono_ns();
-		if (left <= 0)
-			return fw_status_set(st, FW_ERROR, "device binding timeout: context deadline exceeded");
-		int64_t ms = left / 1000000 < BINDING_POLL_MS ? left / 1000000 + 1 : BINDING_POLL_MS;
-		if (!dra_sleep(ops, ms))
-			return fw_status_set(st, FW_ERROR, "device binding timeout: context canceled");
-	}
+	return FW_SUCCESS;
 }
 
 /* ---------- Queueing hints ---------- */

@@ -656,6 +656,21 @@ static void test_pre_enqueue_pre_filter(void **state)
 
 /* ---------- Whole cycles ---------- */
 
+/* PostFilter after another plugin's PreFilter rejected the pod (DynamicResources' PreFilter never
+ * ran): upstream's getStateData error, fwk.ErrNotFound ("not found"), as the DRA differential's
+ * seed 1000024 shows ("... PersistentVolumeClaims. not found"). */
+static void test_post_filter_without_state(void **state)
+{
+	(void)state;
+	struct h h;
+	struct fw_status st;
+	h_init(&h, worker);
+	h.pod = mk_pod(POD_NO_CLAIMS);
+	run_post_filter(&h, &st);
+	expect(&st, FW_ERROR, "not found");
+	h_free(&h);
+}
+
 /* "claim-reference": allocated and not reserved: Filter passes, PreBind reserves it for the pod
  * without an allocation (the claim keeps its own) and asks for the allocation timestamp. */
 static void test_claim_reference_prebind(void **state)
@@ -1086,6 +1101,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pre_enqueue_pre_filter),
+		cmocka_unit_test(test_post_filter_without_state),
 		cmocka_unit_test(test_claim_reference_prebind),
 		cmocka_unit_test(test_no_resources),
 		cmocka_unit_test(test_with_resources),
