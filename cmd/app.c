@@ -472,6 +472,8 @@ int cmd_run(int argc, char **argv)
 	limit_malloc_arenas();
 	if (argc > 1 && strcmp(argv[1], "explain") == 0)
 		return cmd_explain(argc - 1, argv + 1, argv[0]);
+	if (argc > 1 && strcmp(argv[1], "devices") == 0)
+		return cmd_devices(argc - 1, argv + 1, argv[0]);
 	if (argc > 1 && strcmp(argv[1], "simulate") == 0)
 		return cmd_simulate(argc - 1, argv + 1, argv[0]);
 	int status = parse_command_line(&f, argc, argv);

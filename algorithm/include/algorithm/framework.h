@@ -423,6 +423,25 @@ void fw_run_post_bind(const struct fw_profile *p, struct fw_cycle *c, const stru
 int fw_profile_call_bind(const struct fw_profile *p, const struct api_pod *pod, const char *node_name,
 			 struct err *e);
 
+/* ---------- DRA devices outside a cycle (csched devices, algorithm/dra_devices.c) ----------
+ * The structured allocator's own device checks (algorithm/plugins/dra_allocator.h), for tools
+ * that show an operator what the scheduler would see. */
+
+/* Compiled CEL device selectors, cached by expression (the allocator's cache). Thread-safe. */
+struct fw_dra_selectors;
+struct fw_dra_selectors *fw_dra_selectors_new(void); /* NULL on out of memory */
+void fw_dra_selectors_free(struct fw_dra_selectors *sel); /* NULL is a no-op */
+/* Whether device d of slice s satisfies every expression of exprs[0..n) (in order, bound as
+ * upstream's allocator binds a device: driver, allowMultipleAllocations, attributes and capacity
+ * by domain): 1 yes, 0 no, or a negative code with the first compile or runtime error in e
+ * (upstream's text, naming the selector and the device). */
+int fw_dra_device_matches(struct fw_dra_selectors *sel, const struct api_resource_slice *s,
+			  const struct api_dra_device *d, const char *const *exprs, uint32_t n, struct err *e);
+/* Whether device d of slice s is available on node (the slice's nodeName, nodeSelector or
+ * allNodes, or the device's own with perDeviceNodeSelection), as upstream's allocator decides. */
+bool fw_dra_device_on_node(const struct api_resource_slice *s, const struct api_dra_device *d,
+			   const struct api_node *node);
+
 /* ---------- Worker pool ---------- */
 
 /* A fixed pool of threads running parallel loops (upstream's Parallelizer.Until). The caller of

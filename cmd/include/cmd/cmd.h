@@ -20,4 +20,9 @@ int cmd_explain(int argc, char **argv, const char *prog);
  * stderr. Contacts no server. */
 int cmd_simulate(int argc, char **argv, const char *prog);
 
+/* `csched devices [--class C] [--selector EXPR] [--node N]` (cmd/devices.c; argv[1] "devices"):
+ * lists the cluster's DRA devices, their allocations and whether each matches; 0, or 1 with the
+ * error on stderr. Writes nothing to the cluster. */
+int cmd_devices(int argc, char **argv, const char *prog);
+
 #endif
