@@ -20,6 +20,17 @@
  * victims leave the cache (as their deletion would make them) and the pod is scheduled again, all
  * timed as that pod's cycle: PreemptionBasic's figure is preemptors placed per second.
  *
+ * DRA workloads (resource.k8s.io objects in the spec: DeviceClasses, ResourceSlices, ResourceClaims,
+ * and per pod op the claim the resourceclaim controller would generate for each pod) are served
+ * through the profile's DRA listers from an in-memory store, and each placed pod goes on as the
+ * scheduler does it: Reserve (DynamicResources records the in-flight allocation; timed, it is
+ * part of the scheduling cycle), then PreBind, whose claim writes (fw_dra_ops) the store applies
+ * as the server and the informer would (not timed: the binding cycle runs on another thread in
+ * the scheduler). A pod's generated claim is added to the store before its cycle, and for a
+ * steadyState op the pod and its claim are deleted once it is placed (upstream's
+ * createPodsSteadily and the controller), both untimed: the controller's work, not the
+ * scheduler's.
+ *
  * --mixed replaces the uniform nodes and pods by varied ones (zones, sizes, images, taints,
  * tolerations, an extended resource, best-effort pods), to compare decisions across builds on
  * inputs where every default plugin matters.
@@ -32,6 +43,7 @@
  * White-box: it includes algorithm/framework_internal.h to drive plugins one at a time for the
  * breakdown (the same plugin instances, cycle state and node list fw_schedule_pod uses). */
 #include <inttypes.h>
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +56,8 @@
 #include "cache/snapshot.h"
 #include "common/err.h"
 #include "common/intern.h"
+#include "common/map.h"
+#include "apiclient/api_client.h"
 #include "testobj.h"
 
 #include <yajl/yajl_tree.h>
@@ -326,8 +340,10 @@ out:
 struct wl_pods {
 	int count;
 	bool measured;
-	char *template; /* malloc'd */
-	char *ns;       /* malloc'd */
+	bool steady;          /* steadyState: each pod and its generated claim deleted once placed */
+	char *template;       /* malloc'd */
+	char *ns;             /* malloc'd */
+	char *claim_template; /* the claim generated for each pod (cycle_spec.py), or NULL; malloc'd */
 };
 
 /* The workload: what cycle_spec.py rendered. Services and Namespaces are built here as the
@@ -344,6 +360,10 @@ struct workload {
 	struct api_selector_owner *services;
 	struct api_label_selector *selectors;
 	struct api_namespace *namespaces;
+	/* DRA objects as JSON text (malloc'd): claims with "__RV__" for their resourceVersion */
+	uint32_t n_classes, n_slices, n_claims;
+	char **classes, **slices, **claims;
+	struct dra_store *dra; /* the store built from them (the listers' context is the workload) */
 };
 
 static char *read_text(const char *path, struct err *e)
@@ -412,6 +432,8 @@ static int wl_parse_pods(struct workload *w, yajl_val pods)
 		struct wl_pods *wp = &w->pod_ops[w->n_pod_ops++];
 		wp->template = dup_str(member(op, "template", yajl_t_string));
 		wp->ns = dup_str(member(op, "namespace", yajl_t_string));
+		wp->claim_template = dup_str(member(op, "claimTemplate", yajl_t_string));
+		wp->steady = YAJL_IS_TRUE(member(op, "steadyState", yajl_t_any));
 		if (!count || !YAJL_IS_INTEGER(count) || !wp->template || !wp->ns)
 			return -1;
 		wp->count = (int)YAJL_GET_INTEGER(count);
@@ -452,6 +474,19 @@ static int wl_parse_listers(struct workload *w, yajl_val svcs, yajl_val nss)
 	return 0;
 }
 
+/* A JSON array of strings (absent: none) into *out, malloc'd copies. */
+static int string_array(yajl_val arr, char ***out, uint32_t *n)
+{
+	size_t len = arr ? arr->u.array.len : 0;
+	*n = 0;
+	if (!(*out = calloc(len ? len : 1, sizeof(**out))))
+		return -1;
+	for (size_t i = 0; i < len; i++)
+		if (!((*out)[(*n)++] = dup_str(arr->u.array.values[i])))
+			return -1;
+	return 0;
+}
+
 static int workload_load(struct workload *w, const char *path, struct err *e)
 {
 	char ebuf[256] = "";
@@ -476,7 +511,10 @@ static int workload_load(struct workload *w, const char *path, struct err *e)
 		if (!(w->nodes[w->n_nodes++] = dup_str(nodes->u.array.values[i])))
 			break;
 	if (!w->nodes || (w->n_nodes && !w->nodes[w->n_nodes - 1]) || wl_parse_pods(w, pods) < 0 ||
-	    wl_parse_listers(w, member(root, "services", yajl_t_array), member(root, "namespaces", yajl_t_array)) < 0)
+	    wl_parse_listers(w, member(root, "services", yajl_t_array), member(root, "namespaces", yajl_t_array)) < 0 ||
+	    string_array(member(root, "deviceClasses", yajl_t_array), &w->classes, &w->n_classes) < 0 ||
+	    string_array(member(root, "resourceSlices", yajl_t_array), &w->slices, &w->n_slices) < 0 ||
+	    string_array(member(root, "resourceClaims", yajl_t_array), &w->claims, &w->n_claims) < 0)
 		rc = err_set(e, ERR_INVALID, "bench_cycle: %s: malformed workload (tests/bench/cycle_spec.py)", path);
 out:
 	yajl_tree_free(root);
@@ -490,6 +528,14 @@ static void workload_free(struct workload *w)
 	for (uint32_t i = 0; i < w->n_pod_ops; i++) {
 		free(w->pod_ops[i].template);
 		free(w->pod_ops[i].ns);
+		free(w->pod_ops[i].claim_template);
+	}
+	char **const lists[] = { w->classes, w->slices, w->claims };
+	const uint32_t lens[] = { w->n_classes, w->n_slices, w->n_claims };
+	for (size_t l = 0; l < 3; l++) {
+		for (uint32_t i = 0; lists[l] && i < lens[l]; i++)
+			free(lists[l][i]);
+		free(lists[l]);
 	}
 	for (uint32_t i = 0; i < w->n_services; i++)
 		free(w->selectors[i].match_labels.items);
@@ -501,28 +547,73 @@ static void workload_free(struct workload *w)
 	free(w->name);
 }
 
-/* A pod of op's template named name, with UID "uid-<namespace>-<name>" (the template's "__NAME__"
- * and "__UID__" strings replaced). */
-static struct api_pod *workload_pod(const struct wl_pods *op, const char *name)
+/* text with the placeholders of cycle_spec.py filled in: __NAME__, __UID__, __RV__ (rv, when not
+ * NULL), and the pod's index in its op as __INDEX__, __INDEX_DIV_<n>__, __INDEX_MOD_<n>__
+ * (driver.render). malloc'd, NULL when out of memory. */
+static char *subst(const char *text, const char *name, const char *uid, const char *rv, int index)
+{
+	size_t cap = strlen(text) + 256, k = 0;
+	char *out = malloc(cap);
+	for (const char *t = text; out && *t;) {
+		char num[32];
+		const char *rep = NULL;
+		size_t skip = 0;
+		if (t[0] == '_' && t[1] == '_') {
+			if (!strncmp(t, "__NAME__", 8))
+				rep = name, skip = 8;
+			else if (!strncmp(t, "__UID__", 7))
+				rep = uid, skip = 7;
+			else if (rv && !strncmp(t, "__RV__", 6))
+				rep = rv, skip = 6;
+			else if (!strncmp(t, "__INDEX__", 9)) {
+				snprintf(num, sizeof(num), "%d", index);
+				rep = num, skip = 9;
+			} else if (!strncmp(t, "__INDEX_DIV_", 12) || !strncmp(t, "__INDEX_MOD_", 12)) {
+				char *end;
+				long d = strtol(t + 12, &end, 10);
+				if (d > 0 && end > t + 12 && !strncmp(end, "__", 2)) {
+					snprintf(num, sizeof(num), "%ld", t[8] == 'D' ? index / d : index % d);
+					rep = num, skip = (size_t)(end + 2 - t);
+				}
+			}
+		}
+		size_t need = rep ? strlen(rep) : 1;
+		if (k + need + 1 > cap) {
+			char *nb = realloc(out, cap = 2 * cap + need);
+			if (!nb) {
+				free(out);
+				return NULL;
+			}
+			out = nb;
+		}
+		if (rep) {
+			memcpy(out + k, rep, need);
+			k += need;
+			t += skip;
+		} else
+			out[k++] = *t++;
+	}
+	if (out)
+		out[k] = 0;
+	return out;
+}
+
+/* The UID of pod name of op: "uid-<namespace>-<name>". */
+static void pod_uid(const struct wl_pods *op, const char *name, char *uid, size_t size)
+{
+	snprintf(uid, size, "uid-%s-%s", op->ns, name);
+}
+
+/* A pod of op's template named name, index the pod's index in op (the template's placeholders
+ * filled in by subst). */
+static struct api_pod *workload_pod(const struct wl_pods *op, const char *name, int index)
 {
 	char uid[160];
-	snprintf(uid, sizeof(uid), "uid-%s-%s", op->ns, name);
-	const char *from[2] = { "\"__NAME__\"", "\"__UID__\"" }, *to[2] = { name, uid };
-	size_t n = strlen(op->template) + 4 * (strlen(name) + strlen(uid)) + 8, k = 0;
-	char *json = malloc(n);
+	pod_uid(op, name, uid, sizeof(uid));
+	char *json = subst(op->template, name, uid, NULL, index);
 	struct err e = { 0 };
 	if (!json)
 		return NULL;
-	for (const char *t = op->template; *t && k + 1 < n;) {
-		int j = strncmp(t, from[0], strlen(from[0])) == 0 ? 0 : strncmp(t, from[1], strlen(from[1])) == 0 ? 1 : -1;
-		if (j < 0) {
-			json[k++] = *t++;
-			continue;
-		}
-		k += (size_t)snprintf(json + k, n - k, "\"%s\"", to[j]);
-		t += strlen(from[j]);
-	}
-	json[k < n ? k : n - 1] = 0;
 	struct api_pod *p = api_pod_decode_json(json, strlen(json), &e);
 	if (!p)
 		fprintf(stderr, "bench_cycle: pod %s: %s\n", name, e.msg);
@@ -569,6 +660,318 @@ static int wl_namespaces_each(void *ctx, int (*fn)(void *arg, const struct api_n
 		if (rc)
 			return rc;
 	}
+	return 0;
+}
+
+/* ---------- DRA objects: the store behind the DRA listers and fw_dra_ops ---------- */
+
+/* One ResourceClaim as the server holds it. Its object is rebuilt from JSON text on each write:
+ * base (the claim as the workload gives it, "__RV__" for its resourceVersion) with the
+ * delete-protection finalizer, the allocation and the reservedFor entries written so far. */
+struct dra_claim {
+	char *key;        /* "ns/name", the map key; malloc'd */
+	char *base;       /* malloc'd */
+	bool has_status;  /* the workload gave it a status (allocResourceClaims): never written */
+	bool finalizer;   /* metadata.finalizers has resource.kubernetes.io/delete-protection */
+	char *allocation; /* status.allocation (api_dra_allocation_json), or NULL; malloc'd */
+	char *reserved;   /* status.reservedFor entries, comma-separated, or NULL; malloc'd */
+	long rv;
+	struct api_resource_claim *obj; /* the current object (the store's reference) */
+};
+
+/* The store: claims by key, slices and classes in workload order. Written by the scheduling
+ * loop's thread only, between cycles (PreBind runs there in this benchmark); the plugins read it
+ * during cycles, from pool threads too, while nothing writes. */
+struct dra_store {
+	struct map claims; /* key -> struct dra_claim */
+	long last_rv;      /* the server's resourceVersion counter */
+	uint32_t n_slices, n_classes;
+	struct api_resource_slice **slices;
+	struct api_device_class **classes;
+};
+
+static void dra_claim_free(struct dra_claim *c)
+{
+	if (!c)
+		return;
+	api_resource_claim_unref(c->obj);
+	free(c->key);
+	free(c->base);
+	free(c->allocation);
+	free(c->reserved);
+	free(c);
+}
+
+/* Appends s to buf (*len used, *cap allocated); -1 when out of memory. */
+static int buf_add(char **buf, size_t *len, size_t *cap, const char *s)
+{
+	size_t n = strlen(s);
+	if (*len + n + 1 > *cap) {
+		char *nb = realloc(*buf, *cap = 2 * (*len + n + 1));
+		if (!nb)
+			return -1;
+		*buf = nb;
+	}
+	memcpy(*buf + *len, s, n + 1);
+	*len += n;
+	return 0;
+}
+
+/* c->obj from its text, with the next resourceVersion. */
+static int dra_claim_build(struct dra_store *st, struct dra_claim *c, struct err *e)
+{
+	char rv[32];
+	snprintf(rv, sizeof(rv), "%ld", c->rv = ++st->last_rv);
+	char *text = subst(c->base, "", "", rv, 0), *buf = NULL;
+	size_t len = 0, cap = 0, n = text ? strlen(text) : 0;
+	int rc = -1;
+	if (!text || n < 2 || text[n - 1] != '}')
+		goto out;
+	text[n - 1] = 0; /* the closing brace, put back after the status */
+	const char *md = strstr(text, "\"metadata\":{");
+	if (!md)
+		goto out;
+	size_t head = (size_t)(md - text) + strlen("\"metadata\":{");
+	char saved = text[head];
+	text[head] = 0;
+	if (buf_add(&buf, &len, &cap, text) < 0 ||
+	    (c->finalizer && buf_add(&buf, &len, &cap, "\"finalizers\":[\"resource.kubernetes.io/delete-protection\"],") < 0))
+		goto out;
+	text[head] = saved;
+	if (buf_add(&buf, &len, &cap, text + head) < 0)
+		goto out;
+	if ((c->allocation || c->reserved) &&
+	    (buf_add(&buf, &len, &cap, ",\"status\":{") < 0 ||
+	     (c->allocation && (buf_add(&buf, &len, &cap, "\"allocation\":") < 0 ||
+				buf_add(&buf, &len, &cap, c->allocation) < 0)) ||
+	     (c->reserved && (buf_add(&buf, &len, &cap, c->allocation ? ",\"reservedFor\":[" : "\"reservedFor\":[") < 0 ||
+			      buf_add(&buf, &len, &cap, c->reserved) < 0 || buf_add(&buf, &len, &cap, "]") < 0)) ||
+	     buf_add(&buf, &len, &cap, "}") < 0))
+		goto out;
+	if (buf_add(&buf, &len, &cap, "}") < 0)
+		goto out;
+	struct api_resource_claim *obj = api_resource_claim_decode_json(buf, len, e);
+	if (!obj) {
+		err_prefix(e, "bench_cycle: claim %s", c->key);
+		free(text);
+		free(buf);
+		return -1;
+	}
+	api_resource_claim_unref(c->obj);
+	c->obj = obj;
+	rc = 0;
+out:
+	if (rc < 0 && !e->code)
+		err_set(e, ERR_NOMEM, "bench_cycle: claim %s: out of memory or malformed text", c->key);
+	free(text);
+	free(buf);
+	return rc;
+}
+
+/* Adds the claim of JSON text json ("__RV__" for its resourceVersion) as the server would
+ * create it. */
+static int dra_claim_add(struct dra_store *st, const char *json, struct err *e)
+{
+	struct dra_claim *c = calloc(1, sizeof(*c));
+	if (!c || !(c->base = strdup(json))) {
+		free(c);
+		return err_set(e, ERR_NOMEM, "bench_cycle: claim");
+	}
+	c->has_status = strstr(json, "\"status\":") != NULL;
+	c->key = strdup("?");
+	if (!c->key || dra_claim_build(st, c, e) < 0) {
+		dra_claim_free(c);
+		return -1;
+	}
+	char key[512];
+	snprintf(key, sizeof(key), "%s/%s", c->obj->meta.namespace, c->obj->meta.name);
+	free(c->key);
+	void *old = NULL;
+	if (!(c->key = strdup(key)) || map_put(&st->claims, c->key, c, &old) < 0) {
+		dra_claim_free(c);
+		return err_set(e, ERR_NOMEM, "bench_cycle: claim %s", key);
+	}
+	dra_claim_free(old);
+	return 0;
+}
+
+static void dra_claim_delete(struct dra_store *st, const char *ns, const char *name)
+{
+	char key[512];
+	snprintf(key, sizeof(key), "%s/%s", ns, name);
+	dra_claim_free(map_del(&st->claims, key));
+}
+
+static int dra_store_init(struct dra_store *st, const struct workload *w, struct err *e)
+{
+	map_init(&st->claims);
+	st->slices = calloc(w->n_slices ? w->n_slices : 1, sizeof(*st->slices));
+	st->classes = calloc(w->n_classes ? w->n_classes : 1, sizeof(*st->classes));
+	if (!st->slices || !st->classes)
+		return err_set(e, ERR_NOMEM, "bench_cycle: DRA objects");
+	for (uint32_t i = 0; i < w->n_slices; i++)
+		if (!(st->slices[st->n_slices++] = api_resource_slice_decode_json(w->slices[i], strlen(w->slices[i]), e))) {
+			st->n_slices--;
+			err_prefix(e, "bench_cycle: ResourceSlice %u", i);
+			return -1;
+		}
+	for (uint32_t i = 0; i < w->n_classes; i++)
+		if (!(st->classes[st->n_classes++] = api_device_class_decode_json(w->classes[i], strlen(w->classes[i]), e))) {
+			st->n_classes--;
+			err_prefix(e, "bench_cycle: DeviceClass %u", i);
+			return -1;
+		}
+	for (uint32_t i = 0; i < w->n_claims; i++)
+		if (dra_claim_add(st, w->claims[i], e) < 0)
+			return -1;
+	return 0;
+}
+
+static void dra_store_release(struct dra_store *st)
+{
+	size_t it = 0;
+	const char *k;
+	void *v;
+	while (map_next(&st->claims, &it, &k, &v))
+		dra_claim_free(v);
+	map_release(&st->claims);
+	for (uint32_t i = 0; i < st->n_slices; i++)
+		api_resource_slice_unref(st->slices[i]);
+	for (uint32_t i = 0; i < st->n_classes; i++)
+		api_device_class_unref(st->classes[i]);
+	free(st->slices);
+	free(st->classes);
+}
+
+/* fw_listers' DRA members over the store (their context is the workload, as the others'). */
+static struct api_resource_claim *dra_get_claim(void *ctx, const char *ns, const char *name)
+{
+	const struct dra_store *st = ((const struct workload *)ctx)->dra;
+	char key[512];
+	snprintf(key, sizeof(key), "%s/%s", ns, name);
+	struct dra_claim *c = map_get(&st->claims, key);
+	return c ? api_resource_claim_ref(c->obj) : NULL;
+}
+
+static int dra_claims_each(void *ctx, int (*fn)(void *arg, const struct api_resource_claim *c), void *arg)
+{
+	const struct dra_store *st = ((const struct workload *)ctx)->dra;
+	size_t it = 0;
+	const char *k;
+	void *v;
+	while (map_next(&st->claims, &it, &k, &v)) {
+		int rc = fn(arg, ((struct dra_claim *)v)->obj);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int dra_slices_each(void *ctx, int (*fn)(void *arg, const struct api_resource_slice *s), void *arg)
+{
+	const struct dra_store *st = ((const struct workload *)ctx)->dra;
+	for (uint32_t i = 0; i < st->n_slices; i++) {
+		int rc = fn(arg, st->slices[i]);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static struct api_device_class *dra_get_class(void *ctx, const char *name)
+{
+	const struct dra_store *st = ((const struct workload *)ctx)->dra;
+	for (uint32_t i = 0; i < st->n_classes; i++)
+		if (!strcmp(st->classes[i]->meta.name, name))
+			return api_device_class_ref(st->classes[i]);
+	return NULL;
+}
+
+static int dra_classes_each(void *ctx, int (*fn)(void *arg, const struct api_device_class *c), void *arg)
+{
+	const struct dra_store *st = ((const struct workload *)ctx)->dra;
+	for (uint32_t i = 0; i < st->n_classes; i++) {
+		int rc = fn(arg, st->classes[i]);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* fw_dra_ops over the store: the server's side of PreBind's writes, the claim's resourceVersion as
+ * precondition (ERR_CONFLICT), the updated claim also what the informer then holds. */
+static struct dra_claim *dra_claim_for_write(struct dra_store *st, const struct api_resource_claim *claim,
+					     const char *call, struct err *e)
+{
+	char key[512];
+	snprintf(key, sizeof(key), "%s/%s", claim->meta.namespace, claim->meta.name);
+	struct dra_claim *c = map_get(&st->claims, key);
+	if (!c) {
+		err_set(e, ERR_NOT_FOUND, "bench_cycle: %s %s: not found", call, key);
+		return NULL;
+	}
+	char rv[32];
+	snprintf(rv, sizeof(rv), "%ld", c->rv);
+	if (!claim->meta.resource_version || strcmp(claim->meta.resource_version, rv) != 0) {
+		err_set(e, ERR_CONFLICT, "bench_cycle: %s %s: resourceVersion %s is not %s", call, key,
+			claim->meta.resource_version ? claim->meta.resource_version : "", rv);
+		return NULL;
+	}
+	if (c->has_status) {
+		err_set(e, ERR_UNSUPPORTED, "bench_cycle: %s %s: a claim the workload gave a status is not written", call, key);
+		return NULL;
+	}
+	return c;
+}
+
+static int dra_op_get(void *ctx, const char *ns, const char *name, struct api_resource_claim **out, struct err *e)
+{
+	struct workload w = { .dra = ctx };
+	if (!(*out = dra_get_claim(&w, ns, name)))
+		return err_set(e, ERR_NOT_FOUND, "bench_cycle: get resourceclaim %s/%s: not found", ns, name);
+	return 0;
+}
+
+static int dra_op_add_finalizer(void *ctx, const struct api_resource_claim *claim, struct api_resource_claim **out,
+				struct err *e)
+{
+	struct dra_claim *c = dra_claim_for_write(ctx, claim, "update resourceclaim", e);
+	if (!c)
+		return -1;
+	c->finalizer = true;
+	if (dra_claim_build(ctx, c, e) < 0)
+		return -1;
+	*out = api_resource_claim_ref(c->obj);
+	return 0;
+}
+
+static int dra_op_reserve(void *ctx, const struct api_resource_claim *claim, const struct api_dra_allocation *allocation,
+			  const struct api_dra_consumer *consumer, bool set_timestamp, struct api_resource_claim **out,
+			  struct err *e)
+{
+	(void)set_timestamp; /* a timestamp changes nothing the scheduler reads */
+	struct dra_claim *c = dra_claim_for_write(ctx, claim, "update resourceclaim status", e);
+	if (!c)
+		return -1;
+	char entry[512];
+	snprintf(entry, sizeof(entry), "%s{\"resource\":\"%s\",\"name\":\"%s\",\"uid\":\"%s\"}", c->reserved ? "," : "",
+		 consumer->resource, consumer->name, consumer->uid);
+	size_t len = c->reserved ? strlen(c->reserved) : 0, cap = len + 1;
+	char *alloc_json = NULL;
+	size_t alen = 0;
+	if (allocation && api_dra_allocation_json(allocation, 0, &alloc_json, &alen, e) < 0)
+		return -1;
+	if (buf_add(&c->reserved, &len, &cap, entry) < 0) {
+		free(alloc_json);
+		return err_set(e, ERR_NOMEM, "bench_cycle: reserve");
+	}
+	if (alloc_json) {
+		free(c->allocation);
+		c->allocation = alloc_json;
+	}
+	if (dra_claim_build(ctx, c, e) < 0)
+		return -1;
+	*out = api_resource_claim_ref(c->obj);
 	return 0;
 }
 
@@ -645,6 +1048,8 @@ struct run {
 	struct fw_cycle *cyc;
 	struct api_pod **pods;        /* the measured pods */
 	struct workload wl;           /* --workload; else empty */
+	struct dra_store dra;         /* --workload: its DRA objects (empty for the others) */
+	int64_t untimed_ns;           /* the measured loop's controller work (claims added, deleted) */
 	struct api_pod **init_pods;   /* --workload: its initial pods, scheduled before the measured ones */
 	int n_init;
 	uint64_t init_unschedulable;
@@ -720,6 +1125,8 @@ static void run_release(struct run *r)
 	for (int i = 0; r->init_pods && i < r->n_init; i++)
 		api_pod_unref(r->init_pods[i]);
 	free(r->init_pods);
+	if (r->o.workload)
+		dra_store_release(&r->dra);
 	workload_free(&r->wl);
 	free(r->cycle_ns);
 	free(r->algo_ns);
@@ -743,12 +1150,12 @@ static int setup_workload_pods(struct run *r, struct err *e)
 	for (uint32_t k = 0; k + 1 < r->wl.n_pod_ops; k++)
 		for (int i = 0; i < r->wl.pod_ops[k].count; i++) {
 			snprintf(name, sizeof(name), "pod-%u-%d", k, i);
-			if (!(r->init_pods[r->n_init++] = workload_pod(&r->wl.pod_ops[k], name)))
+			if (!(r->init_pods[r->n_init++] = workload_pod(&r->wl.pod_ops[k], name, i)))
 				return err_set(e, ERR_INVALID, "bench_cycle: initial pod %s", name);
 		}
 	for (int i = 0; i < r->o.pods; i++) {
 		snprintf(name, sizeof(name), "pod-%d", i);
-		if (!(r->pods[i] = workload_pod(workload_measured(&r->wl), name)))
+		if (!(r->pods[i] = workload_pod(workload_measured(&r->wl), name, i)))
 			return err_set(e, ERR_INVALID, "bench_cycle: pod %s", name);
 	}
 	return 0;
@@ -776,9 +1183,18 @@ static int run_setup(struct run *r, struct err *e)
 	fw_default_profile_config("csched", &pc);
 	struct fw_profile_options po = { .percentage_of_nodes_to_score = o->pct, .pool = r->pool, .bind = noop_bind,
 					 .preempt = { .actuate = record_preemption, .ctx = r } };
-	if (o->workload)
+	if (o->workload) {
+		r->wl.dra = &r->dra;
+		if (dra_store_init(&r->dra, &r->wl, e) < 0)
+			return -1;
 		po.listers = (struct fw_listers){ .ns = wl_namespace, .ns_each = wl_namespaces_each,
-						  .services_each = wl_services_each, .ctx = &r->wl };
+						  .services_each = wl_services_each, .resource_claim = dra_get_claim,
+						  .resource_claim_each = dra_claims_each, .resource_slice_each = dra_slices_each,
+						  .device_class = dra_get_class, .device_class_each = dra_classes_each,
+						  .ctx = &r->wl };
+		po.dra = (struct fw_dra_ops){ .get_claim = dra_op_get, .add_finalizer = dra_op_add_finalizer,
+					      .reserve = dra_op_reserve, .ctx = &r->dra };
+	}
 	if (!(r->prof = fw_profile_new(&pc, &po, e)) || !(r->cyc = fw_cycle_new(r->prof))) {
 		if (!e->msg[0])
 			err_set(e, ERR_NOMEM, "bench_cycle: cycle state");
@@ -819,10 +1235,67 @@ static int preempt(struct run *r, int i, struct fw_node_list *list, struct fw_sc
 	return fw_schedule_pod(r->prof, r->cyc, list, r->pods[i], NULL, res, e);
 }
 
+/* --workload with DRA objects: the claim the resourceclaim controller generates for pod (op's
+ * claimTemplate), added to the store. */
+static int pod_claim_add(struct run *r, const struct wl_pods *op, const struct api_pod *pod, struct err *e)
+{
+	if (!op->claim_template)
+		return 0;
+	char *json = subst(op->claim_template, pod->meta.name, pod->meta.uid, NULL, 0);
+	if (!json)
+		return err_set(e, ERR_NOMEM, "bench_cycle: claim of %s", pod->meta.name);
+	int rc = dra_claim_add(&r->dra, json, e);
+	free(json);
+	return rc;
+}
+
+/* The pod's generated claims leave the store (the controller deletes them with the pod). */
+static void pod_claim_delete(struct run *r, const struct wl_pods *op, const struct api_pod *pod)
+{
+	for (uint32_t k = 0; op->claim_template && k < pod->n_resource_claim_statuses; k++)
+		if (pod->resource_claim_statuses[k].resource_claim_name)
+			dra_claim_delete(&r->dra, pod->meta.namespace, pod->resource_claim_statuses[k].resource_claim_name);
+}
+
+static bool run_has_dra(const struct run *r)
+{
+	return r->o.workload && (r->wl.n_slices || r->wl.n_claims || r->wl.n_classes);
+}
+
+/* Reserve of a pod assumed on host (part of the scheduling cycle): 1 placed, 0 rejected (then
+ * Unreserve and the pod forgotten, as the scheduler does), -1 error. */
+static int reserve_pod(struct run *r, const struct api_pod *pod, const char *host, struct err *e)
+{
+	struct fw_status st;
+	if (fw_run_reserve(r->prof, r->cyc, pod, host, &st) == FW_SUCCESS)
+		return 1;
+	char msg[FW_STATUS_TEXT_MAX];
+	fprintf(stderr, "bench_cycle: Reserve of %s on %s: %s\n", pod->meta.name, host,
+		fw_status_message(&st, msg, sizeof(msg)));
+	fw_run_unreserve(r->prof, r->cyc, pod, host);
+	return cache_forget_pod(r->cache, pod, host, e) < 0 ? -1 : 0;
+}
+
+/* PreBind of a reserved pod: DynamicResources writes its claims into the store. */
+static int pre_bind_pod(struct run *r, const struct api_pod *pod, const char *host, struct err *e)
+{
+	struct fw_status st;
+	if (fw_run_pre_bind(r->prof, r->cyc, pod, host, &st) == FW_SUCCESS)
+		return 0;
+	char msg[FW_STATUS_TEXT_MAX];
+	return err_set(e, ERR_INVALID, "bench_cycle: PreBind of %s on %s: %s", pod->meta.name, host,
+		       fw_status_message(&st, msg, sizeof(msg)));
+}
+
 /* One pod as the scheduler thread does it: refresh the snapshot, schedule, assume. */
 static int run_one(struct run *r, int i, struct fw_node_list *list, struct fw_schedule_result *res, struct err *e)
 {
+	const struct wl_pods *op = run_has_dra(r) ? workload_measured(&r->wl) : NULL;
+	int64_t tc = now_ns();
+	if (op && pod_claim_add(r, op, r->pods[i], e) < 0)
+		return -1;
 	int64_t t0 = now_ns();
+	r->untimed_ns += t0 - tc;
 	if (cache_update_snapshot(r->cache, r->snap, e) < 0)
 		return -1;
 	fw_node_list_from_snapshot(r->snap, list);
@@ -833,17 +1306,35 @@ static int run_one(struct run *r, int i, struct fw_node_list *list, struct fw_sc
 	int64_t t2 = now_ns();
 	if (res->code == FW_UNSCHEDULABLE && fw_profile_has_post_filter(r->prof) && preempt(r, i, list, res, e) < 0)
 		return -1;
+	int placed = 0;
 	if (res->code == FW_SUCCESS) {
 		if (cache_assume_pod(r->cache, r->pods[i], res->suggested_host, e) < 0)
 			return -1;
+		placed = op ? reserve_pod(r, r->pods[i], res->suggested_host, e) : 1;
+		if (placed < 0)
+			return -1;
+	}
+	if (placed)
 		r->chosen[i] = res->suggested_host;
-	} else
+	else
 		r->unschedulable++;
 	r->evaluated += res->evaluated_nodes;
 	r->dec_eval[i] = res->evaluated_nodes;
 	r->dec_feas[i] = res->feasible_nodes;
-	r->cycle_ns[i] = now_ns() - t0;
+	int64_t tb = now_ns();
+	r->cycle_ns[i] = tb - t0;
 	r->algo_ns[i] = t2 - t1;
+	if (!op)
+		return 0;
+	/* the binding cycle (another thread in the scheduler) and the controller: untimed */
+	if (placed && pre_bind_pod(r, r->pods[i], res->suggested_host, e) < 0)
+		return -1;
+	if (op->steady) {
+		if (placed && cache_forget_pod(r->cache, r->pods[i], res->suggested_host, e) < 0)
+			return -1;
+		pod_claim_delete(r, op, r->pods[i]);
+	}
+	r->untimed_ns += now_ns() - tb;
 	return 0;
 }
 
@@ -851,17 +1342,30 @@ static int run_one(struct run *r, int i, struct fw_node_list *list, struct fw_sc
 static int run_init(struct run *r, struct fw_node_list *list, struct fw_schedule_result *res, struct err *e)
 {
 	int64_t t0 = now_ns();
+	bool dra = run_has_dra(r);
+	uint32_t op = 0;
+	int op_end = r->wl.n_pod_ops > 1 ? r->wl.pod_ops[0].count : 0;
 	for (int i = 0; i < r->n_init; i++) {
+		while (dra && i >= op_end && op + 2 < r->wl.n_pod_ops)
+			op_end += r->wl.pod_ops[++op].count;
+		if (dra && pod_claim_add(r, &r->wl.pod_ops[op], r->init_pods[i], e) < 0)
+			return -1;
 		if (cache_update_snapshot(r->cache, r->snap, e) < 0)
 			return -1;
 		fw_node_list_from_snapshot(r->snap, list);
 		fw_cycle_reset(r->cyc);
 		if (fw_schedule_pod(r->prof, r->cyc, list, r->init_pods[i], NULL, res, e) < 0)
 			return -1;
-		if (res->code != FW_SUCCESS)
+		int placed = 0;
+		if (res->code == FW_SUCCESS) {
+			if (cache_assume_pod(r->cache, r->init_pods[i], res->suggested_host, e) < 0)
+				return -1;
+			placed = dra ? reserve_pod(r, r->init_pods[i], res->suggested_host, e) : 1;
+			if (placed < 0 || (placed && dra && pre_bind_pod(r, r->init_pods[i], res->suggested_host, e) < 0))
+				return -1;
+		}
+		if (!placed)
 			r->init_unschedulable++;
-		else if (cache_assume_pod(r->cache, r->init_pods[i], res->suggested_host, e) < 0)
-			return -1;
 	}
 	r->init_ns = now_ns() - t0;
 	return 0;
@@ -883,7 +1387,7 @@ static int run_loop(struct run *r, struct err *e)
 	for (int i = 0; i < r->o.pods; i++)
 		if (run_one(r, i, &list, res, e) < 0)
 			break;
-	r->total_ns = now_ns() - t_all;
+	r->total_ns = now_ns() - t_all - r->untimed_ns;
 	free(res);
 	if (e->code) {
 		err_prefix(e, "bench_cycle: scheduling loop");
@@ -914,15 +1418,22 @@ static int run_breakdown(struct run *r, struct err *e)
 	for (int i = 0; i < r->o.breakdown_pods; i++) {
 		char name[32];
 		snprintf(name, sizeof(name), "breakdown-%d", i);
-		struct api_pod *p = r->o.workload ? workload_pod(workload_measured(&r->wl), name)
+		/* index as a measured pod's (wrapped): a pod template's claims by index (test-claim-<k/5>)
+		 * exist for those */
+		struct api_pod *p = r->o.workload ? workload_pod(workload_measured(&r->wl), name, i % r->o.pods)
 						  : make_pod(r->o.pods + i, r->o.mixed);
 		if (!p)
 			return err_set(e, ERR_INVALID, "bench_cycle: pod %s", name);
-		int rc = cache_update_snapshot(r->cache, r->snap, e);
+		const struct wl_pods *op = run_has_dra(r) ? workload_measured(&r->wl) : NULL;
+		int rc = op ? pod_claim_add(r, op, p, e) : 0;
+		if (rc == 0)
+			rc = cache_update_snapshot(r->cache, r->snap, e);
 		if (rc == 0) {
 			fw_node_list_from_snapshot(r->snap, &list);
 			rc = breakdown_pod(r->bd, r->prof, r->cyc, &list, p, &start, r->o.pct, e);
 		}
+		if (op)
+			pod_claim_delete(r, op, p);
 		api_pod_unref(p);
 		if (rc < 0)
 			return rc;

@@ -24,6 +24,7 @@ import json
 import math
 import os
 import queue
+import re
 import signal
 import ssl
 import subprocess
@@ -192,6 +193,7 @@ class PodWatch:
         self.api = api
         self.lock = threading.Lock()  # guards bound, unbound_seen
         self.bound = {}               # namespace -> set of names with spec.nodeName
+        self.subscribers = {}         # namespace -> queue.Queue of names newly bound (subscribe)
         self.stop = threading.Event()
         self.error = None
         _, lst = api.request("GET", "/api/v1/pods?limit=1")
@@ -203,6 +205,13 @@ class PodWatch:
         with self.lock:
             return len(self.bound.get(ns, ()))
 
+    def subscribe(self, ns):
+        """A queue that receives the name of every pod of ns seen bound from now on."""
+        q = queue.Queue()
+        with self.lock:
+            self.subscribers[ns] = q
+        return q
+
     def _event(self, ev):
         obj = ev.get("object") or {}
         md = obj.get("metadata") or {}
@@ -211,8 +220,13 @@ class PodWatch:
         if ev.get("type") not in ("ADDED", "MODIFIED"):
             return
         if (obj.get("spec") or {}).get("nodeName"):
+            ns, name = md.get("namespace", ""), md.get("name")
             with self.lock:
-                self.bound.setdefault(md.get("namespace", ""), set()).add(md.get("name"))
+                names = self.bound.setdefault(ns, set())
+                if name not in names:
+                    names.add(name)
+                    if ns in self.subscribers:
+                        self.subscribers[ns].put(name)
 
     def _run(self):
         while not self.stop.is_set():
@@ -375,6 +389,26 @@ def load_template(name):
         return yaml.safe_load(f)
 
 
+_INDEX_OP = re.compile(r"__INDEX_(DIV|MOD)_([0-9]+)__")
+
+
+def render(text, k):
+    """A template's JSON text for its k-th object: __INDEX__ is k, __INDEX_DIV_<n>__ is k / n and
+    __INDEX_MOD_<n>__ is k modulo n (upstream's templates: {{.Index}}, {{DivideInt .Index n}},
+    {{Mod .Index n}})."""
+    text = _INDEX_OP.sub(lambda m: str(k // int(m.group(2)) if m.group(1) == "DIV" else k % int(m.group(2))), text)
+    return text.replace("__INDEX__", str(k))
+
+
+def expand_devices(devices, n, roots):
+    """upstream resourceslice-basic-devices.yaml's {{range $numDevices}}: the one device of the
+    template repeated n times, __DEVICE__ being d and __PCIROOT__ d modulo roots."""
+    if len(devices) != 1 or roots < 1:
+        raise BenchError("ResourceSlice template: numDevices needs exactly one device in spec.devices, numPCIRoots >= 1")
+    text = json.dumps(devices[0])
+    return [json.loads(text.replace("__DEVICE__", str(d)).replace("__PCIROOT__", str(d % roots))) for d in range(n)]
+
+
 class Workload:
     def __init__(self, path, scheduler_name):
         with open(path) as f:
@@ -384,7 +418,8 @@ class Workload:
         self.scheduler_name = scheduler_name
         self.timeout = float(self.spec.get("timeoutSeconds", 600))
         for i, op in enumerate(self.ops):
-            if op.get("opcode") not in ("createNodes", "createPods", "churn", "createNamespaces", "createAny"):
+            if op.get("opcode") not in ("createNodes", "createPods", "churn", "createNamespaces", "createAny",
+                                        "allocResourceClaims"):
                 raise BenchError(f"{path}: ops[{i}]: unknown opcode {op.get('opcode')!r}")
             lnps = op.get("labelNodePrepareStrategy")
             if lnps is not None and not (lnps.get("labelKey") and lnps.get("labelValues")):
@@ -392,6 +427,8 @@ class Workload:
             for t in op.get("templates", [op.get("template")] if op.get("template") else []):
                 if not os.path.exists(os.path.join(TEMPLATES, t + ".yaml")):
                     raise BenchError(f"{path}: ops[{i}]: no template {t}")
+            if op.get("steadyState") and not (op.get("collectMetrics") and float(op.get("durationSeconds", 0)) > 0):
+                raise BenchError(f"{path}: ops[{i}]: steadyState needs collectMetrics and durationSeconds > 0")
         self.classes = self.priority_classes(path)
         self.node_seq = 0
 
@@ -437,23 +474,28 @@ class Workload:
         for i, op in enumerate(self.ops):
             if op["opcode"] == "createNamespaces":
                 out += [f"{op['prefix']}-{k}" for k in range(int(op["count"]))]
-            elif op["opcode"] in ("createPods", "createAny"):
+            elif op["opcode"] == "createPods" or (op["opcode"] == "createAny" and
+                                                  "{}" in self.ANY_KINDS.get(load_template(op["template"]).get("kind"), "{}")):
                 out.append(self.namespace(i))
         return list(dict.fromkeys(out))
 
     def node_manifests(self, op):
         """The nodes of a createNodes op. `labels` go on every node; `labelNodePrepareStrategy`
         ({labelKey, labelValues}) labels the op's nodes round-robin over labelValues, as upstream's
-        LabelNodePrepareStrategy.PreparePatch does (node k of the op gets labelValues[k % len])."""
+        LabelNodePrepareStrategy.PreparePatch does (node k of the op gets labelValues[k % len]).
+        Nodes are named node-<n> (n counts every op's nodes), or <namePrefix><k> (k: the node's index
+        in this op) when the op has a namePrefix: upstream's DRA node template names its nodes
+        scheduler-perf-dra-{{.Index}}, which the per-node ResourceSlices name in turn. The
+        template's own labels are kept."""
         tmpl = load_template(op.get("template", "node-default"))
         labels = op.get("labels") or {}
         lnps = op.get("labelNodePrepareStrategy")
         out = []
         for k in range(int(op["count"])):
             n = copy.deepcopy(tmpl)
-            name = f"node-{self.node_seq}"
+            name = f"{op['namePrefix']}{k}" if op.get("namePrefix") else f"node-{self.node_seq}"
             self.node_seq += 1
-            lb = {"kubernetes.io/hostname": name, **labels}
+            lb = {**((tmpl.get("metadata") or {}).get("labels") or {}), "kubernetes.io/hostname": name, **labels}
             if lnps:
                 lb[lnps["labelKey"]] = lnps["labelValues"][k % len(lnps["labelValues"])]
             n["metadata"] = {"name": name, "labels": lb}
@@ -463,25 +505,55 @@ class Workload:
     def node_items(self, op):
         return [("POST", "/api/v1/nodes", json.dumps(n).encode(), (201, 409)) for n in self.node_manifests(op)]
 
-    @staticmethod
-    def any_item(op, ns):
-        """A createAny op's object (upstream createAny: one object from a template, in ns when the
-        kind is namespaced). Kinds: Service, ReplicaSet, StatefulSet, ReplicationController."""
-        obj = load_template(op["template"])
-        md = obj.setdefault("metadata", {})
-        md.pop("generateName", None)
-        md["name"] = op.get("name") or f"{obj['kind'].lower()}-0"
-        md["namespace"] = ns
-        res = {"Service": "/api/v1/namespaces/{}/services",
-               "ReplicationController": "/api/v1/namespaces/{}/replicationcontrollers",
-               "ReplicaSet": "/apis/apps/v1/namespaces/{}/replicasets",
-               "StatefulSet": "/apis/apps/v1/namespaces/{}/statefulsets"}.get(obj["kind"])
-        if not res:
-            raise BenchError(f"createAny: unsupported kind {obj['kind']}")
-        return ("POST", res.format(ns), json.dumps(obj).encode(), (201, 409))
+    # createAny kinds: collection path ("{}" is the namespace for namespaced kinds).
+    ANY_KINDS = {"Service": "/api/v1/namespaces/{}/services",
+                 "ReplicationController": "/api/v1/namespaces/{}/replicationcontrollers",
+                 "ReplicaSet": "/apis/apps/v1/namespaces/{}/replicasets",
+                 "StatefulSet": "/apis/apps/v1/namespaces/{}/statefulsets",
+                 "ResourceClaim": "/apis/resource.k8s.io/v1/namespaces/{}/resourceclaims",
+                 "ResourceClaimTemplate": "/apis/resource.k8s.io/v1/namespaces/{}/resourceclaimtemplates",
+                 "ResourceSlice": "/apis/resource.k8s.io/v1/resourceslices",
+                 "DeviceClass": "/apis/resource.k8s.io/v1/deviceclasses"}
 
-    def pod_body(self, tmpl_json, ns, name):
-        return tmpl_json.replace('"__NAME__"', json.dumps(name)).replace('"__NS__"', json.dumps(ns)).encode()
+    @staticmethod
+    def any_objects(op, ns):
+        """A createAny op's objects (upstream createAny: `count` objects, default 1, from a template,
+        in ns when the kind is namespaced). The template is rendered per object (render(): __INDEX__
+        and friends); a name the template gives is kept, else the object is named
+        <kind>-<index> (op's `name` when count is 1). A ResourceSlice's one device is repeated
+        numDevices times (upstream's resourceslice-basic-devices.yaml {{range}})."""
+        tmpl = load_template(op["template"])
+        if tmpl.get("kind") not in Workload.ANY_KINDS:
+            raise BenchError(f"createAny: unsupported kind {tmpl.get('kind')}")
+        count = int(op.get("count", 1))
+        text = json.dumps(tmpl)
+        out = []
+        for k in range(count):
+            obj = json.loads(render(text, k))
+            md = obj.setdefault("metadata", {})
+            md.pop("generateName", None)
+            if not md.get("name") or md["name"] == "placeholder":
+                md["name"] = op.get("name") if op.get("name") and count == 1 else f"{obj['kind'].lower()}-{k}"
+            if "{}" in Workload.ANY_KINDS[obj["kind"]]:
+                md["namespace"] = ns
+            if obj["kind"] == "ResourceSlice" and op.get("numDevices") is not None:
+                obj["spec"]["devices"] = expand_devices(obj["spec"]["devices"], int(op["numDevices"]),
+                                                        int(op.get("numPCIRoots", 2)))
+            out.append(obj)
+        return out
+
+    @staticmethod
+    def any_items(op, ns):
+        items = []
+        for obj in Workload.any_objects(op, ns):
+            path = Workload.ANY_KINDS[obj["kind"]].format(ns)
+            items.append(("POST", path, json.dumps(obj).encode(), (201, 409)))
+        return items
+
+    def pod_body(self, tmpl_json, ns, name, k=0):
+        """Pod k of an op: name, namespace and render()'s placeholders (e.g. the claim of
+        pod-with-claim-ref, test-claim-__INDEX_DIV_5__) filled in."""
+        return render(tmpl_json.replace('"__NAME__"', json.dumps(name)).replace('"__NS__"', json.dumps(ns)), k).encode()
 
     def pod_template_json(self, op):
         """The pod template of op as JSON text with "__NAME__" and "__NS__" for name and namespace;
@@ -496,7 +568,7 @@ class Workload:
     def pod_items(self, op, ns, prefix="pod"):
         tj = self.pod_template_json(op)
         path = f"/api/v1/namespaces/{ns}/pods"
-        return [("POST", path, self.pod_body(tj, ns, f"{prefix}-{k}"), (201, 409))
+        return [("POST", path, self.pod_body(tj, ns, f"{prefix}-{k}", k), (201, 409))
                 for k in range(int(op["count"]))]
 
 
@@ -575,6 +647,64 @@ def wait_bound(watch, ns, want, deadline, what, sched=None):
         time.sleep(0.05)
 
 
+def allocate_claims(claims, slices):
+    """upstream's allocResourceClaims op (scheduler_perf/dra.go) on the objects: an allocation for
+    every claim of `claims` that has none, written into the claim's status in place; returns the
+    claims it allocated. Upstream runs its structured allocator per claim over the nodes in random
+    order and takes the first that fits; the claims of these workloads are one request of one
+    device of a class every device matches, for which that is the first free device of a node:
+    here node k % N for the k-th claim (the same utilization, spread evenly instead of at random).
+    Claims of another shape are refused."""
+    free = []  # per node: [node, driver, pool, [free device names]]
+    for sl in sorted(slices, key=lambda x: x["metadata"]["name"]):
+        sp = sl["spec"]
+        if not sp.get("nodeName"):
+            raise BenchError(f"allocResourceClaims: ResourceSlice {sl['metadata']['name']} is not node-local")
+        free.append([sp["nodeName"], sp["driver"], sp["pool"]["name"], [d["name"] for d in sp.get("devices", [])]])
+    used = set()
+    for c in claims:
+        for r in (((c.get("status") or {}).get("allocation") or {}).get("devices") or {}).get("results") or []:
+            used.add((r["driver"], r["pool"], r["device"]))
+    for f in free:
+        f[3] = [d for d in f[3] if (f[1], f[2], d) not in used]
+    out, k = [], 0
+    for c in claims:
+        if (c.get("status") or {}).get("allocation"):
+            continue
+        reqs = c["spec"].get("devices", {}).get("requests") or []
+        ex = reqs[0].get("exactly") if len(reqs) == 1 else None
+        if not ex or ex.get("selectors") or ex.get("count", 1) != 1 or ex.get("allocationMode", "ExactCount") != "ExactCount" \
+                or c["spec"]["devices"].get("constraints"):
+            raise BenchError(f"allocResourceClaims: claim {c['metadata']['name']}: only one request of one device "
+                             f"without selectors or constraints is supported")
+        f = next((free[(k + t) % len(free)] for t in range(len(free)) if free[(k + t) % len(free)][3]), None)
+        if f is None:
+            raise BenchError(f"allocResourceClaims: could not allocate claim {c['metadata']['name']}: no device left")
+        k += 1
+        c.setdefault("status", {})["allocation"] = {
+            "devices": {"results": [{"request": reqs[0]["name"], "driver": f[1], "pool": f[2], "device": f[3].pop(0)}]},
+            "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [
+                {"key": "metadata.name", "operator": "In", "values": [f[0]]}]}]}}
+        out.append(c)
+    return out
+
+
+def alloc_resource_claims(api, ns, workers):
+    """upstream's allocResourceClaims op against the server: allocate_claims() over the claims of
+    ns (every namespace when None) and the ResourceSlices, each allocation written with an
+    UpdateStatus. Returns the number of claims allocated."""
+    q = f"/apis/resource.k8s.io/v1/namespaces/{ns}/resourceclaims" if ns else "/apis/resource.k8s.io/v1/resourceclaims"
+    _, claims = api.request("GET", q)
+    _, slices = api.request("GET", "/apis/resource.k8s.io/v1/resourceslices")
+    items = []
+    for c in allocate_claims(claims["items"], slices["items"]):
+        md = c["metadata"]
+        items.append(("PUT", f"/apis/resource.k8s.io/v1/namespaces/{md['namespace']}/resourceclaims/{md['name']}/status",
+                      json.dumps(c).encode(), (200,)))
+    run_parallel(api, items, workers)
+    return len(items)
+
+
 def machine_info():
     info = {"nproc": os.cpu_count(), "loadavg_at_start": list(os.getloadavg())}
     try:
@@ -635,8 +765,12 @@ def run_setup_ops(api, wl, n_setup, workers):
         elif op["opcode"] == "createNamespaces":
             pass  # created by create_namespaces
         elif op["opcode"] == "createAny":
-            run_parallel(api, [wl.any_item(op, wl.namespace(i))], 1)
-            log(f"created {op['template']} in {wl.namespace(i)}")
+            items = wl.any_items(op, wl.namespace(i))
+            run_parallel(api, items, workers)
+            log(f"created {len(items)} {op['template']} in {time.monotonic() - ts:.1f} s")
+        elif op["opcode"] == "allocResourceClaims":
+            n = alloc_resource_claims(api, op.get("namespace"), workers)
+            log(f"allocated {n} ResourceClaims in {time.monotonic() - ts:.1f} s")
         else:
             ns = wl.namespace(i)
             run_parallel(api, wl.pod_items(op, ns), workers)
@@ -677,7 +811,9 @@ class Run:
         elif op["opcode"] == "createNamespaces":
             pass  # created by create_namespaces
         elif op["opcode"] == "createAny":
-            run_parallel(self.api, [self.wl.any_item(op, self.wl.namespace(i))], 1)
+            run_parallel(self.api, self.wl.any_items(op, self.wl.namespace(i)), self.a.workers)
+        elif op["opcode"] == "allocResourceClaims":
+            alloc_resource_claims(self.api, op.get("namespace"), self.a.workers)
         elif op["opcode"] == "churn":
             self.churns.append(Churn(self.api, self.wl, op, "bench-churn"))
         elif op.get("collectMetrics"):
@@ -689,25 +825,36 @@ class Run:
                 wait_bound(self.watch, ns, int(op["count"]), self.hard_deadline, f"pods in {ns}", self.sched)
 
     def measure(self, ns, op):
-        """A measured createPods op: pods created while the throughput collector samples."""
+        """A measured createPods op: pods created while the throughput collector samples. With
+        steadyState, upstream's createPodsSteadily: `count` pods are created, then for
+        durationSeconds every pod seen bound is deleted and replaced by a new one, so the backlog
+        stays at `count`; pod names are never reused, so the watch's count of bound names keeps
+        counting scheduled pods."""
         want = int(op["count"])
+        steady = bool(op.get("steadyState"))
         items = self.wl.pod_items(op, ns)
         cpu0 = self.procs.sample_now()
         all0 = cpu_snapshot(self.sched.pid, self.servers)
         tm0 = time.monotonic()
         created = Counter()
+        bound_q = self.watch.subscribe(ns) if steady else None
         col = ThroughputCollector(self.watch, ns, self.t0, on_tick=None, created=created)
         run_parallel(self.api, items, self.a.workers, created)
         created_s = time.monotonic() - tm0
         log(f"created {want} measured pods in {created_s:.1f} s")
-        complete = wait_bound(self.watch, ns, want, self.hard_deadline, f"measured pods in {ns}", self.sched)
+        if steady:
+            self.steady_state(ns, op, bound_q, created, tm0 + float(op["durationSeconds"]))
+            complete = self.watch.count(ns) > 0  # upstream: at least one pod got scheduled
+        else:
+            complete = wait_bound(self.watch, ns, want, self.hard_deadline, f"measured pods in {ns}", self.sched)
         col.stop.set()
         col.thread.join()
         tm1 = time.monotonic()
         cpu1 = self.procs.sample_now()
         all1 = cpu_snapshot(self.sched.pid, self.servers)
         self.collectors.append(col)
-        m = {"namespace": ns, "pods": want, "bound": self.watch.count(ns), "complete": complete,
+        m = {"namespace": ns, "pods": created.get() if steady else want, "bound": self.watch.count(ns),
+             "complete": complete, "steady_state": steady,
              "create_s": round(created_s, 3), "duration_s": round(tm1 - tm0, 3),
              "overall_pods_per_s": round(self.watch.count(ns) / (tm1 - tm0), 1),
              "start_t": round(tm0 - self.t0, 3), "end_t": round(tm1 - self.t0, 3),
@@ -728,6 +875,45 @@ class Run:
             f"throughput avg {tp.get('average', 0):.1f} p50 {tp.get('p50', 0):.1f} pods/s; "
             f"created in {m['create_s']} s, tail {m['tail_s']} s, max backlog {m['max_backlog']} pods; "
             f"CPU s {m['phase_cpu_s']}")
+
+    def steady_state(self, ns, op, bound_q, created, t_end):
+        """Until t_end: delete each pod seen bound (grace period 0, background propagation as
+        upstream) and create the next one. Several client threads, so that the driver's own
+        round trips do not bound the rate (upstream does it in one goroutine with a faster client)."""
+        tj = self.wl.pod_template_json(op)
+        path = f"/api/v1/namespaces/{ns}/pods"
+        seq = Counter()
+        seq.add(int(op["count"]))
+        errors = []
+
+        def worker():
+            while time.monotonic() < t_end and not errors:
+                try:
+                    name = bound_q.get(timeout=0.05)
+                except queue.Empty:
+                    if self.sched.poll() is not None:
+                        errors.append(f"the scheduler exited (status {self.sched.returncode})")
+                    continue
+                with seq.lock:
+                    k = seq.n
+                    seq.n += 1
+                try:
+                    self.api.request("DELETE", f"{path}/{name}",
+                                     {"gracePeriodSeconds": 0, "propagationPolicy": "Background"}, ok=(200, 202, 404))
+                    if time.monotonic() >= t_end:
+                        return
+                    self.api.request("POST", path, self.wl.pod_body(tj, ns, f"pod-{k}", k), ok=(201,))
+                    created.add(1)
+                except BenchError as ex:
+                    errors.append(str(ex))
+
+        threads = [threading.Thread(target=worker, daemon=True) for _ in range(min(self.a.workers, 8))]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        if errors:
+            raise BenchError(f"steady state in {ns}: {errors[0]}")
 
     def stop_background(self):
         for c in self.churns:
