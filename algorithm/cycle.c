@@ -359,6 +359,8 @@ int fw_schedule_pod(struct fw_profile *p, struct fw_cycle *c, const struct fw_no
 	if ((rc = check_cycle_args(p, c, nodes, pod, res, e)) < 0)
 		return rc;
 	c->used = true;
+	if (c->record)
+		c->record->pod = pod;
 	p->n_sorted = 0;
 	if (p->batch.sign_mask) {
 		res->batch = (struct fw_batch_outcome){ 0 };

@@ -740,9 +740,29 @@ const double *fw_plugin_timing_bounds(void)
 
 void fw_cycle_set_record(struct fw_cycle *c, struct fw_record *r)
 {
-	if (r)
+	if (r) {
 		memset(r, 0, sizeof(*r));
+		r->cycle = c;
+	}
 	c->record = r;
+}
+
+int fw_explain_rejection(const struct fw_record *rec, const struct node_info *ni, const char *plugin,
+			 struct strbuf *out, struct err *e)
+{
+	if (!rec || !rec->cycle || !rec->pod || !ni || !plugin)
+		return 0;
+	const struct fw_profile *p = rec->cycle->profile;
+	/* only a plugin that ran Filter in this cycle rejected the pod there */
+	for (uint32_t i = 0; i < p->n_points[CFG_EP_FILTER]; i++) {
+		const struct fw_pl *pl = p->points[CFG_EP_FILTER][i];
+		if (strcmp(pl->plugin->name, plugin) != 0)
+			continue;
+		if (!pl->plugin->explain || rec->cycle->skip_filter[pl->index])
+			return 0;
+		return pl->plugin->explain(pl, rec->cycle, rec->pod, ni, out, e);
+	}
+	return 0;
 }
 
 void fw_cycle_set_record_plugin_timings(struct fw_cycle *c, bool on)

@@ -271,6 +271,8 @@ fw_pre_score_fn fw_score_prepare_of(const struct fw_plugin *plugin)
 {
 	if (plugin == &fw_plugin_image_locality)
 		return fw_image_locality_prepare;
+	if (plugin == &fw_plugin_dynamic_resources)
+		return fw_dynamic_resources_prepare;
 	if (plugin == &fw_plugin_node_resources_fit || plugin == &fw_plugin_balanced_allocation)
 		return fw_pre_score_if_not_configured;
 	return NULL;

@@ -138,6 +138,10 @@ fw_pre_score_fn fw_score_prepare_of(const struct fw_plugin *plugin);
 /* ImageLocality's: the pod's normalised image names, once (algorithm/plugins/image_locality.c). */
 enum fw_code fw_image_locality_prepare(const struct fw_pl *pl, struct fw_cycle *c, const struct api_pod *pod,
 				       const struct node_info *const *nodes, uint32_t n, struct fw_status *st);
+/* DynamicResources': Skip when the pod has no claim to allocate (no per-node allocation, so every
+ * Score is 0: most pods), else nothing to do (algorithm/plugins/dynamic_resources.c). */
+enum fw_code fw_dynamic_resources_prepare(const struct fw_pl *pl, struct fw_cycle *c, const struct api_pod *pod,
+					  const struct node_info *const *nodes, uint32_t n, struct fw_status *st);
 /* NodeResourcesFit's and NodeResourcesBalancedAllocation's: the plugin's own PreScore when the
  * profile leaves it out of PreScore but keeps its Score (upstream's Score then computes the pod's
  * requests itself); nothing when PreScore ran. */

@@ -28,27 +28,26 @@
 	}
 
 DRA_REFCOUNT(api_resource_claim, api_resource_claim)
+/* A slice may be a copy with DeviceTaintRules applied (dra_slice_with_taint_rules): it holds its
+ * base, whose arena has everything the copy points to, and releases it with itself. */
+struct api_resource_slice *api_resource_slice_ref(struct api_resource_slice *o)
+{
+	if (o)
+		__atomic_add_fetch(&o->refs, 1, __ATOMIC_RELAXED);
+	return o;
+}
+
+void api_resource_slice_unref(struct api_resource_slice *o)
+{
+	if (o && __atomic_sub_fetch(&o->refs, 1, __ATOMIC_ACQ_REL) == 0) {
+		struct api_resource_slice *base = o->base;
+		intern_release_n(o->meta.interned, o->meta.n_interned);
+		arena_free(o->arena);
+		api_resource_slice_unref(base);
+	}
+}
 DRA_REFCOUNT(api_device_class, api_device_class)
 DRA_REFCOUNT(api_device_taint_rule, api_device_taint_rule)
-
-struct api_resource_slice *api_resource_slice_ref(struct api_resource_slice *s)
-{
-	if (s)
-		__atomic_add_fetch(&s->refs, 1, __ATOMIC_RELAXED);
-	return s;
-}
-
-/* A copy with DeviceTaintRules applied (base set) lives partly in its base's arena: the base
- * goes after the copy, as api_pod_unref releases a pod's. */
-void api_resource_slice_unref(struct api_resource_slice *s)
-{
-	if (!s || __atomic_sub_fetch(&s->refs, 1, __ATOMIC_ACQ_REL) != 0)
-		return;
-	struct api_resource_slice *base = s->base;
-	intern_release_n(s->meta.interned, s->meta.n_interned);
-	arena_free(s->arena);
-	api_resource_slice_unref(base);
-}
 
 /* ---------- shared pieces ---------- */
 

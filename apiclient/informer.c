@@ -601,8 +601,7 @@ struct api_informer *api_informer_new(struct api_client *c, enum api_kind kind, 
 		goto nomem;
 	inf->client = c;
 	inf->kind = kind;
-	/* protobuf only for the kinds whose descriptors csched carries (the resource.k8s.io kinds are
-	 * informed in JSON: their opaque parameters are RawExtensions, which protobuf.c reads as null) */
+	/* protobuf only for the kinds whose descriptors csched carries (apiclient/proto) */
 	if (api__client_protobuf(c) && api__pb_kind_known(kind) && !(inf->pb = api__pb_new()))
 		goto nomem;
 	inf->resource = resources[kind];

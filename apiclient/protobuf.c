@@ -13,7 +13,8 @@
  * (null for the zero time, which the Go encoder writes as an empty message); IntOrString is a
  * number or a string; map<> fields (repeated key/value entries) are objects; bytes are base64;
  * the embedded structs that JSON inlines (Volume.volumeSource, Probe.handler, ...) are merged into
- * their parent; runtime.RawExtension reads as null (no informed type reads one). The fields json.c
+ * their parent; runtime.RawExtension reads as the JSON its raw bytes hold (DRA's opaque
+ * parameters). The fields json.c
  * skips are skipped here too (api__json_skip_list). Go writes non-pointer fields even when empty
  * ("" , 0, {}), which JSON's omitempty leaves out: the decoders read both alike (tests/unit/
  * test_apiclient_protobuf.c compares the decoded objects of the same server state in both
@@ -35,6 +36,7 @@
 #include "k8s.io/api/apps/v1/generated.pb-c.h"
 #include "k8s.io/api/core/v1/generated.pb-c.h"
 #include "k8s.io/api/policy/v1/generated.pb-c.h"
+#include "k8s.io/api/resource/v1/generated.pb-c.h"
 #include "k8s.io/api/storage/v1/generated.pb-c.h"
 #include "k8s.io/apimachinery/pkg/api/resource/generated.pb-c.h"
 #include "k8s.io/apimachinery/pkg/apis/meta/v1/generated.pb-c.h"
@@ -456,6 +458,95 @@ static int int_or_string_value(struct api__pb *p, struct rd r, yajl_val *out)
 	return *out ? 0 : p->rc;
 }
 
+/* A copy of the yajl tree v (malloc'd by yajl_tree_parse) in the arena, numbers with their text. */
+static yajl_val copy_tree(struct api__pb *p, const struct yajl_val_s *v, int depth)
+{
+	if (depth > PB_MAX_DEPTH) {
+		fail(p, "RawExtension: nested deeper than %d", PB_MAX_DEPTH);
+		return NULL;
+	}
+	switch (v->type) {
+	case yajl_t_string:
+		return new_string(p, v->u.string, strlen(v->u.string));
+	case yajl_t_true:
+		return &v_true;
+	case yajl_t_false:
+		return &v_false;
+	case yajl_t_null:
+		return &v_null;
+	default:
+		break;
+	}
+	yajl_val c = new_value(p, v->type);
+	if (!c)
+		return NULL;
+	if (v->type == yajl_t_number) {
+		c->u.number = v->u.number;
+		if (!(c->u.number.r = arena_strdup(p->a, v->u.number.r))) {
+			nomem(p);
+			return NULL;
+		}
+		return c;
+	}
+	size_t n = v->type == yajl_t_object ? v->u.object.len : v->u.array.len;
+	yajl_val *vals = n ? arena_alloc(p->a, n * sizeof(*vals)) : NULL;
+	const char **keys = n && v->type == yajl_t_object ? arena_alloc(p->a, n * sizeof(*keys)) : NULL;
+	if (n && (!vals || (v->type == yajl_t_object && !keys))) {
+		nomem(p);
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct yajl_val_s *src = v->type == yajl_t_object ? v->u.object.values[i] : v->u.array.values[i];
+		if (!(vals[i] = copy_tree(p, src, depth + 1)))
+			return NULL;
+		if (keys && !(keys[i] = arena_strdup(p->a, v->u.object.keys[i]))) {
+			nomem(p);
+			return NULL;
+		}
+	}
+	if (v->type == yajl_t_object) {
+		c->u.object.keys = keys;
+		c->u.object.values = vals;
+		c->u.object.len = n;
+	} else {
+		c->u.array.values = vals;
+		c->u.array.len = n;
+	}
+	return c;
+}
+
+/* runtime.RawExtension{raw 1}: the JSON its raw bytes hold (a DRA configuration's opaque
+ * parameters, which the apiserver keeps as JSON and JSON clients read as that object); no raw:
+ * null. */
+static int raw_extension_value(struct api__pb *p, struct rd r, yajl_val *out)
+{
+	struct rd raw = { NULL, NULL };
+	struct field f = { 0 };
+	*out = &v_null;
+	while (r.p < r.end) {
+		if (!rd_field(&r, &f))
+			return fail(p, "RawExtension: truncated or invalid field");
+		if (f.id == 1 && f.wt == WT_LEN)
+			raw = f.sub;
+	}
+	if (!raw.p || raw.p == raw.end)
+		return 0;
+	char ebuf[128];
+	char *text = strndup((const char *)raw.p, (size_t)(raw.end - raw.p));
+	if (!text)
+		return nomem(p);
+	yajl_val v = yajl_tree_parse(text, ebuf, sizeof(ebuf));
+	free(text);
+	if (!v)
+		return fail(p, "RawExtension: not JSON: %s", ebuf);
+	yajl_val c = copy_tree(p, v, 0);
+	yajl_tree_free(v);
+	if (!c)
+		return p->rc ? p->rc : nomem(p);
+	*out = c;
+	return 0;
+}
+
 static bool is_map_entry(const ProtobufCMessageDescriptor *d)
 {
 	size_t nl = strlen(d->name);
@@ -467,7 +558,8 @@ static bool is_map_entry(const ProtobufCMessageDescriptor *d)
 static bool inlined(const ProtobufCFieldDescriptor *fd)
 {
 	static const char *const names[] = {"volumeSource", "persistentVolumeSource", "localObjectReference",
-					    "handler", "ephemeralContainerCommon"};
+					    "handler", "ephemeralContainerCommon",
+					    "deviceConfiguration" /* resource/v1: DeviceConfiguration inlined in the configurations */};
 	if (fd->type != PROTOBUF_C_TYPE_MESSAGE)
 		return false;
 	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
@@ -587,10 +679,8 @@ static int message(struct api__pb *p, const ProtobufCMessageDescriptor *d, struc
 		return time_value(p, r, true, out);
 	if (d == &k8s__io__apimachinery__pkg__util__intstr__int_or_string__descriptor)
 		return int_or_string_value(p, r, out);
-	if (d == &k8s__io__apimachinery__pkg__runtime__raw_extension__descriptor) {
-		*out = &v_null;
-		return 0;
-	}
+	if (d == &k8s__io__apimachinery__pkg__runtime__raw_extension__descriptor)
+		return raw_extension_value(p, r, out);
 	if (++p->depth > PB_MAX_DEPTH)
 		return fail(p, "%s: nested deeper than %d", d->name, PB_MAX_DEPTH);
 
@@ -772,6 +862,14 @@ static const ProtobufCMessageDescriptor *list_desc(enum api_kind kind)
 		return &k8s__io__api__storage__v1__volume_attachment_list__descriptor;
 	case API_KIND_CSI_STORAGE_CAPACITY:
 		return &k8s__io__api__storage__v1__csistorage_capacity_list__descriptor;
+	case API_KIND_RESOURCE_CLAIM:
+		return &k8s__io__api__resource__v1__resource_claim_list__descriptor;
+	case API_KIND_RESOURCE_SLICE:
+		return &k8s__io__api__resource__v1__resource_slice_list__descriptor;
+	case API_KIND_DEVICE_CLASS:
+		return &k8s__io__api__resource__v1__device_class_list__descriptor;
+	case API_KIND_DEVICE_TAINT_RULE:
+		return &k8s__io__api__resource__v1__device_taint_rule_list__descriptor;
 	default:
 		return NULL;
 	}

@@ -14,6 +14,7 @@
 #include <yajl/yajl_tree.h>
 
 #include "cmd/cmd.h"
+#include "cmd_internal.h"
 #include "devices_internal.h"
 #include "algorithm/framework.h"
 #include "apiclient/api_client.h"
@@ -23,7 +24,7 @@
 
 /* ---------- reading ---------- */
 
-void devices_input_release(struct devices_input *in)
+void cmd_devices_input_release(struct cmd_devices_input *in)
 {
 	for (size_t i = 0; i < in->n_slices; i++)
 		api_resource_slice_unref(in->slices[i]);
@@ -48,12 +49,12 @@ static int push(void ***arr, size_t *n, size_t *cap, void *p)
 	return 0;
 }
 
-int devices_add_page(struct devices_input *in, enum devices_kind kind, const char *json, size_t len, char *cont,
+int cmd_devices_add_page(struct cmd_devices_input *in, enum cmd_devices_kind kind, const char *json, size_t len, char *cont,
 		     size_t cont_size, struct err *e)
 {
 	static const char *items_path[] = { "items", NULL }, *cont_path[] = { "metadata", "continue", NULL },
 			  *name_path[] = { "metadata", "name", NULL };
-	const char *what = kind == DEVICES_SLICES ? "resourceslices" : "resourceclaims";
+	const char *what = kind == CMD_DEVICES_SLICES ? "resourceslices" : "resourceclaims";
 	char errbuf[256];
 	char *text = NULL;
 	yajl_val root = NULL;
@@ -83,17 +84,17 @@ int devices_add_page(struct devices_input *in, enum devices_kind kind, const cha
 		yajl_val it = YAJL_GET_ARRAY(items)->values[i];
 		yajl_val name = yajl_tree_get(it, name_path, yajl_t_string);
 		struct err de = { 0 };
-		void *obj = kind == DEVICES_SLICES ? (void *)api_resource_slice_decode(it, &de)
+		void *obj = kind == CMD_DEVICES_SLICES ? (void *)api_resource_slice_decode(it, &de)
 						   : (void *)api_resource_claim_decode(it, &de);
 		if (!obj) {
 			rc = err_set(e, de.code ? de.code : ERR_INVALID, "%s item %zu (%s): %s", what, i,
 				     name ? YAJL_GET_STRING(name) : "no name", de.msg);
 			goto out;
 		}
-		rc = kind == DEVICES_SLICES ? push((void ***)&in->slices, &in->n_slices, &in->cap_slices, obj)
+		rc = kind == CMD_DEVICES_SLICES ? push((void ***)&in->slices, &in->n_slices, &in->cap_slices, obj)
 					    : push((void ***)&in->claims, &in->n_claims, &in->cap_claims, obj);
 		if (rc < 0) {
-			if (kind == DEVICES_SLICES)
+			if (kind == CMD_DEVICES_SLICES)
 				api_resource_slice_unref(obj);
 			else
 				api_resource_claim_unref(obj);
@@ -220,14 +221,18 @@ static void allocated_text(struct strbuf *sb, const struct alloc_ref *refs, size
 	}
 }
 
+/* The text built in sb as a cell of its own size ("-" when empty; NULL on out of memory), sb
+ * emptied for the next one (a strbuf keeps room to grow: thousands of rows would keep it all). */
 static char *cell(struct strbuf *sb)
 {
-	if (!sb->len)
-		strbuf_puts(sb, "-");
-	return strbuf_detach(sb, NULL);
+	char *c = sb->oom ? NULL : strdup(sb->len ? sb->data : "-");
+	sb->len = 0;
+	if (sb->data)
+		sb->data[0] = '\0';
+	return c;
 }
 
-int devices_render(const struct devices_input *in, const struct devices_query *q, struct strbuf *out, struct err *e)
+int cmd_devices_render(const struct cmd_devices_input *in, const struct cmd_devices_query *q, struct strbuf *out, struct err *e)
 {
 	struct alloc_ref *refs = NULL;
 	struct api_resource_slice **slices = NULL;
@@ -238,6 +243,7 @@ int devices_render(const struct devices_input *in, const struct devices_query *q
 	uint32_t n_exprs = 0;
 	char first_error[ERR_MSG_MAX + 256] = "";
 	bool matching = q->cls || q->selector;
+	struct strbuf sb = STRBUF_INIT; /* one cell's text at a time */
 	int rc = 0;
 
 	/* every allocated device, sorted for lookup */
@@ -288,7 +294,6 @@ int devices_render(const struct devices_input *in, const struct devices_query *q
 			if (q->node && !fw_dra_device_on_node(s, d, q->node))
 				continue;
 			struct row *r = &rows[n_rows++];
-			struct strbuf sb = STRBUF_INIT;
 			n_devices++;
 			strbuf_puts(&sb, slice_node(s, d));
 			r->cell[COL_NODE] = cell(&sb);
@@ -362,6 +367,7 @@ out:
 		for (int c = 0; c < N_COLS; c++)
 			free(rows[i].cell[c]);
 	free(rows);
+	strbuf_release(&sb);
 	free(slices);
 	free(refs);
 	free(exprs);
@@ -461,19 +467,8 @@ static int parse(struct devices_flags *f, int argc, char **argv, struct err *e)
 	return 0;
 }
 
-/* Appends s percent-encoded for a query value (continue tokens are opaque). */
-static void query_escape(struct strbuf *sb, const char *s)
-{
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || strchr("-._~", *p))
-			strbuf_add(sb, p, 1);
-		else
-			strbuf_addf(sb, "%%%02X", *p);
-	}
-}
-
 /* Every page of path ("/apis/resource.k8s.io/v1/resourceslices") into in. */
-static int list_all(struct api_conn *conn, const char *path, enum devices_kind kind, struct devices_input *in,
+static int list_all(struct api_conn *conn, const char *path, enum cmd_devices_kind kind, struct cmd_devices_input *in,
 		    struct err *e)
 {
 	char cont[4096] = "";
@@ -484,7 +479,7 @@ static int list_all(struct api_conn *conn, const char *path, enum devices_kind k
 		strbuf_addf(&url, "%s?limit=%d", path, DEVICES_PAGE);
 		if (cont[0]) {
 			strbuf_puts(&url, "&continue=");
-			query_escape(&url, cont);
+			cmd_query_escape(&url, cont);
 		}
 		rc = url.oom ? err_set(e, ERR_NOMEM, "list %s: out of memory", path)
 			     : api_request(conn, "GET", url.data, NULL, NULL, 0, &r, e);
@@ -492,7 +487,7 @@ static int list_all(struct api_conn *conn, const char *path, enum devices_kind k
 		if (rc < 0)
 			err_prefix(e, "list %s", path);
 		else
-			rc = devices_add_page(in, kind, r.body, r.len, cont, sizeof(cont), e);
+			rc = cmd_devices_add_page(in, kind, r.body, r.len, cont, sizeof(cont), e);
 		api_response_release(&r);
 	} while (rc == 0 && cont[0]);
 	return rc;
@@ -532,7 +527,7 @@ static int devices_run(const struct devices_flags *f, struct err *e)
 	struct api_config ac = { 0 };
 	struct api_client *c = NULL;
 	struct api_conn *conn = NULL;
-	struct devices_input in = { 0 };
+	struct cmd_devices_input in = { 0 };
 	struct api_device_class *cls = NULL;
 	struct api_node *node = NULL;
 	struct strbuf out = STRBUF_INIT;
@@ -553,17 +548,17 @@ static int devices_run(const struct devices_flags *f, struct err *e)
 		rc = e->code ? e->code : ERR_INVALID;
 		goto out;
 	}
-	if ((rc = list_all(conn, "/apis/resource.k8s.io/v1/resourceslices", DEVICES_SLICES, &in, e)) < 0 ||
-	    (rc = list_all(conn, "/apis/resource.k8s.io/v1/resourceclaims", DEVICES_CLAIMS, &in, e)) < 0)
+	if ((rc = list_all(conn, "/apis/resource.k8s.io/v1/resourceslices", CMD_DEVICES_SLICES, &in, e)) < 0 ||
+	    (rc = list_all(conn, "/apis/resource.k8s.io/v1/resourceclaims", CMD_DEVICES_CLAIMS, &in, e)) < 0)
 		goto out;
-	struct devices_query q = { cls, f->selector, node };
-	if ((rc = devices_render(&in, &q, &out, e)) == 0)
+	struct cmd_devices_query q = { cls, f->selector, node };
+	if ((rc = cmd_devices_render(&in, &q, &out, e)) == 0)
 		fwrite(out.data, 1, out.len, stdout);
 out:
 	strbuf_release(&out);
 	api_device_class_unref(cls);
 	api_node_unref(node);
-	devices_input_release(&in);
+	cmd_devices_input_release(&in);
 	api_conn_free(conn);
 	api_client_free(c);
 	api_config_release(&ac);

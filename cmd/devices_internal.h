@@ -9,24 +9,24 @@
 #include "common/err.h"
 #include "common/strbuf.h"
 
-enum devices_kind { DEVICES_SLICES, DEVICES_CLAIMS };
+enum cmd_devices_kind { CMD_DEVICES_SLICES, CMD_DEVICES_CLAIMS };
 
 /* What the command lists; owns a reference to each object. */
-struct devices_input {
+struct cmd_devices_input {
 	struct api_resource_slice **slices;
 	size_t n_slices, cap_slices;
 	struct api_resource_claim **claims;
 	size_t n_claims, cap_claims;
 };
-void devices_input_release(struct devices_input *in);
+void cmd_devices_input_release(struct cmd_devices_input *in);
 
 /* Decodes the items of one LIST page (a ResourceSliceList or ResourceClaimList as JSON) into in;
  * cont (cont_size bytes, may be NULL) receives metadata.continue ("" on the last page). An item
  * that does not decode is an error naming it. */
-int devices_add_page(struct devices_input *in, enum devices_kind kind, const char *json, size_t len, char *cont,
+int cmd_devices_add_page(struct cmd_devices_input *in, enum cmd_devices_kind kind, const char *json, size_t len, char *cont,
 		     size_t cont_size, struct err *e);
 
-struct devices_query {
+struct cmd_devices_query {
 	const struct api_device_class *cls; /* --class (its selectors are applied first); NULL = none */
 	const char *selector;               /* --selector CEL expression; NULL = none */
 	const struct api_node *node;        /* --node: only the devices available there; NULL = all */
@@ -35,7 +35,7 @@ struct devices_query {
 /* The table: one row per device (slices ordered by node, driver, pool, slice name; devices as
  * served) with its attributes, capacity, taints, the claims it is allocated to with the pods
  * they are reserved for, and with a class or selector whether it matches (docs/devices.md). */
-int devices_render(const struct devices_input *in, const struct devices_query *q, struct strbuf *out,
+int cmd_devices_render(const struct cmd_devices_input *in, const struct cmd_devices_query *q, struct strbuf *out,
 		   struct err *e);
 
 #endif

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "cmd_internal.h"
 #include "algorithm/framework.h"
 #include "apiclient/api_client.h"
 #include "common/log.h"
@@ -152,17 +153,6 @@ static int parse(struct explain_flags *f, int argc, char **argv, struct err *e)
 	return 0;
 }
 
-/* Appends s to sb percent-encoded for a query value. */
-static void query_escape(struct strbuf *sb, const char *s)
-{
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || strchr("-._~", *p))
-			strbuf_add(sb, p, 1);
-		else
-			strbuf_addf(sb, "%%%02X", *p);
-	}
-}
-
 /* --server: GET /debug/explain from a running csched. */
 static int explain_remote(const struct explain_flags *f, struct err *e)
 {
@@ -198,12 +188,12 @@ static int explain_remote(const struct explain_flags *f, struct err *e)
 		goto out;
 	}
 	strbuf_puts(&path, SCHED_HEALTH_EXPLAIN_PATH "?pod=");
-	query_escape(&path, f->pod);
+	cmd_query_escape(&path, f->pod);
 	strbuf_puts(&path, "&output=");
-	query_escape(&path, f->output);
+	cmd_query_escape(&path, f->output);
 	if (f->node) {
 		strbuf_puts(&path, "&node=");
-		query_escape(&path, f->node);
+		cmd_query_escape(&path, f->node);
 	}
 	if (path.oom) {
 		rc = err_set(e, ERR_NOMEM, "out of memory");

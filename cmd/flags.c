@@ -266,8 +266,9 @@ void cmd_flags_usage(FILE *out, const char *prog)
 		"spec.schedulerName names one of its profiles (default \"%s\") onto nodes.\n\n"
 		"Usage:\n  %s [flags]\n"
 		"  %s explain NAMESPACE/NAME [flags]   why a pod is pending, or went where it is (explain --help)\n"
-		"  %s simulate --dump FILE [flags]     where pods would go on a cluster dump (simulate --help)\n",
-		CFG_DEFAULT_SCHEDULER_NAME, prog, prog, prog);
+		"  %s simulate --dump FILE [flags]     where pods would go on a cluster dump (simulate --help)\n"
+		"  %s devices [flags]                  DRA devices, their claims, what a selector matches (devices --help)\n",
+		CFG_DEFAULT_SCHEDULER_NAME, prog, prog, prog, prog);
 	for (size_t g = 0; g < sizeof(groups) / sizeof(groups[0]); g++) {
 		fprintf(out, "\n%s:\n\n", groups[g]);
 		for (size_t i = 0; i < N_FLAGS; i++) {

@@ -221,6 +221,7 @@ struct row {
 	const struct fw_status *st; /* V_REJECTED */
 	int32_t col;                /* V_FEASIBLE and scored: its column in the record, else -1 */
 	bool chosen, tie;
+	char *detail; /* V_REJECTED: the rejecting plugin's explain lines ('\n'-ended, malloc'd), or NULL */
 };
 
 /* Everything the renderers read. */
@@ -268,6 +269,42 @@ static int cmp_rows(const void *a, const void *b, void *ctx)
 			return tx > ty ? -1 : 1;
 	}
 	return strcmp(x->name, y->name);
+}
+
+static bool row_shown(const struct explained *ex, const struct row *r);
+
+/* The rejecting plugin's detail for row r (node ni): fw_explain_rejection into r->detail. Only for
+ * a status Filter gave on that node (PreFilter's narrowing has none) and a row the output shows.
+ * The detail is best effort: an error there is reported in it, never fails the explain. */
+static int row_detail(const struct explained *ex, struct row *r, const struct node_info *ni)
+{
+	if (r->v != V_REJECTED || !r->st->plugin || r->st == &ex->res->diag.absent_status || !row_shown(ex, r))
+		return 0;
+	struct strbuf sb = STRBUF_INIT;
+	struct err e = { 0 };
+	if (fw_explain_rejection(ex->rec, ni, r->st->plugin, &sb, &e) < 0) {
+		if (e.code == ERR_NOMEM) {
+			strbuf_release(&sb);
+			return ERR_NOMEM;
+		}
+		strbuf_addf(&sb, "(no detail: %s)\n", e.msg);
+	}
+	if (sb.oom) {
+		strbuf_release(&sb);
+		return ERR_NOMEM;
+	}
+	r->detail = sb.len ? strbuf_detach(&sb, NULL) : NULL;
+	strbuf_release(&sb);
+	return 0;
+}
+
+static void free_rows(struct explained *ex)
+{
+	for (uint32_t i = 0; ex->rows && i < ex->n_rows; i++)
+		free(ex->rows[i].detail);
+	free(ex->rows);
+	ex->rows = NULL;
+	ex->n_rows = 0;
 }
 
 static int build_rows(struct explained *ex, const struct fw_node_list *list)
@@ -318,6 +355,8 @@ static int build_rows(struct explained *ex, const struct fw_node_list *list)
 			r->v = V_REJECTED;
 			r->st = &res->diag.absent_status;
 		}
+		if (row_detail(ex, r, list->nodes[i]) < 0)
+			goto out;
 	}
 	qsort_r(ex->rows, ex->n_rows, sizeof(*ex->rows), cmp_rows, ex);
 	rc = 0;
@@ -484,6 +523,21 @@ static void json_row(struct strbuf *sb, const struct explained *ex, const struct
 		sched_json_str(sb, fw_code_str(r->st->code));
 		json_key(sb, &f, "reasons");
 		json_reasons(sb, r->st);
+		json_key(sb, &f, "details");
+		strbuf_puts(sb, "[");
+		for (const char *l = r->detail, *nl; l && *l; l = nl + 1) {
+			if (!(nl = strchr(l, '\n')))
+				nl = l + strlen(l) - 1;
+			strbuf_puts(sb, l == r->detail ? "" : ",");
+			char *line = strndup(l, (size_t)(nl - l) + (*nl != '\n'));
+			if (!line) {
+				sb->oom = true;
+				break;
+			}
+			sched_json_str(sb, line);
+			free(line);
+		}
+		strbuf_puts(sb, "]");
 	}
 	if (r->v == V_FEASIBLE && r->col >= 0) {
 		json_key(sb, &f, "scores");
@@ -682,9 +736,18 @@ static void render_table(struct strbuf *sb, const struct explained *ex, const st
 		const char *v = r->chosen ? "chosen" : r->v == V_FEASIBLE ? (r->tie ? "feasible/tie" : "feasible")
 					 : r->v == V_REJECTED ? "rejected" : "not evaluated";
 		strbuf_addf(sb, "%-31s %-13s ", r->name, v);
-		if (r->v == V_REJECTED)
+		if (r->v == V_REJECTED) {
 			strbuf_addf(sb, "%s: %s (%s)\n", r->st->plugin ? r->st->plugin : "PreFilter",
 				    fw_status_message(r->st, msg, sizeof(msg)), fw_code_str(r->st->code));
+			for (const char *l = r->detail, *nl; l && *l; l = nl + 1) {
+				if (!(nl = strchr(l, '\n')))
+					nl = l + strlen(l) - 1;
+				strbuf_puts(sb, "    ");
+				strbuf_add(sb, l, (size_t)(nl - l) + 1);
+				if (*nl != '\n')
+					strbuf_puts(sb, "\n");
+			}
+		}
 		else if (r->v == V_FEASIBLE && r->col >= 0)
 			strbuf_addf(sb, "total %" PRId64 "\n", rec->totals[r->col]);
 		else
@@ -770,9 +833,7 @@ static int render(struct explained *ex, const struct fw_node_list *list, bool js
 	rc = sb->oom ? err_set(e, ERR_NOMEM, "explain: out of memory") : 0;
 out:
 	free_groups(groups, n_groups);
-	free(ex->rows);
-	ex->rows = NULL;
-	ex->n_rows = 0;
+	free_rows(ex);
 	ex->message = NULL;
 	free(message);
 	return rc;

@@ -22,6 +22,7 @@
 #include "common/err.h"
 #include "common/intern.h"
 #include "common/map.h"
+#include "common/strbuf.h"
 
 #define RESULTS_MAX 32 /* resourceapi.AllocationResultsMaxSize */
 
@@ -1415,41 +1416,77 @@ static uint32_t *groups_for_node(struct dra_allocator *a, const struct api_node 
 	return idx;
 }
 
+/* The per-call state of an allocation for node up to the search (upstream Allocate up to
+ * allocateOne): pools gathered, requests and constraints prepared. *prepared tells whether
+ * prepare ran (a negative return before it is out of memory or a pool error). al is released by
+ * alloc_end in every case. 0 or negative with e. */
+static int alloc_begin(struct alloc *al, struct dra_allocator *a, const struct api_node *node,
+		       const struct api_resource_claim *const *claims, uint32_t n, int64_t deadline_ns, struct err *e,
+		       bool *prepared)
+{
+	uint32_t n_idx = 0, *idx;
+	memset(al, 0, sizeof(*al));
+	*prepared = false;
+	al->a = a;
+	al->node = node;
+	al->n_claims = n;
+	al->e = e;
+	al->deadline = deadline_ns;
+	dra_dmap_init(&al->dev_index);
+	al->ar = arena_new(0);
+	al->ev = dra_cel_eval_new(a->cc);
+	if (!al->ar || !al->ev)
+		goto nomem;
+	al->cs = arena_alloc(al->ar, (n + 1) * sizeof(*al->cs));
+	if (!al->cs)
+		goto nomem;
+	for (uint32_t i = 0; i < n; i++) {
+		al->cs[i].claim = claims[i];
+		dra_kobj(&claims[i]->meta, al->cs[i].kobj, sizeof(al->cs[i].kobj));
+	}
+	if (!(idx = groups_for_node(a, node, al->ar, &n_idx)))
+		goto nomem;
+	if (dra_gather_pools(&a->f, node, a->groups, idx, n_idx, al->ar, &al->pools, &al->n_pools, &al->n_devices, e) < 0)
+		return e && e->code ? e->code : ERR_NOMEM;
+	al->pc = arena_alloc(al->ar, (al->n_pools + 1) * sizeof(*al->pc));
+	if (!al->pc)
+		goto nomem;
+	*prepared = true;
+	return prepare(al);
+nomem:
+	return err_set(e, ERR_NOMEM, "dra allocator: out of memory");
+}
+
+static void alloc_end(struct alloc *al)
+{
+	for (uint32_t i = 0; al->cs && i < al->n_claims; i++)
+		for (uint32_t r = 0; al->cs[i].reqs && r < al->cs[i].n_req; r++)
+			for (uint32_t s = 0; al->cs[i].reqs[r].subs && s < al->cs[i].reqs[r].n_sub; s++)
+				if (al->cs[i].reqs[r].subs[s].class)
+					api_device_class_unref(al->cs[i].reqs[r].subs[s].class);
+	for (uint32_t i = 0; i < al->n_allocating; i++)
+		dra_amounts_release(&al->allocating[i].cap);
+	free(al->allocating);
+	for (uint32_t i = 0; i < al->n_entries; i++)
+		dra_cel_entry_release(al->a->cc, al->entries[i]);
+	free(al->match);
+	dra_dmap_release(&al->dev_index);
+	dra_cel_eval_free(al->ev);
+	arena_free(al->ar);
+	memset(al, 0, sizeof(*al));
+}
+
 enum dra_result dra_allocator_allocate(struct dra_allocator *a, const struct api_node *node,
 				       const struct api_resource_claim *const *claims, uint32_t n, int64_t deadline_ns,
 				       struct arena *arena, struct api_dra_allocation *out, struct err *e)
 {
 	enum dra_result res = DRA_ERROR;
-	struct alloc al = { 0 };
-	uint32_t n_idx = 0, *idx;
+	struct alloc al;
+	bool prepared;
 	int rc;
 	if (e)
 		err_clear(e);
-	al.a = a;
-	al.node = node;
-	al.n_claims = n;
-	al.e = e;
-	al.deadline = deadline_ns;
-	dra_dmap_init(&al.dev_index);
-	al.ar = arena_new(0);
-	al.ev = dra_cel_eval_new(a->cc);
-	if (!al.ar || !al.ev)
-		goto nomem;
-	al.cs = arena_alloc(al.ar, (n + 1) * sizeof(*al.cs));
-	if (!al.cs)
-		goto nomem;
-	for (uint32_t i = 0; i < n; i++) {
-		al.cs[i].claim = claims[i];
-		dra_kobj(&claims[i]->meta, al.cs[i].kobj, sizeof(al.cs[i].kobj));
-	}
-	if (!(idx = groups_for_node(a, node, al.ar, &n_idx)))
-		goto nomem;
-	if (dra_gather_pools(&a->f, node, a->groups, idx, n_idx, al.ar, &al.pools, &al.n_pools, &al.n_devices, e) < 0)
-		goto out;
-	al.pc = arena_alloc(al.ar, (al.n_pools + 1) * sizeof(*al.pc));
-	if (!al.pc)
-		goto nomem;
-	if (prepare(&al) < 0)
+	if (alloc_begin(&al, a, node, claims, n, deadline_ns, e, &prepared) < 0)
 		goto out;
 	rc = allocate_one(&al, 0, 0, 0, 0, false, (struct loc){ 0, 0, 0 });
 	if (rc == E_TIMEOUT) {
@@ -1479,23 +1516,395 @@ enum dra_result dra_allocator_allocate(struct dra_allocator *a, const struct api
 		if (make_result(&al, &al.cs[i], arena, &out[i]) < 0)
 			goto out;
 	res = DRA_ALLOCATED;
-	goto out;
-nomem:
-	err_set(e, ERR_NOMEM, "dra allocator: out of memory");
 out:
-	for (uint32_t i = 0; al.cs && i < n; i++)
-		for (uint32_t r = 0; al.cs[i].reqs && r < al.cs[i].n_req; r++)
-			for (uint32_t s = 0; al.cs[i].reqs[r].subs && s < al.cs[i].reqs[r].n_sub; s++)
-				if (al.cs[i].reqs[r].subs[s].class)
-					api_device_class_unref(al.cs[i].reqs[r].subs[s].class);
-	for (uint32_t i = 0; i < al.n_allocating; i++)
-		dra_amounts_release(&al.allocating[i].cap);
-	free(al.allocating);
-	for (uint32_t i = 0; i < al.n_entries; i++)
-		dra_cel_entry_release(a->cc, al.entries[i]);
-	free(al.match);
-	dra_dmap_release(&al.dev_index);
-	dra_cel_eval_free(al.ev);
-	arena_free(al.ar);
+	alloc_end(&al);
 	return res;
+}
+
+/* ---------- Diagnosis (csched explain) ----------
+ *
+ * Why dra_allocator_allocate found no allocation on a node, for a human: every request (and
+ * firstAvailable subrequest) is walked against the node's devices with the checks the search
+ * applies, in its order (selectors_match for the class and the request, the per-device node
+ * selection, the allocated state, taint_prevents, counters_check, capacity_fits), and each device
+ * is counted under the first check that rejects it. When every request alone has enough devices,
+ * the search itself is rerun without the claims' constraints and then with one constraint at a
+ * time, to name the constraint that cannot be met. Nothing here runs in a scheduling cycle. */
+
+#define DIAG_OWNERS_MAX 4
+#define DIAG_SEARCH_NS (2 * 1000000000LL) /* one trial search; explain must answer */
+
+struct diag_counts {
+	uint32_t total, class_rej, req_rej, other_node, allocated, tainted, counters, capacity, usable;
+	char class_err[ERR_MSG_MAX], req_err[ERR_MSG_MAX], cap_err[ERR_MSG_MAX];
+	const struct api_dra_taint *taint; /* the first untolerated taint */
+	uint32_t n_owners, more_owners;
+	char owners[DIAG_OWNERS_MAX][320];
+	bool in_flight; /* an allocated device no listed claim holds (Reserve..PreBind) */
+};
+
+static bool result_names(const struct api_dra_device_result *r, const struct devref *d)
+{
+	return r->device && r->driver && r->pool && strcmp(r->device, d->dev->name) == 0 &&
+	       strcmp(r->driver, d->slice->driver) == 0 && strcmp(r->pool, d->slice->pool_name) == 0;
+}
+
+/* Records the claims among owners whose allocation holds d (or that none does). */
+static void diag_owner(struct diag_counts *k, const struct devref *d, const struct api_resource_claim *const *owners,
+		       uint32_t n_owners)
+{
+	bool found = false;
+	for (uint32_t i = 0; i < n_owners; i++) {
+		const struct api_dra_allocation *al = owners[i]->allocation;
+		for (uint32_t j = 0; al && j < al->n_results; j++) {
+			if (!result_names(&al->results[j], d))
+				continue;
+			found = true;
+			char name[320];
+			dra_kobj(&owners[i]->meta, name, sizeof(name));
+			bool have = false;
+			for (uint32_t o = 0; o < k->n_owners && !have; o++)
+				have = strcmp(k->owners[o], name) == 0;
+			if (have)
+				break;
+			if (k->n_owners < DIAG_OWNERS_MAX)
+				snprintf(k->owners[k->n_owners++], sizeof(k->owners[0]), "%s", name);
+			else
+				k->more_owners++;
+			break;
+		}
+	}
+	if (!found)
+		k->in_flight = true;
+}
+
+/* The selectors of one kind on d: 1 match, 0 not (a CEL error counts as not, its text kept in
+ * first_err once). Negative on out of memory. */
+static int diag_selectors(struct alloc *al, uint32_t claim, const struct devref *d, const struct api_device_class *class,
+			  const char *const *sel, uint32_t n, char *first_err)
+{
+	struct err e = { 0 };
+	struct err *saved = al->e;
+	al->e = &e;
+	int rc = selectors_match(al, claim, d, class, sel, n);
+	al->e = saved;
+	if (rc >= 0)
+		return rc;
+	if (e.code == ERR_NOMEM)
+		return err_set(al->e, ERR_NOMEM, "%s", e.msg);
+	if (!first_err[0])
+		snprintf(first_err, ERR_MSG_MAX, "%s", e.msg);
+	return 0;
+}
+
+/* Counts the node's devices for request rd of claim ci under the first check that rejects them. */
+static int diag_request(struct alloc *al, uint32_t ci, struct reqdata *rd, const struct api_resource_claim *const *owners,
+			uint32_t n_owners, struct diag_counts *k)
+{
+	const struct dra_features *f = &al->a->f;
+	memset(k, 0, sizeof(*k));
+	for (uint32_t pi = 0; pi < al->n_pools; pi++) {
+		struct dra_pool *p = &al->pools[pi];
+		if (p->incomplete || p->invalid)
+			continue; /* reported per pool */
+		for (uint32_t si = 0; si < p->n_target; si++) {
+			const struct api_resource_slice *s = p->target[si];
+			uint32_t sno = 0;
+			(void)dra_dmap_get(&al->a->slice_index, (const char *)s, (const char *)s, (const char *)s, &sno);
+			for (uint32_t di = 0; di < s->n_devices; di++) {
+				struct devref d = { s, &s->devices[di], al->a->slice_base[sno] + di, p->target_base[si] + di, p, pi };
+				int rc;
+				k->total++;
+				if (!f->device_binding_and_status && d.dev->n_binding_conditions) {
+					k->class_rej++;
+					continue;
+				}
+				/* the search skips a device in use before evaluating selectors: a CEL
+				 * error on one is no reason, so its text is not kept */
+				bool in_use = !rd->admin && device_in_use(al, &d);
+				char scratch[ERR_MSG_MAX] = "";
+				if ((rc = diag_selectors(al, ci, &d, rd->class, (const char *const *)rd->class->selectors,
+							 rd->class->n_selectors, in_use ? scratch : k->class_err)) < 0)
+					return rc;
+				if (!rc && !scratch[0]) {
+					k->class_rej++;
+					continue;
+				}
+				if (!scratch[0] &&
+				    (rc = diag_selectors(al, ci, &d, NULL, (const char *const *)rd->r->selectors,
+							 rd->r->n_selectors, in_use ? scratch : k->req_err)) < 0)
+					return rc;
+				if (!rc && !scratch[0]) {
+					k->req_rej++;
+					continue;
+				}
+				if (s->per_device_node_selection &&
+				    !dra_node_matches(al->node, d.dev->node_name, d.dev->all_nodes, d.dev->node_selector)) {
+					k->other_node++;
+					continue;
+				}
+				if (in_use) {
+					k->allocated++;
+					diag_owner(k, &d, owners, n_owners);
+					continue;
+				}
+				if (f->device_taints && taint_prevents(d.dev, rd->r)) {
+					k->tainted++;
+					for (uint32_t t = 0; !k->taint && t < d.dev->n_taints; t++) {
+						const struct api_dra_taint *tt = &d.dev->taints[t];
+						bool tolerated = tt->effect != API_DRA_EFFECT_NO_SCHEDULE &&
+								 tt->effect != API_DRA_EFFECT_NO_EXECUTE;
+						for (uint32_t j = 0; j < rd->r->n_tolerations && !tolerated; j++)
+							tolerated = dra_toleration_tolerates(&rd->r->tolerations[j], tt);
+						if (!tolerated)
+							k->taint = tt;
+					}
+					continue;
+				}
+				bool multi = f->consumable_capacity && d.dev->allow_multiple_allocations;
+				if (f->partitionable_devices && d.dev->n_consumes_counters &&
+				    !(multi && device_capacity_in_use(al, &d))) {
+					if ((rc = counters_check(al, &d)) < 0)
+						return rc;
+					if (!rc) {
+						k->counters++;
+						continue;
+					}
+					counters_add(al, &d, -1);
+				} else if (!f->partitionable_devices && d.dev->n_consumes_counters) {
+					k->counters++;
+					continue;
+				}
+				if (f->consumable_capacity) {
+					struct err e = { 0 };
+					struct err *saved = al->e;
+					al->e = &e;
+					rc = capacity_fits(al, rd, &d);
+					al->e = saved;
+					if (rc < 0 && !k->cap_err[0])
+						snprintf(k->cap_err, sizeof(k->cap_err), "%s", e.msg);
+					if (rc <= 0) {
+						k->capacity++;
+						continue;
+					}
+				}
+				k->usable++;
+			}
+		}
+	}
+	return 0;
+}
+
+static void diag_counts_line(struct strbuf *out, const struct alloc *al, uint32_t ci, const struct reqdata *rd,
+			     const struct diag_counts *k, int64_t needed)
+{
+	const char *sep = ": ";
+	bool all = rd->r->allocation_mode == API_DRA_MODE_ALL;
+	strbuf_addf(out, "claim %s, request %s (class %s): ", al->cs[ci].kobj, rd->full_name, rd->class->meta.name);
+	if (k->total == 0) {
+		strbuf_puts(out, "no device on this node's resource pools\n");
+		return;
+	}
+	if (all)
+		strbuf_addf(out, "allocationMode All, %" PRIu32 " of %" PRIu32 " devices usable", k->usable, k->total);
+	else
+		strbuf_addf(out, "%" PRIu32 " of %" PRIu32 " devices usable, %" PRId64 " needed", k->usable, k->total, needed);
+	if (k->class_rej == k->total) {
+		strbuf_addf(out, "%sno device matches class %s's selectors", sep, rd->class->meta.name);
+		sep = "; ";
+	} else if (k->class_rej) {
+		strbuf_addf(out, "%s%" PRIu32 " do not match class %s's selectors", sep, k->class_rej, rd->class->meta.name);
+		sep = "; ";
+	}
+	if (k->class_err[0]) {
+		strbuf_addf(out, " (first CEL error: %s)", k->class_err);
+	}
+	if (k->req_rej) {
+		strbuf_addf(out, "%sthe request's selectors rejected %" PRIu32, sep, k->req_rej);
+		if (k->req_err[0])
+			strbuf_addf(out, " (first CEL error: %s)", k->req_err);
+		sep = "; ";
+	}
+	if (k->other_node) {
+		strbuf_addf(out, "%s%" PRIu32 " not available on this node (per-device node selection)", sep, k->other_node);
+		sep = "; ";
+	}
+	if (k->allocated) {
+		strbuf_addf(out, "%s%" PRIu32 " already allocated", sep, k->allocated);
+		const char *osep = " (to claims ";
+		for (uint32_t o = 0; o < k->n_owners; o++) {
+			strbuf_addf(out, "%s%s", osep, k->owners[o]);
+			osep = ", ";
+		}
+		if (k->more_owners)
+			strbuf_addf(out, " and %" PRIu32 " more", k->more_owners);
+		if (k->in_flight)
+			strbuf_puts(out, k->n_owners ? "; and to claims being bound now" : " (to claims being bound now");
+		if (k->n_owners || k->in_flight)
+			strbuf_puts(out, ")");
+		sep = "; ";
+	}
+	if (k->tainted) {
+		strbuf_addf(out, "%s%" PRIu32 " have a taint the request does not tolerate", sep, k->tainted);
+		if (k->taint)
+			strbuf_addf(out, " (%s%s%s:%s)", k->taint->key ? k->taint->key : "",
+				    k->taint->value && k->taint->value[0] ? "=" : "", k->taint->value ? k->taint->value : "",
+				    k->taint->effect_text ? k->taint->effect_text : "");
+		sep = "; ";
+	}
+	if (k->counters) {
+		strbuf_addf(out, "%s%" PRIu32 " lack counters (their shared counter sets are used up)", sep, k->counters);
+		sep = "; ";
+	}
+	if (k->capacity) {
+		strbuf_addf(out, "%s%" PRIu32 " lack the requested capacity", sep, k->capacity);
+		if (k->cap_err[0])
+			strbuf_addf(out, " (%s)", k->cap_err);
+	}
+	strbuf_puts(out, "\n");
+}
+
+/* One trial search with only the constraints keep() selects. 1 found, 0 not, E_TIMEOUT, or
+ * negative with e (prepare's error included). */
+static int diag_search(struct dra_allocator *a, const struct api_node *node, const struct api_resource_claim *const *claims,
+		       uint32_t n, int32_t only_claim, int32_t only_cons, struct err *e)
+{
+	struct alloc al;
+	bool prepared;
+	int rc = alloc_begin(&al, a, node, claims, n, mono_ns() + DIAG_SEARCH_NS, e, &prepared);
+	if (rc == 0) {
+		for (uint32_t ci = 0; ci < n; ci++) {
+			if ((int32_t)ci != only_claim) {
+				al.cs[ci].n_cons = 0;
+			} else if (only_cons >= 0) {
+				al.cs[ci].cons[0] = al.cs[ci].cons[only_cons];
+				al.cs[ci].n_cons = 1;
+			}
+		}
+		rc = allocate_one(&al, 0, 0, 0, 0, false, (struct loc){ 0, 0, 0 });
+	}
+	alloc_end(&al);
+	return rc;
+}
+
+static void diag_constraint_name(struct strbuf *out, const char *kobj, uint32_t i, const struct api_dra_constraint *c)
+{
+	strbuf_addf(out, "claim %s, constraint #%" PRIu32 " (%s %s", kobj, i,
+		    c->match_attribute ? "matchAttribute" : "distinctAttribute",
+		    c->match_attribute ? c->match_attribute : c->distinct_attribute);
+	if (c->n_requests) {
+		strbuf_puts(out, " over requests");
+		for (uint32_t r = 0; r < c->n_requests; r++)
+			strbuf_addf(out, "%s%s", r ? ", " : " ", c->requests[r]);
+	}
+	strbuf_puts(out, ")");
+}
+
+int dra_allocator_diagnose(struct dra_allocator *a, const struct api_node *node,
+			   const struct api_resource_claim *const *claims, uint32_t n,
+			   const struct api_resource_claim *const *owners, uint32_t n_owners, struct strbuf *out,
+			   struct err *e)
+{
+	struct alloc al;
+	struct err pe = { 0 };
+	bool prepared, short_request = false;
+	int rc = alloc_begin(&al, a, node, claims, n, 0, &pe, &prepared);
+	if (rc < 0) {
+		if (pe.code == ERR_NOMEM) {
+			rc = err_set(e, ERR_NOMEM, "%s", pe.msg);
+			goto out;
+		}
+		/* the allocator refuses the claims before searching: its error is the answer */
+		strbuf_addf(out, "the allocator rejects the claims: %s\n", pe.msg);
+		rc = 0;
+		goto out;
+	}
+	al.e = &pe;
+	for (uint32_t pi = 0; pi < al.n_pools; pi++) {
+		const struct dra_pool *p = &al.pools[pi];
+		if (p->incomplete)
+			strbuf_addf(out, "resource pool %s/%s is being updated (not all of its slices are published): its devices are not used\n",
+				    p->driver, p->pool);
+		else if (p->invalid)
+			strbuf_addf(out, "resource pool %s/%s is invalid (%s): its devices are not used\n", p->driver, p->pool,
+				    p->invalid_reason ? p->invalid_reason : "");
+	}
+	for (uint32_t ci = 0; ci < n; ci++) {
+		struct claim_state *cs = &al.cs[ci];
+		for (uint32_t ri = 0; ri < cs->n_req; ri++) {
+			struct request *rq = &cs->reqs[ri];
+			bool any_ok = false;
+			for (uint32_t s = 0; s < rq->n_sub; s++) {
+				struct reqdata *rd = &rq->subs[s];
+				struct diag_counts k;
+				if ((rc = diag_request(&al, ci, rd, owners, n_owners, &k)) < 0) {
+					rc = err_set(e, ERR_NOMEM, "%s", pe.msg);
+					goto out;
+				}
+				bool all = rd->r->allocation_mode == API_DRA_MODE_ALL;
+				/* All: every matching device (rd->n_all, selectors and capacity) must be usable */
+				bool ok = all ? rd->n_all > 0 && k.usable >= rd->n_all : k.usable >= (uint32_t)rd->num_devices;
+				if (!ok || rq->n_sub > 1) {
+					diag_counts_line(out, &al, ci, rd, &k, rd->num_devices);
+					if (all && !rd->n_all && k.total)
+						strbuf_addf(out, "claim %s, request %s: allocationMode All, but no device matches\n",
+							    cs->kobj, rd->full_name);
+				}
+				any_ok = any_ok || ok;
+			}
+			if (!any_ok) {
+				short_request = true;
+				if (rq->n_sub > 1)
+					strbuf_addf(out, "claim %s, request %s: none of its %" PRIu32 " firstAvailable subrequests can be satisfied\n",
+						    cs->kobj, rq->subs[0].parent->name, rq->n_sub);
+			}
+		}
+	}
+	if (short_request)
+		goto out;
+	/* every request alone has devices enough: the search decides, without the constraints and
+	 * then with one at a time */
+	err_clear(&pe);
+	rc = diag_search(a, node, claims, n, -1, -1, &pe);
+	if (rc == 0) {
+		strbuf_puts(out, "each request alone has devices enough, but not all of them together: they compete for the same devices or shared counters\n");
+		goto out;
+	}
+	if (rc != 1)
+		goto search_failed;
+	bool named = false;
+	for (uint32_t ci = 0; ci < n; ci++)
+		for (uint32_t i = 0; i < al.cs[ci].n_cons; i++) {
+			err_clear(&pe);
+			rc = diag_search(a, node, claims, n, (int32_t)ci, (int32_t)i, &pe);
+			if (rc == 1)
+				continue;
+			if (rc != 0)
+				goto search_failed;
+			diag_constraint_name(out, al.cs[ci].kobj, i, al.cs[ci].cons[i].c);
+			strbuf_puts(out, ": no choice of the usable devices satisfies it\n");
+			named = true;
+		}
+	if (!named)
+		strbuf_puts(out, "the claims' constraints are satisfiable one by one, but not together\n");
+	rc = 0;
+	goto out;
+search_failed:
+	if (rc == E_MAX_SIZE) {
+		strbuf_puts(out, "the claims need more than 32 devices (allocation max size exceeded)\n");
+		rc = 0;
+	} else if (rc == E_TIMEOUT) {
+		strbuf_puts(out, "each request alone has devices enough; the search for a combination timed out\n");
+		rc = 0;
+	} else if (pe.code == ERR_NOMEM || rc == ERR_NOMEM) {
+		rc = err_set(e, ERR_NOMEM, "dra diagnosis: out of memory");
+	} else {
+		strbuf_addf(out, "the allocator fails: %s\n", pe.msg);
+		rc = 0;
+	}
+out:
+	alloc_end(&al);
+	if (!rc && out->oom)
+		rc = err_set(e, ERR_NOMEM, "dra diagnosis: out of memory");
+	return rc;
 }

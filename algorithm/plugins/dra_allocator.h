@@ -18,6 +18,7 @@
 #include "common/err.h"
 
 struct arena;
+struct strbuf;
 
 /* upstream structured.Features */
 struct dra_features {
@@ -89,6 +90,21 @@ enum dra_result {
 enum dra_result dra_allocator_allocate(struct dra_allocator *a, const struct api_node *node,
 				       const struct api_resource_claim *const *claims, uint32_t n, int64_t deadline_ns,
 				       struct arena *arena, struct api_dra_allocation *out, struct err *e);
+
+/* Why dra_allocator_allocate finds no allocation of claims[0..n) on node, for `csched explain`
+ * (never called by a scheduling cycle): appends to out one line ('\n'-ended) per request that
+ * cannot be satisfied, counting the node's devices under the first check of the allocator's that
+ * rejects them (class selectors, request selectors with the first CEL error, per-device node
+ * selection, allocated already with the owning claims among owners[0..n_owners) as ns/name,
+ * untolerated taint, shared counters, consumable capacity), plus a line per resource pool that
+ * is incomplete or invalid; when every request alone has enough devices, it reruns the search
+ * without constraints and with one at a time and names the matchAttribute/distinctAttribute
+ * constraint that fails. The allocator's own error (unknown class, ...) is reported as a line.
+ * Thread-safe as dra_allocator_allocate. 0, or ERR_NOMEM with e. */
+int dra_allocator_diagnose(struct dra_allocator *a, const struct api_node *node,
+			   const struct api_resource_claim *const *claims, uint32_t n,
+			   const struct api_resource_claim *const *owners, uint32_t n_owners, struct strbuf *out,
+			   struct err *e);
 
 /* ---------- Helpers the plugin shares with the allocator ---------- */
 

@@ -32,6 +32,7 @@
 #include "common/intern.h"
 #include "common/log.h"
 #include "common/map.h"
+#include "common/strbuf.h"
 #include "dra_allocator.h"
 #include "plugin_helpers.h"
 
@@ -923,6 +924,92 @@ out:
 	return code;
 }
 
+/* ---------- Explain (csched explain only) ---------- */
+
+struct owners {
+	struct api_resource_claim **v;
+	uint32_t n, cap;
+	bool nomem;
+};
+
+static int collect_owner(void *arg, const struct api_resource_claim *c)
+{
+	struct owners *o = arg;
+	if (!c->allocation)
+		return 0;
+	if (o->n == o->cap) {
+		uint32_t cap = o->cap ? o->cap * 2 : 16;
+		void *v = realloc(o->v, cap * sizeof(*o->v));
+		if (!v) {
+			o->nomem = true;
+			return 1;
+		}
+		o->v = v;
+		o->cap = cap;
+	}
+	o->v[o->n++] = api_resource_claim_ref((struct api_resource_claim *)c);
+	return 0;
+}
+
+/* Why Filter rejected the pod on ni, beyond upstream's "cannot allocate all claims" and
+ * "resourceclaim not available on the node": per allocated claim that does not fit the node,
+ * why; for the claims to allocate, dra_allocator_diagnose (a separate walk with the allocator's
+ * checks, so Filter itself stays as it is). Runs after the cycle on its PreFilter state. */
+static int explain(const struct fw_pl *pl, const struct fw_cycle *c, const struct api_pod *pod,
+		   const struct node_info *ni, struct strbuf *out, struct err *e)
+{
+	(void)pod;
+	struct dr_priv *p = pl->priv;
+	const struct dr_state *s = fw_cycle_state(c, pl);
+	const struct api_resource_claim **to_alloc = NULL;
+	struct owners o = { 0 };
+	int rc = 0;
+	if (!s || s->n == 0 || !ni->node)
+		return 0;
+	for (uint32_t i = 0; i < s->n; i++) {
+		const struct api_resource_claim *claim = s->claims[i];
+		const struct api_node_selector *sel = s->available_on[i];
+		char kobj[320], why[FW_STATUS_TEXT_MAX];
+		snprintf(kobj, sizeof(kobj), "%s/%s", claim->meta.namespace, claim->meta.name);
+		if (s->has_available_on[i] && !fw_node_selector_matches(sel->terms, sel->n_terms, ni->node)) {
+			strbuf_addf(out, "claim %s: already allocated, on devices this node cannot reach (the allocation's node selector does not match it)\n",
+				    kobj);
+			continue;
+		}
+		if (!claim->allocation)
+			continue;
+		int ready = claim_ready_for_binding(claim, why, sizeof(why));
+		if (ready < 0)
+			strbuf_addf(out, "claim %s: %s\n", kobj, why);
+		else if (ready == 0 && claim_binding_timed_out(p, claim))
+			strbuf_addf(out, "claim %s: its devices' binding conditions were not met within the binding timeout\n",
+				    kobj);
+	}
+	if (!s->allocator)
+		goto out;
+	if (!(to_alloc = calloc(s->n, sizeof(*to_alloc)))) {
+		rc = err_set(e, ERR_NOMEM, NAME ": explain: out of memory");
+		goto out;
+	}
+	uint32_t k = 0;
+	for (uint32_t i = 0; i < s->n; i++)
+		if (!s->claims[i]->allocation)
+			to_alloc[k++] = s->claims[i];
+	fw_each_resource_claim(pl, collect_owner, &o);
+	if (o.nomem) {
+		rc = err_set(e, ERR_NOMEM, NAME ": explain: out of memory");
+		goto out;
+	}
+	rc = dra_allocator_diagnose(s->allocator, ni->node, to_alloc, k, (const struct api_resource_claim *const *)o.v,
+				    o.n, out, e);
+out:
+	for (uint32_t i = 0; i < o.n; i++)
+		api_resource_claim_unref(o.v[i]);
+	free(o.v);
+	free(to_alloc);
+	return rc;
+}
+
 /* ---------- PostFilter ---------- */
 
 static enum fw_code post_filter(const struct fw_pl *pl, struct fw_cycle *c, const struct api_pod *pod,
@@ -931,9 +1018,9 @@ static enum fw_code post_filter(const struct fw_pl *pl, struct fw_cycle *c, cons
 	(void)d;
 	(void)out;
 	struct dr_state *s = fw_cycle_state(c, pl);
-	/* upstream getStateData's fwk.ErrNotFound when PreFilter did not run (another PreFilter
-	 * rejected the pod first): an error, which ends PostFilter before DefaultPreemption and
-	 * becomes the end of the FailedScheduling message */
+	/* no state: PreFilter did not run (an earlier PreFilter rejected the pod); upstream's
+	 * getStateData error, framework.ErrNotFound, becomes the PostFilter's Error "not found",
+	 * which ends up in the FailedScheduling message */
 	if (!s)
 		return fw_status_set(st, FW_ERROR, "not found");
 	if (s->n == 0)
@@ -1006,6 +1093,18 @@ static enum fw_code score(const struct fw_pl *pl, const struct fw_cycle *c, cons
 	}
 	*out = total;
 	return FW_SUCCESS;
+}
+
+enum fw_code fw_dynamic_resources_prepare(const struct fw_pl *pl, struct fw_cycle *c, const struct api_pod *pod,
+					  const struct node_info *const *nodes, uint32_t n, struct fw_status *st)
+{
+	(void)pod;
+	(void)nodes;
+	(void)n;
+	(void)st;
+	const struct dr_state *s = fw_cycle_state(c, pl);
+	/* without an allocator no node has an allocation: Score is 0 everywhere */
+	return !s || s->n == 0 || !s->allocator ? FW_SKIP : FW_SUCCESS;
 }
 
 /* ---------- Reserve / Unreserve ---------- */
@@ -1295,27 +1394,29 @@ static enum fw_code pre_bind(const struct fw_pl *pl, struct fw_cycle *c, const s
 		api_resource_claim_unref(s->claims[i]);
 		s->claims[i] = upd;
 	}
-	/* success: the claims' allocations are in the API (and assumed); nothing in flight */
+	if (has_binding_conditions(s)) {
+		const struct fw_dra_ops *ops = fw_dra_ops(pl);
+		int64_t deadline = mono_ns() + p->binding_timeout_ns;
+		for (;;) {
+			int ready = pod_ready_for_binding(pl, s, msg, sizeof(msg));
+			if (ready > 0)
+				break;
+			if (ready < 0)
+				return fw_status_set(st, FW_ERROR, msg);
+			int64_t left = deadline - mono_ns();
+			if (left <= 0)
+				return fw_status_set(st, FW_ERROR, "device binding timeout: context deadline exceeded");
+			int64_t ms = left / 1000000 < BINDING_POLL_MS ? left / 1000000 + 1 : BINDING_POLL_MS;
+			if (!dra_sleep(ops, ms))
+				return fw_status_set(st, FW_ERROR, "device binding timeout: context canceled");
+		}
+	}
+	/* upstream's prebindSuccessCleanup, only when PreBind succeeds: the allocations are in the
+	 * API (and assumed), nothing stays in flight; on failure Unreserve removes them */
 	for (uint32_t i = 0; i < s->n; i++)
 		if (s->allocation[i])
 			inflight_remove(p, s->claims[i]->meta.uid, true);
-	if (!has_binding_conditions(s))
-		return FW_SUCCESS;
-	const struct fw_dra_ops *ops = fw_dra_ops(pl);
-	int64_t deadline = mono_ns() + p->binding_timeout_ns;
-	for (;;) {
-		int ready = pod_ready_for_binding(pl, s, msg, sizeof(msg));
-		if (ready > 0)
-			return FW_SUCCESS;
-		if (ready < 0)
-			return fw_status_set(st, FW_ERROR, msg);
-		int64_t left = deadline - mono_ns();
-		if (left <= 0)
-			return fw_status_set(st, FW_ERROR, "device binding timeout: context deadline exceeded");
-		int64_t ms = left / 1000000 < BINDING_POLL_MS ? left / 1000000 + 1 : BINDING_POLL_MS;
-		if (!dra_sleep(ops, ms))
-			return fw_status_set(st, FW_ERROR, "device binding timeout: context canceled");
-	}
+	return FW_SUCCESS;
 }
 
 /* ---------- Queueing hints ---------- */
@@ -1437,4 +1538,5 @@ const struct fw_plugin fw_plugin_dynamic_resources = {
 	.unreserve = unreserve,
 	.pre_bind = pre_bind,
 	FW_EVENTS(events),
+	.explain = explain,
 };

@@ -13,7 +13,7 @@ gm=$(go env GOMODCACHE)
 [ -d "$gm/k8s.io/api@$api" ] || (cd "$root/tests/cluster/k8s" && go mod download "k8s.io/api@$api")
 [ -d "$gm/k8s.io/apimachinery@$mach" ] || (cd "$root/tests/cluster/k8s" && go mod download "k8s.io/apimachinery@$mach")
 dst=$root/apiclient/proto
-for p in core/v1 policy/v1 apps/v1 storage/v1; do
+for p in core/v1 policy/v1 apps/v1 storage/v1 resource/v1; do
 	mkdir -p "$dst/k8s.io/api/$p"
 	cp "$gm/k8s.io/api@$api/$p/generated.proto" "$dst/k8s.io/api/$p/generated.proto"
 done

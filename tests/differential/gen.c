@@ -1321,6 +1321,8 @@ static char *gen_pending_pod(struct gen *g)
 	/* and in 60% of the preemption states, so that more of them reach PostFilter with nodes that
 	 * only lower-priority pods keep from fitting */
 	lean |= g->preempt && p_pct(g, 60);
+	/* and in 70% of the DRA states, so that more of them reach DynamicResources' Filter */
+	lean |= g->dra && gen_d_pct(g, 70);
 	if (!g->topo) {
 		strbuf_puts(&sb, "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\",\"namespace\":\"default\","
 				 "\"uid\":\"uid-p\"},\"spec\":{\"schedulerName\":\"default-scheduler\",");
@@ -1416,7 +1418,8 @@ static char *gen_pending_pod(struct gen *g)
 	if (g->topo && t_pct(g, 55))
 		put_spread(g, &sb);
 	int ntol = r_pct(g, 55) ? 1 + r_int(g, 3) : 0;
-	bool tolerate_all = lean && t_pct(g, 60); /* every taint: more lean pods fit */
+	/* every taint: more lean pods fit */
+	bool tolerate_all = lean && (g->dra && !g->topo ? gen_d_pct(g, 60) : t_pct(g, 60));
 	if (ntol || tolerate_all) {
 		strbuf_puts(&sb, ",\"tolerations\":[");
 		if (tolerate_all)
@@ -1698,6 +1701,16 @@ static bool gen_vol(void)
 	return implemented(reg, "VolumeZone") || implemented(reg, "NodeVolumeLimits");
 }
 
+/* Whether seed is a DRA state (see struct gen's d). */
+static bool gen_dra_seed(uint64_t seed)
+{
+	/* DIFFERENTIAL_DRA=1 / =0 forces it on / off (to try the generator on other seeds) */
+	const char *force = getenv("DIFFERENTIAL_DRA");
+	if (force && *force)
+		return !strcmp(force, "1");
+	return seed >= GEN_DRA_SEED0;
+}
+
 /* NodeVolumeLimits' material beside the PVs (gen_pv) and the StorageClass (gen_storage_class):
  * CSINodes with allocatable counts 0-2 (or none) per driver, the CSIDriver of csi.example.com
  * (preventPodSchedulingIfMissing sometimes), and VolumeAttachments of PVs (some missing) on the
@@ -1785,7 +1798,7 @@ static void add_pending_claims(struct gen *g)
 /* The profile both sides run: upstream's defaults minus the plugins csched lacks (the NOT_YET
  * rows of algorithm/registry.c), with one of config_variants (chosen by a hash of the seed, so
  * that it does not shift the state's random stream). Variant 6 also changes score weights. */
-static char *gen_config(uint64_t seed)
+static char *gen_config(uint64_t seed, bool dra)
 {
 	const struct cfg_registry *reg = fw_registry();
 	struct gen h = { .s = seed ^ 0xC0F16ull };
@@ -1793,10 +1806,14 @@ static char *gen_config(uint64_t seed)
 	struct strbuf sb = STRBUF_INIT;
 	strbuf_puts(&sb, "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
 			 "profiles:\n- schedulerName: default-scheduler\n  plugins:\n    multiPoint:\n      disabled:\n");
-	for (size_t i = 0; i < reg->n; i++)
+	for (size_t i = 0; i < reg->n; i++) {
+		const char *name = reg->plugins[i].name;
+		/* the DRA states keep DynamicResources even while it is NOT_YET (to try the generator
+		 * on the oracle) */
 		if (!reg->plugins[i].implemented && reg->plugins[i].upstream_default &&
-		    !(!strcmp(reg->plugins[i].name, "DefaultPreemption") && gen_preempt()))
-			strbuf_addf(&sb, "      - name: %s\n", reg->plugins[i].name);
+		    !(!strcmp(name, "DefaultPreemption") && gen_preempt()) && !(!strcmp(name, "DynamicResources") && dra))
+			strbuf_addf(&sb, "      - name: %s\n", name);
+	}
 	/* one of the plugins at some extension points only (a fourth hash): its Score without its
 	 * PreFilter state, or (a configuration upstream accepts) its Filter without PreFilter */
 	struct gen h3 = { .s = seed ^ 0x9017ull };
@@ -1836,12 +1853,14 @@ void gen_state(struct gen *g, uint64_t seed)
 	g->t = seed * 0xD1B54A32D192ED03ull + 0x70B0ull;
 	g->p = seed * 0xA24BAED4963EE407ull + 0x9E37ull;
 	g->v = seed * 0xE7037ED1A0B428DBull + 0x501ull;
+	g->d = seed * 0x8CB92BA72F3D8DD7ull + 0xD4Aull;
+	g->dra = gen_dra_seed(seed);
 	g->vol = gen_vol();
 	g->topo = gen_topo();
 	g->preempt = gen_preempt();
 	g->pend_nom = -1;
 	g->pod_level_resources = true;
-	g->config = gen_config(seed);
+	g->config = gen_config(seed, g->dra);
 	g->n_nodes = 1 + r_int(g, 12);
 	for (int i = 0; i < g->n_nodes; i++)
 		snprintf(g->node_names[i], sizeof(g->node_names[i]), "n%d", (i + 1) % 100);
@@ -1889,6 +1908,8 @@ void gen_state(struct gen *g, uint64_t seed)
 		gen_volumes(g);
 		add_pending_claims(g);
 	}
+	if (g->dra)
+		gen_dra(g);
 }
 
 void gen_release(struct gen *g)
@@ -1911,6 +1932,8 @@ void gen_release(struct gen *g)
 		free(g->pdbs[i]);
 	for (int i = 0; i < g->n_vol_objs; i++)
 		free(g->vol_objs[i]);
+	for (int i = 0; i < g->n_dra_objs; i++)
+		free(g->dra_objs[i]);
 	memset(g, 0, sizeof(*g));
 }
 
@@ -1962,6 +1985,20 @@ char *gen_state_json(const struct gen *g)
 				if ((int)g->vol_kind[i] == k) {
 					comma(&sb, &first);
 					strbuf_puts(&sb, g->vol_objs[i]);
+				}
+			strbuf_puts(&sb, "]");
+		}
+	}
+	if (g->dra) {
+		static const char *const keys[GEN_DRA_KINDS] = { "deviceClasses", "resourceSlices", "resourceClaims",
+								 "deviceTaintRules" };
+		for (int k = 0; k < GEN_DRA_KINDS; k++) {
+			strbuf_addf(&sb, ",\"%s\":[", keys[k]);
+			bool first = true;
+			for (int i = 0; i < g->n_dra_objs; i++)
+				if ((int)g->dra_kind[i] == k) {
+					comma(&sb, &first);
+					strbuf_puts(&sb, g->dra_objs[i]);
 				}
 			strbuf_puts(&sb, "]");
 		}

@@ -17,6 +17,10 @@
 #define GEN_POD_LABEL_KINDS 4
 #define GEN_MAX_PDBS 4
 #define GEN_MAX_VOL_OBJS 48
+#define GEN_MAX_DRA_OBJS 64
+/* Seeds from here on are DRA states (the fifth stream, g->d): a seed range of their own, so that
+ * the DRA material never changes the other seeds' states (nor their expected outputs). */
+#define GEN_DRA_SEED0 1000000u
 
 /* The kinds of object whose pod selector PodTopologySpread's system defaults read (the values
  * are apiclient's enum api_selector_kind). */
@@ -25,6 +29,8 @@ enum gen_owner_kind { GEN_SERVICE, GEN_RC, GEN_RS, GEN_SS };
 /* One state: each object is a malloc'd JSON string (gen_release frees them). */
 /* The volume objects of struct gen's vol_objs, in the oracle's input keys' order. */
 enum gen_vol_kind { GEN_VOL_PV, GEN_VOL_SC, GEN_VOL_CSINODE, GEN_VOL_CSIDRIVER, GEN_VOL_VA, GEN_VOL_KINDS };
+/* The DRA objects of struct gen's dra_objs, in the oracle's input keys' order. */
+enum gen_dra_kind { GEN_DRA_CLASS, GEN_DRA_SLICE, GEN_DRA_CLAIM, GEN_DRA_TAINT_RULE, GEN_DRA_KINDS };
 
 struct gen {
 	uint64_t s; /* PRNG state */
@@ -77,6 +83,16 @@ struct gen {
 	int n_vol_objs;
 	char *vol_objs[GEN_MAX_VOL_OBJS];
 	enum gen_vol_kind vol_kind[GEN_MAX_VOL_OBJS];
+	/* A fifth stream for the DRA material (gen_dra.c: DeviceClasses, ResourceSlices,
+	 * ResourceClaims, DeviceTaintRules, the pending pod's claims), drawn only in the DRA seeds
+	 * (dra: seed >= GEN_DRA_SEED0, or DIFFERENTIAL_DRA=1), so that the other seeds' states
+	 * never change with it; their configuration has DynamicResources as the registry has it,
+	 * the DRA states' always. */
+	uint64_t d;
+	bool dra;
+	int n_dra_objs;
+	char *dra_objs[GEN_MAX_DRA_OBJS];
+	enum gen_dra_kind dra_kind[GEN_MAX_DRA_OBJS];
 };
 
 /* Fills g with the state of seed (deterministic on every platform). */
@@ -85,8 +101,14 @@ void gen_release(struct gen *g);
 /* The oracle's input: {"config", "nodes", "pods", "pvcs", "pod"} on one line ("pods" holds the
  * bound pods, then the nominated ones), with "namespaces", "services", "replicationControllers",
  * "replicaSets", "statefulSets" when g->topo, "pdbs" when g->preempt, and "pvs", "storageClasses",
- * "csiNodes", "csiDrivers" and "objects" (VolumeAttachments) when g->vol. Caller frees. */
+ * "csiNodes", "csiDrivers" and "objects" (VolumeAttachments) when g->vol, "deviceClasses",
+ * "resourceSlices", "resourceClaims", "deviceTaintRules" when g->dra. Caller frees. */
 char *gen_state_json(const struct gen *g);
+/* gen_dra.c: the DRA material of a DRA state (after the pending pod, whose claims it adds). */
+void gen_dra(struct gen *g);
+/* The fifth stream's draws (gen_dra.c): a number below n; true with pct percent. */
+int gen_d_int(struct gen *g, int n);
+bool gen_d_pct(struct gen *g, int pct);
 /* Appends s as a JSON string literal. */
 void gen_json_str(struct strbuf *sb, const char *s);
 

@@ -1,6 +1,7 @@
 /* Fuzz target for the protobuf wire format (apiclient/protobuf.c). Byte 0 picks the kind (pods,
  * nodes, persistentvolumeclaims, persistentvolumes, storageclasses, csinodes, csidrivers,
- * volumeattachments, csistoragecapacities: bits 0-6 modulo 9) and, by its bit 7, the input's form: a response body ("k8s\0" +
+ * volumeattachments, csistoragecapacities, resourceclaims, resourceslices, deviceclasses,
+ * devicetaintrules: bits 0-6 modulo 13) and, by its bit 7, the input's form: a response body ("k8s\0" +
  * runtime.Unknown: an object, a List whose items are decoded one by one, or a Status), decoded
  * as an informer's LIST page would be; or a protobuf watch stream (4-byte length-prefixed
  * metav1.WatchEvent frames) fed through the transport's frame splitter (api__stream_write with
@@ -108,6 +109,18 @@ static int on_item(void *ctx, yajl_val item)
 	case API_KIND_CSI_STORAGE_CAPACITY:
 		api_csi_storage_capacity_unref(api_csi_storage_capacity_decode(item, &e));
 		break;
+	case API_KIND_RESOURCE_CLAIM:
+		api_resource_claim_unref(api_resource_claim_decode(item, &e));
+		break;
+	case API_KIND_RESOURCE_SLICE:
+		api_resource_slice_unref(api_resource_slice_decode(item, &e));
+		break;
+	case API_KIND_DEVICE_CLASS:
+		api_device_class_unref(api_device_class_decode(item, &e));
+		break;
+	case API_KIND_DEVICE_TAINT_RULE:
+		api_device_taint_rule_unref(api_device_taint_rule_decode(item, &e));
+		break;
 	default:
 		api_pvc_unref(api_pvc_decode(item, &e));
 	}
@@ -120,7 +133,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static const enum api_kind kinds[] = {API_KIND_POD,	      API_KIND_NODE,	  API_KIND_PVC,
 					      API_KIND_PV,	      API_KIND_STORAGE_CLASS, API_KIND_CSINODE,
 					      API_KIND_CSIDRIVER,     API_KIND_VOLUME_ATTACHMENT,
-					      API_KIND_CSI_STORAGE_CAPACITY};
+					      API_KIND_CSI_STORAGE_CAPACITY, API_KIND_RESOURCE_CLAIM,
+					      API_KIND_RESOURCE_SLICE, API_KIND_DEVICE_CLASS, API_KIND_DEVICE_TAINT_RULE};
 	static struct api__pb *pb;
 	if (size < 2)
 		return 0;

@@ -30,8 +30,10 @@
  *  - a device taint not tolerated: pending with upstream's message; tolerated: n3;
  *  - a pending claim woken by a new ResourceSlice: bound within a bound well below any timer
  *    (the unschedulable pool's flush is 5 min, backoff starts at 1 s), latency measured;
- *  - an extended resource backed by DRA (DeviceClass extendedResourceName): bound to n2, the
- *    scheduler-created claim allocated, the pod's extendedResourceClaimStatus written;
+ *  - an extended resource backed by DRA (DeviceClass extendedResourceName): upstream binds it to
+ *    n2, the scheduler-created claim allocated, the pod's extendedResourceClaimStatus written;
+ *    csched does not implement DRAExtendedResource yet (docs/config.md) and must stay pending
+ *    with NodeResourcesFit's reason;
  *  - 210 claims of one device each over 200 devices (driver bulk.example.com, 50 per node), all
  *    at once, csched only: exactly 200 pods bound, every allocated device distinct, each claim
  *    allocated on its pod's node and reserved for it, the 10 others unallocated.
@@ -70,6 +72,7 @@ static struct api_conn *conn;
 static struct scheduler *sched;
 static struct config cfg;
 static pid_t upstream_pid;
+static pid_t binary_pid; /* test_binary's csched, stopped by teardown if the test fails */
 
 /* The two schedulers; upstream's side is off when its binary could not be built. */
 struct side {
@@ -550,6 +553,11 @@ static int teardown(void **state)
 {
 	(void)state;
 	struct err e = { 0 };
+	if (binary_pid > 0) {
+		kill(binary_pid, SIGTERM);
+		harness_wait_child(binary_pid, 10000, NULL, &e);
+		binary_pid = 0;
+	}
 	if (upstream_pid > 0) {
 		kill(upstream_pid, SIGTERM);
 		harness_wait_child(upstream_pid, 10000, NULL, &e);
@@ -872,6 +880,10 @@ static void test_woken_by_slice(void **state)
 	compare("woken by a slice", got, "pod=n2 node=n2 results=gpu:n2-new/b200 reserved=1");
 }
 
+/* DRAExtendedResource is not implemented in csched yet (docs/config.md, "Plugin differences":
+ * the request stays NodeResourcesFit's, as for a device-plugin resource): upstream's side is
+ * checked in full; csched's must show that documented difference, pending with NodeResourcesFit's
+ * reason. When csched implements it this turns red: compare both sides then. */
 static void test_extended_resource(void **state)
 {
 	(void)state;
@@ -879,15 +891,13 @@ static void test_extended_resource(void **state)
 	FOR_SIDES(k)
 	mk_pod_res(&sides[k], "ext", NULL,
 		   "{\"requests\":{\"example.com/gpu-@T\":\"1\"},\"limits\":{\"example.com/gpu-@T\":\"1\"}}");
-	FOR_SIDES(k)
-	{
-		const char *n = wait_bound(sides[k].tag, "ext");
-		char node[64], path[256], claim[256] = "", c[1024];
+	if (sides[1].on) {
+		const char *n = wait_bound("u", "ext");
+		char node[64], claim[256] = "", c[1024];
 		snprintf(node, sizeof(node), "%s", n);
-		snprintf(path, sizeof(path), "/api/v1/namespaces/" NS "/pods/%s-ext", sides[k].tag);
 		int64_t end = harness_now_ms() + WAIT_MS;
 		while (!claim[0] && harness_now_ms() < end) {
-			yajl_val v = get_json(path);
+			yajl_val v = get_json("/api/v1/namespaces/" NS "/pods/u-ext");
 			snprintf(claim, sizeof(claim), "%s",
 				 jstr(v, "status", "extendedResourceClaimStatus", "resourceClaimName", NULL));
 			yajl_tree_free(v);
@@ -896,9 +906,17 @@ static void test_extended_resource(void **state)
 		}
 		assert_true(claim[0]);
 		claim_summary_path(claim, c, sizeof(c));
-		snprintf(got[k], sizeof(got[k]), "pod=%s %s", node, c);
+		snprintf(got[1], sizeof(got[1]), "pod=%s %s", node, c);
+		printf("[ DRA      ] extended resource: upstream \"%s\"\n", got[1]);
+		assert_string_equal(got[1], "pod=n2 node=n2 results=container-0-request-0:n2/ext reserved=1");
 	}
-	compare("extended resource", got, "pod=n2 node=n2 results=container-0-request-0:n2/ext reserved=1");
+	if (sides[0].on) {
+		wait_failed("c", "ext", got[0], sizeof(got[0]));
+		printf("[ DRA      ] extended resource: csched (not implemented) \"%s\"\n", got[0]);
+		assert_true(!strncmp(got[0], "0/4 nodes are available: 4 Insufficient example.com/gpu-c.",
+				     strlen("0/4 nodes are available: 4 Insufficient example.com/gpu-c.")));
+		assert_string_equal(node_of("c", "ext"), "");
+	}
 }
 
 /* csched devices against the cluster as the scenarios above left it: n0's devices with their
@@ -1092,6 +1110,42 @@ static void test_no_device_twice(void **state)
 	}
 }
 
+/* The csched binary in place of the in-process scheduler, last: its requests go to the RBAC trace
+ * (CSCHED_API_TRACE, inherited), so that integration/rbac sees DynamicResources' claim writes
+ * (the finalizer patch, the status patch with the allocation and reservedFor). A device of its
+ * own (model "bin" on n0) keeps it clear of what the earlier scenarios allocated. */
+static void test_binary(void **state)
+{
+	(void)state;
+	struct err e = { 0 };
+	const char *tag = sides[0].tag;
+	if (!sides[0].on)
+		skip();
+	sched_free(sched); /* one scheduler for "csched" at a time */
+	sched = NULL;
+	char d[512];
+	dev(d, sizeof(d), "bin0", "bin", 0, "8Gi", "");
+	mk_slice(tag, "@D-bin", "bin", "n0", d);
+	char kc[512], logp[512];
+	snprintf(kc, sizeof(kc), "--kubeconfig=%s", cluster.kubeconfig);
+	snprintf(logp, sizeof(logp), "%s/csched-binary.log", cluster.dir);
+	char *argv[] = { CSCHED_BUILD_DIR "/csched", kc, "--leader-elect=false", "--secure-port=0", "-v=2", NULL };
+	binary_pid = harness_spawn(argv, logp, NULL, &e);
+	if (binary_pid <= 0)
+		fail_msg("csched: %s", e.msg);
+	mk_claim(tag, "bin", REQ(MODEL("bin"), ""));
+	mk_pod(&sides[0], "bin", "bin");
+	const char *n = wait_bound(tag, "bin");
+	char c[1024];
+	claim_summary(tag, "bin", c, sizeof(c));
+	kill(binary_pid, SIGTERM);
+	harness_wait_child(binary_pid, 10000, NULL, &e);
+	binary_pid = 0;
+	char got[1200];
+	snprintf(got, sizeof(got), "pod=%s %s", n, c);
+	assert_string_equal(got, "pod=n0 node=n0 results=gpu:bin/bin0 reserved=1");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1108,6 +1162,7 @@ int main(void)
 		cmocka_unit_test(test_extended_resource),
 		cmocka_unit_test(test_devices_command),
 		cmocka_unit_test(test_no_device_twice),
+		cmocka_unit_test(test_binary),
 	};
 	if (getenv("CSCHED_TEST_FILTER"))
 		cmocka_set_test_filter(getenv("CSCHED_TEST_FILTER"));

@@ -259,11 +259,20 @@ static void test_informers(void **state)
 	       "spec: {}\n---\napiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s1}\nspec: "
 	       "{driver: gpu.example.com, pool: {name: p, generation: 1, resourceSliceCount: 1}, nodeName: n1, "
 	       "devices: [{name: gpu-0}]}\n");
-	struct sched_dra *d = sched_dra_new(cl, SCHED_DRA_ALL, NULL, &e);
-	if (!d || sched_dra_start(d, &e))
+	/* a second set on a protobuf client: the same objects (api_config.protobuf, as csched runs) */
+	struct api_config cfg = { 0 };
+	if (api_config_load_kubeconfig(&cfg, cluster.kubeconfig, "token", &e))
+		fail_msg("kubeconfig: %s", e.msg);
+	cfg.protobuf = true;
+	struct api_client *pb_cl = api_client_new(&cfg, &e);
+	api_config_release(&cfg);
+	assert_non_null(pb_cl);
+	struct sched_dra *d = sched_dra_new(cl, SCHED_DRA_ALL, NULL, &e), *dp = sched_dra_new(pb_cl, SCHED_DRA_ALL, NULL, &e);
+	if (!d || sched_dra_start(d, &e) || !dp || sched_dra_start(dp, &e))
 		fail_msg("sched_dra: %s", e.msg);
-	struct synced sy = { d };
+	struct synced sy = { d }, syp = { dp };
 	assert_true(harness_wait_until(all_synced, &sy, 30000, 20));
+	assert_true(harness_wait_until(all_synced, &syp, 30000, 20));
 	assert_non_null(sched_dra_informer(d, API_KIND_DEVICE_TAINT_RULE)); /* served here */
 	/* after: through the watch */
 	create("apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: "
@@ -276,14 +285,35 @@ static void test_informers(void **state)
 		{ API_KIND_RESOURCE_CLAIM, sched_dra_informer(d, API_KIND_RESOURCE_CLAIM), "default", "w", true },
 		{ API_KIND_DEVICE_TAINT_RULE, sched_dra_informer(d, API_KIND_DEVICE_TAINT_RULE), NULL, "t", true },
 	};
-	for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++)
+	for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++) {
 		if (!harness_wait_until(obj_is, &w[i], 30000, 20))
 			fail_msg("%s never arrived", w[i].name);
+		struct want_obj wp = w[i];
+		wp.inf = sched_dra_informer(dp, w[i].kind);
+		if (!harness_wait_until(obj_is, &wp, 30000, 20))
+			fail_msg("%s never arrived (protobuf)", w[i].name);
+	}
+	struct api_informer_stats st;
+	api_informer_stats(sched_dra_informer(dp, API_KIND_RESOURCE_CLAIM), &st);
+	assert_true(st.protobuf_responses > 0);
+	api_informer_stats(sched_dra_informer(d, API_KIND_RESOURCE_CLAIM), &st);
+	assert_int_equal(st.protobuf_responses, 0);
+	/* the opaque parameters, through protobuf's RawExtension */
+	create("apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: cfg}\nspec: {config: [{opaque: "
+	       "{driver: d, parameters: {b: [1, 2.5], a: x}}}]}\n");
+	struct want_obj wc = { API_KIND_DEVICE_CLASS, sched_dra_informer(dp, API_KIND_DEVICE_CLASS), NULL, "cfg", true };
+	assert_true(harness_wait_until(obj_is, &wc, 30000, 20));
+	struct api_device_class *dc = api_informer_get(wc.inf, NULL, "cfg");
+	assert_non_null(dc);
+	assert_string_equal(dc->config[0].parameters_json, "{\"a\":\"x\",\"b\":[1,2.5]}");
+	api_device_class_unref(dc);
 	harness_kubectl(cluster.kubeconfig, NULL, NULL, "delete resourceclaim w >/dev/null");
 	w[2].present = false;
 	assert_true(harness_wait_until(obj_is, &w[2], 30000, 20));
 	sched_dra_stop(d);
 	sched_dra_free(d);
+	sched_dra_free(dp);
+	api_client_free(pb_cl);
 }
 
 static void test_taint_rules_not_served(void **state)

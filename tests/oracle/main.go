@@ -98,6 +98,7 @@ var kinds = map[string]struct {
 	"resourceClaims":         {func() runtime.Object { return &resourcev1.ResourceClaim{} }, true},
 	"resourceSlices":         {func() runtime.Object { return &resourcev1.ResourceSlice{} }, false},
 	"deviceClasses":          {func() runtime.Object { return &resourcev1.DeviceClass{} }, false},
+	"deviceTaintRules":       {func() runtime.Object { return &resourcev1.DeviceTaintRule{} }, false},
 }
 
 type statusOut struct {
@@ -111,14 +112,31 @@ type nodeOut struct {
 	Raw    map[string]int64 `json:"raw,omitempty"`    // Score() output per plugin, before normalization and weight
 	Scores map[string]int64 `json:"scores,omitempty"` // normalized * weight, per plugin
 	Total  *int64           `json:"total,omitempty"`
+	// For a pod with ResourceClaims, on a feasible node: what upstream's Reserve would record
+	// there (the allocation its Filter computed for the node), per claim name; Reserve's failure
+	// in AllocationError.
+	Allocation      map[string]*allocationOut `json:"allocation,omitempty"`
+	AllocationError string                    `json:"allocationError,omitempty"`
 }
 
 // device is one allocated device of a claim (status.allocation.devices.results[]).
 type device struct {
-	Request string `json:"request"`
-	Driver  string `json:"driver"`
-	Pool    string `json:"pool"`
-	Device  string `json:"device"`
+	Request     string `json:"request"`
+	Driver      string `json:"driver"`
+	Pool        string `json:"pool"`
+	Device      string `json:"device"`
+	AdminAccess bool   `json:"adminAccess,omitempty"`
+	// DRAConsumableCapacity: whether the result is a share (its shareID is random, so only its
+	// presence), and the capacity it consumes (quantities as their String())
+	Shared           bool              `json:"shared,omitempty"`
+	ConsumedCapacity map[string]string `json:"consumedCapacity,omitempty"`
+}
+
+// allocationOut is one claim's allocation result: its devices in upstream's order and its node
+// selector (compact JSON of the v1.NodeSelector, "" when absent).
+type allocationOut struct {
+	Devices      []device `json:"devices"`
+	NodeSelector string   `json:"nodeSelector,omitempty"`
 }
 
 // candidateOut is one preemption candidate of upstream's DryRunPreemption.
@@ -554,6 +572,14 @@ func schedule(cfg *config.KubeSchedulerConfiguration, pod *v1.Pod, objs []runtim
 			}
 		}
 	}
+	// The allocation upstream's Reserve records on each feasible node (DynamicResources' Reserve
+	// takes the node's allocation from its Filter's state and signals it as in flight), read back
+	// from the DRA manager, then Unreserve (which drops the in-flight allocation again).
+	if len(pod.Spec.ResourceClaims) > 0 {
+		for _, ni := range feasible {
+			nodeAllocation(ctx, schedFwk, state, pod, ni.Node().Name, out.Nodes[ni.Node().Name])
+		}
+	}
 	best := int64(-1 << 63)
 	for _, name := range out.Feasible {
 		t := int64(1) // prioritizeNodes: 1 for every node when nothing scores
@@ -582,8 +608,19 @@ func schedule(cfg *config.KubeSchedulerConfiguration, pod *v1.Pod, objs []runtim
 		if schedFwk.HasPostFilterPlugins() {
 			// an error here (a Filter erring) ends the real PostFilter the same way, which then
 			// nominates nothing: no candidates are reported
-			dry, _ := dryRunPreemption(ctx, cfg, schedFwk, state, pod, fitErr.Diagnosis.NodeToStatus)
+			// For a pod with claims the dry run comes after the real PostFilter: its Filter calls
+			// (SelectVictimsOnNode) would mark claims unavailable in DynamicResources' cycle
+			// state, which that plugin's PostFilter, ordered before DefaultPreemption, never sees
+			// from preemption in a real cycle.
+			var dry *dryRun
+			claims := len(pod.Spec.ResourceClaims) > 0
+			if !claims {
+				dry, _ = dryRunPreemption(ctx, cfg, schedFwk, state, pod, fitErr.Diagnosis.NodeToStatus)
+			}
 			r, st := schedFwk.RunPostFilterPlugins(ctx, state, pod, fitErr.Diagnosis.NodeToStatus)
+			if claims {
+				dry, _ = dryRunPreemption(ctx, cfg, schedFwk, state, pod, fitErr.Diagnosis.NodeToStatus)
+			}
 			fitErr.Diagnosis.PostFilterMsg = st.Message()
 			ps := toStatus(st)
 			out.PostFilter = &ps
@@ -610,7 +647,13 @@ func schedule(cfg *config.KubeSchedulerConfiguration, pod *v1.Pod, objs []runtim
 	default:
 		out.Reason, out.Message = string(v1.PodReasonSchedulerError), err.Error()
 	}
-	if (err == nil) != (len(out.Feasible) > 0) {
+	// A Filter error ends SchedulePod while the all-nodes pass records it and goes on: no
+	// disagreement then.
+	filterErr := false
+	for _, n := range out.Nodes {
+		filterErr = filterErr || n.Filter.Code == fwk.Error.String()
+	}
+	if (err == nil) != (len(out.Feasible) > 0) && !(err != nil && fitErr == nil && filterErr) {
 		out.Warnings = append(out.Warnings, fmt.Sprintf("SchedulePod and the all-nodes pass disagree: %d feasible, err=%v", len(out.Feasible), err))
 	}
 
@@ -642,6 +685,58 @@ func schedule(cfg *config.KubeSchedulerConfiguration, pod *v1.Pod, objs []runtim
 		out.Allocations = podAllocations(ctx, client, pod)
 	}
 	return out, nil
+}
+
+// nodeAllocation runs the Reserve plugins on node with the all-nodes pass's state, records the
+// pending (in-flight) allocation of each of the pod's claims that Reserve signalled, and runs
+// Unreserve.
+func nodeAllocation(ctx context.Context, f framework.Framework, state *framework.CycleState, pod *v1.Pod, node string, n *nodeOut) {
+	st := f.RunReservePluginsReserve(ctx, state, pod, node)
+	if !st.IsSuccess() {
+		n.AllocationError = st.Message()
+	}
+	names := map[string]string{}
+	for _, s := range pod.Status.ResourceClaimStatuses {
+		if s.ResourceClaimName != nil {
+			names[s.Name] = *s.ResourceClaimName
+		}
+	}
+	claims := f.SharedDRAManager().ResourceClaims()
+	for _, rc := range pod.Spec.ResourceClaims {
+		name := names[rc.Name]
+		if rc.ResourceClaimName != nil {
+			name = *rc.ResourceClaimName
+		}
+		claim, err := claims.Get(pod.Namespace, name)
+		if err != nil {
+			continue
+		}
+		a := claims.GetPendingAllocation(claim.UID)
+		if a == nil {
+			continue
+		}
+		if n.Allocation == nil {
+			n.Allocation = map[string]*allocationOut{}
+		}
+		ao := &allocationOut{Devices: []device{}}
+		for _, r := range a.Devices.Results {
+			dv := device{Request: r.Request, Driver: r.Driver, Pool: r.Pool, Device: r.Device,
+				AdminAccess: r.AdminAccess != nil && *r.AdminAccess, Shared: r.ShareID != nil}
+			for k, q := range r.ConsumedCapacity {
+				if dv.ConsumedCapacity == nil {
+					dv.ConsumedCapacity = map[string]string{}
+				}
+				dv.ConsumedCapacity[string(k)] = q.String()
+			}
+			ao.Devices = append(ao.Devices, dv)
+		}
+		if a.NodeSelector != nil {
+			b, _ := json.Marshal(a.NodeSelector)
+			ao.NodeSelector = string(b)
+		}
+		n.Allocation[name] = ao
+	}
+	f.RunReservePluginsUnreserve(ctx, state, pod, node)
 }
 
 // podAllocations reads the pod's ResourceClaims back from the clientset: claim name -> devices.

@@ -10,6 +10,8 @@
  * evaluates upstream's CEL selector `device.attributes["some-driver"].healthy`. */
 #include "algorithm_testlib.h"
 
+#include "algorithm/plugin_helpers.h"
+
 #include <stdatomic.h>
 
 #include "common/arena.h"
@@ -640,6 +642,9 @@ static void test_pre_enqueue_pre_filter(void **state)
 		expect(&st, tc->pre_enqueue, tc->pre_enqueue_msg);
 		run_pre_filter(&h, &st);
 		expect(&st, tc->pre_filter, tc->pre_filter_msg);
+		/* no claim to allocate (no allocator): every Score is 0, the cycle leaves Score out */
+		if (!tc->with_class || tc->pre_filter != FW_SUCCESS)
+			assert_int_equal(fw_dynamic_resources_prepare(&h.pl, h.c, h.pod, h.cl.ptrs, 1, &st), FW_SKIP);
 		/* "empty" and friends: PostFilter has nothing to deallocate, no reason */
 		if (tc->pre_filter != FW_SUCCESS) {
 			run_post_filter(&h, &st);
@@ -650,6 +655,21 @@ static void test_pre_enqueue_pre_filter(void **state)
 }
 
 /* ---------- Whole cycles ---------- */
+
+/* PostFilter after another plugin's PreFilter rejected the pod (DynamicResources' PreFilter never
+ * ran): upstream's getStateData error, fwk.ErrNotFound ("not found"), as the DRA differential's
+ * seed 1000024 shows ("... PersistentVolumeClaims. not found"). */
+static void test_post_filter_without_state(void **state)
+{
+	(void)state;
+	struct h h;
+	struct fw_status st;
+	h_init(&h, worker);
+	h.pod = mk_pod(POD_NO_CLAIMS);
+	run_post_filter(&h, &st);
+	expect(&st, FW_ERROR, "not found");
+	h_free(&h);
+}
 
 /* "claim-reference": allocated and not reserved: Filter passes, PreBind reserves it for the pod
  * without an allocation (the claim keeps its own) and asks for the allocation timestamp. */
@@ -836,6 +856,9 @@ static void test_prioritized_list_scoring(void **state)
 	h.w.slices[h.w.n_slices++] = mk_slice("worker", dev, healthy);
 	h.w.slices[h.w.n_slices++] = mk_slice("worker-2", dev, unhealthy);
 	assert_int_equal(run_pre_filter(&h, &st), FW_SUCCESS);
+	/* the cycle's score preparation keeps the plugin: there is an allocator */
+	assert_ptr_equal(fw_score_prepare_of(&fw_plugin_dynamic_resources), fw_dynamic_resources_prepare);
+	assert_int_equal(fw_dynamic_resources_prepare(&h.pl, h.c, h.pod, h.cl.ptrs, 2, &st), FW_SUCCESS);
 	assert_int_equal(run_filter(&h, 0, &st), FW_SUCCESS);
 	assert_int_equal(run_filter(&h, 1, &st), FW_SUCCESS);
 	struct fw_node_score scores[2] = { { &h.cl.nis[0], 0 }, { &h.cl.nis[1], 0 } };
@@ -1146,6 +1169,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pre_enqueue_pre_filter),
+		cmocka_unit_test(test_post_filter_without_state),
 		cmocka_unit_test(test_claim_reference_prebind),
 		cmocka_unit_test(test_assumed_claim_deallocated),
 		cmocka_unit_test(test_assumed_claim_deleted),

@@ -1,7 +1,8 @@
 /* The resource.k8s.io/v1 decoders (apiclient/decode_dra.c) and the pod's DRA fields
  * (decode_pod.c; the protobuf pod path of protobuf.c): ResourceClaims, ResourceSlices,
  * DeviceClasses and DeviceTaintRules as api_dra.h documents them. Fixtures captured from a real
- * kube-apiserver v1.37.2 (tests/fixtures/api/dra/capture.sh, from
+ * kube-apiserver v1.37.2 in JSON and protobuf from one server state (each fixture test runs on
+ * both and must see the same values; tests/fixtures/api/dra/capture.sh, from
  * tests/fixtures/api/manifests/dra.yaml: the expected values are the manifest's and the server's
  * defaults), hand-written objects in the shape k8s.io/api resource/v1 types.go's json tags give
  * for what the fixtures cannot show (duplicate map keys, list-typed attributes, values the
@@ -57,24 +58,61 @@ static char *fixture(const char *name, size_t *len)
 	return testutil_read_source_file(path, len);
 }
 
-#define FIXTURE(type, name)                                               \
-	({                                                                \
-		size_t l_;                                                \
-		char *j_ = fixture(name, &l_);                            \
-		struct err e_ = { 0 };                                    \
-		struct type *o_ = type##_decode_json(j_, l_, &e_);        \
-		if (!o_)                                                  \
-			fail_msg("%s: %s", name, e_.msg);                 \
-		free(j_);                                                 \
-		o_;                                                       \
+/* The format the fixture tests read (each runs twice: cmocka_unit_test_prestate with &fmt_json or
+ * &fmt_pb): the same server state must decode to the same values from JSON and from protobuf. */
+static bool use_pb;
+static const bool fmt_json = false, fmt_pb = true;
+
+static void set_format(void **state)
+{
+	use_pb = state && *state && *(const bool *)*state;
+}
+
+/* The fixture name (its .json, or the .pb beside it) parsed as the informers parse a body, into
+ * *root (valid until the parsers are freed). */
+static void fixture_tree(enum api_kind kind, const char *name, struct api__json **j, struct api__pb **p, yajl_val *root)
+{
+	char file[128], ebuf[256] = "";
+	size_t len;
+	snprintf(file, sizeof(file), "%s", name);
+	if (use_pb)
+		strcpy(strrchr(file, '.'), ".pb");
+	char *buf = fixture(file, &len);
+	*root = NULL;
+	if (use_pb) {
+		assert_non_null(*p = api__pb_new());
+		assert_true(api__pb_magic(buf, len));
+		if (api__pb_body(*p, kind, buf, len, NULL, NULL, root, ebuf, sizeof(ebuf)))
+			fail_msg("%s: %s", file, ebuf);
+	} else {
+		assert_non_null(*j = api__json_new());
+		if (api__json_parse(*j, buf, len, root, ebuf, sizeof(ebuf)))
+			fail_msg("%s: %s", file, ebuf);
+	}
+	free(buf);
+}
+
+#define FIXTURE(kind, type, name)                                              \
+	({                                                                     \
+		struct api__json *j_ = NULL;                                   \
+		struct api__pb *p_ = NULL;                                     \
+		yajl_val r_;                                                   \
+		struct err e_ = { 0 };                                         \
+		fixture_tree((kind), (name), &j_, &p_, &r_);                   \
+		struct type *o_ = type##_decode(r_, &e_);                      \
+		if (!o_)                                                       \
+			fail_msg("%s (%s): %s", name, use_pb ? "protobuf" : "JSON", e_.msg); \
+		api__json_free(j_);                                            \
+		api__pb_free(p_);                                              \
+		o_;                                                            \
 	})
 
 /* ---------- ResourceSlice ---------- */
 
 static void test_slice_node_local(void **state)
 {
-	(void)state;
-	struct api_resource_slice *s = FIXTURE(api_resource_slice, "slice-node.json");
+	set_format(state);
+	struct api_resource_slice *s = FIXTURE(API_KIND_RESOURCE_SLICE, api_resource_slice, "slice-node.json");
 	assert_ptr_equal(s->meta.name, I("node-1-gpu"));
 	assert_string_equal(s->meta.namespace, "");
 	assert_string_equal(s->meta.uid, "22c697fe-db7e-451c-b38f-fce3f094d0c7");
@@ -170,8 +208,8 @@ static void test_slice_node_local(void **state)
 
 static void test_slice_partitions(void **state)
 {
-	(void)state;
-	struct api_resource_slice *s = FIXTURE(api_resource_slice, "slice-partitions.json");
+	set_format(state);
+	struct api_resource_slice *s = FIXTURE(API_KIND_RESOURCE_SLICE, api_resource_slice, "slice-partitions.json");
 	assert_ptr_equal(s->pool_name, I("rack-1"));
 	assert_int_equal(s->pool_slice_count, 2);
 	assert_true(s->per_device_node_selection);
@@ -204,7 +242,7 @@ static void test_slice_partitions(void **state)
 	assert_ptr_equal(t->fields[0].key, I("metadata.name"));
 	api_resource_slice_unref(s);
 
-	s = FIXTURE(api_resource_slice, "slice-counters.json");
+	s = FIXTURE(API_KIND_RESOURCE_SLICE, api_resource_slice, "slice-counters.json");
 	assert_int_equal(s->n_devices, 0);
 	assert_null(s->devices);
 	assert_int_equal(s->n_shared_counters, 1);
@@ -216,7 +254,7 @@ static void test_slice_partitions(void **state)
 	assert_string_equal(s->shared_counters[0].counters[1].value.s, "132");
 	api_resource_slice_unref(s);
 
-	s = FIXTURE(api_resource_slice, "slice-selector.json");
+	s = FIXTURE(API_KIND_RESOURCE_SLICE, api_resource_slice, "slice-selector.json");
 	assert_ptr_equal(s->driver, I("net.example.com"));
 	assert_non_null(s->node_selector);
 	assert_int_equal(s->node_selector->terms[0].exprs[0].op, API_OP_EXISTS);
@@ -278,8 +316,8 @@ static void test_slice_hand_written(void **state)
 
 static void test_class(void **state)
 {
-	(void)state;
-	struct api_device_class *c = FIXTURE(api_device_class, "class-gpu.json");
+	set_format(state);
+	struct api_device_class *c = FIXTURE(API_KIND_DEVICE_CLASS, api_device_class, "class-gpu.json");
 	assert_ptr_equal(c->meta.name, I("gpu.example.com"));
 	assert_int_equal(c->n_selectors, 2);
 	assert_string_equal(c->selectors[0], "device.driver == \"gpu.example.com\"");
@@ -297,7 +335,7 @@ static void test_class(void **state)
 	assert_ptr_equal(c->extended_resource_name, I("example.com/gpu"));
 	api_device_class_unref(c);
 
-	c = FIXTURE(api_device_class, "class-plain.json");
+	c = FIXTURE(API_KIND_DEVICE_CLASS, api_device_class, "class-plain.json");
 	assert_int_equal(c->n_selectors, 0);
 	assert_null(c->selectors);
 	assert_int_equal(c->n_config, 0);
@@ -316,8 +354,8 @@ static void test_class(void **state)
 
 static void test_taint_rule(void **state)
 {
-	(void)state;
-	struct api_device_taint_rule *r = FIXTURE(api_device_taint_rule, "taintrule.json");
+	set_format(state);
+	struct api_device_taint_rule *r = FIXTURE(API_KIND_DEVICE_TAINT_RULE, api_device_taint_rule, "taintrule.json");
 	assert_string_equal(r->meta.name, "gpu-0-maintenance");
 	assert_ptr_equal(r->driver, I("gpu.example.com"));
 	assert_ptr_equal(r->pool, I("node-1"));
@@ -342,8 +380,8 @@ static void test_taint_rule(void **state)
 
 static void test_claim_allocated(void **state)
 {
-	(void)state;
-	struct api_resource_claim *c = FIXTURE(api_resource_claim, "claim-allocated.json");
+	set_format(state);
+	struct api_resource_claim *c = FIXTURE(API_KIND_RESOURCE_CLAIM, api_resource_claim, "claim-allocated.json");
 	/* metadata as a pod's: name in the arena, namespace and uid interned */
 	assert_string_equal(c->meta.name, "gpu-claim");
 	assert_ptr_equal(c->meta.namespace, I("default"));
@@ -473,7 +511,7 @@ static void test_claim_allocated(void **state)
 	assert_string_equal(ds->conditions[0].message, "ready");
 	api_resource_claim_unref(c);
 
-	c = FIXTURE(api_resource_claim, "claim-plain.json");
+	c = FIXTURE(API_KIND_RESOURCE_CLAIM, api_resource_claim, "claim-plain.json");
 	assert_false(c->extended_resource_claim);
 	assert_null(c->allocation);
 	assert_int_equal(c->n_reserved_for, 0);
@@ -727,25 +765,34 @@ static int list_item(void *ctx, yajl_val item)
 /* LIST bodies item by item, as the informer reads them. */
 static void test_lists(void **state)
 {
-	(void)state;
+	set_format(state);
 	static const struct {
 		int kind;
 		const char *name;
 		size_t want;
-	} t[] = { { 0, "claimlist.json", 2 }, { 1, "slicelist.json", 4 } };
+	} t[] = { { 0, "claimlist", 2 }, { 1, "slicelist", 4 } };
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
-		char ebuf[256] = "";
+		char ebuf[256] = "", file[64];
 		size_t jl;
-		char *json = fixture(t[i].name, &jl);
-		struct api__json *j = api__json_new();
+		snprintf(file, sizeof(file), "%s.%s", t[i].name, use_pb ? "pb" : "json");
+		char *body = fixture(file, &jl);
 		struct list_items a = { .kind = t[i].kind };
 		yajl_val root = NULL;
-		assert_int_equal(api__json_begin(j, list_item, &a), 0);
-		assert_int_equal(api__json_feed(j, json, jl, ebuf, sizeof(ebuf)), 0);
-		assert_int_equal(api__json_end(j, &root, ebuf, sizeof(ebuf)), 0);
+		if (use_pb) {
+			struct api__pb *p = api__pb_new();
+			if (api__pb_body(p, t[i].kind ? API_KIND_RESOURCE_SLICE : API_KIND_RESOURCE_CLAIM, body, jl, list_item,
+					 &a, &root, ebuf, sizeof(ebuf)))
+				fail_msg("%s: %s", file, ebuf);
+			api__pb_free(p);
+		} else {
+			struct api__json *j = api__json_new();
+			assert_int_equal(api__json_begin(j, list_item, &a), 0);
+			assert_int_equal(api__json_feed(j, body, jl, ebuf, sizeof(ebuf)), 0);
+			assert_int_equal(api__json_end(j, &root, ebuf, sizeof(ebuf)), 0);
+			api__json_free(j);
+		}
 		assert_int_equal(a.n, t[i].want);
-		api__json_free(j);
-		free(json);
+		free(body);
 	}
 }
 
@@ -783,16 +830,22 @@ static void test_refcount(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_slice_node_local),
-		cmocka_unit_test(test_slice_partitions),
+		cmocka_unit_test_prestate(test_slice_node_local, (void *)&fmt_json),
+		cmocka_unit_test_prestate(test_slice_node_local, (void *)&fmt_pb),
+		cmocka_unit_test_prestate(test_slice_partitions, (void *)&fmt_json),
+		cmocka_unit_test_prestate(test_slice_partitions, (void *)&fmt_pb),
 		cmocka_unit_test(test_slice_hand_written),
-		cmocka_unit_test(test_class),
-		cmocka_unit_test(test_taint_rule),
-		cmocka_unit_test(test_claim_allocated),
+		cmocka_unit_test_prestate(test_class, (void *)&fmt_json),
+		cmocka_unit_test_prestate(test_class, (void *)&fmt_pb),
+		cmocka_unit_test_prestate(test_taint_rule, (void *)&fmt_json),
+		cmocka_unit_test_prestate(test_taint_rule, (void *)&fmt_pb),
+		cmocka_unit_test_prestate(test_claim_allocated, (void *)&fmt_json),
+		cmocka_unit_test_prestate(test_claim_allocated, (void *)&fmt_pb),
 		cmocka_unit_test(test_claim_hand_written),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_pod_fields),
-		cmocka_unit_test(test_lists),
+		cmocka_unit_test_prestate(test_lists, (void *)&fmt_json),
+		cmocka_unit_test_prestate(test_lists, (void *)&fmt_pb),
 		cmocka_unit_test(test_refcount),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -19,7 +19,7 @@
 #include "cmd/devices_internal.h"
 #include "testutil.h"
 
-static struct devices_input in;
+static struct cmd_devices_input in;
 static struct api_device_class *gpu_class;
 
 static int setup(void **state)
@@ -29,14 +29,14 @@ static int setup(void **state)
 	size_t len;
 	char *s = testutil_read_source_file("tests/fixtures/api/dra/slicelist.json", &len);
 	char cont[64] = "x";
-	if (devices_add_page(&in, DEVICES_SLICES, s, len, cont, sizeof(cont), &e) < 0) {
+	if (cmd_devices_add_page(&in, CMD_DEVICES_SLICES, s, len, cont, sizeof(cont), &e) < 0) {
 		fprintf(stderr, "slices: %s\n", e.msg);
 		return -1;
 	}
 	free(s);
 	assert_string_equal(cont, ""); /* the last page */
 	s = testutil_read_source_file("tests/fixtures/api/dra/claimlist.json", &len);
-	if (devices_add_page(&in, DEVICES_CLAIMS, s, len, NULL, 0, &e) < 0) {
+	if (cmd_devices_add_page(&in, CMD_DEVICES_CLAIMS, s, len, NULL, 0, &e) < 0) {
 		fprintf(stderr, "claims: %s\n", e.msg);
 		return -1;
 	}
@@ -50,7 +50,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	(void)state;
-	devices_input_release(&in);
+	cmd_devices_input_release(&in);
 	api_device_class_unref(gpu_class);
 	return 0;
 }
@@ -81,10 +81,10 @@ static int count_lines(const char *s)
 	return n;
 }
 
-static void render(const struct devices_query *q, struct strbuf *out)
+static void render(const struct cmd_devices_query *q, struct strbuf *out)
 {
 	struct err e = { 0 };
-	if (devices_render(&in, q, out, &e) < 0)
+	if (cmd_devices_render(&in, q, out, &e) < 0)
 		fail_msg("%s", e.msg);
 	assert_false(out->oom);
 }
@@ -93,7 +93,7 @@ static void test_table(void **state)
 {
 	(void)state;
 	struct strbuf out = STRBUF_INIT;
-	struct devices_query q = { 0 };
+	struct cmd_devices_query q = { 0 };
 	render(&q, &out);
 	/* header + 6 devices (rack-1-counters publishes counters only); no MATCH column */
 	assert_int_equal(count_lines(out.data), 7);
@@ -165,7 +165,7 @@ static void test_match(void **state)
 	for (size_t i = 0; i < sizeof(match_cases) / sizeof(match_cases[0]); i++) {
 		const struct match_case *c = &match_cases[i];
 		struct strbuf out = STRBUF_INIT;
-		struct devices_query q = { c->with_class ? gpu_class : NULL, c->selector, NULL };
+		struct cmd_devices_query q = { c->with_class ? gpu_class : NULL, c->selector, NULL };
 		render(&q, &out);
 		printf("case %s:\n%s", c->name, out.data);
 		assert_non_null(strstr(out.data, "MATCH"));
@@ -199,7 +199,7 @@ static void test_node(void **state)
 	struct api_node *n = api_node_decode_json(node_json, strlen(node_json), &e);
 	assert_non_null(n);
 	struct strbuf out = STRBUF_INIT;
-	struct devices_query q = { NULL, NULL, n };
+	struct cmd_devices_query q = { NULL, NULL, n };
 	render(&q, &out);
 	assert_int_equal(count_lines(out.data), 3);
 	row_of(out.data, "part-a");
@@ -235,9 +235,9 @@ static void test_node(void **state)
 	api_node_unref(n);
 
 	/* no slice at all */
-	struct devices_input none = { 0 };
+	struct cmd_devices_input none = { 0 };
 	q.node = NULL;
-	assert_int_equal(devices_render(&none, &q, &out, &e), 0);
+	assert_int_equal(cmd_devices_render(&none, &q, &out, &e), 0);
 	assert_string_equal(out.data, "NODE  DRIVER  POOL  DEVICE  ATTRIBUTES  CAPACITY  TAINTS  ALLOCATED\n(no devices)\n");
 	strbuf_release(&out);
 }
@@ -245,40 +245,40 @@ static void test_node(void **state)
 static void test_pages(void **state)
 {
 	(void)state;
-	struct devices_input x = { 0 };
+	struct cmd_devices_input x = { 0 };
 	struct err e = { 0 };
 	char cont[64];
 	/* a page with a continue token, an empty page without items */
 	static const char page1[] = "{\"kind\":\"ResourceSliceList\",\"metadata\":{\"continue\":\"abc=\"},\"items\":[{\"metadata\":"
 				    "{\"name\":\"s\"},\"spec\":{\"driver\":\"d.example.com\",\"pool\":{\"name\":\"p\",\"generation\":1,"
 				    "\"resourceSliceCount\":1},\"allNodes\":true,\"devices\":[{\"name\":\"x\"}]}}]}";
-	assert_int_equal(devices_add_page(&x, DEVICES_SLICES, page1, strlen(page1), cont, sizeof(cont), &e), 0);
+	assert_int_equal(cmd_devices_add_page(&x, CMD_DEVICES_SLICES, page1, strlen(page1), cont, sizeof(cont), &e), 0);
 	assert_string_equal(cont, "abc=");
 	assert_int_equal(x.n_slices, 1);
 	static const char page2[] = "{\"kind\":\"ResourceSliceList\",\"metadata\":{}}";
-	assert_int_equal(devices_add_page(&x, DEVICES_SLICES, page2, strlen(page2), cont, sizeof(cont), &e), 0);
+	assert_int_equal(cmd_devices_add_page(&x, CMD_DEVICES_SLICES, page2, strlen(page2), cont, sizeof(cont), &e), 0);
 	assert_string_equal(cont, "");
 	assert_int_equal(x.n_slices, 1);
 	struct strbuf out = STRBUF_INIT;
-	struct devices_query q = { 0 };
+	struct cmd_devices_query q = { 0 };
 	render(&q, &out); /* renders the global fixture; this one alone: */
 	strbuf_release(&out);
-	assert_int_equal(devices_render(&x, &q, &out, &e), 0);
+	assert_int_equal(cmd_devices_render(&x, &q, &out, &e), 0);
 	assert_non_null(strstr(out.data, "(all nodes)  d.example.com  p     x"));
 	strbuf_release(&out);
 
 	/* errors name the list and the item */
 	static const char bad_json[] = "{\"items\":[";
-	assert_true(devices_add_page(&x, DEVICES_SLICES, bad_json, strlen(bad_json), cont, sizeof(cont), &e) < 0);
+	assert_true(cmd_devices_add_page(&x, CMD_DEVICES_SLICES, bad_json, strlen(bad_json), cont, sizeof(cont), &e) < 0);
 	assert_non_null(strstr(e.msg, "resourceslices: the list does not parse"));
 	static const char bad_items[] = "{\"items\":{}}";
-	assert_true(devices_add_page(&x, DEVICES_CLAIMS, bad_items, strlen(bad_items), cont, sizeof(cont), &e) < 0);
+	assert_true(cmd_devices_add_page(&x, CMD_DEVICES_CLAIMS, bad_items, strlen(bad_items), cont, sizeof(cont), &e) < 0);
 	assert_string_equal(e.msg, "resourceclaims: items is not an array");
 	static const char bad_item[] = "{\"items\":[{\"metadata\":{\"name\":\"c1\"},\"spec\":{\"devices\":{\"requests\":7}}}]}";
-	assert_true(devices_add_page(&x, DEVICES_CLAIMS, bad_item, strlen(bad_item), cont, sizeof(cont), &e) < 0);
+	assert_true(cmd_devices_add_page(&x, CMD_DEVICES_CLAIMS, bad_item, strlen(bad_item), cont, sizeof(cont), &e) < 0);
 	assert_true(!strncmp(e.msg, "resourceclaims item 0 (c1): ", strlen("resourceclaims item 0 (c1): ")));
 	assert_int_equal(x.n_claims, 0);
-	devices_input_release(&x);
+	cmd_devices_input_release(&x);
 }
 
 int main(void)

@@ -231,6 +231,7 @@ static void check_schema(yajl_val root)
 			assert_true(has_type(get(r, "plugin", NULL), J_STR_OR_NULL));
 			assert_true(has_type(get(r, "code", NULL), J_STR));
 			assert_true(has_type(get(r, "reasons", NULL), J_ARR));
+			assert_true(has_type(get(r, "details", NULL), J_ARR));
 		} else if (strcmp(v, "Feasible") == 0) {
 			assert_true(has_type(get(r, "chosen", NULL), J_BOOL));
 			assert_true(has_type(get(r, "tie", NULL), J_BOOL));
@@ -292,6 +293,8 @@ static void check_state_a(yajl_val root)
 	assert_string_equal(str(n3, "plugin", NULL), "TaintToleration");
 	assert_string_equal(str(n3, "code", NULL), "UnschedulableAndUnresolvable");
 	assert_string_equal(YAJL_GET_STRING(get(n3, "reasons", NULL)->u.array.values[0]), "node(s) had untolerated taint(s)");
+	/* TaintToleration has no explain callback: no details beyond its reasons */
+	assert_int_equal(get(n3, "details", NULL)->u.array.len, 0);
 	static const struct {
 		const char *node;
 		long long total;

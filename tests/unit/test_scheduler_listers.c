@@ -720,6 +720,45 @@ static void test_dra_listers(void **state)
 	assert_ptr_equal(po.listers.device_taint_rule_each, sched_device_taint_rule_each);
 }
 
+/* csched simulate: a dump's items of the four kinds go into their stores, other kinds are skipped. */
+static void test_dra_load(void **state)
+{
+	struct fixture *f = *state;
+	struct err e = { 0 };
+	static const char dump[] =
+		"{\"kind\":\"List\",\"items\":["
+		"{\"kind\":\"DeviceClass\",\"apiVersion\":\"resource.k8s.io/v1\",\"metadata\":{\"name\":\"gpu\"},\"spec\":{}},"
+		"{\"kind\":\"ResourceClaim\",\"apiVersion\":\"resource.k8s.io/v1\",\"metadata\":{\"name\":\"c\",\"namespace\":\"ns\"},"
+		"\"spec\":{\"devices\":{\"requests\":[{\"name\":\"r\",\"exactly\":{\"deviceClassName\":\"gpu\"}}]}}},"
+		"{\"kind\":\"ResourceSlice\",\"apiVersion\":\"resource.k8s.io/v1\",\"metadata\":{\"name\":\"s\"},"
+		"\"spec\":{\"driver\":\"d\",\"pool\":{\"name\":\"p\"},\"nodeName\":\"n1\",\"devices\":[{\"name\":\"x\"}]}},"
+		"{\"kind\":\"DeviceTaintRule\",\"apiVersion\":\"resource.k8s.io/v1\",\"metadata\":{\"name\":\"t\"},"
+		"\"spec\":{\"taint\":{\"key\":\"k\",\"effect\":\"NoSchedule\"}}},"
+		"{\"kind\":\"Node\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"n1\"}}]}";
+	sched_dra_free(f->s->dra);
+	f->s->dra = NULL;
+	assert_int_equal(sched_dra_load(NULL, dump, strlen(dump), &e), 0); /* nothing needed: nothing loaded */
+	f->s->dra = sched_dra_new(f->client, SCHED_DRA_ALL, NULL, &e);
+	assert_non_null(f->s->dra);
+	if (sched_dra_load(f->s->dra, dump, strlen(dump), &e))
+		fail_msg("%s", e.msg);
+	assert_true(sched_dra_synced(f->s->dra));
+	struct api_resource_claim *c = sched_resource_claim_lister(f->s, "ns", "c");
+	assert_non_null(c);
+	api_resource_claim_unref(c);
+	struct api_device_class *dc = sched_device_class_lister(f->s, "gpu");
+	assert_non_null(dc);
+	api_device_class_unref(dc);
+	struct names s = { 0 };
+	assert_int_equal(sched_resource_slice_each(f->s, slice_visit, &s), 0);
+	assert_true(s.n == 1 && has_name(&s, "s"));
+	s = (struct names){ 0 };
+	assert_int_equal(sched_device_taint_rule_each(f->s, rule_visit, &s), 0);
+	assert_true(s.n == 1 && has_name(&s, "t"));
+	e = (struct err){ 0 };
+	assert_int_equal(sched_dra_load(f->s->dra, "{", 1, &e), ERR_INVALID);
+}
+
 static const uint32_t r_claim = QUEUE_RES_RESOURCE_CLAIM, r_slice = QUEUE_RES_RESOURCE_SLICE,
 		      r_class = QUEUE_RES_DEVICE_CLASS;
 
@@ -897,6 +936,7 @@ int main(void)
 		cmocka_unit_test(test_volume_kinds),
 		cmocka_unit_test_setup_teardown(test_dra_listers, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dra_events, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dra_load, setup, teardown),
 		cmocka_unit_test(test_dra_kinds),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

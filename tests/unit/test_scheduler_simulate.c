@@ -238,6 +238,77 @@ static void test_bad_input(void **state)
 	assert_null(out);
 }
 
+/* A pod whose ResourceClaim fits no node (issue 23, beyond upstream): the placement's
+ * explanation carries DynamicResources' detail per node (scheduler/explain.c's
+ * nodeResults[].details, from dra_allocator_diagnose), beside upstream's "cannot allocate all
+ * claims". n1 publishes one GPU, already allocated to default/held; n2 publishes none. */
+static const char dra_dump[] =
+	"{\"apiVersion\":\"v1\",\"kind\":\"List\",\"items\":["
+	NODE("n1", "a", "2", "4Gi", "") ","
+	NODE("n2", "b", "4", "8Gi", "") ","
+	"{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"DeviceClass\",\"metadata\":{\"name\":\"gpu\"},\"spec\":{"
+	"\"selectors\":[{\"cel\":{\"expression\":\"device.driver == 'gpu.example.com'\"}}]}},"
+	"{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"ResourceSlice\",\"metadata\":{\"name\":\"n1-gpus\"},\"spec\":{"
+	"\"driver\":\"gpu.example.com\",\"pool\":{\"name\":\"n1\",\"generation\":1,\"resourceSliceCount\":1},"
+	"\"nodeName\":\"n1\",\"devices\":[{\"name\":\"gpu-0\"}]}},"
+	"{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"ResourceClaim\",\"metadata\":{\"name\":\"held\","
+	"\"namespace\":\"default\",\"uid\":\"u-held\"},\"spec\":{\"devices\":{\"requests\":[{\"name\":\"g\",\"exactly\":{"
+	"\"deviceClassName\":\"gpu\",\"allocationMode\":\"ExactCount\",\"count\":1}}]}},\"status\":{\"allocation\":{"
+	"\"devices\":{\"results\":[{\"request\":\"g\",\"driver\":\"gpu.example.com\",\"pool\":\"n1\",\"device\":\"gpu-0\"}]}}}},"
+	"{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"ResourceClaim\",\"metadata\":{\"name\":\"want\","
+	"\"namespace\":\"default\",\"uid\":\"u-want\"},\"spec\":{\"devices\":{\"requests\":[{\"name\":\"g\",\"exactly\":{"
+	"\"deviceClassName\":\"gpu\",\"allocationMode\":\"ExactCount\",\"count\":1}}]}}},"
+	"{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"gpu-pod\",\"namespace\":\"default\","
+	"\"uid\":\"u-gpu-pod\"},\"spec\":{\"schedulerName\":\"csched\",\"resourceClaims\":[{\"name\":\"g\","
+	"\"resourceClaimName\":\"want\"}],\"containers\":[{\"name\":\"c\",\"image\":\"nginx\",\"resources\":{"
+	"\"claims\":[{\"name\":\"g\"}]}}]},\"status\":{\"phase\":\"Pending\"}}"
+	"]}";
+
+static void test_dra_details(void **state)
+{
+	struct fixture *f = *state;
+	struct sched_sim_request rq = { .dump = dra_dump, .dump_len = strlen(dra_dump), .json = true };
+	char *out = NULL, why[256];
+	size_t len = 0;
+	struct err e = { 0 };
+	if (sched_simulate(f->s, &rq, &out, &len, &e) < 0)
+		fail_msg("simulate: %s", e.msg);
+	yajl_val root = yajl_tree_parse(out, why, sizeof(why));
+	if (!root)
+		fail_msg("not JSON: %s\n%s", why, out);
+	const char *pp[] = { "placements", NULL };
+	yajl_val pl = yajl_tree_get(root, pp, yajl_t_array);
+	assert_non_null(pl);
+	assert_int_equal(pl->u.array.len, 1);
+	yajl_val p = pl->u.array.values[0];
+	assert_string_equal(str_at(p, "status", NULL, NULL), "Unschedulable");
+	const char *rp[] = { "explanation", "nodeResults", NULL };
+	yajl_val rows = yajl_tree_get(p, rp, yajl_t_array);
+	assert_non_null(rows);
+	int seen = 0;
+	for (size_t i = 0; i < rows->u.array.len; i++) {
+		yajl_val r = rows->u.array.values[i];
+		const char *name = str_at(r, "name", NULL, NULL);
+		const char *dp[] = { "details", NULL };
+		yajl_val d = yajl_tree_get(r, dp, yajl_t_array);
+		assert_string_equal(str_at(r, "plugin", NULL, NULL), "DynamicResources");
+		assert_non_null(d);
+		assert_int_equal(d->u.array.len, 1);
+		const char *line = YAJL_GET_STRING(d->u.array.values[0]);
+		if (strcmp(name, "n1") == 0) {
+			assert_string_equal(line, "claim default/want, request g (class gpu): 0 of 1 devices usable, 1 needed: 1 "
+						  "already allocated (to claims default/held)");
+			seen++;
+		} else if (strcmp(name, "n2") == 0) {
+			assert_string_equal(line, "claim default/want, request g (class gpu): no device on this node's resource pools");
+			seen++;
+		}
+	}
+	assert_int_equal(seen, 2);
+	yajl_tree_free(root);
+	free(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -247,6 +318,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_nothing_to_place, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_svg_chart, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_input, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dra_details, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -377,11 +377,23 @@ struct fw_record {
 	/* An HTTP extender scored nodes: equal totals were broken by a random draw (upstream's
 	 * Randomizer), not by the heap's layout alone. */
 	bool randomized;
+	/* The cycle the record is attached to and the pod it scheduled: what fw_explain_rejection
+	 * needs to ask a rejecting plugin for its detail after the cycle. */
+	const struct fw_cycle *cycle;
+	const struct api_pod *pod;
 };
 
 /* Attaches r (zeroed by the call, filled by the next fw_schedule_pod on c) to c; NULL detaches.
  * fw_cycle_reset detaches. */
 void fw_cycle_set_record(struct fw_cycle *c, struct fw_record *r);
+
+/* explain only (never the scheduling loop): the detail the Filter plugin named plugin (a status's
+ * plugin) gives for rejecting rec's pod on ni, beyond its reasons (struct fw_plugin.explain), as
+ * lines appended to out, each ending in '\n'. rec: a record filled by fw_schedule_pod whose cycle
+ * has not been reset since. 0 (nothing appended when the plugin has no explain or nothing to
+ * add), or a negative ERR_* code with e. */
+int fw_explain_rejection(const struct fw_record *rec, const struct node_info *ni, const char *plugin,
+			 struct strbuf *out, struct err *e);
 
 /* upstream numFeasibleNodesToFind: n < 100 -> n; pct 0 = adaptive (50 - n/125, at least 5);
  * at least 100. */

@@ -119,6 +119,7 @@ struct fw_post_filter_result {
 };
 
 struct fw_diagnosis;
+struct strbuf;
 
 /* An enabled plugin in a profile. Read-only after fw_profile_new. */
 struct fw_pl {
@@ -169,6 +170,12 @@ typedef void (*fw_unreserve_fn)(const struct fw_pl *pl, struct fw_cycle *c, cons
 typedef enum fw_code (*fw_permit_fn)(const struct fw_pl *pl, struct fw_cycle *c,
 				     const struct api_pod *pod, const char *node_name,
 				     int64_t *timeout_ms, struct fw_status *st);
+/* Explain (csched explain only, never the scheduling loop): after a cycle whose Filter rejected
+ * pod on ni, why, in more detail than the status's reasons (which stay upstream's), as lines
+ * appended to out, each ending in '\n'. The cycle state is PreFilter's, read only; the call may
+ * be slow (it is off the hot path by construction). 0, or a negative ERR_* code with e. */
+typedef int (*fw_explain_fn)(const struct fw_pl *pl, const struct fw_cycle *c, const struct api_pod *pod,
+			     const struct node_info *ni, struct strbuf *out, struct err *e);
 
 struct fw_plugin {
 	const char *name;
@@ -194,6 +201,8 @@ struct fw_plugin {
 
 	uint32_t n_events; /* 0 = every event ({*, All}) when the plugin can reject a pod */
 	const struct queue_event_hint *events;
+
+	fw_explain_fn explain; /* optional; see fw_explain_fn */
 };
 
 /* Sets .n_events and .events of a struct fw_plugin from a static array of struct queue_event_hint. */
