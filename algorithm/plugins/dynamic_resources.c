@@ -586,17 +586,27 @@ struct slices_ctx {
 	int rc;
 };
 
+/* arr grown for one more element (n used of *cap, elem bytes each, first the initial size):
+ * arr itself when there is room, the reallocated array (*cap updated), or NULL on out of
+ * memory (arr untouched then). */
+static void *room_for_one(void *arr, uint32_t n, uint32_t *cap, uint32_t first, size_t elem)
+{
+	if (n < *cap)
+		return arr;
+	uint32_t c = *cap ? *cap * 2 : first;
+	void *v = realloc(arr, c * elem);
+	if (v)
+		*cap = c;
+	return v;
+}
+
 static int collect_rule(void *arg, const struct api_device_taint_rule *r)
 {
 	struct slices_ctx *x = arg;
-	if (x->n_rules == x->cap_rules) {
-		uint32_t cap = x->cap_rules ? x->cap_rules * 2 : 8;
-		void *v = realloc(x->rules, cap * sizeof(*x->rules));
-		if (!v)
-			return x->rc = err_set(x->e, ERR_NOMEM, "device taint rules: out of memory");
-		x->rules = v;
-		x->cap_rules = cap;
-	}
+	void *rules = room_for_one(x->rules, x->n_rules, &x->cap_rules, 8, sizeof(*x->rules));
+	if (!rules)
+		return x->rc = err_set(x->e, ERR_NOMEM, "device taint rules: out of memory");
+	x->rules = rules;
 	x->rules[x->n_rules++] = api_device_taint_rule_ref((struct api_device_taint_rule *)r);
 	return 0;
 }
@@ -604,14 +614,10 @@ static int collect_rule(void *arg, const struct api_device_taint_rule *r)
 static int collect_slice(void *arg, const struct api_resource_slice *s)
 {
 	struct slices_ctx *x = arg;
-	if (x->n_slices == x->cap_slices) {
-		uint32_t cap = x->cap_slices ? x->cap_slices * 2 : 16;
-		void *v = realloc(x->slices, cap * sizeof(*x->slices));
-		if (!v)
-			return x->rc = err_set(x->e, ERR_NOMEM, "resource slices: out of memory");
-		x->slices = v;
-		x->cap_slices = cap;
-	}
+	void *slices = room_for_one(x->slices, x->n_slices, &x->cap_slices, 16, sizeof(*x->slices));
+	if (!slices)
+		return x->rc = err_set(x->e, ERR_NOMEM, "resource slices: out of memory");
+	x->slices = slices;
 	struct api_resource_slice *patched =
 		dra_slice_with_taint_rules((struct api_resource_slice *)s,
 					   (const struct api_device_taint_rule *const *)x->rules, x->n_rules, x->e);
