@@ -85,7 +85,7 @@ int64_t vb_volume_limit(const struct api_csi_storage_capacity *c, bool *has)
 }
 
 /* upstream CheckNodeAffinity(pv, node.Labels): the required terms against a node that has only
- * the labels (matchFields see an empty name). */
+ * the labels (no name, so matchFields are not checked: fw_node_selector_term_matches). */
 static bool pv_node_affinity_ok(const struct api_pv *pv, const struct api_node *node)
 {
 	const struct api_node_affinity *na = pv->node_affinity;
