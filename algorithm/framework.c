@@ -477,6 +477,14 @@ const struct fw_pl *const *fw_profile_plugins(const struct fw_profile *p, enum c
 	return p->points[ep];
 }
 
+void fw_profile_object_deleted(const struct fw_profile *p, enum queue_resource res, const void *obj)
+{
+	/* pls holds each enabled instance once, whatever the points it runs at */
+	for (uint32_t i = 0; i < p->n_pl; i++)
+		if (p->pls[i].plugin->object_deleted)
+			p->pls[i].plugin->object_deleted(&p->pls[i], res, obj);
+}
+
 int32_t fw_profile_weight(const struct fw_profile *p, const struct fw_pl *pl)
 {
 	return p->weights[pl->index];

@@ -143,6 +143,11 @@ bool fw_node_selector_term_matches(const struct api_node_selector_term *t, const
 		if (!requirement_matches(r, api_labels_get(&node->meta.labels, r->key)))
 			return false;
 	}
+	/* upstream extractNodeFields sets metadata.name only when the node has a name, and
+	 * nodeSelectorTerm.match skips matchFields when the node has no fields: a node of labels
+	 * only (CheckNodeAffinity of a PV) passes every (valid) matchFields */
+	if (!node->meta.name || !node->meta.name[0])
+		return true;
 	for (uint32_t i = 0; i < t->n_fields; i++) {
 		const struct api_requirement *r = &t->fields[i];
 		/* the only node field is metadata.name; any other key reads as "" */

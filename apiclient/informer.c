@@ -721,9 +721,16 @@ void *api_informer_get(struct api_informer *inf, const char *ns, const char *nam
 	void *obj = NULL;
 	if (!inf || !name)
 		return NULL;
-	int n = ns && *ns ? snprintf(key, sizeof(key), "%s/%s", ns, name) : snprintf(key, sizeof(key), "%s", name);
-	if (n < 0 || (size_t)n >= sizeof(key))
+	/* "ns/name" by hand: plugins' Filters look objects up per node (NodeVolumeLimits' claims and
+	 * PVs), and snprintf was most of the lookup's cost in the volume benchmarks' profile */
+	size_t nl = ns ? strlen(ns) : 0, ml = strlen(name), len = nl ? nl + 1 + ml : ml;
+	if (len >= sizeof(key))
 		return NULL;
+	if (nl) {
+		memcpy(key, ns, nl);
+		key[nl] = '/';
+	}
+	memcpy(key + (nl ? nl + 1 : 0), name, ml + 1);
 	pthread_mutex_lock(&inf->lock);
 	struct store_entry *ent = map_get(&inf->store, key);
 	if (ent)

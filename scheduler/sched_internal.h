@@ -288,6 +288,10 @@ unsigned sched_volume_kinds_of(const struct fw_plugin *p);
 unsigned sched_volume_kinds(const struct scheduler *s); /* of every plugin of every profile */
 /* Informers for kinds (0: none, and nothing to start); their events go to q (NULL: nowhere). */
 struct sched_volumes *sched_volumes_new(struct api_client *c, unsigned kinds, struct queue *q, struct err *e);
+/* fn(ctx, the event's enum queue_resource, obj) after each delete an informer delivers (the
+ * plugins' per-object state goes with it); call before sched_volumes_start. */
+void sched_volumes_set_delete_hook(struct sched_volumes *v, void (*fn)(void *ctx, uint32_t resource, const void *obj),
+				   void *ctx);
 int sched_volumes_start(struct sched_volumes *v, struct err *e); /* NULL: nothing to start */
 void sched_volumes_stop(struct sched_volumes *v);
 void sched_volumes_free(struct sched_volumes *v);

@@ -318,9 +318,20 @@ static void on_pvc_update(void *ctx, void *old_obj, void *new_obj)
 	move(ctx, QUEUE_RES_PERSISTENT_VOLUME_CLAIM, QUEUE_ACT_UPDATE, old_obj, new_obj);
 }
 
+/* An object a plugin may keep state for is gone (VolumeBinding's assume caches drop its entry,
+ * as upstream's AssumeCache does on the informer's delete). */
+static void object_deleted(void *ctx, uint32_t resource, const void *obj)
+{
+	const struct scheduler *s = ctx;
+	for (uint32_t i = 0; i < s->n_profiles; i++)
+		if (s->profiles[i].fw)
+			fw_profile_object_deleted(s->profiles[i].fw, (enum queue_resource)resource, obj);
+}
+
 static void on_pvc_delete(void *ctx, void *obj)
 {
 	move(ctx, QUEUE_RES_PERSISTENT_VOLUME_CLAIM, QUEUE_ACT_DELETE, obj, NULL);
+	object_deleted(ctx, QUEUE_RES_PERSISTENT_VOLUME_CLAIM, obj);
 }
 
 static struct api_pvc *pvc_lister(void *ctx, const char *ns, const char *name)
@@ -688,6 +699,8 @@ struct scheduler *sched_new(const struct sched_options *o, struct err *e)
 	unsigned vol_kinds = sched_volume_kinds(s);
 	if (vol_kinds && !(s->volumes = sched_volumes_new(s->client, vol_kinds, s->queue, e)))
 		goto fail;
+	if (s->volumes)
+		sched_volumes_set_delete_hook(s->volumes, object_deleted, s);
 	unsigned dra_kinds = sched_dra_kinds(s);
 	if (dra_kinds && !(s->dra = sched_dra_new(s->client, dra_kinds, s->queue, e)))
 		goto fail;

@@ -44,6 +44,9 @@ struct obj_list {
 struct sched_volumes {
 	struct api_informer *inf[V_COUNT]; /* NULL: the kind is not needed */
 	struct queue *queue;               /* where events go; NULL: nowhere (tests) */
+	/* told of every delete (sched_volumes_set_delete_hook); set before the informers start */
+	void (*deleted)(void *ctx, uint32_t resource, const void *obj);
+	void *deleted_ctx;
 	struct handler_ctx {
 		struct sched_volumes *v;
 		int slot;
@@ -214,6 +217,15 @@ static void on_delete(void *ctx, void *obj)
 		pthread_mutex_unlock(&h->v->lock);
 	}
 	move(h->v, h->slot, QUEUE_ACT_DELETE, obj, NULL);
+	if (h->v->deleted)
+		h->v->deleted(h->v->deleted_ctx, v_resources[h->slot], obj);
+}
+
+void sched_volumes_set_delete_hook(struct sched_volumes *v, void (*fn)(void *ctx, uint32_t resource, const void *obj),
+				   void *ctx)
+{
+	v->deleted = fn;
+	v->deleted_ctx = ctx;
 }
 
 /* ---------- lifecycle ---------- */

@@ -85,7 +85,7 @@ int64_t vb_volume_limit(const struct api_csi_storage_capacity *c, bool *has)
 }
 
 /* upstream CheckNodeAffinity(pv, node.Labels): the required terms against a node that has only
- * the labels (matchFields see an empty name). */
+ * the labels (no name, so matchFields are not checked: fw_node_selector_term_matches). */
 static bool pv_node_affinity_ok(const struct api_pv *pv, const struct api_node *node)
 {
 	const struct api_node_affinity *na = pv->node_affinity;
@@ -373,6 +373,42 @@ void vb_priv_release(struct vb_priv *p)
 static void pvc_key(char *buf, size_t size, const char *ns, const char *name)
 {
 	snprintf(buf, size, "%s/%s", ns, name);
+}
+
+/* upstream AssumeCache.delete (util/assumecache/assume_cache.go): the informer's delete of a PV
+ * or PVC takes its assumed entry with it, whatever its version. Without this an entry whose
+ * object went before the informer delivered a newer version (an assumed claim whose pod and
+ * claim are deleted mid-PreBind) stays until the plugin is released: expiry only happens when
+ * a newer version is read, and a deleted object is never read again. */
+void vb_object_deleted(struct vb_priv *p, enum queue_resource res, const void *obj)
+{
+	char key[512];
+	struct vb_assumed_pv *apv = NULL;
+	struct vb_assumed_pvc *apvc = NULL;
+	if (!obj)
+		return;
+	pthread_mutex_lock(&p->lock);
+	if (res == QUEUE_RES_PERSISTENT_VOLUME) {
+		const struct api_pv *pv = obj;
+		if ((apv = map_get(&p->pvs, pv->meta.name)))
+			map_del(&p->pvs, pv->meta.name);
+	} else if (res == QUEUE_RES_PERSISTENT_VOLUME_CLAIM) {
+		const struct api_pvc *pvc = obj;
+		pvc_key(key, sizeof(key), pvc->meta.namespace, pvc->meta.name);
+		if ((apvc = map_get(&p->pvcs, key)))
+			map_del(&p->pvcs, key);
+	}
+	pthread_mutex_unlock(&p->lock);
+	assumed_pv_free(apv);
+	assumed_pvc_free(apvc);
+}
+
+void vb_assumed_counts(struct vb_priv *p, size_t *n_pvs, size_t *n_pvcs)
+{
+	pthread_mutex_lock(&p->lock);
+	*n_pvs = map_len(&p->pvs);
+	*n_pvcs = map_len(&p->pvcs);
+	pthread_mutex_unlock(&p->lock);
 }
 
 /* A view of pv (reference taken) with its assumed claimRef when still valid (upstream Get). */

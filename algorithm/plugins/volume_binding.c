@@ -65,6 +65,14 @@ static void release(struct fw_pl *pl)
 	pl->priv = NULL;
 }
 
+/* The PV and PVC informers' deletes reach the assume caches (upstream's AssumeCache registers
+ * its own delete handler on both informers). */
+static void object_deleted(const struct fw_pl *pl, enum queue_resource res, const void *obj)
+{
+	if (pl->priv)
+		vb_object_deleted(pl->priv, res, obj);
+}
+
 /* ---------- PreFilter ---------- */
 
 /* upstream podHasPVCs: *has set; FW_UNSCHEDULABLE_AND_UNRESOLVABLE with the reason on a
@@ -478,4 +486,5 @@ const struct fw_plugin fw_plugin_volume_binding = {
 	.unreserve = unreserve,
 	.pre_bind = pre_bind,
 	FW_EVENTS(events),
+	.object_deleted = object_deleted,
 };

@@ -29,7 +29,8 @@
  * claim's selected-node annotation), valid while the informer's object still has the
  * resourceVersion it was derived from. A newer informer version replaces it: entries are
  * compared with the lister's object when read (upstream drops them on the informer event; the
- * answers are the same since a resourceVersion never comes back). */
+ * answers are the same since a resourceVersion never comes back). A deleted object is never read
+ * again, so its delete event drops its entry as upstream's does (vb_object_deleted). */
 struct vb_assumed_pv {
 	char *key; /* the PV name, owned: the map's key */
 	char rv[VB_RV_MAX];
@@ -125,6 +126,11 @@ void vb_pod_volumes_free(struct vb_pod_volumes *v);
 /* upstream AssumePodVolumes / RevertAssumedPodVolumes / BindPodVolumes. */
 enum fw_code vb_assume_pod_volumes(const struct fw_pl *pl, const struct api_pod *pod, const char *node_name,
 				   struct vb_pod_volumes *v, bool *all_bound, struct fw_status *st);
+/* upstream AssumeCache's informer delete handler: drops the assumed entry of obj (a struct
+ * api_pv or api_pvc by res; other resources are ignored). */
+void vb_object_deleted(struct vb_priv *p, enum queue_resource res, const void *obj);
+/* The assume caches' entry counts (tests: entries of deleted objects do not accumulate). */
+void vb_assumed_counts(struct vb_priv *p, size_t *n_pvs, size_t *n_pvcs);
 void vb_revert_assumed_pod_volumes(const struct fw_pl *pl, struct vb_pod_volumes *v);
 enum fw_code vb_bind_pod_volumes(const struct fw_pl *pl, const struct api_pod *pod, const char *node_name,
 				 struct vb_pod_volumes *v, struct fw_status *st);

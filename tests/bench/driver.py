@@ -139,8 +139,9 @@ class Api:
 
 
 def run_parallel(api, items, workers=16, done=None):
-    """items: list of (method, path, body bytes, ok statuses). Runs them on `workers` threads.
-    done: optional Counter, incremented after each successful request."""
+    """items: list of (method, path, body bytes, ok statuses), or ("SEQ", None, [such tuples], None)
+    for requests that must run in order (a pod's PVC, PV and the pod). Runs them on `workers`
+    threads. done: optional Counter, incremented after each successful item."""
     q = queue.Queue()
     for it in items:
         q.put(it)
@@ -153,7 +154,11 @@ def run_parallel(api, items, workers=16, done=None):
             except queue.Empty:
                 return
             try:
-                api.request(method, path, body, ok=ok)
+                if method == "SEQ":  # one object's requests in order (body: their tuples)
+                    for m, pth, b, k in body:
+                        api.request(m, pth, b, ok=k)
+                else:
+                    api.request(method, path, body, ok=ok)
                 if done:
                     done.add(1)
             except BenchError as ex:
@@ -424,7 +429,11 @@ class Workload:
             lnps = op.get("labelNodePrepareStrategy")
             if lnps is not None and not (lnps.get("labelKey") and lnps.get("labelValues")):
                 raise BenchError(f"{path}: ops[{i}]: labelNodePrepareStrategy needs labelKey and labelValues")
-            for t in op.get("templates", [op.get("template")] if op.get("template") else []):
+            vt = [op.get(k) for k in ("persistentVolumeTemplate", "persistentVolumeClaimTemplate")]
+            if any(vt) and not (all(vt) and op["opcode"] == "createPods"):
+                raise BenchError(f"{path}: ops[{i}]: persistentVolumeTemplate and persistentVolumeClaimTemplate "
+                                 "go together, on createPods")
+            for t in op.get("templates", [op.get("template")] if op.get("template") else []) + [t for t in vt if t]:
                 if not os.path.exists(os.path.join(TEMPLATES, t + ".yaml")):
                     raise BenchError(f"{path}: ops[{i}]: no template {t}")
             if op.get("steadyState") and not (op.get("collectMetrics") and float(op.get("durationSeconds", 0)) > 0):
@@ -499,11 +508,36 @@ class Workload:
             if lnps:
                 lb[lnps["labelKey"]] = lnps["labelValues"][k % len(lnps["labelValues"])]
             n["metadata"] = {"name": name, "labels": lb}
+            nas = op.get("nodeAllocatableStrategy")
+            if nas:
+                n.setdefault("status", {}).setdefault("allocatable", {}).update(nas.get("nodeAllocatable") or {})
             out.append(n)
         return out
 
+    @staticmethod
+    def csinode(name, nas):
+        """upstream NodeAllocatableStrategy.createCSINode: the node's CSINode with one driver per
+        csiNodeAllocatable entry (allocatable.count) and the migrated-plugins annotation."""
+        return {"apiVersion": "storage.k8s.io/v1", "kind": "CSINode",
+                "metadata": {"name": name, "annotations": {
+                    "storage.alpha.kubernetes.io/migrated-plugins": ",".join(nas.get("migratedPlugins") or [])}},
+                "spec": {"drivers": [{"name": d, "nodeID": name, "allocatable": a}
+                                     for d, a in (nas.get("csiNodeAllocatable") or {}).items()]}}
+
     def node_items(self, op):
-        return [("POST", "/api/v1/nodes", json.dumps(n).encode(), (201, 409)) for n in self.node_manifests(op)]
+        """A node's POST, with its CSINode after it when the op has a nodeAllocatableStrategy
+        (upstream PrepareNode patches the allocatable, PrepareDependentObjects creates the CSINode)."""
+        nas = op.get("nodeAllocatableStrategy")
+        items = []
+        for n in self.node_manifests(op):
+            node = ("POST", "/api/v1/nodes", json.dumps(n).encode(), (201, 409))
+            if nas:
+                cn = self.csinode(n["metadata"]["name"], nas)
+                items.append(("SEQ", None, [node, ("POST", "/apis/storage.k8s.io/v1/csinodes",
+                                                   json.dumps(cn).encode(), (201, 409))], None))
+            else:
+                items.append(node)
+        return items
 
     # createAny kinds: collection path ("{}" is the namespace for namespaced kinds).
     ANY_KINDS = {"Service": "/api/v1/namespaces/{}/services",
@@ -568,8 +602,41 @@ class Workload:
     def pod_items(self, op, ns, prefix="pod"):
         tj = self.pod_template_json(op)
         path = f"/api/v1/namespaces/{ns}/pods"
+        if op.get("persistentVolumeTemplate"):
+            return [self.pod_with_volume(op, ns, tj, f"{prefix}-{k}", k) for k in range(int(op["count"]))]
         return [("POST", path, self.pod_body(tj, ns, f"{prefix}-{k}", k), (201, 409))
                 for k in range(int(op["count"]))]
+
+    def pod_with_volume(self, op, ns, tj, name, k):
+        """upstream CreatePodWithPersistentVolume with bindVolume (scheduler_perf runners.go): claim
+        pvc-k from the claim template, PV <ns>-vol-k from the PV template (getCustomVolumeFactory:
+        AWS EBS volumeID vol-k; a CSI handle is the PV's name), the two bound to each other
+        (claimRef / volumeName, phases Bound written through /status, as create resets status), then
+        the pod mounting the claim. In that order, as one item: the pod counts as created when all
+        four objects exist."""
+        pvc = load_template(op["persistentVolumeClaimTemplate"])
+        pv = load_template(op["persistentVolumeTemplate"])
+        claim, vol = f"pvc-{k}", f"{ns}-vol-{k}"
+        pvc.setdefault("metadata", {})
+        pvc["metadata"].update({"name": claim, "namespace": ns})
+        pvc["spec"]["volumeName"] = vol
+        pv["metadata"] = {**(pv.get("metadata") or {}), "name": vol}
+        if pv["spec"].get("csi") is not None:
+            pv["spec"]["csi"]["volumeHandle"] = vol
+        elif pv["spec"].get("awsElasticBlockStore") is not None:
+            pv["spec"]["awsElasticBlockStore"]["volumeID"] = f"vol-{k}"
+        pv["spec"]["claimRef"] = {"kind": "PersistentVolumeClaim", "namespace": ns, "name": claim, "apiVersion": "v1"}
+        pvc_status = {**pvc, "status": {"phase": "Bound"}}
+        pv_status = {**pv, "status": {"phase": "Bound"}}
+        pod = json.loads(self.pod_body(tj, ns, name, k))
+        pod["spec"]["volumes"] = [{"name": "vol", "persistentVolumeClaim": {"claimName": claim}}]
+        pvcs = f"/api/v1/namespaces/{ns}/persistentvolumeclaims"
+        return ("SEQ", None, [
+            ("POST", pvcs, json.dumps(pvc).encode(), (201, 409)),
+            ("PUT", f"{pvcs}/{claim}/status", json.dumps(pvc_status).encode(), (200,)),
+            ("POST", "/api/v1/persistentvolumes", json.dumps(pv).encode(), (201, 409)),
+            ("PUT", f"/api/v1/persistentvolumes/{vol}/status", json.dumps(pv_status).encode(), (200,)),
+            ("POST", f"/api/v1/namespaces/{ns}/pods", json.dumps(pod).encode(), (201, 409))], None)
 
 
 class Churn:

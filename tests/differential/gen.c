@@ -975,6 +975,49 @@ static void vol_obj(struct gen *g, enum gen_vol_kind k, struct strbuf *sb)
 	}
 }
 
+/* `,"nodeAffinity":{...}` of a PV, as local and zonal PVs carry: required node selector terms
+ * (one, sometimes two: ORed) over the hostname label (one or two of the state's node names, a
+ * "host-" value some nodes' labels have, a node that does not exist) and the zone label, with
+ * In mostly, sometimes NotIn / Exists / DoesNotExist, and rarely a matchFields on metadata.name
+ * (upstream CheckNodeAffinity matches a node of labels only: its name is empty). VolumeBinding's
+ * "node(s) didn't match PersistentVolume's node affinity". */
+static void gen_pv_node_affinity(struct gen *g, struct strbuf *sb)
+{
+	static const char *const ops[] = { "In", "In", "In", "In", "In", "In", "NotIn", "NotIn", "Exists", "DoesNotExist" };
+	strbuf_puts(sb, ",\"nodeAffinity\":{\"required\":{\"nodeSelectorTerms\":[");
+	int nt = 1 + v_pct(g, 25);
+	for (int t = 0; t < nt; t++) {
+		int kind = v_int(g, 100); /* < 55 hostname, < 92 zone, else matchFields */
+		bool fields = kind >= 92;
+		strbuf_addf(sb, "%s{\"%s\":[", t ? "," : "", fields ? "matchFields" : "matchExpressions");
+		int ne = fields ? 1 : 1 + v_pct(g, 20);
+		for (int x = 0; x < ne; x++) {
+			const char *key = fields ? "metadata.name"
+					  : (x ? v_pct(g, 50) : kind < 55) ? "kubernetes.io/hostname" : "topology.kubernetes.io/zone";
+			bool host = !strcmp(key, "kubernetes.io/hostname") || fields;
+			const char *op = fields ? (v_pct(g, 50) ? "In" : "NotIn") : VPICK(g, ops);
+			strbuf_addf(sb, "%s{\"key\":\"%s\",\"operator\":\"%s\"", x ? "," : "", key, op);
+			if (strcmp(op, "Exists") && strcmp(op, "DoesNotExist")) {
+				strbuf_puts(sb, ",\"values\":[");
+				int nv = 1 + v_pct(g, 30);
+				for (int v = 0; v < nv; v++) {
+					if (!host)
+						strbuf_addf(sb, "%s\"%s\"", v ? "," : "", v_pct(g, 10) ? "zone-x" : VPICK(g, zones));
+					else if (v_pct(g, 8))
+						strbuf_addf(sb, "%s\"n99\"", v ? "," : "");
+					else
+						strbuf_addf(sb, "%s\"%s%s\"", v ? "," : "", v_pct(g, 10) ? "host-" : "",
+							    g->node_names[v_int(g, g->n_nodes)]);
+				}
+				strbuf_puts(sb, "]");
+			}
+			strbuf_puts(sb, "}");
+		}
+		strbuf_puts(sb, "]}");
+	}
+	strbuf_puts(sb, "]}}");
+}
+
 /* The PV pv-NS-K a bound PVC names (present in 85% of the states' bound PVCs), with VolumeZone's
  * topology labels: GA or beta zone (one zone, two joined by "__", a zone no node has, an
  * unparsable "zone-a__"), sometimes a region, sometimes none (no constraint). Written as the API
@@ -1022,6 +1065,10 @@ static void gen_pv(struct gen *g, const char *ns, int k)
 	default:
 		strbuf_puts(&src, "\"hostPath\":{\"path\":\"/tmp\",\"type\":\"\"}");
 	}
+	struct strbuf aff = STRBUF_INIT;
+	/* not in the DRA states (their expected file was made before PVs had node affinity) */
+	if (!g->dra && v_pct(g, 35))
+		gen_pv_node_affinity(g, &aff);
 	struct strbuf sb = STRBUF_INIT;
 	strbuf_addf(&sb,
 		    "{\"apiVersion\":\"v1\",\"kind\":\"PersistentVolume\",\"metadata\":{\"name\":\"pv-%s-%d\","
@@ -1029,10 +1076,11 @@ static void gen_pv(struct gen *g, const char *ns, int k)
 		    "\"accessModes\":[\"ReadWriteOnce\"],\"persistentVolumeReclaimPolicy\":\"Retain\","
 		    "\"storageClassName\":\"standard\",\"volumeMode\":\"Filesystem\",\"claimRef\":{\"kind\":"
 		    "\"PersistentVolumeClaim\",\"namespace\":\"%s\",\"name\":\"data-%d\",\"uid\":\"uid-pvc-%s-%d\"},"
-		    "%s},\"status\":{\"phase\":\"Bound\"}}",
-		    ns, k, ns, k, lab.data ? lab.data : "", ns, k, ns, k, src.data);
+		    "%s%s},\"status\":{\"phase\":\"Bound\"}}",
+		    ns, k, ns, k, lab.data ? lab.data : "", ns, k, ns, k, src.data, aff.data ? aff.data : "");
 	strbuf_release(&lab);
 	strbuf_release(&src);
+	strbuf_release(&aff);
 	vol_obj(g, GEN_VOL_PV, &sb);
 }
 

@@ -2,7 +2,8 @@
  * plugins/volumebinding binder_test.go (TestFindPodVolumesWithoutProvisioning,
  * TestFindPodVolumesWithProvisioning, TestCapacity, TestAssumePodVolumes,
  * TestRevertAssumedPodVolumes, TestCheckBindings, TestBindPodVolumes), scorer_test.go (TestScore),
- * passive_assume_cache_test.go (TestAssume, TestRestore, TestAssumeUpdateCache) and
+ * passive_assume_cache_test.go (TestAssume, TestRestore, TestAssumeUpdateCache),
+ * util/assumecache assume_cache_test.go (TestEvents' deletes, TestRestore) and
  * volume_binding_test.go (TestVolumeBinding, TestIsSchedulableAfter*), each case under its
  * upstream name, with upstream's fixtures (makeTestPVC, makeTestPV, makeCapacity) rendered as
  * manifests. The listers and the API writes are a fake world the tests own. */
@@ -928,6 +929,234 @@ static void test_assume_cache(void **state)
 	world_release(&w);
 }
 
+static void world_del_pv(struct world *w, const char *name)
+{
+	for (uint32_t i = 0; i < w->n_pvs; i++)
+		if (!strcmp(w->pvs[i]->meta.name, name)) {
+			api_pv_unref(w->pvs[i]);
+			w->pvs[i] = w->pvs[--w->n_pvs];
+			return;
+		}
+}
+
+static void world_del_pvc(struct world *w, const char *name)
+{
+	for (uint32_t i = 0; i < w->n_pvcs; i++)
+		if (!strcmp(w->pvcs[i]->meta.name, name)) {
+			api_pvc_unref(w->pvcs[i]);
+			w->pvcs[i] = w->pvcs[--w->n_pvcs];
+			return;
+		}
+}
+
+static void assumed_counts(const struct fw_pl *pl, size_t *n_pvs, size_t *n_pvcs)
+{
+	vb_assumed_counts(pl->priv, n_pvs, n_pvcs);
+}
+
+/* upstream util/assumecache assume_cache_test.go TestEvents ("nop delete": a nil delete changes
+ * nothing; "delete": the informer's delete takes the object, assumed or not, so Get says not
+ * found) and TestRestore ("empty cache": nothing to restore is a no-op), through the informer
+ * delete the scheduler forwards (fw_profile_object_deleted). csched's entries expire when a newer
+ * version is read; a deleted object is never read again, so only the delete can drop its entry. */
+static void test_assume_cache_delete(void **state)
+{
+	(void)state;
+	struct world w;
+	world_init(&w);
+	world_put_pv(&w, mkpv(&pv_node1a));
+	world_put_pvc(&w, mkpvc(&unbound_pvc));
+	struct api_pod *pod = claims_pod(PVCS(&unbound_pvc));
+	struct cycle_run r;
+	size_t n_pv, n_pvc;
+	run_to_reserve(&w, pod, &r, NULL);
+	assert_int_equal(r.reserve, FW_SUCCESS);
+	assert_string_equal(assumed_pv_claim(r.pl, "pv-node1a"), "unbound-pvc");
+
+	/* nop delete: a nil object, another kind, an object without an entry */
+	fw_profile_object_deleted(r.p, QUEUE_RES_PERSISTENT_VOLUME, NULL);
+	fw_profile_object_deleted(r.p, QUEUE_RES_NODE, w.nodes[0]);
+	struct api_pv *other = mkpv(&pv_node2);
+	fw_profile_object_deleted(r.p, QUEUE_RES_PERSISTENT_VOLUME, other);
+	api_pv_unref(other);
+	assert_string_equal(assumed_pv_claim(r.pl, "pv-node1a"), "unbound-pvc");
+	assumed_counts(r.pl, &n_pv, &n_pvc);
+	assert_int_equal(n_pv, 1);
+	assert_int_equal(n_pvc, 0);
+
+	/* delete: the entry goes with the object */
+	struct api_pv *gone = api_pv_ref(w.pvs[0]);
+	world_del_pv(&w, "pv-node1a");
+	fw_profile_object_deleted(r.p, QUEUE_RES_PERSISTENT_VOLUME, gone);
+	assert_string_equal(assumed_pv_claim(r.pl, "pv-node1a"), "-");
+	assumed_counts(r.pl, &n_pv, &n_pvc);
+	assert_int_equal(n_pv, 0);
+
+	/* the informer adds the object again (same name and version, as TestEvents' re-add): the
+	 * plugin sees the informer's object, not the assumption made before the delete */
+	world_put_pv(&w, gone);
+	struct api_pod *pod2 = TOBJ_POD(.name = "pod2", .ns = "testns", .node = "node1", .pvcs = "other-pvc");
+	static const struct pvc_spec other_pvc = { "other-pvc", "1G", "", PVC_UNBOUND, "", "1", WAIT, false };
+	world_put_pvc(&w, mkpvc(&other_pvc));
+	struct fw_cycle *c2 = fw_cycle_new(r.p);
+	struct fw_node_names names = { .all = true };
+	struct fw_status st;
+	fw_status_reset(&st);
+	assert_int_equal(r.pl->plugin->pre_filter(r.pl, c2, pod2, &names, &st), FW_SUCCESS);
+	fw_status_reset(&st);
+	assert_int_equal(r.pl->plugin->filter(r.pl, c2, pod2, &r.ni, &st), FW_SUCCESS);
+	fw_cycle_free(c2);
+	api_pod_unref(pod2);
+
+	/* a claim's assumed selected node goes with the claim's delete */
+	world_put_pvc(&w, mkpvc(&provisioned_pvc));
+	struct api_pod *pod3 = claims_pod(PVCS(&provisioned_pvc));
+	struct fw_cycle *c3 = fw_cycle_new(r.p);
+	fw_status_reset(&st);
+	assert_int_equal(r.pl->plugin->pre_filter(r.pl, c3, pod3, &names, &st), FW_SUCCESS);
+	fw_status_reset(&st);
+	assert_int_equal(r.pl->plugin->filter(r.pl, c3, pod3, &r.ni, &st), FW_SUCCESS);
+	fw_status_reset(&st);
+	assert_int_equal(r.pl->plugin->reserve(r.pl, c3, pod3, "node1", &st), FW_SUCCESS);
+	assert_string_equal(assumed_pvc_node(r.pl, "provisioned-pvc"), "node1");
+	struct api_pvc *claim = w_pvc(&w, "testns", "provisioned-pvc");
+	world_del_pvc(&w, "provisioned-pvc");
+	fw_profile_object_deleted(r.p, QUEUE_RES_PERSISTENT_VOLUME_CLAIM, claim);
+	api_pvc_unref(claim);
+	assert_string_equal(assumed_pvc_node(r.pl, "provisioned-pvc"), "-");
+	assumed_counts(r.pl, &n_pv, &n_pvc);
+	assert_int_equal(n_pv, 0);
+	assert_int_equal(n_pvc, 0);
+	fw_cycle_free(c3);
+	api_pod_unref(pod3);
+	run_release(&r);
+	api_pod_unref(pod);
+	world_release(&w);
+}
+
+/* Memory stays flat under churn: pods whose PV (static binding) or claim (provisioning) is
+ * assumed at Reserve, then deleted with their objects before the informer delivers a newer
+ * version, leave no entry behind (counted, 400 rounds on one plugin instance). */
+static void test_assume_cache_churn(void **state)
+{
+	(void)state;
+	struct world w;
+	world_init(&w);
+	struct fw_profile *p = profile(&w, NULL);
+	const struct fw_pl *pl = tl_pl(p, "VolumeBinding");
+	struct node_info ni;
+	tl_node_info(&ni, w.nodes[0], NULL, 0);
+	struct fw_cycle *c = fw_cycle_new(p);
+	for (int i = 0; i < 400; i++) {
+		char pv_name[32], claim_name[32];
+		snprintf(pv_name, sizeof(pv_name), "pv-churn-%d", i);
+		snprintf(claim_name, sizeof(claim_name), "claim-churn-%d", i);
+		bool dynamic = i % 2;
+		struct pvc_spec cs = { claim_name, "1G", "", PVC_UNBOUND, "", "1", dynamic ? WAIT_PROV : WAIT, false };
+		struct pv_spec vs = { pv_name, "node1", "5G", "1", NULL, WAIT, NULL };
+		if (!dynamic)
+			world_put_pv(&w, mkpv(&vs));
+		world_put_pvc(&w, mkpvc(&cs));
+		struct api_pod *pod = TOBJ_POD(.name = "churn", .ns = "testns", .node = "node1", .pvcs = claim_name);
+		struct fw_node_names names = { .all = true };
+		struct fw_status st;
+		fw_cycle_reset(c);
+		fw_status_reset(&st);
+		assert_int_equal(pl->plugin->pre_filter(pl, c, pod, &names, &st), FW_SUCCESS);
+		fw_status_reset(&st);
+		assert_int_equal(pl->plugin->filter(pl, c, pod, &ni, &st), FW_SUCCESS);
+		fw_status_reset(&st);
+		assert_int_equal(pl->plugin->reserve(pl, c, pod, "node1", &st), FW_SUCCESS);
+		size_t n_pv, n_pvc;
+		assumed_counts(pl, &n_pv, &n_pvc);
+		assert_int_equal(n_pv, dynamic ? 0 : 1);
+		assert_int_equal(n_pvc, dynamic ? 1 : 0);
+		/* the pod, its claim and its PV are deleted; the informers deliver the deletes */
+		struct api_pvc *claim = w_pvc(&w, "testns", claim_name);
+		world_del_pvc(&w, claim_name);
+		fw_profile_object_deleted(p, QUEUE_RES_PERSISTENT_VOLUME_CLAIM, claim);
+		api_pvc_unref(claim);
+		if (!dynamic) {
+			struct api_pv *pv = w_pv(&w, pv_name);
+			world_del_pv(&w, pv_name);
+			fw_profile_object_deleted(p, QUEUE_RES_PERSISTENT_VOLUME, pv);
+			api_pv_unref(pv);
+		}
+		assumed_counts(pl, &n_pv, &n_pvc);
+		assert_int_equal(n_pv, 0);
+		assert_int_equal(n_pvc, 0);
+		api_pod_unref(pod);
+	}
+	fw_cycle_free(c);
+	node_info_release(&ni);
+	fw_profile_free(p);
+	world_release(&w);
+}
+
+/* A bound claim's PV with the required terms `terms` (JSON), the claim bound to it. */
+static struct api_pv *pv_with_terms(const char *terms)
+{
+	char json[2048];
+	snprintf(json, sizeof(json),
+		 "{\"metadata\":{\"name\":\"pv-bound\",\"resourceVersion\":\"1\"},\"spec\":{\"capacity\":{\"storage\":\"1G\"},"
+		 "\"storageClassName\":\"" WAIT "\",\"volumeMode\":\"Filesystem\",\"nodeAffinity\":{\"required\":"
+		 "{\"nodeSelectorTerms\":%s}},\"claimRef\":{\"namespace\":\"testns\",\"name\":\"bound-pvc\","
+		 "\"uid\":\"pvc-uid\"}},\"status\":{\"phase\":\"Bound\"}}",
+		 terms);
+	struct err e = { 0 };
+	struct api_pv *pv = api_pv_decode_json(json, strlen(json), &e);
+	if (!pv)
+		fail_msg("pv: %s", e.msg);
+	return pv;
+}
+
+/* A bound claim's PV node affinity with matchFields: upstream CheckNodeAffinity matches a node
+ * built from the labels only (component-helpers storage/volume helpers.go); nodeaffinity.go's
+ * extractNodeFields gives a nameless node no fields and nodeSelectorTerm.match then skips
+ * matchFields, so a valid matchFields never rejects; an invalid one (two values) is a parse
+ * error and its term never matches; matchExpressions still apply. (The differential's states
+ * with matchFields in PV node affinity found this; the oracle agrees with each case.) */
+static void test_pv_node_affinity_match_fields(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *name, *terms;
+		enum fw_code want;
+	} cases[] = {
+		{ "matchFields In another node", "[{\"matchFields\":[{\"key\":\"metadata.name\",\"operator\":\"In\",\"values\":[\"node2\"]}]}]", FW_SUCCESS },
+		{ "matchFields NotIn the node", "[{\"matchFields\":[{\"key\":\"metadata.name\",\"operator\":\"NotIn\",\"values\":[\"node1\"]}]}]", FW_SUCCESS },
+		{ "matchFields with two values", "[{\"matchFields\":[{\"key\":\"metadata.name\",\"operator\":\"In\",\"values\":[\"node1\",\"node2\"]}]}]",
+		  FW_UNSCHEDULABLE_AND_UNRESOLVABLE },
+		{ "labels mismatch beside matchFields",
+		  "[{\"matchExpressions\":[{\"key\":\"nodeKey\",\"operator\":\"In\",\"values\":[\"node2\"]}],"
+		  "\"matchFields\":[{\"key\":\"metadata.name\",\"operator\":\"In\",\"values\":[\"node1\"]}]}]",
+		  FW_UNSCHEDULABLE_AND_UNRESOLVABLE },
+		{ "labels match beside matchFields of another node",
+		  "[{\"matchExpressions\":[{\"key\":\"nodeKey\",\"operator\":\"In\",\"values\":[\"node1\"]}],"
+		  "\"matchFields\":[{\"key\":\"metadata.name\",\"operator\":\"In\",\"values\":[\"node2\"]}]}]",
+		  FW_SUCCESS },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct world w;
+		world_init(&w);
+		world_put_pv(&w, pv_with_terms(cases[i].terms));
+		world_put_pvc(&w, mkpvc(&bound_pvc));
+		struct api_pod *pod = claims_pod(PVCS(&bound_pvc));
+		struct cycle_run r;
+		run_to_reserve(&w, pod, &r, NULL);
+		if (r.pre_filter != FW_SUCCESS || r.filter != cases[i].want)
+			fail_msg("%s: prefilter %d filter %d, want filter %d", cases[i].name, r.pre_filter, r.filter,
+				 cases[i].want);
+		if (cases[i].want != FW_SUCCESS) {
+			char msg[256];
+			assert_string_equal(fw_status_message(&r.st, msg, sizeof(msg)), VB_REASON_NODE_CONFLICT);
+		}
+		run_release(&r);
+		api_pod_unref(pod);
+		world_release(&w);
+	}
+}
+
 /* The PV controller of the tests: binds each claim named by a PV's claimRef (upstream
  * TestBindPodVolumes' delayFunc), and marks a selected-node claim provisioned. */
 static void controller_bind(struct world *w)
@@ -1406,6 +1635,9 @@ int main(void)
 		cmocka_unit_test(test_capacity),
 		cmocka_unit_test(test_assume_pod_volumes),
 		cmocka_unit_test(test_assume_cache),
+		cmocka_unit_test(test_assume_cache_delete),
+		cmocka_unit_test(test_assume_cache_churn),
+		cmocka_unit_test(test_pv_node_affinity_match_fields),
 		cmocka_unit_test(test_bind_pod_volumes),
 		cmocka_unit_test(test_score),
 		cmocka_unit_test(test_volume_binding),

@@ -447,6 +447,17 @@ static enum queue_hint hint_record(const void *plugin, const struct api_pod *pod
 	return QUEUE_HINT_SKIP;
 }
 
+/* sched_volumes_set_delete_hook's callback: "resource name" of each delete */
+static char delete_log[8][48];
+static int n_delete_log;
+
+static void delete_record(void *ctx, uint32_t res, const void *obj)
+{
+	(void)ctx;
+	if (n_delete_log < 8)
+		snprintf(delete_log[n_delete_log++], sizeof(delete_log[0]), "%u %s", res, obj_name(res, obj));
+}
+
 static const uint32_t r_pv = QUEUE_RES_PERSISTENT_VOLUME, r_sc = QUEUE_RES_STORAGE_CLASS, r_cn = QUEUE_RES_CSI_NODE,
 		      r_cd = QUEUE_RES_CSI_DRIVER, r_va = QUEUE_RES_VOLUME_ATTACHMENT,
 		      r_csc = QUEUE_RES_CSI_STORAGE_CAPACITY;
@@ -483,6 +494,8 @@ static void test_volume_events(void **state)
 	assert_int_equal(queue_add_unschedulable_if_not_present(q, qpi, &fl, &e), 0);
 	assert_int_equal(queue_pod_tier(q, "uid-p"), QUEUE_TIER_UNSCHEDULABLE);
 
+	sched_volumes_set_delete_hook(v, delete_record, NULL);
+	n_delete_log = 0;
 	n_hint_log = 0;
 	event(sched_volumes_informer(v, API_KIND_PV), "ADDED", PV_JSON("a", "1", "fast", ""));
 	event(sched_volumes_informer(v, API_KIND_PV), "MODIFIED", PV_JSON("a", "2", "fast", ""));
@@ -507,6 +520,12 @@ static void test_volume_events(void **state)
 	assert_int_equal(n_hint_log, 9);
 	for (int i = 0; i < 9; i++)
 		assert_string_equal(hint_log[i], want[i]);
+	/* the deletes (only they) reach the plugins' per-object state (VolumeBinding's assume cache) */
+	assert_int_equal(n_delete_log, 2);
+	snprintf(want[0], 48, "%u va", (unsigned)QUEUE_RES_VOLUME_ATTACHMENT);
+	snprintf(want[1], 48, "%u a", (unsigned)QUEUE_RES_PERSISTENT_VOLUME);
+	assert_string_equal(delete_log[0], want[0]);
+	assert_string_equal(delete_log[1], want[1]);
 
 	/* a pod in flight records the events with references on their objects (the queue's
 	 * obj_ref by resource), dropped when its attempt is done (valgrind and ASan check both) */

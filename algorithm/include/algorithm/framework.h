@@ -170,6 +170,10 @@ void fw_profile_batch_reset(struct fw_profile *p);
  * first (explain: the same state gives the same answer, ties included). */
 void fw_profile_rewind(struct fw_profile *p);
 
+/* An informer delivered the delete of obj (see struct fw_plugin's object_deleted): tells each
+ * enabled plugin instance that asked. Safe on informer threads, concurrently with cycles. */
+void fw_profile_object_deleted(const struct fw_profile *p, enum queue_resource res, const void *obj);
+
 /* The profile's QueueSort less function (PrioritySort unless configured otherwise). */
 fw_less_fn fw_profile_less(const struct fw_profile *p);
 

@@ -203,6 +203,11 @@ struct fw_plugin {
 	const struct queue_event_hint *events;
 
 	fw_explain_fn explain; /* optional; see fw_explain_fn */
+	/* Optional: an informer delivered the delete of obj (a struct api_pv for
+	 * QUEUE_RES_PERSISTENT_VOLUME, struct api_pvc for QUEUE_RES_PERSISTENT_VOLUME_CLAIM, ...),
+	 * so state the plugin keeps per object (upstream's AssumeCache delete handler) can go.
+	 * Called on informer threads, concurrently with cycles; never under a scheduler lock. */
+	void (*object_deleted)(const struct fw_pl *pl, enum queue_resource res, const void *obj);
 };
 
 /* Sets .n_events and .events of a struct fw_plugin from a static array of struct queue_event_hint. */
