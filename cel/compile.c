@@ -272,6 +272,61 @@ static bool add_prepared(struct resolver *r, struct cel_node *n)
 	return true;
 }
 
+/* A literal argument's kind, the part of cel-go's type checker that needs no declarations: the
+ * type of a scalar literal is known at compile time. -1 for any other argument (variables,
+ * selections and calls stay dynamic here). */
+static int literal_kind(const struct cel_node *a)
+{
+	if (a->kind != CEL_N_CONST)
+		return -1;
+	switch (a->val.kind) {
+	case CEL_NULL: case CEL_BOOL: case CEL_INT: case CEL_UINT: case CEL_DOUBLE:
+	case CEL_STRING: case CEL_BYTES:
+		return a->val.kind;
+	default:
+		return -1;
+	}
+}
+
+/* cel-go's checker rejects a call no overload of which accepts its arguments' types: "found no
+ * matching overload for 'f' applied to 'string.(int)'" (checker/errors.go noMatchingOverload,
+ * format.go formatFunctionInternal: receiver type, then the arguments). csched decides it where
+ * every argument is a literal; such a call would fail the same way at run time, so only the
+ * error's time changes (and a call the evaluation would skip, `true || 'a'.f(1)`, is rejected
+ * as cel-go rejects it). False after rfail. */
+static bool literal_args_fit(struct resolver *r, const struct cel_fn_entry *f, const struct cel_node *n, bool recv)
+{
+	for (uint16_t i = 0; i < n->nargs; i++)
+		if (literal_kind(n->args[i]) < 0)
+			return true;
+	for (size_t j = 0; j < f->n; j++) {
+		const struct cel_overload *c = f->ovs[j];
+		if (c->nargs != n->nargs || !(c->flags & (recv ? CEL_OV_RECEIVER : CEL_OV_GLOBAL)))
+			continue;
+		bool ok = true;
+		for (uint16_t i = 0; i < n->nargs && ok; i++)
+			ok = c->args[i].kind == CEL_ANY || c->args[i].kind == n->args[i]->val.kind;
+		if (ok)
+			return true;
+	}
+	char sig[256];
+	size_t len = 0;
+	sig[0] = '\0';
+	for (uint16_t i = 0; i < n->nargs && len < sizeof(sig); i++)
+		len += (size_t)snprintf(sig + len, sizeof(sig) - len, "%s%s%s",
+					recv && i == 0 ? "" : i > (recv ? 1 : 0) ? ", " : "",
+					/* FormatCELType: "null", not null_type */
+					n->args[i]->val.kind == CEL_NULL ? "null" : cel_kind_name((enum cel_kind)n->args[i]->val.kind),
+					recv && i == 0 ? ".(" : "");
+	/* cel-go places a call at its '(' (parser.go: the call's id is the open paren's); the node
+	 * is at the name or at the '.' before it, and only the name lies in between */
+	struct cel_node at = *n;
+	while (at.pos < r->len && r->src[at.pos] != '(')
+		at.pos++;
+	rfail(r, &at, "found no matching overload for '%s' applied to '%s%s)'", f->name, recv ? "" : "(", sig);
+	return false;
+}
+
 static void resolve_call(struct resolver *r, struct cel_node *n)
 {
 	bool recv = n->flags & CEL_NF_RECV;
@@ -340,6 +395,8 @@ static void resolve_call(struct resolver *r, struct cel_node *n)
 		      recv ? "receiver." : "", sig);
 		return;
 	}
+	if (!r->env->opts.disable_check && !literal_args_fit(r, f, n, recv))
+		return;
 	n->fn = f;
 	n->name = f->name;
 	n->ov = fits == 1 ? only : NULL;
