@@ -288,6 +288,41 @@ static int literal_kind(const struct cel_node *a)
 	}
 }
 
+/* cel-go's checker error for a call no overload fits (checker/errors.go noMatchingOverload,
+ * format.go formatFunctionInternal: "string.(int)" for a receiver call, "(string, int)" for a
+ * global one), at the call's '(' where cel-go places a call (parser.go: the call's id is the
+ * open paren's; the node is at the name or at the '.' before it, and only the name lies in
+ * between). An argument that is no literal is "dyn": its type is known at run time only. */
+static void no_overload(struct resolver *r, const struct cel_fn_entry *f, const struct cel_node *n, bool recv)
+{
+	char sig[256];
+	size_t len = 0;
+	sig[0] = '\0';
+	for (uint16_t i = 0; i < n->nargs && len < sizeof(sig); i++) {
+		int k = literal_kind(n->args[i]);
+		/* FormatCELType: "null", not null_type */
+		const char *t = k < 0 ? "dyn" : k == CEL_NULL ? "null" : cel_kind_name((enum cel_kind)k);
+		len += (size_t)snprintf(sig + len, sizeof(sig) - len, "%s%s%s",
+					recv && i == 0 ? "" : i > (recv ? 1 : 0) ? ", " : "", t,
+					recv && i == 0 ? ".(" : "");
+	}
+	struct cel_node at = *n;
+	while (at.pos < r->len && r->src[at.pos] != '(')
+		at.pos++;
+	rfail(r, &at, "found no matching overload for '%s' applied to '%s%s)'", f->name,
+	      recv && n->nargs ? "" : "(", sig);
+}
+
+/* A literal of kind k passes for a parameter of kind p (cel-go types.go isAssignable): null
+ * for the object types too (quantities, IPs, optionals, ...: cel-go's opaque and message types, and the
+ * timestamp and duration messages). */
+static bool literal_fits(uint8_t p, uint8_t k)
+{
+	if (p == CEL_ANY || p == k)
+		return true;
+	return k == CEL_NULL && (p == CEL_OBJECT || p == CEL_OPTIONAL || p == CEL_TIMESTAMP || p == CEL_DURATION);
+}
+
 /* cel-go's checker rejects a call no overload of which accepts its arguments' types: "found no
  * matching overload for 'f' applied to 'string.(int)'" (checker/errors.go noMatchingOverload,
  * format.go formatFunctionInternal: receiver type, then the arguments). csched decides it where
@@ -305,25 +340,11 @@ static bool literal_args_fit(struct resolver *r, const struct cel_fn_entry *f, c
 			continue;
 		bool ok = true;
 		for (uint16_t i = 0; i < n->nargs && ok; i++)
-			ok = c->args[i].kind == CEL_ANY || c->args[i].kind == n->args[i]->val.kind;
+			ok = literal_fits(c->args[i].kind, (uint8_t)n->args[i]->val.kind);
 		if (ok)
 			return true;
 	}
-	char sig[256];
-	size_t len = 0;
-	sig[0] = '\0';
-	for (uint16_t i = 0; i < n->nargs && len < sizeof(sig); i++)
-		len += (size_t)snprintf(sig + len, sizeof(sig) - len, "%s%s%s",
-					recv && i == 0 ? "" : i > (recv ? 1 : 0) ? ", " : "",
-					/* FormatCELType: "null", not null_type */
-					n->args[i]->val.kind == CEL_NULL ? "null" : cel_kind_name((enum cel_kind)n->args[i]->val.kind),
-					recv && i == 0 ? ".(" : "");
-	/* cel-go places a call at its '(' (parser.go: the call's id is the open paren's); the node
-	 * is at the name or at the '.' before it, and only the name lies in between */
-	struct cel_node at = *n;
-	while (at.pos < r->len && r->src[at.pos] != '(')
-		at.pos++;
-	rfail(r, &at, "found no matching overload for '%s' applied to '%s%s)'", f->name, recv ? "" : "(", sig);
+	no_overload(r, f, n, recv);
 	return false;
 }
 
@@ -385,14 +406,7 @@ static void resolve_call(struct resolver *r, struct cel_node *n)
 		only = o;
 	}
 	if (!fits) {
-		char sig[256];
-		size_t len = 0;
-		sig[0] = '\0';
-		for (uint16_t i = 0; i < n->nargs && len < sizeof(sig); i++)
-			len += (size_t)snprintf(sig + len, sizeof(sig) - len, "%s%s", i ? ", " : "",
-						n->args[i]->kind == CEL_N_CONST ? cel_value_type_name(n->args[i]->val) : "dyn");
-		rfail(r, n, "found no matching overload for '%s' applied to '%s(%s)'", f->name,
-		      recv ? "receiver." : "", sig);
+		no_overload(r, f, n, recv);
 		return;
 	}
 	if (!r->env->opts.disable_check && !literal_args_fit(r, f, n, recv))
