@@ -288,11 +288,25 @@ static int literal_kind(const struct cel_node *a)
 	}
 }
 
+/* rfail at a call's '(', where cel-go places a call (parser.go: the call's id is the open
+ * paren's); the node is at the name or at the '.' before it, and only the name lies between. */
+static void rfail_paren(struct resolver *r, const struct cel_node *n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void rfail_paren(struct resolver *r, const struct cel_node *n, const char *fmt, ...)
+{
+	char msg[400];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	struct cel_node at = *n;
+	while (at.pos < r->len && r->src[at.pos] != '(')
+		at.pos++;
+	rfail(r, &at, "%s", msg);
+}
+
 /* cel-go's checker error for a call no overload fits (checker/errors.go noMatchingOverload,
  * format.go formatFunctionInternal: "string.(int)" for a receiver call, "(string, int)" for a
- * global one), at the call's '(' where cel-go places a call (parser.go: the call's id is the
- * open paren's; the node is at the name or at the '.' before it, and only the name lies in
- * between). An argument that is no literal is "dyn": its type is known at run time only. */
+ * global one). An argument that is no literal is "dyn": its type is known at run time only. */
 static void no_overload(struct resolver *r, const struct cel_fn_entry *f, const struct cel_node *n, bool recv)
 {
 	char sig[256];
@@ -306,11 +320,8 @@ static void no_overload(struct resolver *r, const struct cel_fn_entry *f, const 
 					recv && i == 0 ? "" : i > (recv ? 1 : 0) ? ", " : "", t,
 					recv && i == 0 ? ".(" : "");
 	}
-	struct cel_node at = *n;
-	while (at.pos < r->len && r->src[at.pos] != '(')
-		at.pos++;
-	rfail(r, &at, "found no matching overload for '%s' applied to '%s%s)'", f->name,
-	      recv && n->nargs ? "" : "(", sig);
+	rfail_paren(r, n, "found no matching overload for '%s' applied to '%s%s)'", f->name,
+		    recv && n->nargs ? "" : "(", sig);
 }
 
 /* A literal of kind k passes for a parameter of kind p (cel-go types.go isAssignable): null
@@ -393,7 +404,7 @@ static void resolve_call(struct resolver *r, struct cel_node *n)
 		if (r->env->opts.disable_check)
 			runtime_error(r, n, "no such overload: %s", n->name);
 		else
-			rfail(r, n, "undeclared reference to '%s' (in container '%s')", n->name, container(r));
+			rfail_paren(r, n, "undeclared reference to '%s' (in container '%s')", n->name, container(r));
 		return;
 	}
 	const struct cel_overload *only = NULL;

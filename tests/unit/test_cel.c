@@ -64,8 +64,8 @@ static void test_cel_compile_errors(void **state)
 		{ "b'\\u00ff'", "unable to unescape string" },
 		{ "'\\q'", "unable to unescape string" },
 		{ "x", "1:1: undeclared reference to 'x' (in container '')" },
-		{ "foo(1)", "1:1: undeclared reference to 'foo' (in container '')" },
-		{ "1.foo()", "undeclared reference to 'foo'" },
+		{ "foo(1)", "1:4: undeclared reference to 'foo' (in container '')" }, /* at the '(' as cel-go */
+		{ "1.foo()", "1:6: undeclared reference to 'foo'" },
 		{ "size(1, 2)", "found no matching overload for 'size'" },
 		{ "has(a)", "invalid argument to has() macro" },
 		{ "[1].all(1, true)", "argument must be a simple name" },
