@@ -272,6 +272,93 @@ static bool add_prepared(struct resolver *r, struct cel_node *n)
 	return true;
 }
 
+/* A literal argument's kind, the part of cel-go's type checker that needs no declarations: the
+ * type of a scalar literal is known at compile time. -1 for any other argument (variables,
+ * selections and calls stay dynamic here). */
+static int literal_kind(const struct cel_node *a)
+{
+	if (a->kind != CEL_N_CONST)
+		return -1;
+	switch (a->val.kind) {
+	case CEL_NULL: case CEL_BOOL: case CEL_INT: case CEL_UINT: case CEL_DOUBLE:
+	case CEL_STRING: case CEL_BYTES:
+		return a->val.kind;
+	default:
+		return -1;
+	}
+}
+
+/* rfail at a call's '(', where cel-go places a call (parser.go: the call's id is the open
+ * paren's); the node is at the name or at the '.' before it, and only the name lies between. */
+static void rfail_paren(struct resolver *r, const struct cel_node *n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void rfail_paren(struct resolver *r, const struct cel_node *n, const char *fmt, ...)
+{
+	char msg[400];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	struct cel_node at = *n;
+	while (at.pos < r->len && r->src[at.pos] != '(')
+		at.pos++;
+	rfail(r, &at, "%s", msg);
+}
+
+/* cel-go's checker error for a call no overload fits (checker/errors.go noMatchingOverload,
+ * format.go formatFunctionInternal: "string.(int)" for a receiver call, "(string, int)" for a
+ * global one). An argument that is no literal is "dyn": its type is known at run time only. */
+static void no_overload(struct resolver *r, const struct cel_fn_entry *f, const struct cel_node *n, bool recv)
+{
+	char sig[256];
+	size_t len = 0;
+	sig[0] = '\0';
+	for (uint16_t i = 0; i < n->nargs && len < sizeof(sig); i++) {
+		int k = literal_kind(n->args[i]);
+		/* FormatCELType: "null", not null_type */
+		const char *t = k < 0 ? "dyn" : k == CEL_NULL ? "null" : cel_kind_name((enum cel_kind)k);
+		len += (size_t)snprintf(sig + len, sizeof(sig) - len, "%s%s%s",
+					recv && i == 0 ? "" : i > (recv ? 1 : 0) ? ", " : "", t,
+					recv && i == 0 ? ".(" : "");
+	}
+	rfail_paren(r, n, "found no matching overload for '%s' applied to '%s%s)'", f->name,
+		    recv && n->nargs ? "" : "(", sig);
+}
+
+/* A literal of kind k passes for a parameter of kind p (cel-go types.go isAssignable): null
+ * for the object types too (quantities, IPs, optionals, ...: cel-go's opaque and message types, and the
+ * timestamp and duration messages). */
+static bool literal_fits(uint8_t p, uint8_t k)
+{
+	if (p == CEL_ANY || p == k)
+		return true;
+	return k == CEL_NULL && (p == CEL_OBJECT || p == CEL_OPTIONAL || p == CEL_TIMESTAMP || p == CEL_DURATION);
+}
+
+/* cel-go's checker rejects a call no overload of which accepts its arguments' types: "found no
+ * matching overload for 'f' applied to 'string.(int)'" (checker/errors.go noMatchingOverload,
+ * format.go formatFunctionInternal: receiver type, then the arguments). csched decides it where
+ * every argument is a literal; such a call would fail the same way at run time, so only the
+ * error's time changes (and a call the evaluation would skip, `true || 'a'.f(1)`, is rejected
+ * as cel-go rejects it). False after rfail. */
+static bool literal_args_fit(struct resolver *r, const struct cel_fn_entry *f, const struct cel_node *n, bool recv)
+{
+	for (uint16_t i = 0; i < n->nargs; i++)
+		if (literal_kind(n->args[i]) < 0)
+			return true;
+	for (size_t j = 0; j < f->n; j++) {
+		const struct cel_overload *c = f->ovs[j];
+		if (c->nargs != n->nargs || !(c->flags & (recv ? CEL_OV_RECEIVER : CEL_OV_GLOBAL)))
+			continue;
+		bool ok = true;
+		for (uint16_t i = 0; i < n->nargs && ok; i++)
+			ok = literal_fits(c->args[i].kind, (uint8_t)n->args[i]->val.kind);
+		if (ok)
+			return true;
+	}
+	no_overload(r, f, n, recv);
+	return false;
+}
+
 static void resolve_call(struct resolver *r, struct cel_node *n)
 {
 	bool recv = n->flags & CEL_NF_RECV;
@@ -317,7 +404,7 @@ static void resolve_call(struct resolver *r, struct cel_node *n)
 		if (r->env->opts.disable_check)
 			runtime_error(r, n, "no such overload: %s", n->name);
 		else
-			rfail(r, n, "undeclared reference to '%s' (in container '%s')", n->name, container(r));
+			rfail_paren(r, n, "undeclared reference to '%s' (in container '%s')", n->name, container(r));
 		return;
 	}
 	const struct cel_overload *only = NULL;
@@ -330,16 +417,11 @@ static void resolve_call(struct resolver *r, struct cel_node *n)
 		only = o;
 	}
 	if (!fits) {
-		char sig[256];
-		size_t len = 0;
-		sig[0] = '\0';
-		for (uint16_t i = 0; i < n->nargs && len < sizeof(sig); i++)
-			len += (size_t)snprintf(sig + len, sizeof(sig) - len, "%s%s", i ? ", " : "",
-						n->args[i]->kind == CEL_N_CONST ? cel_value_type_name(n->args[i]->val) : "dyn");
-		rfail(r, n, "found no matching overload for '%s' applied to '%s(%s)'", f->name,
-		      recv ? "receiver." : "", sig);
+		no_overload(r, f, n, recv);
 		return;
 	}
+	if (!r->env->opts.disable_check && !literal_args_fit(r, f, n, recv))
+		return;
 	n->fn = f;
 	n->name = f->name;
 	n->ov = fits == 1 ? only : NULL;

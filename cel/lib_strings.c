@@ -1,7 +1,8 @@
 /* cel-go's strings extension (ext/strings.go) at version 2, as Kubernetes' base environment
  * enables it: charAt, indexOf, lastIndexOf, lowerAscii, upperAscii, replace, split, substring,
- * trim, join, strings.quote and format (cel/lib_format.c), plus reverse (version 3, which the
- * cel-spec conformance tests exercise; it adds a function and changes none).
+ * trim, join, strings.quote and format (cel/lib_format.c). No reverse: it came with version 3,
+ * so Kubernetes rejects `'abc'.reverse()` at compile time (found no matching overload for
+ * 'reverse' applied to 'string.()'; lists' reverse is the only overload).
  *
  * Indexes count code points, as cel-go's []rune(str) does; CEL strings are valid UTF-8.
  * Costs are Kubernetes' CostEstimator's (apiserver library/cost.go), which take precedence
@@ -389,24 +390,6 @@ static int fn_quote(struct cel_eval *ev, const cel_value *a, size_t n, cel_value
 	return 0;
 }
 
-static int fn_reverse(struct cel_eval *ev, const cel_value *a, size_t n, cel_value *out)
-{
-	(void)n;
-	cel_value s = a[0];
-	char *buf = cel_alloc(ev, s.n + 1);
-	if (!buf)
-		return CEL_NOMEM;
-	size_t w = s.n;
-	for (size_t i = 0; i < s.n;) {
-		size_t l = cp_len(s.s, s.n, i);
-		w -= l;
-		memcpy(buf + w, s.s + i, l);
-		i += l;
-	}
-	*out = cel_string(buf, s.n);
-	return 0;
-}
-
 /* ---- Kubernetes' CostEstimator ---- */
 
 static uint64_t cost_tenth(const cel_value *a, size_t n, const cel_value *r)
@@ -466,7 +449,6 @@ static const struct cel_overload strings_overloads[] = {
 	{ "list_join_string", "join", R, 2, { L, S }, fn_join, NULL, NULL, cost_join },
 	{ "strings_quote", "strings.quote", CEL_OV_GLOBAL, 1, { S }, fn_quote, NULL, NULL, cost_receiver },
 	{ "string_format", "format", R, 2, { S, L }, cel_lib_format_string, NULL, NULL, cost_receiver },
-	{ "string_reverse", "reverse", R, 1, { S }, fn_reverse, NULL, NULL, NULL },
 };
 
 int cel_lib_strings_register(struct cel_env *env, struct err *e)

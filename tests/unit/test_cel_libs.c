@@ -849,12 +849,11 @@ static const struct lcase strings_cases[] = {
 	{ "\"\\u180etext\\u200b\\u200c\\u200d\\u2060\\ufeff\".trim()\n\t\t\t\t== \"\\u180etext\\u200b\\u200c\\u200d\\u2060\\ufeff\"", "true", NULL, 0 },
 	{ "'tacoCat'.upperAscii() == 'TACOCAT'", "true", NULL, 0 },
 	{ "'tacoCαt'.upperAscii() == 'TACOCαT'", "true", NULL, 0 },
-	{ "'gums'.reverse() == 'smug'", "true", NULL, 0 },
-	{ "'palindromes'.reverse() == 'semordnilap'", "true", NULL, 0 },
-	{ "'John Smith'.reverse() == 'htimS nhoJ'", "true", NULL, 0 },
-	{ "'u180etext'.reverse() == 'txete081u'", "true", NULL, 0 },
-	{ "'2600+U'.reverse() == 'U+0062'", "true", NULL, 0 },
-	{ "'\\u180e\\u200b\\u200c\\u200d\\u2060\\ufeff'.reverse() == '\\ufeff\\u2060\\u200d\\u200c\\u200b\\u180e'", "true", NULL, 0 },
+/* strings version 3's reverse (strings_test.go, "'gums'.reverse() == 'smug'" ...) is not in
+	 * Kubernetes' version 2 (TestStringsVersions: version 3 introduces it): cel-go's checker
+	 * rejects it where the list overload does not fit */
+	{ "'gums'.reverse() == 'smug'", NULL, "1:15: found no matching overload for 'reverse' applied to 'string.()'", 0 },
+	{ "'2600+U'.reverse()", NULL, "1:17: found no matching overload for 'reverse' applied to 'string.()'", 0 },
 	{ "['x', 'y'].join() == 'xy'", "true", NULL, 0 },
 	{ "['x', 'y'].join('-') == 'x-y'", "true", NULL, 0 },
 	{ "[].join() == ''", "true", NULL, 0 },
