@@ -195,7 +195,7 @@ static int simulate(const struct sim_flags *f, struct err *e)
 	struct api_config ac = { 0 };
 	struct api_client *client = NULL;
 	struct scheduler *s = NULL;
-	char *dump = NULL, *pods = NULL, *text = NULL;
+	char *dump = NULL, *pods = NULL, *text = NULL, *svg = NULL;
 	size_t dump_len = 0, pods_len = 0, len = 0;
 	int rc;
 
@@ -234,7 +234,6 @@ static int simulate(const struct sim_flags *f, struct err *e)
 	};
 	memcpy(rq.cordon, f->cordon, sizeof(rq.cordon));
 	memcpy(rq.drain, f->drain, sizeof(rq.drain));
-	char *svg = NULL;
 	size_t svg_len = 0;
 	if (f->svg) {
 		rq.svg = &svg;
