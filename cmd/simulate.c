@@ -44,7 +44,7 @@ static const char usage_text[] =
 	"\n"
 	"      --dump string          A v1 List: kubectl get nodes,pods,namespaces,pvc,pdb,services,replicasets,statefulsets,replicationcontrollers -A -o json\n"
 	"      --config string        The scheduler's configuration file (default: the default profile, schedulerName csched)\n"
-	"      --pods string          Pods to place (a v1 List or one Pod, JSON, with kind and metadata.namespace);\n"
+	"      --pods string          Pods to place (JSON or YAML: Pods, v1 Lists, --- documents; with kind and metadata.namespace);\n"
 	"                             default: the dump's pending pods of the configuration's profiles\n"
 	"      --add-node NAME=N      What if: N copies of the dump's node NAME (named NAME-sim-1..N)\n"
 	"      --cordon NAME          What if: node NAME is cordoned (repeatable)\n"
@@ -174,6 +174,20 @@ fail:
 	return NULL;
 }
 
+/* Replaces *text (YAML or JSON) with its JSON. */
+static int as_json(const char *path, const char *kind, char **text, size_t *len, struct err *e)
+{
+	char *json = NULL;
+	size_t n = 0;
+	int rc = api_manifest_to_json(path, *text, *len, kind, &json, &n, e);
+	if (rc < 0)
+		return rc;
+	free(*text);
+	*text = json;
+	*len = n;
+	return 0;
+}
+
 static int simulate(const struct sim_flags *f, struct err *e)
 {
 	struct config cfg;
@@ -181,7 +195,7 @@ static int simulate(const struct sim_flags *f, struct err *e)
 	struct api_config ac = { 0 };
 	struct api_client *client = NULL;
 	struct scheduler *s = NULL;
-	char *dump = NULL, *pods = NULL, *text = NULL;
+	char *dump = NULL, *pods = NULL, *text = NULL, *svg = NULL;
 	size_t dump_len = 0, pods_len = 0, len = 0;
 	int rc;
 
@@ -193,6 +207,9 @@ static int simulate(const struct sim_flags *f, struct err *e)
 		rc = e->code ? e->code : ERR_IO;
 		goto out;
 	}
+	/* YAML as kubectl takes it; the pods file holds Pods only (a Deployment's template is not a Pod) */
+	if ((rc = as_json(f->dump, NULL, &dump, &dump_len, e)) < 0 || (pods && (rc = as_json(f->pods, "Pod", &pods, &pods_len, e)) < 0))
+		goto out;
 	/* never contacted: nothing is started */
 	if (!(ac.server = strdup("https://simulate.invalid"))) {
 		rc = err_set(e, ERR_NOMEM, "out of memory");
@@ -217,7 +234,6 @@ static int simulate(const struct sim_flags *f, struct err *e)
 	};
 	memcpy(rq.cordon, f->cordon, sizeof(rq.cordon));
 	memcpy(rq.drain, f->drain, sizeof(rq.drain));
-	char *svg = NULL;
 	size_t svg_len = 0;
 	if (f->svg) {
 		rq.svg = &svg;

@@ -234,6 +234,19 @@ void api_limiter_free(struct api_limiter *l);
 int64_t api_limiter_reserve(struct api_limiter *l, int64_t now_ns);
 void api_limiter_wait(struct api_limiter *l); /* reserve + sleep */
 
+/* ---------- Manifest files ---------- */
+
+/* A file as kubectl -f reads it, as JSON for the decoders. JSON (its first non-blank character is
+ * '{') is returned unchanged. Anything else is YAML, converted as sigs.k8s.io/yaml's YAMLToJSON
+ * does (go-yaml v2, YAML 1.1 scalars: yes/no/y/n/on/off are booleans; quoted scalars stay strings;
+ * anchors, aliases and "<<" merges resolved; map keys sorted), one document after another ("---"),
+ * into a v1 List whose items are the documents' objects (a *List document gives its items; empty
+ * documents are skipped). kind, when not NULL, is the only kind accepted in YAML: another is an
+ * error naming the document and the kind. name prefixes every message ("pods.yaml:3:7: ...").
+ * *out (NUL-terminated, *out_len bytes) is the caller's to free. */
+int api_manifest_to_json(const char *name, const char *text, size_t len, const char *kind, char **out, size_t *out_len,
+			 struct err *e);
+
 /* ---------- Small utilities ---------- */
 
 int64_t api_now_ns(void); /* CLOCK_MONOTONIC */
