@@ -23,6 +23,7 @@
 #include <yajl/yajl_gen.h>
 #include <yajl/yajl_tree.h>
 
+#include "common/log.h"
 #include "common/strbuf.h"
 #include "sched_internal.h"
 
@@ -270,10 +271,118 @@ static int cmp_sim_pods(const void *a, const void *b)
 	return x->order < y->order ? -1 : x->order > y->order;
 }
 
+/* A Pod as a user writes it for kubectl: metadata without a uid (the server assigns it) and perhaps
+ * without a namespace (kubectl's context default). The queue and the cache key pods by uid, so
+ * each gets a deterministic one ("simulate:NS/NAME"), and namespace "default" when it has none. */
+static int gen_user_pod(yajl_gen g, yajl_val pod)
+{
+	G(yajl_gen_map_open(g));
+	for (size_t i = 0; i < pod->u.object.len; i++) {
+		const char *k = pod->u.object.keys[i];
+		yajl_val v = pod->u.object.values[i];
+		if (gen_str(g, k) < 0)
+			return ERR_NOMEM;
+		if (strcmp(k, "metadata") != 0 || !YAJL_IS_OBJECT(v)) {
+			if (gen_value(g, v, NULL, NULL, k) < 0)
+				return ERR_NOMEM;
+			continue;
+		}
+		const char *ns = s_of(v, "namespace", NULL, NULL), *name = s_of(v, "name", NULL, NULL);
+		bool has_uid = s_of(v, "uid", NULL, NULL) && s_of(v, "uid", NULL, NULL)[0];
+		G(yajl_gen_map_open(g));
+		for (size_t j = 0; j < v->u.object.len; j++) {
+			const char *mk = v->u.object.keys[j];
+			if ((!strcmp(mk, "uid") && !has_uid) || (!strcmp(mk, "namespace") && (!ns || !ns[0])))
+				continue; /* replaced below */
+			if (gen_str(g, mk) < 0 || gen_value(g, v->u.object.values[j], NULL, NULL, mk) < 0)
+				return ERR_NOMEM;
+		}
+		if (!ns || !ns[0]) {
+			ns = "default";
+			if (gen_str(g, "namespace") < 0 || gen_str(g, ns) < 0)
+				return ERR_NOMEM;
+		}
+		if (!has_uid && name) {
+			char uid[600];
+			snprintf(uid, sizeof(uid), "simulate:%s/%s", ns, name);
+			if (gen_str(g, "uid") < 0 || gen_str(g, uid) < 0)
+				return ERR_NOMEM;
+		}
+		G(yajl_gen_map_close(g));
+	}
+	G(yajl_gen_map_close(g));
+	return 0;
+}
+
+static bool is_pod_object(yajl_val v)
+{
+	const char *kind = s_of(v, "kind", NULL, NULL);
+	return YAJL_IS_OBJECT(v) && kind && !strcmp(kind, "Pod");
+}
+
+/* The pods file (a List or one object, JSON) with its Pods completed by gen_user_pod, into *out
+ * (malloc'd, the caller frees). */
+static int complete_user_pods(const char *text, size_t len, char **out, size_t *out_len, struct err *e)
+{
+	static const char *items_path[] = { "items", NULL };
+	char ebuf[256];
+	char *copy = strndup(text, len);
+	yajl_val root = copy ? yajl_tree_parse(copy, ebuf, sizeof(ebuf)) : NULL;
+	yajl_gen g = NULL;
+	int rc = 0;
+	*out = NULL;
+	if (!root) {
+		rc = copy ? err_set(e, ERR_INVALID, "pods: not JSON: %s", ebuf) : err_set(e, ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	if (!(g = yajl_gen_alloc(NULL))) {
+		rc = err_set(e, ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	yajl_val items = yajl_tree_get(root, items_path, yajl_t_array);
+	if (!items) {
+		rc = is_pod_object(root) ? gen_user_pod(g, root) : gen_value(g, root, NULL, NULL, NULL);
+	} else if (yajl_gen_map_open(g) != yajl_gen_status_ok) {
+		rc = ERR_NOMEM;
+	} else {
+		for (size_t i = 0; i < root->u.object.len && !rc; i++) {
+			yajl_val v = root->u.object.values[i];
+			if (gen_str(g, root->u.object.keys[i]) < 0) {
+				rc = ERR_NOMEM;
+			} else if (v != items) {
+				rc = gen_value(g, v, NULL, NULL, root->u.object.keys[i]);
+			} else {
+				rc = yajl_gen_array_open(g) == yajl_gen_status_ok ? 0 : ERR_NOMEM;
+				for (size_t j = 0; j < items->u.array.len && !rc; j++) {
+					yajl_val it = items->u.array.values[j];
+					rc = is_pod_object(it) ? gen_user_pod(g, it) : gen_value(g, it, NULL, NULL, NULL);
+				}
+				if (!rc && yajl_gen_array_close(g) != yajl_gen_status_ok)
+					rc = ERR_NOMEM;
+			}
+		}
+		if (!rc && yajl_gen_map_close(g) != yajl_gen_status_ok)
+			rc = ERR_NOMEM;
+	}
+	const unsigned char *buf;
+	size_t blen;
+	if (rc || yajl_gen_get_buf(g, &buf, &blen) != yajl_gen_status_ok || !(*out = strndup((const char *)buf, blen))) {
+		rc = err_set(e, ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	*out_len = blen;
+out:
+	if (g)
+		yajl_gen_free(g);
+	yajl_tree_free(root);
+	free(copy);
+	return rc;
+}
+
 /* The unassigned pods of text's items (a List or one Pod) that one of s's profiles serves, as the
  * informer decoded them, appended to *v. */
-static int collect_pods(struct scheduler *s, const char *text, size_t len, struct sim_pod **v, size_t *n, size_t *cap,
-			struct err *e)
+static int collect_pods(struct scheduler *s, const char *text, size_t len, bool user_file, struct sim_pod **v, size_t *n,
+			size_t *cap, struct err *e)
 {
 	static const char *items_path[] = { "items", NULL };
 	char ebuf[256];
@@ -300,6 +409,10 @@ static int collect_pods(struct scheduler *s, const char *text, size_t len, struc
 		if (!p)
 			continue; /* Succeeded or Failed, or not decodable (the informer logged it) */
 		if (api_pod_is_assigned(p) || !sched_profile_for(s, p)) {
+			/* a pods file names what to place: say why one is not, as a dump's other pods are not */
+			if (user_file && !api_pod_is_assigned(p))
+				LOG_WARN("pod %s/%s: schedulerName \"%s\" is served by no profile of the configuration; not placed",
+					 ns, name, p->scheduler_name);
 			api_pod_unref(p);
 			continue;
 		}
@@ -579,8 +692,8 @@ static void render_svg(struct strbuf *sb, const struct usage *u, uint32_t nu)
 int sched_simulate(struct scheduler *s, const struct sched_sim_request *rq, char **out, size_t *len, struct err *e)
 {
 	char ebuf[256];
-	char *copy = NULL, *text = NULL;
-	size_t text_len = 0, n = 0, cap = 0;
+	char *copy = NULL, *text = NULL, *user_pods = NULL;
+	size_t text_len = 0, user_len = 0, n = 0, cap = 0;
 	yajl_val root = NULL;
 	struct sim_pod *pods = NULL;
 	struct placement *pl = NULL;
@@ -606,11 +719,14 @@ int sched_simulate(struct scheduler *s, const struct sched_sim_request *rq, char
 	}
 	if ((rc = rewrite(rq, root, &text, &text_len, e)) < 0 || (rc = load(s, text, text_len, e)) < 0)
 		goto out;
-	if (rq->pods && (rc = api_informer_load_list(s->pod_inf, rq->pods, rq->pods_len, &(size_t){ 0 }, e)) < 0) {
+	if (rq->pods && (rc = complete_user_pods(rq->pods, rq->pods_len, &user_pods, &user_len, e)) < 0)
+		goto out;
+	if (user_pods && (rc = api_informer_load_list(s->pod_inf, user_pods, user_len, &(size_t){ 0 }, e)) < 0) {
 		err_prefix(e, "pods");
 		goto out;
 	}
-	if ((rc = collect_pods(s, rq->pods ? rq->pods : text, rq->pods ? rq->pods_len : text_len, &pods, &n, &cap, e)) < 0)
+	if ((rc = collect_pods(s, user_pods ? user_pods : text, user_pods ? user_len : text_len, user_pods != NULL, &pods, &n,
+				 &cap, e)) < 0)
 		goto out;
 	if (n) /* the queue's order: priority, then as listed */
 		qsort(pods, n, sizeof(*pods), cmp_sim_pods);
@@ -665,6 +781,7 @@ out:
 	free(u);
 	snapshot_free(snap);
 	yajl_tree_free(root);
+	free(user_pods);
 	free(text);
 	free(copy);
 	return rc;

@@ -179,6 +179,41 @@ static void test_pods_file(void **state)
 	yajl_tree_free(root);
 }
 
+/* --pods as a user writes them for kubectl: no uid (the server would assign one) and, for the
+ * second, no namespace (kubectl's default). Both are placed, as two pods: the one uid csched
+ * derives for each must differ, or the second would replace the first in the queue. Each
+ * is the only pod placed on state A, so it goes where test_pods_file's "d" goes (n1; oracle
+ * n1 452, n2 444) and the second follows it there: n1 has room for both. */
+static void test_pods_file_as_written(void **state)
+{
+	struct fixture *f = *state;
+	static const char pods[] =
+		"{\"apiVersion\":\"v1\",\"kind\":\"List\",\"items\":["
+		"{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"w1\",\"namespace\":\"default\"},"
+		"\"spec\":{\"schedulerName\":\"csched\",\"containers\":[{\"name\":\"c\",\"image\":\"nginx\","
+		"\"resources\":{\"requests\":{\"cpu\":\"500m\",\"memory\":\"512Mi\"}}}]}},"
+		"{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"w2\"},"
+		"\"spec\":{\"schedulerName\":\"csched\",\"containers\":[{\"name\":\"c\",\"image\":\"nginx\","
+		"\"resources\":{\"requests\":{\"cpu\":\"500m\",\"memory\":\"512Mi\"}}}]}}]}";
+	struct sched_sim_request rq = { .pods = pods, .pods_len = strlen(pods) };
+	yajl_val root = simulate(f, &rq);
+	const char *pp[] = { "placements", NULL };
+	yajl_val pl = yajl_tree_get(root, pp, yajl_t_array);
+	assert_int_equal(pl->u.array.len, 2);
+	assert_string_equal(str_at(pl->u.array.values[0], "name", NULL, NULL), "w1");
+	assert_string_equal(str_at(pl->u.array.values[0], "status", NULL, NULL), "Scheduled");
+	assert_string_equal(str_at(pl->u.array.values[0], "node", NULL, NULL), "n1");
+	assert_string_equal(str_at(pl->u.array.values[1], "name", NULL, NULL), "w2");
+	assert_string_equal(str_at(pl->u.array.values[1], "namespace", NULL, NULL), "default");
+	assert_string_equal(str_at(pl->u.array.values[1], "status", NULL, NULL), "Scheduled");
+	const char *u1 = str_at(pl->u.array.values[0], "explanation", "pod", "uid"),
+		   *u2 = str_at(pl->u.array.values[1], "explanation", "pod", "uid");
+	assert_non_null(u1);
+	assert_non_null(u2);
+	assert_string_not_equal(u1, u2);
+	yajl_tree_free(root);
+}
+
 /* Nothing to place: no placement, the utilization unchanged. */
 static void test_nothing_to_place(void **state)
 {
@@ -315,6 +350,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_placements_follow_upstream, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cordon, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pods_file, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pods_file_as_written, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_nothing_to_place, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_svg_chart, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_input, setup, teardown),
