@@ -382,7 +382,8 @@ static int emit(struct mf *m, yaml_node_t *n, int depth)
 	case YAML_MAPPING_NODE:
 		if ((rc = collect(m, &mm, n, depth)))
 			goto out;
-		qsort(mm.v, mm.n, sizeof(*mm.v), cmp_entry); /* encoding/json sorts map keys */
+		if (mm.n > 1) /* encoding/json sorts map keys; an empty map has no array (qsort of NULL) */
+			qsort(mm.v, mm.n, sizeof(*mm.v), cmp_entry);
 		G(yajl_gen_map_open(m->g));
 		for (size_t i = 0; i < mm.n; i++) {
 			G(yajl_gen_string(m->g, (const unsigned char *)mm.v[i].key, strlen(mm.v[i].key)));
