@@ -18,6 +18,7 @@
 #include <yaml.h>
 
 #include "kubeconfig_internal.h"
+#include "yaml_internal.h"
 #include "common/log.h"
 #include "common/macros.h"
 
@@ -162,13 +163,7 @@ static int kc_load_file(struct kc_file *f, const char *path, struct err *e)
 	parser_ok = true;
 	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
 	if (!yaml_parser_load(&parser, &f->doc)) {
-		const char *problem = parser.problem ? parser.problem : "invalid YAML";
-		if (parser.context)
-			rc = err_set(e, ERR_INVALID, "%s:%zu:%zu: invalid YAML: %s %s", path, parser.problem_mark.line + 1,
-				     parser.problem_mark.column + 1, parser.context, problem);
-		else
-			rc = err_set(e, ERR_INVALID, "%s:%zu:%zu: invalid YAML: %s", path, parser.problem_mark.line + 1,
-				     parser.problem_mark.column + 1, problem);
+		rc = api__yaml_load_error(e, &parser, path);
 		goto out;
 	}
 	f->loaded = true;

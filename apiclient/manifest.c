@@ -12,6 +12,8 @@
 #include <yaml.h>
 #include <yajl/yajl_gen.h>
 
+#include "yaml_internal.h"
+
 #define MF_MAX_DEPTH 1000
 
 struct mf {
@@ -152,6 +154,20 @@ static void go_json_float(double f, char *out, size_t size)
 	*o = 0;
 }
 
+/* s as go-yaml v2 takes a float (its float pattern; ParseFloat's value, an overflow such as 1e400
+ * refused, an underflow rounded) written as JSON into out; false: it stays a string. */
+static bool as_float(const char *s, char *out, size_t size)
+{
+	if (!float_syntax(s))
+		return false;
+	errno = 0;
+	double d = strtod(s, NULL);
+	if (errno == ERANGE && fabs(d) >= 1)
+		return false;
+	go_json_float(d, out, size);
+	return true;
+}
+
 enum mf_kind { MF_STR, MF_NULL, MF_BOOL, MF_NUM, MF_NAN, MF_MERGE };
 
 /* Resolves a scalar as go-yaml v2's resolve() does; for MF_NUM out holds the JSON number. */
@@ -180,17 +196,8 @@ static enum mf_kind resolve(const yaml_node_t *n, char *out, size_t size, bool *
 			snprintf(out, size, "%s", i < 3 ? "NaN" : i < 9 ? "+Inf" : "-Inf");
 			return MF_NAN;
 		}
-	if (*in == '.') {
-		if (float_syntax(in)) {
-			errno = 0;
-			double d = strtod(in, NULL);
-			if (errno != ERANGE || fabs(d) < 1) {
-				go_json_float(d, out, size);
-				return MF_NUM;
-			}
-		}
-		return MF_STR;
-	}
+	if (*in == '.')
+		return as_float(in, out, size) ? MF_NUM : MF_STR;
 	if (!(*in == '+' || *in == '-' || (*in >= '0' && *in <= '9')))
 		return MF_STR;
 	char plainv[128];
@@ -214,15 +221,7 @@ static enum mf_kind resolve(const yaml_node_t *n, char *out, size_t size, bool *
 			snprintf(out, size, "%llu", mag);
 		return MF_NUM;
 	}
-	if (float_syntax(plainv)) {
-		errno = 0;
-		double d = strtod(plainv, NULL);
-		if (errno != ERANGE || fabs(d) < 1) {
-			go_json_float(d, out, size);
-			return MF_NUM;
-		}
-	}
-	return MF_STR;
+	return as_float(plainv, out, size) ? MF_NUM : MF_STR;
 }
 
 struct mf_entry {
@@ -466,13 +465,7 @@ static int yaml_to_list(const char *name, const char *text, size_t len, const ch
 	G(yajl_gen_array_open(g));
 	for (;;) {
 		if (!yaml_parser_load(&parser, &doc)) {
-			const char *problem = parser.problem ? parser.problem : "invalid YAML";
-			if (parser.context)
-				rc = err_set(e, ERR_INVALID, "%s:%zu:%zu: invalid YAML: %s %s", name, parser.problem_mark.line + 1,
-					     parser.problem_mark.column + 1, parser.context, problem);
-			else
-				rc = err_set(e, ERR_INVALID, "%s:%zu:%zu: invalid YAML: %s", name, parser.problem_mark.line + 1,
-					     parser.problem_mark.column + 1, problem);
+			rc = api__yaml_load_error(e, &parser, name);
 			goto out;
 		}
 		doc_ok = true;
@@ -519,6 +512,15 @@ out:
 	return rc;
 }
 #undef G
+
+int api__yaml_load_error(struct err *e, const yaml_parser_t *parser, const char *name)
+{
+	const char *problem = parser->problem ? parser->problem : "invalid YAML";
+	size_t line = parser->problem_mark.line + 1, col = parser->problem_mark.column + 1;
+	if (parser->context)
+		return err_set(e, ERR_INVALID, "%s:%zu:%zu: invalid YAML: %s %s", name, line, col, parser->context, problem);
+	return err_set(e, ERR_INVALID, "%s:%zu:%zu: invalid YAML: %s", name, line, col, problem);
+}
 
 int api_manifest_to_json(const char *name, const char *text, size_t len, const char *kind, char **out, size_t *out_len,
 			 struct err *e)
