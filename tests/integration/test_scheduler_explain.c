@@ -10,9 +10,11 @@
  *    `csched explain --server` command prints the same answer; the one-shot command
  *    (`csched explain --kubeconfig`) prints the table with the same message;
  *  - scheduling throughput is not disturbed while explains run in a loop (pods bound per second
- *    with and without the loop, generous bound). */
+ *    with and without the loop, generous bound), and the loop keeps scheduling while an explain is
+ *    stopped in the middle of its cycle (held in a test extender's call). */
 #include <pthread.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stddef.h>
@@ -30,6 +32,7 @@
 #include "apiclient/api_types.h"
 #include "config/config.h"
 #include "harness.h"
+#include "poll.h"
 #include "scheduler/explain.h"
 #include "scheduler/health.h"
 #include "scheduler/scheduler.h"
@@ -42,6 +45,11 @@ static struct api_client *cl;
 static struct api_conn *conn;
 static struct scheduler *sched;
 static struct config cfg;
+static pid_t ext_pid;      /* the test extender */
+static int ext_port;
+static char ext_log[400]; /* its request log: one JSON line per call, written when the call arrives */
+static pthread_t held_thread; /* test_explain_held_in_its_cycle_does_not_block's explain */
+static bool held_running;
 
 static const char *bin(void)
 {
@@ -207,13 +215,39 @@ static int setup(void **state)
 		fprintf(stderr, "namespace: %s\n", e.msg);
 		return -1;
 	}
-	if (config_init_default(&cfg, fw_registry(), &e) < 0) {
-		fprintf(stderr, "config: %s\n", e.msg);
+	/* The test extender (tests/extender/test_extender.py), interested only in pods that request
+	 * example.com/slow: it logs each call, then holds it for ten minutes (test_explain_does_not_block) */
+	ext_port = harness_free_port();
+	char port[16], logarg[420], log[400];
+	snprintf(port, sizeof(port), "%d", ext_port);
+	snprintf(ext_log, sizeof(ext_log), "%s/extender-requests.log", cluster.dir);
+	snprintf(logarg, sizeof(logarg), "--log=%s", ext_log);
+	snprintf(log, sizeof(log), "%s/extender.log", cluster.dir);
+	char *argv[] = { "/usr/bin/env", "python3", CSCHED_SOURCE_DIR "/tests/extender/test_extender.py", "--port", port,
+			 logarg, NULL };
+	if ((ext_pid = harness_spawn(argv, log, NULL, &e)) <= 0) {
+		fprintf(stderr, "extender: %s\n", e.msg);
 		return -1;
 	}
 	/* the harness's bulk pods name no scheduler: this profile serves them (and the one-shot
 	 * command, run with the default configuration, does not know them: it is told to use one) */
-	cfg.profiles[0].scheduler_name = "default-scheduler";
+	char yaml[1024];
+	int n = snprintf(yaml, sizeof(yaml),
+			 "apiVersion: kubescheduler.config.k8s.io/v1\n"
+			 "kind: KubeSchedulerConfiguration\n"
+			 "profiles:\n"
+			 "- schedulerName: default-scheduler\n"
+			 "extenders:\n"
+			 "- urlPrefix: \"http://127.0.0.1:%d/all;sleep:600\"\n"
+			 "  filterVerb: filter\n"
+			 "  httpTimeout: 900s\n"
+			 "  managedResources:\n"
+			 "  - {name: example.com/slow, ignoredByScheduler: true}\n",
+			 ext_port);
+	if (config_load_buffer(&cfg, fw_registry(), "explain.yaml", yaml, (size_t)n, &e) < 0) {
+		fprintf(stderr, "config: %s\n", e.msg);
+		return -1;
+	}
 	/* nodes first, so the pods see all of them */
 	mk_node("ex-small", "1", "", false);
 	mk_node("ex-tainted", "8", "{\"key\":\"dedicated\",\"value\":\"gpu\",\"effect\":\"NoSchedule\"}", false);
@@ -231,6 +265,17 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	(void)state;
+	/* the extender first: a held explain (a failed test) returns, its thread ends */
+	if (ext_pid > 0) {
+		struct err e = { 0 };
+		kill(ext_pid, SIGKILL);
+		harness_wait_child(ext_pid, 5000, NULL, &e);
+		ext_pid = 0;
+	}
+	if (held_running) {
+		pthread_join(held_thread, NULL);
+		held_running = false;
+	}
 	sched_free(sched);
 	sched = NULL;
 	config_free(&cfg);
@@ -578,6 +623,99 @@ static void test_throughput_with_explain_loop(void **state)
 		fail_msg("throughput fell from %.1f to %.1f pods/s while explaining", alone, with);
 }
 
+/* ---------- An explain held inside its cycle does not hold the scheduling loop ---------- */
+
+struct held_explain {
+	atomic_bool done;
+	int rc;
+	struct err e;
+	char *text; /* the explanation, malloc'd */
+};
+/* static, so that a failed test (cmocka jumps out of it) leaves the thread valid memory and
+ * teardown something to join */
+static struct held_explain held;
+
+/* Explains NS/slow-held, whose extender call the test extender holds for ten minutes; retries
+ * while the scheduler's informer has not seen the pod yet. */
+static void *held_explain_thread(void *arg)
+{
+	struct held_explain *h = arg;
+	struct sched_explain_request rq = { NS, "slow-held", NULL, SCHED_EXPLAIN_JSON };
+	for (;;) {
+		size_t len = 0;
+		memset(&h->e, 0, sizeof(h->e));
+		free(h->text);
+		h->text = NULL;
+		h->rc = sched_explain(sched, &rq, &h->text, &len, &h->e);
+		if (h->rc == 0 || h->e.code != ERR_NOT_FOUND)
+			break;
+		usleep(50 * 1000);
+	}
+	atomic_store(&h->done, true);
+	return NULL;
+}
+
+/* Whether the extender's request log has a filter call for pod. */
+static bool extender_saw(const char *pod)
+{
+	char want[128], *text = slurp(ext_log);
+	if (!text)
+		return false;
+	snprintf(want, sizeof(want), "\"verb\": \"filter\", \"pod\": \"%s\"", pod);
+	bool seen = strstr(text, want) != NULL;
+	free(text);
+	return seen;
+}
+
+/* The deterministic half of "explain never disturbs the loop" (the timed half is the test above
+ * and the explain-loop benchmark, docs/benchmarks.md): an explain stopped in the middle of its
+ * cycle, in an extender call that does not return, holds the explainer's lock and its own
+ * snapshot and nothing else, so the loop schedules a burst of pods while that explain is still
+ * inside. An explain that kept the cache's, the queue's or an informer store's lock through its
+ * cycle (or ran on the scheduling thread) would leave the burst unbound until the call returns,
+ * ten minutes later. */
+static void test_explain_held_in_its_cycle_does_not_block(void **state)
+{
+	(void)state;
+	struct err e = { 0 };
+	if (harness_create_nodes(cl, "ex-held-", 0, 10, &e) < 0)
+		fail_msg("nodes: %s", e.msg);
+	/* bound from the start (spec.nodeName), so the loop never schedules it and only explain
+	 * calls the extender for it */
+	request("POST", "/api/v1/namespaces/" NS "/pods",
+		"{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"slow-held\"},\"spec\":{"
+		"\"nodeName\":\"ex-held-0\",\"schedulerName\":\"default-scheduler\",\"containers\":[{\"name\":\"c\","
+		"\"image\":\"registry.k8s.io/pause:3.10\",\"resources\":{\"requests\":{\"cpu\":\"100m\","
+		"\"example.com/slow\":\"1\"},\"limits\":{\"example.com/slow\":\"1\"}}}]}}");
+	struct held_explain *h = &held;
+	atomic_init(&h->done, false);
+	assert_int_equal(pthread_create(&held_thread, NULL, held_explain_thread, h), 0);
+	held_running = true;
+	int64_t end = harness_now_ms() + 60000;
+	while (!extender_saw("slow-held") && !atomic_load(&h->done) && harness_now_ms() < end)
+		usleep(50 * 1000);
+	if (atomic_load(&h->done))
+		fail_msg("explain of slow-held returned (rc %d: %s) before the extender held it", h->rc, h->e.msg);
+	if (!extender_saw("slow-held"))
+		fail_msg("the extender never saw explain's filter call for slow-held");
+	double rate = burst("held-");
+	bool still_inside = !atomic_load(&h->done);
+	printf("%d pods bound at %.1f pods/s while explain waited in the extender\n", BURST_PODS, rate);
+	/* end the held call: the extender goes away, the call fails, explain returns */
+	kill(ext_pid, SIGKILL);
+	harness_wait_child(ext_pid, 5000, NULL, &e);
+	ext_pid = 0;
+	pthread_join(held_thread, NULL);
+	held_running = false;
+	assert_true(still_inside);
+	/* and it did run the cycle through the extender: the failed call is its answer */
+	assert_non_null(h->text);
+	if (!strstr(h->text, "\"code\":\"Error\"") || !strstr(h->text, "/all;sleep:600/filter"))
+		fail_msg("explain did not end in the extender's failed call:\n%s", h->text);
+	free(h->text);
+	h->text = NULL;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -586,6 +724,7 @@ int main(void)
 		cmocka_unit_test(test_bound_pod_names_its_node),
 		cmocka_unit_test(test_live_endpoint_authorized),
 		cmocka_unit_test(test_throughput_with_explain_loop),
+		cmocka_unit_test(test_explain_held_in_its_cycle_does_not_block),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
