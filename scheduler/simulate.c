@@ -320,8 +320,21 @@ static bool is_pod_object(yajl_val v)
 	return YAJL_IS_OBJECT(v) && kind && !strcmp(kind, "Pod");
 }
 
-/* The pods file (a List or one object, JSON) with its Pods completed by gen_user_pod, into *out
- * (malloc'd, the caller frees). */
+/* A pods file item that is not a Pod: an error as the YAML reader gives it (api_manifest_to_json
+ * with kind "Pod"), so that a JSON file does not silently place nothing. item: 0 for a file that
+ * is one object, else the List's item-th (from 1). */
+static int not_a_pod(yajl_val v, size_t item, struct err *e)
+{
+	const char *kind = s_of(v, "kind", NULL, NULL), *name = s_of(v, "metadata", "name", NULL);
+	char where[32] = "";
+	if (item)
+		snprintf(where, sizeof(where), " item %zu:", item);
+	return err_set(e, ERR_INVALID, "pods:%s %s%s%s%s: only kind Pod is accepted here", where,
+		       kind ? "kind " : "no kind", kind ? kind : "", name ? " " : "", name ? name : "");
+}
+
+/* The pods file (a List of Pods or one Pod, JSON) with its Pods completed by gen_user_pod, into
+ * *out (malloc'd, the caller frees). */
 static int complete_user_pods(const char *text, size_t len, char **out, size_t *out_len, struct err *e)
 {
 	static const char *items_path[] = { "items", NULL };
@@ -341,7 +354,7 @@ static int complete_user_pods(const char *text, size_t len, char **out, size_t *
 	}
 	yajl_val items = yajl_tree_get(root, items_path, yajl_t_array);
 	if (!items) {
-		rc = is_pod_object(root) ? gen_user_pod(g, root) : gen_value(g, root, NULL, NULL, NULL);
+		rc = is_pod_object(root) ? gen_user_pod(g, root) : not_a_pod(root, 0, e);
 	} else if (yajl_gen_map_open(g) != yajl_gen_status_ok) {
 		rc = ERR_NOMEM;
 	} else {
@@ -355,7 +368,7 @@ static int complete_user_pods(const char *text, size_t len, char **out, size_t *
 				rc = yajl_gen_array_open(g) == yajl_gen_status_ok ? 0 : ERR_NOMEM;
 				for (size_t j = 0; j < items->u.array.len && !rc; j++) {
 					yajl_val it = items->u.array.values[j];
-					rc = is_pod_object(it) ? gen_user_pod(g, it) : gen_value(g, it, NULL, NULL, NULL);
+					rc = is_pod_object(it) ? gen_user_pod(g, it) : not_a_pod(it, j + 1, e);
 				}
 				if (!rc && yajl_gen_array_close(g) != yajl_gen_status_ok)
 					rc = ERR_NOMEM;
@@ -364,6 +377,8 @@ static int complete_user_pods(const char *text, size_t len, char **out, size_t *
 		if (!rc && yajl_gen_map_close(g) != yajl_gen_status_ok)
 			rc = ERR_NOMEM;
 	}
+	if (rc == ERR_INVALID)
+		goto out;
 	const unsigned char *buf;
 	size_t blen;
 	if (rc || yajl_gen_get_buf(g, &buf, &blen) != yajl_gen_status_ok || !(*out = strndup((const char *)buf, blen))) {

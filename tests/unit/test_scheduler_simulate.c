@@ -271,6 +271,20 @@ static void test_bad_input(void **state)
 	assert_int_equal(sched_simulate(f->s, &rq, &out, &len, &e), ERR_INVALID);
 	assert_non_null(strstr(e.msg, "dump: not JSON"));
 	assert_null(out);
+	/* a JSON pods file holds Pods only, as a YAML one (apiclient/manifest.c's message): a
+	 * Deployment is not placed silently as nothing */
+	static const char deploy[] = "{\"apiVersion\":\"v1\",\"kind\":\"List\",\"items\":["
+		POD("d", "", "0", "500m", "512Mi", "Pending") ","
+		"{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{\"name\":\"web\"}}]}";
+	rq = (struct sched_sim_request){ .dump = dump, .dump_len = strlen(dump), .pods = deploy, .pods_len = strlen(deploy) };
+	assert_int_equal(sched_simulate(f->s, &rq, &out, &len, &e), ERR_INVALID);
+	assert_string_equal(e.msg, "pods: item 2: kind Deployment web: only kind Pod is accepted here");
+	assert_null(out);
+	static const char one[] = "{\"metadata\":{\"name\":\"x\"}}";
+	rq = (struct sched_sim_request){ .dump = dump, .dump_len = strlen(dump), .pods = one, .pods_len = strlen(one) };
+	assert_int_equal(sched_simulate(f->s, &rq, &out, &len, &e), ERR_INVALID);
+	assert_string_equal(e.msg, "pods: no kind x: only kind Pod is accepted here");
+	assert_null(out);
 }
 
 /* A pod whose ResourceClaim fits no node (issue 23, beyond upstream): the placement's
