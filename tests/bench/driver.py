@@ -32,7 +32,9 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.error
 import urllib.parse
+import urllib.request
 
 import yaml
 
@@ -799,6 +801,11 @@ def parse_args():
     ap.add_argument("--log", required=True, help="file for the scheduler's output")
     ap.add_argument("--workers", type=int, default=16, help="client threads creating objects")
     ap.add_argument("--extra", default="{}", help="JSON object copied into the result (settings)")
+    ap.add_argument("--explain-port", type=int, default=0,
+                    help="csched's secure port: during each measured op, explain its pods in a loop "
+                         "through /debug/explain (the csched-explain run of tests/bench/run)")
+    ap.add_argument("--explain-interval", type=float, default=0.1,
+                    help="seconds between two explains of the loop (default 0.1)")
     ap.add_argument("cmd", nargs=argparse.REMAINDER, help="-- the scheduler command")
     a = ap.parse_args()
     cmd = a.cmd[1:] if a.cmd[:1] == ["--"] else a.cmd
@@ -845,6 +852,56 @@ def run_setup_ops(api, wl, n_setup, workers):
             if not op.get("skipWaitToCompletion"):
                 setup_waits.append((ns, int(op["count"])))
     return setup_waits
+
+
+class ExplainLoop:
+    """`csched explain` beside the scheduling loop: one thread asks csched's /debug/explain (secure
+    port, the kubeconfig's bearer token, csched's self-signed certificate) for the measured pods,
+    the latest created one each time, every `interval` seconds, until stopped. What it shows is
+    the throughput of the same workload with and without explains (issue 19: explain never
+    disturbs the loop)."""
+
+    def __init__(self, api, port, ns, names, created, interval, lag):
+        self.lag = lag
+        self.url = f"https://127.0.0.1:{port}/debug/explain?pod="
+        self.headers = {"Authorization": api.headers.get("Authorization", "")}
+        self.ns, self.names, self.created, self.interval = ns, names, created, interval
+        self.ctx = ssl._create_unverified_context()  # csched's in-memory self-signed certificate
+        self.ok = self.failed = 0
+        self.seconds = 0.0  # wall time spent inside explain requests
+        self.last_error = None
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self.run, daemon=True)
+        self.thread.start()
+
+    def run(self):
+        while not self.stop.is_set():
+            # created counts finished POSTs of parallel workers: a pod some places back surely exists
+            k = self.created.get() - 1 - self.lag
+            if k >= 0:
+                name = self.names[min(k, len(self.names) - 1)]
+                t = time.monotonic()
+                try:
+                    req = urllib.request.Request(self.url + urllib.parse.quote(f"{self.ns}/{name}", safe=""),
+                                                 headers=self.headers)
+                    with urllib.request.urlopen(req, context=self.ctx, timeout=30) as r:
+                        r.read()
+                    self.ok += 1
+                except (OSError, urllib.error.URLError) as ex:  # HTTPError is a URLError
+                    self.failed += 1
+                    self.last_error = str(ex)
+                self.seconds += time.monotonic() - t
+            self.stop.wait(self.interval)
+
+    def finish(self, duration_s):
+        self.stop.set()
+        self.thread.join()
+        out = {"explains": self.ok, "failed": self.failed, "per_s": round(self.ok / duration_s, 1) if duration_s else 0,
+               "mean_ms": round(1000 * self.seconds / max(1, self.ok + self.failed), 1),
+               "interval_s": self.interval}
+        if self.last_error:
+            out["last_error"] = self.last_error
+        return out
 
 
 class Run:
@@ -906,6 +963,9 @@ class Run:
         created = Counter()
         bound_q = self.watch.subscribe(ns) if steady else None
         col = ThroughputCollector(self.watch, ns, self.t0, on_tick=None, created=created)
+        # run_parallel's order is the items' order, so created pods are a prefix of the names
+        explain = (ExplainLoop(self.api, self.a.explain_port, ns, [f"pod-{k}" for k in range(want)], created,
+                               self.a.explain_interval, 4 * self.a.workers) if self.a.explain_port else None)
         run_parallel(self.api, items, self.a.workers, created)
         created_s = time.monotonic() - tm0
         log(f"created {want} measured pods in {created_s:.1f} s")
@@ -917,6 +977,7 @@ class Run:
         col.stop.set()
         col.thread.join()
         tm1 = time.monotonic()
+        explained = explain.finish(tm1 - tm0) if explain else None
         cpu1 = self.procs.sample_now()
         all1 = cpu_snapshot(self.sched.pid, self.servers)
         self.collectors.append(col)
@@ -933,6 +994,9 @@ class Run:
                                 default=0)}
         if cpu0 and cpu1:
             m["cpu_s"] = round(cpu1[0] - cpu0[0], 3)
+        if explained:
+            m["explain"] = explained
+            log(f"explain loop: {explained}")
         # CPU seconds of every process of the measured phase: what the machine spent on it,
         # which the load of other processes does not change much (unlike wall time).
         m["phase_cpu_s"] = {k: round(all1[k] - all0[k], 3) for k in all1 if k in all0}

@@ -11,8 +11,8 @@ import os
 import re
 import sys
 
-ORDER = ["csched", "upstream", "ceiling"]
-COLORS = {"csched": "tab:blue", "upstream": "tab:orange", "ceiling": "tab:gray"}
+ORDER = ["csched", "csched-explain", "upstream", "ceiling"]
+COLORS = {"csched": "tab:blue", "csched-explain": "tab:cyan", "upstream": "tab:orange", "ceiling": "tab:gray"}
 TARGETS = ("Targets (reported, not asserted): SchedulingBasic 5000 nodes >= 2x upstream and >= 90% "
            "of the ceiling; cycle-only >= 20,000 pods/s at 5000 nodes; CPU seconds <= 1/4 and peak "
            "RSS <= 1/5 of upstream. Pod affinity and topology spreading workloads (issue 14): end to "
@@ -344,6 +344,33 @@ def errors_section(runs):
     return ["## Errors\n"] + [f"- {w} / {s}: {e}" for w, s, e in errors] + [""]
 
 
+def explain_section(all_runs):
+    """csched with `csched explain` in a loop beside it (csched-explain) against csched alone, round
+    by round (each round runs both back to back on fresh control planes)."""
+    rows = []
+    for w in sorted(all_runs):
+        for rnd in sorted(all_runs[w]):
+            per = all_runs[w][rnd]
+            c, x = per.get("csched"), per.get("csched-explain")
+            if not (c and x):
+                continue
+            ex = ((x.get("measured") or [{}])[0]).get("explain") or {}
+            cpu_c, cpu_x = c.get("process", {}).get("cpu_s"), x.get("process", {}).get("cpu_s")
+            rows.append(f"| {w} | {rnd} | {fmt(tput(c, 'average'))} | {fmt(tput(x, 'average'))} | "
+                        f"{ratio(tput(x, 'average'), tput(c, 'average'))} | {fmt(ex.get('explains'))} | "
+                        f"{fmt(ex.get('failed'))} | {fmt(ex.get('per_s'))} | {fmt(ex.get('mean_ms'))} | "
+                        f"{fmt(cpu_c, 2)} | {fmt(cpu_x, 2)} |")
+    if not rows:
+        return []
+    lines = ["## Explain beside the scheduling loop\n",
+             "csched-explain is csched with `csched explain` of the latest measured pod asked of its "
+             "/debug/explain in a loop during the measured phase (driver.py ExplainLoop). Throughput "
+             "with / without explains, round by round.\n"]
+    table_head(lines, "| workload | round | csched avg | csched-explain avg | with / without | explains | "
+                      "failed | explains/s | mean ms | CPU s alone | CPU s with explains |")
+    return lines + rows + [""]
+
+
 def table(all_runs, cycle, wlc=None):
     runs = {w: rounds[median_round(rounds)] for w, rounds in all_runs.items()}
     n_rounds = max((len(r) for r in all_runs.values()), default=1)
@@ -351,6 +378,7 @@ def table(all_runs, cycle, wlc=None):
     lines += ratio_table(all_runs, n_rounds)
     if n_rounds > 1:
         lines += rounds_table(all_runs)
+    lines += explain_section(all_runs)
     if cycle:
         lines += cycle_section(cycle)
     if wlc:
