@@ -45,7 +45,7 @@ struct api_client {
 struct api_conn {
 	struct api_client *client;
 	CURL *h;
-	CURLM *m;
+	CURLM *m;          /* made by the first transfer that needs it (bulk or stoppable); else NULL */
 	uint64_t cert_gen; /* exec_gen whose client certificate is set on h */
 	bool bulk;         /* reads LIST pages and watches: transfers go through m (stoppable) */
 	bool fresh;        /* next transfer opens a new connection (new client certificate) */
