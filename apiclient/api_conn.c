@@ -201,6 +201,10 @@ struct api_conn *api_conn_new(struct api_client *client, struct err *e)
 	 * first POST: 4 MB over the binder threads' connections). Bodies are sent from
 	 * CURLOPT_POSTFIELDS and are a few KB at most. */
 	SET(CURLOPT_UPLOAD_BUFFERSIZE, 16384L);
+	/* Receive buffer, likewise per handle for its life (libcurl's default 16 KiB): the answers
+	 * of binds, status patches, events and the lease are a few KB at most, and a larger body
+	 * only takes more write callbacks. api__conn_bulk raises it for LIST pages and watches. */
+	SET(CURLOPT_BUFFERSIZE, SMALL_BUFFER_SIZE);
 	SET(CURLOPT_ERRORBUFFER, c->errbuf);
 	SET(CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
 	SET(CURLOPT_PROTOCOLS_STR, "http,https");
