@@ -9,9 +9,9 @@
  * bind or a forget); at stop the workers finish every queued job first, so the cache and the
  * queue stay consistent.
  *
- * The pool grows on demand up to its maximum: a push that finds more queued jobs than idle
- * workers starts one more thread. A bind is one synchronous request, so binds in flight = busy
- * workers, and the binding rate is at most workers / server latency: with 16 workers and the
+ * The pool grows on demand up to its maximum: a push that finds more queued jobs than idle and
+ * starting workers starts one more thread. A bind is one synchronous request, so binds in
+ * flight = busy workers, and the binding rate is at most workers / server latency: with 16 workers and the
  * 60-150 ms a loaded server took per bind, binds fell up to 3000 pods (p50 8.5 s) behind the
  * scheduling loop (upstream runs each binding cycle in its own goroutine). Threads stay until
  * stop; an idle one costs its stack and its kept-alive connection.
@@ -320,11 +320,11 @@ static int spawn_locked(struct sched_binder *b)
 }
 
 /* Starts one more worker if queued jobs outnumber the workers that will take one without help:
- * the idle ones (woken or not) and the ones still starting. Counting only the idle ones grew the
- * pool to its maximum in every burst: a worker signalled for a job, or just created, needs a
- * scheduler tick to run, and the loop pushes the next pods before that (measured: all 64 threads
- * started on Quick_100Nodes, whose binds in flight stayed under 10), each thread costing its
- * stack, a libcurl handle and a TLS connection. Caller holds b->lock. */
+ * the idle ones (woken or not) and the ones still starting. Counting only the idle ones started
+ * a thread for every push that came before the last started one ran (a new thread needs a
+ * scheduler tick, the loop pushes the next pod sooner), so the pool overshot the binds in
+ * flight, each thread costing its stack, a libcurl handle and a TLS connection (~85 KB).
+ * Caller holds b->lock. */
 static int grow_locked(struct sched_binder *b)
 {
 	if (!b->started || b->stopping || b->n_started >= b->max_threads ||

@@ -256,9 +256,9 @@ static void wait_drained(struct fixture *f)
 }
 
 /* One job at a time needs one worker. The pool counted only the idle workers as takers, so the
- * push right after the start, while the first worker was still starting, started a second one;
- * in a burst every push started one more (all 64 threads on a 100-node benchmark whose binds in
- * flight stayed under 10), each with its stack, libcurl handle and TLS connection. */
+ * push right after the start, while the first worker was still starting, started a second one
+ * (and in a burst, one per push until the new threads ran), each with its stack, libcurl handle
+ * and TLS connection. */
 static void test_pool_sequential_jobs_one_worker(void **state)
 {
 	struct fixture *f = *state;
