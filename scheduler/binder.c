@@ -10,11 +10,11 @@
  * queue stay consistent.
  *
  * The pool grows on demand up to its maximum: a push that finds more queued jobs than idle and
- * starting workers starts one more thread. A bind is one synchronous request, so binds in
- * flight = busy workers, and the binding rate is at most workers / server latency: with 16 workers and the
+ * starting workers starts one more thread. A bind is one synchronous request, so binds in flight =
+ * busy workers, and the binding rate is at most workers / server latency: with 16 workers and the
  * 60-150 ms a loaded server took per bind, binds fell up to 3000 pods (p50 8.5 s) behind the
- * scheduling loop (upstream runs each binding cycle in its own goroutine). Threads stay until
- * stop; an idle one costs its stack and its kept-alive connection.
+ * scheduling loop (upstream runs each binding cycle in its own goroutine). Threads stay until stop;
+ * an idle one costs its stack and its kept-alive connection.
  *
  * Failure (upstream handleBindingCycleError): Unreserve, ForgetPod, then if the forget succeeded
  * an AssignedPodDelete move for every other pod (the assumed pod freed room), then the common
