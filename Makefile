@@ -20,7 +20,7 @@ BUILD ?= build
 BUILD_TYPE ?= RelWithDebInfo
 # Every published benchmark figure comes from a Release (-O3) build: bench keeps its own.
 BENCH_BUILD ?= build-bench
-DEPS := cmake make gcc pkg-config libcurl4-openssl-dev libyajl-dev libyaml-dev libmicrohttpd-dev libgnutls28-dev libpcre2-dev \
+DEPS := cmake make gcc pkg-config libcurl4-openssl-dev libssl-dev libyajl-dev libyaml-dev libmicrohttpd-dev libgnutls28-dev libpcre2-dev \
 	protobuf-c-compiler libprotobuf-c-dev \
 	libcmocka-dev valgrind openssl curl ca-certificates util-linux procps python3 python3-yaml iproute2 \
 	clang libclang-rt-14-dev libfuzzer-14-dev

@@ -17,9 +17,12 @@
 #define MAX_ERROR_BODY ((size_t)1 << 20)
 #define POLL_MS 200
 /* Receive buffer of the connections that read LIST pages and watch streams (api__conn_bulk).
- * Other connections (binders, events, the lease) read answers of ~1 KB and keep libcurl's
- * 16 KiB default: 128 KiB on each of them was 2-3 MB of the process for nothing. */
+ * Other connections (binders, events, the lease) read answers of ~1 KB: 128 KiB on each of them
+ * was 2-3 MB of the process for nothing (SMALL_BUFFER_SIZE below). */
 #define BULK_BUFFER_SIZE (128L * 1024)
+/* Receive buffer of every other connection: 64 binders x 12 KiB saved (their answers are ~1 KB;
+ * the pod a status patch returns a few KB). */
+#define SMALL_BUFFER_SIZE (4L * 1024)
 /* No byte for this long ends a stream. The apiserver sends a watch bookmark about every 60 s
  * (measured: 60.8 s), so 60 s would cut healthy quiet watches. */
 #define LOW_SPEED_TIME_S 90
@@ -45,7 +48,7 @@ struct api_client {
 struct api_conn {
 	struct api_client *client;
 	CURL *h;
-	CURLM *m;
+	CURLM *m;          /* made by the first transfer that needs it (bulk or stoppable); else NULL */
 	uint64_t cert_gen; /* exec_gen whose client certificate is set on h */
 	bool bulk;         /* reads LIST pages and watches: transfers go through m (stoppable) */
 	bool fresh;        /* next transfer opens a new connection (new client certificate) */

@@ -9,12 +9,12 @@
  * bind or a forget); at stop the workers finish every queued job first, so the cache and the
  * queue stay consistent.
  *
- * The pool grows on demand up to its maximum: a push that finds more queued jobs than idle
- * workers starts one more thread. A bind is one synchronous request, so binds in flight = busy
- * workers, and the binding rate is at most workers / server latency: with 16 workers and the
+ * The pool grows on demand up to its maximum: a push that finds more queued jobs than idle and
+ * starting workers starts one more thread. A bind is one synchronous request, so binds in flight =
+ * busy workers, and the binding rate is at most workers / server latency: with 16 workers and the
  * 60-150 ms a loaded server took per bind, binds fell up to 3000 pods (p50 8.5 s) behind the
- * scheduling loop (upstream runs each binding cycle in its own goroutine). Threads stay until
- * stop; an idle one costs its stack and its kept-alive connection.
+ * scheduling loop (upstream runs each binding cycle in its own goroutine). Threads stay until stop;
+ * an idle one costs its stack and its kept-alive connection.
  *
  * Failure (upstream handleBindingCycleError): Unreserve, ForgetPod, then if the forget succeeded
  * an AssignedPodDelete move for every other pod (the assumed pod freed room), then the common
@@ -52,7 +52,8 @@ struct sched_binder {
 	uint32_t n_jobs;    /* queued */
 	uint32_t running;   /* being run */
 	uint32_t n_binds;   /* bind jobs queued or being run */
-	uint32_t n_waiting; /* workers waiting for a job */
+	uint32_t n_waiting; /* workers waiting for a job (a signalled one counts until it wakes) */
+	uint32_t n_starting; /* workers created that have not yet reached their first wait */
 	int n_started;
 	bool started, stopping;
 	bool spawn_failed; /* logged once */
@@ -268,6 +269,7 @@ static void *worker_main(void *arg)
 	if (!(tl_conn = api_conn_new(b->s->client, &e)))
 		LOG_ERROR("binder: no connection (%s): binds will fail and be retried", e.msg);
 	pthread_mutex_lock(&b->lock);
+	b->n_starting--;
 	for (;;) {
 		while (!b->head && !b->stopping) {
 			b->n_waiting++;
@@ -306,16 +308,29 @@ struct sched_binder *sched_binder_new(struct scheduler *s, int max_threads, stru
 	return b;
 }
 
-/* Starts one more worker if jobs outnumber the idle workers. Caller holds b->lock. */
-static int grow_locked(struct sched_binder *b)
+/* Starts worker slot b->n_started. Caller holds b->lock. */
+static int spawn_locked(struct sched_binder *b)
 {
-	if (!b->started || b->stopping || b->n_started >= b->max_threads || b->n_jobs <= b->n_waiting)
-		return 0;
 	int rc = pthread_create(&b->threads[b->n_started], NULL, worker_main, b);
 	if (rc)
 		return rc;
 	b->n_started++;
+	b->n_starting++;
 	return 0;
+}
+
+/* Starts one more worker if queued jobs outnumber the workers that will take one without help:
+ * the idle ones (woken or not) and the ones still starting. Counting only the idle ones started
+ * a thread for every push that came before the last started one ran (a new thread needs a
+ * scheduler tick, the loop pushes the next pod sooner), so the pool overshot the binds in
+ * flight, each thread costing its stack, a libcurl handle and a TLS connection (~85 KB).
+ * Caller holds b->lock. */
+static int grow_locked(struct sched_binder *b)
+{
+	if (!b->started || b->stopping || b->n_started >= b->max_threads ||
+	    b->n_jobs <= b->n_waiting + b->n_starting)
+		return 0;
+	return spawn_locked(b);
 }
 
 int sched_binder_start(struct sched_binder *b, struct err *e)
@@ -324,11 +339,10 @@ int sched_binder_start(struct sched_binder *b, struct err *e)
 	pthread_mutex_lock(&b->lock);
 	b->started = true;
 	/* One worker at least; more for the jobs queued before the start. */
-	if (b->n_started == 0 && (rc = pthread_create(&b->threads[0], NULL, worker_main, b)) == 0)
-		b->n_started = 1;
+	if (b->n_started == 0)
+		rc = spawn_locked(b);
 	while (rc == 0 && b->n_started < b->max_threads && b->n_jobs > (uint32_t)b->n_started)
-		if ((rc = pthread_create(&b->threads[b->n_started], NULL, worker_main, b)) == 0)
-			b->n_started++;
+		rc = spawn_locked(b);
 	if (rc && b->n_started == 0)
 		b->started = false;
 	pthread_mutex_unlock(&b->lock);
@@ -393,6 +407,14 @@ uint32_t sched_binder_binds_pending(struct sched_binder *b)
 {
 	pthread_mutex_lock(&b->lock);
 	uint32_t n = b->n_binds;
+	pthread_mutex_unlock(&b->lock);
+	return n;
+}
+
+int sched_binder_threads(struct sched_binder *b)
+{
+	pthread_mutex_lock(&b->lock);
+	int n = b->n_started;
 	pthread_mutex_unlock(&b->lock);
 	return n;
 }

@@ -163,6 +163,8 @@ void sched_binder_free(struct sched_binder *b);
 uint32_t sched_binder_pending(struct sched_binder *b);
 /* Bind jobs queued or running (the event sender yields to them). */
 uint32_t sched_binder_binds_pending(struct sched_binder *b);
+/* Worker threads started since the last start (the pool grows on demand up to its maximum). */
+int sched_binder_threads(struct sched_binder *b);
 /* A patch job for pod (copies of its namespace and name) that takes body, or NULL on out of
  * memory (body freed). */
 struct sched_patch_job *sched_patch_job_new(const struct api_pod *pod, char *body, size_t len);

@@ -12,8 +12,11 @@ Flow (modelled on upstream's scheduler_perf):
      a throughput collector samples every second exactly as upstream's throughputCollector does
      (count of measured pods whose spec.nodeName is set, as seen by the watch; the first sample
      is skipped; an interval without progress is folded into the next one);
-  5. the scheduler is stopped; its CPU seconds and peak RSS come from wait4's rusage, checked
-     against /proc/PID/stat and VmHWM sampled every second.
+  5. the scheduler is stopped; its CPU seconds come from wait4's rusage, checked against
+     /proc/PID/stat; its peak RSS is VmHWM, sampled every second and once more right before the
+     stop. Not ru_maxrss: Popen's vfork+exec carries this driver's own high-water mark into the
+     child's (the kernel keeps the larger of the old and the new image's), so a driver that has
+     grown past the scheduler (tens of MB of DRA objects) was reported as the scheduler's peak.
 The result is one JSON file (--out).
 """
 import argparse
@@ -1091,8 +1094,9 @@ class Run:
             "exit_status": os.waitstatus_to_exitcode(status) if status is not None else None,
             "cpu_s": round(ru.ru_utime + ru.ru_stime, 3),
             "user_s": round(ru.ru_utime, 3), "sys_s": round(ru.ru_stime, 3),
-            "peak_rss_kb": max(ru.ru_maxrss, hwm),
+            "peak_rss_kb": hwm or ru.ru_maxrss,  # ru_maxrss only when /proc gave nothing
             "peak_rss_kb_sampled": hwm,
+            "ru_maxrss_kb": ru.ru_maxrss,  # includes the driver's high-water mark at the spawn
             "cpu_s_sampled": last[0] if last else None,
             "samples": self.procs.samples,
         }

@@ -1,12 +1,13 @@
 /* The pod informer's handlers (scheduler.c) against upstream v1.37's eventhandlers.go, on a
  * scheduler that is never started (no server): nominations cleared, the AssignedPodDelete moves of
  * a released nomination (lower or equal priority only), and an assumed pod's deletion
- * (handleAssumedPodDeletion). */
+ * (handleAssumedPodDeletion); and the binder pool's growth on demand. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -208,6 +209,88 @@ static void test_binding_error_moves_with_assumed_pod(void **state)
 	api_node_unref(node);
 }
 
+/* The binder pool (binder.c) against a scheduler whose may_bind says no after a pause: every
+ * status patch is then a slow no-op, so the jobs in flight are known without a server. */
+static bool slow_may_bind(void *ctx)
+{
+	(void)ctx;
+	sleep_ns(20 * NSEC_PER_MSEC);
+	return false;
+}
+
+static int setup_pool(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	struct err e = { 0 };
+	struct api_config cfg = { 0 };
+	cfg.server = strdup("http://127.0.0.1:1"); /* never contacted: may_bind says no */
+	assert_int_equal(api_global_init(&e), 0);
+	f->client = api_client_new(&cfg, &e);
+	assert_non_null(f->client);
+	struct sched_options o = { .client = f->client, .binders = 64, .may_bind = slow_may_bind };
+	f->s = sched_new(&o, &e);
+	if (!f->s)
+		fail_msg("sched_new: %s", e.msg);
+	*state = f;
+	return 0;
+}
+
+static void push_patch(struct fixture *f, int i)
+{
+	char name[32];
+	snprintf(name, sizeof(name), "p%d", i);
+	struct api_pod *pod = POD(name, "0");
+	char *body = strdup("{}");
+	assert_non_null(body);
+	struct sched_patch_job *j = sched_patch_job_new(pod, body, 2);
+	assert_non_null(j);
+	sched_binder_patch(f->s->binder, j);
+	api_pod_unref(pod);
+}
+
+static void wait_drained(struct fixture *f)
+{
+	for (int i = 0; i < 1000 && sched_binder_pending(f->s->binder) > 0; i++)
+		sleep_ns(NSEC_PER_MSEC);
+	assert_int_equal(sched_binder_pending(f->s->binder), 0);
+}
+
+/* One job at a time needs one worker. The pool counted only the idle workers as takers, so the
+ * push right after the start, while the first worker was still starting, started a second one
+ * (and in a burst, one per push until the new threads ran), each with its stack, libcurl handle
+ * and TLS connection. */
+static void test_pool_sequential_jobs_one_worker(void **state)
+{
+	struct fixture *f = *state;
+	struct err e = { 0 };
+	assert_int_equal(sched_binder_start(f->s->binder, &e), 0);
+	for (int i = 0; i < 10; i++) {
+		push_patch(f, i);
+		wait_drained(f);
+	}
+	assert_int_equal(sched_binder_threads(f->s->binder), 1);
+	sched_binder_stop(f->s->binder);
+}
+
+/* Jobs that outnumber the workers still start more, up to one per queued job: a burst of 8
+ * slow jobs runs on more than one thread and on at most 8. */
+static void test_pool_grows_for_a_burst(void **state)
+{
+	struct fixture *f = *state;
+	struct err e = { 0 };
+	assert_int_equal(sched_binder_start(f->s->binder, &e), 0);
+	for (int i = 0; i < 8; i++)
+		push_patch(f, i);
+	int64_t t0 = mono_ns();
+	wait_drained(f);
+	int n = sched_binder_threads(f->s->binder);
+	assert_true(n > 1);
+	assert_true(n <= 8);
+	/* 8 x 20 ms one after the other would be 160 ms */
+	print_message("burst of 8: %d workers, drained in %.0f ms\n", n, (double)(mono_ns() - t0) / 1e6);
+	sched_binder_stop(f->s->binder);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -216,6 +299,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_nominated_pod_bound_elsewhere, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_assumed_pod_deleted, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_binding_error_moves_with_assumed_pod, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pool_sequential_jobs_one_worker, setup_pool, teardown),
+		cmocka_unit_test_setup_teardown(test_pool_grows_for_a_burst, setup_pool, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
