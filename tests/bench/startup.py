@@ -129,6 +129,21 @@ def populate(api, spec, workers):
     return time.monotonic() - t0
 
 
+def settle(servers, quiet=0.25, limit=120.0):
+    """Waits (at most limit seconds) until the API server and etcd together use less than `quiet`
+    of a CPU over 2 s: after 150,000 creates, or a scheduler's exit, the server is busy for a while
+    (watch cache catching up, garbage collection, compaction), and a scheduler started then would
+    be timed on that work. Returns the seconds waited."""
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < limit:
+        c0 = sum(driver.proc_sample(p)[0] for p in servers.values() if driver.proc_sample(p))
+        time.sleep(2)
+        c1 = sum(driver.proc_sample(p)[0] for p in servers.values() if driver.proc_sample(p))
+        if c1 - c0 < 2 * quiet:
+            break
+    return time.monotonic() - t0
+
+
 def create_pending(api, spec, ns, sched_name, count, workers):
     api.request("POST", "/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace",
                                                "metadata": {"name": ns}}, ok=(201, 409))
@@ -194,11 +209,12 @@ def wait_for(watch, ns, want, deadline, p):
 def one_startup(api, watch, spec, label, sched_name, cmd, ns, logpath, servers, workers):
     want = int(spec["pendingPods"])
     create_pending(api, spec, ns, sched_name, want, workers)
-    log(f"{label}: {want} pending pods in {ns}; starting {' '.join(cmd)}")
+    quiet_s = settle(servers)
+    log(f"{label}: {want} pending pods in {ns}; the server settled in {quiet_s:.1f} s; starting {' '.join(cmd)}")
     cpu0 = driver.cpu_snapshot(os.getpid(), servers)
     t_start = time.monotonic()
     p = start(cmd, logpath)
-    r = {"namespace": ns, "pending_pods": want}
+    r = {"namespace": ns, "pending_pods": want, "settle_s": round(quiet_s, 1), "loadavg_at_start": list(os.getloadavg())}
     try:
         ok = wait_for(watch, ns, want, t_start + float(spec.get("timeoutSeconds", 300)), p)
         t_end = time.monotonic()
@@ -261,7 +277,7 @@ def seconds(d):
     raise BenchError(f"failover: duration {d!r} is not of the form 15s, 500ms, 1m")
 
 
-def one_failover(api, watch, spec, k, lease, sched_name, bin_, base_cfg, out, workers):
+def one_failover(api, watch, spec, k, lease, sched_name, bin_, base_cfg, out, workers, servers):
     fo = spec["failover"]
     warm, want = int(fo.get("warmPods", 100)), int(fo.get("pendingPods", 100))
     lease_name = f"csched-bench-{k}"
@@ -272,6 +288,7 @@ def one_failover(api, watch, spec, k, lease, sched_name, bin_, base_cfg, out, wo
     r = {"lease": lease, "lease_duration_s": seconds(lease["leaseDuration"]), "lease_name": lease_name}
     ns_warm, ns = f"failover-{k}-warm", f"failover-{k}"
     create_pending(api, spec, ns_warm, sched_name, warm, workers)
+    settle(servers)
     a = start(cmd, os.path.join(out, f"failover-{k}-a.log"))
     b = None
     try:
@@ -340,7 +357,9 @@ def main():
     watch = StartupWatch(api)  # from now: only the pending pods' events matter
     failed = False
     for rnd in range(a.first_round, a.first_round + a.rounds):
-        for label, name, cfg, bin_ in scheds:
+        # Odd rounds start csched first, even rounds upstream first: neither always runs in the
+        # wake of the other (or of the population).
+        for label, name, cfg, bin_ in (scheds if rnd % 2 else scheds[::-1]):
             cmd = [bin_, f"--config={cfg}", "--secure-port=0"] + (["-v=1"] if label == "upstream" else [])
             r = {**base, "scheduler": label, "scheduler_name": name, "round": rnd, "command": cmd,
                  "populate_s": round(populate_s, 1), "ok": False,
@@ -363,7 +382,8 @@ def main():
             r = {**base, "scheduler": "csched", "failover": True, "ok": False,
                  "started": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
             try:
-                r.update(one_failover(api, watch, spec, k, lease, csched[1], csched[3], csched[2], a.out, a.workers))
+                r.update(one_failover(api, watch, spec, k, lease, csched[1], csched[3], csched[2], a.out, a.workers,
+                                      servers))
                 r["ok"] = bool(r.get("complete"))
             except BenchError as ex:
                 r["error"] = str(ex)
