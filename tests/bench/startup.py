@@ -181,7 +181,11 @@ def stop(p, sig=signal.SIGTERM):
     deadline = time.monotonic() + 15
     status = ru = None
     while time.monotonic() < deadline:
-        pid, st, r = os.wait4(p.pid, os.WNOHANG)
+        try:
+            pid, st, r = os.wait4(p.pid, os.WNOHANG)
+        except ChildProcessError:  # already reaped (subprocess reaps dead children it tracks)
+            p.logf.close()
+            return None, None
         if pid == p.pid:
             status, ru = st, r
             break
@@ -233,8 +237,9 @@ def one_startup(api, watch, spec, label, sched_name, cmd, ns, logpath, servers, 
     finally:
         status, ru = stop(p)
     r["exit_status"] = status
-    r["total_cpu_s"] = round(ru.ru_utime + ru.ru_stime, 3)
-    r["peak_rss_kb"] = max(r.get("peak_rss_kb", 0), ru.ru_maxrss)
+    if ru is not None:
+        r["total_cpu_s"] = round(ru.ru_utime + ru.ru_stime, 3)
+        r["peak_rss_kb"] = max(r.get("peak_rss_kb", 0), ru.ru_maxrss)
     log(f"{label}: first bind {r['first_bind_s']} s, all {r['bound']}/{want} bound {r['all_bound_s']} s, "
         f"CPU {r.get('cpu_s')} s, peak RSS {r['peak_rss_kb'] // 1024} MiB, server CPU {r['server_cpu_s']}")
     return r
@@ -286,7 +291,8 @@ def one_failover(api, watch, spec, k, lease, sched_name, bin_, base_cfg, out, wo
     cmd = [bin_, f"--config={cfg}", "--secure-port=0", "-v=2"]
     deadline = time.monotonic() + float(spec.get("timeoutSeconds", 300))
     r = {"lease": lease, "lease_duration_s": seconds(lease["leaseDuration"]), "lease_name": lease_name}
-    ns_warm, ns = f"failover-{k}-warm", f"failover-{k}"
+    run_id = time.strftime("%H%M%S")  # fresh namespaces when the same cluster runs this again
+    ns_warm, ns = f"failover-{k}-{run_id}-warm", f"failover-{k}-{run_id}"
     create_pending(api, spec, ns_warm, sched_name, warm, workers)
     settle(servers)
     a = start(cmd, os.path.join(out, f"failover-{k}-a.log"))
@@ -379,7 +385,7 @@ def main():
     if spec.get("failover") and csched and not a.no_failover:
         for k, lease in enumerate(spec["failover"].get("leases") or
                                   [{"leaseDuration": "15s", "renewDeadline": "10s", "retryPeriod": "2s"}]):
-            r = {**base, "scheduler": "csched", "failover": True, "ok": False,
+            r = {**base, "scheduler": "csched", "failover": True, "ok": False, "lease": lease,
                  "started": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
             try:
                 r.update(one_failover(api, watch, spec, k, lease, csched[1], csched[3], csched[2], a.out, a.workers,
