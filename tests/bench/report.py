@@ -31,6 +31,8 @@ def load(out):
                 r = json.load(f)
             except ValueError:
                 continue
+        if r.get("startup"):
+            continue  # load_startup()
         if "workload" in r and "scheduler" in r:
             m = re.search(r"-r(\d+)\.json$", path)
             rnd = int(m.group(1)) if m else 1
@@ -70,6 +72,84 @@ def load_wlcycles(out):
         res[w] = dict(cs[(len(cs) - 1) // 2])
         res[w]["runs_pods_per_s"] = [c.get("pods_per_s") for c in cs]
     return res
+
+
+def load_startup(out):
+    """The start-up workloads' results (tests/bench/startup.py): ({workload: {round: {scheduler:
+    run}}}, {workload: [failover runs in lease order]})."""
+    runs, failovers = {}, {}
+    for path in sorted(glob.glob(os.path.join(out, "startup-*.json"))):
+        with open(path) as f:
+            try:
+                r = json.load(f)
+            except ValueError:
+                continue
+        if not r.get("startup"):
+            continue
+        if r.get("failover"):
+            failovers.setdefault(r["workload"], []).append(r)
+        else:
+            runs.setdefault(r["workload"], {}).setdefault(r.get("round", 1), {})[r["scheduler"]] = r
+    return runs, failovers
+
+
+def startup_section(runs, failovers):
+    """Start-up at scale (issue 20): per round, each scheduler's start -> first bind, start -> all
+    pending bound, its CPU seconds and peak RSS then, the API server's CPU seconds meanwhile, and
+    csched/upstream ratios; the median round's ratios; the failover runs."""
+    lines = []
+    for w in sorted(set(runs) | set(failovers)):
+        rounds = runs.get(w, {})
+        any_run = next((r for per in rounds.values() for r in per.values()), None) or failovers[w][0]
+        lines.append(f"## Start-up: {w}\n")
+        lines.append(f"{any_run.get('nodes'):,} nodes and {any_run.get('bound_pods'):,} bound pods on one cluster, "
+                     f"populated once; per round each scheduler starts (alone) with "
+                     f"{next((r.get('pending_pods') for per in rounds.values() for r in per.values()), '-')} "
+                     f"fresh pending pods of its own. Times from the scheduler's start; CPU and peak RSS at the "
+                     f"moment the last pending pod was seen bound. Targets (issue 20): first bind < 4 s and "
+                     f"<= 1/3 of upstream's; all bound < 5 s; kill -9 of the leader -> first bind by the "
+                     f"standby < leaseDuration + 2 s.\n")
+        if rounds:
+            table_head(lines, "| round | scheduler | first bind s | all bound s | CPU s | peak RSS MiB "
+                              "| apiserver CPU s | first bind csched/upstream | all bound csched/upstream |")
+            for rnd in sorted(rounds):
+                per = rounds[rnd]
+                c, u = per.get("csched") or {}, per.get("upstream") or {}
+                for s in ORDER + sorted(set(per) - set(ORDER)):
+                    r = per.get(s)
+                    if not r:
+                        continue
+                    rss = r.get("peak_rss_kb")
+                    cells = [fmt(r.get("first_bind_s"), 2), fmt(r.get("all_bound_s"), 2), fmt(r.get("cpu_s"), 2),
+                             fmt(rss // 1024 if rss else None),
+                             fmt((r.get("server_cpu_s") or {}).get("kube-apiserver"), 2)]
+                    if s == "csched":
+                        cells += [ratio(c.get("first_bind_s"), u.get("first_bind_s")),
+                                  ratio(c.get("all_bound_s"), u.get("all_bound_s"))]
+                    else:
+                        cells += ["", ""]
+                    if r.get("error"):
+                        cells[0] = f"error: {r['error']}"
+                    lines.append(f"| {rnd} | {s} | " + " | ".join(cells) + " |")
+            lines.append("")
+            firsts = [div(p.get("csched", {}).get("first_bind_s"), p.get("upstream", {}).get("first_bind_s"))
+                      for p in rounds.values()]
+            med = {k: median([p.get("csched", {}).get(k) for p in rounds.values()])
+                   for k in ("first_bind_s", "all_bound_s", "cpu_s")}
+            lines.append(f"csched, median of {len(rounds)} rounds: first bind {fmt(med['first_bind_s'], 2)} s, "
+                         f"all bound {fmt(med['all_bound_s'], 2)} s, CPU {fmt(med['cpu_s'], 2)} s; "
+                         f"first bind csched/upstream median {fmt(median(firsts), 2)}.\n")
+        if failovers.get(w):
+            table_head(lines, "| leaseDuration / renewDeadline / retryPeriod | standby synced after s "
+                              "| kill -> first bind s | kill -> all bound s | target s |")
+            for r in failovers[w]:
+                le = r.get("lease") or {}
+                first = fmt(r.get("kill_to_first_bind_s"), 2) if not r.get("error") else f"error: {r['error']}"
+                lines.append(f"| {le.get('leaseDuration')} / {le.get('renewDeadline')} / {le.get('retryPeriod')} "
+                             f"| {fmt(r.get('standby_synced_s'), 2)} | {first} | {fmt(r.get('kill_to_all_bound_s'), 2)} "
+                             f"| < {fmt(r.get('target_s'))} |")
+            lines.append("")
+    return lines
 
 
 def median(xs):
@@ -281,7 +361,7 @@ def rounds_table(all_runs):
             per = all_runs[w][rnd]
             rr = round_ratios(per) or (None, None, None)
             cells = [f"{x:.2f}x" if x is not None else "-" for x in rr]
-            cells += [fmt(tput(per.get(s), "average")) for s in ORDER]
+            cells += [fmt(tput(per.get(s), "average")) for s in ("csched", "upstream", "ceiling")]
             lines.append(f"| {w} | {rnd} | " + " | ".join(cells) + " |")
     lines.append("")
     return lines
@@ -371,7 +451,7 @@ def explain_section(all_runs):
     return lines + rows + [""]
 
 
-def table(all_runs, cycle, wlc=None):
+def table(all_runs, cycle, wlc=None, startup=None):
     runs = {w: rounds[median_round(rounds)] for w, rounds in all_runs.items()}
     n_rounds = max((len(r) for r in all_runs.values()), default=1)
     lines = intro(runs, cycle, n_rounds) + throughput_table(runs) + load_table(runs)
@@ -384,6 +464,8 @@ def table(all_runs, cycle, wlc=None):
     if wlc:
         lines += wlcycle_section(wlc)
     lines.append(TARGETS + "\n")
+    if startup:
+        lines += startup_section(*startup)
     lines += errors_section(runs)
     return "\n".join(lines)
 
@@ -434,7 +516,7 @@ def main():
     out = sys.argv[1]
     all_runs, cycle = load(out)
     with open(os.path.join(out, "results.md"), "w") as f:
-        f.write(table(all_runs, cycle, load_wlcycles(out)))
+        f.write(table(all_runs, cycle, load_wlcycles(out), load_startup(out)))
     try:
         plot({w: rounds[median_round(rounds)] for w, rounds in all_runs.items()},
              os.path.join(out, "throughput.png"))
