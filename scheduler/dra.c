@@ -242,6 +242,8 @@ int sched_resource_claim_sink(void *sched,
 			      void *arg)
 {
 	struct scheduler *s = sched;
+	if (s->claim_sinks_closed)
+		return 1; /* the handlers read the array without a lock: it no longer changes */
 	struct sched_claim_sink *v = realloc(s->claim_sinks, (s->n_claim_sinks + 1) * sizeof(*v));
 	if (!v)
 		return ERR_NOMEM;

@@ -88,6 +88,8 @@ struct scheduler {
 	 * profiles' plugins while they are built, before any informer starts; read-only after. */
 	struct sched_claim_sink *claim_sinks;
 	uint32_t n_claim_sinks;
+	bool claim_sinks_closed; /* set once the informers exist: later profiles (the explainer's,
+				  * built on first use) get no sink and gather per pod */
 	struct sched_events *events;
 	struct sched_binder *binder;
 	struct sched_preempt *preempt; /* the preemption executor (preemption.c) */
@@ -353,7 +355,8 @@ struct api_informer *sched_dra_informer(const struct sched_dra *d, enum api_kind
 struct api_resource_claim *sched_resource_claim_lister(void *sched, const char *ns, const char *name);
 int sched_resource_claim_each(void *sched, int (*fn)(void *arg, const struct api_resource_claim *c), void *arg);
 /* fw_listers.resource_claim_sink: appends to the scheduler's sinks (the profiles are built before
- * the informers exist, so there is no claim yet to replay). 0 or ERR_NOMEM. */
+ * the informers exist, so there is no claim yet to replay). 0, ERR_NOMEM, or 1 once the informers
+ * exist (claim_sinks_closed: no events for a profile built later). */
 int sched_resource_claim_sink(void *sched,
 			      void (*fn)(void *arg, const struct api_resource_claim *old,
 					 const struct api_resource_claim *new_obj),

@@ -706,6 +706,7 @@ struct scheduler *sched_new(const struct sched_options *o, struct err *e)
 	if (dra_kinds && !(s->dra = sched_dra_new(s->client, dra_kinds, s->queue, e)))
 		goto fail;
 	sched_dra_set_claim_sinks(s->dra, s->claim_sinks, s->n_claim_sinks);
+	s->claim_sinks_closed = true;
 
 	struct sched_events_options eo = events_options(s);
 	if (!(s->events = sched_events_new(&eo, e)))
