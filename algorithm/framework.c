@@ -266,6 +266,15 @@ int fw_each_resource_claim(const struct fw_pl *pl, int (*fn)(void *arg, const st
 	return l->resource_claim_each ? l->resource_claim_each(l->ctx, fn, arg) : 0;
 }
 
+int fw_watch_resource_claims(const struct fw_pl *pl,
+			     void (*fn)(void *arg, const struct api_resource_claim *old,
+					const struct api_resource_claim *new_obj),
+			     void *arg)
+{
+	const struct fw_listers *l = &pl->profile->listers;
+	return l->resource_claim_sink ? l->resource_claim_sink(l->ctx, fn, arg) : 1;
+}
+
 int fw_each_resource_slice(const struct fw_pl *pl, int (*fn)(void *arg, const struct api_resource_slice *s),
 			   void *arg)
 {

@@ -17,7 +17,9 @@
  *
  * DESIGN: the informers' own stores answer get-by-name and the walks (each under the store's
  * lock, so fn must not call a lister: struct fw_listers). The handlers run on the informer
- * threads and move pods in the queue; nothing here keeps state of its own beyond the informers. */
+ * threads and move pods in the queue, after calling the claim sinks (DynamicResources' tracker of
+ * allocated devices, fw_listers.resource_claim_sink) on each claim event; nothing here keeps
+ * state of its own beyond the informers. */
 #include "sched_internal.h"
 
 #include <stdlib.h>
@@ -40,6 +42,8 @@ struct sched_dra {
 		struct sched_dra *d;
 		int slot;
 	} hctx[D_COUNT];
+	const struct sched_claim_sink *sinks; /* the scheduler's; called by the claim handlers */
+	uint32_t n_sinks;
 };
 
 /* ---------- which kinds ---------- */
@@ -156,12 +160,22 @@ static void rule_changed(struct sched_dra *d, const struct api_device_taint_rule
 	free(c.items);
 }
 
+/* The claim sinks first (DynamicResources' allocated-device tracker), so that a pod the event
+ * moves sees the claim's devices already counted. */
+static void claim_sinks(struct sched_dra *d, const void *old_obj, const void *new_obj)
+{
+	for (uint32_t i = 0; i < d->n_sinks; i++)
+		d->sinks[i].fn(d->sinks[i].arg, old_obj, new_obj);
+}
+
 static const uint32_t d_resources[D_COUNT] = { QUEUE_RES_RESOURCE_CLAIM, QUEUE_RES_RESOURCE_SLICE,
 					       QUEUE_RES_DEVICE_CLASS, 0 };
 
 static void on_add(void *ctx, void *obj)
 {
 	struct dra_handler_ctx *h = ctx;
+	if (h->slot == D_CLAIM)
+		claim_sinks(h->d, NULL, obj);
 	if (h->slot == D_TAINT_RULE)
 		rule_changed(h->d, NULL, obj);
 	else
@@ -171,6 +185,8 @@ static void on_add(void *ctx, void *obj)
 static void on_update(void *ctx, void *old_obj, void *new_obj)
 {
 	struct dra_handler_ctx *h = ctx;
+	if (h->slot == D_CLAIM)
+		claim_sinks(h->d, old_obj, new_obj);
 	if (h->slot == D_TAINT_RULE)
 		rule_changed(h->d, old_obj, new_obj);
 	else
@@ -180,6 +196,8 @@ static void on_update(void *ctx, void *old_obj, void *new_obj)
 static void on_delete(void *ctx, void *obj)
 {
 	struct dra_handler_ctx *h = ctx;
+	if (h->slot == D_CLAIM)
+		claim_sinks(h->d, obj, NULL);
 	if (h->slot == D_TAINT_RULE)
 		rule_changed(h->d, obj, NULL);
 	else
@@ -208,6 +226,30 @@ struct sched_dra *sched_dra_new(struct api_client *c, unsigned kinds, struct que
 		}
 	}
 	return d;
+}
+
+void sched_dra_set_claim_sinks(struct sched_dra *d, const struct sched_claim_sink *sinks, uint32_t n)
+{
+	if (!d)
+		return;
+	d->sinks = sinks;
+	d->n_sinks = n;
+}
+
+int sched_resource_claim_sink(void *sched,
+			      void (*fn)(void *arg, const struct api_resource_claim *old,
+					 const struct api_resource_claim *new_obj),
+			      void *arg)
+{
+	struct scheduler *s = sched;
+	if (s->claim_sinks_closed)
+		return 1; /* the handlers read the array without a lock: it no longer changes */
+	struct sched_claim_sink *v = realloc(s->claim_sinks, (s->n_claim_sinks + 1) * sizeof(*v));
+	if (!v)
+		return ERR_NOMEM;
+	v[s->n_claim_sinks++] = (struct sched_claim_sink){ fn, arg };
+	s->claim_sinks = v;
+	return 0;
 }
 
 /* Whether the server serves DeviceTaintRules: a one-item LIST. Only a 404 says no (the API is

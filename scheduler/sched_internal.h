@@ -84,6 +84,12 @@ struct scheduler {
 	struct api_informer *pdb_inf; /* PodDisruptionBudgets (DefaultPreemption); NULL = not needed */
 	struct sched_volumes *volumes; /* the volume plugins' stores (volumes.c); NULL = none needed */
 	struct sched_dra *dra;         /* DynamicResources' stores (dra.c); NULL = none needed */
+	/* The claim informer's event sinks (fw_listers.resource_claim_sink), registered by the
+	 * profiles' plugins while they are built, before any informer starts; read-only after. */
+	struct sched_claim_sink *claim_sinks;
+	uint32_t n_claim_sinks;
+	bool claim_sinks_closed; /* set once the informers exist: later profiles (the explainer's,
+				  * built on first use) get no sink and gather per pod */
 	struct sched_events *events;
 	struct sched_binder *binder;
 	struct sched_preempt *preempt; /* the preemption executor (preemption.c) */
@@ -329,7 +335,14 @@ struct sched_dra;
 unsigned sched_dra_kinds_of(const struct fw_plugin *p);
 unsigned sched_dra_kinds(const struct scheduler *s); /* of every plugin of every profile */
 /* Informers for kinds (0: none); their events go to q (NULL: nowhere). */
+/* A sink of the claim informer's events (see fw_listers.resource_claim_sink). */
+struct sched_claim_sink {
+	void (*fn)(void *arg, const struct api_resource_claim *old, const struct api_resource_claim *new_obj);
+	void *arg;
+};
 struct sched_dra *sched_dra_new(struct api_client *c, unsigned kinds, struct queue *q, struct err *e);
+/* The sinks d's claim handlers call (borrowed: the scheduler's, set before sched_dra_start). */
+void sched_dra_set_claim_sinks(struct sched_dra *d, const struct sched_claim_sink *sinks, uint32_t n);
 /* Starts them; first drops the DeviceTaintRule informer when the server answers 404 for the
  * kind (not served). NULL: nothing to start. */
 int sched_dra_start(struct sched_dra *d, struct err *e);
@@ -343,6 +356,13 @@ int sched_dra_load(struct sched_dra *d, const char *json, size_t len, struct err
 struct api_informer *sched_dra_informer(const struct sched_dra *d, enum api_kind kind);
 struct api_resource_claim *sched_resource_claim_lister(void *sched, const char *ns, const char *name);
 int sched_resource_claim_each(void *sched, int (*fn)(void *arg, const struct api_resource_claim *c), void *arg);
+/* fw_listers.resource_claim_sink: appends to the scheduler's sinks (the profiles are built before
+ * the informers exist, so there is no claim yet to replay). 0, ERR_NOMEM, or 1 once the informers
+ * exist (claim_sinks_closed: no events for a profile built later). */
+int sched_resource_claim_sink(void *sched,
+			      void (*fn)(void *arg, const struct api_resource_claim *old,
+					 const struct api_resource_claim *new_obj),
+			      void *arg);
 int sched_resource_slice_each(void *sched, int (*fn)(void *arg, const struct api_resource_slice *s), void *arg);
 struct api_device_class *sched_device_class_lister(void *sched, const char *name);
 int sched_device_class_each(void *sched, int (*fn)(void *arg, const struct api_device_class *c), void *arg);

@@ -545,6 +545,7 @@ void sched_fw_profile_options(struct scheduler *s, struct fw_profile_options *po
 			     .csi_storage_capacity_each = sched_csi_storage_capacity_each,
 			     .resource_claim = sched_resource_claim_lister,
 			     .resource_claim_each = sched_resource_claim_each,
+			     .resource_claim_sink = sched_resource_claim_sink,
 			     .resource_slice_each = sched_resource_slice_each,
 			     .device_class = sched_device_class_lister,
 			     .device_class_each = sched_device_class_each,
@@ -704,6 +705,8 @@ struct scheduler *sched_new(const struct sched_options *o, struct err *e)
 	unsigned dra_kinds = sched_dra_kinds(s);
 	if (dra_kinds && !(s->dra = sched_dra_new(s->client, dra_kinds, s->queue, e)))
 		goto fail;
+	sched_dra_set_claim_sinks(s->dra, s->claim_sinks, s->n_claim_sinks);
+	s->claim_sinks_closed = true;
 
 	struct sched_events_options eo = events_options(s);
 	if (!(s->events = sched_events_new(&eo, e)))
@@ -884,6 +887,7 @@ void sched_free(struct scheduler *s)
 	sched_binder_free(s->binder);
 	sched_events_free(s->events);
 	sched_dra_free(s->dra);
+	free(s->claim_sinks); /* after the informers that called them */
 	sched_volumes_free(s->volumes);
 	api_informer_free(s->pdb_inf);
 	sched_owners_free(s->owners);

@@ -43,6 +43,11 @@ void dra_allocated_state_free(struct dra_allocated_state *st); /* NULL is a no-o
  * capacity are aggregated). Results with adminAccess are skipped (they do not block others).
  * 0 or ERR_NOMEM. */
 int dra_allocated_state_add(struct dra_allocated_state *st, const struct api_dra_allocation *allocation);
+/* Adds (sign 1) or takes back out (sign -1, an allocation added before) allocation's devices:
+ * upstream allocateddevices.go's tracker applying a claim event. 0, or ERR_NOMEM. */
+int dra_allocated_state_adjust(struct dra_allocated_state *st, const struct api_dra_allocation *allocation, int sign);
+/* A copy of st (new: dra_allocated_state_free), or NULL on out of memory. */
+struct dra_allocated_state *dra_allocated_state_copy(const struct dra_allocated_state *st);
 /* Whether the device is allocated exclusively (AllocatedDevices). */
 bool dra_allocated_state_has(const struct dra_allocated_state *st, const char *driver, const char *pool,
 			     const char *device);

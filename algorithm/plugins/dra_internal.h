@@ -53,6 +53,9 @@ struct dra_state_dev {
 	bool shared;        /* some AllocatedSharedDeviceIDs entry names it */
 	bool has_capacity;  /* AggregatedCapacity has it */
 	struct dra_amounts capacity;
+	/* how many results set each flag: a flag is its count > 0, so that an allocation can be
+	 * taken back out (dra_allocated_state_adjust) */
+	uint32_t n_dedicated, n_shared, n_capacity;
 };
 /* The device's record, or NULL. */
 const struct dra_state_dev *dra_allocated_state_find(const struct dra_allocated_state *st, const char *driver,

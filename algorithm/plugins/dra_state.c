@@ -162,28 +162,88 @@ static struct dra_state_dev *state_dev(struct dra_allocated_state *st, const cha
 
 int dra_allocated_state_add(struct dra_allocated_state *st, const struct api_dra_allocation *allocation)
 {
+	return dra_allocated_state_adjust(st, allocation, 1);
+}
+
+int dra_allocated_state_adjust(struct dra_allocated_state *st, const struct api_dra_allocation *allocation, int sign)
+{
 	if (!allocation)
 		return 0;
 	for (uint32_t i = 0; i < allocation->n_results; i++) {
 		const struct api_dra_device_result *r = &allocation->results[i];
 		if (r->has_admin_access && r->admin_access)
 			continue; /* not considered allocated */
-		struct dra_state_dev *d = state_dev(st, r->driver, r->pool, r->device);
-		if (!d)
-			return ERR_NOMEM;
+		struct dra_state_dev *d;
+		if (sign > 0) {
+			d = state_dev(st, r->driver, r->pool, r->device);
+			if (!d)
+				return ERR_NOMEM;
+		} else {
+			uint32_t k;
+			if (!dra_dmap_get(&st->index, r->driver, r->pool, r->device, &k))
+				continue; /* never added: nothing to take out */
+			d = &st->devs[k];
+		}
 		if (!r->share_id) {
-			d->dedicated = true;
+			d->n_dedicated = sign > 0 ? d->n_dedicated + 1 : d->n_dedicated - (d->n_dedicated > 0);
+			d->dedicated = d->n_dedicated > 0;
 			continue;
 		}
-		d->shared = true;
+		d->n_shared = sign > 0 ? d->n_shared + 1 : d->n_shared - (d->n_shared > 0);
+		d->shared = d->n_shared > 0;
 		if (!r->n_consumed_capacity)
 			continue; /* upstream: ConsumedCapacity nil adds no aggregated entry */
-		d->has_capacity = true;
+		d->n_capacity = sign > 0 ? d->n_capacity + 1 : d->n_capacity - (d->n_capacity > 0);
+		d->has_capacity = d->n_capacity > 0;
+		if (!d->has_capacity) {
+			d->capacity.n = 0; /* the last consumer left: no aggregated entry, as upstream deletes it */
+			continue;
+		}
 		for (uint32_t j = 0; j < r->n_consumed_capacity; j++)
-			if (dra_amounts_add(&d->capacity, r->consumed_capacity[j].name, r->consumed_capacity[j].value.milli) < 0)
+			if (dra_amounts_add(&d->capacity, r->consumed_capacity[j].name,
+					    sign * r->consumed_capacity[j].value.milli) < 0)
 				return ERR_NOMEM;
 	}
 	return 0;
+}
+
+struct dra_allocated_state *dra_allocated_state_copy(const struct dra_allocated_state *st)
+{
+	struct dra_allocated_state *cp = dra_allocated_state_new();
+	if (!cp)
+		return NULL;
+	if (st->index.cap) {
+		cp->index.slots = malloc(st->index.cap * sizeof(*cp->index.slots));
+		if (!cp->index.slots)
+			goto nomem;
+		memcpy(cp->index.slots, st->index.slots, st->index.cap * sizeof(*cp->index.slots));
+		cp->index.cap = st->index.cap;
+		cp->index.n = st->index.n;
+	}
+	if (st->n) {
+		/* the devices keep their indexes: the index's values stay valid */
+		cp->devs = malloc(st->cap * sizeof(*cp->devs));
+		if (!cp->devs)
+			goto nomem;
+		cp->cap = st->cap;
+		for (uint32_t i = 0; i < st->n; i++) {
+			cp->devs[i] = st->devs[i];
+			memset(&cp->devs[i].capacity, 0, sizeof(cp->devs[i].capacity));
+			cp->n = i + 1;
+			const struct dra_amounts *a = &st->devs[i].capacity;
+			if (!a->n)
+				continue;
+			cp->devs[i].capacity.v = malloc(a->n * sizeof(*a->v));
+			if (!cp->devs[i].capacity.v)
+				goto nomem;
+			memcpy(cp->devs[i].capacity.v, a->v, a->n * sizeof(*a->v));
+			cp->devs[i].capacity.n = cp->devs[i].capacity.cap = a->n;
+		}
+	}
+	return cp;
+nomem:
+	dra_allocated_state_free(cp);
+	return NULL;
 }
 
 const struct dra_state_dev *dra_allocated_state_find(const struct dra_allocated_state *st, const char *driver,

@@ -93,6 +93,13 @@ struct dr_priv {
 	pthread_mutex_t lock; /* guards inflight and assumed; leaf */
 	struct map inflight;  /* claim uid -> struct dr_inflight */
 	struct map assumed;   /* "ns/name" -> struct dr_assumed */
+	/* The informer's claims and the devices they hold (upstream allocateddevices.go's tracker),
+	 * kept by the claim informer's events (claim_event); priv->lock guards them too. tracked:
+	 * the events come (the listers have a sink) and none was lost to out of memory; otherwise
+	 * PreFilter gathers the devices from every claim (gather_allocated). */
+	bool tracked;
+	struct map claims; /* "ns/name" -> struct dr_assumed holding the informer's claim */
+	struct dra_allocated_state *allocated;
 };
 
 static int64_t rv_int(const char *rv)
@@ -118,6 +125,9 @@ static void inflight_free(struct dr_inflight *f)
 	free(f);
 }
 
+static void claim_event(void *arg, const struct api_resource_claim *old, const struct api_resource_claim *new_obj);
+static void release(struct fw_pl *pl);
+
 static int init(struct fw_pl *pl, struct err *e)
 {
 	static const struct cfg_dynamic_resources_args defaults = { 10 * 1000000000LL, 600 * 1000000000LL };
@@ -139,7 +149,20 @@ static int init(struct fw_pl *pl, struct err *e)
 	}
 	map_init(&p->inflight);
 	map_init(&p->assumed);
+	map_init(&p->claims);
 	pl->priv = p;
+	if (!(p->allocated = dra_allocated_state_new())) {
+		release(pl);
+		return err_set(e, ERR_NOMEM, NAME ": out of memory");
+	}
+	p->tracked = true; /* before the sink replays the claims the store holds */
+	int rc = fw_watch_resource_claims(pl, claim_event, p);
+	if (rc < 0) {
+		release(pl);
+		return err_set(e, ERR_NOMEM, NAME ": claim events: out of memory");
+	}
+	if (rc == 1)
+		p->tracked = false;
 	return 0;
 }
 
@@ -156,8 +179,13 @@ static void release(struct fw_pl *pl)
 	it = 0;
 	while (map_next(&p->assumed, &it, &k, &v))
 		assumed_free(v);
+	it = 0;
+	while (map_next(&p->claims, &it, &k, &v))
+		assumed_free(v);
 	map_release(&p->inflight);
 	map_release(&p->assumed);
+	map_release(&p->claims);
+	dra_allocated_state_free(p->allocated);
 	pthread_mutex_destroy(&p->lock);
 	dra_cel_cache_free(p->cel);
 	free(p);
@@ -169,6 +197,73 @@ static void release(struct fw_pl *pl)
 static void claim_key(char *buf, size_t size, const char *ns, const char *name)
 {
 	snprintf(buf, size, "%s/%s", ns, name);
+}
+
+/* Drops the tracker (out of memory): PreFilter gathers from every claim from now on. Called
+ * with priv->lock held. */
+static void tracker_drop(struct dr_priv *p)
+{
+	size_t it = 0;
+	const char *k;
+	void *v;
+	while (map_next(&p->claims, &it, &k, &v))
+		assumed_free(v);
+	map_release(&p->claims);
+	map_init(&p->claims);
+	dra_allocated_state_free(p->allocated);
+	p->allocated = NULL;
+	p->tracked = false;
+	LOG_WARN(NAME ": claim tracker: out of memory, allocated devices are gathered per pod from now on");
+}
+
+/* The claim informer's event sink (fw_listers.resource_claim_sink; upstream
+ * allocateddevices.go's handlers): the claim's old devices out, its new ones in. An assumed copy
+ * as old as the delivered claim, or older, is done (upstream's assume cache drops it on the
+ * informer's event), as is the assumed copy of a deleted claim. */
+static void claim_event(void *arg, const struct api_resource_claim *old, const struct api_resource_claim *new_obj)
+{
+	struct dr_priv *p = arg;
+	const struct api_resource_claim *c = new_obj ? new_obj : old;
+	char key[512];
+	claim_key(key, sizeof(key), c->meta.namespace, c->meta.name);
+	struct dr_assumed *t = NULL, *cur = NULL, *drop = NULL;
+	if (new_obj && (t = calloc(1, sizeof(*t)))) {
+		if (!(t->key = strdup(key))) {
+			free(t);
+			t = NULL;
+		} else {
+			t->version = rv_int(new_obj->meta.resource_version);
+			t->claim = api_resource_claim_ref((struct api_resource_claim *)new_obj);
+		}
+	}
+	pthread_mutex_lock(&p->lock);
+	if (!p->tracked)
+		goto unlock;
+	if ((cur = map_del(&p->claims, key)) && dra_allocated_state_adjust(p->allocated, cur->claim->allocation, -1) < 0) {
+		tracker_drop(p);
+		goto unlock;
+	}
+	if (new_obj) {
+		void *prev = NULL;
+		if (!t || map_put(&p->claims, t->key, t, &prev) < 0) {
+			tracker_drop(p);
+			goto unlock;
+		}
+		struct dr_assumed *in = t;
+		t = NULL; /* the map's */
+		if (dra_allocated_state_adjust(p->allocated, in->claim->allocation, 1) < 0) {
+			tracker_drop(p);
+			goto unlock;
+		}
+	}
+	struct dr_assumed *a = map_get(&p->assumed, key);
+	if (a && (!new_obj || rv_int(new_obj->meta.resource_version) >= a->version))
+		drop = map_del(&p->assumed, key);
+unlock:
+	pthread_mutex_unlock(&p->lock);
+	assumed_free(t);
+	assumed_free(cur);
+	assumed_free(drop);
 }
 
 /* upstream claimTracker.Get: the informer's claim, or the assumed one while it is newer. A new
@@ -508,6 +603,43 @@ static void assumed_prune(struct dr_priv *p, const struct gather *g)
 	}
 }
 
+/* The allocated state from the tracker (what gather_allocated computes, without walking the
+ * claims): a copy of the informer's claims' devices, an assumed copy newer than the informer's
+ * claim counted instead of it (an assumed copy of a claim the informer does not have is not
+ * counted, as there), plus the in-flight allocations. *tracked false (and NULL): no tracker. */
+static struct dra_allocated_state *tracked_allocated(struct dr_priv *p, bool *tracked, struct err *e)
+{
+	struct dra_allocated_state *st = NULL;
+	pthread_mutex_lock(&p->lock);
+	if (!(*tracked = p->tracked))
+		goto out;
+	if (!(st = dra_allocated_state_copy(p->allocated)))
+		goto nomem;
+	size_t it = 0;
+	const char *k;
+	void *v;
+	while (map_next(&p->assumed, &it, &k, &v)) {
+		const struct dr_assumed *a = v, *t = map_get(&p->claims, k);
+		if (!t || a->version <= t->version)
+			continue;
+		if (dra_allocated_state_adjust(st, t->claim->allocation, -1) < 0 ||
+		    dra_allocated_state_adjust(st, a->claim->allocation, 1) < 0)
+			goto nomem;
+	}
+	it = 0;
+	while (map_next(&p->inflight, &it, &k, &v))
+		if (dra_allocated_state_adjust(st, ((struct dr_inflight *)v)->allocation, 1) < 0)
+			goto nomem;
+	goto out;
+nomem:
+	err_set(e, ERR_NOMEM, "gather allocation state: out of memory");
+	dra_allocated_state_free(st);
+	st = NULL;
+out:
+	pthread_mutex_unlock(&p->lock);
+	return st;
+}
+
 static struct dra_allocated_state *gather_allocated(const struct fw_pl *pl, struct err *e)
 {
 	struct dr_priv *p = pl->priv;
@@ -732,7 +864,10 @@ static enum fw_code pre_filter(const struct fw_pl *pl, struct fw_cycle *c, const
 	}
 	if (s->n_to_allocate == 0)
 		goto out;
-	s->allocated = gather_allocated(pl, &e);
+	bool tracked;
+	s->allocated = tracked_allocated(p, &tracked, &e);
+	if (!tracked)
+		s->allocated = gather_allocated(pl, &e);
 	if (!s->allocated) {
 		code = fw_status_setf(st, FW_ERROR, "%s", e.msg);
 		goto out;

@@ -688,7 +688,20 @@ struct dra_store {
 	uint32_t n_slices, n_classes;
 	struct api_resource_slice **slices;
 	struct api_device_class **classes;
+	/* fw_listers.resource_claim_sink: called on each claim change, as the informer's handlers */
+	struct dra_sink {
+		void (*fn)(void *arg, const struct api_resource_claim *old, const struct api_resource_claim *new_obj);
+		void *arg;
+	} sinks[4];
+	uint32_t n_sinks;
 };
+
+static void dra_emit(const struct dra_store *st, const struct api_resource_claim *old,
+		     const struct api_resource_claim *new_obj)
+{
+	for (uint32_t i = 0; i < st->n_sinks; i++)
+		st->sinks[i].fn(st->sinks[i].arg, old, new_obj);
+}
 
 static void dra_claim_free(struct dra_claim *c)
 {
@@ -757,8 +770,11 @@ static int dra_claim_build(struct dra_store *st, struct dra_claim *c, struct err
 		free(buf);
 		return -1;
 	}
-	api_resource_claim_unref(c->obj);
+	struct api_resource_claim *prev = c->obj;
 	c->obj = obj;
+	if (prev) /* an update; dra_claim_add reports an add */
+		dra_emit(st, prev, obj);
+	api_resource_claim_unref(prev);
 	rc = 0;
 out:
 	if (rc < 0 && !e->code)
@@ -791,6 +807,7 @@ static int dra_claim_add(struct dra_store *st, const char *json, struct err *e)
 		dra_claim_free(c);
 		return err_set(e, ERR_NOMEM, "bench_cycle: claim %s", key);
 	}
+	dra_emit(st, old ? ((struct dra_claim *)old)->obj : NULL, c->obj);
 	dra_claim_free(old);
 	return 0;
 }
@@ -799,7 +816,10 @@ static void dra_claim_delete(struct dra_store *st, const char *ns, const char *n
 {
 	char key[512];
 	snprintf(key, sizeof(key), "%s/%s", ns, name);
-	dra_claim_free(map_del(&st->claims, key));
+	struct dra_claim *c = map_del(&st->claims, key);
+	if (c)
+		dra_emit(st, c->obj, NULL);
+	dra_claim_free(c);
 }
 
 static int dra_store_init(struct dra_store *st, const struct workload *w, struct err *e)
@@ -864,6 +884,23 @@ static int dra_claims_each(void *ctx, int (*fn)(void *arg, const struct api_reso
 		if (rc)
 			return rc;
 	}
+	return 0;
+}
+
+/* Registers a sink and replays the stored claims to it as adds (fw_listers.resource_claim_sink). */
+static int dra_claim_sink(void *ctx,
+			  void (*fn)(void *arg, const struct api_resource_claim *old, const struct api_resource_claim *new_obj),
+			  void *arg)
+{
+	struct dra_store *st = ((const struct workload *)ctx)->dra;
+	if (st->n_sinks == sizeof(st->sinks) / sizeof(st->sinks[0]))
+		return ERR_NOMEM;
+	st->sinks[st->n_sinks++] = (struct dra_sink){ fn, arg };
+	size_t it = 0;
+	const char *k;
+	void *v;
+	while (map_next(&st->claims, &it, &k, &v))
+		fn(arg, NULL, ((struct dra_claim *)v)->obj);
 	return 0;
 }
 
@@ -1189,7 +1226,8 @@ static int run_setup(struct run *r, struct err *e)
 			return -1;
 		po.listers = (struct fw_listers){ .ns = wl_namespace, .ns_each = wl_namespaces_each,
 						  .services_each = wl_services_each, .resource_claim = dra_get_claim,
-						  .resource_claim_each = dra_claims_each, .resource_slice_each = dra_slices_each,
+						  .resource_claim_each = dra_claims_each, .resource_claim_sink = dra_claim_sink,
+						  .resource_slice_each = dra_slices_each,
 						  .device_class = dra_get_class, .device_class_each = dra_classes_each,
 						  .ctx = &r->wl };
 		po.dra = (struct fw_dra_ops){ .get_claim = dra_op_get, .add_finalizer = dra_op_add_finalizer,

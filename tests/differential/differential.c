@@ -635,6 +635,36 @@ static struct api_resource_claim *claim_lister(void *ctx, const char *ns, const 
 	return NULL;
 }
 
+/* The claim event sinks (fw_listers.resource_claim_sink: DynamicResources' tracker of each
+ * harness's profile); the stores' loads and frees deliver adds and deletes to them, as the
+ * claim informer's handlers do. */
+static struct claim_sink {
+	void (*fn)(void *arg, const struct api_resource_claim *old, const struct api_resource_claim *new_obj);
+	void *arg;
+} *claim_sinks;
+static int n_claim_sinks;
+
+static void claim_emit(const struct api_resource_claim *old, const struct api_resource_claim *new_obj)
+{
+	for (int i = 0; i < n_claim_sinks; i++)
+		claim_sinks[i].fn(claim_sinks[i].arg, old, new_obj);
+}
+
+static int claim_sink(void *ctx,
+		      void (*fn)(void *arg, const struct api_resource_claim *old, const struct api_resource_claim *new_obj),
+		      void *arg)
+{
+	(void)ctx;
+	struct claim_sink *v = realloc(claim_sinks, (size_t)(n_claim_sinks + 1) * sizeof(*v));
+	if (!v)
+		return ERR_NOMEM;
+	claim_sinks = v;
+	claim_sinks[n_claim_sinks++] = (struct claim_sink){ fn, arg };
+	for (int i = 0; i < n_cur_claims; i++)
+		fn(arg, NULL, cur_claims[i]);
+	return 0;
+}
+
 static int claim_each(void *ctx, int (*fn)(void *arg, const struct api_resource_claim *c), void *arg)
 {
 	(void)ctx;
@@ -704,6 +734,8 @@ static int dra_objs_load(const struct gen *g, struct err *e)
 			break;
 		case GEN_DRA_CLAIM:
 			ok = (cur_claims[n_cur_claims] = api_resource_claim_decode_json(js, len, e)) && ++n_cur_claims;
+			if (ok)
+				claim_emit(NULL, cur_claims[n_cur_claims - 1]);
 			break;
 		case GEN_DRA_TAINT_RULE:
 			ok = (cur_rules[n_cur_rules] = api_device_taint_rule_decode_json(js, len, e)) && ++n_cur_rules;
@@ -719,8 +751,10 @@ static int dra_objs_load(const struct gen *g, struct err *e)
 
 static void dra_objs_free(void)
 {
-	while (n_cur_claims)
+	while (n_cur_claims) {
+		claim_emit(cur_claims[n_cur_claims - 1], NULL);
 		api_resource_claim_unref(cur_claims[--n_cur_claims]);
+	}
 	while (n_cur_slices)
 		api_resource_slice_unref(cur_slices[--n_cur_slices]);
 	while (n_cur_classes)
@@ -948,6 +982,7 @@ static int harness_init(struct harness *h, const char *config_text)
 						     .volume_attachment_each = va_each,
 						     .resource_claim = claim_lister,
 						     .resource_claim_each = claim_each,
+						     .resource_claim_sink = claim_sink,
 						     .resource_slice_each = slice_each,
 						     .device_class = class_lister,
 						     .device_class_each = class_each,
@@ -1069,6 +1104,9 @@ static void harnesses_free(void)
 	for (int i = 0; i < n_harnesses; i++)
 		harness_free(&harnesses[i]);
 	n_harnesses = 0;
+	free(claim_sinks); /* their plugins are gone */
+	claim_sinks = NULL;
+	n_claim_sinks = 0;
 }
 
 /* s with the first `from` replaced by `to` (malloc'd), or NULL when s has no `from`. */
@@ -1185,6 +1223,7 @@ static int run_csched(const struct gen *g, struct result *got)
 	/* a DRA state gets a profile of its own: DynamicResources keeps claims it assumed or has in
 	 * flight from one cycle to the next, which must not carry over to another state */
 	struct harness own = { 0 };
+	int sinks_before = n_claim_sinks; /* own's plugin adds a claim sink, dropped with it */
 	struct harness *h = !g->dra ? harness_for(g->config) : harness_init(&own, g->config) == 0 ? &own : NULL;
 	if (!h) {
 		snprintf(got->error, sizeof(got->error), "csched rejects the configuration (see above)");
@@ -1420,8 +1459,10 @@ out:
 	api_pod_unref(pod);
 	snapshot_free(snap);
 	cache_free(cache);
-	if (h == &own)
+	if (h == &own) {
 		harness_free(&own);
+		n_claim_sinks = sinks_before;
+	}
 	return rc;
 }
 

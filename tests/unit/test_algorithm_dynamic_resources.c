@@ -43,7 +43,21 @@ struct world {
 	bool last_set_timestamp;
 	char last_unreserve_uid[64];
 	int64_t next_rv;
+	/* the claim informer's event sink (fw_listers.resource_claim_sink), when g_sink */
+	void (*sink)(void *arg, const struct api_resource_claim *old, const struct api_resource_claim *new_obj);
+	void *sink_arg;
 };
+
+/* Whether the listers have a claim event sink: main runs every test without it (DynamicResources
+ * gathers the allocated devices from every claim per pod) and with it (its tracker). */
+static bool g_sink;
+
+/* What the claim informer's handlers deliver to the sink. */
+static void world_emit(struct world *w, const struct api_resource_claim *old, const struct api_resource_claim *new_obj)
+{
+	if (w->sink)
+		w->sink(w->sink_arg, old, new_obj);
+}
 
 static struct api_resource_claim *world_find(struct world *w, const char *ns, const char *name, uint32_t *idx)
 {
@@ -69,6 +83,18 @@ static int l_claim_each(void *ctx, int (*fn)(void *arg, const struct api_resourc
 		if (rc)
 			return rc;
 	}
+	return 0;
+}
+
+static int l_claim_sink(void *ctx,
+			void (*fn)(void *arg, const struct api_resource_claim *old, const struct api_resource_claim *new_obj),
+			void *arg)
+{
+	struct world *w = ctx;
+	w->sink = fn; /* one plugin instance per test */
+	w->sink_arg = arg;
+	for (uint32_t i = 0; i < w->n_claims; i++)
+		fn(arg, NULL, w->claims[i]);
 	return 0;
 }
 
@@ -125,10 +151,12 @@ static struct api_resource_claim *world_store(struct world *w, struct api_resour
 		return ref;
 	}
 	if (world_find(w, c->meta.namespace, c->meta.name, &i)) {
+		world_emit(w, w->claims[i], c);
 		api_resource_claim_unref(w->claims[i]);
 		w->claims[i] = c;
 	} else {
 		w->claims[w->n_claims++] = c;
+		world_emit(w, NULL, c);
 	}
 	return ref;
 }
@@ -477,6 +505,7 @@ static void h_init(struct h *h, const char *const *nodes)
 	tl_fill(&pc, &l, CFG_EP_BIND, bind, NULL);
 	struct fw_profile_options o = {
 		.listers = { .resource_claim = l_claim, .resource_claim_each = l_claim_each,
+			     .resource_claim_sink = g_sink ? l_claim_sink : NULL,
 			     .resource_slice_each = l_slice_each, .device_class = l_class,
 			     .device_taint_rule_each = l_rule_each, .ctx = &h->w },
 		.dra = { .get_claim = api_get, .add_finalizer = api_add_finalizer, .reserve = api_reserve,
@@ -520,6 +549,7 @@ static void h_free(struct h *h)
 static void h_add_claim(struct h *h, const struct cspec *cs)
 {
 	h->w.claims[h->w.n_claims++] = mk_claim(&h->w, cs);
+	world_emit(&h->w, NULL, h->w.claims[h->w.n_claims - 1]);
 }
 
 static void h_std_class(struct h *h)
@@ -997,6 +1027,7 @@ static void assumed_then_informer(bool delete_claim)
 	assert_non_null(old);
 	if (delete_claim) {
 		h.w.claims[i] = h.w.claims[--h.w.n_claims];
+		world_emit(&h.w, old, NULL);
 		api_resource_claim_unref(old);
 	} else {
 		/* a newer version than the assumed one, deallocated */
@@ -1109,6 +1140,7 @@ static void test_hints(void **state)
 		mk_claim(&h.w, &(struct cspec){ .name = "other", .uid = "other-uid", .alloc_node = "worker" });
 	/* the pod's claim is created */
 	h.w.claims[h.w.n_claims++] = api_resource_claim_ref(mine);
+	world_emit(&h.w, NULL, mine);
 	assert_int_equal(claim_hint(&h.pl, h.pod, NULL, mine), QUEUE_HINT_QUEUE);
 	/* an unrelated claim created: skip; an unrelated claim deallocated: queue */
 	assert_int_equal(claim_hint(&h.pl, h.pod, NULL, other), QUEUE_HINT_SKIP);
@@ -1186,5 +1218,7 @@ int main(void)
 		cmocka_unit_test(test_sign),
 		cmocka_unit_test(test_args),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	int failed = cmocka_run_group_tests_name("gathered per pod", tests, NULL, NULL);
+	g_sink = true;
+	return failed + cmocka_run_group_tests_name("claim tracker", tests, NULL, NULL);
 }

@@ -658,6 +658,21 @@ static int rule_visit(void *arg, const struct api_device_taint_rule *r)
 	return s->n == s->stop_at ? 9 : 0;
 }
 
+/* A claim sink's record: "+name/rv" for an add, "~name/old rv>new rv" for an update, "-name/rv"
+ * for a delete, concatenated. */
+static void sink_record(void *arg, const struct api_resource_claim *old, const struct api_resource_claim *new_obj)
+{
+	char *log = arg, one[64];
+	if (!old)
+		snprintf(one, sizeof(one), "+%s/%s ", new_obj->meta.name, new_obj->meta.resource_version);
+	else if (new_obj)
+		snprintf(one, sizeof(one), "~%s/%s>%s ", new_obj->meta.name, old->meta.resource_version,
+			 new_obj->meta.resource_version);
+	else
+		snprintf(one, sizeof(one), "-%s/%s ", old->meta.name, old->meta.resource_version);
+	strncat(log, one, 255 - strlen(log));
+}
+
 /* The four listers answer from their informers' stores; without the informers (no plugin needs
  * them) they answer nothing. */
 static void test_dra_listers(void **state)
@@ -682,6 +697,10 @@ static void test_dra_listers(void **state)
 	if (!f->s->dra)
 		fail_msg("sched_dra_new: %s", e.msg);
 	struct sched_dra *d = f->s->dra;
+	/* the claim handlers call the sinks (DynamicResources' tracker) with each event */
+	char log[256] = "";
+	const struct sched_claim_sink sinks[] = { { sink_record, log } };
+	sched_dra_set_claim_sinks(d, sinks, 1);
 	assert_false(sched_dra_synced(d)); /* never listed */
 	event(sched_dra_informer(d, API_KIND_RESOURCE_CLAIM), "ADDED", CLAIM_JSON("a", "1"));
 	event(sched_dra_informer(d, API_KIND_RESOURCE_CLAIM), "ADDED", CLAIM_JSON("b", "2"));
@@ -724,6 +743,11 @@ static void test_dra_listers(void **state)
 
 	event(sched_dra_informer(d, API_KIND_RESOURCE_CLAIM), "DELETED", CLAIM_JSON("a", "7"));
 	assert_null(sched_resource_claim_lister(f->s, "ns", "a"));
+	assert_string_equal(log, "+a/1 +b/2 ~a/1>3 -a/7 ");
+	/* the scheduler's informers exist: a profile built now (the explainer's) gets no sink */
+	assert_true(f->s->claim_sinks_closed);
+	assert_int_equal(sched_resource_claim_sink(f->s, sink_record, log), 1);
+	sched_dra_set_claim_sinks(d, NULL, 0); /* sinks[] ends with this function */
 	s = (struct names){ 0 };
 	assert_int_equal(sched_resource_claim_each(f->s, claim_visit, &s), 0);
 	assert_true(s.n == 1 && has_name(&s, "b"));
@@ -733,6 +757,7 @@ static void test_dra_listers(void **state)
 	sched_fw_profile_options(f->s, &po);
 	assert_ptr_equal(po.listers.resource_claim, sched_resource_claim_lister);
 	assert_ptr_equal(po.listers.resource_claim_each, sched_resource_claim_each);
+	assert_ptr_equal(po.listers.resource_claim_sink, sched_resource_claim_sink);
 	assert_ptr_equal(po.listers.resource_slice_each, sched_resource_slice_each);
 	assert_ptr_equal(po.listers.device_class, sched_device_class_lister);
 	assert_ptr_equal(po.listers.device_class_each, sched_device_class_each);

@@ -261,6 +261,18 @@ struct fw_listers {
 	int (*device_class_each)(void *ctx, int (*fn)(void *arg, const struct api_device_class *c), void *arg);
 	int (*device_taint_rule_each)(void *ctx, int (*fn)(void *arg, const struct api_device_taint_rule *r),
 				      void *arg);
+	/* Registers fn as a sink of the ResourceClaim informer's events (upstream's DRA manager
+	 * feeding allocateddevices.go's tracker): fn first sees each claim the store holds already
+	 * (as an add), then each add (old NULL), update and delete (new_obj NULL) in the informer's
+	 * order, on its thread. The objects are borrowed for the call; fn must not call a lister. The
+	 * sink stays registered while ctx lives (the informers stop before the profiles are freed).
+	 * 0; ERR_NOMEM; or 1 when fn will get no events (the scheduler's informers already run: a
+	 * profile built later, such as the explainer's). NULL member or 1: DynamicResources gathers
+	 * the allocated devices from every claim for every pod instead. */
+	int (*resource_claim_sink)(void *ctx,
+				   void (*fn)(void *arg, const struct api_resource_claim *old,
+					      const struct api_resource_claim *new_obj),
+				   void *arg);
 	void *ctx;
 };
 /* The PVC ns/name of pl's profile's lister, or NULL (see struct fw_listers). */
@@ -313,6 +325,12 @@ struct api_device_class *fw_get_device_class(const struct fw_pl *pl, const char 
 int fw_each_device_class(const struct fw_pl *pl, int (*fn)(void *arg, const struct api_device_class *c), void *arg);
 int fw_each_device_taint_rule(const struct fw_pl *pl, int (*fn)(void *arg, const struct api_device_taint_rule *r),
 			      void *arg);
+/* Registers fn with the profile's claim event sink (see fw_listers.resource_claim_sink): 0, 1 when
+ * the listers have no sink or it gives no events (fn will never be called), or ERR_NOMEM. */
+int fw_watch_resource_claims(const struct fw_pl *pl,
+			     void (*fn)(void *arg, const struct api_resource_claim *old,
+					const struct api_resource_claim *new_obj),
+			     void *arg);
 
 /* ---------- Preemption ---------- */
 
