@@ -233,18 +233,23 @@ static int er_visit(void *arg, const struct api_device_class *c)
 	return 0;
 }
 
-struct api_device_class *fw_extended_resource_class(const struct fw_pl *pl, const char *name)
+struct api_device_class *fw_listers_extended_resource_class(const struct fw_listers *l, const char *name)
 {
-	if (!name)
+	if (!name || !l->device_class)
 		return NULL;
 	if (has_prefix(name, DEVICE_CLASS_PREFIX))
-		return fw_get_device_class(pl, name + strlen(DEVICE_CLASS_PREFIX));
+		return l->device_class(l->ctx, name + strlen(DEVICE_CLASS_PREFIX));
 	struct er_pick k = { .name = intern_find(name) };
-	if (!k.name) /* never interned: no class names it */
+	if (!k.name || !l->device_class_each) /* never interned: no class names it */
 		return NULL;
-	fw_each_device_class(pl, er_visit, &k);
+	l->device_class_each(l->ctx, er_visit, &k);
 	/* the visit borrows; the winner is looked up again for a reference of the caller's own */
-	return k.best ? fw_get_device_class(pl, k.best->meta.name) : NULL;
+	return k.best ? l->device_class(l->ctx, k.best->meta.name) : NULL;
+}
+
+struct api_device_class *fw_extended_resource_class(const struct fw_pl *pl, const char *name)
+{
+	return fw_listers_extended_resource_class(&pl->profile->listers, name);
 }
 
 bool fw_delegate_resource_to_dra(const struct api_resources *alloc, const char *name, bool class_known)

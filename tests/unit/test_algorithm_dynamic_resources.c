@@ -1132,15 +1132,51 @@ static void test_hints(void **state)
 }
 
 /* upstream SignPod: "pods with dra resource claims are not signable" (OpportunisticBatching) */
+/* DRAExtendedResource: a pod without claims whose request a DeviceClass backs is not skipped
+ * (upstream preFilterExtendedResources); a node not advertising the resource would have to
+ * provide it through the special claim, which csched does not build: rejected there (documented
+ * difference), while a node advertising it (device plugin) passes, and without the DeviceClass
+ * the pod is skipped as before. */
+static void test_extended_resource_guard(void **state)
+{
+	(void)state;
+	struct h h;
+	struct fw_status st;
+	h_init(&h, worker);
+	h_std_class(&h);
+	h.pod = TOBJ_POD(.containers_json = "[{\"name\":\"c\",\"image\":\"i\",\"resources\":{\"requests\":"
+					    "{\"deviceclass.resource.kubernetes.io/" CLASS_NAME "\":\"1\"}}}]");
+	assert_int_equal(run_pre_filter(&h, &st), FW_SUCCESS);
+	run_filter(&h, 0, &st);
+	expect(&st, FW_UNSCHEDULABLE_AND_UNRESOLVABLE,
+	       "extended resource deviceclass.resource.kubernetes.io/" CLASS_NAME " backed by DRA: not supported by csched");
+	struct node_info ni;
+	struct api_node *dp = tobj_node_json("{\"metadata\":{\"name\":\"dp\"},\"status\":{\"allocatable\":{\"cpu\":\"4\","
+					     "\"pods\":\"%s\",\"deviceclass.resource.kubernetes.io/" CLASS_NAME "\":\"2\"}}}",
+					     "110");
+	tl_node_info(&ni, dp, NULL, 0);
+	fw_status_reset(&st);
+	assert_int_equal(fw_plugin_dynamic_resources.filter(&h.pl, h.c, h.pod, &ni, &st), FW_SUCCESS);
+	node_info_release(&ni);
+	api_node_unref(dp);
+	/* no DeviceClass: nothing for DRA */
+	api_device_class_unref(h.w.classes[0]);
+	h.w.n_classes = 0;
+	fw_cycle_free(h.c);
+	h.c = fw_cycle_new(h.prof);
+	assert_int_equal(run_pre_filter(&h, &st), FW_SKIP);
+	h_free(&h);
+}
+
 static void test_sign(void **state)
 {
 	(void)state;
 	struct api_pod *with = mk_pod(POD_CLAIM_NAME), *without = mk_pod(POD_NO_CLAIMS);
 	struct fw_sig sig;
 	memset(&sig, 0, sizeof(sig));
-	assert_false(fw_sign_pod(CFG_SIGN_ON | CFG_SIGN_NO_CLAIMS, with, &sig));
-	assert_true(fw_sign_pod(CFG_SIGN_ON | CFG_SIGN_NO_CLAIMS, without, &sig));
-	assert_true(fw_sign_pod(CFG_SIGN_ON, with, &sig)); /* DynamicResources not in the profile */
+	assert_false(fw_sign_pod(CFG_SIGN_ON | CFG_SIGN_NO_CLAIMS, NULL, with, &sig));
+	assert_true(fw_sign_pod(CFG_SIGN_ON | CFG_SIGN_NO_CLAIMS, NULL, without, &sig));
+	assert_true(fw_sign_pod(CFG_SIGN_ON, NULL, with, &sig)); /* DynamicResources not in the profile */
 	fw_sig_release(&sig);
 	api_pod_unref(with);
 	api_pod_unref(without);
@@ -1184,6 +1220,7 @@ int main(void)
 		cmocka_unit_test(test_binding_conditions),
 		cmocka_unit_test(test_hints),
 		cmocka_unit_test(test_sign),
+		cmocka_unit_test(test_extended_resource_guard),
 		cmocka_unit_test(test_args),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -379,6 +379,39 @@ static void test_fit_dra_class_resolution(void **state)
 	fw_profile_free(p);
 }
 
+/* fit_test.go TestFitSignPod "DRA extended resource enabled - returns unschedulable": a pod
+ * requesting a resource a DeviceClass backs is not signed (the same for BalancedAllocation);
+ * one requesting only a device-plugin resource is. */
+static void test_fit_sign_dra(void **state)
+{
+	(void)state;
+	dra_classes[0] = class_json("{\"metadata\":{\"name\":\"device-class-name\"},"
+				    "\"spec\":{\"extendedResourceName\":\"" DRA_ER "\"}}");
+	n_dra_classes = 1;
+	struct fw_listers l = { .device_class = fit_class, .device_class_each = fit_class_each };
+	struct api_pod *dra = TOBJ_POD(.containers_json = "[" RX("\"cpu\":\"1\",\"" DRA_ER "\":\"1\"") "]");
+	struct api_pod *implicit =
+		TOBJ_POD(.containers_json = "[" RX("\"deviceclass.resource.kubernetes.io/device-class-name\":\"1\"") "]");
+	struct api_pod *plain = TOBJ_POD(.containers_json = "[" RX("\"cpu\":\"1\",\"example.com/aaa\":\"1\"") "]");
+	struct fw_sig sig = { 0 };
+	uint32_t mask = CFG_SIGN_ON | CFG_SIGN_RESOURCES;
+	assert_false(fw_sign_pod(mask, &l, dra, &sig));
+	assert_false(fw_sign_pod(mask, &l, implicit, &sig));
+	assert_true(fw_sign_pod(mask, &l, plain, &sig));
+	/* "DRA extended resource disabled": no DeviceClass, signed */
+	n_dra_classes = 0;
+	assert_true(fw_sign_pod(mask, &l, dra, &sig));
+	/* without NodeResourcesFit/BalancedAllocation the resources are not signed at all */
+	n_dra_classes = 1;
+	assert_true(fw_sign_pod(CFG_SIGN_ON, &l, dra, &sig));
+	fw_sig_release(&sig);
+	api_pod_unref(dra);
+	api_pod_unref(implicit);
+	api_pod_unref(plain);
+	api_device_class_unref(dra_classes[0]);
+	n_dra_classes = 0;
+}
+
 /* ---------- NodeResourcesFit: scores ---------- */
 
 #define CAP_NODE(name, cpu, mem, extra) \
@@ -1810,6 +1843,7 @@ int main(void)
 		cmocka_unit_test(test_fit_filter_dra),
 		cmocka_unit_test(test_fit_dra_class_resolution),
 		cmocka_unit_test(test_fit_device_class_hints),
+		cmocka_unit_test(test_fit_sign_dra),
 		cmocka_unit_test(test_fit_least_allocated),
 		cmocka_unit_test(test_fit_weighted_and_extended),
 		cmocka_unit_test(test_fit_most_allocated),
