@@ -913,7 +913,7 @@ static void test_extended_resource(void **state)
 	}
 	if (sides[0].on) {
 		wait_failed("c", "ext", got[0], sizeof(got[0]));
-		printf("[ DRA      ] extended resource: csched (not implemented) \"%s\"\n", got[0]);
+		printf("[ DRA      ] extended resource: csched (special claim not implemented) \"%s\"\n", got[0]);
 #define EXT_WANT "0/4 nodes are available: 4 extended resource example.com/gpu-c backed by DRA: not supported by csched."
 		assert_true(!strncmp(got[0], EXT_WANT, strlen(EXT_WANT)));
 #undef EXT_WANT
