@@ -313,8 +313,8 @@ static void gen_classes(struct dra *d)
 		add_obj(g, GEN_DRA_CLASS, &sb);
 	}
 	/* drawn in every state, written only with DIFFERENTIAL_DRA_EXTENDED=1: csched's
-	 * NodeResourcesFit does not yet leave such a resource to DynamicResources (upstream
-	 * shouldDelegateResourceToDRA; README.md, Status): with it on, 8 of the 2,000 states differ */
+	 * DynamicResources does not yet build the special claim of such a resource (README.md,
+	 * Status): with it on, 3 of the 2,000 states differ */
 	const char *ext = getenv("DIFFERENTIAL_DRA_EXTENDED");
 	if (gen_d_pct(g, 15) && ext && !strcmp(ext, "1")) {
 		struct strbuf sb = STRBUF_INIT;
