@@ -5,7 +5,10 @@
  * allocated per node by the structured allocator (dra_allocator.h) on the devices nobody else
  * holds; Reserve keeps the chosen allocation in flight so no other pod gets those devices, and
  * PreBind writes status.allocation and status.reservedFor through the scheduler's fw_dra_ops,
- * then waits for the devices' binding conditions.
+ * then waits for the devices' binding conditions. Extended resources backed by DRA
+ * (DRAExtendedResource, upstream extendeddynamicresources.go) take the same path as the pod's
+ * "special claim": the last of the state's claims, built in memory in PreFilter, given its
+ * requests per node in Filter, created by PreBind and deleted again by Unreserve.
  *
  * DESIGN (threads). PreEnqueue and the queueing hints run on queue/informer threads, PreFilter,
  * PostFilter and Reserve on the scheduler thread, Filter and Score on the worker pool, PreBind and
