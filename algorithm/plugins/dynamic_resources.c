@@ -375,6 +375,14 @@ static enum fw_code pre_enqueue(const struct fw_pl *pl, const struct api_pod *po
 
 /* ---------- Cycle state ---------- */
 
+/* A pod's non-zero request of an extended resource name, with the DeviceClass backing it,
+ * resolved once in PreFilter (as NodeResourcesFit's PreFilter resolves it). */
+struct dr_ext_req {
+	const char *name; /* interned */
+	int64_t value;
+	const char *class_name; /* interned (pinned), NULL when no class backs the name */
+};
+
 struct dr_state {
 	uint32_t n;
 	struct api_resource_claim **claims; /* references; PreBind swaps in the updated ones */
@@ -394,11 +402,11 @@ struct dr_state {
 	 * pod's controller, annotated) or an in-memory one named "<extended-resources>" without
 	 * requests, which PreBind replaces with the created claim. ext_uid is the special claim's uid
 	 * at PreFilter (the in-flight key). ext_reqs are the pod's non-zero requests of extended
-	 * resource names (cycle arena). */
+	 * resource names with their classes (cycle arena). */
 	uint32_t n_user;
 	const char *ext_uid;
 	uint32_t n_ext_reqs;
-	struct api_resource *ext_reqs;
+	struct dr_ext_req *ext_reqs;
 
 	pthread_mutex_t lock; /* guards unavailable and nodes (Filter runs on many threads); leaf */
 	bool lock_ok;
@@ -687,46 +695,57 @@ static bool is_dra_extended_name(const char *name)
 	return strchr(name, '/') && !strstr(name, "kubernetes.io/") && strncmp(name, "requests.", 9) != 0;
 }
 
-static int cmp_resource_name(const void *a, const void *b)
+static int cmp_ext_req(const void *a, const void *b)
 {
-	return strcmp(((const struct api_resource *)a)->name, ((const struct api_resource *)b)->name);
+	return strcmp(((const struct dr_ext_req *)a)->name, ((const struct dr_ext_req *)b)->name);
 }
 
 /* upstream preFilterExtendedResources' first half: 1 when a DeviceClass backs one of the pod's
  * non-zero requests (hasDeviceClassMappedExtendedResource), with *out its non-zero requests of
- * extended resource names sorted by name (cycle arena: podScalarResources as Filter reads it);
- * 0 when none is backed; -1 out of memory. */
+ * extended resource names and their classes, sorted by name (cycle arena: podScalarResources as
+ * Filter reads it); 0 when none is backed; -1 out of memory. */
 static int ext_requests(const struct fw_pl *pl, struct fw_cycle *c, const struct api_pod *pod, uint32_t *n_out,
-			struct api_resource **out)
+			struct dr_ext_req **out)
 {
 	struct node_res r;
+	struct dr_ext_req *v = NULL;
+	uint32_t n = 0;
 	int mapped = 0;
 	*out = NULL;
 	*n_out = 0;
 	if (node_res_of_pod(pod, NODE_RES_REQUESTS, &r) < 0)
 		return -1;
-	for (uint32_t i = 0; i < r.n_scalar && !mapped; i++) {
+	for (uint32_t i = 0; i < r.n_scalar; i++) {
 		if (!r.scalar[i].value || !is_dra_extended_name(r.scalar[i].name))
 			continue;
+		if (!v && !(v = fw_cycle_alloc(c, r.n_scalar * sizeof(*v)))) {
+			mapped = -1;
+			break;
+		}
 		struct api_device_class *dc = fw_extended_resource_class(pl, r.scalar[i].name);
-		mapped = dc != NULL;
+		/* pinned: the node claims' requests name it beyond the class's life (a bounded set) */
+		const char *cls = dc ? intern_str(dc->meta.name) : NULL;
+		bool nomem = dc && !cls;
 		api_device_class_unref(dc);
+		if (nomem) {
+			mapped = -1;
+			break;
+		}
+		mapped |= cls != NULL;
+		v[n++] = (struct dr_ext_req){ r.scalar[i].name, r.scalar[i].value, cls };
 	}
-	if (mapped && !(*out = fw_cycle_alloc(c, r.n_scalar * sizeof(**out))))
-		mapped = -1;
-	for (uint32_t i = 0; mapped > 0 && i < r.n_scalar; i++)
-		if (r.scalar[i].value && is_dra_extended_name(r.scalar[i].name))
-			(*out)[(*n_out)++] = r.scalar[i];
-	if (mapped > 0)
-		qsort(*out, *n_out, sizeof(**out), cmp_resource_name);
 	node_res_release(&r);
+	if (mapped > 0) {
+		qsort(v, n, sizeof(*v), cmp_ext_req);
+		*out = v;
+		*n_out = n;
+	}
 	return mapped;
 }
 
 struct find_ext {
 	const struct api_pod *pod;
-	const struct api_resource_claim *found; /* borrowed during the walk */
-	char name[256];
+	char name[256]; /* the claim found, "" none */
 };
 
 static int find_ext_visit(void *arg, const struct api_resource_claim *c)
@@ -808,8 +827,8 @@ static struct api_resource_claim *special_claim_new(const struct api_pod *pod)
 /* upstream filterExtendedResources: which of the pod's extended resources the node has to
  * provide through DRA (need[i] for s->ext_reqs[i]), and whether the special claim is to be
  * allocated on it with the other claims (*build). */
-static enum fw_code filter_ext(const struct fw_pl *pl, const struct dr_state *s, const struct node_info *ni,
-			       bool *need, bool *build, struct fw_status *st)
+static enum fw_code filter_ext(const struct dr_state *s, const struct node_info *ni, bool *need, bool *build,
+			       struct fw_status *st)
 {
 	const struct api_resource_claim *ext = s->claims[s->n_user];
 	const struct api_resources *alloc = node_info_allocatable(ni);
@@ -828,10 +847,7 @@ static enum fw_code filter_ext(const struct fw_pl *pl, const struct dr_state *s,
 				allocatable = alloc->scalar[k].value;
 				break;
 			}
-		struct api_device_class *dc = fw_extended_resource_class(pl, name);
-		bool backed = dc != NULL;
-		api_device_class_unref(dc);
-		if (backed && allocatable == 0) {
+		if (s->ext_reqs[i].class_name && allocatable == 0) {
 			need[i] = true;
 			any = true;
 		} else if (!present) {
@@ -881,14 +897,14 @@ static struct api_dra_request *ext_container_request(struct arena *a, uint32_t c
 	snprintf(rn, sizeof(rn), "container-%u-request-%u", ci, request_key_index(&ctr->requests, name));
 	struct api_dra_request *req = arena_alloc(a, sizeof(*req));
 	struct api_dra_device_request *ex = arena_alloc(a, sizeof(*ex));
-	/* interned as the allocator compares request and class names; pinned: a bounded set */
-	const char *iname = intern_str(rn), *iclass = intern_str(class_name);
-	if (!req || !ex || !iname || !iclass) {
+	/* interned as the allocator compares request names; pinned: a bounded set */
+	const char *iname = intern_str(rn);
+	if (!req || !ex || !iname) {
 		*nomem = true;
 		return NULL;
 	}
 	ex->name = iname;
-	ex->device_class_name = iclass;
+	ex->device_class_name = class_name; /* interned (struct dr_ext_req) */
 	ex->allocation_mode = API_DRA_MODE_EXACT_COUNT;
 	ex->allocation_mode_text = "ExactCount";
 	ex->count = crq - sum;
@@ -905,8 +921,8 @@ static int cmp_request_name(const void *a, const void *b)
 
 /* upstream createRequestsAndMappings for the resources need[] marks: the node claim's requests
  * (claim->requests) and na's mappings, in na's arena. 0, or -1 on out of memory. */
-static int ext_requests_and_mappings(const struct fw_pl *pl, const struct dr_state *s, const bool *need,
-				     const struct api_pod *pod, struct api_resource_claim *claim, struct dr_node_alloc *na)
+static int ext_requests_and_mappings(const struct dr_state *s, const bool *need, const struct api_pod *pod,
+				     struct api_resource_claim *claim, struct dr_node_alloc *na)
 {
 	struct arena *a = na->arena;
 	uint32_t n_init = pod->n_init_containers, total = n_init + pod->n_containers;
@@ -926,13 +942,7 @@ static int ext_requests_and_mappings(const struct fw_pl *pl, const struct dr_sta
 	for (uint32_t r = 0; r < s->n_ext_reqs && !nomem; r++) {
 		if (!need[r])
 			continue;
-		const char *name = s->ext_reqs[r].name;
-		struct api_device_class *dc = fw_extended_resource_class(pl, name);
-		if (!dc)
-			continue;
-		char class_name[256];
-		snprintf(class_name, sizeof(class_name), "%s", dc->meta.name);
-		api_device_class_unref(dc);
+		const char *name = s->ext_reqs[r].name, *class_name = s->ext_reqs[r].class_name;
 		/* long-lived: regular containers and sidecars; short-lived: the other init containers */
 		uint32_t n_smaps = 0, n_shorts = 0;
 		struct api_dra_request *max_short = NULL;
@@ -992,7 +1002,7 @@ static enum fw_code pre_filter(const struct fw_pl *pl, struct fw_cycle *c, const
 	struct slices_ctx sx = { .e = &e };
 	enum fw_code code = FW_SUCCESS;
 	uint32_t n_ext_reqs;
-	struct api_resource *ext_reqs;
+	struct dr_ext_req *ext_reqs;
 	int mapped = ext_requests(pl, c, pod, &n_ext_reqs, &ext_reqs);
 	if (mapped < 0)
 		return fw_status_set(st, FW_ERROR, NAME ": out of memory");
@@ -1226,7 +1236,7 @@ static enum fw_code filter(const struct fw_pl *pl, const struct fw_cycle *c, con
 	if (has_ext_claim(s)) {
 		if (!(need = calloc(s->n_ext_reqs + 1, sizeof(*need))))
 			return fw_status_set(st, FW_ERROR, NAME ": out of memory");
-		if ((code = filter_ext(pl, s, ni, need, &build, st)) != FW_SUCCESS)
+		if ((code = filter_ext(s, ni, need, &build, st)) != FW_SUCCESS)
 			goto out;
 	}
 	/* no claim of the pod's own, and the node's device plugins give all its extended resources */
@@ -1275,7 +1285,7 @@ static enum fw_code filter(const struct fw_pl *pl, const struct fw_cycle *c, con
 			nc->arena = NULL;
 			nc->meta.interned = NULL;
 			nc->meta.n_interned = 0;
-			if (ext_requests_and_mappings(pl, s, need, pod, nc, na) < 0) {
+			if (ext_requests_and_mappings(s, need, pod, nc, na) < 0) {
 				code = fw_status_set(st, FW_ERROR, NAME ": out of memory");
 				goto out;
 			}
