@@ -393,7 +393,7 @@ int fw_schedule_pod(struct fw_profile *p, struct fw_cycle *c, const struct fw_no
 	const char *hint = NULL;
 	if (p->batch.sign_mask) {
 		/* upstream signs the pod when it is queued; the signature is only compared here */
-		p->batch.pod_signed = fw_sign_pod(p->batch.sign_mask, pod, &p->batch.pod);
+		p->batch.pod_signed = fw_sign_pod(p->batch.sign_mask, &p->listers, pod, &p->batch.pod);
 		if ((hint = fw_batch_get_node_hint(p, c, nodes, pod, res, e, &rc), rc < 0))
 			return rc;
 	}

@@ -206,8 +206,11 @@ struct fw_scored_node fw_sorted_nodes_pop(struct fw_scored_node *h, uint32_t *n)
 
 /* ---------- OpportunisticBatching (sign.c, batch.c) ---------- */
 
-/* upstream SignPod for a profile of sign mask (CFG_SIGN_*): false = unsigned (nil signature). */
-bool fw_sign_pod(uint32_t mask, const struct api_pod *pod, struct fw_sig *s);
+/* upstream SignPod for a profile of sign mask (CFG_SIGN_*) and stores l (the DeviceClasses of
+ * DRAExtendedResource): false = unsigned (nil signature). */
+bool fw_sign_pod(uint32_t mask, const struct fw_listers *l, const struct api_pod *pod, struct fw_sig *s);
+/* fw_extended_resource_class over the stores l. */
+struct api_device_class *fw_listers_extended_resource_class(const struct fw_listers *l, const char *name);
 bool fw_sig_equal(const struct fw_sig *a, const struct fw_sig *b);
 void fw_sig_release(struct fw_sig *s);
 uint32_t fw_ndf_pod_features(const struct api_pod *pod);       /* node_declared_features.c */

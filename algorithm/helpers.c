@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/intern.h"
+
 void fw_pod_host_ports(const struct api_pod *pod,
 		       bool (*fn)(void *ctx, const struct api_container_port *port), void *ctx)
 {
@@ -210,6 +212,51 @@ bool fw_is_extended_resource(const char *name)
 bool fw_is_scalar_resource(const char *name)
 {
 	return node_res_is_scalar_name(name); /* the cache's accounting decides what is scalar */
+}
+
+#define DEVICE_CLASS_PREFIX "deviceclass.resource.kubernetes.io/"
+
+struct er_pick {
+	const char *name; /* interned */
+	const struct api_device_class *best;
+};
+
+static int er_visit(void *arg, const struct api_device_class *c)
+{
+	struct er_pick *k = arg;
+	if (c->extended_resource_name != k->name)
+		return 0;
+	const struct api_device_class *b = k->best;
+	if (!b || c->meta.creation_timestamp > b->meta.creation_timestamp ||
+	    (c->meta.creation_timestamp == b->meta.creation_timestamp && strcmp(c->meta.name, b->meta.name) < 0))
+		k->best = c;
+	return 0;
+}
+
+struct api_device_class *fw_listers_extended_resource_class(const struct fw_listers *l, const char *name)
+{
+	if (!name || !l->device_class)
+		return NULL;
+	if (has_prefix(name, DEVICE_CLASS_PREFIX))
+		return l->device_class(l->ctx, name + strlen(DEVICE_CLASS_PREFIX));
+	struct er_pick k = { .name = intern_find(name) };
+	if (!k.name || !l->device_class_each) /* never interned: no class names it */
+		return NULL;
+	l->device_class_each(l->ctx, er_visit, &k);
+	/* the visit borrows; the winner is looked up again for a reference of the caller's own */
+	return k.best ? l->device_class(l->ctx, k.best->meta.name) : NULL;
+}
+
+struct api_device_class *fw_extended_resource_class(const struct fw_pl *pl, const char *name)
+{
+	return fw_listers_extended_resource_class(&pl->profile->listers, name);
+}
+
+bool fw_delegate_resource_to_dra(const struct api_resources *alloc, const char *name, bool class_known)
+{
+	if (alloc && api_resources_scalar(alloc, name) > 0)
+		return false;
+	return class_known;
 }
 
 int64_t fw_res_get(const struct node_res *r, const char *name)

@@ -64,6 +64,17 @@ bool fw_tolerations_tolerate(const struct api_toleration *t, uint32_t n, const s
  * "requests."; scalar = extended, hugepages-NAME, names containing "kubernetes.io/", attachable-volumes-NAME. */
 bool fw_is_extended_resource(const char *name);
 bool fw_is_scalar_resource(const char *name);
+/* DRAExtendedResource (upstream extendedresourcecache.ExtendedResourceCache.GetDeviceClass): the
+ * DeviceClass that backs the extended resource name (new reference: api_device_class_unref), or
+ * NULL. deviceclass.resource.kubernetes.io/<class> names <class>; any other name the class whose
+ * spec.extendedResourceName it is, the newest (creationTimestamp) when several classes name it and
+ * the lowest name among equally new ones, as upstream's cache settles. */
+struct api_device_class *fw_extended_resource_class(const struct fw_pl *pl, const char *name);
+/* upstream noderesources shouldDelegateResourceToDRA: whether NodeResourcesFit leaves the request
+ * of name to DynamicResources on the node whose allocatable is alloc (NULL: any node): the node
+ * does not advertise it and a DeviceClass backs it (class_known, as fw_extended_resource_class
+ * found). */
+bool fw_delegate_resource_to_dra(const struct api_resources *alloc, const char *name, bool class_known);
 /* A request by interned name (cpu in millicores), 0 when absent. */
 int64_t fw_res_get(const struct node_res *r, const char *interned_name);
 /* upstream calculateResourceAllocatableRequest: (allocatable, requested + pod_req) of a node for

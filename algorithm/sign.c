@@ -304,13 +304,23 @@ static void put_images(struct fw_sig *s, const struct api_pod *pod)
 	items_sort(s, first);
 }
 
-/* computePodResourceRequest (NodeResourcesFit and BalancedAllocation sign the same value). */
-static void put_resources(struct fw_sig *s, const struct api_pod *pod)
+/* computePodResourceRequest (NodeResourcesFit and BalancedAllocation sign the same value).
+ * False: a non-zero request is one a DeviceClass backs ("signature disabled when dra extended
+ * resources are used in the cluster", shouldDelegateResourceToDRA without a node). */
+static bool put_resources(struct fw_sig *s, const struct fw_listers *l, const struct api_pod *pod)
 {
 	struct node_res r;
 	if (node_res_of_pod(pod, NODE_RES_SPEC, &r) < 0) {
 		s->oom = true;
-		return;
+		return true;
+	}
+	for (uint32_t i = 0; l && i < r.n_scalar; i++) {
+		struct api_device_class *dc = r.scalar[i].value ? fw_listers_extended_resource_class(l, r.scalar[i].name) : NULL;
+		api_device_class_unref(dc);
+		if (dc) {
+			node_res_release(&r);
+			return false;
+		}
 	}
 	put_i64(s, r.cpu);
 	put_i64(s, r.memory);
@@ -323,6 +333,7 @@ static void put_resources(struct fw_sig *s, const struct api_pod *pod)
 	}
 	items_sort(s, first);
 	node_res_release(&r);
+	return true;
 }
 
 /* VolumesSigner: the sorted JSON of every volume source but configMap and secret (duplicates
@@ -339,7 +350,7 @@ static void put_volumes(struct fw_sig *s, const struct api_pod *pod)
 	items_sort(s, first);
 }
 
-bool fw_sign_pod(uint32_t mask, const struct api_pod *pod, struct fw_sig *s)
+bool fw_sign_pod(uint32_t mask, const struct fw_listers *l, const struct api_pod *pod, struct fw_sig *s)
 {
 	s->len = 0;
 	s->n_items = 0;
@@ -356,8 +367,8 @@ bool fw_sign_pod(uint32_t mask, const struct api_pod *pod, struct fw_sig *s)
 	put_str(s, pod->scheduler_name);
 	if (mask & CFG_SIGN_VOLUMES)
 		put_volumes(s, pod);
-	if (mask & CFG_SIGN_RESOURCES)
-		put_resources(s, pod);
+	if ((mask & CFG_SIGN_RESOURCES) && !put_resources(s, l, pod))
+		return false;
 	if (mask & CFG_SIGN_NODE_NAME)
 		put_str(s, pod->node_name);
 	if (mask & CFG_SIGN_NODE_AFFINITY) {

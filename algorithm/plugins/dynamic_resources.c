@@ -5,7 +5,10 @@
  * allocated per node by the structured allocator (dra_allocator.h) on the devices nobody else
  * holds; Reserve keeps the chosen allocation in flight so no other pod gets those devices, and
  * PreBind writes status.allocation and status.reservedFor through the scheduler's fw_dra_ops,
- * then waits for the devices' binding conditions.
+ * then waits for the devices' binding conditions. Extended resources backed by DRA
+ * (DRAExtendedResource, upstream extendeddynamicresources.go) take the same path as the pod's
+ * "special claim": the last of the state's claims, built in memory in PreFilter, given its
+ * requests per node in Filter, created by PreBind and deleted again by Unreserve.
  *
  * DESIGN (threads). PreEnqueue and the queueing hints run on queue/informer threads, PreFilter,
  * PostFilter and Reserve on the scheduler thread, Filter and Score on the worker pool, PreBind and
@@ -26,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 
 #include "common/arena.h"
 #include "common/clock.h"
@@ -61,6 +65,14 @@ struct dr_node_alloc {
 	struct arena *arena;
 	uint32_t n;
 	struct api_dra_allocation *results;
+	/* DRAExtendedResource (upstream nodeAllocation.extendedResourceClaim and
+	 * containerResourceRequestMappings): the pod's special claim with this node's requests, and
+	 * which container's resource each request serves; in arena, NULL / 0 when the pod has no
+	 * special claim to allocate. The claim is never ref'd nor unref'd (arena NULL, refs 1); its
+	 * metadata is the state's special claim's, read (by PreBind) only while the state holds it. */
+	struct api_resource_claim *ext_claim;
+	uint32_t n_mappings;
+	struct api_pod_extended_mapping *mappings;
 };
 
 static void node_alloc_unref(struct dr_node_alloc *na)
@@ -458,6 +470,14 @@ static enum fw_code pre_enqueue(const struct fw_pl *pl, const struct api_pod *po
 
 /* ---------- Cycle state ---------- */
 
+/* A pod's non-zero request of an extended resource name, with the DeviceClass backing it,
+ * resolved once in PreFilter (as NodeResourcesFit's PreFilter resolves it). */
+struct dr_ext_req {
+	const char *name; /* interned */
+	int64_t value;
+	const char *class_name; /* interned (pinned), NULL when no class backs the name */
+};
+
 struct dr_state {
 	uint32_t n;
 	struct api_resource_claim **claims; /* references; PreBind swaps in the updated ones */
@@ -470,6 +490,18 @@ struct dr_state {
 	struct api_resource_slice **slices;
 	uint32_t n_slices;
 	struct dra_allocator *allocator;
+
+	/* DRAExtendedResource (upstream claimStore's numUserOwned and initialExtendedResourceClaimUID,
+	 * draExtendedResource.podScalarResources): claims[0..n_user) are the pod's own claims; when
+	 * n > n_user, claims[n_user] is its special claim, either the one a prior cycle created (the
+	 * pod's controller, annotated) or an in-memory one named "<extended-resources>" without
+	 * requests, which PreBind replaces with the created claim. ext_uid is the special claim's uid
+	 * at PreFilter (the in-flight key). ext_reqs are the pod's non-zero requests of extended
+	 * resource names with their classes (cycle arena). */
+	uint32_t n_user;
+	const char *ext_uid;
+	uint32_t n_ext_reqs;
+	struct dr_ext_req *ext_reqs;
 
 	pthread_mutex_t lock; /* guards unavailable and nodes (Filter runs on many threads); leaf */
 	bool lock_ok;
@@ -496,6 +528,7 @@ static void state_free(void *arg)
 	free(s->allocation);
 	free(s->unavailable);
 	node_alloc_unref(s->reserved);
+	intern_release(s->ext_uid);
 	size_t it = 0;
 	const char *k;
 	void *v;
@@ -764,6 +797,332 @@ static struct api_device_class *class_lookup(void *ctx, const char *name)
 	return fw_get_device_class(ctx, name);
 }
 
+/* ---------- DRAExtendedResource (upstream extendeddynamicresources.go) ---------- */
+
+/* upstream specialClaimInMemName: not a valid object name, so no real claim has it */
+#define SPECIAL_CLAIM_NAME "<extended-resources>"
+#define DEVICE_CLASS_PREFIX "deviceclass.resource.kubernetes.io/"
+/* upstream waitForExtendedClaimInAssumeCache: polled every second for
+ * AssumeExtendedResourceTimeoutDefaultSeconds */
+#define EXT_ASSUME_POLL_MS 1000
+#define EXT_ASSUME_TIMEOUT_S 120
+
+static bool is_special_claim(const struct api_resource_claim *c)
+{
+	return strcmp(c->meta.name, SPECIAL_CLAIM_NAME) == 0;
+}
+
+/* Whether the state holds a special claim (claims[n_user]). */
+static bool has_ext_claim(const struct dr_state *s)
+{
+	return s->n > s->n_user;
+}
+
+/* upstream schedutil.IsDRAExtendedResourceName: an extended resource name (v1helper: not native,
+ * i.e. a '/' outside "kubernetes.io/", and no "requests." prefix) or a class's implicit name. */
+static bool is_dra_extended_name(const char *name)
+{
+	if (strncmp(name, DEVICE_CLASS_PREFIX, strlen(DEVICE_CLASS_PREFIX)) == 0)
+		return true;
+	return strchr(name, '/') && !strstr(name, "kubernetes.io/") && strncmp(name, "requests.", 9) != 0;
+}
+
+static int cmp_ext_req(const void *a, const void *b)
+{
+	return strcmp(((const struct dr_ext_req *)a)->name, ((const struct dr_ext_req *)b)->name);
+}
+
+/* upstream preFilterExtendedResources' first half: 1 when a DeviceClass backs one of the pod's
+ * non-zero requests (hasDeviceClassMappedExtendedResource), with *out its non-zero requests of
+ * extended resource names and their classes, sorted by name (cycle arena: podScalarResources as
+ * Filter reads it); 0 when none is backed; -1 out of memory. */
+static int ext_requests(const struct fw_pl *pl, struct fw_cycle *c, const struct api_pod *pod, uint32_t *n_out,
+			struct dr_ext_req **out)
+{
+	struct node_res r;
+	struct dr_ext_req *v = NULL;
+	uint32_t n = 0;
+	int mapped = 0;
+	*out = NULL;
+	*n_out = 0;
+	if (node_res_of_pod(pod, NODE_RES_REQUESTS, &r) < 0)
+		return -1;
+	for (uint32_t i = 0; i < r.n_scalar; i++) {
+		if (!r.scalar[i].value || !is_dra_extended_name(r.scalar[i].name))
+			continue;
+		if (!v && !(v = fw_cycle_alloc(c, r.n_scalar * sizeof(*v)))) {
+			mapped = -1;
+			break;
+		}
+		struct api_device_class *dc = fw_extended_resource_class(pl, r.scalar[i].name);
+		/* pinned: the node claims' requests name it beyond the class's life (a bounded set) */
+		const char *cls = dc ? intern_str(dc->meta.name) : NULL;
+		bool nomem = dc && !cls;
+		api_device_class_unref(dc);
+		if (nomem) {
+			mapped = -1;
+			break;
+		}
+		mapped |= cls != NULL;
+		v[n++] = (struct dr_ext_req){ r.scalar[i].name, r.scalar[i].value, cls };
+	}
+	node_res_release(&r);
+	if (mapped > 0) {
+		qsort(v, n, sizeof(*v), cmp_ext_req);
+		*out = v;
+		*n_out = n;
+	}
+	return mapped;
+}
+
+struct find_ext {
+	const struct api_pod *pod;
+	char name[256]; /* the claim found, "" none */
+};
+
+static int find_ext_visit(void *arg, const struct api_resource_claim *c)
+{
+	struct find_ext *f = arg;
+	if (!c->extended_resource_claim || c->meta.namespace != f->pod->meta.namespace)
+		return 0;
+	for (uint32_t i = 0; i < c->meta.n_owner_refs; i++) {
+		const struct api_owner_ref *o = &c->meta.owner_refs[i];
+		if (o->controller && str_eq(o->name, f->pod->meta.name) && str_eq(o->uid, f->pod->meta.uid)) {
+			snprintf(f->name, sizeof(f->name), "%s", c->meta.name);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* upstream findExtendedResourceClaim: the claim a prior cycle created for pod (annotated, the
+ * pod its controller), as the assume cache has it; a new reference, or NULL. */
+static struct api_resource_claim *find_ext_claim(const struct fw_pl *pl, const struct api_pod *pod)
+{
+	struct find_ext f = { .pod = pod };
+	fw_each_resource_claim(pl, find_ext_visit, &f);
+	return f.name[0] ? claim_get(pl, pod->meta.namespace, f.name) : NULL;
+}
+
+/* A version 4 UUID (upstream uuid.NewUUID) into buf (37 bytes). */
+static void new_uuid(char *buf)
+{
+	uint8_t r[16] = { 0 };
+	if (getrandom(r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r)) {
+		/* no entropy yet: a time-derived id is unique enough for an in-memory claim */
+		int64_t t = mono_ns();
+		memcpy(r, &t, sizeof(t));
+		t = wall_us();
+		memcpy(r + 8, &t, sizeof(t));
+	}
+	r[6] = (uint8_t)((r[6] & 0x0f) | 0x40);
+	r[8] = (uint8_t)((r[8] & 0x3f) | 0x80);
+	sprintf(buf, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", r[0], r[1], r[2], r[3], r[4],
+		r[5], r[6], r[7], r[8], r[9], r[10], r[11], r[12], r[13], r[14], r[15]);
+}
+
+/* upstream preFilterExtendedResources' in-memory claim: named "<extended-resources>", a fresh
+ * uid (the in-flight key until PreBind creates the claim), the pod as controller, the
+ * extended-resource-claim annotation, no requests. Its own arena; NULL on out of memory. */
+static struct api_resource_claim *special_claim_new(const struct api_pod *pod)
+{
+	char uid[40];
+	struct arena *a = arena_new(512);
+	if (!a)
+		return NULL;
+	struct api_resource_claim *c = arena_alloc(a, sizeof(*c));
+	const char **interned = arena_alloc(a, 2 * sizeof(*interned));
+	struct api_owner_ref *o = arena_alloc(a, sizeof(*o));
+	new_uuid(uid);
+	if (!c || !interned || !o || !(o->name = arena_strdup(a, pod->meta.name)) ||
+	    !(o->uid = arena_strdup(a, pod->meta.uid)) || !(interned[0] = intern_acquire(uid, strlen(uid)))) {
+		arena_free(a);
+		return NULL;
+	}
+	interned[1] = intern_ref(pod->meta.namespace);
+	o->api_version = "v1";
+	o->kind = "Pod";
+	o->controller = true;
+	c->refs = 1;
+	c->arena = a;
+	c->meta.name = SPECIAL_CLAIM_NAME;
+	c->meta.namespace = interned[1];
+	c->meta.uid = interned[0];
+	c->meta.owner_refs = o;
+	c->meta.n_owner_refs = 1;
+	c->meta.interned = interned;
+	c->meta.n_interned = 2;
+	c->extended_resource_claim = true;
+	return c;
+}
+
+/* upstream filterExtendedResources: which of the pod's extended resources the node has to
+ * provide through DRA (need[i] for s->ext_reqs[i]), and whether the special claim is to be
+ * allocated on it with the other claims (*build). */
+static enum fw_code filter_ext(const struct dr_state *s, const struct node_info *ni, bool *need, bool *build,
+			       struct fw_status *st)
+{
+	const struct api_resource_claim *ext = s->claims[s->n_user];
+	const struct api_resources *alloc = node_info_allocatable(ni);
+	bool any = false;
+	*build = false;
+	/* a claim from a prior cycle: PostFilter deletes it and the pod starts anew */
+	if (ext->n_requests > 0)
+		return fw_status_set(st, FW_UNSCHEDULABLE_AND_UNRESOLVABLE, "cannot schedule extended resource claim");
+	for (uint32_t i = 0; i < s->n_ext_reqs; i++) {
+		const char *name = s->ext_reqs[i].name;
+		bool present = false;
+		int64_t allocatable = 0;
+		for (uint32_t k = 0; alloc && k < alloc->n_scalar; k++)
+			if (alloc->scalar[k].name == name) {
+				present = true;
+				allocatable = alloc->scalar[k].value;
+				break;
+			}
+		if (s->ext_reqs[i].class_name && allocatable == 0) {
+			need[i] = true;
+			any = true;
+		} else if (!present) {
+			return fw_status_set(st, FW_UNSCHEDULABLE_AND_UNRESOLVABLE, "cannot fit resource");
+		}
+	}
+	*build = (s->n_user > 0 || any) && !ext->allocation;
+	return FW_SUCCESS;
+}
+
+/* The sorted position of name among the keys of a container's requests (upstream sorts the
+ * map's keys to number the request). */
+static uint32_t request_key_index(const struct api_resources *r, const char *name)
+{
+	static const char *const wk[] = { "cpu", "memory", "ephemeral-storage", "pods" };
+	const bool has[] = { r->has_cpu, r->has_memory, r->has_ephemeral_storage, r->has_pods };
+	uint32_t idx = 0;
+	for (uint32_t i = 0; i < 4; i++)
+		idx += has[i] && strcmp(wk[i], name) < 0;
+	for (uint32_t i = 0; i < r->n_scalar; i++)
+		idx += strcmp(r->scalar[i].name, name) < 0;
+	return idx;
+}
+
+/* upstream createResourceRequestAndMappings: the request of container ci (ctr) for resource
+ * name beyond what reusable[0..n_reusable) (other containers' requests, NULL entries skipped)
+ * already give it; appends the container's mappings to maps (*n). NULL when no request is
+ * needed, or on out of memory (*nomem). */
+static struct api_dra_request *ext_container_request(struct arena *a, uint32_t ci, const struct api_container *ctr,
+						     const char *name, const char *class_name,
+						     struct api_dra_request *const *reusable, uint32_t n_reusable,
+						     struct api_pod_extended_mapping *maps, uint32_t *n, bool *nomem)
+{
+	int64_t crq = api_resources_scalar(&ctr->requests, name), sum = 0;
+	if (crq <= 0)
+		return NULL;
+	for (uint32_t k = 0; k < n_reusable; k++) {
+		const struct api_dra_request *r = reusable[k];
+		if (!r)
+			continue;
+		sum += r->exactly->count;
+		maps[(*n)++] = (struct api_pod_extended_mapping){ ctr->name, name, r->name };
+		if (sum >= crq)
+			return NULL;
+	}
+	char rn[64];
+	snprintf(rn, sizeof(rn), "container-%u-request-%u", ci, request_key_index(&ctr->requests, name));
+	struct api_dra_request *req = arena_alloc(a, sizeof(*req));
+	struct api_dra_device_request *ex = arena_alloc(a, sizeof(*ex));
+	/* interned as the allocator compares request names; pinned: a bounded set */
+	const char *iname = intern_str(rn);
+	if (!req || !ex || !iname) {
+		*nomem = true;
+		return NULL;
+	}
+	ex->name = iname;
+	ex->device_class_name = class_name; /* interned (struct dr_ext_req) */
+	ex->allocation_mode = API_DRA_MODE_EXACT_COUNT;
+	ex->allocation_mode_text = "ExactCount";
+	ex->count = crq - sum;
+	req->name = iname;
+	req->exactly = ex;
+	maps[(*n)++] = (struct api_pod_extended_mapping){ ctr->name, name, iname };
+	return req;
+}
+
+static int cmp_request_name(const void *a, const void *b)
+{
+	return strcmp((*(struct api_dra_request *const *)a)->name, (*(struct api_dra_request *const *)b)->name);
+}
+
+/* upstream createRequestsAndMappings for the resources need[] marks: the node claim's requests
+ * (claim->requests) and na's mappings, in na's arena. 0, or -1 on out of memory. */
+static int ext_requests_and_mappings(const struct dr_state *s, const bool *need, const struct api_pod *pod,
+				     struct api_resource_claim *claim, struct dr_node_alloc *na)
+{
+	struct arena *a = na->arena;
+	uint32_t n_init = pod->n_init_containers, total = n_init + pod->n_containers;
+	size_t per_res = (size_t)total + (size_t)total * (total + 1); /* long mappings + short ones */
+	const struct api_container **ctrs = arena_alloc(a, (total + 1) * sizeof(*ctrs));
+	struct api_dra_request **lng = arena_alloc(a, (total + 1) * sizeof(*lng));
+	struct api_dra_request **shorts = arena_alloc(a, (total + 1) * sizeof(*shorts));
+	struct api_dra_request **reqs = arena_alloc(a, ((size_t)s->n_ext_reqs * total + 1) * sizeof(*reqs));
+	struct api_pod_extended_mapping *maps = arena_alloc(a, (s->n_ext_reqs * per_res + 1) * sizeof(*maps));
+	struct api_pod_extended_mapping *smaps = arena_alloc(a, (per_res + 1) * sizeof(*smaps));
+	uint32_t n_reqs = 0, n_maps = 0;
+	bool nomem = false;
+	if (!ctrs || !lng || !shorts || !reqs || !maps || !smaps)
+		return -1;
+	for (uint32_t i = 0; i < total; i++)
+		ctrs[i] = i < n_init ? &pod->init_containers[i] : &pod->containers[i - n_init];
+	for (uint32_t r = 0; r < s->n_ext_reqs && !nomem; r++) {
+		if (!need[r])
+			continue;
+		const char *name = s->ext_reqs[r].name, *class_name = s->ext_reqs[r].class_name;
+		/* long-lived: regular containers and sidecars; short-lived: the other init containers */
+		uint32_t n_smaps = 0, n_shorts = 0;
+		struct api_dra_request *max_short = NULL;
+		for (uint32_t i = 0; i < total; i++) {
+			bool long_lived = i >= n_init || ctrs[i]->restart_policy_always;
+			lng[i] = long_lived ? ext_container_request(a, i, ctrs[i], name, class_name, NULL, 0, maps, &n_maps, &nomem)
+					    : NULL;
+		}
+		for (uint32_t i = 0; i < n_init; i++) {
+			if (ctrs[i]->restart_policy_always)
+				continue;
+			struct api_dra_request *q = ext_container_request(a, i, ctrs[i], name, class_name, lng + i, total - i,
+									  smaps, &n_smaps, &nomem);
+			if (!q)
+				continue;
+			shorts[n_shorts++] = q;
+			if (!max_short || max_short->exactly->count < q->exactly->count)
+				max_short = q;
+		}
+		/* the init containers run one after another: they share the largest request */
+		if (max_short && n_shorts > 1)
+			for (uint32_t m = 0; m < n_smaps; m++)
+				for (uint32_t k = 0; k < n_shorts; k++)
+					if (smaps[m].request_name == shorts[k]->name)
+						smaps[m].request_name = max_short->name;
+		if (max_short)
+			reqs[n_reqs++] = max_short;
+		for (uint32_t i = 0; i < total; i++)
+			if (lng[i])
+				reqs[n_reqs++] = lng[i];
+		memcpy(maps + n_maps, smaps, n_smaps * sizeof(*smaps));
+		n_maps += n_smaps;
+	}
+	if (nomem)
+		return -1;
+	qsort(reqs, n_reqs, sizeof(*reqs), cmp_request_name);
+	struct api_dra_request *out = arena_alloc(a, (n_reqs + 1) * sizeof(*out));
+	if (!out)
+		return -1;
+	for (uint32_t i = 0; i < n_reqs; i++)
+		out[i] = *reqs[i];
+	claim->requests = n_reqs ? out : NULL;
+	claim->n_requests = n_reqs;
+	na->mappings = n_maps ? maps : NULL;
+	na->n_mappings = n_maps;
+	return 0;
+}
+
 static enum fw_code pre_filter(const struct fw_pl *pl, struct fw_cycle *c, const struct api_pod *pod,
 			       struct fw_node_names *out, struct fw_status *st)
 {
@@ -774,9 +1133,14 @@ static enum fw_code pre_filter(const struct fw_pl *pl, struct fw_cycle *c, const
 	struct err e = { 0 };
 	struct slices_ctx sx = { .e = &e };
 	enum fw_code code = FW_SUCCESS;
+	uint32_t n_ext_reqs;
+	struct dr_ext_req *ext_reqs;
+	int mapped = ext_requests(pl, c, pod, &n_ext_reqs, &ext_reqs);
+	if (mapped < 0)
+		return fw_status_set(st, FW_ERROR, NAME ": out of memory");
 	/* Most pods have no claims: the shared empty state (upstream writes a stateData with an
 	 * empty claim store), without allocating one per pod */
-	if (pod->n_resource_claims == 0) {
+	if (pod->n_resource_claims == 0 && !mapped) {
 		fw_cycle_set_state(c, pl, (void *)&no_claims);
 		return fw_status_set(st, FW_SKIP, NULL);
 	}
@@ -792,10 +1156,26 @@ static enum fw_code pre_filter(const struct fw_pl *pl, struct fw_cycle *c, const
 	if (!s->lock_ok)
 		return fw_status_set(st, FW_ERROR, NAME ": mutex init failed");
 	fw_cycle_set_state(c, pl, s);
+	s->ext_reqs = ext_reqs;
+	s->n_ext_reqs = n_ext_reqs;
 
 	if (each_pod_claim(pl, pod, collect_claim, &cl, msg, sizeof(msg))) {
 		code = fw_status_set(st, FW_UNSCHEDULABLE_AND_UNRESOLVABLE, msg);
 		goto out;
+	}
+	s->n_user = cl.n;
+	if (mapped) {
+		/* upstream preFilterExtendedResources: the special claim comes last */
+		struct api_resource_claim *ext = find_ext_claim(pl, pod);
+		if (!ext)
+			ext = special_claim_new(pod);
+		if (ext) {
+			collect_claim(&cl, ext);
+			s->ext_uid = intern_ref(ext->meta.uid);
+			api_resource_claim_unref(ext);
+		} else {
+			cl.nomem = true;
+		}
 	}
 	if (cl.nomem) {
 		code = fw_status_set(st, FW_ERROR, NAME ": out of memory");
@@ -838,6 +1218,10 @@ static enum fw_code pre_filter(const struct fw_pl *pl, struct fw_cycle *c, const
 					      claim->meta.namespace, claim->meta.name);
 			goto out;
 		}
+		/* the special claim has no requests yet (Filter makes them per node); one from a
+		 * prior cycle is Filter's to reject */
+		if (i == s->n_user)
+			continue;
 		for (uint32_t r = 0; r < claim->n_requests; r++) {
 			const struct api_dra_request *req = &claim->requests[r];
 			if (req->exactly) {
@@ -974,22 +1358,30 @@ static bool claim_binding_timed_out(const struct dr_priv *p, const struct api_re
 static enum fw_code filter(const struct fw_pl *pl, const struct fw_cycle *c, const struct api_pod *pod,
 			   const struct node_info *ni, struct fw_status *st)
 {
-	(void)pod;
 	struct dr_priv *p = pl->priv;
 	struct dr_state *s = fw_cycle_state(c, pl);
 	const struct api_node *node = ni->node;
 	const struct api_resource_claim **to_alloc = NULL;
 	struct dr_node_alloc *na = NULL;
-	bool *unavailable = NULL;
+	bool *unavailable = NULL, *need = NULL, build = false;
 	uint32_t n_unavailable = 0;
 	enum fw_code code = FW_SUCCESS;
 	if (!s)
 		return fw_status_set(st, FW_ERROR, NAME ": no state from PreFilter");
-	if (s->n == 0)
-		return FW_SUCCESS;
+	if (has_ext_claim(s)) {
+		if (!(need = calloc(s->n_ext_reqs + 1, sizeof(*need))))
+			return fw_status_set(st, FW_ERROR, NAME ": out of memory");
+		if ((code = filter_ext(s, ni, need, &build, st)) != FW_SUCCESS)
+			goto out;
+	}
+	/* no claim of the pod's own, and the node's device plugins give all its extended resources */
+	if (s->n_user == 0 && !build)
+		goto out;
 	unavailable = calloc(s->n, sizeof(*unavailable));
-	if (!unavailable)
-		return fw_status_set(st, FW_ERROR, NAME ": out of memory");
+	if (!unavailable) {
+		code = fw_status_set(st, FW_ERROR, NAME ": out of memory");
+		goto out;
+	}
 	for (uint32_t i = 0; i < s->n; i++) {
 		const struct api_resource_claim *claim = s->claims[i];
 		const struct api_node_selector *sel = s->available_on[i];
@@ -1016,10 +1408,28 @@ static enum fw_code filter(const struct fw_pl *pl, const struct fw_cycle *c, con
 			goto out;
 		}
 		atomic_init(&na->refs, 1);
+		if (build) {
+			/* upstream: each node needs its own variant of the special claim */
+			struct api_resource_claim *nc = arena_alloc(na->arena, sizeof(*nc));
+			if (!nc) {
+				code = fw_status_set(st, FW_ERROR, NAME ": out of memory");
+				goto out;
+			}
+			*nc = *s->claims[s->n_user];
+			nc->refs = 1;
+			nc->arena = NULL;
+			nc->meta.interned = NULL;
+			nc->meta.n_interned = 0;
+			if (ext_requests_and_mappings(s, need, pod, nc, na) < 0) {
+				code = fw_status_set(st, FW_ERROR, NAME ": out of memory");
+				goto out;
+			}
+			na->ext_claim = nc;
+		}
 		uint32_t k = 0;
 		for (uint32_t i = 0; i < s->n; i++)
 			if (!s->claims[i]->allocation)
-				to_alloc[k++] = s->claims[i];
+				to_alloc[k++] = i == s->n_user && na->ext_claim ? na->ext_claim : s->claims[i];
 		int64_t deadline = p->filter_timeout_ns > 0 ? mono_ns() + p->filter_timeout_ns : 0;
 		struct err e = { 0 };
 		enum dra_result r = dra_allocator_allocate(s->allocator, node, to_alloc, k, deadline, na->arena,
@@ -1062,6 +1472,7 @@ out:
 	node_alloc_unref(na);
 	free(to_alloc);
 	free(unavailable);
+	free(need);
 	return code;
 }
 
@@ -1133,7 +1544,8 @@ static int explain(const struct fw_pl *pl, const struct fw_cycle *c, const struc
 		goto out;
 	}
 	uint32_t k = 0;
-	for (uint32_t i = 0; i < s->n; i++)
+	/* the pod's own claims: the special claim has its requests per node only (Filter) */
+	for (uint32_t i = 0; i < s->n_user; i++)
 		if (!s->claims[i]->allocation)
 			to_alloc[k++] = s->claims[i];
 	fw_each_resource_claim(pl, collect_owner, &o);
@@ -1167,9 +1579,16 @@ static enum fw_code post_filter(const struct fw_pl *pl, struct fw_cycle *c, cons
 	if (s->n == 0)
 		return fw_status_set(st, FW_UNSCHEDULABLE, NULL);
 	const struct fw_dra_ops *ops = fw_dra_ops(pl);
+	/* upstream: the special claim of a prior cycle is deleted, and the pod retries anew */
+	bool ext_created = has_ext_claim(s) && !is_special_claim(s->claims[s->n_user]);
 	for (uint32_t i = 0; i < s->n; i++) {
 		if (!s->unavailable || !s->unavailable[i])
 			continue;
+		if (has_ext_claim(s) && i == s->n_user) {
+			if (ext_created)
+				break;
+			continue;
+		}
 		const struct api_resource_claim *claim = s->claims[i];
 		if (claim->n_reserved_for == 0 ||
 		    (claim->n_reserved_for == 1 && claim_reserved_for_pod(claim, pod))) {
@@ -1181,6 +1600,16 @@ static enum fw_code post_filter(const struct fw_pl *pl, struct fw_cycle *c, cons
 				return fw_status_setf(st, FW_ERROR, "%s", e.msg);
 			return fw_status_set(st, FW_UNSCHEDULABLE, "deallocation of ResourceClaim completed");
 		}
+	}
+	if (ext_created) {
+		const struct api_resource_claim *claim = s->claims[s->n_user];
+		struct err e = { 0 };
+		int rc = ops->delete_claim ? ops->delete_claim(ops->ctx, claim, &e)
+					   : err_set(&e, ERR_UNSUPPORTED, "delete claim %s/%s: no DRA ops",
+						     claim->meta.namespace, claim->meta.name);
+		if (rc < 0)
+			return fw_status_setf(st, FW_ERROR, "%s", e.msg);
+		return fw_status_set(st, FW_UNSCHEDULABLE, "deletion of ResourceClaim completed");
 	}
 	return fw_status_set(st, FW_UNSCHEDULABLE, NULL);
 }
@@ -1270,15 +1699,19 @@ static int inflight_signal(const struct fw_pl *pl, const struct api_resource_cla
 	pthread_mutex_unlock(&p->lock);
 	if (f)
 		return 0;
-	struct api_resource_claim *assumed = claim_get(pl, claim->meta.namespace, claim->meta.name);
-	if (!assumed)
-		return err_set(e, ERR_NOT_FOUND, "look up assumed claim %s/%s, UID=%s: could not find ResourceClaim \"%s/%s\"",
-			       claim->meta.namespace, claim->meta.name, claim->meta.uid, claim->meta.namespace,
-			       claim->meta.name);
-	bool done = str_eq(assumed->meta.uid, claim->meta.uid) && assumed->allocation;
-	api_resource_claim_unref(assumed);
-	if (done)
-		return 0; /* already allocated: nothing in flight */
+	/* upstream: an in-memory special claim is neither shared nor allocated, nothing to check */
+	if (!is_special_claim(claim)) {
+		struct api_resource_claim *assumed = claim_get(pl, claim->meta.namespace, claim->meta.name);
+		if (!assumed)
+			return err_set(e, ERR_NOT_FOUND,
+				       "look up assumed claim %s/%s, UID=%s: could not find ResourceClaim \"%s/%s\"",
+				       claim->meta.namespace, claim->meta.name, claim->meta.uid, claim->meta.namespace,
+				       claim->meta.name);
+		bool done = str_eq(assumed->meta.uid, claim->meta.uid) && assumed->allocation;
+		api_resource_claim_unref(assumed);
+		if (done)
+			return 0; /* already allocated: nothing in flight */
+	}
 	f = calloc(1, sizeof(*f));
 	if (!f || !(f->uid = intern_acquire(claim->meta.uid, strlen(claim->meta.uid)))) {
 		free(f);
@@ -1336,17 +1769,24 @@ static enum fw_code reserve(const struct fw_pl *pl, struct fw_cycle *c, const st
 	if (!s || s->n == 0)
 		return FW_SUCCESS;
 	uint32_t n_unallocated = 0;
+	bool user_to_allocate = false;
 	for (uint32_t i = 0; i < s->n; i++)
-		if (!s->claims[i]->allocation)
+		if (!s->claims[i]->allocation) {
 			n_unallocated++;
+			user_to_allocate |= i < s->n_user;
+		}
 	if (n_unallocated == 0 || !s->allocator)
 		return FW_SUCCESS;
 	const char *key = intern_find(node_name);
 	pthread_mutex_lock(&s->lock);
 	struct dr_node_alloc *na = key ? map_get(&s->nodes, key) : NULL;
 	pthread_mutex_unlock(&s->lock);
-	if (!na || na->n == 0)
+	if (!na || na->n == 0) {
+		/* only the special claim, and the node's device plugins give the resources */
+		if (!user_to_allocate)
+			return FW_SUCCESS;
 		return fw_status_set(st, FW_ERROR, "claim allocation not found for node");
+	}
 	if (na->n != s->n_to_allocate || na->n != n_unallocated)
 		return fw_status_setf(st, FW_ERROR, "internal error, have %u allocations, %u claims to allocate, want %u claims",
 				      na->n, s->n_to_allocate, n_unallocated);
@@ -1358,6 +1798,8 @@ static enum fw_code reserve(const struct fw_pl *pl, struct fw_cycle *c, const st
 		const struct api_resource_claim *claim = s->claims[i];
 		if (claim->allocation)
 			continue;
+		if (i == s->n_user && na->ext_claim)
+			claim = na->ext_claim; /* the special claim as this node needs it */
 		const struct api_dra_allocation *a = &na->results[k++];
 		s->allocation[i] = a;
 		struct err e = { 0 };
@@ -1369,6 +1811,23 @@ static enum fw_code reserve(const struct fw_pl *pl, struct fw_cycle *c, const st
 	return FW_SUCCESS;
 }
 
+/* upstream unreserveExtendedResourceClaim: the special claim leaves the in-flight allocations
+ * (by its uid at PreFilter), and the claim PreBind created is deleted again. */
+static void unreserve_ext(const struct fw_pl *pl, struct dr_state *s)
+{
+	const struct api_resource_claim *claim = s->claims[s->n_user];
+	if (inflight_remove(pl->priv, s->ext_uid, false))
+		claim_restore(pl, claim->meta.namespace, claim->meta.name);
+	if (is_special_claim(claim))
+		return; /* only in memory */
+	const struct fw_dra_ops *ops = fw_dra_ops(pl);
+	struct err e = { 0 };
+	int rc = ops->delete_claim ? ops->delete_claim(ops->ctx, claim, &e)
+				   : err_set(&e, ERR_UNSUPPORTED, "no DRA ops");
+	if (rc < 0)
+		LOG_WARN(NAME ": delete resourceclaim %s/%s: %s", claim->meta.namespace, claim->meta.name, e.msg);
+}
+
 static void unreserve(const struct fw_pl *pl, struct fw_cycle *c, const struct api_pod *pod, const char *node_name)
 {
 	(void)node_name;
@@ -1377,7 +1836,7 @@ static void unreserve(const struct fw_pl *pl, struct fw_cycle *c, const struct a
 	if (!s || s->n == 0)
 		return;
 	const struct fw_dra_ops *ops = fw_dra_ops(pl);
-	for (uint32_t i = 0; i < s->n; i++) {
+	for (uint32_t i = 0; i < s->n_user; i++) {
 		const struct api_resource_claim *claim = s->claims[i];
 		if (inflight_remove(p, claim->meta.uid, false))
 			claim_restore(pl, claim->meta.namespace, claim->meta.name);
@@ -1389,6 +1848,8 @@ static void unreserve(const struct fw_pl *pl, struct fw_cycle *c, const struct a
 				LOG_WARN(NAME ": unreserve claim %s/%s: %s", claim->meta.namespace, claim->meta.name, e.msg);
 		}
 	}
+	if (has_ext_claim(s))
+		unreserve_ext(pl, s);
 }
 
 /* ---------- PreBind ---------- */
@@ -1401,9 +1862,141 @@ static bool dra_sleep(const struct fw_dra_ops *ops, int64_t ms)
 	return true;
 }
 
+/* ---------- PreBind of the special claim (upstream extendeddynamicresources.go) ---------- */
+
+/* s as a JSON string (quoted, escaped). */
+static void json_str(struct strbuf *sb, const char *s)
+{
+	strbuf_puts(sb, "\"");
+	for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+		if (*c == '"' || *c == '\\')
+			strbuf_addf(sb, "\\%c", *c);
+		else if (*c < 0x20)
+			strbuf_addf(sb, "\\u%04x", *c);
+		else
+			strbuf_add(sb, c, 1);
+	}
+	strbuf_puts(sb, "\"");
+}
+
+/* upstream createExtendedResourceClaimInAPI: creates the node's variant of the special claim
+ * (the pod's name plus "-extended-resources-" as generateName, the pod as controller, the
+ * extended-resource-claim annotation, the node's requests) and puts the created claim in its
+ * place in s. 0, or -1 with msg. */
+static int create_ext_claim(const struct fw_pl *pl, struct dr_state *s, const struct api_pod *pod,
+			    const char *node_name, char *msg, size_t size)
+{
+	const struct fw_dra_ops *ops = fw_dra_ops(pl);
+	const struct api_resource_claim *nc = s->reserved ? s->reserved->ext_claim : NULL;
+	struct strbuf sb = STRBUF_INIT;
+	struct api_resource_claim *created = NULL;
+	struct err e = { 0 };
+	if (!nc) {
+		snprintf(msg, size, "extended resource claim not found for node %s", node_name);
+		return -1;
+	}
+	strbuf_puts(&sb, "{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"ResourceClaim\",\"metadata\":{\"generateName\":");
+	char gen[320];
+	snprintf(gen, sizeof(gen), "%s-extended-resources-", pod->meta.name);
+	json_str(&sb, gen);
+	strbuf_puts(&sb, ",\"namespace\":");
+	json_str(&sb, pod->meta.namespace);
+	strbuf_puts(&sb, ",\"annotations\":{\"resource.kubernetes.io/extended-resource-claim\":\"true\"}"
+			 ",\"ownerReferences\":[{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"name\":");
+	json_str(&sb, pod->meta.name);
+	strbuf_puts(&sb, ",\"uid\":");
+	json_str(&sb, pod->meta.uid);
+	strbuf_puts(&sb, ",\"controller\":true}]},\"spec\":{\"devices\":{\"requests\":[");
+	for (uint32_t i = 0; i < nc->n_requests; i++) {
+		const struct api_dra_device_request *x = nc->requests[i].exactly;
+		strbuf_puts(&sb, i ? ",{\"name\":" : "{\"name\":");
+		json_str(&sb, nc->requests[i].name);
+		strbuf_puts(&sb, ",\"exactly\":{\"deviceClassName\":");
+		json_str(&sb, x->device_class_name);
+		strbuf_addf(&sb, ",\"allocationMode\":\"ExactCount\",\"count\":%lld}}", (long long)x->count);
+	}
+	strbuf_puts(&sb, "]}}}");
+	int rc = sb.oom || !sb.data ? err_set(&e, ERR_NOMEM, "out of memory")
+	       : ops->create_claim ? ops->create_claim(ops->ctx, pod->meta.namespace, sb.data, sb.len, &created, &e)
+				   : err_set(&e, ERR_UNSUPPORTED, "no DRA ops");
+	strbuf_release(&sb);
+	if (rc < 0 || !created) {
+		/* upstream klog.KObj of the claim, whose name is still empty */
+		snprintf(msg, size, "create claim for extended resources %s/: %.380s", pod->meta.namespace,
+			 rc < 0 ? e.msg : "no claim returned");
+		return -1;
+	}
+	api_resource_claim_unref(s->claims[s->n_user]);
+	s->claims[s->n_user] = created; /* Unreserve deletes it if binding fails */
+	return 0;
+}
+
+/* upstream waitForExtendedClaimInAssumeCache: the created claim counts as allocated once the
+ * informer has it (the assumed copy is dropped while the informer does not know the claim, see
+ * gather_allocated), so the claim is assumed when the informer has delivered it, polled every
+ * second for up to 120 s; giving up is only logged, as upstream does. */
+static void ext_wait_assume(const struct fw_pl *pl, struct api_resource_claim *claim)
+{
+	const struct fw_dra_ops *ops = fw_dra_ops(pl);
+	for (int waited = 0;; waited++) {
+		struct api_resource_claim *cur = fw_get_resource_claim(pl, claim->meta.namespace, claim->meta.name);
+		bool seen = cur != NULL;
+		api_resource_claim_unref(cur);
+		if (seen) {
+			claim_assume(pl, claim);
+			return;
+		}
+		if (waited == EXT_ASSUME_TIMEOUT_S || !dra_sleep(ops, EXT_ASSUME_POLL_MS))
+			break;
+	}
+	LOG_V(5, NAME ": claim %s/%s not stored in assume cache: the informer did not deliver it",
+		 claim->meta.namespace, claim->meta.name);
+}
+
+/* upstream patchPodExtendedResourceClaimStatus: the pod's status.extendedResourceClaimStatus
+ * names the created claim and which request serves which container's resource. 0, or -1 with
+ * msg. */
+static int patch_pod_ext_status(const struct fw_pl *pl, const struct dr_state *s, const struct api_pod *pod, char *msg,
+				size_t size)
+{
+	const struct fw_dra_ops *ops = fw_dra_ops(pl);
+	const struct dr_node_alloc *na = s->reserved;
+	struct strbuf sb = STRBUF_INIT;
+	struct err e = { 0 };
+	if (!na || na->n_mappings == 0) {
+		snprintf(msg, size, "nil or empty request mappings, no update of pod %s/%s ExtendedResourceClaimStatus",
+			 pod->meta.namespace, pod->meta.name);
+		return -1;
+	}
+	strbuf_puts(&sb, "{\"requestMappings\":[");
+	for (uint32_t i = 0; i < na->n_mappings; i++) {
+		const struct api_pod_extended_mapping *m = &na->mappings[i];
+		strbuf_puts(&sb, i ? ",{\"containerName\":" : "{\"containerName\":");
+		json_str(&sb, m->container_name);
+		strbuf_puts(&sb, ",\"resourceName\":");
+		json_str(&sb, m->resource_name);
+		strbuf_puts(&sb, ",\"requestName\":");
+		json_str(&sb, m->request_name);
+		strbuf_puts(&sb, "}");
+	}
+	strbuf_puts(&sb, "],\"resourceClaimName\":");
+	json_str(&sb, s->claims[s->n_user]->meta.name);
+	strbuf_puts(&sb, "}");
+	int rc = sb.oom || !sb.data ? err_set(&e, ERR_NOMEM, "out of memory")
+	       : ops->patch_pod_extended_status ? ops->patch_pod_extended_status(ops->ctx, pod, sb.data, &e)
+						: err_set(&e, ERR_UNSUPPORTED, "no DRA ops");
+	strbuf_release(&sb);
+	if (rc < 0) {
+		snprintf(msg, size, "update pod %s/%s ExtendedResourceClaimStatus: %.380s", pod->meta.namespace,
+			 pod->meta.name, e.msg);
+		return -1;
+	}
+	return 0;
+}
+
 /* upstream bindClaim: *out the updated claim (new reference). 0, or -1 with msg. */
 static int bind_claim(const struct fw_pl *pl, struct dr_state *s, uint32_t index, const struct api_pod *pod,
-		      struct api_resource_claim **out, char *msg, size_t size)
+		      bool ext, struct api_resource_claim **out, char *msg, size_t size)
 {
 	const struct fw_dra_ops *ops = fw_dra_ops(pl);
 	const struct api_dra_allocation *allocation = s->allocation[index];
@@ -1469,7 +2062,10 @@ static int bind_claim(const struct fw_pl *pl, struct dr_state *s, uint32_t index
 		}
 		api_resource_claim_unref(claim);
 		claim = upd;
-		claim_assume(pl, claim);
+		if (ext)
+			ext_wait_assume(pl, claim);
+		else
+			claim_assume(pl, claim);
 		*out = claim;
 		claim = NULL;
 		rc = 0;
@@ -1520,7 +2116,6 @@ static int pod_ready_for_binding(const struct fw_pl *pl, struct dr_state *s, cha
 static enum fw_code pre_bind(const struct fw_pl *pl, struct fw_cycle *c, const struct api_pod *pod,
 			     const char *node_name, struct fw_status *st)
 {
-	(void)node_name;
 	struct dr_priv *p = pl->priv;
 	struct dr_state *s = fw_cycle_state(c, pl);
 	char msg[FW_STATUS_TEXT_MAX];
@@ -1529,11 +2124,19 @@ static enum fw_code pre_bind(const struct fw_pl *pl, struct fw_cycle *c, const s
 	for (uint32_t i = 0; i < s->n; i++) {
 		if (claim_reserved_for_pod(s->claims[i], pod))
 			continue;
+		bool ext = has_ext_claim(s) && i == s->n_user;
+		/* the node's device plugins give all the extended resources: no claim */
+		if (ext && !s->allocation[i] && s->claims[i]->n_requests == 0)
+			continue;
+		if (ext && is_special_claim(s->claims[i]) && create_ext_claim(pl, s, pod, node_name, msg, sizeof(msg)) < 0)
+			return fw_status_set(st, FW_ERROR, msg);
 		struct api_resource_claim *upd = NULL;
-		if (bind_claim(pl, s, i, pod, &upd, msg, sizeof(msg)) < 0)
+		if (bind_claim(pl, s, i, pod, ext, &upd, msg, sizeof(msg)) < 0)
 			return fw_status_set(st, FW_ERROR, msg);
 		api_resource_claim_unref(s->claims[i]);
 		s->claims[i] = upd;
+		if (ext && patch_pod_ext_status(pl, s, pod, msg, sizeof(msg)) < 0)
+			return fw_status_set(st, FW_ERROR, msg);
 	}
 	if (has_binding_conditions(s)) {
 		const struct fw_dra_ops *ops = fw_dra_ops(pl);
@@ -1556,7 +2159,7 @@ static enum fw_code pre_bind(const struct fw_pl *pl, struct fw_cycle *c, const s
 	 * API (and assumed), nothing stays in flight; on failure Unreserve removes them */
 	for (uint32_t i = 0; i < s->n; i++)
 		if (s->allocation[i])
-			inflight_remove(p, s->claims[i]->meta.uid, true);
+			inflight_remove(p, has_ext_claim(s) && i == s->n_user ? s->ext_uid : s->claims[i]->meta.uid, true);
 	return FW_SUCCESS;
 }
 

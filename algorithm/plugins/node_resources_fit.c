@@ -128,9 +128,18 @@ static bool ignored(const struct fit_priv *p, const char *name)
 	return false;
 }
 
-/* upstream fitsRequest. Returns Success or the rejection with every reason in st. */
-static enum fw_code fits_request(const struct fit_priv *p, const struct node_res *r, const struct api_resources *alloc,
-				 const struct node_res *used, uint32_t n_pods, struct fw_status *st)
+static bool backed_by_class(const struct fw_pl *pl, const char *name)
+{
+	struct api_device_class *dc = fw_extended_resource_class(pl, name);
+	api_device_class_unref(dc);
+	return dc != NULL;
+}
+
+/* upstream fitsRequest (pl: the DeviceClasses of shouldDelegateResourceToDRA). Returns Success or
+ * the rejection with every reason in st. */
+static enum fw_code fits_request(const struct fw_pl *pl, const struct fit_priv *p, const struct node_res *r,
+				 const struct api_resources *alloc, const struct node_res *used, uint32_t n_pods,
+				 struct fw_status *st)
 {
 	bool fail = false, unresolvable = false;
 	fw_status_reset(st);
@@ -160,6 +169,8 @@ static enum fw_code fits_request(const struct fit_priv *p, const struct node_res
 		if (q->value == 0 || ignored(p, q->name))
 			continue;
 		int64_t a = api_resources_scalar(alloc, q->name);
+		if (a <= 0 && backed_by_class(pl, q->name)) /* shouldDelegateResourceToDRA */
+			continue;
 		if (q->value > a - node_res_scalar(used, q->name)) {
 			fw_status_add_reasonf(st, "Insufficient %s", q->name);
 			fail = true;
@@ -183,6 +194,10 @@ struct filter_state {
 	uint32_t n_check;
 	const struct api_resource *check; /* in r.scalar order; arena */
 	const char **check_reason;        /* check[i]'s reason; arena */
+	/* DRAExtendedResource: a DeviceClass backs check[i] (fw_extended_resource_class), so that a
+	 * node not advertising it leaves it to DynamicResources (upstream shouldDelegateResourceToDRA);
+	 * arena, NULL when no request is backed. */
+	const bool *check_dra;
 };
 
 static void release_state(void *arg)
@@ -209,7 +224,8 @@ static enum fw_code pre_filter(const struct fw_pl *pl, struct fw_cycle *c, const
 	if (r->n_scalar) {
 		struct api_resource *check = fw_cycle_alloc(c, r->n_scalar * sizeof(*check));
 		const char **reason = fw_cycle_alloc(c, r->n_scalar * sizeof(*reason));
-		if (!check || !reason)
+		bool *dra = fw_cycle_alloc(c, r->n_scalar * sizeof(*dra));
+		if (!check || !reason || !dra)
 			return fw_status_set(st, FW_ERROR, "NodeResourcesFit: out of memory");
 		for (uint32_t i = 0; i < r->n_scalar; i++) {
 			if (r->scalar[i].value == 0 || ignored(p, r->scalar[i].name))
@@ -222,6 +238,12 @@ static enum fw_code pre_filter(const struct fw_pl *pl, struct fw_cycle *c, const
 			if (!text)
 				return fw_status_set(st, FW_ERROR, "NodeResourcesFit: out of memory");
 			snprintf(text, len, "Insufficient %s", r->scalar[i].name);
+			struct api_device_class *dc = fw_extended_resource_class(pl, r->scalar[i].name);
+			dra[s->n_check] = dc != NULL;
+			if (dc) {
+				s->check_dra = dra;
+				api_device_class_unref(dc);
+			}
 			reason[s->n_check] = text;
 			check[s->n_check++] = r->scalar[i];
 		}
@@ -230,6 +252,11 @@ static enum fw_code pre_filter(const struct fw_pl *pl, struct fw_cycle *c, const
 	}
 	fw_cycle_set_state(c, pl, s);
 	return FW_SUCCESS;
+}
+
+static bool dra_delegated(const struct filter_state *s, uint32_t i, const struct api_resources *alloc)
+{
+	return s->check_dra && fw_delegate_resource_to_dra(alloc, s->check[i].name, s->check_dra[i]);
 }
 
 /* upstream fitsRequest over the prepared state: Success, or the rejection with every reason in
@@ -245,8 +272,9 @@ static enum fw_code fits_state(const struct filter_state *s, const struct node_i
 		mem = r->memory > 0 && r->memory > alloc->memory - used->memory;
 		eph = r->ephemeral_storage > 0 && r->ephemeral_storage > alloc->ephemeral_storage - used->ephemeral_storage;
 		for (uint32_t i = 0; i < s->n_check && !scalar; i++)
-			scalar = s->check[i].value > api_resources_scalar(alloc, s->check[i].name) -
-							 node_res_scalar(used, s->check[i].name);
+			scalar = !dra_delegated(s, i, alloc) &&
+				 s->check[i].value > api_resources_scalar(alloc, s->check[i].name) -
+							     node_res_scalar(used, s->check[i].name);
 	}
 	if (!pods && !cpu && !mem && !eph && !scalar)
 		return FW_SUCCESS;
@@ -270,7 +298,7 @@ static enum fw_code fits_state(const struct filter_state *s, const struct node_i
 	for (uint32_t i = 0; scalar && i < s->n_check; i++) {
 		const struct api_resource *q = &s->check[i];
 		int64_t a = api_resources_scalar(alloc, q->name);
-		if (q->value > a - node_res_scalar(used, q->name)) {
+		if (!dra_delegated(s, i, alloc) && q->value > a - node_res_scalar(used, q->name)) {
 			fw_status_add_reason(st, s->check_reason[i]);
 			unresolvable |= q->value > a;
 		}
@@ -369,18 +397,19 @@ static enum fw_code score(const struct fw_pl *pl, const struct fw_cycle *c, cons
 /* ---------- Queueing hints ---------- */
 
 /* Whether pod fits an empty node (upstream isFit: no ignored resources). */
-static bool fits_empty_node(const struct api_pod *pod, const struct api_node *node)
+static bool fits_empty_node(const struct fw_pl *pl, const struct api_pod *pod, const struct api_node *node)
 {
 	struct node_res r, used = { 0 };
 	struct fw_status st;
 	if (node_res_of_pod(pod, NODE_RES_SPEC, &r) < 0)
 		return true; /* an error counts as Queue */
-	bool ok = fits_request(NULL, &r, &node->allocatable, &used, 0, &st) == FW_SUCCESS;
+	bool ok = fits_request(pl, NULL, &r, &node->allocatable, &used, 0, &st) == FW_SUCCESS;
 	node_res_release(&r);
 	return ok;
 }
 
-static bool requested_increased(const struct api_pod *pod, const struct api_node *on, const struct api_node *nn)
+static bool requested_increased(const struct fw_pl *pl, const struct api_pod *pod, const struct api_node *on,
+				const struct api_node *nn)
 {
 	const struct api_resources *o = &on->allocatable, *n = &nn->allocatable;
 	if (n->pods > o->pods)
@@ -396,9 +425,13 @@ static bool requested_increased(const struct api_pod *pod, const struct api_node
 		inc = true;
 		goto out;
 	}
-	for (uint32_t i = 0; i < r.n_scalar; i++)
-		if (r.scalar[i].value && api_resources_scalar(n, r.scalar[i].name) > api_resources_scalar(o, r.scalar[i].name))
-			inc = true;
+	for (uint32_t i = 0; i < r.n_scalar && !inc; i++) {
+		if (!r.scalar[i].value)
+			continue;
+		int64_t a = api_resources_scalar(n, r.scalar[i].name);
+		/* increased, or left to DRA on the new node (shouldDelegateResourceToDRA) */
+		inc = a > api_resources_scalar(o, r.scalar[i].name) || (a <= 0 && backed_by_class(pl, r.scalar[i].name));
+	}
 out:
 	node_res_release(&r);
 	return inc;
@@ -407,15 +440,50 @@ out:
 static enum queue_hint node_change(const void *pl, const struct api_pod *pod, const void *old_obj,
 				const void *new_obj)
 {
-	(void)pl;
 	const struct api_node *on = old_obj, *nn = new_obj;
 	if (!nn)
 		return QUEUE_HINT_SKIP;
-	if (!fits_empty_node(pod, nn))
+	if (!fits_empty_node(pl, pod, nn))
 		return QUEUE_HINT_SKIP;
 	if (!on)
 		return QUEUE_HINT_QUEUE;
-	return requested_increased(pod, on, nn) ? QUEUE_HINT_QUEUE : QUEUE_HINT_SKIP;
+	return requested_increased(pl, pod, on, nn) ? QUEUE_HINT_QUEUE : QUEUE_HINT_SKIP;
+}
+
+/* Whether pod requests the resource name (upstream: a key of resource.PodRequests, zero or not). */
+static bool pod_requests(const struct api_pod *pod, const char *name)
+{
+	struct node_res r;
+	if (node_res_of_pod(pod, NODE_RES_REQUESTS, &r) < 0)
+		return true; /* an error counts as Queue */
+	bool found = false;
+	for (uint32_t i = 0; i < r.n_scalar && !found; i++)
+		found = strcmp(r.scalar[i].name, name) == 0;
+	node_res_release(&r);
+	return found;
+}
+
+/* upstream isSchedulableAfterDeviceClassEvent (DRAExtendedResource): a class added whose implicit
+ * name the pod requests, or a class whose extendedResourceName changed to one the pod requests. */
+static enum queue_hint device_class_event(const void *pl, const struct api_pod *pod, const void *old_obj,
+					  const void *new_obj)
+{
+	(void)pl;
+	const struct api_device_class *oc = old_obj, *nc = new_obj;
+	if (!nc)
+		return QUEUE_HINT_ERROR;
+	if (oc) {
+		if (oc->extended_resource_name == nc->extended_resource_name) /* interned, NULL = "" */
+			return QUEUE_HINT_SKIP;
+	} else {
+		char implicit[FW_STATUS_TEXT_MAX];
+		snprintf(implicit, sizeof(implicit), "deviceclass.resource.kubernetes.io/%s", nc->meta.name);
+		if (pod_requests(pod, implicit))
+			return QUEUE_HINT_QUEUE;
+	}
+	if (nc->extended_resource_name && pod_requests(pod, nc->extended_resource_name))
+		return QUEUE_HINT_QUEUE;
+	return QUEUE_HINT_SKIP;
 }
 
 /* Whether a request of pod (non-zero) shrank from old to new (upstream isResourceScaleDown). */
@@ -476,13 +544,13 @@ static enum queue_hint assigned_pod_scaled_down(const void *pl, const struct api
 	return scaled_down(pod, op, np) ? QUEUE_HINT_QUEUE : QUEUE_HINT_SKIP;
 }
 
-/* upstream v1.37 EventsToRegister with InPlacePodVerticalScaling (GA) on and
- * InPlacePodVerticalScalingSchedulerPreemption (alpha) off. The DeviceClass Add|Update
- * registration of DRAExtendedResource is left out: csched watches no DeviceClass (docs). The
- * pending pod's own scale-down always queues (isSchedulableAfterTargetPodScaleDown). */
+/* upstream v1.37 EventsToRegister with InPlacePodVerticalScaling (GA) and DRAExtendedResource
+ * (GA) on and InPlacePodVerticalScalingSchedulerPreemption (alpha) off. The pending pod's own
+ * scale-down always queues (isSchedulableAfterTargetPodScaleDown). */
 static const struct queue_event_hint events[] = {
 	{ { .resource = QUEUE_RES_ASSIGNED_POD, .actions = QUEUE_ACT_DELETE }, assigned_pod_deleted },
 	{ { .resource = QUEUE_RES_NODE, .actions = QUEUE_ACT_ADD | QUEUE_ACT_UPDATE_NODE_ALLOCATABLE }, node_change },
+	{ { .resource = QUEUE_RES_DEVICE_CLASS, .actions = QUEUE_ACT_ADD | QUEUE_ACT_UPDATE }, device_class_event },
 	{ { .resource = QUEUE_RES_ASSIGNED_POD, .actions = QUEUE_ACT_UPDATE_POD_SCALE_DOWN }, assigned_pod_scaled_down },
 	{ { .resource = QUEUE_RES_TARGET_POD, .actions = QUEUE_ACT_UPDATE_POD_SCALE_DOWN }, NULL },
 };

@@ -83,6 +83,11 @@ struct result {
 	/* csched: the allocation its Reserve and DynamicResources' PreBind wrote on its pick */
 	bool alloc_checked;
 	char alloc[1024];
+	/* The binding cycle's outcome: expected, the node upstream ran Reserve and PreBind for (the
+	 * oracle's "bound", "" when it did not) and their error ("" none); csched, DynamicResources'
+	 * PreBind error on its pick (Reserve's is in alloc, as the oracle's per-node allocationError). */
+	char bind_node[16];
+	char bind_error[TEXT];
 	int n_warnings;
 	char error[TEXT]; /* the oracle could not run the state */
 };
@@ -220,6 +225,25 @@ static int parse_result(const char *line, struct result *r)
 		else /* the oracle's output */
 			oracle_alloc_text(get(nv, "allocation"), get_str(nv, "allocationError"), n->alloc, sizeof(n->alloc));
 	}
+	yajl_val bind = get(t, "bind");
+	if (YAJL_IS_OBJECT(bind)) { /* an expected line */
+		copy(r->bind_node, sizeof(r->bind_node), get_str(bind, "node"));
+		copy(r->bind_error, sizeof(r->bind_error), get_str(bind, "error"));
+	} else if (*get_str(t, "bound")) { /* the oracle's output */
+		copy(r->bind_node, sizeof(r->bind_node), get_str(t, "bound"));
+		yajl_val rs = get(get(t, "bindStatus"), "reasons");
+		const char *msg = YAJL_IS_ARRAY(rs) && rs->u.array.len && YAJL_IS_STRING(rs->u.array.values[0])
+					  ? YAJL_GET_STRING(rs->u.array.values[0])
+					  : "";
+		/* DynamicResources' PreBind only, without the framework's wrapping; csched's side runs
+		 * no other PreBind (VolumeBinding's waits for a PV controller the oracle lacks) and
+		 * Reserve's errors are in the per-node allocation */
+		static const char dr[] = "running PreBind plugin \"DynamicResources\": ";
+		if (!strncmp(msg, dr, sizeof(dr) - 1))
+			copy(r->bind_error, sizeof(r->bind_error), msg + sizeof(dr) - 1);
+		else if (msg[0])
+			r->bind_node[0] = '\0';
+	}
 	if ((v = get(t, "preenqueue")) && YAJL_IS_STRING(v))
 		copy(r->preenqueue, sizeof(r->preenqueue), YAJL_GET_STRING(v));
 	else if (YAJL_IS_OBJECT(v))
@@ -304,6 +328,13 @@ static void write_result(FILE *out, const struct result *r)
 	if (r->message[0]) {
 		strbuf_puts(&sb, ",\"message\":");
 		gen_json_str(&sb, r->message);
+	}
+	if (r->bind_node[0]) {
+		strbuf_puts(&sb, ",\"bind\":{\"node\":");
+		gen_json_str(&sb, r->bind_node);
+		strbuf_puts(&sb, ",\"error\":");
+		gen_json_str(&sb, r->bind_error);
+		strbuf_puts(&sb, "}");
 	}
 	if (r->preenqueue[0]) {
 		strbuf_puts(&sb, ",\"preenqueue\":");
@@ -917,7 +948,7 @@ static void dra_allocation(struct fw_profile *p, struct fw_cycle *c, const struc
 			fw_status_reset(&st);
 			enum fw_code code = pb[i]->plugin->pre_bind(pb[i], c, pod, node, &st);
 			if (code != FW_SUCCESS && code != FW_SKIP)
-				fw_status_message(&st, err, sizeof(err));
+				fw_status_message(&st, got->bind_error, sizeof(got->bind_error));
 		}
 	}
 	qsort(writes, (size_t)n_writes, sizeof(writes[0]), cmp_write);
@@ -1678,6 +1709,10 @@ static int compare(const struct result *want, const struct result *got)
 	if (sel && strcmp(sel->alloc, got->alloc))
 		diff(seed, got->selected, "allocation", "DRA allocation on csched's pick", sel->alloc[0] ? sel->alloc : "(none)",
 		     got->alloc[0] ? got->alloc : "(none)");
+	/* PreBind ran on both sides' node only when the picks agree (a tie may part them) */
+	if (sel && want->bind_node[0] && !strcmp(want->bind_node, got->selected) && strcmp(want->bind_error, got->bind_error))
+		diff(seed, got->selected, "bind", "DynamicResources' PreBind on the bound node",
+		     want->bind_error[0] ? want->bind_error : "(success)", got->bind_error[0] ? got->bind_error : "(success)");
 	/* upstream filters nodes in parallel and its cycle ends with the first Filter error to
 	 * arrive: with several nodes erring, any of their errors may be the message (the oracle's
 	 * SchedulePod shows one of them) */

@@ -42,6 +42,7 @@ struct dra {
 	int n_devs;
 	struct dev devs[MAX_DEVS];
 	const char *ns; /* the pending pod's namespace */
+	bool ext_class;  /* the DeviceClass backing example.com/gpu is in the state */
 };
 
 static void add_obj(struct gen *g, enum gen_dra_kind k, struct strbuf *sb)
@@ -285,7 +286,7 @@ static void gen_slices(struct dra *d)
 /* The DeviceClasses (each present in 99% of the states, so that a claim may name a missing one):
  * per driver, GPUs with >= 40Gi (quantity compareTo), GPUs of a newer driver (semver; a device
  * without driverVersion makes it fail at run time), any device, and one that backs the extended
- * resource example.com/gpu (DRAExtendedResource) in 15% of the states when asked (below). */
+ * resource example.com/gpu (DRAExtendedResource) in 15% of the states. */
 static void gen_classes(struct dra *d)
 {
 	struct gen *g = d->g;
@@ -312,16 +313,15 @@ static void gen_classes(struct dra *d)
 		strbuf_puts(&sb, "}}");
 		add_obj(g, GEN_DRA_CLASS, &sb);
 	}
-	/* drawn in every state, written only with DIFFERENTIAL_DRA_EXTENDED=1: csched's
-	 * NodeResourcesFit does not yet leave such a resource to DynamicResources (upstream
-	 * shouldDelegateResourceToDRA; README.md, Status): with it on, 8 of the 2,000 states differ */
-	const char *ext = getenv("DIFFERENTIAL_DRA_EXTENDED");
-	if (gen_d_pct(g, 15) && ext && !strcmp(ext, "1")) {
+	/* DRAExtendedResource: pods asking for example.com/gpu get it through the special claim
+	 * on nodes that do not advertise it */
+	if (gen_d_pct(g, 15)) {
 		struct strbuf sb = STRBUF_INIT;
 		strbuf_puts(&sb, "{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"DeviceClass\",\"metadata\":{\"name\":\"gpu-ext\","
 				 "\"uid\":\"uid-class-gpu-ext\"},\"spec\":{\"selectors\":[{\"cel\":{\"expression\":"
 				 "\"device.driver == \\\"" GPU "\\\"\"}}],\"extendedResourceName\":\"example.com/gpu\"}}");
 		add_obj(g, GEN_DRA_CLASS, &sb);
+		d->ext_class = true;
 	}
 }
 
@@ -604,6 +604,42 @@ static void small_pod(struct gen *g)
 	g->pod = strbuf_detach(&sb, NULL);
 }
 
+/* Where the class backing example.com/gpu exists, the small pending pod asks for 1-2 of them in
+ * 60% of the states (in 30% of those an init container too, 1-3), so that the special claim is
+ * built, allocated beside the pod's own claims and compared with the oracle's. Not where the
+ * configuration scores example.com/gpu (scoringStrategy or BalancedAllocation resources): there
+ * upstream's BalancedAllocation dereferences its nil CEL cache (v1.37.2 resource_allocation.go
+ * deviceMatchesClass: NewBalancedAllocation gives its scorer none, unlike NodeResourcesFit's) and
+ * the scheduler panics, and csched does not score a DRA-backed resource (docs/config.md). */
+static void ext_requests(struct dra *d)
+{
+	struct gen *g = d->g;
+	/* small_pod's one container, whose requests end with its memory */
+	const char *mem = strstr(g->pod, "\"cpu\":\"100m\",\"memory\":\"64Mi\"}}}]");
+	if (!d->ext_class || !mem || strstr(g->config, "example.com/gpu") || !gen_d_pct(g, 60))
+		return;
+	mem += strlen("\"cpu\":\"100m\",");
+	struct strbuf sb = STRBUF_INIT;
+	/* after the requests object: limits equal to the requests (an extended resource cannot be
+	 * overcommitted, the API server insists) */
+	size_t head = (size_t)(mem - g->pod) + strlen("\"memory\":\"64Mi\"");
+	int n = 1 + gen_d_int(g, 2);
+	if (gen_d_pct(g, 30)) {
+		const char *c = strstr(g->pod, "\"containers\":[");
+		size_t ch = (size_t)(c - g->pod);
+		int k = 1 + gen_d_int(g, 3);
+		strbuf_addf(&sb, "%.*s\"initContainers\":[{\"name\":\"i0\",\"image\":\"registry.k8s.io/pause:3.10\","
+				 "\"resources\":{\"requests\":{\"example.com/gpu\":\"%d\"},\"limits\":{\"example.com/gpu\":\"%d\"}}}],"
+				 "%.*s,\"example.com/gpu\":\"%d\"},\"limits\":{\"example.com/gpu\":\"%d\"%s",
+			    (int)ch, g->pod, k, k, (int)(head - ch), g->pod + ch, n, n, g->pod + head);
+	} else {
+		strbuf_addf(&sb, "%.*s,\"example.com/gpu\":\"%d\"},\"limits\":{\"example.com/gpu\":\"%d\"%s", (int)head,
+			    g->pod, n, n, g->pod + head);
+	}
+	free(g->pod);
+	g->pod = strbuf_detach(&sb, NULL);
+}
+
 void gen_dra(struct gen *g)
 {
 	struct dra d = { .g = g };
@@ -611,6 +647,7 @@ void gen_dra(struct gen *g)
 	const char *at = strstr(g->pod, "\"namespace\":\"");
 	d.ns = at && !strncmp(at + 13, "prod\"", 5) ? "prod" : "default";
 	gen_classes(&d);
+	ext_requests(&d);
 	gen_slices(&d);
 	gen_taint_rules(&d);
 	char used[4][32];

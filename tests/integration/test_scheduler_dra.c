@@ -783,7 +783,11 @@ static void test_taint(void **state)
 	{
 		char m[1024], cond[1200];
 		wait_failed(sides[k].tag, "tainted", m, sizeof(m));
-		scheduled_condition(sides[k].tag, "tainted", cond, sizeof(cond));
+		/* the event may come before the status patch with the condition */
+		int64_t end = harness_now_ms() + WAIT_MS;
+		do
+			scheduled_condition(sides[k].tag, "tainted", cond, sizeof(cond));
+		while (!cond[0] && harness_now_ms() < end && !usleep(20 * 1000));
 		snprintf(got[k], sizeof(got[k]), "event=\"%s\" condition=\"%s\" node=\"%s\"", m, cond,
 			 node_of(sides[k].tag, "tainted"));
 	}
@@ -880,10 +884,61 @@ static void test_woken_by_slice(void **state)
 	compare("woken by a slice", got, "pod=n2 node=n2 results=gpu:n2-new/b200 reserved=1");
 }
 
-/* DRAExtendedResource is not implemented in csched yet (docs/config.md, "Plugin differences":
- * the request stays NodeResourcesFit's, as for a device-plugin resource): upstream's side is
- * checked in full; csched's must show that documented difference, pending with NodeResourcesFit's
- * reason. When csched implements it this turns red: compare both sides then. */
+/* The pod's special claim as "pod=NODE claim=CLAIM-SUMMARY meta=... mappings=..." (tag-free):
+ * status.extendedResourceClaimStatus names it (waited for), the claim's generateName, annotation
+ * and controller, the allocation and reservation, the request mappings. */
+static void ext_claim_of(const char *tag, const char *name, char *out, size_t size)
+{
+	char path[256], claim[256] = "", summary[1024], maps[512] = "";
+	const char *n = wait_bound(tag, name);
+	char node[64];
+	snprintf(node, sizeof(node), "%s", n);
+	snprintf(path, sizeof(path), "/api/v1/namespaces/" NS "/pods/%s-%s", tag, name);
+	int64_t end = harness_now_ms() + WAIT_MS;
+	while (!claim[0] && harness_now_ms() < end) {
+		yajl_val v = get_json(path);
+		snprintf(claim, sizeof(claim), "%s", jstr(v, "status", "extendedResourceClaimStatus", "resourceClaimName", NULL));
+		yajl_val m = jget(v, yajl_t_array, "status", "extendedResourceClaimStatus", "requestMappings", NULL);
+		size_t len = 0;
+		for (size_t i = 0; m && i < YAJL_GET_ARRAY(m)->len && len < sizeof(maps); i++) {
+			yajl_val it = YAJL_GET_ARRAY(m)->values[i];
+			len += snprintf(maps + len, sizeof(maps) - len, "%s%s/%s/%s", i ? "," : "", jstr(it, "containerName", NULL),
+					jstr(it, "resourceName", NULL), jstr(it, "requestName", NULL));
+		}
+		yajl_tree_free(v);
+		if (!claim[0])
+			usleep(50 * 1000);
+	}
+	if (!claim[0])
+		fail_msg("pod %s-%s: no status.extendedResourceClaimStatus after %d ms", tag, name, WAIT_MS);
+	claim_summary_path(claim, summary, sizeof(summary));
+	snprintf(path, sizeof(path), RES "/namespaces/" NS "/resourceclaims/%s", claim);
+	yajl_val c = get_json(path);
+	char want_gen[128], pod_uid[64];
+	snprintf(want_gen, sizeof(want_gen), "%s-%s-extended-resources-", tag, name);
+	snprintf(path, sizeof(path), "/api/v1/namespaces/" NS "/pods/%s-%s", tag, name);
+	yajl_val p = get_json(path);
+	snprintf(pod_uid, sizeof(pod_uid), "%s", jstr(p, "metadata", "uid", NULL));
+	yajl_tree_free(p);
+	yajl_val owners = jget(c, yajl_t_array, "metadata", "ownerReferences", NULL);
+	yajl_val o = owners && YAJL_GET_ARRAY(owners)->len == 1 ? YAJL_GET_ARRAY(owners)->values[0] : NULL;
+	bool owned = o && !strcmp(jstr(o, "kind", NULL), "Pod") && !strcmp(jstr(o, "uid", NULL), pod_uid) &&
+		     YAJL_IS_TRUE(jget(o, yajl_t_any, "controller", NULL));
+	bool annotated = !strcmp(jstr(c, "metadata", "annotations", "resource.kubernetes.io/extended-resource-claim", NULL),
+				 "true");
+	snprintf(out, size, "pod=%s claim=%s generated=%s owned=%s annotated=%s mappings=%s", node, summary,
+		 !strcmp(jstr(c, "metadata", "generateName", NULL), want_gen) && !strncmp(claim, want_gen, strlen(want_gen))
+			 ? "yes"
+			 : "no",
+		 owned ? "yes" : "no", annotated ? "yes" : "no", maps);
+	yajl_tree_free(c);
+	normalize(out, tag);
+}
+
+/* DRAExtendedResource: a pod asking for example.com/gpu-@T (the extendedResourceName of class
+ * @C-ext, whose one device "ext" sits on n2) and no node advertising it: both schedulers bind it
+ * to n2, create its special claim with the allocation and reservation, and set the pod's
+ * status.extendedResourceClaimStatus. */
 static void test_extended_resource(void **state)
 {
 	(void)state;
@@ -891,32 +946,70 @@ static void test_extended_resource(void **state)
 	FOR_SIDES(k)
 	mk_pod_res(&sides[k], "ext", NULL,
 		   "{\"requests\":{\"example.com/gpu-@T\":\"1\"},\"limits\":{\"example.com/gpu-@T\":\"1\"}}");
-	if (sides[1].on) {
-		const char *n = wait_bound("u", "ext");
-		char node[64], claim[256] = "", c[1024];
-		snprintf(node, sizeof(node), "%s", n);
-		int64_t end = harness_now_ms() + WAIT_MS;
-		while (!claim[0] && harness_now_ms() < end) {
-			yajl_val v = get_json("/api/v1/namespaces/" NS "/pods/u-ext");
-			snprintf(claim, sizeof(claim), "%s",
-				 jstr(v, "status", "extendedResourceClaimStatus", "resourceClaimName", NULL));
-			yajl_tree_free(v);
-			if (!claim[0])
-				usleep(50 * 1000);
-		}
-		assert_true(claim[0]);
-		claim_summary_path(claim, c, sizeof(c));
-		snprintf(got[1], sizeof(got[1]), "pod=%s %s", node, c);
-		printf("[ DRA      ] extended resource: upstream \"%s\"\n", got[1]);
-		assert_string_equal(got[1], "pod=n2 node=n2 results=container-0-request-0:n2/ext reserved=1");
-	}
-	if (sides[0].on) {
-		wait_failed("c", "ext", got[0], sizeof(got[0]));
-		printf("[ DRA      ] extended resource: csched (not implemented) \"%s\"\n", got[0]);
-		assert_true(!strncmp(got[0], "0/4 nodes are available: 4 Insufficient example.com/gpu-c.",
-				     strlen("0/4 nodes are available: 4 Insufficient example.com/gpu-c.")));
-		assert_string_equal(node_of("c", "ext"), "");
-	}
+	FOR_SIDES(k)
+	ext_claim_of(sides[k].tag, "ext", got[k], sizeof(got[k]));
+	compare("extended resource", got,
+		"pod=n2 claim=node=n2 results=container-0-request-0:n2/ext reserved=1 generated=yes owned=yes "
+		"annotated=yes mappings=c/example.com/gpu-T/container-0-request-0");
+}
+
+/* The special claim an earlier attempt left behind (annotated, the pod its controller, allocated
+ * on @D-stale's device): Filter rejects every node ("cannot schedule extended resource claim"),
+ * PostFilter deletes that claim, and the next attempt (woken by the deletion of an allocated
+ * claim) creates a new one on the free "ext" device of slice @D-NAME on n3. Returns the old
+ * claim's state ("absent" once deleted) and the new claim's in got. */
+static void stale_ext_claim(const struct side *s, const char *name, char *got, size_t size)
+{
+	char body[4096], path[256], d[512], uid[64], stale[128];
+	/* a free "ext" device for the new claim */
+	dev(d, sizeof(d), "ext", "ext", 0, "24Gi", "");
+	snprintf(path, sizeof(path), "@D-%s", name);
+	mk_slice(s->tag, path, name, "n3", d);
+	/* the pod, gated until the stale claim exists */
+	request(s->tag, "POST", "/api/v1/namespaces/" NS "/pods", body, sizeof(body),
+		"{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"@T-%s\"},\"spec\":{"
+		"\"schedulerName\":\"%s\",\"terminationGracePeriodSeconds\":0,\"schedulingGates\":[{\"name\":\"wait\"}],"
+		"\"containers\":[{\"name\":\"c\",\"image\":\"registry.k8s.io/pause:3.10\",\"resources\":"
+		"{\"requests\":{\"example.com/gpu-@T\":\"1\"},\"limits\":{\"example.com/gpu-@T\":\"1\"}}}]}}",
+		name, s->scheduler);
+	char errbuf[128];
+	yajl_val p = yajl_tree_parse(body, errbuf, sizeof(errbuf));
+	snprintf(uid, sizeof(uid), "%s", jstr(p, "metadata", "uid", NULL));
+	yajl_tree_free(p);
+	assert_true(uid[0]);
+	snprintf(stale, sizeof(stale), "%s-%s-extended-resources-stale", s->tag, name);
+	request(s->tag, "POST", RES "/namespaces/" NS "/resourceclaims", NULL, 0,
+		"{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"ResourceClaim\",\"metadata\":{\"name\":\"%s\","
+		"\"finalizers\":[\"resource.kubernetes.io/delete-protection\"],"
+		"\"annotations\":{\"resource.kubernetes.io/extended-resource-claim\":\"true\"},"
+		"\"ownerReferences\":[{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"name\":\"@T-%s\",\"uid\":\"%s\","
+		"\"controller\":true}]},\"spec\":{\"devices\":{\"requests\":[{\"name\":\"container-0-request-0\","
+		"\"exactly\":{\"deviceClassName\":\"@C-ext\"}}]}}}",
+		stale, name, uid);
+	snprintf(path, sizeof(path), RES "/namespaces/" NS "/resourceclaims/%s/status", stale);
+	request(s->tag, "PATCH", path, NULL, 0,
+		"{\"status\":{\"allocation\":{\"devices\":{\"results\":[{\"request\":\"container-0-request-0\","
+		"\"driver\":\"@D\",\"pool\":\"n0\",\"device\":\"late\"}]},\"nodeSelector\":{\"nodeSelectorTerms\":"
+		"[{\"matchFields\":[{\"key\":\"metadata.name\",\"operator\":\"In\",\"values\":[\"n0\"]}]}]}}}}");
+	snprintf(path, sizeof(path), "/api/v1/namespaces/" NS "/pods/@T-%s", name);
+	request(s->tag, "PATCH", path, NULL, 0, "{\"spec\":{\"schedulingGates\":null}}");
+	char c[2048];
+	ext_claim_of(s->tag, name, c, sizeof(c));
+	char old[256];
+	claim_summary_path(stale, old, sizeof(old));
+	snprintf(got, size, "stale=%s new: %s", old, c);
+	normalize(got, s->tag);
+}
+
+static void test_extended_resource_stale(void **state)
+{
+	(void)state;
+	char got[2][4096];
+	FOR_SIDES(k)
+	stale_ext_claim(&sides[k], "ext2", got[k], sizeof(got[k]));
+	compare("extended resource, stale claim", got,
+		"stale=absent new: pod=n3 claim=node=n3 results=container-0-request-0:ext2/ext reserved=1 generated=yes "
+		"owned=yes annotated=yes mappings=c/example.com/gpu-T/container-0-request-0");
 }
 
 /* csched devices against the cluster as the scenarios above left it: n0's devices with their
@@ -1135,15 +1228,23 @@ static void test_binary(void **state)
 		fail_msg("csched: %s", e.msg);
 	mk_claim(tag, "bin", REQ(MODEL("bin"), ""));
 	mk_pod(&sides[0], "bin", "bin");
-	const char *n = wait_bound(tag, "bin");
+	char n[64];
+	snprintf(n, sizeof(n), "%s", wait_bound(tag, "bin"));
 	char c[1024];
 	claim_summary(tag, "bin", c, sizeof(c));
+	/* DRAExtendedResource's writes (the RBAC check wants the binary to use them): the stale
+	 * claim deleted, the new one created */
+	char ext[4096];
+	stale_ext_claim(&sides[0], "bin-ext", ext, sizeof(ext));
 	kill(binary_pid, SIGTERM);
 	harness_wait_child(binary_pid, 10000, NULL, &e);
 	binary_pid = 0;
 	char got[1200];
 	snprintf(got, sizeof(got), "pod=%s %s", n, c);
 	assert_string_equal(got, "pod=n0 node=n0 results=gpu:bin/bin0 reserved=1");
+	assert_string_equal(ext, "stale=absent new: pod=n3 claim=node=n3 results=container-0-request-0:bin-ext/ext "
+				 "reserved=1 generated=yes owned=yes annotated=yes "
+				 "mappings=c/example.com/gpu-T/container-0-request-0");
 }
 
 int main(void)
@@ -1160,6 +1261,7 @@ int main(void)
 		cmocka_unit_test(test_messages),
 		cmocka_unit_test(test_woken_by_slice),
 		cmocka_unit_test(test_extended_resource),
+		cmocka_unit_test(test_extended_resource_stale),
 		cmocka_unit_test(test_devices_command),
 		cmocka_unit_test(test_no_device_twice),
 		cmocka_unit_test(test_binary),

@@ -59,6 +59,7 @@ struct tl_profile_spec {
 	const struct cfg_plugin_args *args;
 	const struct fw_extender *extenders; /* HTTP extenders (test_algorithm_extenders.c) */
 	uint32_t n_extenders;
+	const struct fw_listers *listers; /* NULL = no stores */
 	void (*ext_prioritize_all)(void *ctx, struct fw_cycle *c, const struct api_pod *pod,
 				   const struct node_info *const *nodes, uint32_t n, const struct fw_extender *const *xs,
 				   uint32_t nx, struct fw_ext_prio_result *out, int *rcs, struct err *errs);
@@ -103,6 +104,8 @@ static inline struct fw_profile *tl_profile(const struct tl_profile_spec *s, str
 	tl_fill(&pc, &l, CFG_EP_POST_BIND, s->post_bind, NULL);
 	struct fw_profile_options o = { .pool = pool, .extenders = s->extenders, .n_extenders = s->n_extenders,
 					.ext_prioritize_all = s->ext_prioritize_all };
+	if (s->listers)
+		o.listers = *s->listers;
 	struct err e = { 0 };
 	struct fw_profile *p = fw_profile_new(&pc, &o, &e);
 	if (!p)

@@ -46,6 +46,13 @@ struct world {
 	/* the claim informer's event sink (fw_listers.resource_claim_sink), when g_sink */
 	void (*sink)(void *arg, const struct api_resource_claim *old, const struct api_resource_claim *new_obj);
 	void *sink_arg;
+	/* DRAExtendedResource: claim creation (the body), deletion, the pod status patch */
+	const char *fail_create, *fail_patch; /* the error of the call, NULL = none */
+	uint32_t n_create, n_delete, n_patch;
+	char last_create[2048], last_delete[128], last_patch[2048];
+	/* the created claims, kept until the end: the fake's clones point into their arenas */
+	struct api_resource_claim *created[4];
+	uint32_t n_created;
 };
 
 /* Whether the listers have a claim event sink: main runs every test without it (DynamicResources
@@ -118,6 +125,17 @@ static struct api_device_class *l_class(void *ctx, const char *name)
 	return NULL;
 }
 
+static int l_class_each(void *ctx, int (*fn)(void *arg, const struct api_device_class *c), void *arg)
+{
+	struct world *w = ctx;
+	for (uint32_t i = 0; i < w->n_classes; i++) {
+		int rc = fn(arg, w->classes[i]);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 static int l_rule_each(void *ctx, int (*fn)(void *arg, const struct api_device_taint_rule *r), void *arg)
 {
 	(void)ctx;
@@ -135,6 +153,13 @@ static struct api_resource_claim *claim_clone(struct world *w, const struct api_
 	*n = *c;
 	n->refs = 1;
 	n->arena = a;
+	/* a decoded claim's counted intern references: the clone holds its own */
+	if (c->meta.n_interned) {
+		const char **in = arena_alloc(a, c->meta.n_interned * sizeof(*in));
+		memcpy(in, c->meta.interned, c->meta.n_interned * sizeof(*in));
+		intern_ref_n(in, c->meta.n_interned);
+		n->meta.interned = in;
+	}
 	char rv[32];
 	snprintf(rv, sizeof(rv), "%lld", (long long)++w->next_rv);
 	n->meta.resource_version = arena_strdup(g_arena, rv);
@@ -270,6 +295,58 @@ static int api_unreserve(void *ctx, const struct api_resource_claim *claim, cons
 	struct world *w = ctx;
 	w->n_unreserve++;
 	snprintf(w->last_unreserve_uid, sizeof(w->last_unreserve_uid), "%s", uid);
+	return 0;
+}
+
+/* The apiserver's create: the generated name (upstream's fake gives "<generateName>0"), a uid
+ * and a resourceVersion, the rest as sent. */
+static int api_create(void *ctx, const char *ns, const char *json, size_t len, struct api_resource_claim **out,
+		      struct err *e)
+{
+	struct world *w = ctx;
+	w->n_create++;
+	snprintf(w->last_create, sizeof(w->last_create), "%.*s", (int)len, json);
+	assert_string_equal(ns, "default");
+	if (w->fail_create)
+		return err_set(e, ERR_INVALID, "%s", w->fail_create);
+	const char *meta = strstr(w->last_create, "\"metadata\":{");
+	assert_non_null(meta);
+	char buf[2400];
+	int at = (int)(meta - w->last_create) + 12;
+	snprintf(buf, sizeof(buf), "%.*s\"name\":\"my-pod-extended-resources-0\",\"uid\":\"ext-claim-uid\","
+		 "\"resourceVersion\":\"%lld\",%s", at, w->last_create, (long long)++w->next_rv, w->last_create + at);
+	struct api_resource_claim *c = api_resource_claim_decode_json(buf, strlen(buf), e);
+	if (!c)
+		fail_msg("created claim does not decode: %s: %s", e->msg, buf);
+	assert_true(w->n_created < ARRAY_SIZE(w->created));
+	w->created[w->n_created++] = api_resource_claim_ref(c);
+	*out = world_store(w, c);
+	return 0;
+}
+
+static int api_delete(void *ctx, const struct api_resource_claim *claim, struct err *e)
+{
+	(void)e;
+	struct world *w = ctx;
+	uint32_t i;
+	w->n_delete++;
+	snprintf(w->last_delete, sizeof(w->last_delete), "%s/%s", claim->meta.namespace, claim->meta.name);
+	if (world_find(w, claim->meta.namespace, claim->meta.name, &i)) {
+		world_emit(w, w->claims[i], NULL); /* as the informer delivers the deletion */
+		api_resource_claim_unref(w->claims[i]);
+		w->claims[i] = w->claims[--w->n_claims];
+	}
+	return 0;
+}
+
+static int api_patch_pod(void *ctx, const struct api_pod *pod, const char *status_json, struct err *e)
+{
+	struct world *w = ctx;
+	w->n_patch++;
+	assert_string_equal(pod->meta.name, "my-pod");
+	snprintf(w->last_patch, sizeof(w->last_patch), "%s", status_json);
+	if (w->fail_patch)
+		return err_set(e, ERR_INVALID, "%s", w->fail_patch);
 	return 0;
 }
 
@@ -506,10 +583,12 @@ static void h_init(struct h *h, const char *const *nodes)
 	struct fw_profile_options o = {
 		.listers = { .resource_claim = l_claim, .resource_claim_each = l_claim_each,
 			     .resource_claim_sink = g_sink ? l_claim_sink : NULL,
-			     .resource_slice_each = l_slice_each, .device_class = l_class,
+			     .resource_slice_each = l_slice_each, .device_class = l_class, .device_class_each = l_class_each,
 			     .device_taint_rule_each = l_rule_each, .ctx = &h->w },
 		.dra = { .get_claim = api_get, .add_finalizer = api_add_finalizer, .reserve = api_reserve,
-			 .deallocate = api_deallocate, .unreserve = api_unreserve, .sleep = api_sleep, .ctx = &h->w },
+			 .deallocate = api_deallocate, .unreserve = api_unreserve, .create_claim = api_create,
+			 .delete_claim = api_delete, .patch_pod_extended_status = api_patch_pod, .sleep = api_sleep,
+			 .ctx = &h->w },
 	};
 	struct err e = { 0 };
 	h->prof = fw_profile_new(&pc, &o, &e);
@@ -533,6 +612,8 @@ static void h_free(struct h *h)
 	fw_profile_free(h->prof);
 	for (uint32_t i = 0; i < h->w.n_claims; i++)
 		api_resource_claim_unref(h->w.claims[i]);
+	for (uint32_t i = 0; i < h->w.n_created; i++)
+		api_resource_claim_unref(h->w.created[i]);
 	for (uint32_t i = 0; i < h->w.n_classes; i++)
 		api_device_class_unref(h->w.classes[i]);
 	for (uint32_t i = 0; i < h->w.n_slices; i++)
@@ -1163,6 +1244,409 @@ static void test_hints(void **state)
 	h_free(&h);
 }
 
+/* ---------- DRAExtendedResource (upstream extendeddynamicresources.go) ---------- */
+
+#define EXT_GPU "example.com/gpu"
+#define IMPLICIT "deviceclass.resource.kubernetes.io/"
+
+/* A class backing ext (NULL: none, upstream's deviceClass). */
+static void h_ext_class(struct h *h, const char *name, const char *ext)
+{
+	struct api_device_class *c = mk_class(name);
+	c->extended_resource_name = ext ? intern_str(ext) : NULL;
+	h->w.classes[h->w.n_classes++] = c;
+}
+
+/* The worker node with extra allocatable members (JSON, "" none): upstream's workerNode,
+ * workerNodeWithExtendedResource ("example.com/gpu": "1"), ...ZeroAllocatable ("0"). */
+static void h_ext_node(struct h *h, const char *extra)
+{
+	uint32_t i = h->cl.n++;
+	h->cl.nodes[i] = tobj_node_json("{\"metadata\":{\"name\":\"worker\"},\"status\":{\"allocatable\":{\"cpu\":\"4\","
+					"\"pods\":\"110\"%s}}}",
+					extra);
+	tl_node_info(&h->cl.nis[i], h->cl.nodes[i], NULL, 0);
+	h->cl.ptrs[i] = &h->cl.nis[i];
+}
+
+/* The worker's slice with devices instance-1..instance-n (workerNodeSlice: 1,
+ * largeWorkerNodeSlice: 4). */
+static void h_ext_slice(struct h *h, uint32_t n)
+{
+	static const char *const dev[] = { "instance-1", "instance-2", "instance-3", "instance-4", "instance-5",
+					   "instance-6", "instance-7", "instance-8", NULL };
+	const char *devs[9] = { 0 };
+	for (uint32_t i = 0; i < n && i < 8; i++)
+		devs[i] = dev[i];
+	h->w.slices[h->w.n_slices++] = mk_slice("worker", devs, NULL);
+}
+
+/* extendedResourceClaim(Node2): a claim a prior cycle created for the pod, allocated on node. */
+static void h_ext_prior_claim(struct h *h, const char *node)
+{
+	char json[2048];
+	snprintf(json, sizeof(json),
+		 "{\"metadata\":{\"name\":\"my-pod-extended-resources-0\",\"generateName\":\"my-pod-extended-resources-\","
+		 "\"namespace\":\"default\",\"uid\":\"prior-uid\",\"resourceVersion\":\"1\",\"annotations\":"
+		 "{\"resource.kubernetes.io/extended-resource-claim\":\"true\"},\"ownerReferences\":[{\"apiVersion\":\"v1\","
+		 "\"kind\":\"Pod\",\"name\":\"my-pod\",\"uid\":\"" POD_UID "\",\"controller\":true}]},\"spec\":{\"devices\":"
+		 "{\"requests\":[{\"name\":\"container-0-request-0\",\"exactly\":{\"deviceClassName\":\"" CLASS_NAME "\"}}]}},"
+		 "\"status\":{\"allocation\":{\"devices\":{\"results\":[{\"request\":\"container-0-request-0\",\"driver\":"
+		 "\"" DRIVER "\",\"pool\":\"%s\",\"device\":\"instance-1\"}]},\"nodeSelector\":{\"nodeSelectorTerms\":"
+		 "[{\"matchFields\":[{\"key\":\"metadata.name\",\"operator\":\"In\",\"values\":[\"%s\"]}]}]}}}}",
+		 node, node);
+	struct err e = { 0 };
+	struct api_resource_claim *c = api_resource_claim_decode_json(json, strlen(json), &e);
+	if (!c)
+		fail_msg("claim: %s", e.msg);
+	h->w.claims[h->w.n_claims++] = c;
+}
+
+/* "name class count;..." of the claim's requests. */
+static void requests_text(const struct api_resource_claim *c, char *out, size_t size)
+{
+	size_t n = 0;
+	out[0] = '\0';
+	for (uint32_t i = 0; i < c->n_requests && n < size; i++) {
+		const struct api_dra_device_request *x = c->requests[i].exactly;
+		assert_non_null(x);
+		assert_int_equal(x->allocation_mode, API_DRA_MODE_EXACT_COUNT);
+		n += (size_t)snprintf(out + n, size - n, "%s%s %s %lld", i ? ";" : "", c->requests[i].name,
+				      x->device_class_name, (long long)x->count);
+	}
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp((const char *)a, (const char *)b);
+}
+
+/* The request mappings of an extendedResourceClaimStatus, as "request container resource;..."
+ * sorted as upstream's test sorts them (request name, then container name). */
+static void mappings_text(const char *json, char *out, size_t size)
+{
+	char items[16][240];
+	size_t n = 0, len = 0;
+	for (const char *p = json; (p = strstr(p, "{\"containerName\":\"")) && n < 16; p++) {
+		char c[64], r[100], q[64];
+		if (sscanf(p, "{\"containerName\":\"%63[^\"]\",\"resourceName\":\"%99[^\"]\",\"requestName\":\"%63[^\"]\"}", c,
+			   r, q) != 3)
+			fail_msg("mapping does not parse: %s", p);
+		snprintf(items[n++], sizeof(items[0]), "%s %s %s", q, c, r);
+	}
+	qsort(items, n, sizeof(items[0]), cmp_str);
+	out[0] = '\0';
+	for (size_t i = 0; i < n && len < size; i++)
+		len += (size_t)snprintf(out + len, size - len, "%s%s", i ? ";" : "", items[i]);
+}
+
+enum ext_unreserve { EXT_NO_UNRESERVE, EXT_UNRESERVE_BEFORE_PREBIND, EXT_UNRESERVE_AFTER_PREBIND };
+
+struct ext_case {
+	const char *name;       /* upstream dynamicresources_test.go TestPlugin case */
+	const char *node_extra; /* worker's allocatable beyond cpu and pods */
+	const char *containers; /* containers_json */
+	bool class2, plain_class, prior_claim;
+	const char *prior_node;
+	uint32_t n_devices;
+	const char *fail_create, *fail_patch;
+	enum ext_unreserve unreserve;
+	enum fw_code pre_filter, filter;
+	const char *filter_msg;
+	const char *post_filter_msg;
+	enum fw_code pre_bind;
+	const char *pre_bind_msg;
+	const char *want_requests; /* the created claim's, NULL: none created */
+};
+
+#define EXT_POD_GPU "[{\"name\":\"con0\",\"image\":\"i\",\"resources\":{\"requests\":{\"" EXT_GPU "\":\"1\"}}}]"
+
+/* A second pod with the same requests: whether it finds devices on the worker. */
+static enum fw_code other_pod_filter(struct h *h, const char *containers, struct fw_status *st)
+{
+	struct fw_cycle *c = fw_cycle_new(h->prof);
+	struct api_pod *p = TOBJ_POD(.name = "other-pod", .uid = "5678", .containers_json = containers);
+	struct fw_node_names out = { .all = true };
+	fw_status_reset(st);
+	enum fw_code code = fw_plugin_dynamic_resources.pre_filter(&h->pl, c, p, &out, st);
+	if (code == FW_SUCCESS) {
+		fw_status_reset(st);
+		code = fw_plugin_dynamic_resources.filter(&h->pl, c, p, &h->cl.nis[0], st);
+	}
+	fw_cycle_free(c);
+	api_pod_unref(p);
+	return code;
+}
+
+static void test_extended_resources(void **state)
+{
+	(void)state;
+	static const struct ext_case cases[] = {
+		{ .name = "extended-resource-name-with-node-resource", .node_extra = ",\"" EXT_GPU "\":\"1\"",
+		  .containers = EXT_POD_GPU },
+		{ .name = "extended-resource-one-device-plugin-one-dra", .node_extra = ",\"" EXT_GPU "\":\"1\"",
+		  .containers = "[{\"name\":\"con0\",\"image\":\"i\",\"resources\":{\"requests\":{\"" EXT_GPU "\":\"1\",\"" EXT_GPU
+				"2\":\"1\"}}}]",
+		  .class2 = true, .n_devices = 1, .want_requests = "container-0-request-1 " CLASS_NAME "2 1" },
+		{ .name = "extended-resource-name-with-zero-allocatable", .node_extra = ",\"" EXT_GPU "\":\"0\"",
+		  .containers = EXT_POD_GPU, .n_devices = 1, .want_requests = "container-0-request-0 " CLASS_NAME " 1" },
+		{ .name = "non-DRA-extended-resource-name-with-zero-allocatable", .node_extra = ",\"" EXT_GPU "\":\"0\"",
+		  .containers = EXT_POD_GPU, .plain_class = true, .n_devices = 1, .pre_filter = FW_SKIP },
+		{ .name = "extended-resource-name-no-resource", .containers = EXT_POD_GPU,
+		  .filter = FW_UNSCHEDULABLE_AND_UNRESOLVABLE, .filter_msg = "cannot allocate all claims" },
+		{ .name = "extended-resource-name-with-resources", .containers = EXT_POD_GPU, .n_devices = 1,
+		  .want_requests = "container-0-request-0 " CLASS_NAME " 1" },
+		{ .name = "implicit-extended-resource-name-with-resources",
+		  .containers = "[{\"name\":\"con0\",\"image\":\"i\",\"resources\":{\"requests\":{\"" IMPLICIT CLASS_NAME
+				"\":\"1\",\"" EXT_GPU "\":\"2\"}}}]",
+		  .n_devices = 4,
+		  .want_requests = "container-0-request-0 " CLASS_NAME " 1;container-0-request-1 " CLASS_NAME " 2" },
+		{ .name = "implicit-extended-resource-name-two-containers-with-resources",
+		  .containers = "[{\"name\":\"con0\",\"image\":\"i\",\"resources\":{\"requests\":{\"" IMPLICIT CLASS_NAME
+				"\":\"1\"}}},{\"name\":\"con1\",\"image\":\"i\",\"resources\":{\"requests\":{\"" EXT_GPU
+				"\":\"2\"}}}]",
+		  .n_devices = 4,
+		  .want_requests = "container-0-request-0 " CLASS_NAME " 1;container-1-request-0 " CLASS_NAME " 2" },
+		/* the claim is created and allocated, the pod patch fails: PreBind's error (upstream
+		 * wraps it), and Unreserve deletes the claim again */
+		{ .name = "extended-resource-name-with-resources-fail-patch", .containers = EXT_POD_GPU, .n_devices = 1,
+		  .fail_patch = "patch error", .pre_bind = FW_ERROR,
+		  .pre_bind_msg = "update pod default/my-pod ExtendedResourceClaimStatus: patch error",
+		  .want_requests = "container-0-request-0 " CLASS_NAME " 1" },
+		{ .name = "extended-resource-name-with-resources-has-claim", .containers = EXT_POD_GPU, .n_devices = 1,
+		  .prior_claim = true, .prior_node = "worker", .filter = FW_UNSCHEDULABLE_AND_UNRESOLVABLE,
+		  .filter_msg = "cannot schedule extended resource claim",
+		  .post_filter_msg = "deletion of ResourceClaim completed" },
+		{ .name = "extended-resource-name-with-resources-delete-claim", .containers = EXT_POD_GPU, .n_devices = 1,
+		  .prior_claim = true, .prior_node = "worker-2", .filter = FW_UNSCHEDULABLE_AND_UNRESOLVABLE,
+		  .filter_msg = "cannot schedule extended resource claim",
+		  .post_filter_msg = "deletion of ResourceClaim completed" },
+		{ .name = "extended-resource-name-bind-failure", .containers = EXT_POD_GPU, .n_devices = 1,
+		  .unreserve = EXT_UNRESERVE_AFTER_PREBIND, .want_requests = "container-0-request-0 " CLASS_NAME " 1" },
+		{ .name = "extended-resource-name-skip-bind", .containers = EXT_POD_GPU, .n_devices = 1,
+		  .unreserve = EXT_UNRESERVE_BEFORE_PREBIND },
+		{ .name = "extended-resource-name-claim-creation-failure", .containers = EXT_POD_GPU, .n_devices = 1,
+		  .fail_create = "claim creation errors", .pre_bind = FW_ERROR,
+		  .pre_bind_msg = "create claim for extended resources default/: claim creation errors" },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		const struct ext_case *tc = &cases[i];
+		struct h h;
+		struct fw_status st;
+		char buf[512];
+		print_message("case %s\n", tc->name);
+		h_init(&h, NULL);
+		h_ext_node(&h, tc->node_extra ? tc->node_extra : "");
+		h_ext_class(&h, CLASS_NAME, tc->plain_class ? NULL : EXT_GPU);
+		if (tc->class2)
+			h_ext_class(&h, CLASS_NAME "2", EXT_GPU "2");
+		if (tc->n_devices)
+			h_ext_slice(&h, tc->n_devices);
+		if (tc->prior_claim)
+			h_ext_prior_claim(&h, tc->prior_node);
+		h.w.fail_create = tc->fail_create;
+		h.w.fail_patch = tc->fail_patch;
+		h.pod = TOBJ_POD(.name = "my-pod", .uid = POD_UID, .containers_json = tc->containers);
+		run_pre_filter(&h, &st);
+		expect(&st, tc->pre_filter, NULL);
+		if (tc->pre_filter != FW_SUCCESS) {
+			h_free(&h);
+			continue;
+		}
+		run_filter(&h, 0, &st);
+		expect(&st, tc->filter, tc->filter_msg);
+		if (tc->filter != FW_SUCCESS) {
+			run_post_filter(&h, &st);
+			expect(&st, FW_UNSCHEDULABLE, tc->post_filter_msg);
+			assert_int_equal(h.w.n_delete, tc->prior_claim);
+			if (tc->prior_claim) {
+				assert_string_equal(h.w.last_delete, "default/my-pod-extended-resources-0");
+				assert_null(world_find(&h.w, "default", "my-pod-extended-resources-0", NULL));
+			}
+			h_free(&h);
+			continue;
+		}
+		assert_int_equal(run_node_op(&h, fw_plugin_dynamic_resources.reserve, "worker", &st), FW_SUCCESS);
+		if (tc->want_requests || tc->unreserve == EXT_UNRESERVE_BEFORE_PREBIND) {
+			/* Reserve put the allocation in flight: the device is nobody else's */
+			other_pod_filter(&h, tc->containers, &st);
+			expect(&st, FW_UNSCHEDULABLE_AND_UNRESOLVABLE, "cannot allocate all claims");
+		}
+		if (tc->unreserve == EXT_UNRESERVE_BEFORE_PREBIND) {
+			fw_plugin_dynamic_resources.unreserve(&h.pl, h.c, h.pod, intern_str("worker"));
+			assert_int_equal(h.w.n_create + h.w.n_delete, 0);
+			assert_int_equal(other_pod_filter(&h, tc->containers, &st), FW_SUCCESS);
+			h_free(&h);
+			continue;
+		}
+		run_node_op(&h, fw_plugin_dynamic_resources.pre_bind, "worker", &st);
+		expect(&st, tc->pre_bind, tc->pre_bind_msg);
+		const struct api_resource_claim *c = world_find(&h.w, "default", "my-pod-extended-resources-0", NULL);
+		if (!tc->want_requests) {
+			assert_null(c);
+			assert_int_equal(h.w.n_patch, 0);
+		} else {
+			/* the created claim: upstream's generateName, annotation and controller; the
+			 * allocation, finalizer and reservation of bindClaim */
+			assert_non_null(c);
+			assert_non_null(strstr(h.w.last_create, "\"generateName\":\"my-pod-extended-resources-\""));
+			assert_true(c->extended_resource_claim);
+			assert_int_equal(c->meta.n_owner_refs, 1);
+			assert_true(c->meta.owner_refs[0].controller);
+			assert_string_equal(c->meta.owner_refs[0].kind, "Pod");
+			assert_string_equal(c->meta.owner_refs[0].name, "my-pod");
+			assert_string_equal(c->meta.owner_refs[0].uid, POD_UID);
+			requests_text(c, buf, sizeof(buf));
+			assert_string_equal(buf, tc->want_requests);
+			assert_non_null(c->allocation);
+			assert_int_equal(c->allocation->n_results, c->n_requests == 2 ? 3 : 1);
+			assert_int_equal(c->n_finalizers, 1);
+			assert_int_equal(c->n_reserved_for, 1);
+			assert_string_equal(c->reserved_for[0].uid, POD_UID);
+			assert_int_equal(h.w.n_patch, 1);
+			assert_non_null(strstr(h.w.last_patch, "\"resourceClaimName\":\"my-pod-extended-resources-0\""));
+			/* the created claim's devices count as allocated once PreBind succeeded */
+			if (tc->pre_bind == FW_SUCCESS) {
+				other_pod_filter(&h, tc->containers, &st);
+				expect(&st, FW_UNSCHEDULABLE_AND_UNRESOLVABLE, "cannot allocate all claims");
+			}
+		}
+		if (tc->pre_bind != FW_SUCCESS || tc->unreserve == EXT_UNRESERVE_AFTER_PREBIND) {
+			/* the binding failed: Unreserve deletes the claim PreBind created */
+			fw_plugin_dynamic_resources.unreserve(&h.pl, h.c, h.pod, intern_str("worker"));
+			assert_int_equal(h.w.n_delete, tc->want_requests != NULL);
+			assert_null(world_find(&h.w, "default", "my-pod-extended-resources-0", NULL));
+			assert_int_equal(other_pod_filter(&h, tc->containers, &st), FW_SUCCESS);
+		}
+		h_free(&h);
+	}
+}
+
+/* upstream extendeddynamicresources_test.go Test_createRequestsAndMappings_requests and
+ * Test_createRequestsAndMappings_mappings, through PreFilter, Filter, Reserve and PreBind: the
+ * created claim's requests and the pod's extendedResourceClaimStatus. Classes "class",
+ * "class1", "classInit" back example.com/gpu, example.com/gpu1, example.com/gpuinit (and
+ * classInit its implicit name); a resource no class backs comes from the node's allocatable, as
+ * the upstream tables leave it out of extendedResources. */
+struct rm_case {
+	const char *name;
+	const char *pod; /* which upstream pod (below) */
+	bool class1, class_init;
+	const char *want_requests; /* upstream's wantDeviceRequests, NULL: not a requests case */
+	const char *want_mappings; /* upstream's wantReqMappings, sorted as the test sorts them */
+};
+
+static struct api_pod *rm_pod(const char *which)
+{
+#define RQ(name, res) "{\"name\":\"" name "\",\"image\":\"i\",\"resources\":{\"requests\":{" res "}}}"
+#define SC(name, res) "{\"name\":\"" name "\",\"image\":\"i\",\"restartPolicy\":\"Always\",\"resources\":{\"requests\":{" res "}}}"
+#define G(n) "\"example.com/gpu\":\"" n "\""
+#define G1(n) "\"example.com/gpu1\":\"" n "\""
+#define GI(n) "\"example.com/gpuinit\":\"" n "\""
+#define CI(n) "\"deviceclass.resource.kubernetes.io/classInit\":\"" n "\""
+	static const struct {
+		const char *name, *containers, *inits;
+	} pods[] = {
+		{ "pod1", "[" RQ("con0", G("1") "," G1("2")) "]", "[]" },
+		{ "pod2", "[" RQ("con0", G("1")) "," RQ("con1", G1("2")) "]", "[]" },
+		{ "podInit", "[" RQ("con0", G("1")) "]", "[" RQ("init-con0", GI("2")) "]" },
+		{ "podInit2", "[" RQ("con0", G("1")) "]", "[" RQ("init-con0", GI("1")) "," RQ("init-con1", GI("2")) "]" },
+		{ "podInit3", "[" RQ("con0", G("1")) "]",
+		  "[" RQ("init-con0", GI("1")) "," SC("sidecar-con1", GI("1")) "," RQ("init-con2", GI("2")) "]" },
+		{ "pod1InitImplicit", "[{\"name\":\"c\",\"image\":\"i\"}]", "[" RQ("init-con0", GI("1") "," CI("2")) "]" },
+		{ "podInitImplicit", "[" RQ("con0", G("1")) "]", "[" RQ("init-con0", GI("1")) "," RQ("init-con1", CI("2")) "]" },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(pods); i++)
+		if (strcmp(pods[i].name, which) == 0)
+			return TOBJ_POD(.name = "my-pod", .uid = POD_UID, .containers_json = pods[i].containers,
+					.inits_json = pods[i].inits);
+	fail_msg("no pod %s", which);
+	return NULL;
+}
+
+static void test_ext_requests_and_mappings(void **state)
+{
+	(void)state;
+	static const struct rm_case cases[] = {
+		/* Test_createRequestsAndMappings_requests */
+		{ "one resource match", "pod1", false, false, "container-0-request-0 class 1", NULL },
+		{ "one resource match, one resource not match", "pod1", false, false, "container-0-request-0 class 1", NULL },
+		{ "two resources match", "pod1", true, false, "container-0-request-0 class 1;container-0-request-1 class1 2",
+		  NULL },
+		{ "two containers match", "pod2", true, false, "container-0-request-0 class 1;container-1-request-0 class1 2",
+		  NULL },
+		{ "one init container, one regular container", "podInit", false, true,
+		  "container-0-request-0 classInit 2;container-1-request-0 class 1", NULL },
+		{ "two init containers, one regular container", "podInit2", false, true,
+		  "container-1-request-0 classInit 2;container-2-request-0 class 1", NULL },
+		{ "three init containers, one sidecar, one regular container", "podInit3", false, true,
+		  "container-1-request-0 classInit 1;container-2-request-0 classInit 2;container-3-request-0 class 1", NULL },
+		/* Test_createRequestsAndMappings_mappings */
+		{ "one container, two requests", "pod1", true, false, NULL,
+		  "container-0-request-0 con0 example.com/gpu;container-0-request-1 con0 example.com/gpu1" },
+		{ "one container, one explicit and one implicit request", "pod1InitImplicit", false, true, NULL,
+		  "container-0-request-0 init-con0 deviceclass.resource.kubernetes.io/classInit;"
+		  "container-0-request-1 init-con0 example.com/gpuinit" },
+		{ "two containers, two requests", "pod2", true, false, NULL,
+		  "container-0-request-0 con0 example.com/gpu;container-1-request-0 con1 example.com/gpu1" },
+		{ "one init container, one regular container, one request", "podInit", false, true, NULL,
+		  "container-0-request-0 init-con0 example.com/gpuinit;container-1-request-0 con0 example.com/gpu" },
+		{ "three containers (two are init container), two requests", "podInit2", false, true, NULL,
+		  "container-1-request-0 init-con0 example.com/gpuinit;container-1-request-0 init-con1 example.com/gpuinit;"
+		  "container-2-request-0 con0 example.com/gpu" },
+		{ "three containers (two are init container), both explicit and implicit resources", "podInitImplicit", false,
+		  true, NULL,
+		  "container-0-request-0 init-con0 example.com/gpuinit;"
+		  "container-1-request-0 init-con1 deviceclass.resource.kubernetes.io/classInit;"
+		  "container-2-request-0 con0 example.com/gpu" },
+		{ "four containers (two are init container, one sidecar), three requests", "podInit3", false, true, NULL,
+		  "container-1-request-0 init-con0 example.com/gpuinit;container-1-request-0 sidecar-con1 example.com/gpuinit;"
+		  "container-2-request-0 init-con2 example.com/gpuinit;container-3-request-0 con0 example.com/gpu" },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		const struct rm_case *tc = &cases[i];
+		struct h h;
+		struct fw_status st;
+		char buf[1024];
+		print_message("case %s\n", tc->name);
+		h_init(&h, NULL);
+		/* example.com/gpu1 without its class: a device plugin's */
+		h_ext_node(&h, tc->class1 ? "" : ",\"example.com/gpu1\":\"5\"");
+		h_ext_class(&h, "class", EXT_GPU);
+		if (tc->class1)
+			h_ext_class(&h, "class1", EXT_GPU "1");
+		if (tc->class_init)
+			h_ext_class(&h, "classInit", EXT_GPU "init");
+		h_ext_slice(&h, 8);
+		h.pod = rm_pod(tc->pod);
+		assert_int_equal(run_pre_filter(&h, &st), FW_SUCCESS);
+		run_filter(&h, 0, &st);
+		expect(&st, FW_SUCCESS, NULL);
+		assert_int_equal(run_node_op(&h, fw_plugin_dynamic_resources.reserve, "worker", &st), FW_SUCCESS);
+		run_node_op(&h, fw_plugin_dynamic_resources.pre_bind, "worker", &st);
+		expect(&st, FW_SUCCESS, NULL);
+		const struct api_resource_claim *c = world_find(&h.w, "default", "my-pod-extended-resources-0", NULL);
+		assert_non_null(c);
+		if (tc->want_requests) {
+			requests_text(c, buf, sizeof(buf));
+			assert_string_equal(buf, tc->want_requests);
+		}
+		if (tc->want_mappings) {
+			mappings_text(h.w.last_patch, buf, sizeof(buf));
+			assert_string_equal(buf, tc->want_mappings);
+		}
+		h_free(&h);
+	}
+	/* "nil": no class backs the pod's requests, nothing for DRA */
+	struct h h;
+	struct fw_status st;
+	h_init(&h, NULL);
+	h_ext_node(&h, ",\"example.com/gpu\":\"5\",\"example.com/gpu1\":\"5\"");
+	h.pod = rm_pod("pod1");
+	assert_int_equal(run_pre_filter(&h, &st), FW_SKIP);
+	h_free(&h);
+}
+
 /* upstream SignPod: "pods with dra resource claims are not signable" (OpportunisticBatching) */
 static void test_sign(void **state)
 {
@@ -1170,9 +1654,9 @@ static void test_sign(void **state)
 	struct api_pod *with = mk_pod(POD_CLAIM_NAME), *without = mk_pod(POD_NO_CLAIMS);
 	struct fw_sig sig;
 	memset(&sig, 0, sizeof(sig));
-	assert_false(fw_sign_pod(CFG_SIGN_ON | CFG_SIGN_NO_CLAIMS, with, &sig));
-	assert_true(fw_sign_pod(CFG_SIGN_ON | CFG_SIGN_NO_CLAIMS, without, &sig));
-	assert_true(fw_sign_pod(CFG_SIGN_ON, with, &sig)); /* DynamicResources not in the profile */
+	assert_false(fw_sign_pod(CFG_SIGN_ON | CFG_SIGN_NO_CLAIMS, NULL, with, &sig));
+	assert_true(fw_sign_pod(CFG_SIGN_ON | CFG_SIGN_NO_CLAIMS, NULL, without, &sig));
+	assert_true(fw_sign_pod(CFG_SIGN_ON, NULL, with, &sig)); /* DynamicResources not in the profile */
 	fw_sig_release(&sig);
 	api_pod_unref(with);
 	api_pod_unref(without);
@@ -1216,6 +1700,8 @@ int main(void)
 		cmocka_unit_test(test_binding_conditions),
 		cmocka_unit_test(test_hints),
 		cmocka_unit_test(test_sign),
+		cmocka_unit_test(test_extended_resources),
+		cmocka_unit_test(test_ext_requests_and_mappings),
 		cmocka_unit_test(test_args),
 	};
 	int failed = cmocka_run_group_tests_name("gathered per pod", tests, NULL, NULL);

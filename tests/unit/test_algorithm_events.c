@@ -22,9 +22,7 @@ static const char *resource_name(uint32_t resource, char *buf, unsigned size)
  * off): framework/plugins/<plugin>/ sources. Actions are upstream's fwk.ActionType values (Add 1,
  * Delete 2, UpdateNodeAllocatable 4, UpdateNodeLabel 8, UpdateNodeTaint 16, UpdatePodScaleDown
  * 1024, UpdatePodToleration 4096, UpdatePodSchedulingGatesEliminated 8192, UpdateNodeDeclaredFeature
- * 128, Update 32764 = bits 4..16384). Left out, because csched watches no DeviceClass
- * (docs/config.md): NodeResourcesFit's {resource.k8s.io/DeviceClass, Add|Update}
- * (DRAExtendedResource). */
+ * 128, Update 32764 = bits 4..16384), DRAExtendedResource (GA) on. */
 enum { NONE, FN, QUEUE };
 static const struct {
 	const char *plugin, *resource;
@@ -42,6 +40,7 @@ static const struct {
 	{ "NodePorts", "Node", 1, NONE },
 	{ "NodeResourcesFit", "AssignedPod", 2, FN },
 	{ "NodeResourcesFit", "Node", 1 | 4, FN },
+	{ "NodeResourcesFit", "resource.k8s.io/DeviceClass", 1 | 32764, FN }, /* isSchedulableAfterDeviceClassEvent */
 	{ "NodeResourcesFit", "AssignedPod", 1024, FN },
 	{ "NodeResourcesFit", "TargetPod", 1024, QUEUE }, /* isSchedulableAfterTargetPodScaleDown */
 	{ "VolumeRestrictions", "AssignedPod", 2, FN },

@@ -1019,8 +1019,8 @@ static uint32_t sign_mask(const char *ipa_args)
 static bool sign_equal(uint32_t mask, const struct api_pod *a, const struct api_pod *b)
 {
 	struct fw_sig sa = { 0 }, sb = { 0 };
-	assert_true(fw_sign_pod(mask, a, &sa));
-	assert_true(fw_sign_pod(mask, b, &sb));
+	assert_true(fw_sign_pod(mask, NULL, a, &sa));
+	assert_true(fw_sign_pod(mask, NULL, b, &sb));
 	bool eq = fw_sig_equal(&sa, &sb);
 	fw_sig_release(&sa);
 	fw_sig_release(&sb);
@@ -1041,9 +1041,9 @@ static void test_sign_pod(void **state)
 	struct fw_sig sg = { 0 };
 	assert_false(sign_equal(def, a, b));
 	assert_true(sign_equal(ign, a, b));
-	assert_false(fw_sign_pod(def, aff_pod, &sg));
+	assert_false(fw_sign_pod(def, NULL, aff_pod, &sg));
 	fw_sig_release(&sg);
-	assert_false(fw_sign_pod(ign, anti_pod, &sg));
+	assert_false(fw_sign_pod(ign, NULL, anti_pod, &sg));
 	fw_sig_release(&sg);
 	api_pod_unref(a);
 	api_pod_unref(b);

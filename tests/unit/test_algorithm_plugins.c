@@ -243,6 +243,175 @@ static void test_fit_filter(void **state)
 	}
 }
 
+/* ---------- NodeResourcesFit: extended resources backed by DRA (fit_test.go TestEnoughRequests,
+ * DRAExtendedResource cases; shouldDelegateResourceToDRA) ---------- */
+
+#define DRA_ER "extended.resource.dra.io/something"
+
+/* upstream deviceClassWithExtendResourceName, and a second class naming the same resource */
+static struct api_device_class *dra_classes[2];
+static uint32_t n_dra_classes;
+
+static struct api_device_class *fit_class(void *ctx, const char *name)
+{
+	(void)ctx;
+	for (uint32_t i = 0; i < n_dra_classes; i++)
+		if (strcmp(dra_classes[i]->meta.name, name) == 0)
+			return api_device_class_ref(dra_classes[i]);
+	return NULL;
+}
+
+static int fit_class_each(void *ctx, int (*fn)(void *arg, const struct api_device_class *c), void *arg)
+{
+	(void)ctx;
+	for (uint32_t i = 0; i < n_dra_classes; i++) {
+		int rc = fn(arg, dra_classes[i]);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static struct api_device_class *class_json(const char *json)
+{
+	struct err e = { 0 };
+	struct api_device_class *c = api_device_class_decode_json(json, strlen(json), &e);
+	if (!c)
+		fail_msg("api_device_class_decode_json: %s", e.msg);
+	return c;
+}
+
+#define DRA_NODE(extra) \
+	"{\"metadata\":{\"name\":\"machine\"},\"status\":{\"allocatable\":{\"cpu\":\"10m\",\"memory\":\"20\",\"pods\":\"%s\"," \
+	"\"example.com/aaa\":\"5\"" extra "}}}"
+
+struct fit_dra_case {
+	const char *name;
+	bool classes; /* the DeviceClass exists */
+	const char *node_fmt;
+	const char *containers;
+	enum fw_code code;
+	const char *msg;
+};
+
+static const struct fit_dra_case fit_dra_cases[] = {
+	{ "extended resource backed by device plugin", true, DRA_NODE(""), "[" RX("\"example.com/aaa\":\"1\"") "]",
+	  FW_SUCCESS, "" },
+	{ "extended resource backed by DRA", true, DRA_NODE(""),
+	  "[" RX("\"cpu\":\"1m\",\"memory\":\"1\",\"" DRA_ER "\":\"1\"") "]", FW_SUCCESS, "" },
+	/* upstream "extended resource backed by DRA not enabled": without the DeviceClass there is
+	 * nothing to delegate to, as with the gate off */
+	{ "extended resource not backed: no DeviceClass", false, DRA_NODE(""),
+	  "[" RX("\"cpu\":\"1m\",\"memory\":\"1\",\"" DRA_ER "\":\"1\"") "]", FW_UNSCHEDULABLE_AND_UNRESOLVABLE,
+	  "Insufficient " DRA_ER },
+	{ "extended resource NOT backed by DRA", true, DRA_NODE(""),
+	  "[" RX("\"cpu\":\"1m\",\"memory\":\"1\",\"example.com/bbb\":\"1\"") "]", FW_UNSCHEDULABLE_AND_UNRESOLVABLE,
+	  "Insufficient example.com/bbb" },
+	{ "extended resource was backed by Device Plugin (Allocatable: 0)", true, DRA_NODE(",\"" DRA_ER "\":\"0\""),
+	  "[" RX("\"" DRA_ER "\":\"1\"") "]", FW_SUCCESS, "" },
+	/* shouldDelegateResourceToDRA's first rule: a node advertising the resource keeps it */
+	{ "node advertises the DRA-backed resource: Fit checks it", true, DRA_NODE(",\"" DRA_ER "\":\"1\""),
+	  "[" RX("\"" DRA_ER "\":\"2\"") "]", FW_UNSCHEDULABLE_AND_UNRESOLVABLE, "Insufficient " DRA_ER },
+	{ "implicit deviceclass.resource.kubernetes.io/<class> name", true, DRA_NODE(""),
+	  "[" RX("\"deviceclass.resource.kubernetes.io/device-class-name\":\"1\"") "]", FW_SUCCESS, "" },
+	{ "implicit name of a class that does not exist", true, DRA_NODE(""),
+	  "[" RX("\"deviceclass.resource.kubernetes.io/other\":\"1\"") "]", FW_UNSCHEDULABLE_AND_UNRESOLVABLE,
+	  "Insufficient deviceclass.resource.kubernetes.io/other" },
+};
+
+static void test_fit_filter_dra(void **state)
+{
+	(void)state;
+	dra_classes[0] = class_json("{\"metadata\":{\"name\":\"device-class-name\"},"
+				    "\"spec\":{\"extendedResourceName\":\"" DRA_ER "\"}}");
+	struct fw_listers l = { .device_class = fit_class, .device_class_each = fit_class_each };
+	for (size_t i = 0; i < sizeof(fit_dra_cases) / sizeof(fit_dra_cases[0]); i++) {
+		const struct fit_dra_case *tc = &fit_dra_cases[i];
+		n_dra_classes = tc->classes ? 1 : 0;
+		struct tl_profile_spec spec = { .pre_filter = { "NodeResourcesFit" }, .filter = { "NodeResourcesFit" },
+						.listers = &l };
+		expect_filter(&spec, "NodeResourcesFit", tc->name, tobj_node_json(tc->node_fmt, "32"), NULL,
+			      TOBJ_POD(.containers_json = tc->containers), tc->code, tc->msg);
+	}
+	api_device_class_unref(dra_classes[0]);
+	n_dra_classes = 0;
+}
+
+/* extendedresourcecache: of two classes naming one resource the newer wins, the lower name among
+ * equally new ones (updateResourceName2class). */
+static void test_fit_dra_class_resolution(void **state)
+{
+	(void)state;
+	struct fw_listers l = { .device_class = fit_class, .device_class_each = fit_class_each };
+	struct tl_profile_spec spec = { .pre_filter = { "NodeResourcesFit" }, .filter = { "NodeResourcesFit" },
+					.listers = &l };
+	struct fw_profile *p = tl_profile(&spec, NULL);
+	const struct fw_pl *pl = tl_pl(p, "NodeResourcesFit");
+	static const struct { const char *t0, *t1, *want; } cases[] = {
+		{ "2024-01-01T00:00:00Z", "2024-01-02T00:00:00Z", "b" }, /* newer */
+		{ "2024-01-02T00:00:00Z", "2024-01-01T00:00:00Z", "a" },
+		{ "2024-01-01T00:00:00Z", "2024-01-01T00:00:00Z", "a" }, /* tie: lower name */
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char buf[256];
+		snprintf(buf, sizeof(buf),
+			 "{\"metadata\":{\"name\":\"a\",\"creationTimestamp\":\"%s\"},\"spec\":{\"extendedResourceName\":\"" DRA_ER
+			 "\"}}", cases[i].t0);
+		dra_classes[1] = class_json(buf);
+		snprintf(buf, sizeof(buf),
+			 "{\"metadata\":{\"name\":\"b\",\"creationTimestamp\":\"%s\"},\"spec\":{\"extendedResourceName\":\"" DRA_ER
+			 "\"}}", cases[i].t1);
+		dra_classes[0] = class_json(buf);
+		n_dra_classes = 2;
+		struct api_device_class *c = fw_extended_resource_class(pl, DRA_ER);
+		assert_non_null(c);
+		assert_string_equal(c->meta.name, cases[i].want);
+		api_device_class_unref(c);
+		assert_null(fw_extended_resource_class(pl, "example.com/none"));
+		c = fw_extended_resource_class(pl, "deviceclass.resource.kubernetes.io/a");
+		assert_non_null(c);
+		assert_string_equal(c->meta.name, "a");
+		api_device_class_unref(c);
+		api_device_class_unref(dra_classes[0]);
+		api_device_class_unref(dra_classes[1]);
+		n_dra_classes = 0;
+	}
+	fw_profile_free(p);
+}
+
+/* fit_test.go TestFitSignPod "DRA extended resource enabled - returns unschedulable": a pod
+ * requesting a resource a DeviceClass backs is not signed (the same for BalancedAllocation);
+ * one requesting only a device-plugin resource is. */
+static void test_fit_sign_dra(void **state)
+{
+	(void)state;
+	dra_classes[0] = class_json("{\"metadata\":{\"name\":\"device-class-name\"},"
+				    "\"spec\":{\"extendedResourceName\":\"" DRA_ER "\"}}");
+	n_dra_classes = 1;
+	struct fw_listers l = { .device_class = fit_class, .device_class_each = fit_class_each };
+	struct api_pod *dra = TOBJ_POD(.containers_json = "[" RX("\"cpu\":\"1\",\"" DRA_ER "\":\"1\"") "]");
+	struct api_pod *implicit =
+		TOBJ_POD(.containers_json = "[" RX("\"deviceclass.resource.kubernetes.io/device-class-name\":\"1\"") "]");
+	struct api_pod *plain = TOBJ_POD(.containers_json = "[" RX("\"cpu\":\"1\",\"example.com/aaa\":\"1\"") "]");
+	struct fw_sig sig = { 0 };
+	uint32_t mask = CFG_SIGN_ON | CFG_SIGN_RESOURCES;
+	assert_false(fw_sign_pod(mask, &l, dra, &sig));
+	assert_false(fw_sign_pod(mask, &l, implicit, &sig));
+	assert_true(fw_sign_pod(mask, &l, plain, &sig));
+	/* "DRA extended resource disabled": no DeviceClass, signed */
+	n_dra_classes = 0;
+	assert_true(fw_sign_pod(mask, &l, dra, &sig));
+	/* without NodeResourcesFit/BalancedAllocation the resources are not signed at all */
+	n_dra_classes = 1;
+	assert_true(fw_sign_pod(CFG_SIGN_ON, &l, dra, &sig));
+	fw_sig_release(&sig);
+	api_pod_unref(dra);
+	api_pod_unref(implicit);
+	api_pod_unref(plain);
+	api_device_class_unref(dra_classes[0]);
+	n_dra_classes = 0;
+}
+
 /* ---------- NodeResourcesFit: scores ---------- */
 
 #define CAP_NODE(name, cpu, mem, extra) \
@@ -1517,6 +1686,53 @@ static enum queue_hint hint_of(const struct fw_profile *p, const char *plugin, u
 	return QUEUE_HINT_SKIP;
 }
 
+/* fit_test.go Test_isSchedulableAfterDeviceClassChange (the object-type cases have no C
+ * counterpart: the queue hands the hint DeviceClasses only). */
+static void test_fit_device_class_hints(void **state)
+{
+	(void)state;
+	struct fw_profile_config pc;
+	fw_default_profile_config("hints", &pc);
+	struct err e = { 0 };
+	struct fw_profile *p = fw_profile_new(&pc, NULL, &e);
+	assert_non_null(p);
+	struct api_pod *mem = TOBJ_POD(.containers_json = "[" RX("\"memory\":\"2\"") "]");
+	struct api_pod *implicit = TOBJ_POD(.containers_json = "[" RX("\"deviceclass.resource.kubernetes.io/gpuclass\":\"1\"") "]");
+	struct api_pod *other = TOBJ_POD(.containers_json = "[" RX("\"example.com/othergpu\":\"1\"") "]");
+	struct api_pod *gpu = TOBJ_POD(.containers_json = "[" RX("\"example.com/gpu\":\"1\"") "]");
+	struct api_device_class *none = class_json("{\"metadata\":{\"name\":\"x\"},\"spec\":{}}");
+	struct api_device_class *ern = class_json("{\"metadata\":{\"name\":\"x\"},\"spec\":{\"extendedResourceName\":\"example.com/gpu\"}}");
+	struct api_device_class *ern1 = class_json("{\"metadata\":{\"name\":\"x\"},\"spec\":{\"extendedResourceName\":\"example.com/gpu1\"}}");
+	struct api_device_class *gpuclass = class_json("{\"metadata\":{\"name\":\"gpuclass\"},\"spec\":{\"extendedResourceName\":\"example.com/gpu\"}}");
+	struct api_device_class *gpuclass0 = class_json("{\"metadata\":{\"name\":\"gpuclass\"},\"spec\":{}}");
+	struct api_device_class *myclass = class_json("{\"metadata\":{\"name\":\"myclass\"},\"spec\":{\"extendedResourceName\":\"example.com/gpu\"}}");
+#define DC_HINT(pod, o, n) hint_of(p, "NodeResourcesFit", QUEUE_RES_DEVICE_CLASS, (o) ? QUEUE_ACT_UPDATE : QUEUE_ACT_ADD, pod, o, n)
+	/* skip-queue-on-class-nil-extended-resource-name-pointer */
+	assert_int_equal(DC_HINT(mem, none, none), QUEUE_HINT_SKIP);
+	/* skip-queue-on-class-same-extended-resource-name(-pointer) */
+	assert_int_equal(DC_HINT(mem, ern, ern), QUEUE_HINT_SKIP);
+	/* queue-on-class-add-with-implicit-extended-resource-name */
+	assert_int_equal(DC_HINT(implicit, NULL, gpuclass), QUEUE_HINT_QUEUE);
+	/* skip-on-class-add-with-implicit-extended-resource-name-not-matching */
+	assert_int_equal(DC_HINT(implicit, NULL, myclass), QUEUE_HINT_SKIP);
+	/* skip-on-class-add-with-explicit-extended-resource-name-not-matching */
+	assert_int_equal(DC_HINT(other, NULL, myclass), QUEUE_HINT_SKIP);
+	/* skip-on-class-update-with-implicit-extended-resource-name */
+	assert_int_equal(DC_HINT(implicit, gpuclass0, gpuclass), QUEUE_HINT_SKIP);
+	/* queue-on-class-add-with-extended-resource-name */
+	assert_int_equal(DC_HINT(gpu, NULL, ern), QUEUE_HINT_QUEUE);
+	/* queue-on-class-update-with-extended-resource-name */
+	assert_int_equal(DC_HINT(gpu, ern1, ern), QUEUE_HINT_QUEUE);
+#undef DC_HINT
+	struct api_device_class *cls[] = { none, ern, ern1, gpuclass, gpuclass0, myclass };
+	for (size_t i = 0; i < sizeof(cls) / sizeof(cls[0]); i++)
+		api_device_class_unref(cls[i]);
+	struct api_pod *pods[] = { mem, implicit, other, gpu };
+	for (size_t i = 0; i < sizeof(pods) / sizeof(pods[0]); i++)
+		api_pod_unref(pods[i]);
+	fw_profile_free(p);
+}
+
 static void test_queueing_hints(void **state)
 {
 	(void)state;
@@ -1624,6 +1840,10 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fit_filter),
+		cmocka_unit_test(test_fit_filter_dra),
+		cmocka_unit_test(test_fit_dra_class_resolution),
+		cmocka_unit_test(test_fit_device_class_hints),
+		cmocka_unit_test(test_fit_sign_dra),
 		cmocka_unit_test(test_fit_least_allocated),
 		cmocka_unit_test(test_fit_weighted_and_extended),
 		cmocka_unit_test(test_fit_most_allocated),

@@ -70,7 +70,7 @@ static void check(const char *name, const char *yaml)
 		if (!pod)
 			fail_msg("pod %zu: %s", i, e.msg);
 		memset(&sigs[i], 0, sizeof(sigs[i]));
-		is_signed[i] = fw_sign_pod(mask, pod, &sigs[i]);
+		is_signed[i] = fw_sign_pod(mask, NULL, pod, &sigs[i]);
 		int got = -1;
 		for (size_t j = 0; is_signed[i] && j <= i; j++)
 			if (is_signed[j] && fw_sig_equal(&sigs[j], &sigs[i])) {
