@@ -164,7 +164,7 @@ soak: build cluster
 
 bench: deps cluster
 	@cmake -S . -B $(BENCH_BUILD) -DCMAKE_BUILD_TYPE=Release >/dev/null
-	@cmake --build $(BENCH_BUILD) -j $(JOBS) --target csched bench_cycle bench_ceiling
+	@cmake --build $(BENCH_BUILD) -j $(JOBS) --target csched bench_cycle bench_ceiling bench_noop_extender
 	BUILD=$(BENCH_BUILD) tests/bench/run
 
 clean:

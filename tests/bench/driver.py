@@ -391,6 +391,104 @@ class ThroughputCollector:
                 "p99": pct(99)}
 
 
+# ---------------------------------------------------------------- extender workloads
+
+# Histograms read from the scheduler's /metrics around a measured phase of an extender workload
+# (summed over their label sets, per the label named here, "" = one total). upstream v1.37.2 and
+# csched both export the first two; csched_extender_duration_seconds is csched's own (the
+# scheduler's side of each extender call: JSON building, HTTP round trip, decoding).
+CYCLE_METRICS = {"scheduler_scheduling_algorithm_duration_seconds": "",
+                 "scheduler_scheduling_attempt_duration_seconds": "",
+                 "csched_extender_duration_seconds": "verb"}
+_PROM_LINE = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})?\s+(\S+)')
+_PROM_LABEL = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"')
+
+
+def http_get(url, timeout=10):
+    """GET url (http, or https without certificate checks: a loopback scheduler's self-signed
+    serving certificate); returns the body as text."""
+    u = urllib.parse.urlparse(url)
+    if u.scheme == "https":
+        conn = http.client.HTTPSConnection(u.hostname, u.port, context=ssl._create_unverified_context(),
+                                           timeout=timeout)
+    else:
+        conn = http.client.HTTPConnection(u.hostname, u.port, timeout=timeout)
+    try:
+        conn.request("GET", u.path or "/")
+        resp = conn.getresponse()
+        body = resp.read().decode(errors="replace")
+        if resp.status != 200:
+            raise BenchError(f"GET {url}: HTTP {resp.status}: {body[:200]}")
+        return body
+    except (OSError, http.client.HTTPException) as ex:
+        raise BenchError(f"GET {url}: {ex}")
+    finally:
+        conn.close()
+
+
+def scrape_cycle_metrics(url):
+    """{metric: {label value or "": {"sum": s, "count": n}}} of CYCLE_METRICS from a Prometheus
+    text page."""
+    out = {}
+    for line in http_get(url).splitlines():
+        m = _PROM_LINE.match(line)
+        if not m:
+            continue
+        name, labels, value = m.groups()
+        for suffix in ("_sum", "_count"):
+            base = name[:-len(suffix)]
+            if name.endswith(suffix) and base in CYCLE_METRICS:
+                key = CYCLE_METRICS[base]
+                lv = dict(_PROM_LABEL.findall(labels or "")).get(key, "") if key else ""
+                d = out.setdefault(base, {}).setdefault(lv, {"sum": 0.0, "count": 0.0})
+                d[suffix[1:]] += float(value)
+    return out
+
+
+def diff_nested(after, before):
+    """after - before, leaf by leaf (numbers), for the keys of after."""
+    if isinstance(after, dict):
+        return {k: diff_nested(v, (before or {}).get(k) if isinstance(before, dict) else None)
+                for k, v in after.items()}
+    if isinstance(after, (int, float)) and not isinstance(after, bool):
+        return round(after - (before or 0), 6)
+    return after
+
+
+class ExtenderProbe:
+    """Readings of the no-op extender's /stats and the scheduler's /metrics at the start and the
+    end of a measured phase; a failed reading is recorded as an error, never fails the run."""
+
+    def __init__(self, stats_url, metrics_url):
+        self.stats_url, self.metrics_url = stats_url, metrics_url
+
+    def read(self):
+        r = {}
+        if self.stats_url:
+            try:
+                r["extender"] = json.loads(http_get(self.stats_url))
+            except (BenchError, ValueError) as ex:
+                r["extender_error"] = str(ex)
+        if self.metrics_url:
+            try:
+                r["metrics"] = scrape_cycle_metrics(self.metrics_url)
+            except BenchError as ex:
+                r["metrics_error"] = str(ex)
+        return r
+
+    @staticmethod
+    def phase(r0, r1):
+        """The measured phase's share: counters at the end minus at the start."""
+        out = {}
+        for k in ("extender", "metrics"):
+            if k in r0 and k in r1:
+                out[k] = diff_nested(r1[k], r0[k])
+        for k in ("extender_error", "metrics_error"):
+            if k in r0 or k in r1:
+                out[k] = r1.get(k) or r0.get(k)
+        return out
+
+
 # ---------------------------------------------------------------- workload
 
 
@@ -809,6 +907,8 @@ def parse_args():
                          "through /debug/explain (the csched-explain run of tests/bench/run)")
     ap.add_argument("--explain-interval", type=float, default=0.1,
                     help="seconds between two explains of the loop (default 0.1)")
+    ap.add_argument("--extender-stats", help="URL of the no-op extender's GET /stats (extender workloads)")
+    ap.add_argument("--metrics-url", help="the scheduler's /metrics URL, read around each measured phase")
     ap.add_argument("cmd", nargs=argparse.REMAINDER, help="-- the scheduler command")
     a = ap.parse_args()
     cmd = a.cmd[1:] if a.cmd[:1] == ["--"] else a.cmd
@@ -916,6 +1016,7 @@ class Run:
         self.servers = server_pids(a.kubeconfig)
         self.churns, self.collectors = [], []
         self.logf = self.sched = self.procs = None
+        self.probe = ExtenderProbe(a.extender_stats, a.metrics_url) if (a.extender_stats or a.metrics_url) else None
 
     def start_scheduler(self):
         self.logf = open(self.a.log, "w")
@@ -962,6 +1063,7 @@ class Run:
         items = self.wl.pod_items(op, ns)
         cpu0 = self.procs.sample_now()
         all0 = cpu_snapshot(self.sched.pid, self.servers)
+        probe0 = self.probe.read() if self.probe else None
         tm0 = time.monotonic()
         created = Counter()
         bound_q = self.watch.subscribe(ns) if steady else None
@@ -983,6 +1085,7 @@ class Run:
         explained = explain.finish(tm1 - tm0) if explain else None
         cpu1 = self.procs.sample_now()
         all1 = cpu_snapshot(self.sched.pid, self.servers)
+        probe1 = self.probe.read() if self.probe else None
         self.collectors.append(col)
         m = {"namespace": ns, "pods": created.get() if steady else want, "bound": self.watch.count(ns),
              "complete": complete, "steady_state": steady,
@@ -1003,6 +1106,8 @@ class Run:
         # CPU seconds of every process of the measured phase: what the machine spent on it,
         # which the load of other processes does not change much (unlike wall time).
         m["phase_cpu_s"] = {k: round(all1[k] - all0[k], 3) for k in all1 if k in all0}
+        if self.probe:
+            m.update(ExtenderProbe.phase(probe0, probe1))
         self.result.setdefault("measured", []).append(m)
         tp = m["throughput"]
         log(f"{self.wl.name}/{self.a.scheduler}: {m['bound']}/{want} bound in {m['duration_s']} s; "

@@ -417,6 +417,58 @@ def wlcycle_section(wlc):
     return lines
 
 
+def extender_row(w, s, r):
+    """One run of an extender workload: calls, server-side and scheduler-side extender time, and
+    their share of the scheduling algorithm's time and of the measured phase's wall time; None for a
+    run without extender readings (the ceiling, or a workload without an extender)."""
+    m = ((r or {}).get("measured") or [{}])[0]
+    ext, met = m.get("extender"), m.get("metrics") or {}
+    if not ext:
+        return None
+    n = m.get("bound") or 0
+    srv = sum((ext.get(v) or {}).get("seconds", 0) for v in ("filter", "prioritize"))
+    calls = "/".join(fmt(int((ext.get(v) or {}).get("requests", 0))) for v in ("filter", "prioritize"))
+    algo = (met.get("scheduler_scheduling_algorithm_duration_seconds") or {}).get("", {}).get("sum")
+    cext = met.get("csched_extender_duration_seconds")
+    client = sum((cext.get(v) or {}).get("sum", 0) for v in ("filter", "prioritize")) if cext else None
+
+    def ms(x):
+        return fmt(1000 * x / n, 3) if x is not None and n else "-"
+
+    def pct(a, b):
+        return f"{100 * a / b:.0f}%" if a is not None and b else "-"
+    return (f"| {w} | {s} | {calls} | {ms(srv)} | {ms(client)} | {ms(algo)} | {pct(srv, algo)} "
+            f"| {pct(client, algo)} | {pct(srv, m.get('duration_s'))} |")
+
+
+def extender_section(runs):
+    """The extender workloads (tests/bench/run's `extender: noop`): the extender's share of the
+    cycle, for csched and upstream."""
+    rows = [row for w in sorted(runs) for s in schedulers(runs[w]) if (row := extender_row(w, s, runs[w][s]))]
+    if not rows:
+        return []
+    lines = ["## HTTP extender: its share of the scheduling cycle\n",
+             "Extender workloads: csched and upstream call the same no-op extender (bench_noop_extender: "
+             "filter keeps every node, prioritize scores 0; nodeCacheCapable, weight 1); the ceiling has no "
+             "extender. Over the measured phase: the extender's calls (filter/prioritize); its server-side "
+             "time per pod (from a request's headers to its answer queued: body read, JSON parse, answer "
+             "built, summed over both verbs, from its GET /stats); csched's own time per pod in its "
+             "extender calls (csched_extender_duration_seconds, filter + prioritize: JSON building, HTTP "
+             "round trip, decoding; upstream has no such metric); the scheduling algorithm's time per pod "
+             "(scheduler_scheduling_algorithm_duration_seconds, both schedulers: filters, extenders, "
+             "scores, selection). Shares: server-side time / algorithm time, csched's call time / "
+             "algorithm time, and server-side time / the measured phase's wall time (the scheduling "
+             "loop is serial, so this is the fraction of the run the extender spent serving it). "
+             "Prioritize runs beside the in-tree scoring in both schedulers, so a share counts time "
+             "that may overlap other work.\n"]
+    table_head(lines, "| workload | scheduler | calls filter/prioritize | extender server ms/pod "
+                      "| scheduler-side extender ms/pod | algorithm ms/pod | server / algorithm "
+                      "| scheduler-side / algorithm | server / wall |")
+    lines += rows
+    lines.append("")
+    return lines
+
+
 def errors_section(runs):
     errors = [(w, s, r["error"]) for w, per in runs.items() for s, r in per.items() if r.get("error")]
     if not errors:
@@ -456,6 +508,7 @@ def table(all_runs, cycle, wlc=None, startup=None):
     n_rounds = max((len(r) for r in all_runs.values()), default=1)
     lines = intro(runs, cycle, n_rounds) + throughput_table(runs) + load_table(runs)
     lines += ratio_table(all_runs, n_rounds)
+    lines += extender_section(runs)
     if n_rounds > 1:
         lines += rounds_table(all_runs)
     lines += explain_section(all_runs)
