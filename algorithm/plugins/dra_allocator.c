@@ -710,14 +710,15 @@ static void rollback(struct alloc *al, uint32_t claim, struct reqdata *rd, const
 		counters_add(al, d, -1);
 }
 
-static void share_id(char *buf)
+void dra_uuid_v4(char *buf)
 {
 	uint8_t r[16] = { 0 };
 	if (getrandom(r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r)) {
-		/* no entropy yet: a time-derived id is still unique enough for a share id */
+		/* no entropy yet: a time-derived id is unique enough for an in-memory id */
 		int64_t t = mono_ns();
 		memcpy(r, &t, sizeof(t));
-		memcpy(r + 8, &buf, sizeof(buf) < 8 ? sizeof(buf) : 8);
+		t = wall_us();
+		memcpy(r + 8, &t, sizeof(t));
 	}
 	r[6] = (uint8_t)((r[6] & 0x0f) | 0x40); /* version 4 (uuid.NewUUID) */
 	r[8] = (uint8_t)((r[8] & 0x3f) | 0x80);
@@ -807,7 +808,7 @@ static int allocate_device(struct alloc *al, uint32_t claim, struct reqdata *rd,
 				rollback(al, claim, rd, d, st);
 				return err_set(al->e, ERR_NOMEM, "dra allocator: out of memory");
 			}
-			share_id(sid);
+			dra_uuid_v4(sid);
 			r->share_id = sid;
 			st->cap_existed = x->cap_present;
 			for (uint32_t i = 0; i < r->n_consumed; i++)

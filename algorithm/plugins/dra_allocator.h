@@ -36,6 +36,10 @@ extern const struct dra_features dra_features_default;
  * allows multiple allocations is recorded by share id with its consumed capacity instead. */
 struct dra_allocated_state;
 
+/* A version 4 UUID (upstream uuid.NewUUID) into buf (37 bytes): share ids of allocated devices,
+ * the uid of DRAExtendedResource's in-memory claim. */
+void dra_uuid_v4(char *buf);
+
 struct dra_allocated_state *dra_allocated_state_new(void);
 void dra_allocated_state_free(struct dra_allocated_state *st); /* NULL is a no-op */
 /* Adds every device of allocation (upstream GatherAllocatedState / allocateddevices.go: a result

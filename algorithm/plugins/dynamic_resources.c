@@ -29,7 +29,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 
 #include "common/arena.h"
 #include "common/clock.h"
@@ -904,23 +903,6 @@ static struct api_resource_claim *find_ext_claim(const struct fw_pl *pl, const s
 	return f.name[0] ? claim_get(pl, pod->meta.namespace, f.name) : NULL;
 }
 
-/* A version 4 UUID (upstream uuid.NewUUID) into buf (37 bytes). */
-static void new_uuid(char *buf)
-{
-	uint8_t r[16] = { 0 };
-	if (getrandom(r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r)) {
-		/* no entropy yet: a time-derived id is unique enough for an in-memory claim */
-		int64_t t = mono_ns();
-		memcpy(r, &t, sizeof(t));
-		t = wall_us();
-		memcpy(r + 8, &t, sizeof(t));
-	}
-	r[6] = (uint8_t)((r[6] & 0x0f) | 0x40);
-	r[8] = (uint8_t)((r[8] & 0x3f) | 0x80);
-	sprintf(buf, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", r[0], r[1], r[2], r[3], r[4],
-		r[5], r[6], r[7], r[8], r[9], r[10], r[11], r[12], r[13], r[14], r[15]);
-}
-
 /* upstream preFilterExtendedResources' in-memory claim: named "<extended-resources>", a fresh
  * uid (the in-flight key until PreBind creates the claim), the pod as controller, the
  * extended-resource-claim annotation, no requests. Its own arena; NULL on out of memory. */
@@ -933,7 +915,7 @@ static struct api_resource_claim *special_claim_new(const struct api_pod *pod)
 	struct api_resource_claim *c = arena_alloc(a, sizeof(*c));
 	const char **interned = arena_alloc(a, 2 * sizeof(*interned));
 	struct api_owner_ref *o = arena_alloc(a, sizeof(*o));
-	new_uuid(uid);
+	dra_uuid_v4(uid);
 	if (!c || !interned || !o || !(o->name = arena_strdup(a, pod->meta.name)) ||
 	    !(o->uid = arena_strdup(a, pod->meta.uid)) || !(interned[0] = intern_acquire(uid, strlen(uid)))) {
 		arena_free(a);
