@@ -889,7 +889,7 @@ static void test_woken_by_slice(void **state)
  * and controller, the allocation and reservation, the request mappings. */
 static void ext_claim_of(const char *tag, const char *name, char *out, size_t size)
 {
-	char path[256], claim[256] = "", summary[1024], maps[512] = "";
+	char path[512], claim[256] = "", summary[1024], maps[512] = "";
 	const char *n = wait_bound(tag, name);
 	char node[64];
 	snprintf(node, sizeof(node), "%s", n);
