@@ -177,6 +177,18 @@ static int init(struct fw_pl *pl, struct err *e)
 	return 0;
 }
 
+/* Frees every struct dr_assumed of m (the assumed copies, the tracker's claims) and empties it. */
+static void assumed_map_clear(struct map *m)
+{
+	size_t it = 0;
+	const char *k;
+	void *v;
+	while (map_next(m, &it, &k, &v))
+		assumed_free(v);
+	map_release(m);
+	map_init(m);
+}
+
 static void release(struct fw_pl *pl)
 {
 	struct dr_priv *p = pl->priv;
@@ -187,15 +199,9 @@ static void release(struct fw_pl *pl)
 	void *v;
 	while (map_next(&p->inflight, &it, &k, &v))
 		inflight_free(v);
-	it = 0;
-	while (map_next(&p->assumed, &it, &k, &v))
-		assumed_free(v);
-	it = 0;
-	while (map_next(&p->claims, &it, &k, &v))
-		assumed_free(v);
 	map_release(&p->inflight);
-	map_release(&p->assumed);
-	map_release(&p->claims);
+	assumed_map_clear(&p->assumed);
+	assumed_map_clear(&p->claims);
 	dra_allocated_state_free(p->allocated);
 	pthread_mutex_destroy(&p->lock);
 	dra_cel_cache_free(p->cel);
@@ -214,13 +220,7 @@ static void claim_key(char *buf, size_t size, const char *ns, const char *name)
  * with priv->lock held. */
 static void tracker_drop(struct dr_priv *p)
 {
-	size_t it = 0;
-	const char *k;
-	void *v;
-	while (map_next(&p->claims, &it, &k, &v))
-		assumed_free(v);
-	map_release(&p->claims);
-	map_init(&p->claims);
+	assumed_map_clear(&p->claims);
 	dra_allocated_state_free(p->allocated);
 	p->allocated = NULL;
 	p->tracked = false;

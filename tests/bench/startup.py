@@ -333,6 +333,20 @@ def one_failover(api, watch, spec, k, lease, sched_name, bin_, base_cfg, out, wo
 # ---------------------------------------------------------------- main
 
 
+def run_and_save(r, measure, what, path):
+    """One measurement into the result r: measure()'s figures, ok when it completed, its error
+    otherwise; r written to path as JSON. Returns r["ok"]."""
+    try:
+        r.update(measure())
+        r["ok"] = bool(r.get("complete"))
+    except BenchError as ex:
+        r["error"] = str(ex)
+        log(f"{what}: {ex}")
+    with open(path, "w") as f:
+        json.dump(r, f, indent=1)
+    return r["ok"]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--workload", required=True)
@@ -370,33 +384,19 @@ def main():
             r = {**base, "scheduler": label, "scheduler_name": name, "round": rnd, "command": cmd,
                  "populate_s": round(populate_s, 1), "ok": False,
                  "started": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
-            try:
-                r.update(one_startup(api, watch, spec, label, name, cmd, f"startup-{label}-r{rnd}",
-                                     os.path.join(a.out, f"startup-{spec['name']}-{label}-r{rnd}.log"),
-                                     servers, a.workers))
-                r["ok"] = bool(r.get("complete"))
-            except BenchError as ex:
-                r["error"] = str(ex)
-                log(f"{label} round {rnd}: {ex}")
-            failed |= not r["ok"]
-            with open(os.path.join(a.out, f"startup-{spec['name']}-{label}-r{rnd}.json"), "w") as f:
-                json.dump(r, f, indent=1)
+            failed |= not run_and_save(r, lambda: one_startup(
+                api, watch, spec, label, name, cmd, f"startup-{label}-r{rnd}",
+                os.path.join(a.out, f"startup-{spec['name']}-{label}-r{rnd}.log"), servers, a.workers),
+                f"{label} round {rnd}", os.path.join(a.out, f"startup-{spec['name']}-{label}-r{rnd}.json"))
     csched = next((s for s in scheds if s[0] == "csched"), None)
     if spec.get("failover") and csched and not a.no_failover:
         for k, lease in enumerate(spec["failover"].get("leases") or
                                   [{"leaseDuration": "15s", "renewDeadline": "10s", "retryPeriod": "2s"}]):
             r = {**base, "scheduler": "csched", "failover": True, "ok": False, "lease": lease,
                  "started": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
-            try:
-                r.update(one_failover(api, watch, spec, k, lease, csched[1], csched[3], csched[2], a.out, a.workers,
-                                      servers))
-                r["ok"] = bool(r.get("complete"))
-            except BenchError as ex:
-                r["error"] = str(ex)
-                log(f"failover {k}: {ex}")
-            failed |= not r["ok"]
-            with open(os.path.join(a.out, f"startup-{spec['name']}-failover-{k}.json"), "w") as f:
-                json.dump(r, f, indent=1)
+            failed |= not run_and_save(r, lambda: one_failover(
+                api, watch, spec, k, lease, csched[1], csched[3], csched[2], a.out, a.workers, servers),
+                f"failover {k}", os.path.join(a.out, f"startup-{spec['name']}-failover-{k}.json"))
     watch.stop.set()
     return 1 if failed else 0
 
