@@ -7,7 +7,7 @@
  *
  * Usage: bench_cycle [--nodes 5000] [--pods 5000] [--parallelism 16] [--pct 0]
  *                    [--breakdown-pods 300] [--json FILE] [--dump-decisions FILE] [--mixed]
- *                    [--workload SPEC.json]
+ *                    [--workload SPEC.json] [--churn-interval-ms MS]
  *
  * --workload takes a workload of tests/bench/workloads rendered by tests/bench/cycle_spec.py: its
  * nodes (zone labels included), namespaces and Services (served to the plugins through the
@@ -19,6 +19,14 @@
  * (DefaultPreemption: the dry run and the choice of a node), then, when it nominated a node, the
  * victims leave the cache (as their deletion would make them) and the pod is scheduled again, all
  * timed as that pod's cycle: PreemptionBasic's figure is preemptors placed per second.
+ *
+ * A churn op in mode create with a pod template (PreemptionAsync's preemptors) creates one pod
+ * every intervalMs of the measured loop's timed clock, as upstream's ticker does on the wall clock
+ * (a tick missed while a cycle runs is dropped, as Go's ticker drops it): its cycle, preemption
+ * included, is timed with the loop, but only the measured pods count in pods/s, as upstream's
+ * throughput counts only the measured op's namespace. --churn-interval-ms overrides the interval: a
+ * cycle loop runs ~50x faster than upstream's CI floor, so at 200 ms it sees a preemptor or two,
+ * where the scheduler held to the floor's rate would see one every ~114 pods.
  *
  * DRA workloads (resource.k8s.io objects in the spec: DeviceClasses, ResourceSlices, ResourceClaims,
  * and per pod op the claim the resourceclaim controller would generate for each pod) are served
@@ -364,6 +372,8 @@ struct workload {
 	uint32_t n_classes, n_slices, n_claims;
 	char **classes, **slices, **claims;
 	struct dra_store *dra; /* the store built from them (the listers' context is the workload) */
+	struct wl_pods churn;   /* a churn op's pod template (count unused), template NULL when none */
+	int churn_interval_ms;
 };
 
 static char *read_text(const char *path, struct err *e)
@@ -487,6 +497,20 @@ static int string_array(yajl_val arr, char ***out, uint32_t *n)
 	return 0;
 }
 
+/* "churn": {"template", "namespace", "intervalMs"} (absent: no churn). */
+static int wl_parse_churn(struct workload *w, yajl_val ch)
+{
+	if (!ch)
+		return 0;
+	yajl_val iv = member(ch, "intervalMs", yajl_t_number);
+	w->churn.template = dup_str(member(ch, "template", yajl_t_string));
+	w->churn.ns = dup_str(member(ch, "namespace", yajl_t_string));
+	if (!w->churn.template || !w->churn.ns || !iv || !YAJL_IS_INTEGER(iv) || YAJL_GET_INTEGER(iv) < 1)
+		return -1;
+	w->churn_interval_ms = (int)YAJL_GET_INTEGER(iv);
+	return 0;
+}
+
 static int workload_load(struct workload *w, const char *path, struct err *e)
 {
 	char ebuf[256] = "";
@@ -514,7 +538,8 @@ static int workload_load(struct workload *w, const char *path, struct err *e)
 	    wl_parse_listers(w, member(root, "services", yajl_t_array), member(root, "namespaces", yajl_t_array)) < 0 ||
 	    string_array(member(root, "deviceClasses", yajl_t_array), &w->classes, &w->n_classes) < 0 ||
 	    string_array(member(root, "resourceSlices", yajl_t_array), &w->slices, &w->n_slices) < 0 ||
-	    string_array(member(root, "resourceClaims", yajl_t_array), &w->claims, &w->n_claims) < 0)
+	    string_array(member(root, "resourceClaims", yajl_t_array), &w->claims, &w->n_claims) < 0 ||
+	    wl_parse_churn(w, member(root, "churn", yajl_t_object)) < 0)
 		rc = err_set(e, ERR_INVALID, "bench_cycle: %s: malformed workload (tests/bench/cycle_spec.py)", path);
 out:
 	yajl_tree_free(root);
@@ -530,6 +555,8 @@ static void workload_free(struct workload *w)
 		free(w->pod_ops[i].ns);
 		free(w->pod_ops[i].claim_template);
 	}
+	free(w->churn.template);
+	free(w->churn.ns);
 	char **const lists[] = { w->classes, w->slices, w->claims };
 	const uint32_t lens[] = { w->n_classes, w->n_slices, w->n_claims };
 	for (size_t l = 0; l < 3; l++) {
@@ -1016,6 +1043,7 @@ static int dra_op_reserve(void *ctx, const struct api_resource_claim *claim, con
 
 struct opts {
 	int nodes, pods, parallelism, pct, breakdown_pods;
+	int churn_interval_ms; /* --churn-interval-ms: overrides the workload's churn interval (0: keep) */
 	const char *json;
 	const char *dump;
 	bool mixed;
@@ -1024,7 +1052,7 @@ struct opts {
 
 static int parse_args(int argc, char **argv, struct opts *o)
 {
-	*o = (struct opts){ 5000, 5000, FW_DEFAULT_PARALLELISM, 0, 300, NULL, NULL, false, NULL };
+	*o = (struct opts){ 5000, 5000, FW_DEFAULT_PARALLELISM, 0, 300, 0, NULL, NULL, false, NULL };
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		int *dst = NULL;
@@ -1038,6 +1066,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			dst = &o->pct;
 		else if (!strcmp(a, "--breakdown-pods"))
 			dst = &o->breakdown_pods;
+		else if (!strcmp(a, "--churn-interval-ms"))
+			dst = &o->churn_interval_ms;
 		else if (!strcmp(a, "--json") && v) {
 			o->json = v;
 			i++;
@@ -1056,7 +1086,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		} else {
 			fprintf(stderr, "bench_cycle: unknown argument '%s'\nusage: bench_cycle [--nodes N] [--pods P] "
 					"[--parallelism K] [--pct PCT] [--breakdown-pods B] [--json FILE] "
-					"[--dump-decisions FILE] [--mixed] [--workload SPEC.json]\n", a);
+					"[--dump-decisions FILE] [--mixed] [--workload SPEC.json] [--churn-interval-ms MS]\n", a);
 			return -1;
 		}
 		char *end;
@@ -1103,6 +1133,10 @@ struct run {
 	size_t cap_pending;
 	struct api_pod **pending; /* referenced */
 	int64_t total_ns;
+	/* --workload with churn: the churn pods made during the measured loop (owned) */
+	struct api_pod **churn_pods;
+	uint32_t n_churn, cap_churn;
+	uint64_t churn_placed;
 };
 
 /* The profile's executor: keeps the victims; run_one evicts them from the cache. */
@@ -1162,6 +1196,9 @@ static void run_release(struct run *r)
 	for (int i = 0; r->init_pods && i < r->n_init; i++)
 		api_pod_unref(r->init_pods[i]);
 	free(r->init_pods);
+	for (uint32_t i = 0; i < r->n_churn; i++)
+		api_pod_unref(r->churn_pods[i]);
+	free(r->churn_pods);
 	if (r->o.workload)
 		dra_store_release(&r->dra);
 	workload_free(&r->wl);
@@ -1243,11 +1280,12 @@ static int run_setup(struct run *r, struct err *e)
 
 /* After a fit error: PostFilter; when it nominated a node, its victims leave the cache (their
  * deletion) and the pod's next cycle runs (res then holds that cycle's outcome). */
-static int preempt(struct run *r, int i, struct fw_node_list *list, struct fw_schedule_result *res, struct err *e)
+static int preempt(struct run *r, const struct api_pod *pod, struct fw_node_list *list, struct fw_schedule_result *res,
+		   struct err *e)
 {
 	struct fw_post_filter_result pfr = { "" };
 	struct fw_status st;
-	enum fw_code pc = fw_run_post_filter(r->prof, r->cyc, r->pods[i], &res->diag, &pfr, &st);
+	enum fw_code pc = fw_run_post_filter(r->prof, r->cyc, pod, &res->diag, &pfr, &st);
 	if (pc == FW_ERROR) {
 		pending_release(r);
 		char msg[FW_STATUS_TEXT_MAX];
@@ -1270,7 +1308,7 @@ static int preempt(struct run *r, int i, struct fw_node_list *list, struct fw_sc
 		return -1;
 	fw_node_list_from_snapshot(r->snap, list);
 	fw_cycle_reset(r->cyc);
-	return fw_schedule_pod(r->prof, r->cyc, list, r->pods[i], NULL, res, e);
+	return fw_schedule_pod(r->prof, r->cyc, list, pod, NULL, res, e);
 }
 
 /* --workload with DRA objects: the claim the resourceclaim controller generates for pod (op's
@@ -1342,7 +1380,7 @@ static int run_one(struct run *r, int i, struct fw_node_list *list, struct fw_sc
 	if (fw_schedule_pod(r->prof, r->cyc, list, r->pods[i], NULL, res, e) < 0)
 		return -1;
 	int64_t t2 = now_ns();
-	if (res->code == FW_UNSCHEDULABLE && fw_profile_has_post_filter(r->prof) && preempt(r, i, list, res, e) < 0)
+	if (res->code == FW_UNSCHEDULABLE && fw_profile_has_post_filter(r->prof) && preempt(r, r->pods[i], list, res, e) < 0)
 		return -1;
 	int placed = 0;
 	if (res->code == FW_SUCCESS) {
@@ -1374,6 +1412,38 @@ static int run_one(struct run *r, int i, struct fw_node_list *list, struct fw_sc
 	}
 	r->untimed_ns += now_ns() - tb;
 	return 0;
+}
+
+/* The next churn pod's cycle (timed by the caller's loop), preemption included, as run_one's. An
+ * unschedulable churn pod is dropped: the scheduler would retry it, after the loop here. */
+static int run_churn(struct run *r, struct fw_node_list *list, struct fw_schedule_result *res, struct err *e)
+{
+	char name[32];
+	if (r->n_churn == r->cap_churn) {
+		uint32_t cap = r->cap_churn ? 2 * r->cap_churn : 64;
+		struct api_pod **np = realloc(r->churn_pods, cap * sizeof(*np));
+		if (!np)
+			return err_set(e, ERR_NOMEM, "bench_cycle: churn pods");
+		r->churn_pods = np;
+		r->cap_churn = cap;
+	}
+	snprintf(name, sizeof(name), "churn-pod-%u", r->n_churn);
+	struct api_pod *p = workload_pod(&r->wl.churn, name, (int)r->n_churn);
+	if (!p)
+		return err_set(e, ERR_INVALID, "bench_cycle: churn pod %s", name);
+	r->churn_pods[r->n_churn++] = p;
+	if (cache_update_snapshot(r->cache, r->snap, e) < 0)
+		return -1;
+	fw_node_list_from_snapshot(r->snap, list);
+	fw_cycle_reset(r->cyc);
+	if (fw_schedule_pod(r->prof, r->cyc, list, p, NULL, res, e) < 0)
+		return -1;
+	if (res->code == FW_UNSCHEDULABLE && fw_profile_has_post_filter(r->prof) && preempt(r, p, list, res, e) < 0)
+		return -1;
+	if (res->code != FW_SUCCESS)
+		return 0;
+	r->churn_placed++;
+	return cache_assume_pod(r->cache, p, res->suggested_host, e);
 }
 
 /* --workload: the initial pods, each scheduled and assumed as the measured ones are (untimed). */
@@ -1421,10 +1491,17 @@ static int run_loop(struct run *r, struct err *e)
 		err_prefix(e, "bench_cycle: initial pods");
 		return -1;
 	}
-	int64_t t_all = now_ns();
-	for (int i = 0; i < r->o.pods; i++)
+	int64_t t_all = now_ns(), tick = (int64_t)r->wl.churn_interval_ms * 1000000, next_churn = tick;
+	for (int i = 0; i < r->o.pods; i++) {
+		int64_t timed = now_ns() - t_all - r->untimed_ns;
+		if (r->wl.churn.template && timed >= next_churn) {
+			if (run_churn(r, &list, res, e) < 0)
+				break;
+			next_churn = (timed / tick + 1) * tick;
+		}
 		if (run_one(r, i, &list, res, e) < 0)
 			break;
+	}
 	r->total_ns = now_ns() - t_all - r->untimed_ns;
 	free(res);
 	if (e->code) {
@@ -1496,6 +1573,9 @@ static void print_summary(const struct run *r, double pods_per_s)
 	       o->nodes, o->pods, o->parallelism, pods_per_s, pct_of(r->cycle_ns, n, 50) / 1e3,
 	       pct_of(r->cycle_ns, n, 99) / 1e3, pct_of(r->algo_ns, n, 50) / 1e3, pct_of(r->algo_ns, n, 99) / 1e3,
 	       (double)r->evaluated / o->pods, r->unschedulable);
+	if (r->n_churn)
+		printf("bench_cycle: churn: %u pods created (one every %d ms of the loop), %" PRIu64 " placed\n", r->n_churn,
+		       r->wl.churn_interval_ms, r->churn_placed);
 	if (r->preemptions)
 		printf("bench_cycle: %" PRIu64 " pods placed by preemption, %" PRIu64 " victims evicted\n", r->preemptions,
 		       r->victims);
@@ -1520,11 +1600,13 @@ static int write_json(const struct run *r, double pods_per_s, struct err *e)
 	fprintf(jf, "\"nodes\": %d, \"pods\": %d, \"parallelism\": %d, \"percentageOfNodesToScore\": %d,\n"
 		    " \"pods_per_s\": %.1f, \"p50_us\": %.1f, \"p99_us\": %.1f, \"algo_p50_us\": %.1f, \"algo_p99_us\": %.1f,\n"
 		    " \"evaluated_nodes\": %.0f, \"unschedulable\": %" PRIu64 ", \"preemptions\": %" PRIu64
-		    ", \"victims\": %" PRIu64 ", \"breakdown_pods\": %" PRIu64 ",\n"
+		    ", \"victims\": %" PRIu64 ", \"churn_pods\": %u, \"churn_placed\": %" PRIu64
+		    ", \"breakdown_pods\": %" PRIu64 ",\n"
 		    " \"extension_points\": [",
 		o->nodes, o->pods, o->parallelism, o->pct, pods_per_s, pct_of(r->cycle_ns, n, 50) / 1e3,
 		pct_of(r->cycle_ns, n, 99) / 1e3, pct_of(r->algo_ns, n, 50) / 1e3, pct_of(r->algo_ns, n, 99) / 1e3,
-		(double)r->evaluated / o->pods, r->unschedulable, r->preemptions, r->victims, bd->pods);
+		(double)r->evaluated / o->pods, r->unschedulable, r->preemptions, r->victims, r->n_churn,
+		r->churn_placed, bd->pods);
 	for (size_t i = 0; i < bd->n; i++)
 		fprintf(jf, "%s\n  {\"point\": \"%s\", \"plugin\": \"%s\", \"us_per_pod\": %.2f}", i ? "," : "",
 			bd->rows[i].point, bd->rows[i].plugin, (double)bd->rows[i].ns / 1e3 / (double)(bd->pods ? bd->pods : 1));
@@ -1548,6 +1630,8 @@ int main(int argc, char **argv)
 			err_set(&e, ERR_INVALID, "bench_cycle: %s: no nodes or no measured pods", r.o.workload);
 			goto out;
 		}
+		if (r.o.churn_interval_ms > 0 && r.wl.churn.template)
+			r.wl.churn_interval_ms = r.o.churn_interval_ms;
 		r.o.nodes = (int)r.wl.n_nodes;
 		r.o.pods = workload_measured(&r.wl)->count;
 	}

@@ -21,7 +21,9 @@ the controller records it. A pod template may hold __INDEX__, __INDEX_DIV_<n>__,
 "steadyState": true with "count" its cycleCount (default 2000): bench_cycle deletes each pod and
 its generated claim once it is placed, as the driver and the controller do, so the utilization
 stays what the setup made it.
-A workload with a churn op, or with `cycle: false`, has no cycle form (exit status 2).
+A churn op in mode create with one Pod template becomes "churn": {"template" (as the pods'),
+"namespace", "intervalMs"}: bench_cycle creates one such pod every intervalMs of its measured loop.
+A workload with any other churn op, or with `cycle: false`, has no cycle form (exit status 2).
 """
 import json
 import sys
@@ -46,6 +48,22 @@ def claim_of_template(tmpl_obj, ns, pod_claim_name):
                          "ownerReferences": [{"apiVersion": "v1", "kind": "Pod", "name": "__NAME__", "uid": "__UID__",
                                               "controller": True, "blockOwnerDeletion": True}]},
             "spec": tmpl_obj["spec"]["spec"]}
+
+
+CHURN_NS = "bench-churn"  # the driver's churn namespace
+
+
+def churn_of(path, wl, op):
+    """A churn op in mode create with one Pod template (PreemptionAsync's preemptors): the pod made
+    at each tick, as the driver's Churn makes it (name, schedulerName; namespace bench-churn)."""
+    templates = op.get("templates") or []
+    if op.get("mode", "create") != "create" or len(templates) != 1 or load_template(templates[0]).get("kind") != "Pod":
+        raise BenchError(f"{path}: only a churn op creating one kind of Pod has a cycle form")
+    tmpl = load_template(templates[0])
+    tmpl["metadata"] = {"name": "__NAME__", "namespace": CHURN_NS, "uid": "__UID__"}
+    tmpl["spec"]["schedulerName"] = wl.scheduler_name
+    return {"template": json.dumps(tmpl), "namespace": CHURN_NS,
+            "intervalMs": int(op.get("intervalMilliseconds", 500))}
 
 
 def spec_of(path):
@@ -107,7 +125,8 @@ def spec_of(path):
             entry["template"] = json.dumps(tmpl)
             out["pods"].append(entry)
         elif code == "churn":
-            raise BenchError(f"{path}: churn has no cycle form")
+            out["churn"] = churn_of(path, wl, op)
+            out["namespaces"].append(CHURN_NS)
     out["resourceSlices"] = [compact(sl) for sl in slices]
     for c in claims:
         c["metadata"]["resourceVersion"] = "__RV__"
