@@ -20,6 +20,9 @@
 
 /* Spare cycle states kept per profile for reuse (a pod's cycle lives until its bind ends). */
 #define SCHED_SPARE_CYCLES 64
+/* The loop schedules the next pod only while fewer than this many jobs per binder thread (the
+ * pool's maximum) wait for a worker: see binder.c. */
+#define SCHED_BIND_QUEUE_PER_THREAD 4
 
 /* One profile: its framework instance and a stack of spare cycle states (one is in use per pod
  * between the loop and the end of its binding, so several exist at once). */
@@ -92,6 +95,7 @@ struct scheduler {
 				  * built on first use) get no sink and gather per pod */
 	struct sched_events *events;
 	struct sched_binder *binder;
+	uint32_t bind_queue_max; /* SCHED_BIND_QUEUE_PER_THREAD x the binder's maximum threads */
 	struct sched_preempt *preempt; /* the preemption executor (preemption.c) */
 
 	struct snapshot *snap; /* scheduler thread only */
@@ -171,6 +175,9 @@ uint32_t sched_binder_pending(struct sched_binder *b);
 uint32_t sched_binder_binds_pending(struct sched_binder *b);
 /* Worker threads started since the last start (the pool grows on demand up to its maximum). */
 int sched_binder_threads(struct sched_binder *b);
+/* Waits up to timeout_ns while max or more jobs wait for a worker (queued, not yet taken): true
+ * when fewer do, false on timeout or stop. The scheduling loop calls it before each pod. */
+bool sched_binder_wait_room(struct sched_binder *b, uint32_t max, int64_t timeout_ns);
 /* A patch job for pod (copies of its namespace and name) that takes body, or NULL on out of
  * memory (body freed). */
 struct sched_patch_job *sched_patch_job_new(const struct api_pod *pod, char *body, size_t len);

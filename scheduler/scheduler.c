@@ -410,6 +410,10 @@ static void *loop_main(void *arg)
 			sleep_ns(LEADER_POLL_NS);
 			continue;
 		}
+		/* The binds are the limit: wait while the binder's workers have a full queue ahead of
+		 * them (heartbeat and stop are seen again at least every LEADER_POLL_NS). */
+		if (!sched_binder_wait_room(s->binder, s->bind_queue_max, LEADER_POLL_NS))
+			continue;
 		if (queue_pop(s->queue, &qpi) < 0)
 			break; /* closed */
 		atomic_store(&s->busy_since_ns, api_now_ns());
@@ -711,7 +715,9 @@ struct scheduler *sched_new(const struct sched_options *o, struct err *e)
 	struct sched_events_options eo = events_options(s);
 	if (!(s->events = sched_events_new(&eo, e)))
 		goto fail;
-	if (!(s->binder = sched_binder_new(s, o->binders > 0 ? o->binders : SCHED_DEFAULT_BINDERS, e)))
+	int binders = o->binders > 0 ? o->binders : SCHED_DEFAULT_BINDERS;
+	s->bind_queue_max = SCHED_BIND_QUEUE_PER_THREAD * (uint32_t)binders;
+	if (!(s->binder = sched_binder_new(s, binders, e)))
 		goto fail;
 	if (!(s->preempt = sched_preempt_new(s, e)))
 		goto fail;

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -291,6 +292,54 @@ static void test_pool_grows_for_a_burst(void **state)
 	sched_binder_stop(f->s->binder);
 }
 
+/* The scheduling loop's wait for room in the binder's queue (binder.c): false on timeout while
+ * the queue is full (not started: nothing takes a job), true as soon as workers take jobs (well
+ * before the timeout: a taken job signals the waiter), and a stop wakes a waiter at once. */
+struct room_waiter {
+	struct sched_binder *b;
+	bool room;
+	int64_t took_ns;
+};
+
+static void *wait_room_thread(void *arg)
+{
+	struct room_waiter *w = arg;
+	int64_t t0 = mono_ns();
+	w->room = sched_binder_wait_room(w->b, 1, 10 * NSEC_PER_SEC);
+	w->took_ns = mono_ns() - t0;
+	return NULL;
+}
+
+static void test_wait_room(void **state)
+{
+	struct fixture *f = *state;
+	struct err e = { 0 };
+	struct sched_binder *b = f->s->binder;
+	for (int i = 0; i < 6; i++)
+		push_patch(f, i);
+	int64_t t0 = mono_ns();
+	assert_false(sched_binder_wait_room(b, 6, 30 * NSEC_PER_MSEC));
+	assert_true(mono_ns() - t0 >= 30 * NSEC_PER_MSEC);
+	assert_true(sched_binder_wait_room(b, 7, 0));
+
+	assert_int_equal(sched_binder_start(b, &e), 0);
+	t0 = mono_ns();
+	assert_true(sched_binder_wait_room(b, 1, 5 * NSEC_PER_SEC)); /* every job taken */
+	assert_true(mono_ns() - t0 < 2 * NSEC_PER_SEC);
+	wait_drained(f);
+	sched_binder_stop(b);
+
+	/* a waiter on a full queue of a stopped pool: the stop wakes it */
+	push_patch(f, 7);
+	struct room_waiter w = { .b = b };
+	pthread_t th;
+	assert_int_equal(pthread_create(&th, NULL, wait_room_thread, &w), 0);
+	sleep_ns(20 * NSEC_PER_MSEC);
+	sched_binder_stop(b); /* runs the queued job inline, then returns */
+	pthread_join(th, NULL);
+	assert_true(w.took_ns < 5 * NSEC_PER_SEC);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -301,6 +350,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_binding_error_moves_with_assumed_pod, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pool_sequential_jobs_one_worker, setup_pool, teardown),
 		cmocka_unit_test_setup_teardown(test_pool_grows_for_a_burst, setup_pool, teardown),
+		cmocka_unit_test_setup_teardown(test_wait_room, setup_pool, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
