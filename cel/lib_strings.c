@@ -24,6 +24,7 @@
 #include "cel_internal.h"
 #include "common/macros.h"
 #include "lib_internal.h"
+#include "time_internal.h"
 
 
 
@@ -349,8 +350,12 @@ static int fn_join(struct cel_eval *ev, const cel_value *a, size_t n, cel_value 
 	size_t total = 0;
 	for (uint32_t i = 0; i < l->n; i++) {
 		if (l->items[i].kind != CEL_STRING) {
+			/* fmt's %v of the element: a double as Go prints a float64 ("1", not "1.0") */
 			char buf[256];
-			cel_value_format(l->items[i], buf, sizeof(buf));
+			if (l->items[i].kind == CEL_DOUBLE)
+				cel_format_double(l->items[i].d, buf, sizeof(buf));
+			else
+				cel_value_format(l->items[i], buf, sizeof(buf));
 			return cel_error(ev, out, "join: invalid input: %s", buf);
 		}
 		total += l->items[i].n + (i ? sep.n : 0);
