@@ -285,10 +285,10 @@ static int put_float_prec(struct fbuf *b, char c, long long prec, double d)
 	/* %f: sign, 309 integer digits, point; %e: sign, digit, point, e-308 */
 	const size_t extra = 400;
 	if (prec < 0 || (unsigned long long)prec > (unsigned long long)INT_MAX - extra) {
-		/* more than snprintf can write: more than any memory limit below 2 GiB allows */
-		if (!cel_alloc(b->ev, (size_t)INT_MAX))
-			return CEL_NOMEM;
-		prec = INT_MAX - (long long)extra;
+		/* more than snprintf can write (Go would allocate gigabytes): asking the arena for
+		 * everything fails by the memory limit (or as out of memory), allocating nothing */
+		(void)cel_alloc(b->ev, SIZE_MAX);
+		return CEL_NOMEM;
 	}
 	size_t cap = (size_t)prec + extra;
 	char *tmp = cel_alloc(b->ev, cap);

@@ -1158,6 +1158,9 @@ static const struct lcase strings_v4_cases[] = {
 	  "\"{key1: xyz, key2: 7200s, key3: 2.71828, key4: true, key5: null}\"", NULL, 0 },
 	{ "\"%.101f\".format([1.0]).size()", "103", NULL, 0 },
 	{ "'taco'.reverse() == 'ocat'", "true", NULL, 0 },
+	/* csched's bound where cel-go would allocate without one (cel-libraries.md, format) */
+	{ "'%.99999999f'.format([1.0])", NULL, "operation cancelled: evaluation memory limit exceeded", 0 },
+	{ "'%.9999999999e'.format([1.0])", NULL, "operation cancelled: evaluation memory limit exceeded", 0 },
 };
 
 /* From version 5 (and cel-go's default, the latest): format's precision limit
