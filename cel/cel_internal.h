@@ -199,8 +199,12 @@ struct cel_overload {
  * id is already registered is an error. */
 int cel_env_add_overloads(struct cel_env *env, const struct cel_overload *ovs, size_t n, struct err *e);
 
+/* The strings extension's version the environment asks for (cel_env_options.strings_version,
+ * 0 meaning CEL_STRINGS_VERSION_KUBERNETES). */
+uint32_t cel_env_strings_version(const struct cel_env *env);
+
 /* Library registration functions (cel/lib_<name>.c). */
-int cel_lib_strings_register(struct cel_env *env, struct err *e);  /* strings ext v2, incl. format, quote */
+int cel_lib_strings_register(struct cel_env *env, struct err *e);  /* strings ext at cel_env_strings_version */
 int cel_lib_sets_register(struct cel_env *env, struct err *e);
 int cel_lib_lists_register(struct cel_env *env, struct err *e);    /* lists ext v3 + Kubernetes' lists */
 int cel_lib_regex_register(struct cel_env *env, struct err *e);    /* matches (std), find, findAll */

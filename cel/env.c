@@ -90,6 +90,11 @@ const char *cel_env_var_name(const struct cel_env *env, int slot)
 
 size_t cel_env_slots(const struct cel_env *env) { return env->nvars; }
 
+uint32_t cel_env_strings_version(const struct cel_env *env)
+{
+	return env->opts.strings_version ? env->opts.strings_version : CEL_STRINGS_VERSION_KUBERNETES;
+}
+
 const struct cel_fn_entry *cel_env_find_fn(const struct cel_env *env, const char *name, size_t len)
 {
 	for (size_t i = 0; i < env->nfns; i++)

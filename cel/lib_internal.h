@@ -27,7 +27,11 @@ bool cel_lib_parse_addr(const char *s, size_t n, bool *v6, char *msg, size_t cap
  * memory (cel/lib_url.c). */
 const char *cel_lib_parse_request_uri(struct cel_eval *ev, const char *s, size_t n, bool *oom);
 
-/* string.format(list) (cel/lib_format.c), an overload function of cel/lib_strings.c. */
+/* string.format(list) (cel/lib_format.c), overload functions of cel/lib_strings.c by the
+ * strings extension's version: cel-go's first formatter (versions 1 to 3), its current one
+ * without a precision limit (version 4) and with precision at most 100 (from version 5). */
+int cel_lib_format_string_v1(struct cel_eval *ev, const cel_value *a, size_t n, cel_value *out);
+int cel_lib_format_string_v4(struct cel_eval *ev, const cel_value *a, size_t n, cel_value *out);
 int cel_lib_format_string(struct cel_eval *ev, const cel_value *a, size_t n, cel_value *out);
 
 #endif

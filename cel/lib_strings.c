@@ -1,20 +1,30 @@
-/* cel-go's strings extension (ext/strings.go) at version 2, as Kubernetes' base environment
- * enables it: charAt, indexOf, lastIndexOf, lowerAscii, upperAscii, replace, split, substring,
- * trim, join, strings.quote and format (cel/lib_format.c). No reverse: it came with version 3,
- * so Kubernetes rejects `'abc'.reverse()` at compile time (found no matching overload for
- * 'reverse' applied to 'string.()'; lists' reverse is the only overload).
+/* cel-go's strings extension (ext/strings.go) at the version the environment asks for
+ * (cel_env_options.strings_version; Kubernetes' base environment enables version 2), with
+ * cel-go's version gates (CompileOptions, ProgramOptions):
+ *   0: charAt, indexOf, lastIndexOf, lowerAscii, upperAscii, replace, split, substring, trim,
+ *      join (converting the list to []string: "unsupported type conversion from 'int' to
+ *      string");
+ *   1: format (cel-go's first formatter, cel/lib_format.c) and strings.quote;
+ *   2: join checks its elements itself ("join: invalid input: 1");
+ *   3: (string).reverse() (before it, `'abc'.reverse()` finds only lists' reverse: found no
+ *      matching overload for 'reverse' applied to 'string.()');
+ *   4: format's current formatter;
+ *   5: format's precision limit (100) and cel-go's own cost trackers for these functions,
+ *      which take precedence over Kubernetes' CostEstimator (cel-go interpreter/runtimecost.go
+ *      costCall asks the overload trackers first).
  *
  * Indexes count code points, as cel-go's []rune(str) does; CEL strings are valid UTF-8.
- * Costs are Kubernetes' CostEstimator's (apiserver library/cost.go), which take precedence
- * over cel-go's trackers: ceil(0.1 * size) for lowerAscii, upperAscii, substring and trim,
- * ceil(0.2 * size) for replace and split, ceil(0.2 * size(result)) for join, one traversal
- * (0.1 per byte, rounded down) for indexOf and lastIndexOf, 1 for the others. */
+ * Costs before version 5 are Kubernetes' CostEstimator's (apiserver library/cost.go):
+ * ceil(0.1 * size) for lowerAscii, upperAscii, substring and trim, ceil(0.2 * size) for
+ * replace and split, ceil(0.2 * size(result)) for join, one traversal (0.1 per byte, rounded
+ * down) for indexOf and lastIndexOf, 1 for the others. */
 #include <math.h>
 #include <string.h>
 
 #include "cel_internal.h"
 #include "common/macros.h"
 #include "lib_internal.h"
+#include "time_internal.h"
 
 
 
@@ -320,15 +330,32 @@ static int fn_trim(struct cel_eval *ev, const cel_value *a, size_t n, cel_value 
 	return 0;
 }
 
+/* cel-go's runtime type guard on the declared list(string) parameter looks at the first
+ * element only (a dyn list [1, 'a'] is "no such overload", ['a', 1] reaches the function). */
+static bool join_guard(struct cel_eval *ev, const cel_value *a, size_t n, cel_value *out)
+{
+	const struct cel_list *l = a[0].list;
+	if (l->n == 0 || l->items[0].kind == CEL_STRING)
+		return true;
+	cel_error(ev, out, "no such overload: join(list%s)", n > 1 ? ", string" : "");
+	return false;
+}
+
 static int fn_join(struct cel_eval *ev, const cel_value *a, size_t n, cel_value *out)
 {
 	const struct cel_list *l = a[0].list;
+	if (!join_guard(ev, a, n, out))
+		return 0;
 	cel_value sep = n > 1 ? a[1] : cel_string("", 0);
 	size_t total = 0;
 	for (uint32_t i = 0; i < l->n; i++) {
 		if (l->items[i].kind != CEL_STRING) {
+			/* fmt's %v of the element: a double as Go prints a float64 ("1", not "1.0") */
 			char buf[256];
-			cel_value_format(l->items[i], buf, sizeof(buf));
+			if (l->items[i].kind == CEL_DOUBLE)
+				cel_format_double(l->items[i].d, buf, sizeof(buf));
+			else
+				cel_value_format(l->items[i], buf, sizeof(buf));
 			return cel_error(ev, out, "join: invalid input: %s", buf);
 		}
 		total += l->items[i].n + (i ? sep.n : 0);
@@ -390,6 +417,57 @@ static int fn_quote(struct cel_eval *ev, const cel_value *a, size_t n, cel_value
 	return 0;
 }
 
+/* reverse(str): the code points in reverse order (version 3). */
+static int fn_reverse(struct cel_eval *ev, const cel_value *a, size_t n, cel_value *out)
+{
+	(void)n;
+	cel_value s = a[0];
+	char *buf = cel_alloc(ev, (size_t)s.n * 3 + 1); /* an invalid byte becomes U+FFFD (3 bytes) */
+	if (!buf)
+		return CEL_NOMEM;
+	size_t nr;
+	int32_t *r = runes(ev, s, &nr);
+	if (!r)
+		return CEL_NOMEM;
+	char *w = buf;
+	for (size_t i = nr; i > 0; i--)
+		w += cel_utf8_put(w, r[i - 1]);
+	*out = cel_string(buf, (size_t)(w - buf));
+	return 0;
+}
+
+/* join before version 2: list.ConvertToNative([]string), whose error is the first non-string
+ * element's conversion error, as cel-go v0.29.2 words each (common/types: Double, Bytes,
+ * Duration, Timestamp, Null, list and map ConvertToNative; Int and Uint "unsupported"). */
+static int fn_join_v0(struct cel_eval *ev, const cel_value *a, size_t n, cel_value *out)
+{
+	const struct cel_list *l = a[0].list;
+	if (!join_guard(ev, a, n, out))
+		return 0;
+	for (uint32_t i = 0; i < l->n; i++) {
+		const char *m = NULL;
+		switch (l->items[i].kind) {
+		case CEL_STRING: continue;
+		case CEL_INT: m = "unsupported type conversion from 'int' to string"; break;
+		case CEL_UINT: m = "unsupported type conversion from 'uint' to string"; break;
+		case CEL_DOUBLE: m = "type conversion error from Double to 'string'"; break;
+		case CEL_BOOL: m = "type conversion error from bool to 'string'"; break;
+		case CEL_BYTES: m = "type conversion error from Bytes to 'string'"; break;
+		case CEL_NULL: m = "type conversion error from 'null_type' to 'string'"; break;
+		case CEL_LIST: m = "type conversion error from list to 'string'"; break;
+		case CEL_MAP: m = "type conversion error from map to 'string'"; break;
+		case CEL_DURATION: m = "type conversion error from 'Duration' to 'string'"; break;
+		case CEL_TIMESTAMP: m = "type conversion error from 'Timestamp' to 'string'"; break;
+		case CEL_TYPE: m = "type conversion not supported for 'type'"; break;
+		default:
+			return cel_error(ev, out, "type conversion error from '%s' to 'string'",
+					 cel_value_type_name(l->items[i]));
+		}
+		return cel_error(ev, out, "%s", m);
+	}
+	return fn_join(ev, a, n, out);
+}
+
 /* ---- Kubernetes' CostEstimator ---- */
 
 static uint64_t cost_tenth(const cel_value *a, size_t n, const cel_value *r)
@@ -429,7 +507,71 @@ static uint64_t cost_traversal(const cel_value *a, size_t n, const cel_value *r)
 #define L { CEL_LIST, NULL }
 #define R CEL_OV_RECEIVER
 
-static const struct cel_overload strings_overloads[] = {
+/* ---- cel-go's cost trackers (ext/strings.go, from version 5) ---- */
+
+/* actualSize of a string: its code points; of a list: its elements */
+static uint64_t size_of(const cel_value *v)
+{
+	if (v->kind == CEL_STRING)
+		return cel_utf8_count(v->s, v->n);
+	if (v->kind == CEL_LIST)
+		return v->list->n;
+	return 1;
+}
+
+static uint64_t ceil_tenth(uint64_t n) { return (uint64_t)ceil((double)n * 0.1); }
+
+/* trackStringCharAtCost: callCost + ceil(0.1 * size) + 1 */
+static uint64_t track_char_at(const cel_value *a, size_t n, const cel_value *r)
+{
+	(void)n, (void)r;
+	return 1 + ceil_tenth(size_of(&a[0])) + 1;
+}
+
+/* trackStringTransformCost: callCost + ceil(0.1 * size) + size(result) */
+static uint64_t track_transform(const cel_value *a, size_t n, const cel_value *r)
+{
+	(void)n;
+	return 1 + ceil_tenth(size_of(&a[0])) + size_of(r);
+}
+
+/* trackStringSearchCost: ceil(0.1 * size * size(substr)) + callCost */
+static uint64_t track_search(const cel_value *a, size_t n, const cel_value *r)
+{
+	(void)n, (void)r;
+	return ceil_tenth(size_of(&a[0]) * size_of(&a[1])) + 1;
+}
+
+/* trackStringReplaceCost: callCost + ceil(0.1 * max(size,1) * max(size(old),1)) + size(result) */
+static uint64_t track_replace(const cel_value *a, size_t n, const cel_value *r)
+{
+	(void)n;
+	uint64_t t = size_of(&a[0]), o = size_of(&a[1]);
+	return 1 + ceil_tenth((t ? t : 1) * (o ? o : 1)) + size_of(r);
+}
+
+/* trackStringSplitCost: callCost + ceil(0.1 * (size + 1)) + size(result) + ListCreateBaseCost */
+static uint64_t track_split(const cel_value *a, size_t n, const cel_value *r)
+{
+	(void)n;
+	return 1 + ceil_tenth(size_of(&a[0]) + 1) + size_of(r) + 10;
+}
+
+/* trackStringJoinCost: callCost + ceil(0.1 * (size(list) + 1)) + size(result) */
+static uint64_t track_join(const cel_value *a, size_t n, const cel_value *r)
+{
+	(void)n;
+	return 1 + ceil_tenth(size_of(&a[0]) + 1) + size_of(r);
+}
+
+#define S { CEL_STRING, NULL }
+#define I { CEL_INT, NULL }
+#define L { CEL_LIST, NULL }
+#define R CEL_OV_RECEIVER
+
+/* Version 0's functions, their costs Kubernetes' CostEstimator's (versions before 5) or
+ * cel-go's trackers (from 5); join is version 2's (below, version 0's join). */
+static const struct cel_overload base_overloads[2][16] = { {
 	{ "string_char_at_int", "charAt", R, 2, { S, I }, fn_char_at, NULL, NULL, NULL },
 	{ "string_index_of_string", "indexOf", R, 2, { S, S }, fn_index_of, NULL, NULL, cost_traversal },
 	{ "string_index_of_string_int", "indexOf", R, 3, { S, S, I }, fn_index_of, NULL, NULL, cost_traversal },
@@ -447,11 +589,63 @@ static const struct cel_overload strings_overloads[] = {
 	{ "string_trim", "trim", R, 1, { S }, fn_trim, NULL, NULL, cost_tenth },
 	{ "list_join", "join", R, 1, { L }, fn_join, NULL, NULL, cost_join },
 	{ "list_join_string", "join", R, 2, { L, S }, fn_join, NULL, NULL, cost_join },
-	{ "strings_quote", "strings.quote", CEL_OV_GLOBAL, 1, { S }, fn_quote, NULL, NULL, cost_receiver },
-	{ "string_format", "format", R, 2, { S, L }, cel_lib_format_string, NULL, NULL, cost_receiver },
+}, {
+	{ "string_char_at_int", "charAt", R, 2, { S, I }, fn_char_at, NULL, NULL, track_char_at },
+	{ "string_index_of_string", "indexOf", R, 2, { S, S }, fn_index_of, NULL, NULL, track_search },
+	{ "string_index_of_string_int", "indexOf", R, 3, { S, S, I }, fn_index_of, NULL, NULL, track_search },
+	{ "string_last_index_of_string", "lastIndexOf", R, 2, { S, S }, fn_last_index_of, NULL, NULL, track_search },
+	{ "string_last_index_of_string_int", "lastIndexOf", R, 3, { S, S, I }, fn_last_index_of, NULL, NULL,
+	  track_search },
+	{ "string_lower_ascii", "lowerAscii", R, 1, { S }, fn_lower, NULL, NULL, track_transform },
+	{ "string_upper_ascii", "upperAscii", R, 1, { S }, fn_upper, NULL, NULL, track_transform },
+	{ "string_replace_string_string", "replace", R, 3, { S, S, S }, fn_replace, NULL, NULL, track_replace },
+	{ "string_replace_string_string_int", "replace", R, 4, { S, S, S, I }, fn_replace, NULL, NULL, track_replace },
+	{ "string_split_string", "split", R, 2, { S, S }, fn_split, NULL, NULL, track_split },
+	{ "string_split_string_int", "split", R, 3, { S, S, I }, fn_split, NULL, NULL, track_split },
+	{ "string_substring_int", "substring", R, 2, { S, I }, fn_substring, NULL, NULL, track_transform },
+	{ "string_substring_int_int", "substring", R, 3, { S, I, I }, fn_substring, NULL, NULL, track_transform },
+	{ "string_trim", "trim", R, 1, { S }, fn_trim, NULL, NULL, track_transform },
+	{ "list_join", "join", R, 1, { L }, fn_join, NULL, NULL, track_join },
+	{ "list_join_string", "join", R, 2, { L, S }, fn_join, NULL, NULL, track_join },
+} };
+
+/* join before version 2 (Kubernetes' CostEstimator: no version below 5 has trackers) */
+static const struct cel_overload join_v0_overloads[] = {
+	{ "list_join", "join", R, 1, { L }, fn_join_v0, NULL, NULL, cost_join },
+	{ "list_join_string", "join", R, 2, { L, S }, fn_join_v0, NULL, NULL, cost_join },
+};
+
+/* format by version: [0] first formatter (1..3), [1] current without a limit (4), [2]
+ * current with precision <= 100 (5..); strings.quote from version 1. Their cost is cel-go's
+ * default, ceil(0.1 * size(receiver)), at every version (no tracker for them). */
+static const struct cel_overload format_overloads[3][2] = {
+	{ { "string_format", "format", R, 2, { S, L }, cel_lib_format_string_v1, NULL, NULL, cost_receiver },
+	  { "strings_quote", "strings.quote", CEL_OV_GLOBAL, 1, { S }, fn_quote, NULL, NULL, cost_receiver } },
+	{ { "string_format", "format", R, 2, { S, L }, cel_lib_format_string_v4, NULL, NULL, cost_receiver },
+	  { "strings_quote", "strings.quote", CEL_OV_GLOBAL, 1, { S }, fn_quote, NULL, NULL, cost_receiver } },
+	{ { "string_format", "format", R, 2, { S, L }, cel_lib_format_string, NULL, NULL, cost_receiver },
+	  { "strings_quote", "strings.quote", CEL_OV_GLOBAL, 1, { S }, fn_quote, NULL, NULL, cost_receiver } },
+};
+
+/* reverse from version 3: before 5 cel-go has no tracker for it and Kubernetes'
+ * CostEstimator none for string_reverse, so cel-go's default call cost 1 */
+static const struct cel_overload reverse_overloads[2][1] = {
+	{ { "string_reverse", "reverse", R, 1, { S }, fn_reverse, NULL, NULL, NULL } },
+	{ { "string_reverse", "reverse", R, 1, { S }, fn_reverse, NULL, NULL, track_transform } },
 };
 
 int cel_lib_strings_register(struct cel_env *env, struct err *e)
 {
-	return cel_env_add_overloads(env, strings_overloads, ARRAY_SIZE(strings_overloads), e);
+	uint32_t v = cel_env_strings_version(env);
+	bool trackers = v >= 5;
+	const struct cel_overload *base = base_overloads[trackers];
+	/* version 0 and 1: the first 14 (all but join), then the converting join */
+	int rc = cel_env_add_overloads(env, base, v >= 2 ? 16 : 14, e);
+	if (rc == 0 && v < 2)
+		rc = cel_env_add_overloads(env, join_v0_overloads, ARRAY_SIZE(join_v0_overloads), e);
+	if (rc == 0 && v >= 1)
+		rc = cel_env_add_overloads(env, format_overloads[v >= 5 ? 2 : v >= 4 ? 1 : 0], 2, e);
+	if (rc == 0 && v >= 3)
+		rc = cel_env_add_overloads(env, reverse_overloads[trackers], 1, e);
+	return rc;
 }

@@ -42,9 +42,10 @@ struct dra_cel_cache *dra_cel_cache_new(uint32_t max_entries)
 	pthread_mutex_init(&cc->lock, NULL);
 	map_init(&cc->entries);
 	cc->max_entries = max_entries;
-	/* upstream: the DRA environment on Kubernetes' base environment (OptOptimize) with the
-	 * selector cost limit CELSelectorExpressionMaxCost */
-	struct cel_env_options o = { .cost_limit = 1000000, .optimize = true };
+	/* upstream: the DRA environment on Kubernetes' base environment (OptOptimize, strings
+	 * version 2) with the selector cost limit CELSelectorExpressionMaxCost */
+	struct cel_env_options o = { .cost_limit = 1000000, .optimize = true,
+				     .strings_version = CEL_STRINGS_VERSION_KUBERNETES };
 	cc->env = cel_env_new(&o);
 	if (!cc->env || cel_env_add_kubernetes(cc->env, &e) < 0)
 		goto fail;

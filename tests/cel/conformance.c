@@ -1,7 +1,10 @@
 /* cel-spec conformance runner: runs every test of the in-scope SimpleTestFile files (cel-spec
  * tests/simple/testdata; the list below, as ../shared/cel-spec/README.md scopes them) through
- * csched's CEL evaluator in the Kubernetes environment, and prints per-file counts and the
- * line "N passed, N failed, N skipped".
+ * csched's CEL evaluator in the Kubernetes environment with its extensions at their latest
+ * versions, as cel-go's own conformance runner (conformance/conformance_test.go) enables them
+ * (ext.Strings() without a version: string reverse, the current format), and prints per-file
+ * counts and the line "N passed, N failed, N skipped". Kubernetes' strings version 2 is
+ * covered by the unit tests (tests/unit/test_cel_libs.c).
  *
  *   cel_conformance [-v] [--baseline FILE] [DIR]
  *
@@ -388,7 +391,7 @@ static int run_test(const struct tp_node *t, char *msg, size_t cap)
 		return -1;
 	}
 	const struct tp_node *ex = tp_get(t, "expr"), *ct = tp_get(t, "container"), *dm = tp_get(t, "disable_macros");
-	struct cel_env_options opts = { 0 };
+	struct cel_env_options opts = { .strings_version = CEL_STRINGS_VERSION_LATEST };
 	opts.container = ct ? ct->sval : NULL;
 	opts.disable_macros = dm && dm->sval && !strcmp(dm->sval, "true");
 	const struct tp_node *dc = tp_get(t, "disable_check");

@@ -3,7 +3,9 @@
  * device's attributes), then evaluated twice with a small cost limit (10,000) and memory limit
  * (8 MiB): no crash, no leak, bounded time and memory, and the two evaluations of the same
  * program must agree (an evaluation leaves nothing behind that changes the next). A compile
- * error must carry a "line:col: " position. Built as unit_fuzz_cel_eval (replay over
+ * error must carry a "line:col: " position. Each input runs twice over: with Kubernetes' strings
+ * version 2 (cel-go's first formatter) and with the latest (string reverse, the current
+ * formatter). Built as unit_fuzz_cel_eval (replay over
  * tests/fuzz/corpus/cel_eval) and, with libFuzzer, as the fuzzer fuzz_cel_eval. */
 #include <stdint.h>
 #include <stdio.h>
@@ -14,11 +16,9 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+static void run(const uint8_t *data, size_t size, uint32_t strings_version)
 {
-	if (size > 4096)
-		return 0;
-	struct cel_env_options o = { .cost_limit = 10000, .memory_limit = 8 << 20 };
+	struct cel_env_options o = { .cost_limit = 10000, .memory_limit = 8 << 20, .strings_version = strings_version };
 	struct cel_env *env = cel_env_new(&o);
 	if (!env)
 		abort();
@@ -73,5 +73,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cel_map_free(attrs);
 	cel_list_free(list);
 	cel_env_free(env);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	if (size > 4096)
+		return 0;
+	run(data, size, CEL_STRINGS_VERSION_KUBERNETES);
+	run(data, size, CEL_STRINGS_VERSION_LATEST);
 	return 0;
 }

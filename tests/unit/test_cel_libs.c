@@ -31,15 +31,19 @@ struct lcase {
 	uint64_t cost;    /* the runtime cost cel-go counts, or 0: not checked */
 };
 
-static struct cel_env *new_env_opt(bool optimize)
+/* strings_version 0: Kubernetes' version 2 */
+static struct cel_env *new_env_ver(bool optimize, uint32_t strings_version)
 {
 	struct err e = { 0 };
-	struct cel_env *env = cel_env_new(&(struct cel_env_options){ .cost_limit = 0, .optimize = optimize });
+	struct cel_env *env = cel_env_new(&(struct cel_env_options){
+		.cost_limit = 0, .optimize = optimize, .strings_version = strings_version });
 	assert_non_null(env);
 	if (cel_env_add_kubernetes(env, &e) != 0)
 		fail_msg("cel_env_add_kubernetes: %s", e.msg);
 	return env;
 }
+
+static struct cel_env *new_env_opt(bool optimize) { return new_env_ver(optimize, 0); }
 
 /* cel-go's plain environment (upstream's library tests): literals cost what they cost */
 static struct cel_env *new_env(void) { return new_env_opt(false); }
@@ -73,9 +77,9 @@ static int eval(struct cel_env *env, struct cel_eval *ev, const char *expr, cel_
 	return 0;
 }
 
-static void run_cases_in(const char *table, const struct lcase *cs, size_t n, bool optimize)
+static void run_cases_ver(const char *table, const struct lcase *cs, size_t n, bool optimize, uint32_t version)
 {
-	struct cel_env *env = new_env_opt(optimize);
+	struct cel_env *env = new_env_ver(optimize, version);
 	struct cel_eval *ev = cel_eval_new(), *ev2 = cel_eval_new();
 	assert_non_null(ev);
 	assert_non_null(ev2);
@@ -126,7 +130,14 @@ static void run_cases_in(const char *table, const struct lcase *cs, size_t n, bo
 		fail_msg("%s: %d of %zu cases failed", table, failures, n);
 }
 
+static void run_cases_in(const char *table, const struct lcase *cs, size_t n, bool optimize)
+{
+	run_cases_ver(table, cs, n, optimize, 0);
+}
+
 #define RUN(cases) run_cases_in(#cases, cases, ARRAY_SIZE(cases), false)
+/* the strings extension at version v (cel-go ext.Strings(ext.StringsVersion(v))) */
+#define RUN_STRINGS(cases, v) run_cases_ver(#cases " (strings v" #v ")", cases, ARRAY_SIZE(cases), false, v)
 /* apiserver's base environment, which sets cel-go's OptOptimize (constant literals cost nothing) */
 #define RUN_K8S(cases) run_cases_in(#cases, cases, ARRAY_SIZE(cases), true)
 
@@ -930,6 +941,269 @@ static void test_strings(void **state)
 	RUN(strings_cases);
 }
 
+/* ---- the strings extension by version ---- */
+
+/* Strings versions 1 to 3 (Kubernetes' 2 among them) format with cel-go's first formatter.
+ * cel-go v0.29.2 ext/formatting_test.go TestStringFormat (its environment is
+ * StringsVersion(3)): the cases that need no protobuf message type and no locale but en_US,
+ * with the dyn variables as dyn() literals. cel-go's format validator reports the errors of
+ * literal arguments at compile time, csched at run time (the "~" cases: the message's common
+ * part, as that test matches with strings.Contains). */
+static const struct lcase strings_format_v1_cases[] = {
+	{ "\"no substitution\".format([])", "\"no substitution\"", NULL, 0 },
+	{ "\"str is %s and some more\".format([\"filler\"])", "\"str is filler and some more\"", NULL, 0 },
+	{ "\"%% and also %%\".format([])", "\"% and also %\"", NULL, 0 },
+	{ "\"%%%s%%\".format([\"text\"])", "\"%text%\"", NULL, 0 },
+	{ "\"%s%%\".format([\"percent on the right\"])", "\"percent on the right%\"", NULL, 0 },
+	{ "\"%%%s\".format([\"percent on the left\"])", "\"%percent on the left\"", NULL, 0 },
+	{ "\"%d %d %d, %s %s %s, %d %d %d, %s %s %s\".format([1, 2, 3, \"A\", \"B\", \"C\", 4, 5, 6, \"D\", \"E\", \"F\"])", "\"1 2 3, A B C, 4 5 6, D E F\"", NULL, 0 },
+	{ "\"%.3f\".format([1.2345])", "\"1.234\"", NULL, 0 },
+	{ "\"this is 5 in binary: %b\".format([5])", "\"this is 5 in binary: 101\"", NULL, 0 },
+	{ "\"this is -5 in binary: %b\".format([-5])", "\"this is -5 in binary: -101\"", NULL, 0 },
+	{ "\"unsigned 64 in binary: %b\".format([uint(64)])", "\"unsigned 64 in binary: 1000000\"", NULL, 0 },
+	{ "\"bit set from bool: %b\".format([true])", "\"bit set from bool: 1\"", NULL, 0 },
+	{ "\"%o\".format([11])", "\"13\"", NULL, 0 },
+	{ "\"%o\".format([-11])", "\"-13\"", NULL, 0 },
+	{ "\"this is an unsigned octal: %o\".format([uint(65535)])", "\"this is an unsigned octal: 177777\"", NULL, 0 },
+	{ "\"%x is 30 in hexadecimal\".format([30])", "\"1e is 30 in hexadecimal\"", NULL, 0 },
+	{ "\"%X is 20 in hexadecimal\".format([30])", "\"1E is 20 in hexadecimal\"", NULL, 0 },
+	{ "\"%x is -30 in hexadecimal\".format([-30])", "\"-1e is -30 in hexadecimal\"", NULL, 0 },
+	{ "\"%X is 6000 in hexadecimal\".format([uint(6000)])", "\"1770 is 6000 in hexadecimal\"", NULL, 0 },
+	{ "\"%x\".format([\"Hello world!\"])", "\"48656c6c6f20776f726c6421\"", NULL, 0 },
+	{ "\"%X\".format([\"Hello world!\"])", "\"48656C6C6F20776F726C6421\"", NULL, 0 },
+	{ "\"%x\".format([b\"byte string\"])", "\"6279746520737472696e67\"", NULL, 0 },
+	{ "\"%x\".format([b\"\\x00\\x00byte string\\x00\"])", "\"00006279746520737472696e6700\"", NULL, 0 },
+	{ "\"%X\".format([b\"byte string\"])", "\"6279746520737472696E67\"", NULL, 0 },
+	{ "\"%f\".format([2.71828])", "\"2.718280\"", NULL, 0 },
+	{ "\"%s\".format([2.71])", "\"2.71\"", NULL, 0 },
+	{ "\"%s\".format([[2.71]])", "\"[2.710000]\"", NULL, 0 },
+	{ "\"%s\".format([0.000000002])", "\"2e-09\"", NULL, 0 },
+	{ "\"%s\".format([[0.000000002]])", "\"[0.000000]\"", NULL, 0 },
+	{ "\"%f\".format([\"NaN\"])", "\"NaN\"", NULL, 0 },
+	{ "\"%f\".format([\"Infinity\"])", "\"∞\"", NULL, 0 },
+	{ "\"%f\".format([\"-Infinity\"])", "\"-∞\"", NULL, 0 },
+	{ "\"%s\".format([double(\"NaN\")])", "\"NaN\"", NULL, 0 },
+	{ "\"%s\".format([double(\"Inf\")])", "\"+Inf\"", NULL, 0 },
+	{ "\"%s\".format([double(\"-Inf\")])", "\"-Inf\"", NULL, 0 },
+	{ "\"%s\".format([[double(\"NaN\"),double(\"+Inf\"), double(\"-Inf\")]])", "\"[\\\"NaN\\\", \\\"+Inf\\\", \\\"-Inf\\\"]\"", NULL, 0 },
+	{ "\"%d\".format([uint(64)])", "\"64\"", NULL, 0 },
+	{ "\"null: %s\".format([null])", "\"null: null\"", NULL, 0 },
+	{ "\"%s\".format([999999999999])", "\"999999999999\"", NULL, 0 },
+	{ "\"some bytes: %s\".format([b\"xyz\"])", "\"some bytes: xyz\"", NULL, 0 },
+	{ "\"type is %s\".format([type(\"test string\")])", "\"type is string\"", NULL, 0 },
+	{ "\"%s\".format([timestamp(\"2023-02-03T23:31:20+00:00\")])", "\"2023-02-03T23:31:20Z\"", NULL, 0 },
+	{ "\"%s\".format([duration(\"1h45m47s\")])", "\"6347s\"", NULL, 0 },
+	{ "\"%s\".format([duration(\"2ns\")])", "\"0.000000002s\"", NULL, 0 },
+	{ "\"%s\".format([[\"abc\", 3.14, null, [9, 8, 7, 6], timestamp(\"2023-02-03T23:31:20Z\")]])", "\"[\\\"abc\\\", 3.140000, null, [9, 8, 7, 6], timestamp(\\\"2023-02-03T23:31:20Z\\\")]\"", NULL, 0 },
+	{ "\"%s\".format([{\"key1\": b\"xyz\", \"key5\": null, \"key2\": duration(\"2h\"), \"key4\": true, \"key3\": 2.71828}])", "\"{\\\"key1\\\":b\\\"xyz\\\", \\\"key2\\\":duration(\\\"7200s\\\"), \\\"key3\\\":2.718280, \\\"key4\\\":true, \\\"key5\\\":null}\"", NULL, 0 },
+	{ "\"map with multiple key types: %s\".format([{1: \"value1\", uint(2): \"value2\", true: double(\"NaN\")}])", "\"map with multiple key types: {1:\\\"value1\\\", 2:\\\"value2\\\", true:\\\"NaN\\\"}\"", NULL, 0 },
+	{ "\"true bool: %s, false bool: %s\".format([true, false])", "\"true bool: true, false bool: false\"", NULL, 0 },
+	{ "\"dynamic string: %s\".format([dyn(\"a string\")])", "\"dynamic string: a string\"", NULL, 0 },
+	{ "\"dynIntStr: %s dynDoubleStr: %s\".format([dyn(32), dyn(56.8)])", "\"dynIntStr: 32 dynDoubleStr: 56.8\"", NULL, 0 },
+	{ "\"dynamic int: %d\".format([dyn(128)])", "\"dynamic int: 128\"", NULL, 0 },
+	{ "\"dynamic unsigned int: %d\".format([dyn(uint(256))])", "\"dynamic unsigned int: 256\"", NULL, 0 },
+	{ "\"dynamic hex int: %x\".format([dyn(22)])", "\"dynamic hex int: 16\"", NULL, 0 },
+	{ "\"dynamic hex int: %X (uppercase)\".format([dyn(26)])", "\"dynamic hex int: 1A (uppercase)\"", NULL, 0 },
+	{ "\"dynamic hex int: %x (unsigned)\".format([dyn(uint(500))])", "\"dynamic hex int: 1f4 (unsigned)\"", NULL, 0 },
+	{ "\"dynamic double: %.3f\".format([dyn(4.5)])", "\"dynamic double: 4.500\"", NULL, 0 },
+	{ "\"NaN: %f, infinity: %f\".format([dyn(double(\"NaN\")), dyn(double(\"Inf\"))])", "\"NaN: NaN, infinity: ∞\"", NULL, 0 },
+	{ "\"dyntype timestamp: %s\".format([dyn(timestamp(\"2009-11-10T23:00:00Z\"))])", "\"dyntype timestamp: 2009-11-10T23:00:00Z\"", NULL, 0 },
+	{ "\"dyntype duration: %s\".format([dyn(duration(\"2h25m47s\"))])", "\"dyntype duration: 8747s\"", NULL, 0 },
+	{ "\"dyntype list: %s\".format([dyn([6, 4.2, \"a string\"])])", "\"dyntype list: [6, 4.200000, \\\"a string\\\"]\"", NULL, 0 },
+	{ "\"dyntype map: %s\".format([dyn({\"strKey\": \"x\", true: 42, 6: duration(\"7m2s\")})])", "\"dyntype map: {\\\"strKey\\\":\\\"x\\\", 6:duration(\\\"422s\\\"), true:42}\"", NULL, 0 },
+	{ "\"%a\".format([1])", NULL, "could not parse formatting clause: unrecognized formatting clause \"a\"", 0 },
+	{ "\"%d %d %d\".format([0, 1])", NULL, "index 2 out of range", 0 },
+	{ "\"string is %b\".format([\"abc\"])", NULL, "error during formatting: only integers and bools can be formatted as binary, was given string", 0 },
+	{ "\"%d\".format([duration(\"30m2s\")])", NULL, "error during formatting: decimal clause can only be used on integers, was given google.protobuf.Duration", 0 },
+	{ "\"octal: %o\".format([\"a string\"])", NULL, "error during formatting: octal clause can only be used on integers, was given string", 0 },
+	{ "\"double is %x\".format([0.5])", NULL, "error during formatting: only integers, byte buffers, and strings can be formatted as hex, was given double", 0 },
+	{ "\"double is %E\".format([0.5])", NULL, "could not parse formatting clause: unrecognized formatting clause \"E\"", 0 },
+	{ "\"null: %d\".format([null])", NULL, "error during formatting: decimal clause can only be used on integers, was given null_type", 0 },
+	{ "\"null: %e\".format([null])", NULL, "error during formatting: scientific clause can only be used on doubles, was given null_type", 0 },
+	{ "\"null: %f\".format([null])", NULL, "error during formatting: fixed-point clause can only be used on doubles, was given null_type", 0 },
+	{ "\"null: %x\".format([null])", NULL, "error during formatting: only integers, byte buffers, and strings can be formatted as hex, was given null_type", 0 },
+	{ "\"%d\".format([2.5])", NULL, "~error during formatting: decimal clause can only be used on integers", 0 },
+	{ "\"%f\".format([2])", NULL, "~error during formatting: fixed-point clause can only be used on doubles", 0 },
+	{ "\"%e\".format([2])", NULL, "~error during formatting: scientific clause can only be used on doubles", 0 },
+	{ "\"%b\".format([2.5])", NULL, "~error during formatting: only integers and bools can be formatted as binary", 0 },
+	{ "\"%X is a double\".format([2.5])", NULL, "~error during formatting: only integers, byte buffers, and strings can be formatted as hex", 0 },
+	{ "\"an octal: %o\".format([3.14])", NULL, "~error during formatting: octal clause can only be used on integers", 0 },
+	{ "\"%.200f\".format([1.0])", "\"1.00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000\"", NULL, 0 },
+	/* TestStringFormat's %e cases expect "1.052033\u202f×\u202f10⁰³", x/text v0.22.0's en_US
+	 * pattern (cel-go's go.mod); Kubernetes v1.37.2 builds cel-go v0.29.2 with x/text v0.40.0,
+	 * whose pattern has no spaces: the values cel-go v0.29.2 gives in Kubernetes' module graph */
+	{ "\"%.6e\".format([1052.032911275])", "\"1.052033×10⁰³\"", NULL, 0 },
+	{ "\"%e\".format([2.71828])", "\"2.718280×10⁰⁰\"", NULL, 0 },
+	{ "\"unescaped unicode: %e, escaped unicode: %e\".format([2.71828, 2.71828])",
+	  "\"unescaped unicode: 2.718280×10⁰⁰, escaped unicode: 2.718280×10⁰⁰\"", NULL, 0 },
+	{ "\"(dyntype) e: %e\".format([dyn(2.71828)])", "\"(dyntype) e: 2.718280×10⁰⁰\"", NULL, 0 },
+	/* x/text's printer as cel-go v0.29.2 runs it in Kubernetes' module graph: grouped digits,
+	 * exponent digits and sign as superscripts, the precision as fmt's width for %e (cel-go
+	 * writes "%<p>e"), MinFractionDigits uint8(p) and MaxFractionDigits int16(p) for %f, no
+	 * sign for -0, fmt's "%!(NOVERB)" for a width it cannot parse */
+	{ "\"%f\".format([1234567.5])", "\"1,234,567.500000\"", NULL, 0 },
+	{ "\"%.3f\".format([-1234.5678])", "\"-1,234.568\"", NULL, 0 },
+	{ "\"%.0f\".format([999.5])", "\"1,000\"", NULL, 0 },
+	{ "\"%.0f\".format([2.5])", "\"2\"", NULL, 0 },
+	{ "\"%.2f\".format([2.675])", "\"2.67\"", NULL, 0 },
+	{ "\"%f\".format([-0.0])", "\"0.000000\"", NULL, 0 },
+	{ "\"%.2f\".format([-0.001])", "\"-0.00\"", NULL, 0 },
+	{ "\"%.20f\".format([123456.1])", "\"123,456.10000000000582076609\"", NULL, 0 },
+	{ "\"%.256f\".format([1.5])", "\"1.5\"", NULL, 0 },
+	{ "\"%.300f\".format([0.1])", "\"0.1000000000000000055511151231257827021181583404541015625\"", NULL, 0 },
+	{ "\"%.1000f\".format([1.0]).size()", "234", NULL, 0 },
+	{ "\"%.65536f\".format([0.1])", "\"0\"", NULL, 0 },
+	{ "\"%.65537f\".format([0.1])", "\"0.1\"", NULL, 0 },
+	{ "\"%.40000f\".format([0.1]).size()", "66", NULL, 0 },
+	{ "\"%e\".format([0.000000002])", "\"2.000000×10⁻⁰⁹\"", NULL, 0 },
+	{ "\"%e\".format([-1234567.0])", "\"-1.234567×10⁰⁶\"", NULL, 0 },
+	{ "\"%e\".format([9.9999999])", "\"1.000000×10⁰¹\"", NULL, 0 },
+	{ "\"%e\".format([1.7976931348623157e308])", "\"1.797693×10³⁰⁸\"", NULL, 0 },
+	{ "\"%e\".format([5e-324])", "\"4.940656×10⁻³²⁴\"", NULL, 0 },
+	{ "\"%e\".format([-0.0])", "\"0.000000×10⁰⁰\"", NULL, 0 },
+	{ "\"%.3e\".format([123456789.0])", "\"1.234568×10⁰⁸\"", NULL, 0 },
+	{ "\"%.30e\".format([1.0])", "\"                 1.000000×10⁰⁰\"", NULL, 0 },
+	{ "\"%e\".format([double(\"Inf\")])", "\"     ∞\"", NULL, 0 },
+	{ "\"%.10e\".format([double(\"-Inf\")])", "\"        -∞\"", NULL, 0 },
+	{ "\"%.0e\".format([double(\"-Inf\")])", "\"-∞\"", NULL, 0 },
+	{ "\"%.7e\".format([double(\"NaN\")])", "\"    NaN\"", NULL, 0 },
+	{ "\"%e\".format([\"-Infinity\"])", "\"    -∞\"", NULL, 0 },
+	{ "\"%.1000000e\".format([1.0]).size()", "16960", NULL, 0 },
+	{ "\"%.999999999999e\".format([1.0])", "\"%!(NOVERB)\"", NULL, 0 },
+	{ "\"%f\".format([\"nan\"])", NULL, "error during formatting: fixed-point clause can only be used on doubles, was given string", 0 },
+	{ "\"%s\".format([[1, \"a\", b\"b\", 1u, true, null, 1.5, duration(\"1s\"), timestamp(\"2023-01-01T00:00:00Z\"), int, [1], {\"a\": 1}]])",
+	  "'[1, \"a\", b\"b\", 1, true, null, 1.500000, duration(\"1s\"), timestamp(\"2023-01-01T00:00:00Z\"), int, [1], {\"a\":1}]'", NULL, 0 },
+	{ "\"%s\".format([{2: \"b\", 1: \"a\", 10: 1.0}])", "'{1:\"a\", 10:1.000000, 2:\"b\"}'", NULL, 0 },
+	{ "\"%s\".format([{true: 1, false: 2, \"a\": 3}])", "'{\"a\":3, false:2, true:1}'", NULL, 0 },
+	{ "\"%s\".format([[-0.0, 1e-7]])", "\"[-0.000000, 0.000000]\"", NULL, 0 },
+	{ "\"%s\".format([b\"\\xff\"])", NULL,
+	  "error during formatting: could not convert argument \"invalid UTF-8 in bytes, cannot convert to string\" to string", 0 },
+	{ "\"%s\".format([optional.of(1)])", NULL, "error during formatting: string clause can only be used on strings, bools, "
+	  "bytes, ints, doubles, maps, lists, types, durations, and timestamps, was given optional_type", 0 },
+	{ "\"%s\".format([[optional.of(1)]])", NULL, "error during formatting: no formatting function for optional_type", 0 },
+	{ "\"%.f\".format([1.0])", NULL, "could not parse formatting clause: error while parsing precision: error while "
+	  "converting precision to integer: strconv.Atoi: parsing \"\": invalid syntax", 0 },
+	{ "\"%.9999999999999999999f\".format([1.0])", NULL, "could not parse formatting clause: error while parsing "
+	  "precision: error while converting precision to integer: strconv.Atoi: parsing \"9999999999999999999\": value out of range", 0 },
+	{ "\"%.3\".format([1.0])", NULL, "could not parse formatting clause: error while parsing precision: could not find end of precision specifier", 0 },
+	{ "\"%\".format([1.0])", NULL, "unexpected end of string", 0 },
+};
+
+/* TestStringsVersions and TestFunctionsForVersions (cel-go v0.29.2 ext/strings_test.go): what
+ * each version has. A function of a later version is a compile error in cel-go ("undeclared
+ * reference" in those tests' environment, which has no lists extension; beside Kubernetes'
+ * lists, string reverse finds only the list overload). Version 0 is not offered (0 means
+ * Kubernetes' 2), and versions 0 and 1 share their join. */
+static const struct lcase strings_v1_cases[] = {
+	{ "'a %d'.format([1]) == 'a 1'", "true", NULL, 0 },
+	{ "strings.quote('\\a \\b \"double quotes\"') == '\"\\\\a \\\\b \\\\\"double quotes\\\\\"\"'", "true", NULL, 0 },
+	{ "['a', 'b'].join() == 'ab'", "true", NULL, 0 },
+	{ "['a', 'b'].join('-') == 'a-b'", "true", NULL, 0 },
+	{ "'taco'.reverse() == 'ocat'", NULL, "found no matching overload for 'reverse' applied to 'string.()'", 0 },
+	/* join converts the list to []string (ConvertToNative): the element's conversion error,
+	 * as cel-go v0.29.2 words it per type; the runtime type guard sees the first element */
+	{ "dyn(['a', 1]).join()", NULL, "unsupported type conversion from 'int' to string", 0 },
+	{ "dyn(['a', 1u]).join()", NULL, "unsupported type conversion from 'uint' to string", 0 },
+	{ "dyn(['a', 1.0]).join('-')", NULL, "type conversion error from Double to 'string'", 0 },
+	{ "dyn(['a', true]).join()", NULL, "type conversion error from bool to 'string'", 0 },
+	{ "dyn(['a', b'x']).join()", NULL, "type conversion error from Bytes to 'string'", 0 },
+	{ "dyn(['a', null]).join()", NULL, "type conversion error from 'null_type' to 'string'", 0 },
+	{ "dyn(['a', [1]]).join()", NULL, "type conversion error from list to 'string'", 0 },
+	{ "dyn(['a', {1: 2}]).join()", NULL, "type conversion error from map to 'string'", 0 },
+	{ "dyn(['a', duration('1s')]).join()", NULL, "type conversion error from 'Duration' to 'string'", 0 },
+	{ "dyn(['a', timestamp(0)]).join()", NULL, "type conversion error from 'Timestamp' to 'string'", 0 },
+	{ "dyn(['a', int]).join()", NULL, "type conversion not supported for 'type'", 0 },
+	{ "dyn([1, 'a']).join('-')", NULL, "no such overload: join(list, string)", 0 },
+	{ "dyn([1.0]).join()", NULL, "no such overload: join(list)", 0 },
+};
+
+/* Kubernetes' version 2: join checks its elements (joinValSeparator: "join: invalid input"),
+ * after the runtime type guard on the first element */
+static const struct lcase strings_v2_cases[] = {
+	{ "'a %d'.format([1]) == 'a 1'", "true", NULL, 0 },
+	{ "dyn(['a', 1]).join()", NULL, "join: invalid input: 1", 0 },
+	{ "dyn(['a', 1.0]).join('-')", NULL, "join: invalid input: 1", 0 },
+	{ "dyn(['a', 1.5e300]).join('-')", NULL, "join: invalid input: 1.5e+300", 0 },
+	{ "dyn([1, 'a']).join()", NULL, "no such overload: join(list)", 0 },
+	{ "dyn([1, 'a']).join('-')", NULL, "no such overload: join(list, string)", 0 },
+	{ "'taco'.reverse() == 'ocat'", NULL, "found no matching overload for 'reverse' applied to 'string.()'", 0 },
+	{ "'%.200f'.format([1.0]).size()", "202", NULL, 0 },
+};
+
+/* Version 3: reverse (strings_test.go stringTests, TestStringsVersions); still the first
+ * formatter (TestStringFormat "high precision allowed on older version") */
+static const struct lcase strings_v3_cases[] = {
+	{ "'taco'.reverse() == 'ocat'", "true", NULL, 0 },
+	{ "'gums'.reverse() == 'smug'", "true", NULL, 0 },
+	{ "'palindromes'.reverse() == 'semordnilap'", "true", NULL, 0 },
+	{ "'John Smith'.reverse() == 'htimS nhoJ'", "true", NULL, 0 },
+	{ "'u180etext'.reverse() == 'txete081u'", "true", NULL, 0 },
+	{ "'2600+U'.reverse() == 'U+0062'", "true", NULL, 0 },
+	{ "'\\u180e\\u200b\\u200c\\u200d\\u2060\\ufeff'.reverse() == '\\ufeff\\u2060\\u200d\\u200c\\u200b\\u180e'", "true", NULL, 0 },
+	{ "''.reverse()", "''", NULL, 0 },
+	{ "[1, 2].reverse()", "[2, 1]", NULL, 0 },
+	{ "\"%.200f\".format([1.0]).size()", "202", NULL, 0 },
+	{ "'%d'.format([1.0])", NULL, "error during formatting: decimal clause can only be used on integers, was given double", 0 },
+	{ "'%.3f'.format([1234.5])", "'1,234.500'", NULL, 0 },
+};
+
+/* Version 4: the current formatter (formatting_v2_test.go TestStringFormatV2), no precision
+ * limit yet (strings.go: maxPrecision 0 before version 5) */
+static const struct lcase strings_v4_cases[] = {
+	{ "\"%.6e\".format([1052.032911275])", "\"1.052033e+03\"", NULL, 0 },
+	{ "\"%.4e\".format([1052u])", "\"1.0520e+03\"", NULL, 0 },
+	{ "\"%s\".format([[\"abc\", 3.14, null, [9, 8, 7, 6], timestamp(\"2023-02-03T23:31:20Z\")]])",
+	  "\"[abc, 3.14, null, [9, 8, 7, 6], 2023-02-03T23:31:20Z]\"", NULL, 0 },
+	{ "\"%s\".format([{\"key1\": b\"xyz\", \"key5\": null, \"key2\": duration(\"2h\"), \"key4\": true, \"key3\": 2.71828}])",
+	  "\"{key1: xyz, key2: 7200s, key3: 2.71828, key4: true, key5: null}\"", NULL, 0 },
+	{ "\"%.101f\".format([1.0]).size()", "103", NULL, 0 },
+	{ "'taco'.reverse() == 'ocat'", "true", NULL, 0 },
+	/* csched's bound where cel-go would allocate without one (cel-libraries.md, format) */
+	{ "'%.99999999f'.format([1.0])", NULL, "operation cancelled: evaluation memory limit exceeded", 0 },
+	{ "'%.9999999999e'.format([1.0])", NULL, "operation cancelled: evaluation memory limit exceeded", 0 },
+};
+
+/* From version 5 (and cel-go's default, the latest): format's precision limit
+ * (formatting_v2_test.go "precision exceeds maximum") and cel-go's cost trackers, which
+ * take precedence over Kubernetes' CostEstimator (strings_test.go TestStringCostTracking,
+ * StringsVersion(5), its actualCost per expression) */
+static const struct lcase strings_v5_cases[] = {
+	{ "\"%.9999999f\".format([3.14])", NULL,
+	  "~precision 9999999 exceeds maximum allowed precision 100", 0 },
+	{ "\"%.101f\".format([1.0])", NULL, "~precision 101 exceeds maximum allowed precision 100", 0 },
+	{ "\"%.100f\".format([1.0]).size()", "102", NULL, 0 },
+	{ "\"hello world\".charAt(0)", "'h'", NULL, 4 },
+	{ "\"hello world\".indexOf(\"world\")", "6", NULL, 7 },
+	{ "\"hello world\".lastIndexOf(\"o\")", "7", NULL, 3 },
+	{ "\"HELLO\".lowerAscii()", "'hello'", NULL, 7 },
+	{ "\"hello\".upperAscii()", "'HELLO'", NULL, 7 },
+	{ "\"hello world\".replace(\"world\", \"CEL\")", "'hello CEL'", NULL, 16 },
+	/* the value is 241 A's; the case is about the cost */
+	{ "\"A\".replace(\"\", \"AAAAAAAAAA\").replace(\"\", \"AAAAAAAAAA\")",
+	  "'A'.replace('', 'AAAAAAAAAA').replace('', 'AAAAAAAAAA')", NULL, 268 },
+	{ "\"A\".replace(\"\", \"AAAAAAAAAA\").replace(\"\", \"AAAAAAAAAA\").size()", "241", NULL, 0 },
+	{ "\"a,b,c,d,e\".split(\",\")", "['a', 'b', 'c', 'd', 'e']", NULL, 17 },
+	{ "\"hello world\".substring(0, 5)", "'hello'", NULL, 8 },
+	{ "[\"a\", \"b\", \"c\", \"d\", \"e\"].join(\"-\")", "'a-b-c-d-e'", NULL, 21 },
+	{ "\"  hello  \".trim()", "'hello'", NULL, 7 },
+	{ "\"hello\".reverse()", "'olleh'", NULL, 7 },
+};
+
+static void test_strings_versions(void **state)
+{
+	(void)state;
+	RUN_STRINGS(strings_format_v1_cases, 2);
+	RUN_STRINGS(strings_format_v1_cases, 3);
+	RUN_STRINGS(strings_v1_cases, 1);
+	RUN_STRINGS(strings_v2_cases, 2);
+	RUN_STRINGS(strings_v3_cases, 3);
+	RUN_STRINGS(strings_v4_cases, 4);
+	RUN_STRINGS(strings_v5_cases, 5);
+	run_cases_ver("strings_v5_cases (latest)", strings_v5_cases, ARRAY_SIZE(strings_v5_cases), false,
+		      CEL_STRINGS_VERSION_LATEST);
+	run_cases_ver("strings_v3_cases (latest)", strings_v3_cases, 8, false, CEL_STRINGS_VERSION_LATEST);
+}
+
 /* ---- Kubernetes' format library ---- */
 
 /* apiserver pkg/cel/library/format_test.go TestFormat (generated from its cases, with the
@@ -1119,6 +1393,7 @@ int main(void)
 		cmocka_unit_test(test_regex),
 		cmocka_unit_test(test_url),
 		cmocka_unit_test(test_strings),
+		cmocka_unit_test(test_strings_versions),
 		cmocka_unit_test(test_named_format),
 		cmocka_unit_test(test_bound_values),
 		cmocka_unit_test(test_k8s_costs),

@@ -164,7 +164,19 @@ struct cel_env_options {
 	 * compile error. Kubernetes' base environment (environment/base.go) sets it, so DRA
 	 * selectors want it; upstream's library unit tests (and cel-spec) run without it. */
 	bool optimize;
+	/* The version of cel-go's strings extension (ext.StringsVersion) that
+	 * cel_env_add_kubernetes enables, with what cel-go gates by it: format and strings.quote
+	 * from 1, join's element check from 2, (string).reverse() from 3, the current formatter
+	 * from 4 (versions 1 to 3 use cel-go's first, locale-aware one), format's precision limit
+	 * of 100 and cel-go's own string cost trackers from 5. 0 means Kubernetes' version,
+	 * CEL_STRINGS_VERSION_KUBERNETES (2: apiserver environment/base.go); so cel-go's version
+	 * 0 (no format, no quote) is not offered. CEL_STRINGS_VERSION_LATEST is cel-go's default,
+	 * every version, as cel-go's conformance runner uses it. */
+	uint32_t strings_version;
 };
+
+#define CEL_STRINGS_VERSION_KUBERNETES 2u
+#define CEL_STRINGS_VERSION_LATEST UINT32_MAX
 
 /* A new environment with the standard library, optionals and cel.bind. NULL on out of memory. */
 struct cel_env *cel_env_new(const struct cel_env_options *opts);
@@ -177,7 +189,7 @@ int cel_env_declare(struct cel_env *env, const char *name, struct err *e);
 size_t cel_env_slots(const struct cel_env *env);
 
 /* The Kubernetes libraries as k8s.io/apiserver's base environment (environment/base.go,
- * v0.37.2) adds them: strings v2, sets, lists v3 and Kubernetes' lists, regex, URLs, quantity,
+ * v0.37.2) adds them: strings (the version cel_env_options.strings_version names, v2 by default), sets, lists v3 and Kubernetes' lists, regex, URLs, quantity,
  * semver (with normalization), IP and CIDR, format, and cross-type numeric comparisons. */
 int cel_env_add_kubernetes(struct cel_env *env, struct err *e);
 
