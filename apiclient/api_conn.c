@@ -261,6 +261,29 @@ fail:
 	return NULL;
 }
 
+struct api_conn *api_conn_new_mux(struct api_client *client, struct api_mux *mux, struct err *e)
+{
+	if (!mux) {
+		err_set(e, ERR_INVALID, "api conn: no multiplexer");
+		return NULL;
+	}
+	struct api_conn *c = api_conn_new(client, e);
+	if (!c)
+		return NULL;
+	/* HTTP/2 where TLS's ALPN agrees to it, else HTTP/1.1; PIPEWAIT: a transfer waits for a
+	 * connection being set up to say whether it multiplexes rather than open another. */
+	CURLcode cc = curl_easy_setopt(c->h, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
+	if (!cc)
+		cc = curl_easy_setopt(c->h, CURLOPT_PIPEWAIT, 1L);
+	if (cc) {
+		err_set(e, ERR_TRANSPORT, "api conn: curl option: %s", curl_easy_strerror(cc));
+		api_conn_free(c);
+		return NULL;
+	}
+	c->mux = mux;
+	return c;
+}
+
 void api_conn_free(struct api_conn *c)
 {
 	if (!c)
@@ -279,6 +302,8 @@ static CURLcode conn_perform(struct api_conn *c)
 	/* Without a stop flag nothing needs the loop below. A bulk connection keeps to its multi
 	 * handle even then: the connection cache belongs to the multi handle that runs the
 	 * transfer, so mixing both would open a second connection. */
+	if (c->mux)
+		return api__mux_perform(c->mux, c->h);
 	if (!c->bulk && !c->stop)
 		return curl_easy_perform(c->h);
 	CURLcode res = CURLE_OK;
