@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 #include <curl/curl.h>
@@ -271,10 +272,16 @@ struct api_conn *api_conn_new_mux(struct api_client *client, struct api_mux *mux
 	if (!c)
 		return NULL;
 	/* HTTP/2 where TLS's ALPN agrees to it, else HTTP/1.1; PIPEWAIT: a transfer waits for a
-	 * connection being set up to say whether it multiplexes rather than open another. */
-	CURLcode cc = curl_easy_setopt(c->h, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
-	if (!cc)
-		cc = curl_easy_setopt(c->h, CURLOPT_PIPEWAIT, 1L);
+	 * connection being set up to say whether it multiplexes rather than open another. Over TLS
+	 * the handshake says it (ALPN); a plain http:// server would say it only with its first
+	 * answer, so there every transfer would wait for the first one (a hung first request held
+	 * the others until its timeout): HTTP/1.1 there, as api_conn_new's. */
+	CURLcode cc = CURLE_OK;
+	if (!strncasecmp(client->cfg.server, "https://", 8)) {
+		cc = curl_easy_setopt(c->h, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
+		if (!cc)
+			cc = curl_easy_setopt(c->h, CURLOPT_PIPEWAIT, 1L);
+	}
 	if (cc) {
 		err_set(e, ERR_TRANSPORT, "api conn: curl option: %s", curl_easy_strerror(cc));
 		api_conn_free(c);
