@@ -306,11 +306,12 @@ void api_conn_free(struct api_conn *c)
 /* Runs the transfer set up on c->h; returns curl's result. */
 static CURLcode conn_perform(struct api_conn *c)
 {
+	/* A muxed connection's transfer runs on the muxer's multi handle and connection. */
+	if (c->mux)
+		return api__mux_perform(c->mux, c->h);
 	/* Without a stop flag nothing needs the loop below. A bulk connection keeps to its multi
 	 * handle even then: the connection cache belongs to the multi handle that runs the
 	 * transfer, so mixing both would open a second connection. */
-	if (c->mux)
-		return api__mux_perform(c->mux, c->h);
 	if (!c->bulk && !c->stop)
 		return curl_easy_perform(c->h);
 	CURLcode res = CURLE_OK;

@@ -8,17 +8,17 @@
  * network connection through the binder's api_mux (apiclient/api_mux.c): HTTP/2 streams over
  * one TLS connection, as upstream's binding goroutines share client-go's, instead of a TCP + TLS
  * connection per thread (~85 KB each with 64 threads, csched's largest memory share at 500
- * nodes); a server without h2 gets at most BINDER_HTTP1_CONNS HTTP/1.1 connections. A worker takes a
- * job under the lock and runs it unlocked. Binds are never dropped (an assumed pod must end in a
- * bind or a forget); at stop the workers finish every queued job first, so the cache and the
- * queue stay consistent.
+ * nodes); a server without h2 (or a plain http:// one) gets at most BINDER_HTTP1_CONNS HTTP/1.1
+ * connections. A worker takes a job under the lock and runs it unlocked. Binds are never dropped
+ * (an assumed pod must end in a bind or a forget); at stop the workers finish every queued job
+ * first, so the cache and the queue stay consistent.
  *
  * The pool grows on demand up to its maximum: a push that finds more queued jobs than idle and
  * starting workers starts one more thread. A bind is one synchronous request, so binds in flight =
  * busy workers, and the binding rate is at most workers / server latency: with 16 workers and the
  * 60-150 ms a loaded server took per bind, binds fell up to 3000 pods (p50 8.5 s) behind the
  * scheduling loop (upstream runs each binding cycle in its own goroutine). Threads stay until stop;
- * an idle one costs its stack and its kept-alive connection.
+ * an idle one costs its stack and its libcurl handle (the connection is the muxer's).
  *
  * Failure (upstream handleBindingCycleError): Unreserve, ForgetPod, then if the forget succeeded
  * an AssignedPodDelete move for every other pod (the assumed pod freed room), then the common
@@ -334,7 +334,8 @@ static int spawn_locked(struct sched_binder *b)
  * the idle ones (woken or not) and the ones still starting. Counting only the idle ones started
  * a thread for every push that came before the last started one ran (a new thread needs a
  * scheduler tick, the loop pushes the next pod sooner), so the pool overshot the binds in
- * flight, each thread costing its stack, a libcurl handle and a TLS connection (~85 KB).
+ * flight, each thread costing its stack and a libcurl handle (and, before the muxer, a TLS
+ * connection: ~85 KB in all).
  * Caller holds b->lock. */
 static int grow_locked(struct sched_binder *b)
 {
