@@ -165,12 +165,11 @@ static void *mux_main(void *arg)
 
 struct api_mux *api_mux_new(int max_conns, struct err *e)
 {
-	struct api_mux *x = calloc(1, sizeof(*x));
 	if (max_conns < 1) {
-		free(x);
 		err_set(e, ERR_INVALID, "api mux: at least one connection is needed (got %d)", max_conns);
 		return NULL;
 	}
+	struct api_mux *x = calloc(1, sizeof(*x));
 	if (!x) {
 		err_set(e, ERR_NOMEM, "api mux: out of memory");
 		return NULL;
