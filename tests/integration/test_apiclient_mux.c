@@ -138,9 +138,12 @@ static void *relay_main(void *arg)
 	return NULL;
 }
 
-static void relay_start(struct relay *r, int upstream_port)
+/* On the heap: a test that fails leaves its relay thread running (cmocka jumps out of the test),
+ * which must not write into the next test's stack. */
+static struct relay *relay_start(int upstream_port)
 {
-	memset(r, 0, sizeof(*r));
+	struct relay *r = calloc(1, sizeof(*r));
+	assert_non_null(r);
 	pthread_mutex_init(&r->lock, NULL);
 	r->upstream_port = upstream_port;
 	for (int i = 0; i < RELAY_MAX; i++)
@@ -155,6 +158,7 @@ static void relay_start(struct relay *r, int upstream_port)
 	assert_int_equal(getsockname(r->fd, (struct sockaddr *)&a, &len), 0);
 	r->port = ntohs(a.sin_port);
 	assert_int_equal(pthread_create(&r->thread, NULL, relay_main, r), 0);
+	return r;
 }
 
 static void relay_stop(struct relay *r)
@@ -165,6 +169,7 @@ static void relay_stop(struct relay *r)
 		close_pair(r, i);
 	close(r->fd);
 	pthread_mutex_destroy(&r->lock);
+	free(r);
 }
 
 static int relay_connections(struct relay *r)
@@ -321,16 +326,15 @@ static void test_concurrent_binds_share_one_h2_connection(void **state)
 {
 	(void)state;
 	struct err e = {0};
-	struct relay relay;
-	relay_start(&relay, fx->cluster.apiserver_port);
+	struct relay *relay = relay_start(fx->cluster.apiserver_port);
 	if (harness_create_pods(fx->direct, "mux", "a-", 0, BINDERS, &e))
 		fail_msg("pods: %s", e.msg);
-	struct api_client *cl = relay_client(&relay, 30000);
+	struct api_client *cl = relay_client(relay, 30000);
 	struct api_mux *mux = api_mux_new(16, &e);
 	assert_non_null(mux);
 
 	struct binder b[BINDERS];
-	bind_all(cl, mux, "a-", b, &relay, false, true);
+	bind_all(cl, mux, "a-", b, relay, false, true);
 	for (int i = 0; i < BINDERS; i++)
 		if (b[i].rc)
 			fail_msg("bind %s: %s", b[i].name, b[i].msg);
@@ -341,7 +345,7 @@ static void test_concurrent_binds_share_one_h2_connection(void **state)
 	assert_int_equal(st.requests, BINDERS);
 	assert_int_equal(st.http2, BINDERS);
 	assert_int_equal(st.connects, 1);
-	assert_int_equal(relay_connections(&relay), 1);
+	assert_int_equal(relay_connections(relay), 1);
 	char uid[64], node[64];
 	for (int i = 0; i < BINDERS; i++) {
 		pod_get(b[i].name, uid, sizeof uid, node, sizeof node);
@@ -349,27 +353,26 @@ static void test_concurrent_binds_share_one_h2_connection(void **state)
 	}
 
 	/* binding again: the server's 409, as on a connection of one's own */
-	bind_all(cl, mux, "a-", b, &relay, false, false);
+	bind_all(cl, mux, "a-", b, relay, false, false);
 	for (int i = 0; i < BINDERS; i++) {
 		assert_int_equal(b[i].rc, ERR_CONFLICT);
 		assert_non_null(strstr(b[i].msg, "already assigned"));
 	}
-	assert_int_equal(relay_connections(&relay), 1);
+	assert_int_equal(relay_connections(relay), 1);
 
 	api_mux_free(mux);
 	api_client_free(cl);
-	relay_stop(&relay);
+	relay_stop(relay);
 }
 
 static void test_cut_connection_fails_or_resends_in_flight_binds(void **state)
 {
 	(void)state;
 	struct err e = {0};
-	struct relay relay;
-	relay_start(&relay, fx->cluster.apiserver_port);
+	struct relay *relay = relay_start(fx->cluster.apiserver_port);
 	if (harness_create_pods(fx->direct, "mux", "b-", 0, BINDERS, &e))
 		fail_msg("pods: %s", e.msg);
-	struct api_client *cl = relay_client(&relay, 5000);
+	struct api_client *cl = relay_client(relay, 5000);
 	struct api_mux *mux = api_mux_new(16, &e);
 	assert_non_null(mux);
 	struct api_conn *warm = api_conn_new_mux(cl, mux, &e);
@@ -378,10 +381,10 @@ static void test_cut_connection_fails_or_resends_in_flight_binds(void **state)
 	long n = 0;
 	if (harness_count(warm, "/api/v1/namespaces/mux/pods", &n, &e))
 		fail_msg("count: %s", e.msg);
-	assert_int_equal(relay_connections(&relay), 1);
+	assert_int_equal(relay_connections(relay), 1);
 
 	struct binder b[BINDERS];
-	bind_all(cl, mux, "b-", b, &relay, true, true);
+	bind_all(cl, mux, "b-", b, relay, true, true);
 	int failed = 0, ok = 0;
 	for (int i = 0; i < BINDERS; i++) {
 		assert_true(b[i].took_ms < 15000); /* none hangs: the request timeout is 5 s */
@@ -395,7 +398,7 @@ static void test_cut_connection_fails_or_resends_in_flight_binds(void **state)
 	}
 	print_message("mux: connection cut under %d binds: %d resent by libcurl, %d failed (ERR_TRANSPORT)\n",
 		      BINDERS, ok, failed);
-	assert_true(relay_connections(&relay) >= 2 || failed == BINDERS);
+	assert_true(relay_connections(relay) >= 2 || failed == BINDERS);
 
 	/* the failed ones again, as the scheduler retries a failed binding cycle */
 	for (int i = 0; i < BINDERS; i++) {
@@ -417,7 +420,7 @@ static void test_cut_connection_fails_or_resends_in_flight_binds(void **state)
 	api_conn_free(warm);
 	api_mux_free(mux);
 	api_client_free(cl);
-	relay_stop(&relay);
+	relay_stop(relay);
 }
 
 int main(void)

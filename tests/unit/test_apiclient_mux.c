@@ -173,9 +173,12 @@ static void *accept_main(void *arg)
 	}
 }
 
-static void server_start(struct server *srv)
+/* On the heap: a test that fails leaves the server's threads running (cmocka jumps out of the
+ * test), which must not write into the next test's stack. */
+static struct server *server_start(void)
 {
-	memset(srv, 0, sizeof(*srv));
+	struct server *srv = calloc(1, sizeof(*srv));
+	assert_non_null(srv);
 	pthread_mutex_init(&srv->lock, NULL);
 	srv->fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	assert_true(srv->fd >= 0);
@@ -187,9 +190,11 @@ static void server_start(struct server *srv)
 	assert_int_equal(getsockname(srv->fd, (struct sockaddr *)&a, &len), 0);
 	srv->port = ntohs(a.sin_port);
 	assert_int_equal(pthread_create(&srv->accept_thread, NULL, accept_main, srv), 0);
+	return srv;
 }
 
-/* After every client connection is closed (the muxer freed). */
+/* After every client connection is closed (the muxer freed). srv stays readable (the counts)
+ * until the test frees it. */
 static void server_stop(struct server *srv)
 {
 	pthread_mutex_lock(&srv->lock);
@@ -257,9 +262,8 @@ static void *worker_main(void *arg)
 static void test_concurrent_requests_share_bounded_connections(void **state)
 {
 	(void)state;
-	struct server srv;
-	server_start(&srv);
-	struct api_client *c = client_for(srv.port, 10000);
+	struct server *srv = server_start();
+	struct api_client *c = client_for(srv->port, 10000);
 	struct err e = {0};
 	struct api_mux *mux = api_mux_new(2, &e);
 	assert_non_null(mux);
@@ -282,9 +286,10 @@ static void test_concurrent_requests_share_bounded_connections(void **state)
 	assert_int_equal(st.http2, 0); /* plain http: no ALPN, HTTP/1.1 */
 	api_mux_free(mux);
 	api_client_free(c);
-	server_stop(&srv);
-	assert_true(srv.max_open <= 2);
-	assert_int_equal(srv.requests, THREADS * PER_THREAD);
+	server_stop(srv);
+	assert_true(srv->max_open <= 2);
+	assert_int_equal(srv->requests, THREADS * PER_THREAD);
+	free(srv);
 }
 
 /* 409 and 404 come back as api_conn_new's connections return them: the code and the Status
@@ -292,9 +297,8 @@ static void test_concurrent_requests_share_bounded_connections(void **state)
 static void test_http_results(void **state)
 {
 	(void)state;
-	struct server srv;
-	server_start(&srv);
-	struct api_client *c = client_for(srv.port, 10000);
+	struct server *srv = server_start();
+	struct api_client *c = client_for(srv->port, 10000);
 	struct err e = {0};
 	struct api_mux *mux = api_mux_new(2, &e);
 	assert_non_null(mux);
@@ -323,8 +327,9 @@ static void test_http_results(void **state)
 	api_conn_free(conn);
 	api_mux_free(mux);
 	api_client_free(c);
-	server_stop(&srv);
-	assert_int_equal(srv.requests, 4);
+	server_stop(srv);
+	assert_int_equal(srv->requests, 4);
+	free(srv);
 }
 
 struct hang_arg {
@@ -353,9 +358,8 @@ static void *hang_main(void *arg)
 static void test_timeout_and_cut(void **state)
 {
 	(void)state;
-	struct server srv;
-	server_start(&srv);
-	struct api_client *c = client_for(srv.port, 1500);
+	struct server *srv = server_start();
+	struct api_client *c = client_for(srv->port, 1500);
 	struct err e = {0};
 	struct api_mux *mux = api_mux_new(2, &e);
 	assert_non_null(mux);
@@ -385,7 +389,8 @@ static void test_timeout_and_cut(void **state)
 	api_conn_free(conn);
 	api_mux_free(mux);
 	api_client_free(c);
-	server_stop(&srv);
+	server_stop(srv);
+	free(srv);
 }
 
 static void test_bad_arguments(void **state)
