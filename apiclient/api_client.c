@@ -9,10 +9,13 @@
  * stream stops as fast). Other connections (binds, events, the lease) send short requests that
  * nothing stops, with curl_easy_perform: 10% less CPU per request than the multi loop.
  *
- * HTTP/1.1, not HTTP/2: with one connection per thread, as here, libcurl 7.88's HTTP/2 cost
- * 200 us of CPU per small request against 135 us for HTTP/1.1 (64 threads, loopback apiserver;
- * one HTTP/2 connection multiplexed from a single thread cost 107 us). Every connection, watches
- * included, carries one request at a time, so HTTP/2's multiplexing bought nothing.
+ * HTTP/1.1, not HTTP/2, on these connections: with one connection per thread, libcurl 7.88's
+ * HTTP/2 cost 200 us of CPU per small request against 135 us for HTTP/1.1 (64 threads, loopback
+ * apiserver; one HTTP/2 connection multiplexed from a single thread cost 107 us). Each of them
+ * carries one request at a time, so HTTP/2's multiplexing bought nothing. The binder threads are
+ * the exception: up to 64 of them, each blocked in one request, share one HTTP/2 connection
+ * driven by a single muxer thread (api_mux.c, api_conn_new_mux), which is that cheapest case and
+ * saves a TCP + TLS connection per thread.
  *
  * Credentials: a static token, a token file re-read when it changes (stat: inode, mtime, size)
  * or at least every minute (service-account tokens rotate), or an exec plugin whose result is

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 #include <curl/curl.h>
@@ -261,6 +262,35 @@ fail:
 	return NULL;
 }
 
+struct api_conn *api_conn_new_mux(struct api_client *client, struct api_mux *mux, struct err *e)
+{
+	if (!mux) {
+		err_set(e, ERR_INVALID, "api conn: no multiplexer");
+		return NULL;
+	}
+	struct api_conn *c = api_conn_new(client, e);
+	if (!c)
+		return NULL;
+	/* HTTP/2 where TLS's ALPN agrees to it, else HTTP/1.1; PIPEWAIT: a transfer waits for a
+	 * connection being set up to say whether it multiplexes rather than open another. Over TLS
+	 * the handshake says it (ALPN); a plain http:// server would say it only with its first
+	 * answer, so there every transfer would wait for the first one (a hung first request held
+	 * the others until its timeout): HTTP/1.1 there, as api_conn_new's. */
+	CURLcode cc = CURLE_OK;
+	if (!strncasecmp(client->cfg.server, "https://", 8)) {
+		cc = curl_easy_setopt(c->h, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
+		if (!cc)
+			cc = curl_easy_setopt(c->h, CURLOPT_PIPEWAIT, 1L);
+	}
+	if (cc) {
+		err_set(e, ERR_TRANSPORT, "api conn: curl option: %s", curl_easy_strerror(cc));
+		api_conn_free(c);
+		return NULL;
+	}
+	c->mux = mux;
+	return c;
+}
+
 void api_conn_free(struct api_conn *c)
 {
 	if (!c)
@@ -276,6 +306,9 @@ void api_conn_free(struct api_conn *c)
 /* Runs the transfer set up on c->h; returns curl's result. */
 static CURLcode conn_perform(struct api_conn *c)
 {
+	/* A muxed connection's transfer runs on the muxer's multi handle and connection. */
+	if (c->mux)
+		return api__mux_perform(c->mux, c->h);
 	/* Without a stop flag nothing needs the loop below. A bulk connection keeps to its multi
 	 * handle even then: the connection cache belongs to the multi handle that runs the
 	 * transfer, so mixing both would open a second connection. */

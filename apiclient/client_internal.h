@@ -49,6 +49,7 @@ struct api_conn {
 	struct api_client *client;
 	CURL *h;
 	CURLM *m;          /* made by the first transfer that needs it (bulk or stoppable); else NULL */
+	struct api_mux *mux; /* api_conn_new_mux: transfers run on the muxer's connection; borrowed */
 	uint64_t cert_gen; /* exec_gen whose client certificate is set on h */
 	bool bulk;         /* reads LIST pages and watches: transfers go through m (stoppable) */
 	bool fresh;        /* next transfer opens a new connection (new client certificate) */
@@ -72,6 +73,10 @@ struct api_conn {
  * completes to c->on_line. False to abort the transfer: the line bound is exceeded (c->overflow)
  * or on_line failed (c->line_rc). The seam the watch fuzz target feeds (tests/fuzz). */
 bool api__stream_write(struct api_conn *c, const char *p, size_t n);
+
+/* api_mux.c: runs the transfer set up on h on the muxer's thread and connection; returns
+ * libcurl's result once it is complete (h is then out of the muxer's multi handle). */
+CURLcode api__mux_perform(struct api_mux *mux, CURL *h);
 
 /* errors (api_client.c): an HTTP status >= 400, a libcurl failure -> ERR_* with a message */
 int api__http_error(const char *method, const char *path, long status, const char *body, size_t len,

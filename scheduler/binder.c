@@ -3,18 +3,22 @@
  *
  * DESIGN
  * A FIFO of jobs (binds and patches) guarded by one mutex and a condition variable; worker
- * threads, each with its own api_conn (connection reuse, and the bind callback finds it through a
- * thread-local pointer because DefaultBinder calls back through the framework). A worker takes a
- * job under the lock and runs it unlocked. Binds are never dropped (an assumed pod must end in a
- * bind or a forget); at stop the workers finish every queued job first, so the cache and the
- * queue stay consistent.
+ * threads, each with its own api_conn (the bind callback finds it through a thread-local pointer
+ * because DefaultBinder calls back through the framework). The workers' connections share one
+ * network connection through the binder's api_mux (apiclient/api_mux.c): HTTP/2 streams over
+ * one TLS connection, as upstream's binding goroutines share client-go's, instead of a TCP + TLS
+ * connection per thread (~85 KB each with 64 threads, csched's largest memory share at 500
+ * nodes); a server without h2 (or a plain http:// one) gets at most BINDER_HTTP1_CONNS HTTP/1.1
+ * connections. A worker takes a job under the lock and runs it unlocked. Binds are never dropped
+ * (an assumed pod must end in a bind or a forget); at stop the workers finish every queued job
+ * first, so the cache and the queue stay consistent.
  *
  * The pool grows on demand up to its maximum: a push that finds more queued jobs than idle and
  * starting workers starts one more thread. A bind is one synchronous request, so binds in flight =
  * busy workers, and the binding rate is at most workers / server latency: with 16 workers and the
  * 60-150 ms a loaded server took per bind, binds fell up to 3000 pods (p50 8.5 s) behind the
  * scheduling loop (upstream runs each binding cycle in its own goroutine). Threads stay until stop;
- * an idle one costs its stack and its kept-alive connection.
+ * an idle one costs its stack and its libcurl handle (the connection is the muxer's).
  *
  * The loop waits (sched_binder_wait_room) while SCHED_BIND_QUEUE_PER_THREAD jobs per possible
  * worker wait for one: a binding cycle keeps its scheduling cycle's state (~10-20 KB with the
@@ -37,6 +41,10 @@
 #include "extender_internal.h"
 #include "sched_internal.h"
 
+/* The HTTP/1.1 connections the workers share when the server does not negotiate HTTP/2 (at most
+ * the number of workers): binds beyond them wait inside libcurl for a free one. */
+#define BINDER_HTTP1_CONNS 16
+
 enum job_kind { JOB_BIND, JOB_PATCH };
 
 struct job {
@@ -48,6 +56,7 @@ struct job {
 struct sched_binder {
 	struct scheduler *s;
 	int max_threads;
+	struct api_mux *mux; /* made by start, freed by stop after the workers; NULL: one connection each */
 	pthread_t *threads; /* max_threads slots */
 
 	/* lock guards everything below; a leaf lock (jobs run unlocked; pthread_create is called
@@ -274,7 +283,9 @@ static void *worker_main(void *arg)
 {
 	struct sched_binder *b = arg;
 	struct err e = { 0 };
-	if (!(tl_conn = api_conn_new(b->s->client, &e)))
+	/* b->mux is set before the thread is created and freed after it is joined */
+	tl_conn = b->mux ? api_conn_new_mux(b->s->client, b->mux, &e) : api_conn_new(b->s->client, &e);
+	if (!tl_conn)
 		LOG_ERROR("binder: no connection (%s): binds will fail and be retried", e.msg);
 	pthread_mutex_lock(&b->lock);
 	b->n_starting--;
@@ -332,7 +343,8 @@ static int spawn_locked(struct sched_binder *b)
  * the idle ones (woken or not) and the ones still starting. Counting only the idle ones started
  * a thread for every push that came before the last started one ran (a new thread needs a
  * scheduler tick, the loop pushes the next pod sooner), so the pool overshot the binds in
- * flight, each thread costing its stack, a libcurl handle and a TLS connection (~85 KB).
+ * flight, each thread costing its stack and a libcurl handle (and, before the muxer, a TLS
+ * connection: ~85 KB in all).
  * Caller holds b->lock. */
 static int grow_locked(struct sched_binder *b)
 {
@@ -345,6 +357,12 @@ static int grow_locked(struct sched_binder *b)
 int sched_binder_start(struct sched_binder *b, struct err *e)
 {
 	int rc = 0;
+	if (!b->mux) {
+		struct err me = { 0 };
+		int conns = b->max_threads < BINDER_HTTP1_CONNS ? b->max_threads : BINDER_HTTP1_CONNS;
+		if (!(b->mux = api_mux_new(conns, &me)))
+			LOG_WARN("binder: %s: one connection per worker thread", me.msg);
+	}
 	pthread_mutex_lock(&b->lock);
 	b->started = true;
 	/* One worker at least; more for the jobs queued before the start. */
@@ -464,6 +482,15 @@ void sched_binder_stop(struct sched_binder *b)
 	b->started = false;
 	b->stopping = false;
 	pthread_mutex_unlock(&b->lock);
+	/* every worker has freed its connection */
+	if (b->mux) {
+		struct api_mux_stats st;
+		api_mux_stats(b->mux, &st);
+		LOG_V(2, "binder: %" PRIu64 " requests over %" PRIu64 " connections (%" PRIu64 " over HTTP/2)",
+		      st.requests, st.connects, st.http2);
+	}
+	api_mux_free(b->mux);
+	b->mux = NULL;
 }
 
 void sched_binder_free(struct sched_binder *b)

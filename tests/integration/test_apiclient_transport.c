@@ -3,7 +3,7 @@
  *  - TLS: a wrong CA fails with a clear TLS error; insecure-skip-tls-verify connects anyway;
  *  - authentication: bearer token, client certificate (embedded and from files), token file
  *    (rotation picked up), exec plugin (token and client certificate, cached, re-run on 401 and
- *    on expiry); no credentials -> ERR_FORBIDDEN;
+ *    on expiry; also on connections of an api_mux, over HTTP/2); no credentials -> ERR_FORBIDDEN;
  *  - writes: Pod and Node created with api_request, api_bind_pod sets spec.nodeName and a second
  *    Binding is ERR_CONFLICT with the server's message; Event (with a series, note truncated);
  *    PodScheduled condition + nominatedNodeName patch; Lease create/get/update with a stale
@@ -426,6 +426,46 @@ static void test_exec_plugin_auth(void **state)
 		fail_msg("exec cert: %s", e.msg);
 	assert_int_equal(plugin_runs(), 1);
 	api_client_free(c);
+}
+
+/* The same credentials on connections of a muxer (the binders'): the plugin runs on the
+ * submitting thread, a refused token is dropped and the request retried once, and a client
+ * certificate from the plugin is the TLS identity of the muxer's (HTTP/2) connection. */
+static void test_exec_plugin_auth_muxed(void **state)
+{
+	(void)state;
+	struct err e = {0};
+	struct api_mux *mux = api_mux_new(4, &e);
+	assert_non_null(mux);
+	struct api_client *c = exec_client("bad-then-good");
+	struct api_conn *conn = api_conn_new_mux(c, mux, &e);
+	assert_non_null(conn);
+	if (api_request(conn, "GET", "/api/v1/nodes?limit=1", NULL, NULL, 0, NULL, &e))
+		fail_msg("exec, muxed: %s", e.msg);
+	assert_int_equal(plugin_runs(), 2);
+	assert_int_equal(api_request(conn, "GET", "/api/v1/nodes?limit=1", NULL, NULL, 0, NULL, &e), 0);
+	assert_int_equal(plugin_runs(), 2);
+	api_conn_free(conn);
+	api_client_free(c);
+	struct api_mux_stats before;
+	api_mux_stats(mux, &before);
+
+	c = exec_client("cert");
+	conn = api_conn_new_mux(c, mux, &e);
+	assert_non_null(conn);
+	if (api_request(conn, "GET", "/api/v1/nodes?limit=1", NULL, NULL, 0, NULL, &e))
+		fail_msg("exec cert, muxed: %s", e.msg);
+	assert_int_equal(plugin_runs(), 1);
+	api_conn_free(conn);
+	api_client_free(c);
+
+	struct api_mux_stats st;
+	api_mux_stats(mux, &st);
+	assert_int_equal(st.requests, 4); /* the refused one, its retry, two more */
+	assert_int_equal(st.http2, 4);
+	/* the client certificate is part of a connection's identity: a connection of its own */
+	assert_int_equal(st.connects, before.connects + 1);
+	api_mux_free(mux);
 }
 
 /* Threads share one client (its limiter and credential cache), each with its own connection:
@@ -1185,6 +1225,7 @@ int main(void)
 		cmocka_unit_test(test_token_and_cert_auth),
 		cmocka_unit_test(test_token_file_rotation),
 		cmocka_unit_test(test_exec_plugin_auth),
+		cmocka_unit_test(test_exec_plugin_auth_muxed),
 		cmocka_unit_test(test_threads_shared_client),
 		cmocka_unit_test(test_bind_pod),
 		cmocka_unit_test(test_not_found),

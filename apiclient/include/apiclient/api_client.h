@@ -3,7 +3,8 @@
  * THREADS: a struct api_client is shared by all threads and is immutable after creation except
  * for its rate limiter and credential cache, which lock internally. Each thread that makes
  * requests uses its own struct api_conn (one long-lived libcurl easy handle: connection reuse,
- * HTTP/1.1). curl_global_init is called once by api_global_init before
+ * HTTP/1.1), or one that shares a struct api_mux's connection (HTTP/2) with other threads'
+ * connections (api_conn_new_mux: the binder threads). curl_global_init is called once by api_global_init before
  * any thread starts. */
 #ifndef CSCHED_API_CLIENT_H
 #define CSCHED_API_CLIENT_H
@@ -85,6 +86,23 @@ const char *api_client_namespace(const struct api_client *c); /* may be NULL */
 /* One per thread. */
 struct api_conn *api_conn_new(struct api_client *c, struct err *e);
 void api_conn_free(struct api_conn *conn);
+
+/* A multiplexer: one thread that runs the transfers of many connections over one shared
+ * HTTP/2 connection (ALPN over TLS), or, when the server does not negotiate h2, over at most
+ * max_conns HTTP/1.1 connections. A connection made by api_conn_new_mux behaves as one of
+ * api_conn_new (same requests, timeouts, retries, credentials, errors) but has no network
+ * connection of its own: its thread blocks while the muxer runs the transfer. Not for
+ * api_stream. Free the muxer after every request on its connections has returned. */
+struct api_mux;
+struct api_mux *api_mux_new(int max_conns, struct err *e);
+void api_mux_free(struct api_mux *mux);
+struct api_conn *api_conn_new_mux(struct api_client *c, struct api_mux *mux, struct err *e);
+/* Counts since api_mux_new: transfers completed, network connections they opened, and
+ * transfers that went over HTTP/2. */
+struct api_mux_stats {
+	uint64_t requests, connects, http2;
+};
+void api_mux_stats(struct api_mux *mux, struct api_mux_stats *out);
 /* Bounds every later request on conn (not streams) by deadline_ns (CLOCK_MONOTONIC; 0 = none):
  * its timeout is cut to the time left, a Retry-After that would pass it is not waited for, and
  * once it has passed requests fail with ERR_TIMEOUT without being sent (client-go: a request's
