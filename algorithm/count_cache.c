@@ -234,6 +234,7 @@ struct fw_count_slot *fw_count_cache_slot(struct fw_count_cache *cc, const struc
 		slot_drop(s);
 		if (slot_set_key(s, m) < 0)
 			return NULL;
+		s->id = ++cc->ids;
 	} else if (pmap_len(&s->by_node) > 2 * (size_t)n_nodes + 64) {
 		slot_clear(s); /* entries of node_infos gone from the snapshot */
 	}

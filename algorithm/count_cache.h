@@ -45,6 +45,7 @@ struct fw_count_slot {
 	bool skip_deleting;
 	struct pmap by_node; /* const struct node_info * -> struct fw_node_count * (malloc'd) */
 	uint64_t used;       /* round of the last use: LRU eviction, never in the current round */
+	uint64_t id;         /* changes with the key: (slot, id) names one predicate */
 	struct fw_domains *domains; /* the totals per topology value kept over this slot's counts */
 };
 
@@ -53,6 +54,7 @@ struct fw_count_slot {
 struct fw_count_cache {
 	struct fw_count_slot slots[FW_COUNT_CACHE_SLOTS];
 	uint64_t round;
+	uint64_t ids; /* the last slot id given */
 };
 
 /* Starts a round (a PreFilter or a PreScore): the slots taken in it stay theirs until the next. */
