@@ -6,8 +6,9 @@
  * strings), each snapshot node_info's count with the generation it was taken at. The cache
  * stamps a process-unique generation on every change of a node_info's pods or labels (cache.h),
  * so (node_info address, generation) names one content: a count is reused while they hold and
- * recounted when the generation moved. Not thread-safe: only a plugin's PreFilter and PreScore
- * (the scheduler thread) use its cache. */
+ * recounted when the generation moved. A slot may also keep its counts summed per topology value
+ * (fw_count_cache_domains). Not thread-safe: only a plugin's PreFilter and PreScore (the scheduler
+ * thread) use its cache. */
 #ifndef CSCHED_ALGORITHM_COUNT_CACHE_H
 #define CSCHED_ALGORITHM_COUNT_CACHE_H
 
@@ -64,6 +65,7 @@ void fw_count_cache_begin(struct fw_count_cache *cc);
 struct fw_count_slot *fw_count_cache_slot(struct fw_count_cache *cc, const struct fw_pod_match *m, uint32_t n_nodes);
 /* ni's count of m through slot s (the slot of m; NULL: counted now). */
 int64_t fw_count_cache_count(struct fw_count_slot *s, const struct fw_pod_match *m, const struct node_info *ni);
+
 /* ---------- Totals per topology domain, kept across cycles ----------
  *
  * A slot's counts summed per value of one topology key over a node list (PodTopologySpread's
@@ -95,10 +97,11 @@ struct fw_domains {
 	struct fw_domains *next;
 };
 
+#define FW_DOMAINS_PER_SLOT 4
+
 /* Slot s's totals for (keys, key, require_all) over nodes, brought up to date; NULL on out of
  * memory or when s already holds FW_DOMAINS_PER_SLOT of them in use this round (then walk the
  * nodes). m is s's predicate. empty is the value of a node without keys[key] (interned). */
-#define FW_DOMAINS_PER_SLOT 4
 struct fw_domains *fw_count_cache_domains(struct fw_count_cache *cc, struct fw_count_slot *s,
 					  const struct fw_pod_match *m, const char *const *keys, uint32_t n_keys,
 					  uint32_t key, bool require_all, const char *empty,
