@@ -192,6 +192,8 @@ static void term_clause(const struct term *t, struct fw_pod_clause *out)
  * terms read of the incoming pod: its namespace, its labels and its namespace's labels (copies,
  * their strings referenced so that their addresses stay theirs while compared). */
 #define OWN_SLOTS 4
+struct ipa_agg;
+
 #define OWN_KEYS 4 /* a node whose pods' terms use more topology keys is walked every cycle */
 
 struct own_slot {
@@ -201,17 +203,15 @@ struct own_slot {
 	struct api_labels labels, ns_labels; /* items malloc'd */
 	struct pmap by_node;                 /* const struct node_info * -> struct own_node * (malloc'd) */
 	uint64_t used;                       /* round of the last use (LRU) */
+	struct ipa_agg *agg;                 /* PreScore's topologyScore kept for these pods (agg_*) */
 };
 
 /* What init stores: the count cache of PreFilter and PreScore and PreScore's existing-pod sums
  * (the scheduler thread only). */
-struct ipa_agg;
-
 struct ipa_priv {
 	struct fw_count_cache counts;
 	struct own_slot own[OWN_SLOTS];
 	uint64_t own_round, own_ids;
-	struct ipa_agg *agg; /* PreScore's topologyScore kept across cycles (agg_*), NULL before */
 };
 
 static void own_slot_drop(struct own_slot *s);
@@ -234,7 +234,6 @@ static void release(struct fw_pl *pl)
 			own_slot_drop(&p->own[i]);
 			pmap_release(&p->own[i].by_node);
 		}
-		agg_free(p->agg);
 	}
 	free(p);
 	pl->priv = NULL;
@@ -891,6 +890,8 @@ static void own_slot_clear(struct own_slot *s)
 static void own_slot_drop(struct own_slot *s)
 {
 	own_slot_clear(s);
+	agg_free(s->agg);
+	s->agg = NULL;
 	if (!s->used_key)
 		return;
 	intern_release(s->ns);
@@ -1059,21 +1060,22 @@ static bool agg_is(const struct ipa_agg *a, const struct own_slot *own, const st
 	return true;
 }
 
-/* The aggregate for (own, the incoming terms), emptied when they changed; NULL when a term is
- * counted without the cache (its counts are not kept) or out of memory. */
-static struct ipa_agg *agg_of(struct ipa_priv *p, const struct own_slot *own, const struct score_ctx *x,
-			      const struct term_counts *tc, uint32_t n_pref)
+/* own's aggregate for the incoming terms, emptied when they changed (each own_slot keeps one, so
+ * that pods of a few kinds in turn keep theirs); NULL when a term is counted without the cache
+ * (its counts are not kept) or out of memory. */
+static struct ipa_agg *agg_of(struct own_slot *own, const struct score_ctx *x, const struct term_counts *tc,
+			      uint32_t n_pref)
 {
 	for (uint32_t i = 0; i < n_pref; i++)
 		if (!tc[i].slot)
 			return NULL;
-	if (p->agg && agg_is(p->agg, own, x, tc, n_pref))
-		return p->agg;
-	agg_free(p->agg);
-	struct ipa_agg *a = p->agg = calloc(1, sizeof(*a));
+	if (own->agg && agg_is(own->agg, own, x, tc, n_pref))
+		return own->agg;
+	agg_free(own->agg);
+	struct ipa_agg *a = own->agg = calloc(1, sizeof(*a));
 	if (!a || !(a->terms = calloc(n_pref ? n_pref : 1, sizeof(*a->terms)))) {
 		free(a);
-		p->agg = NULL;
+		own->agg = NULL;
 		return NULL;
 	}
 	a->own = own;
@@ -1226,7 +1228,7 @@ static enum fw_code pre_score(const struct fw_pl *pl, struct fw_cycle *c, const 
 	/* the existing pods' sums of the nodes whose generation did not move: kept (own_slot_of) */
 	struct own_slot *own = pl->priv ? own_slot_of(pl->priv, &x, nodes ? nodes->n : 0) : NULL;
 	/* topologyScore kept across cycles for pods alike (agg_update); else the walk */
-	struct ipa_agg *agg = own ? agg_of(pl->priv, own, &x, tc, n_pref) : NULL;
+	struct ipa_agg *agg = own ? agg_of(own, &x, tc, n_pref) : NULL;
 	int arc = agg ? agg_update(agg, &x, own, tc, n_pref, nodes) : 1;
 	if (arc < 0)
 		return fw_status_set(st, FW_ERROR, NAME ": out of memory");

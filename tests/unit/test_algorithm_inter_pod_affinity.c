@@ -1429,6 +1429,10 @@ static void test_existing_terms_kept(void **state)
 	/* a second pod with the term on n2, whose sums were kept: -1 (e2) - 2 (e4) */
 	cc_add(&x, P(.name = "e4", .labels = "color=yellow", .node = "n2", .affinity = aff("PN1 color In yellow @host")));
 	cc_score(&x, "e4 on n2", FW_SUCCESS, 0, -3);
+	/* the blue pod in between: the yellow pod's kept sums must still follow the changes below */
+	x.soft = blue;
+	cc_score(&x, "blue pod, e4 on n2", FW_SUCCESS, 0, -1);
+	x.soft = yellow;
 	struct api_pod *e4 = P(.name = "e4", .labels = "color=yellow", .node = "n2");
 	assert_int_equal(cache_remove_pod(x.cache, e4, &e), 0);
 	api_pod_unref(e4);
