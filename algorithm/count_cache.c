@@ -172,10 +172,25 @@ static void slot_clear(struct fw_count_slot *s)
 	pmap_clear(&s->by_node);
 }
 
+static void domains_free(struct fw_domains *d)
+{
+	intern_release_n((const char *const *)d->keys, d->n_keys);
+	free(d->keys);
+	free(d->pos);
+	free(d->totals);
+	pmap_release(&d->index);
+	free(d);
+}
+
 /* Empties s and gives back its key's references (the slot is then unused). */
 static void slot_drop(struct fw_count_slot *s)
 {
 	slot_clear(s);
+	for (struct fw_domains *d = s->domains, *next; d; d = next) {
+		next = d->next;
+		domains_free(d);
+	}
+	s->domains = NULL;
 	if (s->c)
 		key_strings(s->c, s->n, intern_release);
 	free(s->c);
@@ -219,6 +234,7 @@ struct fw_count_slot *fw_count_cache_slot(struct fw_count_cache *cc, const struc
 		slot_drop(s);
 		if (slot_set_key(s, m) < 0)
 			return NULL;
+		s->id = ++cc->ids;
 	} else if (pmap_len(&s->by_node) > 2 * (size_t)n_nodes + 64) {
 		slot_clear(s); /* entries of node_infos gone from the snapshot */
 	}
@@ -241,6 +257,156 @@ int64_t fw_count_cache_count(struct fw_count_slot *s, const struct fw_pod_match 
 	if (e->generation != ni->generation)
 		*e = (struct fw_node_count){ ni->generation, fw_pod_match_count(m, ni) };
 	return e->n;
+}
+
+/* ---------- totals per topology domain ---------- */
+
+struct fw_domain_pos {
+	const struct node_info *ni; /* NULL: nothing counted here */
+	uint64_t generation;
+	const char *value; /* NULL: the node did not count */
+	int64_t n;
+};
+
+const struct fw_domain_total *fw_domains_get(const struct fw_domains *d, const char *value)
+{
+	intptr_t i = (intptr_t)pmap_get(&d->index, value);
+	return i && d->totals[i - 1].nodes > 0 ? &d->totals[i - 1] : NULL;
+}
+
+/* value's total, created at zero when absent; NULL on out of memory. */
+static struct fw_domain_total *domains_total(struct fw_domains *d, const char *value)
+{
+	bool added;
+	void **v = pmap_ref(&d->index, value, &added);
+	if (!v)
+		return NULL;
+	if (!added)
+		return &d->totals[(intptr_t)*v - 1];
+	if (d->n_totals == d->cap_totals) {
+		uint32_t cap = d->cap_totals ? 2 * d->cap_totals : 8;
+		struct fw_domain_total *t = realloc(d->totals, cap * sizeof(*t));
+		if (!t) {
+			*v = NULL; /* (a NULL value reads as absent: fw_domains_get, the next domains_total) */
+			return NULL;
+		}
+		d->totals = t, d->cap_totals = cap;
+	}
+	d->totals[d->n_totals] = (struct fw_domain_total){ value, 0, 0 };
+	*v = (void *)(intptr_t)++d->n_totals;
+	return &d->totals[d->n_totals - 1];
+}
+
+/* Forgets every contribution and total (the next update counts every node). */
+static int domains_reset(struct fw_domains *d, uint32_t n_pos)
+{
+	pmap_clear(&d->index);
+	d->n_totals = 0;
+	if (n_pos != d->n_pos) {
+		free(d->pos);
+		d->n_pos = 0;
+		if (!(d->pos = calloc(n_pos ? n_pos : 1, sizeof(*d->pos))))
+			return ERR_NOMEM;
+		d->n_pos = n_pos;
+	} else {
+		memset(d->pos, 0, n_pos * sizeof(*d->pos));
+	}
+	return 0;
+}
+
+static bool domains_is(const struct fw_domains *d, const char *const *keys, uint32_t n_keys, uint32_t key,
+		       bool require_all, const char *empty)
+{
+	return d->n_keys == n_keys && d->key == key && d->require_all == require_all && d->empty == empty &&
+	       !memcmp(d->keys, keys, n_keys * sizeof(*keys));
+}
+
+static struct fw_domains *domains_new(const char *const *keys, uint32_t n_keys, uint32_t key, bool require_all,
+				      const char *empty)
+{
+	struct fw_domains *d = calloc(1, sizeof(*d));
+	if (!d || !(d->keys = malloc((n_keys ? n_keys : 1) * sizeof(*d->keys)))) {
+		free(d);
+		return NULL;
+	}
+	copy_n(d->keys, keys, n_keys * sizeof(*keys));
+	intern_ref_n(keys, n_keys);
+	d->n_keys = n_keys, d->key = key, d->require_all = require_all, d->empty = empty;
+	pmap_init(&d->index);
+	return d;
+}
+
+/* The value ni counts under in d, NULL when it does not count. */
+static const char *domains_value(const struct fw_domains *d, const struct node_info *ni)
+{
+	if (!ni->node)
+		return NULL;
+	const struct api_labels *l = &ni->node->meta.labels;
+	for (uint32_t i = 0; d->require_all && i < d->n_keys; i++)
+		if (!api_labels_get(l, d->keys[i]))
+			return NULL;
+	const char *v = api_labels_get(l, d->keys[d->key]);
+	return v ? v : d->empty;
+}
+
+struct fw_domains *fw_count_cache_domains(struct fw_count_cache *cc, struct fw_count_slot *s,
+					  const struct fw_pod_match *m, const char *const *keys, uint32_t n_keys,
+					  uint32_t key, bool require_all, const char *empty,
+					  const struct fw_node_list *nodes)
+{
+	struct fw_domains *d = NULL, *lru = NULL, **lru_at = NULL;
+	uint32_t held = 0;
+	for (struct fw_domains **at = &s->domains; *at && !d; at = &(*at)->next, held++) {
+		if (domains_is(*at, keys, n_keys, key, require_all, empty))
+			d = *at;
+		else if ((*at)->used != cc->round && (!lru || (*at)->used < lru->used))
+			lru = *at, lru_at = at;
+	}
+	if (!d) {
+		if (held >= FW_DOMAINS_PER_SLOT) {
+			if (!lru)
+				return NULL;
+			*lru_at = lru->next;
+			domains_free(lru);
+		}
+		if (!(d = domains_new(keys, n_keys, key, require_all, empty)))
+			return NULL;
+		d->next = s->domains;
+		s->domains = d;
+	}
+	d->used = cc->round;
+	uint32_t n = nodes ? nodes->n : 0;
+	/* a list of another length, or values of nodes long gone piling up: count every node anew */
+	if ((n != d->n_pos || pmap_len(&d->index) > 2 * (size_t)n + 64) && domains_reset(d, n) < 0)
+		goto nomem;
+	for (uint32_t k = 0; k < n; k++) {
+		const struct node_info *ni = nodes->nodes[k];
+		struct fw_domain_pos *p = &d->pos[k];
+		if (p->ni == ni && p->generation == ni->generation && ni->generation)
+			continue;
+		if (p->value) {
+			struct fw_domain_total *t = domains_total(d, p->value);
+			if (!t)
+				goto nomem;
+			t->nodes--;
+			t->sum -= p->n;
+		}
+		*p = (struct fw_domain_pos){ ni, ni->generation, domains_value(d, ni), 0 };
+		if (!p->value)
+			continue;
+		struct fw_domain_total *t = domains_total(d, p->value);
+		if (!t)
+			goto nomem;
+		p->n = fw_count_cache_count(s, m, ni);
+		t->nodes++;
+		t->sum += p->n;
+	}
+	return d;
+nomem:
+	/* the contributions may no longer add up: start over next time */
+	domains_reset(d, 0);
+	d->n_pos = UINT32_MAX;
+	return NULL;
 }
 
 void fw_count_cache_release(struct fw_count_cache *cc)

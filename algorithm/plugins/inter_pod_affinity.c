@@ -7,7 +7,11 @@
  * its nodes holding pods with pod (anti-)affinity) and leave topology-pair counts ((key, value) ->
  * count tables), so Filter and Score cost O(terms + node labels) per node. A node's count of pods
  * matching the incoming pod's terms is kept across cycles until its snapshot generation moves
- * (count_cache.h), so that part of both walks costs O(nodes) in steady state. Terms of the incoming pod
+ * (count_cache.h), so that part of both walks costs O(nodes) in steady state. PreScore goes further
+ * for consecutive pods alike (same namespace, labels and namespace labels, same preferred terms):
+ * the existing pods' matched terms are summed per node and kept (own_slot), and topologyScore
+ * itself is kept and changed only by the nodes whose generation moved (agg_*), so its cycle reads
+ * one pointer and one generation per node. Terms of the incoming pod
  * have their namespaceSelector unrolled into namespace names (upstream
  * mergeAffinityTermNamespacesIfNotEmpty, through the profile's Namespace lister); an existing
  * pod's terms are matched as written, against the incoming pod's namespace labels.
@@ -25,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/intern.h"
 #include "common/pmap.h"
 
 #define NAME "InterPodAffinity"
@@ -182,10 +187,36 @@ static void term_clause(const struct term *t, struct fw_pod_clause *out)
 
 /* ---------- Counts of the incoming pod's terms per node, kept across cycles ---------- */
 
-/* What init stores: the count cache of PreFilter and PreScore (the scheduler thread only). */
+/* PreScore's existing pods' terms matched against the incoming pod, summed per topology key and
+ * node, kept across cycles (own_cache_*, below PreScore's helpers). A slot is keyed by what those
+ * terms read of the incoming pod: its namespace, its labels and its namespace's labels (copies,
+ * their strings referenced so that their addresses stay theirs while compared). */
+#define OWN_SLOTS 4
+struct ipa_agg;
+
+#define OWN_KEYS 4 /* a node whose pods' terms use more topology keys is walked every cycle */
+
+struct own_slot {
+	bool used_key; /* the key below is set */
+	uint64_t id;   /* changes with the key */
+	const char *ns;
+	struct api_labels labels, ns_labels; /* items malloc'd */
+	struct pmap by_node;                 /* const struct node_info * -> struct own_node * (malloc'd) */
+	uint64_t used;                       /* round of the last use (LRU) */
+	struct ipa_agg *agg;                 /* PreScore's topologyScore kept for these pods (agg_*) */
+};
+
+/* What init stores: the count cache of PreFilter and PreScore and PreScore's existing-pod sums
+ * (the scheduler thread only). */
 struct ipa_priv {
 	struct fw_count_cache counts;
+	struct own_slot own[OWN_SLOTS];
+	uint64_t own_round, own_ids;
 };
+
+static void own_slot_drop(struct own_slot *s);
+static bool has_pod_affinity(const struct api_pod *p);
+static void agg_free(struct ipa_agg *a);
 
 static int init(struct fw_pl *pl, struct err *e)
 {
@@ -197,8 +228,13 @@ static int init(struct fw_pl *pl, struct err *e)
 static void release(struct fw_pl *pl)
 {
 	struct ipa_priv *p = pl->priv;
-	if (p)
+	if (p) {
 		fw_count_cache_release(&p->counts);
+		for (size_t i = 0; i < OWN_SLOTS; i++) {
+			own_slot_drop(&p->own[i]);
+			pmap_release(&p->own[i].by_node);
+		}
+	}
 	free(p);
 	pl->priv = NULL;
 }
@@ -799,6 +835,360 @@ static int flush_node(struct score_ctx *x, const struct api_node *node)
 	return 0;
 }
 
+/* ---------- The existing pods' sums per node, kept across cycles ---------- */
+
+/* A node_info's sums (score_ctx.own) at a generation; n > OWN_KEYS: walk the node. */
+struct own_node {
+	uint64_t generation;
+	uint32_t n;
+	struct {
+		const char *key;
+		int64_t sum;
+	} own[OWN_KEYS];
+};
+
+static void labels_strings(const struct api_labels *l, void (*fn)(const char *))
+{
+	for (uint32_t i = 0; i < l->n; i++) {
+		fn(l->items[i].key);
+		fn(l->items[i].value);
+	}
+}
+
+static void own_ref(const char *s)
+{
+	intern_ref(s);
+}
+
+static bool labels_eq(const struct api_labels *a, const struct api_labels *b)
+{
+	return a->n == b->n && (!a->n || !memcmp(a->items, b->items, a->n * sizeof(*a->items)));
+}
+
+static int labels_copy(struct api_labels *dst, const struct api_labels *src)
+{
+	*dst = (struct api_labels){ 0 };
+	if (!src->n)
+		return 0;
+	if (!(dst->items = malloc(src->n * sizeof(*dst->items))))
+		return ERR_NOMEM;
+	memcpy(dst->items, src->items, src->n * sizeof(*dst->items));
+	dst->n = src->n;
+	labels_strings(dst, own_ref);
+	return 0;
+}
+
+static void own_slot_clear(struct own_slot *s)
+{
+	const void *k;
+	void *v;
+	for (size_t it = 0; pmap_next(&s->by_node, &it, &k, &v);)
+		free(v);
+	pmap_clear(&s->by_node);
+}
+
+static void own_slot_drop(struct own_slot *s)
+{
+	own_slot_clear(s);
+	agg_free(s->agg);
+	s->agg = NULL;
+	if (!s->used_key)
+		return;
+	intern_release(s->ns);
+	labels_strings(&s->labels, intern_release);
+	labels_strings(&s->ns_labels, intern_release);
+	free(s->labels.items);
+	free(s->ns_labels.items);
+	s->used_key = false;
+}
+
+/* The slot for the incoming pod of x over n_nodes nodes; NULL when out of memory. */
+static struct own_slot *own_slot_of(struct ipa_priv *p, const struct score_ctx *x, uint32_t n_nodes)
+{
+	const struct api_labels *labels = &x->pod->meta.labels, *ns_labels = x->ns_labels;
+	struct own_slot *s = NULL, *lru = NULL;
+	p->own_round++;
+	for (size_t i = 0; i < OWN_SLOTS && !s; i++) {
+		struct own_slot *o = &p->own[i];
+		if (o->used_key && o->ns == x->pod->meta.namespace && labels_eq(&o->labels, labels) &&
+		    labels_eq(&o->ns_labels, ns_labels))
+			s = o;
+		else if (!lru || o->used < lru->used)
+			lru = o;
+	}
+	if (!s) {
+		s = lru;
+		own_slot_drop(s);
+		if (labels_copy(&s->labels, labels) < 0)
+			return NULL;
+		if (labels_copy(&s->ns_labels, ns_labels) < 0) {
+			labels_strings(&s->labels, intern_release);
+			free(s->labels.items);
+			return NULL;
+		}
+		s->ns = x->pod->meta.namespace;
+		intern_ref(s->ns);
+		s->used_key = true;
+		s->id = ++p->own_ids;
+	} else if (pmap_len(&s->by_node) > 2 * (size_t)n_nodes + 64) {
+		own_slot_clear(s); /* entries of node_infos gone from the snapshot */
+	}
+	s->used = p->own_round;
+	return s;
+}
+
+/* processExistingPod for every pod of ni with pod affinity, into x->own (recorded by flush_node);
+ * from slot s while ni's generation holds (s NULL: walked). */
+static int process_node(struct score_ctx *x, struct own_slot *s, const struct node_info *ni)
+{
+	void **v = s && ni->generation ? pmap_ref(&s->by_node, ni, NULL) : NULL;
+	struct own_node *e = v ? *v : NULL;
+	if (e && e->generation == ni->generation && e->n <= OWN_KEYS) {
+		for (uint32_t i = 0; i < e->n; i++) {
+			x->own[i].key = e->own[i].key;
+			x->own[i].sum = e->own[i].sum;
+		}
+		x->n_own = e->n;
+		return 0;
+	}
+	if (e && e->generation == ni->generation)
+		v = NULL; /* too many keys to keep: walked */
+	for (uint32_t k = 0; k < ni->n_pods; k++) {
+		const struct api_pod *ep = ni->pods[k].pod;
+		if (has_pod_affinity(ep) && process_existing(x, ep, ni->node) < 0)
+			return ERR_NOMEM;
+	}
+	if (!v || (!e && !(e = *v = malloc(sizeof(*e)))))
+		return 0; /* (out of memory: the slot stays NULL, retried next time) */
+	e->generation = ni->generation;
+	e->n = x->n_own;
+	for (uint32_t i = 0; i < x->n_own && i < OWN_KEYS; i++) {
+		e->own[i].key = x->own[i].key;
+		e->own[i].sum = x->own[i].sum;
+	}
+	return 0;
+}
+
+/* ---------- PreScore's topologyScore kept across cycles ----------
+ *
+ * What a node adds to topologyScore (its records: the incoming pod's preferred terms times their
+ * matches there, the existing pods' sums per key) depends only on the node_info's content (its
+ * generation), the incoming terms' predicates (their count cache slots) and what the existing
+ * pods' terms read of the incoming pod (its own_slot). For consecutive pods alike in those, the
+ * sums are kept: each node-list position's records, subtracted and recounted when the position
+ * holds another node_info or generation, and the number of records per pair (a pair exists while
+ * one records it, as upstream's map entries). The map is only changed by PreScore on the scheduler
+ * thread; Score and NormalizeScore of the same cycle read it after, and no cycle reads it after
+ * the next PreScore. */
+#define AGG_RECS 6 /* a node with more records is walked every cycle (its cycle takes the walk) */
+
+struct agg_term {
+	const struct fw_count_slot *slot;
+	uint64_t slot_id;
+	const char *key; /* referenced */
+	int64_t w;       /* the weight, negative for anti-affinity */
+};
+
+struct agg_rec {
+	const char *key, *value;
+	int64_t delta;
+};
+
+struct agg_pos {
+	const struct node_info *ni; /* NULL: nothing recorded here */
+	uint64_t generation;
+	uint32_t n;
+	struct agg_rec rec[AGG_RECS];
+};
+
+struct ipa_agg {
+	/* identity */
+	const struct own_slot *own;
+	uint64_t own_id;
+	uint32_t n_terms;
+	struct agg_term *terms; /* malloc'd */
+	/* content */
+	uint32_t n_pos;
+	struct agg_pos *pos; /* malloc'd */
+	struct tp_map m;     /* the sums (pairs whose records are gone stay at 0) */
+	struct tp_map refs;  /* records per pair */
+	uint32_t live;       /* pairs with records */
+};
+
+static void agg_clear_maps(struct ipa_agg *a)
+{
+	tp_release(&a->m);
+	tp_release(&a->refs);
+	a->m = (struct tp_map){ 0 };
+	a->refs = (struct tp_map){ 0 };
+	a->live = 0;
+}
+
+static void agg_free(struct ipa_agg *a)
+{
+	if (!a)
+		return;
+	agg_clear_maps(a);
+	for (uint32_t i = 0; i < a->n_terms; i++)
+		intern_release(a->terms[i].key);
+	free(a->terms);
+	free(a->pos);
+	free(a);
+}
+
+/* The incoming pod's preferred term i of x (affinity, then anti-affinity) and its signed weight. */
+static const struct term *pref_term(const struct score_ctx *x, uint32_t i, int64_t *w)
+{
+	bool anti = i >= x->n_pref_aff;
+	const struct term *t = anti ? &x->pref_anti[i - x->n_pref_aff] : &x->pref_aff[i];
+	*w = anti ? -(int64_t)t->weight : t->weight;
+	return t;
+}
+
+static bool agg_is(const struct ipa_agg *a, const struct own_slot *own, const struct score_ctx *x,
+		   const struct term_counts *tc, uint32_t n_pref)
+{
+	if (a->own != own || a->own_id != own->id || a->n_terms != n_pref)
+		return false;
+	for (uint32_t i = 0; i < n_pref; i++) {
+		int64_t w;
+		const struct term *t = pref_term(x, i, &w);
+		const struct agg_term *g = &a->terms[i];
+		if (g->slot != tc[i].slot || g->slot_id != tc[i].slot->id || g->key != t->key || g->w != w)
+			return false;
+	}
+	return true;
+}
+
+/* own's aggregate for the incoming terms, emptied when they changed (each own_slot keeps one, so
+ * that pods of a few kinds in turn keep theirs); NULL when a term is counted without the cache
+ * (its counts are not kept) or out of memory. */
+static struct ipa_agg *agg_of(struct own_slot *own, const struct score_ctx *x, const struct term_counts *tc,
+			      uint32_t n_pref)
+{
+	for (uint32_t i = 0; i < n_pref; i++)
+		if (!tc[i].slot)
+			return NULL;
+	if (own->agg && agg_is(own->agg, own, x, tc, n_pref))
+		return own->agg;
+	agg_free(own->agg);
+	struct ipa_agg *a = own->agg = calloc(1, sizeof(*a));
+	if (!a || !(a->terms = calloc(n_pref ? n_pref : 1, sizeof(*a->terms)))) {
+		free(a);
+		own->agg = NULL;
+		return NULL;
+	}
+	a->own = own;
+	a->own_id = own->id;
+	a->n_terms = n_pref;
+	for (uint32_t i = 0; i < n_pref; i++) {
+		int64_t w;
+		const struct term *t = pref_term(x, i, &w);
+		a->terms[i] = (struct agg_term){ tc[i].slot, tc[i].slot->id, t->key, w };
+		intern_ref(t->key);
+	}
+	return a;
+}
+
+/* Adds delta to the pair and dref to its records (keeping live). */
+static int agg_add(struct ipa_agg *a, const struct agg_rec *r, int64_t sign)
+{
+	if (tp_add(&a->m, r->key, r->value, sign * r->delta) < 0 || tp_add(&a->refs, r->key, r->value, sign) < 0)
+		return ERR_NOMEM;
+	int64_t refs = tp_get(&a->refs, r->key, r->value);
+	if (sign > 0 && refs == 1)
+		a->live++;
+	else if (sign < 0 && !refs)
+		a->live--;
+	return 0;
+}
+
+/* ni's records (what flush_node would record) into p; x's per-node accumulators are left reset.
+ * ERR_NOMEM, or 1 when they do not fit (too many keys or records). */
+static int agg_records(struct score_ctx *x, struct own_slot *own, const struct term_counts *tc, uint32_t n_pref,
+		       const struct node_info *ni, struct agg_pos *p)
+{
+	int rc = 0;
+	p->n = 0;
+	if (!ni->node || !ni->node->meta.labels.n)
+		return 0;
+	for (uint32_t j = 0; ni->n_pods && j < n_pref; j++)
+		x->acc[j] = fw_count_cache_count(tc[j].slot, &tc[j].m, ni);
+	if (ni->n_pods_with_affinity && (rc = process_node(x, own, ni)) < 0)
+		goto out;
+	if (x->n_own > OWN_KEYS) {
+		rc = 1;
+		goto out;
+	}
+	const struct api_labels *l = &ni->node->meta.labels;
+	for (uint32_t j = 0; j < n_pref + x->n_own; j++) {
+		struct agg_rec r;
+		if (j < n_pref) {
+			if (!x->acc[j])
+				continue;
+			int64_t w;
+			const struct term *t = pref_term(x, j, &w);
+			r = (struct agg_rec){ t->key, NULL, w * x->acc[j] };
+		} else {
+			r = (struct agg_rec){ x->own[j - n_pref].key, NULL, x->own[j - n_pref].sum };
+		}
+		if (!(r.value = api_labels_get(l, r.key)))
+			continue;
+		if (p->n == AGG_RECS) {
+			rc = 1;
+			goto out;
+		}
+		p->rec[p->n++] = r;
+	}
+out:
+	for (uint32_t j = 0; j < n_pref; j++)
+		x->acc[j] = 0;
+	x->n_own = 0;
+	if (rc)
+		p->n = 0;
+	return rc;
+}
+
+/* Brings a up to date with nodes. 0, ERR_NOMEM, or 1 when a node's records do not fit (then walk
+ * this cycle: a stays consistent, that node recounted next time). */
+static int agg_update(struct ipa_agg *a, struct score_ctx *x, struct own_slot *own, const struct term_counts *tc,
+		      uint32_t n_pref, const struct fw_node_list *nodes)
+{
+	uint32_t n = nodes ? nodes->n : 0;
+	/* another list length, or pairs of node_infos long gone piling up: count every node anew */
+	if (n != a->n_pos || a->m.n_pairs > 2 * (uint64_t)n + 64) {
+		agg_clear_maps(a);
+		free(a->pos);
+		a->n_pos = 0;
+		if (!(a->pos = calloc(n ? n : 1, sizeof(*a->pos))))
+			return ERR_NOMEM;
+		a->n_pos = n;
+	}
+	for (uint32_t k = 0; k < n; k++) {
+		const struct node_info *ni = nodes->nodes[k];
+		struct agg_pos *p = &a->pos[k];
+		if (p->ni == ni && p->generation == ni->generation && ni->generation)
+			continue;
+		for (uint32_t i = 0; i < p->n; i++)
+			if (agg_add(a, &p->rec[i], -1) < 0)
+				goto nomem;
+		p->ni = NULL;
+		int rc = agg_records(x, own, tc, n_pref, ni, p);
+		if (rc)
+			return rc;
+		for (uint32_t i = 0; i < p->n; i++)
+			if (agg_add(a, &p->rec[i], 1) < 0)
+				goto nomem;
+		p->ni = ni;
+		p->generation = ni->generation;
+	}
+	return 0;
+nomem:
+	/* the sums may no longer add up: start over next time */
+	a->n_pos = UINT32_MAX;
+	return ERR_NOMEM;
+}
+
 static bool has_pod_affinity(const struct api_pod *p)
 {
 	return p->affinity.pod_affinity || p->affinity.pod_anti_affinity;
@@ -835,6 +1225,21 @@ static enum fw_code pre_score(const struct fw_pl *pl, struct fw_cycle *c, const 
 		if (term_counts_init(pl, c, t, 1, nodes ? nodes->n : 0, &tc[i]) < 0)
 			return fw_status_set(st, FW_ERROR, NAME ": out of memory");
 	}
+	/* the existing pods' sums of the nodes whose generation did not move: kept (own_slot_of) */
+	struct own_slot *own = pl->priv ? own_slot_of(pl->priv, &x, nodes ? nodes->n : 0) : NULL;
+	/* topologyScore kept across cycles for pods alike (agg_update); else the walk */
+	struct ipa_agg *agg = own ? agg_of(own, &x, tc, n_pref) : NULL;
+	int arc = agg ? agg_update(agg, &x, own, tc, n_pref, nodes) : 1;
+	if (arc < 0)
+		return fw_status_set(st, FW_ERROR, NAME ": out of memory");
+	if (!arc) {
+		if (!agg->live)
+			return FW_SKIP;
+		s->m = &agg->m;
+		s->tag = TAG_SCORE;
+		fw_cycle_set_state(c, pl, s);
+		return FW_SUCCESS;
+	}
 	/* every node of the snapshot (not only the filtered ones), as upstream's shared lister; without
 	 * preferred terms of its own only the pods with affinity can score the pod */
 	bool l = !has_constraints && nodes && nodes->has_pod_lists;
@@ -845,11 +1250,8 @@ static enum fw_code pre_score(const struct fw_pl *pl, struct fw_cycle *c, const 
 		/* (a node without labels has no pair to add to) */
 		for (uint32_t j = 0; ni->node->meta.labels.n && ni->n_pods && j < n_pref; j++)
 			x.acc[j] = fw_count_cache_count(tc[j].slot, &tc[j].m, ni);
-		for (uint32_t k = 0; ni->n_pods_with_affinity && k < ni->n_pods; k++) {
-			const struct api_pod *ep = ni->pods[k].pod;
-			if (has_pod_affinity(ep) && process_existing(&x, ep, ni->node) < 0)
-				return fw_status_set(st, FW_ERROR, NAME ": out of memory");
-		}
+		if (ni->n_pods_with_affinity && ni->node->meta.labels.n && process_node(&x, own, ni) < 0)
+			return fw_status_set(st, FW_ERROR, NAME ": out of memory");
 		if (flush_node(&x, ni->node) < 0)
 			return fw_status_set(st, FW_ERROR, NAME ": out of memory");
 	}

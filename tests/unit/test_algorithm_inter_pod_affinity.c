@@ -1393,6 +1393,71 @@ static void test_existing_terms_cancel(void **state)
 	env_release(&v);
 }
 
+/* PreScore's topologyScore kept across cycles (agg_*) and the existing pods' matched terms per
+ * node (own_slot): pods with preferred anti-affinity to color=yellow per host, weight 1, as
+ * SchedulingPreferredPodAntiAffinity. Expected by hand from upstream v1.37.2 scoring.go: the
+ * incoming pod's term adds -1 per matching pod to the node's host pair (processTerm), each
+ * existing pod whose own term matches the incoming pod adds -1 to its node's host pair
+ * (processExistingPod); raw Score is the node's pair. Every cycle must see the current pods,
+ * node labels and incoming pod, whichever cycle the sums were kept from. */
+static void test_existing_terms_kept(void **state)
+{
+	(void)state;
+	struct err e = { 0 };
+	struct cc_env x;
+	cc_env_init(&x);
+	api_pod_unref(x.soft);
+	struct api_pod *yellow = P(.name = "in-y", .labels = "color=yellow", .affinity = aff("PN1 color In yellow @host")),
+		       *blue = P(.name = "in-b", .labels = "color=blue", .affinity = aff("PN1 color In yellow @host"));
+	x.soft = yellow;
+	cc_score(&x, "empty", FW_SKIP, 0, 0);
+	cc_add(&x, P(.name = "e1", .labels = "color=yellow", .node = "n1", .affinity = aff("PN1 color In yellow @host")));
+	/* e1 matches the incoming term and e1's term matches the incoming pod */
+	cc_score(&x, "e1 on n1", FW_SUCCESS, -2, 0);
+	cc_score(&x, "no change", FW_SUCCESS, -2, 0);
+	/* e2 (blue): only its term counts */
+	cc_add(&x, P(.name = "e2", .labels = "color=blue", .node = "n2", .affinity = aff("PN1 color In yellow @host")));
+	cc_score(&x, "e2 (blue) on n2", FW_SUCCESS, -2, -1);
+	/* a blue incoming pod: the existing terms (color In yellow) do not match it */
+	x.soft = blue;
+	cc_score(&x, "blue incoming pod", FW_SUCCESS, -1, 0);
+	x.soft = yellow;
+	cc_score(&x, "yellow again", FW_SUCCESS, -2, -1);
+	struct api_pod *e1 = P(.name = "e1", .labels = "color=yellow", .node = "n1");
+	assert_int_equal(cache_remove_pod(x.cache, e1, &e), 0);
+	cc_score(&x, "e1 removed", FW_SUCCESS, 0, -1);
+	/* a second pod with the term on n2, whose sums were kept: -1 (e2) - 2 (e4) */
+	cc_add(&x, P(.name = "e4", .labels = "color=yellow", .node = "n2", .affinity = aff("PN1 color In yellow @host")));
+	cc_score(&x, "e4 on n2", FW_SUCCESS, 0, -3);
+	/* the blue pod in between: the yellow pod's kept sums must still follow the changes below */
+	x.soft = blue;
+	cc_score(&x, "blue pod, e4 on n2", FW_SUCCESS, 0, -1);
+	x.soft = yellow;
+	struct api_pod *e4 = P(.name = "e4", .labels = "color=yellow", .node = "n2");
+	assert_int_equal(cache_remove_pod(x.cache, e4, &e), 0);
+	api_pod_unref(e4);
+	/* n2 relabelled host=n1: its pair moves, both nodes read (host, n1) */
+	struct api_node *old = TOBJ_NODE(.name = "n2", .labels = "host=n2,zone=z1"),
+			*moved = TOBJ_NODE(.name = "n2", .labels = "host=n1,zone=z1");
+	assert_int_equal(cache_update_node(x.cache, old, moved, &e), 0);
+	cc_score(&x, "n2 relabelled host=n1", FW_SUCCESS, -1, -1);
+	assert_int_equal(cache_update_node(x.cache, moved, old, &e), 0);
+	cc_score(&x, "n2 back to host=n2", FW_SUCCESS, 0, -1);
+	/* a third node joins with a yellow pod with the term: the list grows */
+	struct api_node *n3 = TOBJ_NODE(.name = "n3", .labels = "host=n3,zone=z1");
+	assert_int_equal(cache_add_node(x.cache, n3, &e), 0);
+	cc_add(&x, P(.name = "e3", .labels = "color=yellow", .node = "n3", .affinity = aff("PN1 color In yellow @host")));
+	cc_score(&x, "n3 with e3", FW_SUCCESS, 0, -1);
+	x.soft = NULL;
+	api_pod_unref(e1);
+	api_node_unref(old);
+	api_node_unref(moved);
+	api_node_unref(n3);
+	api_pod_unref(blue);
+	api_pod_unref(yellow);
+	cc_env_free(&x);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1411,6 +1476,7 @@ int main(void)
 		cmocka_unit_test(test_count_cache_pod_changes),
 		cmocka_unit_test(test_count_cache_many_terms),
 		cmocka_unit_test(test_existing_terms_cancel),
+		cmocka_unit_test(test_existing_terms_kept),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

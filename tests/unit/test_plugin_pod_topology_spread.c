@@ -852,6 +852,46 @@ static void test_count_cache_five_selectors(void **state)
 	fw_profile_free(v.p);
 }
 
+/* zone constraint, totals per zone kept across cycles (fw_count_cache_domains): nodes joining and
+ * leaving the list, and one node taking another's place in a list of the same length, must give
+ * the counts of a full walk. Expected by hand from upstream v1.37.2 filtering.go Filter
+ * (matchNum + selfMatchNum - minMatchNum > maxSkew fails, the minimum over every domain with an
+ * eligible node, 0 counts included) and scoring.go Score / NormalizeScore (as above). */
+static void test_count_cache_domains_nodes_change(void **state)
+{
+	(void)state;
+	struct err e = { 0 };
+	static const bool none[2] = { false, false };
+	static const int64_t prefer_n2_third[2] = { 33, 100 };
+	struct cc_env v = { .p = profile(list_args(), NULL) };
+	cc_env_init(&v, "zone");
+	cc_add_pod(v.cache, CC_POD("p1", "x", "n1"));
+	cc_add_pod(v.cache, CC_POD("p2", "x", "n2"));
+	/* zones a and b count 1 each: 1 + 1 - 1 fits both */
+	cc_check(&v, "a:1 b:1", CC_FIT_BOTH, CC_EVEN);
+	struct api_node *n3 = cc_node_json(CC_NODE("n3", "c"));
+	assert_int_equal(cache_add_node(v.cache, n3, &e), 0);
+	/* zone c joins with 0 matching pods: 1 + 1 - 0 exceeds maxSkew 1 on both; the score only
+	 * counts the filtered nodes' zones (n1, n2) */
+	cc_check(&v, "n3 joins in zone c", none, CC_EVEN);
+	cc_check(&v, "n3 joined, no change", none, CC_EVEN);
+	/* n3 leaves and n4 (zone a, one matching pod) comes in the same snapshot update: the list
+	 * keeps its length, zone c must be gone and zone a count 2 */
+	assert_int_equal(cache_remove_node(v.cache, n3, &e), 0);
+	struct api_node *n4 = cc_node_json(CC_NODE("n4", "a"));
+	assert_int_equal(cache_add_node(v.cache, n4, &e), 0);
+	cc_add_pod(v.cache, CC_POD("p3", "x", "n4"));
+	/* a:2 b:1: n1 2 + 1 - 1 > 1, n2 1 + 1 - 1 fits; scores round(2 log 4) = 3 and round(log 4) = 1,
+	 * normalized 100 * (3 + 1 - s) / 3 */
+	cc_check(&v, "n3 replaced by n4 (zone a, 1 pod)", CC_FIT_N2, prefer_n2_third);
+	assert_int_equal(cache_remove_node(v.cache, n4, &e), 0);
+	cc_check(&v, "n4 gone", CC_FIT_BOTH, CC_EVEN);
+	api_node_unref(n3);
+	api_node_unref(n4);
+	cc_env_free(&v);
+	fw_profile_free(v.p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -871,6 +911,7 @@ int main(void)
 		cmocka_unit_test(test_count_cache_new_cache),
 		cmocka_unit_test(test_count_cache_node_relabel),
 		cmocka_unit_test(test_count_cache_five_selectors),
+		cmocka_unit_test(test_count_cache_domains_nodes_change),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
