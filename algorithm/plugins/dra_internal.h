@@ -94,6 +94,24 @@ struct dra_bound_device;
 struct dra_bound_device *dra_bound_device_new(const char *driver, const struct api_dra_device *d, struct err *e);
 void dra_bound_device_free(struct dra_bound_device *b);
 
+/* The CEL views of one ResourceSlice's devices, kept by the cache across pods (refcounted,
+ * immutable once built). */
+struct dra_slice_views;
+/* A device's view, or why it could not be bound (err; dev NULL). */
+struct dra_device_view {
+	struct dra_bound_device *dev;
+	char *err;
+};
+/* out[i]: a reference to the views of slices[i] (of its base for a DeviceTaintRules copy: the
+ * view has no taints), made on first sight of the slice. 0, or ERR_NOMEM with e (out untouched
+ * past what was released). Thread-safe. */
+int dra_cel_views_acquire(struct dra_cel_cache *cc, struct api_resource_slice *const *slices, uint32_t n,
+			  struct dra_slice_views **out, struct err *e);
+void dra_slice_views_unref(struct dra_slice_views *v);
+/* Device i of the views' slice (the same index in a DeviceTaintRules copy), bound on first use.
+ * NULL on out of memory. Thread-safe. */
+const struct dra_device_view *dra_slice_views_device(struct dra_slice_views *v, uint32_t i);
+
 /* A compiled selector (or its compile error), owned by the cache. */
 struct dra_cel_entry;
 /* The cache's entry for expr (compiling it on a miss). NULL with e on out of memory. *program_err
