@@ -417,6 +417,14 @@ int dra_cel_views_acquire(struct dra_cel_cache *cc, struct api_resource_slice *c
 	return rc;
 }
 
+uint32_t dra_cel_views_len(struct dra_cel_cache *cc)
+{
+	pthread_mutex_lock(&cc->views_lock);
+	uint32_t n = (uint32_t)pmap_len(&cc->views);
+	pthread_mutex_unlock(&cc->views_lock);
+	return n;
+}
+
 const struct dra_device_view *dra_slice_views_device(struct dra_slice_views *v, uint32_t i)
 {
 	struct dra_device_view *dv = atomic_load_explicit(&v->dev[i], memory_order_acquire);

@@ -108,6 +108,8 @@ struct dra_device_view {
 int dra_cel_views_acquire(struct dra_cel_cache *cc, struct api_resource_slice *const *slices, uint32_t n,
 			  struct dra_slice_views **out, struct err *e);
 void dra_slice_views_unref(struct dra_slice_views *v);
+/* How many slices the cache keeps views for (tests: that dropped slices' views go). */
+uint32_t dra_cel_views_len(struct dra_cel_cache *cc);
 /* Device i of the views' slice (the same index in a DeviceTaintRules copy), bound on first use.
  * NULL on out of memory. Thread-safe. */
 const struct dra_device_view *dra_slice_views_device(struct dra_slice_views *v, uint32_t i);

@@ -1586,7 +1586,8 @@ static void test_dra_allocator_deadline(void **state)
 		      (double)(mono_ns() - t0) / 1e6);
 	assert_true(steps > 10000); /* the deadline above stopped it at its first step */
 	/* a deadline a minute away does not interrupt the same search; one already passed during
-	 * it does (checked at every step, as upstream checks ctx.Err()) */
+	 * it does (upstream checks ctx.Err() at every step; csched reads the clock at the first
+	 * step and every 64 after it) */
 	assert_int_equal(dra_allocator_allocate(a, node, claims, 1, mono_ns() + 60000000000, ar, out, &e),
 			 DRA_UNSCHEDULABLE);
 	assert_int_equal(dra_allocator_allocate(a, node, claims, 1, mono_ns() + 100000, ar, out, &e), DRA_TIMEOUT);
@@ -1679,6 +1680,64 @@ static void test_dra_taints(void **state)
 	api_resource_slice_unref(p);
 	api_device_taint_rule_unref(rule);
 	api_device_taint_rule_unref(other);
+}
+
+/* The CEL views of a slice's devices are built once per slice object and shared by every
+ * allocator (every pod) and by a DeviceTaintRules copy of the slice; the views of a slice that
+ * nobody else holds any more are dropped. */
+static void test_dra_slice_views(void **state)
+{
+	(void)state;
+	enum { OTHERS = 70 };
+	struct dra_cel_cache *cc = dra_cel_cache_new(16);
+	struct err e = { 0 };
+	struct api_resource_slice *s = slice_json(SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA,
+		DEVX("device-1", ATTRS(A_INT("numa", 1))) "," DEV("device-2")));
+	char *rj = unquote("{`metadata`:{`name`:`rule`},`spec`:{`deviceSelector`:{`device`:`device-1`},"
+			   "`taint`:{`key`:`k`,`effect`:`NoSchedule`}}}");
+	struct api_device_taint_rule *rule = api_device_taint_rule_decode_json(rj, strlen(rj), &e);
+	free(rj);
+	assert_non_null(rule);
+	const struct api_device_taint_rule *rules[] = { rule };
+	struct api_resource_slice *p = dra_slice_with_taint_rules(s, rules, 1, &e);
+	assert_non_null(p);
+	assert_ptr_not_equal(p, s);
+	struct api_resource_slice *both[] = { s, p };
+	struct dra_slice_views *v[2], *w[1];
+	assert_int_equal(dra_cel_views_acquire(cc, both, 2, v, &e), 0);
+	assert_ptr_equal(v[0], v[1]); /* the copy binds as its base */
+	assert_int_equal(dra_cel_views_acquire(cc, &s, 1, w, &e), 0);
+	assert_ptr_equal(w[0], v[0]); /* a second pod: the same views */
+	const struct dra_device_view *d0 = dra_slice_views_device(v[0], 0);
+	assert_non_null(d0);
+	assert_null(d0->err);
+	assert_ptr_equal(dra_slice_views_device(w[0], 0), d0); /* built once */
+	assert_ptr_not_equal(dra_slice_views_device(w[0], 1), d0);
+	assert_int_equal(dra_cel_views_len(cc), 1);
+	/* the slice goes (deleted by the informer): only the cache holds it now */
+	dra_slice_views_unref(v[0]);
+	dra_slice_views_unref(v[1]);
+	dra_slice_views_unref(w[0]);
+	api_resource_slice_unref(p);
+	api_resource_slice_unref(s);
+	api_device_taint_rule_unref(rule);
+	/* other slices, kept: past twice the live size (plus slack) the dead views are swept */
+	struct api_resource_slice *others[OTHERS];
+	struct dra_slice_views *ov[OTHERS];
+	for (int i = 0; i < OTHERS; i++) {
+		char sj[512];
+		snprintf(sj, sizeof(sj), "{`metadata`:{`name`:`slice-o%d`},`spec`:{`driver`:`driver-a`,`pool`:{`name`:`pool-o%d`,"
+			 "`generation`:1,`resourceSliceCount`:1},`nodeName`:`node-1`,`devices`:[{`name`:`device-1`}]}}", i, i);
+		others[i] = slice_json(sj);
+	}
+	assert_int_equal(dra_cel_views_acquire(cc, others, OTHERS, ov, &e), 0);
+	assert_int_equal(dra_cel_views_len(cc), OTHERS);
+	for (int i = 0; i < OTHERS; i++) {
+		assert_non_null(dra_slice_views_device(ov[i], 0));
+		dra_slice_views_unref(ov[i]);
+		api_resource_slice_unref(others[i]);
+	}
+	dra_cel_cache_free(cc);
 }
 
 struct thread_arg {
@@ -1828,6 +1887,7 @@ int main(void)
 		cmocka_unit_test(test_dra_allocator_deadline),
 		cmocka_unit_test(test_dra_device_matches),
 		cmocka_unit_test(test_dra_taints),
+		cmocka_unit_test(test_dra_slice_views),
 		cmocka_unit_test(test_dra_allocator_threads),
 		cmocka_unit_test(test_dra_allocator_many_nodes),
 	};
