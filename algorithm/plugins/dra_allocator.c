@@ -7,9 +7,11 @@
  * several Filter threads); the allocator is read-only afterwards (its search-step count is an
  * atomic). The CEL views of the devices are the CEL cache's, shared with every other pod's
  * allocator and built lazily there (dra_cel.c). Everything one dra_allocator_allocate call needs
- * lives in a private scratch arena and a struct alloc on its stack, as upstream's per-call
- * allocator struct. */
+ * lives in a struct alloc on its stack, as upstream's per-call allocator struct, and a scratch
+ * arena with CEL evaluation state that the call takes from the allocator's free list and gives
+ * back reset (scratch_lock, a leaf lock, guards the list; a scratch is one call's at a time). */
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,6 +43,14 @@ struct node_groups {
 	uint32_t *idx;
 };
 
+/* One call's scratch arena and CEL evaluation state, kept for the allocator's next call (the
+ * plugin calls it once per node: making both per call was a third of its malloc/free). */
+struct scratch {
+	struct scratch *next;
+	struct arena *ar;
+	struct dra_cel_eval *ev;
+};
+
 struct dra_allocator {
 	struct dra_features f;
 	const struct dra_allocated_state *st;
@@ -58,6 +68,8 @@ struct dra_allocator {
 	uint32_t *shared_groups; /* groups with a slice without nodeName */
 	struct map by_node;      /* nodeName -> struct node_groups (groups not in shared_groups) */
 	_Atomic int64_t invocations;    /* allocate_one calls (upstream numAllocateOneInvocations) */
+	pthread_mutex_t scratch_lock;   /* guards free_scratch; leaf */
+	struct scratch *free_scratch;   /* at most one per thread that called at once */
 };
 
 int64_t dra_allocator_invocations(const struct dra_allocator *a)
@@ -71,6 +83,14 @@ void dra_allocator_free(struct dra_allocator *a)
 {
 	if (!a)
 		return;
+	while (a->free_scratch) {
+		struct scratch *sc = a->free_scratch;
+		a->free_scratch = sc->next;
+		arena_free(sc->ar);
+		dra_cel_eval_free(sc->ev);
+		free(sc);
+	}
+	pthread_mutex_destroy(&a->scratch_lock);
 	for (uint32_t i = 0; i < a->n_slices; i++)
 		api_resource_slice_unref(a->slices[i]);
 	for (uint32_t i = 0; a->views && i < a->n_slices; i++)
@@ -138,6 +158,7 @@ struct dra_allocator *dra_allocator_new(const struct dra_features *f, const stru
 	dra_dmap_init(&gi);
 	if (!a)
 		goto nomem;
+	pthread_mutex_init(&a->scratch_lock, NULL);
 	map_init(&a->by_node);
 	dra_dmap_init(&a->slice_index);
 	a->f = *f;
@@ -294,7 +315,8 @@ struct alloc {
 	const struct api_node *node;
 	uint32_t n_claims;
 	struct claim_state *cs;
-	struct arena *ar; /* scratch */
+	struct scratch *sc; /* ar and ev's holder, back to the allocator at the end */
+	struct arena *ar;   /* scratch */
 	struct err *e;
 	int64_t deadline;
 	uint32_t n_pools;
@@ -1430,8 +1452,18 @@ static int alloc_begin(struct alloc *al, struct dra_allocator *a, const struct a
 	al->e = e;
 	al->deadline = deadline_ns;
 	dra_dmap_init(&al->dev_index);
-	al->ar = arena_new(0);
-	al->ev = dra_cel_eval_new(a->cc);
+	pthread_mutex_lock(&a->scratch_lock);
+	if ((al->sc = a->free_scratch))
+		a->free_scratch = al->sc->next;
+	pthread_mutex_unlock(&a->scratch_lock);
+	if (!al->sc) {
+		if (!(al->sc = calloc(1, sizeof(*al->sc))))
+			goto nomem;
+		al->sc->ar = arena_new(0);
+		al->sc->ev = dra_cel_eval_new(a->cc);
+	}
+	al->ar = al->sc->ar;
+	al->ev = al->sc->ev;
 	if (!al->ar || !al->ev)
 		goto nomem;
 	al->cs = arena_alloc(al->ar, (n + 1) * sizeof(*al->cs));
@@ -1470,8 +1502,27 @@ static void alloc_end(struct alloc *al)
 		dra_cel_entry_release(al->a->cc, al->entries[i]);
 	free(al->match);
 	dra_dmap_release(&al->dev_index);
-	dra_cel_eval_free(al->ev);
-	arena_free(al->ar);
+	struct scratch *sc = al->sc;
+	if (sc && sc->ar && sc->ev) {
+		/* an arena that needed more than its first block is remade with room for what this
+		 * call took, so that the next calls allocate nothing */
+		if (arena_overflowed(sc->ar)) {
+			struct arena *big = arena_new(arena_footprint(sc->ar));
+			if (big) {
+				arena_free(sc->ar);
+				sc->ar = big;
+			}
+		}
+		arena_reset(sc->ar);
+		pthread_mutex_lock(&al->a->scratch_lock);
+		sc->next = al->a->free_scratch;
+		al->a->free_scratch = sc;
+		pthread_mutex_unlock(&al->a->scratch_lock);
+	} else if (sc) {
+		arena_free(sc->ar);
+		dra_cel_eval_free(sc->ev);
+		free(sc);
+	}
 	memset(al, 0, sizeof(*al));
 }
 
