@@ -3,10 +3,12 @@
  * search over the pools of a node, request by request and device by device, in upstream's
  * order, so that the first allocation found is the one upstream finds.
  *
- * DESIGN: dra_allocator_new groups the slices by pool once (the plugin asks per node, from
- * several Filter threads); the allocator is read-only afterwards (its search-step count is an
- * atomic). The CEL views of the devices are the CEL cache's, shared with every other pod's
- * allocator and built lazily there (dra_cel.c). Everything one dra_allocator_allocate call needs
+ * DESIGN: what depends on the slices alone (grouped by pool, pools prepared, the CEL views) is
+ * an immutable refcounted dra_inventory, built once and kept by the CEL cache for the next pod's
+ * allocator while the slice objects stay the same; the plugin asks per node, from several Filter
+ * threads, and the allocator is read-only afterwards (its search-step count is an atomic). The
+ * CEL views of the devices are the CEL cache's, shared with every other pod's allocator and
+ * built lazily there (dra_cel.c). Everything one dra_allocator_allocate call needs
  * lives in a struct alloc on its stack, as upstream's per-call allocator struct, and a scratch
  * arena with CEL evaluation state that the call takes from the allocator's free list and gives
  * back reset (scratch_lock, a leaf lock, guards the list; a scratch is one call's at a time). */
@@ -51,12 +53,12 @@ struct scratch {
 	struct dra_cel_eval *ev;
 };
 
-struct dra_allocator {
+/* What the allocator derives from the slices alone: they grouped by pool, the pools prepared, the
+ * CEL views. Immutable once built and refcounted: the CEL cache keeps the last one, and the next
+ * pod's allocator reuses it while the slice objects are the same (dra_cel_inventory_*). */
+struct dra_inventory {
+	int refs; /* atomic */
 	struct dra_features f;
-	const struct dra_allocated_state *st;
-	dra_class_fn class_fn;
-	void *class_ctx;
-	struct dra_cel_cache *cc;
 	uint32_t n_slices;
 	struct api_resource_slice **slices; /* references */
 	struct dra_slice_views **views;     /* per slice, references from the CEL cache */
@@ -67,6 +69,15 @@ struct dra_allocator {
 	uint32_t n_shared;
 	uint32_t *shared_groups; /* groups with a slice without nodeName */
 	struct map by_node;      /* nodeName -> struct node_groups (groups not in shared_groups) */
+};
+
+struct dra_allocator {
+	struct dra_features f;
+	const struct dra_allocated_state *st;
+	dra_class_fn class_fn;
+	void *class_ctx;
+	struct dra_cel_cache *cc;
+	struct dra_inventory *inv;      /* a reference */
 	_Atomic int64_t invocations;    /* allocate_one calls (upstream numAllocateOneInvocations) */
 	pthread_mutex_t scratch_lock;   /* guards free_scratch; leaf */
 	struct scratch *free_scratch;   /* at most one per thread that called at once */
@@ -79,18 +90,17 @@ int64_t dra_allocator_invocations(const struct dra_allocator *a)
 
 /* ---------- Construction ---------- */
 
-void dra_allocator_free(struct dra_allocator *a)
+struct dra_inventory *dra_inventory_ref(struct dra_inventory *a)
 {
-	if (!a)
+	if (a)
+		__atomic_add_fetch(&a->refs, 1, __ATOMIC_RELAXED);
+	return a;
+}
+
+void dra_inventory_unref(struct dra_inventory *a)
+{
+	if (!a || __atomic_sub_fetch(&a->refs, 1, __ATOMIC_ACQ_REL) != 0)
 		return;
-	while (a->free_scratch) {
-		struct scratch *sc = a->free_scratch;
-		a->free_scratch = sc->next;
-		arena_free(sc->ar);
-		dra_cel_eval_free(sc->ev);
-		free(sc);
-	}
-	pthread_mutex_destroy(&a->scratch_lock);
 	for (uint32_t i = 0; i < a->n_slices; i++)
 		api_resource_slice_unref(a->slices[i]);
 	for (uint32_t i = 0; a->views && i < a->n_slices; i++)
@@ -114,7 +124,23 @@ void dra_allocator_free(struct dra_allocator *a)
 	free(a);
 }
 
-static int group_of(struct dra_allocator *a, struct dra_dmap *gi, const struct api_resource_slice *s, uint32_t *g)
+void dra_allocator_free(struct dra_allocator *a)
+{
+	if (!a)
+		return;
+	while (a->free_scratch) {
+		struct scratch *sc = a->free_scratch;
+		a->free_scratch = sc->next;
+		arena_free(sc->ar);
+		dra_cel_eval_free(sc->ev);
+		free(sc);
+	}
+	pthread_mutex_destroy(&a->scratch_lock);
+	dra_inventory_unref(a->inv);
+	free(a);
+}
+
+static int group_of(struct dra_inventory *a, struct dra_dmap *gi, const struct api_resource_slice *s, uint32_t *g)
 {
 	/* keyed (driver, pool, driver): the map wants three pointers */
 	if (dra_dmap_get(gi, s->driver, s->pool_name, s->driver, g))
@@ -129,7 +155,7 @@ static int group_of(struct dra_allocator *a, struct dra_dmap *gi, const struct a
 	return dra_dmap_put(gi, s->driver, s->pool_name, s->driver, *g);
 }
 
-static int add_node_group(struct dra_allocator *a, const char *node, uint32_t g)
+static int add_node_group(struct dra_inventory *a, const char *node, uint32_t g)
 {
 	struct node_groups *ng = map_get(&a->by_node, node);
 	if (!ng) {
@@ -149,23 +175,18 @@ static int add_node_group(struct dra_allocator *a, const char *node, uint32_t g)
 	return 0;
 }
 
-struct dra_allocator *dra_allocator_new(const struct dra_features *f, const struct dra_allocated_state *st,
-					dra_class_fn class_fn, void *class_ctx, struct api_resource_slice *const *slices,
-					uint32_t n, struct dra_cel_cache *cc, struct err *e)
+static struct dra_inventory *inventory_new(const struct dra_features *f, struct api_resource_slice *const *slices,
+					   uint32_t n, struct dra_cel_cache *cc, struct err *e)
 {
-	struct dra_allocator *a = calloc(1, sizeof(*a));
+	struct dra_inventory *a = calloc(1, sizeof(*a));
 	struct dra_dmap gi;
 	dra_dmap_init(&gi);
 	if (!a)
 		goto nomem;
-	pthread_mutex_init(&a->scratch_lock, NULL);
+	a->refs = 1;
 	map_init(&a->by_node);
 	dra_dmap_init(&a->slice_index);
 	a->f = *f;
-	a->st = st;
-	a->class_fn = class_fn;
-	a->class_ctx = class_ctx;
-	a->cc = cc;
 	a->slices = calloc(n ? n : 1, sizeof(*a->slices));
 	a->views = calloc(n ? n : 1, sizeof(*a->views));
 	a->groups = calloc(n ? n : 1, sizeof(*a->groups));
@@ -215,8 +236,47 @@ nomem:
 	err_set(e, ERR_NOMEM, "dra allocator: out of memory");
 fail:
 	dra_dmap_release(&gi);
-	dra_allocator_free(a);
+	dra_inventory_unref(a);
 	return NULL;
+}
+
+bool dra_inventory_matches(const struct dra_inventory *inv, const struct dra_features *f,
+			   struct api_resource_slice *const *slices, uint32_t n)
+{
+	if (inv->n_slices != n || memcmp(&inv->f, f, sizeof(*f)) != 0)
+		return false;
+	for (uint32_t i = 0; i < n; i++)
+		if (inv->slices[i] != slices[i])
+			return false;
+	return true;
+}
+
+struct dra_allocator *dra_allocator_new(const struct dra_features *f, const struct dra_allocated_state *st,
+					dra_class_fn class_fn, void *class_ctx, struct api_resource_slice *const *slices,
+					uint32_t n, struct dra_cel_cache *cc, struct err *e)
+{
+	struct dra_allocator *a = calloc(1, sizeof(*a));
+	if (!a) {
+		err_set(e, ERR_NOMEM, "dra allocator: out of memory");
+		return NULL;
+	}
+	pthread_mutex_init(&a->scratch_lock, NULL);
+	a->f = *f;
+	a->st = st;
+	a->class_fn = class_fn;
+	a->class_ctx = class_ctx;
+	a->cc = cc;
+	/* the previous pod's inventory when the slices are the same objects (a DeviceTaintRules
+	 * copy is made per pod, so slices with applied rules always build a new one) */
+	a->inv = dra_cel_inventory_get(cc, f, slices, n);
+	if (!a->inv) {
+		if (!(a->inv = inventory_new(f, slices, n, cc, e))) {
+			dra_allocator_free(a);
+			return NULL;
+		}
+		dra_cel_inventory_keep(cc, a->inv);
+	}
+	return a;
 }
 
 /* The device bound for CEL: the cache's view, shared with every other pod's allocator (built on
@@ -224,7 +284,7 @@ fail:
 static const struct dra_device_view *bound_device(struct dra_allocator *a, uint32_t sno,
 						  const struct api_resource_slice *s, const struct api_dra_device *d)
 {
-	return dra_slice_views_device(a->views[sno], (uint32_t)(d - s->devices));
+	return dra_slice_views_device(a->inv->views[sno], (uint32_t)(d - s->devices));
 }
 
 /* ---------- One allocation ---------- */
@@ -907,7 +967,7 @@ static int allocate_one(struct alloc *al, uint32_t claim, uint32_t req, uint32_t
 		for (uint32_t si = pi == start.pool ? start.slice : 0; si < p->n_target; si++) {
 			const struct api_resource_slice *s = p->target[si];
 			uint32_t sno = 0;
-			(void)dra_dmap_get(&al->a->slice_index, (const char *)s, (const char *)s, (const char *)s, &sno);
+			(void)dra_dmap_get(&al->a->inv->slice_index, (const char *)s, (const char *)s, (const char *)s, &sno);
 			for (uint32_t di = pi == start.pool && si == start.slice ? start.dev : 0; di < s->n_devices; di++) {
 				struct devref d = { s, &s->devices[di], sno, p->target_base[si] + di, p, pi };
 				if (rd->admin && allocating_for_claim(al, &d, claim))
@@ -1002,7 +1062,7 @@ static int validate_request(struct alloc *al, uint32_t claim, struct reqdata *rd
 		for (uint32_t si = 0; si < p->n_target; si++) {
 			const struct api_resource_slice *s = p->target[si];
 			uint32_t sno = 0;
-			(void)dra_dmap_get(&al->a->slice_index, (const char *)s, (const char *)s, (const char *)s, &sno);
+			(void)dra_dmap_get(&al->a->inv->slice_index, (const char *)s, (const char *)s, (const char *)s, &sno);
 			for (uint32_t di = 0; di < s->n_devices; di++) {
 				struct devref d = { s, &s->devices[di], sno, p->target_base[si] + di, p, pi };
 				int rc = is_selectable(al, claim, rd, &d);
@@ -1423,14 +1483,14 @@ nomem:
 
 static uint32_t *groups_for_node(struct dra_allocator *a, const struct api_node *node, struct arena *ar, uint32_t *n)
 {
-	const struct node_groups *ng = node && node->meta.name ? map_get(&a->by_node, node->meta.name) : NULL;
-	uint32_t cnt = a->n_shared + (ng ? ng->n : 0);
+	const struct node_groups *ng = node && node->meta.name ? map_get(&a->inv->by_node, node->meta.name) : NULL;
+	uint32_t cnt = a->inv->n_shared + (ng ? ng->n : 0);
 	uint32_t *idx = arena_alloc(ar, (cnt + 1) * sizeof(*idx));
 	if (!idx)
 		return NULL;
-	memcpy(idx, a->shared_groups, a->n_shared * sizeof(*idx));
+	memcpy(idx, a->inv->shared_groups, a->inv->n_shared * sizeof(*idx));
 	if (ng)
-		memcpy(idx + a->n_shared, ng->idx, ng->n * sizeof(*idx));
+		memcpy(idx + a->inv->n_shared, ng->idx, ng->n * sizeof(*idx));
 	*n = cnt;
 	return idx;
 }
@@ -1475,7 +1535,7 @@ static int alloc_begin(struct alloc *al, struct dra_allocator *a, const struct a
 	}
 	if (!(idx = groups_for_node(a, node, al->ar, &n_idx)))
 		goto nomem;
-	if (dra_gather_pools(&a->f, node, a->groups, idx, n_idx, al->ar, &al->pools, &al->n_pools, &al->n_devices, e) < 0)
+	if (dra_gather_pools(&a->f, node, a->inv->groups, idx, n_idx, al->ar, &al->pools, &al->n_pools, &al->n_devices, e) < 0)
 		return e && e->code ? e->code : ERR_NOMEM;
 	al->pc = arena_alloc(al->ar, (al->n_pools + 1) * sizeof(*al->pc));
 	if (!al->pc)
@@ -1660,7 +1720,7 @@ static int diag_request(struct alloc *al, uint32_t ci, struct reqdata *rd, const
 		for (uint32_t si = 0; si < p->n_target; si++) {
 			const struct api_resource_slice *s = p->target[si];
 			uint32_t sno = 0;
-			(void)dra_dmap_get(&al->a->slice_index, (const char *)s, (const char *)s, (const char *)s, &sno);
+			(void)dra_dmap_get(&al->a->inv->slice_index, (const char *)s, (const char *)s, (const char *)s, &sno);
 			for (uint32_t di = 0; di < s->n_devices; di++) {
 				struct devref d = { s, &s->devices[di], sno, p->target_base[si] + di, p, pi };
 				int rc;

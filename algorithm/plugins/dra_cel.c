@@ -15,7 +15,9 @@
  * pod's allocator and every Filter thread. views_lock guards the map; each views' bind_lock
  * guards building its devices, published with release/acquire atomics and never changed after.
  * Views of slices nobody else holds (the informer replaced or deleted them) are dropped by a
- * sweep when the map has grown to twice its live size. */
+ * sweep when the map has grown to twice its live size. views_lock also guards the last
+ * allocator inventory built (dra_allocator.c), which the next pod's allocator reuses while the
+ * slice objects are the same. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -44,6 +46,7 @@ struct dra_cel_cache {
 	pthread_mutex_t views_lock; /* guards views; leaf (never held with a views' bind_lock) */
 	struct pmap views;          /* decoded slice -> struct dra_slice_views (a reference) */
 	uint32_t views_live;        /* entries kept by the last sweep */
+	struct dra_inventory *inventory; /* the last one built (a reference); views_lock */
 };
 
 struct dra_cel_cache *dra_cel_cache_new(uint32_t max_entries)
@@ -95,6 +98,7 @@ void dra_cel_cache_free(struct dra_cel_cache *cc)
 	for (size_t it = 0; pmap_next(&cc->views, &it, &sk, &v);)
 		dra_slice_views_unref(v);
 	pmap_release(&cc->views);
+	dra_inventory_unref(cc->inventory);
 	pthread_mutex_destroy(&cc->views_lock);
 	cel_env_free(cc->env);
 	pthread_mutex_destroy(&cc->lock);
@@ -415,6 +419,27 @@ int dra_cel_views_acquire(struct dra_cel_cache *cc, struct api_resource_slice *c
 		}
 	}
 	return rc;
+}
+
+struct dra_inventory *dra_cel_inventory_get(struct dra_cel_cache *cc, const struct dra_features *f,
+					    struct api_resource_slice *const *slices, uint32_t n)
+{
+	struct dra_inventory *inv = NULL;
+	pthread_mutex_lock(&cc->views_lock);
+	if (cc->inventory && dra_inventory_matches(cc->inventory, f, slices, n)) {
+		inv = dra_inventory_ref(cc->inventory);
+	}
+	pthread_mutex_unlock(&cc->views_lock);
+	return inv;
+}
+
+void dra_cel_inventory_keep(struct dra_cel_cache *cc, struct dra_inventory *inv)
+{
+	pthread_mutex_lock(&cc->views_lock);
+	struct dra_inventory *old = cc->inventory;
+	cc->inventory = dra_inventory_ref(inv);
+	pthread_mutex_unlock(&cc->views_lock);
+	dra_inventory_unref(old);
 }
 
 uint32_t dra_cel_views_len(struct dra_cel_cache *cc)

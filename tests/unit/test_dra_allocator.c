@@ -1740,6 +1740,74 @@ static void test_dra_slice_views(void **state)
 	dra_cel_cache_free(cc);
 }
 
+/* The next pod's allocator over the same slice objects reuses the pools and views the previous
+ * one built (the CEL cache keeps the last inventory); other slices, or a DeviceTaintRules copy,
+ * build a new one, and the answers are the same either way. */
+static void test_dra_inventory_reuse(void **state)
+{
+	(void)state;
+	struct dra_cel_cache *cc = dra_cel_cache_new(16);
+	struct dra_allocated_state *st = dra_allocated_state_new();
+	struct err e = { 0 };
+	char *j = unquote(CLASS("class-a", DA));
+	struct classes cl = { 1, { api_device_class_decode_json(j, strlen(j), &e) } };
+	free(j);
+	struct api_resource_slice *s = slice_json(SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA,
+		DEVX("device-1", ATTRS(A_INT("numa", 2))) "," DEVX("device-2", ATTRS(A_INT("numa", 1)))));
+	struct api_resource_slice *s2 = slice_json(SLICE("slice-2", ON("node-1"), POOL(PA, 1, 1), DA,
+		DEVX("device-3", ATTRS(A_INT("numa", 1)))));
+	const struct api_resource_claim *claims[1] = { claim_json(CLAIM("claim-0",
+		REQX("req-0", "class-a", 1, SELECTORS(SEL("device.attributes['driver-a'].numa == 1"))))) };
+	char *nj = unquote(NODE1);
+	struct api_node *node = api_node_decode_json(nj, strlen(nj), &e);
+	free(nj);
+	assert_null(dra_cel_inventory_get(cc, &dra_features_default, &s, 1));
+	struct dra_allocator *a1 = dra_allocator_new(&dra_features_default, st, class_get, &cl, &s, 1, cc, &e);
+	assert_non_null(a1);
+	struct dra_inventory *inv = dra_cel_inventory_get(cc, &dra_features_default, &s, 1);
+	assert_non_null(inv); /* kept for the next pod */
+	struct dra_allocator *a2 = dra_allocator_new(&dra_features_default, st, class_get, &cl, &s, 1, cc, &e);
+	struct dra_inventory *inv2 = dra_cel_inventory_get(cc, &dra_features_default, &s, 1);
+	assert_ptr_equal(inv2, inv); /* the second allocator did not replace it */
+	dra_inventory_unref(inv2);
+	assert_null(dra_cel_inventory_get(cc, &dra_features_default, &s2, 1)); /* other slices */
+	struct dra_features f = dra_features_default;
+	f.consumable_capacity = false;
+	assert_null(dra_cel_inventory_get(cc, &f, &s, 1)); /* other features */
+	struct arena *ar = arena_new(0);
+	struct api_dra_allocation out[1];
+	struct dra_allocator *as[] = { a1, a2 };
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(dra_allocator_allocate(as[i], node, claims, 1, 0, ar, out, &e), DRA_ALLOCATED);
+		assert_string_equal(out[0].results[0].device, "device-2");
+	}
+	/* the slices change: a new inventory replaces the kept one */
+	struct dra_allocator *a3 = dra_allocator_new(&dra_features_default, st, class_get, &cl, &s2, 1, cc, &e);
+	assert_non_null(a3);
+	assert_null(dra_cel_inventory_get(cc, &dra_features_default, &s, 1));
+	inv2 = dra_cel_inventory_get(cc, &dra_features_default, &s2, 1);
+	assert_non_null(inv2);
+	assert_ptr_not_equal(inv2, inv);
+	dra_inventory_unref(inv2);
+	assert_int_equal(dra_allocator_allocate(a3, node, claims, 1, 0, ar, out, &e), DRA_ALLOCATED);
+	assert_string_equal(out[0].results[0].device, "device-3");
+	/* a1 still holds the replaced inventory: its answers do not change */
+	assert_int_equal(dra_allocator_allocate(a1, node, claims, 1, 0, ar, out, &e), DRA_ALLOCATED);
+	assert_string_equal(out[0].results[0].device, "device-2");
+	dra_inventory_unref(inv);
+	arena_free(ar);
+	dra_allocator_free(a1);
+	dra_allocator_free(a2);
+	dra_allocator_free(a3);
+	api_resource_claim_unref((struct api_resource_claim *)claims[0]);
+	api_resource_slice_unref(s);
+	api_resource_slice_unref(s2);
+	api_device_class_unref(cl.v[0]);
+	api_node_unref(node);
+	dra_allocated_state_free(st);
+	dra_cel_cache_free(cc);
+}
+
 struct thread_arg {
 	struct dra_allocator *a;
 	struct api_node *node;
@@ -1888,6 +1956,7 @@ int main(void)
 		cmocka_unit_test(test_dra_device_matches),
 		cmocka_unit_test(test_dra_taints),
 		cmocka_unit_test(test_dra_slice_views),
+		cmocka_unit_test(test_dra_inventory_reuse),
 		cmocka_unit_test(test_dra_allocator_threads),
 		cmocka_unit_test(test_dra_allocator_many_nodes),
 	};
