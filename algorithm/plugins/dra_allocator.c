@@ -25,6 +25,7 @@
 #include "common/clock.h"
 #include "common/err.h"
 #include "common/intern.h"
+#include "common/macros.h"
 #include "common/map.h"
 #include "common/strbuf.h"
 
@@ -364,6 +365,11 @@ struct pool_counters {
 	int64_t **avail, **used; /* [counter set][counter] */
 };
 
+struct class_row {
+	const struct api_device_class *class;
+	uint32_t slot;
+};
+
 struct sel_memo {
 	const char *expr;
 	struct dra_cel_entry *ent;
@@ -384,6 +390,8 @@ struct alloc {
 	struct pool_counters *pc;
 	uint32_t n_slots, n_devices;
 	int8_t *match; /* [slot][lidx]: -1 unknown, 0, 1 */
+	uint32_t n_class_rows;
+	struct class_row class_rows[8]; /* the rows of requests without selectors, by class */
 	struct dra_dmap dev_index; /* device id -> allocating[i] */
 	uint32_t n_allocating, cap_allocating;
 	struct allocating *allocating;
@@ -1010,6 +1018,32 @@ static int allocate_one(struct alloc *al, uint32_t claim, uint32_t req, uint32_t
 
 /* ---------- Allocate ---------- */
 
+/* rd's row of the match cache. Requests of one class without selectors of their own select the
+ * same devices (is_selectable caches only 0 and 1, never an error and its message): they share
+ * a row, so that five such requests evaluate the class's selectors once per device, not five
+ * times. 0 or ERR_NOMEM. */
+static int assign_slot(struct alloc *al, struct reqdata *rd)
+{
+	bool plain = rd->r->n_selectors == 0;
+	for (uint32_t i = 0; plain && i < al->n_class_rows; i++)
+		if (al->class_rows[i].class == rd->class) {
+			rd->slot = al->class_rows[i].slot;
+			return 0;
+		}
+	uint32_t slot = al->n_slots;
+	size_t old = (size_t)slot * al->n_devices, now = (size_t)(slot + 1) * al->n_devices;
+	int8_t *m = realloc(al->match, now ? now : 1);
+	if (!m)
+		return ERR_NOMEM;
+	memset(m + old, -1, now - old);
+	al->match = m;
+	al->n_slots = slot + 1;
+	rd->slot = slot;
+	if (plain && al->n_class_rows < ARRAY_SIZE(al->class_rows))
+		al->class_rows[al->n_class_rows++] = (struct class_row){ rd->class, slot };
+	return 0;
+}
+
 /* upstream validateDeviceRequest */
 static int validate_request(struct alloc *al, uint32_t claim, struct reqdata *rd)
 {
@@ -1032,6 +1066,8 @@ static int validate_request(struct alloc *al, uint32_t claim, struct reqdata *rd
 		return err_set(al->e, ERR_INVALID,
 			       "claim %s, request %s: could not retrieve device class %s: deviceclass.resource.k8s.io \"%s\" not found",
 			       cs->kobj, name, r->device_class_name, r->device_class_name);
+	if (assign_slot(al, rd) < 0)
+		return err_set(al->e, ERR_NOMEM, "dra allocator: out of memory");
 	switch (r->allocation_mode) {
 	case API_DRA_MODE_EXACT_COUNT:
 		rd->num_devices = r->count == 0 ? 1 : r->count; /* the apiserver defaults count to 1 */
@@ -1101,7 +1137,6 @@ static const char *join_name(const char *req, const char *sub)
 static int prepare(struct alloc *al)
 {
 	const struct dra_features *f = &al->a->f;
-	uint32_t slot = 0;
 	for (uint32_t ci = 0; ci < al->n_claims; ci++) {
 		struct claim_state *cs = &al->cs[ci];
 		const struct api_resource_claim *c = cs->claim;
@@ -1147,17 +1182,6 @@ static int prepare(struct alloc *al)
 					return err_set(al->e, ERR_NOMEM, "dra allocator: out of memory");
 				/* a subrequest has no adminAccess */
 				rd->admin = !has_sub && rd->r->has_admin_access && rd->r->admin_access;
-				rd->slot = slot++;
-			}
-			if (slot > al->n_slots) {
-				/* grow the match cache for the new rows */
-				size_t old = (size_t)al->n_slots * al->n_devices, now = (size_t)slot * al->n_devices;
-				int8_t *m = realloc(al->match, now ? now : 1);
-				if (!m)
-					return err_set(al->e, ERR_NOMEM, "dra allocator: out of memory");
-				memset(m + old, -1, now - old);
-				al->match = m;
-				al->n_slots = slot;
 			}
 			for (uint32_t s = 0; s < rq->n_sub; s++) {
 				int rc = validate_request(al, ci, &rq->subs[s]);
