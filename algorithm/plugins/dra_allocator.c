@@ -3,11 +3,15 @@
  * search over the pools of a node, request by request and device by device, in upstream's
  * order, so that the first allocation found is the one upstream finds.
  *
- * DESIGN: dra_allocator_new groups the slices by pool once (the plugin asks per node, from
- * several Filter threads); the allocator is read-only afterwards except for the lazily bound
- * CEL devices (bound[]: published with release/acquire atomics, built under bind_lock, a leaf
- * lock). Everything one dra_allocator_allocate call needs lives in a private scratch arena and
- * a struct alloc on its stack, as upstream's per-call allocator struct. */
+ * DESIGN: what depends on the slices alone (grouped by pool, pools prepared, the CEL views) is
+ * an immutable refcounted dra_inventory, built once and kept by the CEL cache for the next pod's
+ * allocator while the slice objects stay the same; the plugin asks per node, from several Filter
+ * threads, and the allocator is read-only afterwards (its search-step count is an atomic). The
+ * CEL views of the devices are the CEL cache's, shared with every other pod's allocator and
+ * built lazily there (dra_cel.c). Everything one dra_allocator_allocate call needs
+ * lives in a struct alloc on its stack, as upstream's per-call allocator struct, and a scratch
+ * arena with CEL evaluation state that the call takes from the allocator's free list and gives
+ * back reset (scratch_lock, a leaf lock, guards the list; a scratch is one call's at a time). */
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -21,6 +25,7 @@
 #include "common/clock.h"
 #include "common/err.h"
 #include "common/intern.h"
+#include "common/macros.h"
 #include "common/map.h"
 #include "common/strbuf.h"
 
@@ -41,10 +46,30 @@ struct node_groups {
 	uint32_t *idx;
 };
 
-/* A bound CEL device, or why it could not be bound. */
-struct bound {
-	struct dra_bound_device *dev;
-	char *err;
+/* One call's scratch arena and CEL evaluation state, kept for the allocator's next call (the
+ * plugin calls it once per node: making both per call was a third of its malloc/free). */
+struct scratch {
+	struct scratch *next;
+	struct arena *ar;
+	struct dra_cel_eval *ev;
+};
+
+/* What the allocator derives from the slices alone: they grouped by pool, the pools prepared, the
+ * CEL views. Immutable once built and refcounted: the CEL cache keeps the last one, and the next
+ * pod's allocator reuses it while the slice objects are the same (dra_cel_inventory_*). */
+struct dra_inventory {
+	int refs; /* atomic */
+	struct dra_features f;
+	uint32_t n_slices;
+	struct api_resource_slice **slices; /* references */
+	struct dra_slice_views **views;     /* per slice, references from the CEL cache */
+	struct dra_dmap slice_index; /* (slice, slice, slice) -> slice number */
+	uint32_t n_groups;
+	struct dra_pool_group *groups;
+	struct arena *pools_arena; /* the groups' prepared pools */
+	uint32_t n_shared;
+	uint32_t *shared_groups; /* groups with a slice without nodeName */
+	struct map by_node;      /* nodeName -> struct node_groups (groups not in shared_groups) */
 };
 
 struct dra_allocator {
@@ -53,20 +78,10 @@ struct dra_allocator {
 	dra_class_fn class_fn;
 	void *class_ctx;
 	struct dra_cel_cache *cc;
-	uint32_t n_slices;
-	struct api_resource_slice **slices; /* references */
-	uint32_t *slice_base;               /* global index of each slice's first device */
-	uint32_t n_devices;
-	struct dra_dmap slice_index; /* (slice, slice, slice) -> slice number */
-	uint32_t n_groups;
-	struct dra_pool_group *groups;
-	struct arena *pools_arena; /* the groups' prepared pools */
-	uint32_t n_shared;
-	uint32_t *shared_groups; /* groups with a slice without nodeName */
-	struct map by_node;      /* nodeName -> struct node_groups (groups not in shared_groups) */
-	pthread_mutex_t bind_lock; /* guards building bound[] entries; leaf */
-	_Atomic(struct bound *) *bound; /* per global device */
+	struct dra_inventory *inv;      /* a reference */
 	_Atomic int64_t invocations;    /* allocate_one calls (upstream numAllocateOneInvocations) */
+	pthread_mutex_t scratch_lock;   /* guards free_scratch; leaf */
+	struct scratch *free_scratch;   /* at most one per thread that called at once */
 };
 
 int64_t dra_allocator_invocations(const struct dra_allocator *a)
@@ -76,21 +91,22 @@ int64_t dra_allocator_invocations(const struct dra_allocator *a)
 
 /* ---------- Construction ---------- */
 
-void dra_allocator_free(struct dra_allocator *a)
+struct dra_inventory *dra_inventory_ref(struct dra_inventory *a)
 {
-	if (!a)
+	if (a)
+		__atomic_add_fetch(&a->refs, 1, __ATOMIC_RELAXED);
+	return a;
+}
+
+void dra_inventory_unref(struct dra_inventory *a)
+{
+	if (!a || __atomic_sub_fetch(&a->refs, 1, __ATOMIC_ACQ_REL) != 0)
 		return;
 	for (uint32_t i = 0; i < a->n_slices; i++)
 		api_resource_slice_unref(a->slices[i]);
-	for (uint32_t i = 0; a->bound && i < a->n_devices; i++) {
-		struct bound *b = atomic_load(&a->bound[i]);
-		if (b) {
-			dra_bound_device_free(b->dev);
-			free(b->err);
-			free(b);
-		}
-	}
-	free(a->bound);
+	for (uint32_t i = 0; a->views && i < a->n_slices; i++)
+		dra_slice_views_unref(a->views[i]);
+	free(a->views);
 	for (uint32_t i = 0; i < a->n_groups; i++)
 		free(a->groups[i].slices);
 	free(a->groups);
@@ -105,13 +121,27 @@ void dra_allocator_free(struct dra_allocator *a)
 	map_release(&a->by_node);
 	arena_free(a->pools_arena);
 	dra_dmap_release(&a->slice_index);
-	free(a->slice_base);
 	free(a->slices);
-	pthread_mutex_destroy(&a->bind_lock);
 	free(a);
 }
 
-static int group_of(struct dra_allocator *a, struct dra_dmap *gi, const struct api_resource_slice *s, uint32_t *g)
+void dra_allocator_free(struct dra_allocator *a)
+{
+	if (!a)
+		return;
+	while (a->free_scratch) {
+		struct scratch *sc = a->free_scratch;
+		a->free_scratch = sc->next;
+		arena_free(sc->ar);
+		dra_cel_eval_free(sc->ev);
+		free(sc);
+	}
+	pthread_mutex_destroy(&a->scratch_lock);
+	dra_inventory_unref(a->inv);
+	free(a);
+}
+
+static int group_of(struct dra_inventory *a, struct dra_dmap *gi, const struct api_resource_slice *s, uint32_t *g)
 {
 	/* keyed (driver, pool, driver): the map wants three pointers */
 	if (dra_dmap_get(gi, s->driver, s->pool_name, s->driver, g))
@@ -126,7 +156,7 @@ static int group_of(struct dra_allocator *a, struct dra_dmap *gi, const struct a
 	return dra_dmap_put(gi, s->driver, s->pool_name, s->driver, *g);
 }
 
-static int add_node_group(struct dra_allocator *a, const char *node, uint32_t g)
+static int add_node_group(struct dra_inventory *a, const char *node, uint32_t g)
 {
 	struct node_groups *ng = map_get(&a->by_node, node);
 	if (!ng) {
@@ -146,33 +176,26 @@ static int add_node_group(struct dra_allocator *a, const char *node, uint32_t g)
 	return 0;
 }
 
-struct dra_allocator *dra_allocator_new(const struct dra_features *f, const struct dra_allocated_state *st,
-					dra_class_fn class_fn, void *class_ctx, struct api_resource_slice *const *slices,
-					uint32_t n, struct dra_cel_cache *cc, struct err *e)
+static struct dra_inventory *inventory_new(const struct dra_features *f, struct api_resource_slice *const *slices,
+					   uint32_t n, struct dra_cel_cache *cc, struct err *e)
 {
-	struct dra_allocator *a = calloc(1, sizeof(*a));
+	struct dra_inventory *a = calloc(1, sizeof(*a));
 	struct dra_dmap gi;
 	dra_dmap_init(&gi);
 	if (!a)
 		goto nomem;
-	pthread_mutex_init(&a->bind_lock, NULL);
+	a->refs = 1;
 	map_init(&a->by_node);
 	dra_dmap_init(&a->slice_index);
 	a->f = *f;
-	a->st = st;
-	a->class_fn = class_fn;
-	a->class_ctx = class_ctx;
-	a->cc = cc;
 	a->slices = calloc(n ? n : 1, sizeof(*a->slices));
-	a->slice_base = calloc(n ? n : 1, sizeof(*a->slice_base));
+	a->views = calloc(n ? n : 1, sizeof(*a->views));
 	a->groups = calloc(n ? n : 1, sizeof(*a->groups));
 	a->shared_groups = calloc(n ? n : 1, sizeof(*a->shared_groups));
-	if (!a->slices || !a->slice_base || !a->groups || !a->shared_groups)
+	if (!a->slices || !a->views || !a->groups || !a->shared_groups)
 		goto nomem;
 	for (uint32_t i = 0; i < n; i++) {
 		a->slices[a->n_slices++] = api_resource_slice_ref(slices[i]);
-		a->slice_base[i] = a->n_devices;
-		a->n_devices += slices[i]->n_devices;
 		if (dra_dmap_put(&a->slice_index, (const char *)slices[i], (const char *)slices[i],
 				 (const char *)slices[i], i) < 0)
 			goto nomem;
@@ -199,10 +222,11 @@ struct dra_allocator *dra_allocator_new(const struct dra_features *f, const stru
 		if (!a->groups[g].has_shared && add_node_group(a, s->node_name, g) < 0)
 			goto nomem;
 	}
-	a->bound = calloc(a->n_devices ? a->n_devices : 1, sizeof(*a->bound));
 	a->pools_arena = arena_new(0);
-	if (!a->bound || !a->pools_arena)
+	if (!a->pools_arena)
 		goto nomem;
+	if (n && dra_cel_views_acquire(cc, slices, n, a->views, e) < 0)
+		goto fail;
 	/* pool building and validation done once, reused by every node that sees the whole pool */
 	for (uint32_t g = 0; g < a->n_groups; g++)
 		if (dra_pool_group_prepare(&a->f, &a->groups[g], a->pools_arena) < 0)
@@ -210,33 +234,58 @@ struct dra_allocator *dra_allocator_new(const struct dra_features *f, const stru
 	dra_dmap_release(&gi);
 	return a;
 nomem:
-	dra_dmap_release(&gi);
-	dra_allocator_free(a);
 	err_set(e, ERR_NOMEM, "dra allocator: out of memory");
+fail:
+	dra_dmap_release(&gi);
+	dra_inventory_unref(a);
 	return NULL;
 }
 
-/* The device bound for CEL (built on first use). NULL on out of memory. */
-static const struct bound *bound_device(struct dra_allocator *a, uint32_t gidx, const struct api_resource_slice *s,
-					const struct api_dra_device *d)
+bool dra_inventory_matches(const struct dra_inventory *inv, const struct dra_features *f,
+			   struct api_resource_slice *const *slices, uint32_t n)
 {
-	struct bound *b = atomic_load_explicit(&a->bound[gidx], memory_order_acquire);
-	if (b)
-		return b;
-	pthread_mutex_lock(&a->bind_lock);
-	b = atomic_load_explicit(&a->bound[gidx], memory_order_relaxed);
-	if (!b && (b = calloc(1, sizeof(*b)))) {
-		struct err be = { 0 };
-		b->dev = dra_bound_device_new(s->driver, d, &be);
-		if (!b->dev && (be.code == ERR_NOMEM || !(b->err = strdup(be.msg)))) {
-			free(b);
-			b = NULL;
-		} else {
-			atomic_store_explicit(&a->bound[gidx], b, memory_order_release);
-		}
+	if (inv->n_slices != n || memcmp(&inv->f, f, sizeof(*f)) != 0)
+		return false;
+	for (uint32_t i = 0; i < n; i++)
+		if (inv->slices[i] != slices[i])
+			return false;
+	return true;
+}
+
+struct dra_allocator *dra_allocator_new(const struct dra_features *f, const struct dra_allocated_state *st,
+					dra_class_fn class_fn, void *class_ctx, struct api_resource_slice *const *slices,
+					uint32_t n, struct dra_cel_cache *cc, struct err *e)
+{
+	struct dra_allocator *a = calloc(1, sizeof(*a));
+	if (!a) {
+		err_set(e, ERR_NOMEM, "dra allocator: out of memory");
+		return NULL;
 	}
-	pthread_mutex_unlock(&a->bind_lock);
-	return b;
+	pthread_mutex_init(&a->scratch_lock, NULL);
+	a->f = *f;
+	a->st = st;
+	a->class_fn = class_fn;
+	a->class_ctx = class_ctx;
+	a->cc = cc;
+	/* the previous pod's inventory when the slices are the same objects (a DeviceTaintRules
+	 * copy is made per pod, so slices with applied rules always build a new one) */
+	a->inv = dra_cel_inventory_get(cc, f, slices, n);
+	if (!a->inv) {
+		if (!(a->inv = inventory_new(f, slices, n, cc, e))) {
+			dra_allocator_free(a);
+			return NULL;
+		}
+		dra_cel_inventory_keep(cc, a->inv);
+	}
+	return a;
+}
+
+/* The device bound for CEL: the cache's view, shared with every other pod's allocator (built on
+ * first use). NULL on out of memory. */
+static const struct dra_device_view *bound_device(struct dra_allocator *a, uint32_t sno,
+						  const struct api_resource_slice *s, const struct api_dra_device *d)
+{
+	return dra_slice_views_device(a->inv->views[sno], (uint32_t)(d - s->devices));
 }
 
 /* ---------- One allocation ---------- */
@@ -247,7 +296,7 @@ static const struct bound *bound_device(struct dra_allocator *a, uint32_t gidx, 
 struct devref {
 	const struct api_resource_slice *slice;
 	const struct api_dra_device *dev;
-	uint32_t gidx; /* in the allocator's devices (bound CEL devices) */
+	uint32_t sno;  /* the slice's number in the allocator (its CEL views) */
 	uint32_t lidx; /* in this call's devices (the match cache) */
 	struct dra_pool *pool;
 	uint32_t pool_idx;
@@ -316,12 +365,24 @@ struct pool_counters {
 	int64_t **avail, **used; /* [counter set][counter] */
 };
 
+struct class_row {
+	const struct api_device_class *class;
+	uint32_t slot;
+};
+
+struct sel_memo {
+	const char *expr;
+	struct dra_cel_entry *ent;
+	const char *cerr;
+};
+
 struct alloc {
 	struct dra_allocator *a;
 	const struct api_node *node;
 	uint32_t n_claims;
 	struct claim_state *cs;
-	struct arena *ar; /* scratch */
+	struct scratch *sc; /* ar and ev's holder, back to the allocator at the end */
+	struct arena *ar;   /* scratch */
 	struct err *e;
 	int64_t deadline;
 	uint32_t n_pools;
@@ -329,12 +390,21 @@ struct alloc {
 	struct pool_counters *pc;
 	uint32_t n_slots, n_devices;
 	int8_t *match; /* [slot][lidx]: -1 unknown, 0, 1 */
+	uint32_t n_class_rows;
+	struct class_row class_rows[8]; /* the rows of requests without selectors, by class */
 	struct dra_dmap dev_index; /* device id -> allocating[i] */
 	uint32_t n_allocating, cap_allocating;
 	struct allocating *allocating;
 	struct dra_cel_eval *ev;
 	uint32_t n_entries;
 	struct dra_cel_entry *entries[64]; /* uncached entries to release */
+	/* the last selectors looked up (by their string's address, stable for the call): the
+	 * cache's lookup hashes the text under its lock, once per device and selector otherwise */
+	uint32_t n_memo;
+	struct sel_memo memo[16];
+	/* allocate_one steps of this call, added to the allocator's count at its end (one atomic
+	 * add per call instead of one per step on a counter the Filter threads share) */
+	int64_t invocations;
 };
 
 static const char *dev_str(const struct devref *d, char *buf, size_t size)
@@ -399,15 +469,25 @@ static bool device_capacity_in_use(struct alloc *al, const struct devref *d)
 static int get_entry(struct alloc *al, const char *expr, struct dra_cel_entry **ent, const char **cerr, bool *release)
 {
 	*release = false;
+	for (uint32_t i = 0; i < al->n_memo; i++)
+		if (al->memo[i].expr == expr) {
+			*ent = al->memo[i].ent;
+			*cerr = al->memo[i].cerr;
+			return 0;
+		}
 	*ent = dra_cel_get(al->a->cc, expr, cerr, al->e);
 	if (!*ent)
 		return ERR_NOMEM;
-	if (dra_cel_entry_cached(*ent))
-		return 0;
-	if (al->n_entries < 64)
+	if (!dra_cel_entry_cached(*ent)) {
+		if (al->n_entries == 64) {
+			*release = true;
+			return 0;
+		}
 		al->entries[al->n_entries++] = *ent;
-	else
-		*release = true;
+	}
+	/* kept until the call's end (cached, or released by alloc_end): safe to hand out again */
+	if (al->n_memo < 16)
+		al->memo[al->n_memo++] = (struct sel_memo){ expr, *ent, *cerr };
 	return 0;
 }
 
@@ -431,9 +511,11 @@ static int selectors_match(struct alloc *al, uint32_t claim, const struct devref
 				dra_cel_entry_release(al->a->cc, ent);
 			return rc;
 		}
-		const struct bound *b = bound_device(al->a, d->gidx, d->slice, d->dev);
+		const struct dra_device_view *b = bound_device(al->a, d->sno, d->slice, d->dev);
 		int rc;
-		struct err re = { 0 };
+		struct err re; /* not = { 0 }: zeroing its message buffer per device was 10% of a search */
+		re.code = re.http_status = 0;
+		re.msg[0] = 0;
 		if (!b)
 			rc = err_set(&re, ERR_NOMEM, "out of memory");
 		else if (b->err)
@@ -833,11 +915,15 @@ struct loc {
 	uint32_t pool, slice, dev;
 };
 
+#define DEADLINE_STEPS 64
+
 static int allocate_one(struct alloc *al, uint32_t claim, uint32_t req, uint32_t sub, int64_t devi, bool in_sub,
 			struct loc start)
 {
-	atomic_fetch_add_explicit(&al->a->invocations, 1, memory_order_relaxed);
-	if (al->deadline && mono_ns() > al->deadline)
+	/* the clock is read on the first step and every DEADLINE_STEPS after it: reading it on
+	 * each step cost 2% of a five-request search */
+	int64_t step = al->invocations++;
+	if (al->deadline && step % DEADLINE_STEPS == 0 && mono_ns() > al->deadline)
 		return E_TIMEOUT;
 	if (claim >= al->n_claims)
 		return 1;
@@ -889,9 +975,9 @@ static int allocate_one(struct alloc *al, uint32_t claim, uint32_t req, uint32_t
 		for (uint32_t si = pi == start.pool ? start.slice : 0; si < p->n_target; si++) {
 			const struct api_resource_slice *s = p->target[si];
 			uint32_t sno = 0;
-			(void)dra_dmap_get(&al->a->slice_index, (const char *)s, (const char *)s, (const char *)s, &sno);
+			(void)dra_dmap_get(&al->a->inv->slice_index, (const char *)s, (const char *)s, (const char *)s, &sno);
 			for (uint32_t di = pi == start.pool && si == start.slice ? start.dev : 0; di < s->n_devices; di++) {
-				struct devref d = { s, &s->devices[di], al->a->slice_base[sno] + di, p->target_base[si] + di, p, pi };
+				struct devref d = { s, &s->devices[di], sno, p->target_base[si] + di, p, pi };
 				if (rd->admin && allocating_for_claim(al, &d, claim))
 					continue;
 				if (!rd->admin && device_in_use(al, &d))
@@ -932,6 +1018,32 @@ static int allocate_one(struct alloc *al, uint32_t claim, uint32_t req, uint32_t
 
 /* ---------- Allocate ---------- */
 
+/* rd's row of the match cache. Requests of one class without selectors of their own select the
+ * same devices (is_selectable caches only 0 and 1, never an error and its message): they share
+ * a row, so that five such requests evaluate the class's selectors once per device, not five
+ * times. 0 or ERR_NOMEM. */
+static int assign_slot(struct alloc *al, struct reqdata *rd)
+{
+	bool plain = rd->r->n_selectors == 0;
+	for (uint32_t i = 0; plain && i < al->n_class_rows; i++)
+		if (al->class_rows[i].class == rd->class) {
+			rd->slot = al->class_rows[i].slot;
+			return 0;
+		}
+	uint32_t slot = al->n_slots;
+	size_t old = (size_t)slot * al->n_devices, now = (size_t)(slot + 1) * al->n_devices;
+	int8_t *m = realloc(al->match, now ? now : 1);
+	if (!m)
+		return ERR_NOMEM;
+	memset(m + old, -1, now - old);
+	al->match = m;
+	al->n_slots = slot + 1;
+	rd->slot = slot;
+	if (plain && al->n_class_rows < ARRAY_SIZE(al->class_rows))
+		al->class_rows[al->n_class_rows++] = (struct class_row){ rd->class, slot };
+	return 0;
+}
+
 /* upstream validateDeviceRequest */
 static int validate_request(struct alloc *al, uint32_t claim, struct reqdata *rd)
 {
@@ -954,6 +1066,8 @@ static int validate_request(struct alloc *al, uint32_t claim, struct reqdata *rd
 		return err_set(al->e, ERR_INVALID,
 			       "claim %s, request %s: could not retrieve device class %s: deviceclass.resource.k8s.io \"%s\" not found",
 			       cs->kobj, name, r->device_class_name, r->device_class_name);
+	if (assign_slot(al, rd) < 0)
+		return err_set(al->e, ERR_NOMEM, "dra allocator: out of memory");
 	switch (r->allocation_mode) {
 	case API_DRA_MODE_EXACT_COUNT:
 		rd->num_devices = r->count == 0 ? 1 : r->count; /* the apiserver defaults count to 1 */
@@ -984,9 +1098,9 @@ static int validate_request(struct alloc *al, uint32_t claim, struct reqdata *rd
 		for (uint32_t si = 0; si < p->n_target; si++) {
 			const struct api_resource_slice *s = p->target[si];
 			uint32_t sno = 0;
-			(void)dra_dmap_get(&al->a->slice_index, (const char *)s, (const char *)s, (const char *)s, &sno);
+			(void)dra_dmap_get(&al->a->inv->slice_index, (const char *)s, (const char *)s, (const char *)s, &sno);
 			for (uint32_t di = 0; di < s->n_devices; di++) {
-				struct devref d = { s, &s->devices[di], al->a->slice_base[sno] + di, p->target_base[si] + di, p, pi };
+				struct devref d = { s, &s->devices[di], sno, p->target_base[si] + di, p, pi };
 				int rc = is_selectable(al, claim, rd, &d);
 				if (rc < 0)
 					return rc;
@@ -1023,7 +1137,6 @@ static const char *join_name(const char *req, const char *sub)
 static int prepare(struct alloc *al)
 {
 	const struct dra_features *f = &al->a->f;
-	uint32_t slot = 0;
 	for (uint32_t ci = 0; ci < al->n_claims; ci++) {
 		struct claim_state *cs = &al->cs[ci];
 		const struct api_resource_claim *c = cs->claim;
@@ -1069,17 +1182,6 @@ static int prepare(struct alloc *al)
 					return err_set(al->e, ERR_NOMEM, "dra allocator: out of memory");
 				/* a subrequest has no adminAccess */
 				rd->admin = !has_sub && rd->r->has_admin_access && rd->r->admin_access;
-				rd->slot = slot++;
-			}
-			if (slot > al->n_slots) {
-				/* grow the match cache for the new rows */
-				size_t old = (size_t)al->n_slots * al->n_devices, now = (size_t)slot * al->n_devices;
-				int8_t *m = realloc(al->match, now ? now : 1);
-				if (!m)
-					return err_set(al->e, ERR_NOMEM, "dra allocator: out of memory");
-				memset(m + old, -1, now - old);
-				al->match = m;
-				al->n_slots = slot;
 			}
 			for (uint32_t s = 0; s < rq->n_sub; s++) {
 				int rc = validate_request(al, ci, &rq->subs[s]);
@@ -1405,14 +1507,14 @@ nomem:
 
 static uint32_t *groups_for_node(struct dra_allocator *a, const struct api_node *node, struct arena *ar, uint32_t *n)
 {
-	const struct node_groups *ng = node && node->meta.name ? map_get(&a->by_node, node->meta.name) : NULL;
-	uint32_t cnt = a->n_shared + (ng ? ng->n : 0);
+	const struct node_groups *ng = node && node->meta.name ? map_get(&a->inv->by_node, node->meta.name) : NULL;
+	uint32_t cnt = a->inv->n_shared + (ng ? ng->n : 0);
 	uint32_t *idx = arena_alloc(ar, (cnt + 1) * sizeof(*idx));
 	if (!idx)
 		return NULL;
-	memcpy(idx, a->shared_groups, a->n_shared * sizeof(*idx));
+	memcpy(idx, a->inv->shared_groups, a->inv->n_shared * sizeof(*idx));
 	if (ng)
-		memcpy(idx + a->n_shared, ng->idx, ng->n * sizeof(*idx));
+		memcpy(idx + a->inv->n_shared, ng->idx, ng->n * sizeof(*idx));
 	*n = cnt;
 	return idx;
 }
@@ -1434,8 +1536,18 @@ static int alloc_begin(struct alloc *al, struct dra_allocator *a, const struct a
 	al->e = e;
 	al->deadline = deadline_ns;
 	dra_dmap_init(&al->dev_index);
-	al->ar = arena_new(0);
-	al->ev = dra_cel_eval_new(a->cc);
+	pthread_mutex_lock(&a->scratch_lock);
+	if ((al->sc = a->free_scratch))
+		a->free_scratch = al->sc->next;
+	pthread_mutex_unlock(&a->scratch_lock);
+	if (!al->sc) {
+		if (!(al->sc = calloc(1, sizeof(*al->sc))))
+			goto nomem;
+		al->sc->ar = arena_new(0);
+		al->sc->ev = dra_cel_eval_new(a->cc);
+	}
+	al->ar = al->sc->ar;
+	al->ev = al->sc->ev;
 	if (!al->ar || !al->ev)
 		goto nomem;
 	al->cs = arena_alloc(al->ar, (n + 1) * sizeof(*al->cs));
@@ -1447,7 +1559,7 @@ static int alloc_begin(struct alloc *al, struct dra_allocator *a, const struct a
 	}
 	if (!(idx = groups_for_node(a, node, al->ar, &n_idx)))
 		goto nomem;
-	if (dra_gather_pools(&a->f, node, a->groups, idx, n_idx, al->ar, &al->pools, &al->n_pools, &al->n_devices, e) < 0)
+	if (dra_gather_pools(&a->f, node, a->inv->groups, idx, n_idx, al->ar, &al->pools, &al->n_pools, &al->n_devices, e) < 0)
 		return e && e->code ? e->code : ERR_NOMEM;
 	al->pc = arena_alloc(al->ar, (al->n_pools + 1) * sizeof(*al->pc));
 	if (!al->pc)
@@ -1460,6 +1572,8 @@ nomem:
 
 static void alloc_end(struct alloc *al)
 {
+	if (al->a)
+		atomic_fetch_add_explicit(&al->a->invocations, al->invocations, memory_order_relaxed);
 	for (uint32_t i = 0; al->cs && i < al->n_claims; i++)
 		for (uint32_t r = 0; al->cs[i].reqs && r < al->cs[i].n_req; r++)
 			for (uint32_t s = 0; al->cs[i].reqs[r].subs && s < al->cs[i].reqs[r].n_sub; s++)
@@ -1472,8 +1586,27 @@ static void alloc_end(struct alloc *al)
 		dra_cel_entry_release(al->a->cc, al->entries[i]);
 	free(al->match);
 	dra_dmap_release(&al->dev_index);
-	dra_cel_eval_free(al->ev);
-	arena_free(al->ar);
+	struct scratch *sc = al->sc;
+	if (sc && sc->ar && sc->ev) {
+		/* an arena that needed more than its first block is remade with room for what this
+		 * call took, so that the next calls allocate nothing */
+		if (arena_overflowed(sc->ar)) {
+			struct arena *big = arena_new(arena_footprint(sc->ar));
+			if (big) {
+				arena_free(sc->ar);
+				sc->ar = big;
+			}
+		}
+		arena_reset(sc->ar);
+		pthread_mutex_lock(&al->a->scratch_lock);
+		sc->next = al->a->free_scratch;
+		al->a->free_scratch = sc;
+		pthread_mutex_unlock(&al->a->scratch_lock);
+	} else if (sc) {
+		arena_free(sc->ar);
+		dra_cel_eval_free(sc->ev);
+		free(sc);
+	}
 	memset(al, 0, sizeof(*al));
 }
 
@@ -1611,9 +1744,9 @@ static int diag_request(struct alloc *al, uint32_t ci, struct reqdata *rd, const
 		for (uint32_t si = 0; si < p->n_target; si++) {
 			const struct api_resource_slice *s = p->target[si];
 			uint32_t sno = 0;
-			(void)dra_dmap_get(&al->a->slice_index, (const char *)s, (const char *)s, (const char *)s, &sno);
+			(void)dra_dmap_get(&al->a->inv->slice_index, (const char *)s, (const char *)s, (const char *)s, &sno);
 			for (uint32_t di = 0; di < s->n_devices; di++) {
-				struct devref d = { s, &s->devices[di], al->a->slice_base[sno] + di, p->target_base[si] + di, p, pi };
+				struct devref d = { s, &s->devices[di], sno, p->target_base[si] + di, p, pi };
 				int rc;
 				k->total++;
 				if (!f->device_binding_and_status && d.dev->n_binding_conditions) {

@@ -7,8 +7,19 @@
  * expression). A cached entry is never evicted while the cache lives, so the program pointers
  * handed out stay valid; past max_entries new expressions are compiled for the caller, who
  * releases them. Programs are evaluated without the lock, each thread with its own evaluation
- * state and activation. */
+ * state and activation.
+ *
+ * The CEL view of a device (upstream DeviceMatches binds it per call) depends on its slice only,
+ * and slices are immutable: the cache keeps one dra_slice_views per decoded ResourceSlice object
+ * (keyed by its pointer, holding a reference so that the pointer is not reused), shared by every
+ * pod's allocator and every Filter thread. views_lock guards the map; each views' bind_lock
+ * guards building its devices, published with release/acquire atomics and never changed after.
+ * Views of slices nobody else holds (the informer replaced or deleted them) are dropped by a
+ * sweep when the map has grown to twice its live size. views_lock also guards the last
+ * allocator inventory built (dra_allocator.c), which the next pod's allocator reuses while the
+ * slice objects are the same. */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +28,7 @@
 #include "cel/cel.h"
 #include "common/err.h"
 #include "common/map.h"
+#include "common/pmap.h"
 
 struct dra_cel_entry {
 	char *expr;                /* owned: the map's key */
@@ -31,6 +43,10 @@ struct dra_cel_cache {
 	int slot; /* the "device" variable */
 	uint32_t max_entries;
 	struct map entries; /* expr -> struct dra_cel_entry */
+	pthread_mutex_t views_lock; /* guards views; leaf (never held with a views' bind_lock) */
+	struct pmap views;          /* decoded slice -> struct dra_slice_views (a reference) */
+	uint32_t views_live;        /* entries kept by the last sweep */
+	struct dra_inventory *inventory; /* the last one built (a reference); views_lock */
 };
 
 struct dra_cel_cache *dra_cel_cache_new(uint32_t max_entries)
@@ -40,7 +56,9 @@ struct dra_cel_cache *dra_cel_cache_new(uint32_t max_entries)
 	if (!cc)
 		return NULL;
 	pthread_mutex_init(&cc->lock, NULL);
+	pthread_mutex_init(&cc->views_lock, NULL);
 	map_init(&cc->entries);
+	pmap_init(&cc->views);
 	cc->max_entries = max_entries;
 	/* upstream: the DRA environment on Kubernetes' base environment (OptOptimize, strings
 	 * version 2) with the selector cost limit CELSelectorExpressionMaxCost */
@@ -77,6 +95,12 @@ void dra_cel_cache_free(struct dra_cel_cache *cc)
 	for (size_t it = 0; map_next(&cc->entries, &it, &k, &v);)
 		entry_free(v);
 	map_release(&cc->entries);
+	const void *sk;
+	for (size_t it = 0; pmap_next(&cc->views, &it, &sk, &v);)
+		dra_slice_views_unref(v);
+	pmap_release(&cc->views);
+	dra_inventory_unref(cc->inventory);
+	pthread_mutex_destroy(&cc->views_lock);
 	cel_env_free(cc->env);
 	pthread_mutex_destroy(&cc->lock);
 	free(cc);
@@ -295,6 +319,157 @@ nomem:
 fail:
 	dra_bound_device_free(b);
 	return NULL;
+}
+
+/* ---------- Device views per ResourceSlice ---------- */
+
+struct dra_slice_views {
+	int refs; /* atomic */
+	struct api_resource_slice *slice; /* a reference: the decoded slice the views were built from */
+	pthread_mutex_t bind_lock;        /* guards building dev[] entries; leaf */
+	_Atomic(struct dra_device_view *) *dev; /* per device of slice, built on first use */
+};
+
+static struct dra_slice_views *views_new(struct api_resource_slice *s)
+{
+	struct dra_slice_views *v = calloc(1, sizeof(*v));
+	if (!v)
+		return NULL;
+	v->dev = calloc(s->n_devices ? s->n_devices : 1, sizeof(*v->dev));
+	if (!v->dev) {
+		free(v);
+		return NULL;
+	}
+	v->refs = 1;
+	v->slice = api_resource_slice_ref(s);
+	pthread_mutex_init(&v->bind_lock, NULL);
+	return v;
+}
+
+void dra_slice_views_unref(struct dra_slice_views *v)
+{
+	if (!v || __atomic_sub_fetch(&v->refs, 1, __ATOMIC_ACQ_REL) != 0)
+		return;
+	for (uint32_t i = 0; i < v->slice->n_devices; i++) {
+		struct dra_device_view *dv = atomic_load_explicit(&v->dev[i], memory_order_relaxed);
+		if (dv) {
+			dra_bound_device_free(dv->dev);
+			free(dv->err);
+			free(dv);
+		}
+	}
+	free(v->dev);
+	pthread_mutex_destroy(&v->bind_lock);
+	api_resource_slice_unref(v->slice);
+	free(v);
+}
+
+/* Drops the views of slices nobody but the cache holds any more (the informer deleted or
+ * replaced them: no one can look them up again). Called with views_lock held. */
+static int views_sweep_locked(struct dra_cel_cache *cc)
+{
+	struct pmap keep;
+	const void *k;
+	void *val;
+	pmap_init(&keep);
+	for (size_t it = 0; pmap_next(&cc->views, &it, &k, &val);) {
+		struct dra_slice_views *v = val;
+		if (v && __atomic_load_n(&v->slice->refs, __ATOMIC_ACQUIRE) > 1 && pmap_put(&keep, k, v) < 0) {
+			pmap_release(&keep);
+			return ERR_NOMEM;
+		}
+	}
+	for (size_t it = 0; pmap_next(&cc->views, &it, &k, &val);) {
+		struct dra_slice_views *v = val;
+		if (v && pmap_get(&keep, k) != v)
+			dra_slice_views_unref(v);
+	}
+	pmap_release(&cc->views);
+	cc->views = keep;
+	cc->views_live = (uint32_t)pmap_len(&keep);
+	return 0;
+}
+
+int dra_cel_views_acquire(struct dra_cel_cache *cc, struct api_resource_slice *const *slices, uint32_t n,
+			  struct dra_slice_views **out, struct err *e)
+{
+	int rc = 0;
+	uint32_t i = 0;
+	pthread_mutex_lock(&cc->views_lock);
+	for (; i < n; i++) {
+		/* a copy with DeviceTaintRules applied binds as its base: taints are not in the view */
+		struct api_resource_slice *s = slices[i]->base ? slices[i]->base : slices[i];
+		/* a NULL value: an earlier views_new ran out of memory (a pmap has no deletion) */
+		void **slot = pmap_ref(&cc->views, s, NULL);
+		if (!slot || (!*slot && !(*slot = views_new(s)))) {
+			rc = err_set(e, ERR_NOMEM, "ResourceSlice %s: device views: out of memory", s->meta.name);
+			break;
+		}
+		out[i] = *slot;
+		__atomic_add_fetch(&out[i]->refs, 1, __ATOMIC_RELAXED);
+	}
+	/* past twice the live entries of the last sweep, the dead ones are worth dropping (each sweep
+	 * costs what this loop does) */
+	if (rc == 0 && pmap_len(&cc->views) > 2 * (size_t)cc->views_live + 64)
+		(void)views_sweep_locked(cc); /* out of memory: the map stays whole, swept on a later call */
+	pthread_mutex_unlock(&cc->views_lock);
+	if (rc < 0) {
+		for (uint32_t j = 0; j < i; j++) {
+			dra_slice_views_unref(out[j]);
+			out[j] = NULL;
+		}
+	}
+	return rc;
+}
+
+struct dra_inventory *dra_cel_inventory_get(struct dra_cel_cache *cc, const struct dra_features *f,
+					    struct api_resource_slice *const *slices, uint32_t n)
+{
+	struct dra_inventory *inv = NULL;
+	pthread_mutex_lock(&cc->views_lock);
+	if (cc->inventory && dra_inventory_matches(cc->inventory, f, slices, n)) {
+		inv = dra_inventory_ref(cc->inventory);
+	}
+	pthread_mutex_unlock(&cc->views_lock);
+	return inv;
+}
+
+void dra_cel_inventory_keep(struct dra_cel_cache *cc, struct dra_inventory *inv)
+{
+	pthread_mutex_lock(&cc->views_lock);
+	struct dra_inventory *old = cc->inventory;
+	cc->inventory = dra_inventory_ref(inv);
+	pthread_mutex_unlock(&cc->views_lock);
+	dra_inventory_unref(old);
+}
+
+uint32_t dra_cel_views_len(struct dra_cel_cache *cc)
+{
+	pthread_mutex_lock(&cc->views_lock);
+	uint32_t n = (uint32_t)pmap_len(&cc->views);
+	pthread_mutex_unlock(&cc->views_lock);
+	return n;
+}
+
+const struct dra_device_view *dra_slice_views_device(struct dra_slice_views *v, uint32_t i)
+{
+	struct dra_device_view *dv = atomic_load_explicit(&v->dev[i], memory_order_acquire);
+	if (dv)
+		return dv;
+	pthread_mutex_lock(&v->bind_lock);
+	dv = atomic_load_explicit(&v->dev[i], memory_order_relaxed);
+	if (!dv && (dv = calloc(1, sizeof(*dv)))) {
+		struct err be = { 0 };
+		dv->dev = dra_bound_device_new(v->slice->driver, &v->slice->devices[i], &be);
+		if (!dv->dev && (be.code == ERR_NOMEM || !(dv->err = strdup(be.msg)))) {
+			free(dv);
+			dv = NULL;
+		} else {
+			atomic_store_explicit(&v->dev[i], dv, memory_order_release);
+		}
+	}
+	pthread_mutex_unlock(&v->bind_lock);
+	return dv;
 }
 
 /* ---------- Evaluation ---------- */

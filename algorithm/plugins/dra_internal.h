@@ -94,6 +94,41 @@ struct dra_bound_device;
 struct dra_bound_device *dra_bound_device_new(const char *driver, const struct api_dra_device *d, struct err *e);
 void dra_bound_device_free(struct dra_bound_device *b);
 
+/* The CEL views of one ResourceSlice's devices, kept by the cache across pods (refcounted,
+ * immutable once built). */
+struct dra_slice_views;
+/* A device's view, or why it could not be bound (err; dev NULL). */
+struct dra_device_view {
+	struct dra_bound_device *dev;
+	char *err;
+};
+/* out[i]: a reference to the views of slices[i] (of its base for a DeviceTaintRules copy: the
+ * view has no taints), made on first sight of the slice. 0, or ERR_NOMEM with e (out untouched
+ * past what was released). Thread-safe. */
+int dra_cel_views_acquire(struct dra_cel_cache *cc, struct api_resource_slice *const *slices, uint32_t n,
+			  struct dra_slice_views **out, struct err *e);
+void dra_slice_views_unref(struct dra_slice_views *v);
+/* How many slices the cache keeps views for (tests: that dropped slices' views go). */
+uint32_t dra_cel_views_len(struct dra_cel_cache *cc);
+/* Device i of the views' slice (the same index in a DeviceTaintRules copy), bound on first use.
+ * NULL on out of memory. Thread-safe. */
+const struct dra_device_view *dra_slice_views_device(struct dra_slice_views *v, uint32_t i);
+
+/* The allocator's slice-derived part (dra_allocator.c): pools grouped and prepared, CEL views.
+ * Immutable, refcounted. */
+struct dra_inventory;
+struct dra_inventory *dra_inventory_ref(struct dra_inventory *inv);
+void dra_inventory_unref(struct dra_inventory *inv);
+/* Whether inv was built from exactly these slice objects, in this order, with features f. */
+bool dra_inventory_matches(const struct dra_inventory *inv, const struct dra_features *f,
+			   struct api_resource_slice *const *slices, uint32_t n);
+/* The cache keeps the last inventory built: a reference to it when it matches (f, slices, n),
+ * else NULL. Thread-safe. */
+struct dra_inventory *dra_cel_inventory_get(struct dra_cel_cache *cc, const struct dra_features *f,
+					    struct api_resource_slice *const *slices, uint32_t n);
+/* Makes inv the kept inventory (taking a reference; the previous one is released). */
+void dra_cel_inventory_keep(struct dra_cel_cache *cc, struct dra_inventory *inv);
+
 /* A compiled selector (or its compile error), owned by the cache. */
 struct dra_cel_entry;
 /* The cache's entry for expr (compiling it on a miss). NULL with e on out of memory. *program_err

@@ -1586,7 +1586,8 @@ static void test_dra_allocator_deadline(void **state)
 		      (double)(mono_ns() - t0) / 1e6);
 	assert_true(steps > 10000); /* the deadline above stopped it at its first step */
 	/* a deadline a minute away does not interrupt the same search; one already passed during
-	 * it does (checked at every step, as upstream checks ctx.Err()) */
+	 * it does (upstream checks ctx.Err() at every step; csched reads the clock at the first
+	 * step and every 64 after it) */
 	assert_int_equal(dra_allocator_allocate(a, node, claims, 1, mono_ns() + 60000000000, ar, out, &e),
 			 DRA_UNSCHEDULABLE);
 	assert_int_equal(dra_allocator_allocate(a, node, claims, 1, mono_ns() + 100000, ar, out, &e), DRA_TIMEOUT);
@@ -1679,6 +1680,132 @@ static void test_dra_taints(void **state)
 	api_resource_slice_unref(p);
 	api_device_taint_rule_unref(rule);
 	api_device_taint_rule_unref(other);
+}
+
+/* The CEL views of a slice's devices are built once per slice object and shared by every
+ * allocator (every pod) and by a DeviceTaintRules copy of the slice; the views of a slice that
+ * nobody else holds any more are dropped. */
+static void test_dra_slice_views(void **state)
+{
+	(void)state;
+	enum { OTHERS = 70 };
+	struct dra_cel_cache *cc = dra_cel_cache_new(16);
+	struct err e = { 0 };
+	struct api_resource_slice *s = slice_json(SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA,
+		DEVX("device-1", ATTRS(A_INT("numa", 1))) "," DEV("device-2")));
+	char *rj = unquote("{`metadata`:{`name`:`rule`},`spec`:{`deviceSelector`:{`device`:`device-1`},"
+			   "`taint`:{`key`:`k`,`effect`:`NoSchedule`}}}");
+	struct api_device_taint_rule *rule = api_device_taint_rule_decode_json(rj, strlen(rj), &e);
+	free(rj);
+	assert_non_null(rule);
+	const struct api_device_taint_rule *rules[] = { rule };
+	struct api_resource_slice *p = dra_slice_with_taint_rules(s, rules, 1, &e);
+	assert_non_null(p);
+	assert_ptr_not_equal(p, s);
+	struct api_resource_slice *both[] = { s, p };
+	struct dra_slice_views *v[2], *w[1];
+	assert_int_equal(dra_cel_views_acquire(cc, both, 2, v, &e), 0);
+	assert_ptr_equal(v[0], v[1]); /* the copy binds as its base */
+	assert_int_equal(dra_cel_views_acquire(cc, &s, 1, w, &e), 0);
+	assert_ptr_equal(w[0], v[0]); /* a second pod: the same views */
+	const struct dra_device_view *d0 = dra_slice_views_device(v[0], 0);
+	assert_non_null(d0);
+	assert_null(d0->err);
+	assert_ptr_equal(dra_slice_views_device(w[0], 0), d0); /* built once */
+	assert_ptr_not_equal(dra_slice_views_device(w[0], 1), d0);
+	assert_int_equal(dra_cel_views_len(cc), 1);
+	/* the slice goes (deleted by the informer): only the cache holds it now */
+	dra_slice_views_unref(v[0]);
+	dra_slice_views_unref(v[1]);
+	dra_slice_views_unref(w[0]);
+	api_resource_slice_unref(p);
+	api_resource_slice_unref(s);
+	api_device_taint_rule_unref(rule);
+	/* other slices, kept: past twice the live size (plus slack) the dead views are swept */
+	struct api_resource_slice *others[OTHERS];
+	struct dra_slice_views *ov[OTHERS];
+	for (int i = 0; i < OTHERS; i++) {
+		char sj[512];
+		snprintf(sj, sizeof(sj), "{`metadata`:{`name`:`slice-o%d`},`spec`:{`driver`:`driver-a`,`pool`:{`name`:`pool-o%d`,"
+			 "`generation`:1,`resourceSliceCount`:1},`nodeName`:`node-1`,`devices`:[{`name`:`device-1`}]}}", i, i);
+		others[i] = slice_json(sj);
+	}
+	assert_int_equal(dra_cel_views_acquire(cc, others, OTHERS, ov, &e), 0);
+	assert_int_equal(dra_cel_views_len(cc), OTHERS);
+	for (int i = 0; i < OTHERS; i++) {
+		assert_non_null(dra_slice_views_device(ov[i], 0));
+		dra_slice_views_unref(ov[i]);
+		api_resource_slice_unref(others[i]);
+	}
+	dra_cel_cache_free(cc);
+}
+
+/* The next pod's allocator over the same slice objects reuses the pools and views the previous
+ * one built (the CEL cache keeps the last inventory); other slices, or a DeviceTaintRules copy,
+ * build a new one, and the answers are the same either way. */
+static void test_dra_inventory_reuse(void **state)
+{
+	(void)state;
+	struct dra_cel_cache *cc = dra_cel_cache_new(16);
+	struct dra_allocated_state *st = dra_allocated_state_new();
+	struct err e = { 0 };
+	char *j = unquote(CLASS("class-a", DA));
+	struct classes cl = { 1, { api_device_class_decode_json(j, strlen(j), &e) } };
+	free(j);
+	struct api_resource_slice *s = slice_json(SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA,
+		DEVX("device-1", ATTRS(A_INT("numa", 2))) "," DEVX("device-2", ATTRS(A_INT("numa", 1)))));
+	struct api_resource_slice *s2 = slice_json(SLICE("slice-2", ON("node-1"), POOL(PA, 1, 1), DA,
+		DEVX("device-3", ATTRS(A_INT("numa", 1)))));
+	const struct api_resource_claim *claims[1] = { claim_json(CLAIM("claim-0",
+		REQX("req-0", "class-a", 1, SELECTORS(SEL("device.attributes['driver-a'].numa == 1"))))) };
+	char *nj = unquote(NODE1);
+	struct api_node *node = api_node_decode_json(nj, strlen(nj), &e);
+	free(nj);
+	assert_null(dra_cel_inventory_get(cc, &dra_features_default, &s, 1));
+	struct dra_allocator *a1 = dra_allocator_new(&dra_features_default, st, class_get, &cl, &s, 1, cc, &e);
+	assert_non_null(a1);
+	struct dra_inventory *inv = dra_cel_inventory_get(cc, &dra_features_default, &s, 1);
+	assert_non_null(inv); /* kept for the next pod */
+	struct dra_allocator *a2 = dra_allocator_new(&dra_features_default, st, class_get, &cl, &s, 1, cc, &e);
+	struct dra_inventory *inv2 = dra_cel_inventory_get(cc, &dra_features_default, &s, 1);
+	assert_ptr_equal(inv2, inv); /* the second allocator did not replace it */
+	dra_inventory_unref(inv2);
+	assert_null(dra_cel_inventory_get(cc, &dra_features_default, &s2, 1)); /* other slices */
+	struct dra_features f = dra_features_default;
+	f.consumable_capacity = false;
+	assert_null(dra_cel_inventory_get(cc, &f, &s, 1)); /* other features */
+	struct arena *ar = arena_new(0);
+	struct api_dra_allocation out[1];
+	struct dra_allocator *as[] = { a1, a2 };
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(dra_allocator_allocate(as[i], node, claims, 1, 0, ar, out, &e), DRA_ALLOCATED);
+		assert_string_equal(out[0].results[0].device, "device-2");
+	}
+	/* the slices change: a new inventory replaces the kept one */
+	struct dra_allocator *a3 = dra_allocator_new(&dra_features_default, st, class_get, &cl, &s2, 1, cc, &e);
+	assert_non_null(a3);
+	assert_null(dra_cel_inventory_get(cc, &dra_features_default, &s, 1));
+	inv2 = dra_cel_inventory_get(cc, &dra_features_default, &s2, 1);
+	assert_non_null(inv2);
+	assert_ptr_not_equal(inv2, inv);
+	dra_inventory_unref(inv2);
+	assert_int_equal(dra_allocator_allocate(a3, node, claims, 1, 0, ar, out, &e), DRA_ALLOCATED);
+	assert_string_equal(out[0].results[0].device, "device-3");
+	/* a1 still holds the replaced inventory: its answers do not change */
+	assert_int_equal(dra_allocator_allocate(a1, node, claims, 1, 0, ar, out, &e), DRA_ALLOCATED);
+	assert_string_equal(out[0].results[0].device, "device-2");
+	dra_inventory_unref(inv);
+	arena_free(ar);
+	dra_allocator_free(a1);
+	dra_allocator_free(a2);
+	dra_allocator_free(a3);
+	api_resource_claim_unref((struct api_resource_claim *)claims[0]);
+	api_resource_slice_unref(s);
+	api_resource_slice_unref(s2);
+	api_device_class_unref(cl.v[0]);
+	api_node_unref(node);
+	dra_allocated_state_free(st);
+	dra_cel_cache_free(cc);
 }
 
 struct thread_arg {
@@ -1828,6 +1955,8 @@ int main(void)
 		cmocka_unit_test(test_dra_allocator_deadline),
 		cmocka_unit_test(test_dra_device_matches),
 		cmocka_unit_test(test_dra_taints),
+		cmocka_unit_test(test_dra_slice_views),
+		cmocka_unit_test(test_dra_inventory_reuse),
 		cmocka_unit_test(test_dra_allocator_threads),
 		cmocka_unit_test(test_dra_allocator_many_nodes),
 	};
