@@ -187,6 +187,31 @@ static int cmp_ent(const void *a, const void *b)
 	return x->kn < y->kn ? -1 : x->kn > y->kn;
 }
 
+/* A map's formatted entries, sorted by key as sort.SliceStable does (an insertion sort: stable,
+ * so keys that format alike, 1 and "1", keep their order), then written as {k<sep>v, ...}. Both
+ * formatters use it; they differ in the separator (": " in the current one, ":" in the first). */
+static void put_sorted_map(struct fbuf *b, struct ent *e, size_t n, const char *sep)
+{
+	for (size_t i = 1; i < n; i++) {
+		struct ent x = e[i];
+		size_t j = i;
+		while (j > 0 && cmp_ent(&e[j - 1], &x) > 0) {
+			e[j] = e[j - 1];
+			j--;
+		}
+		e[j] = x;
+	}
+	fputs_(b, "{");
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			fputs_(b, ", ");
+		fput(b, e[i].k, e[i].kn);
+		fputs_(b, sep);
+		fput(b, e[i].v, e[i].vn);
+	}
+	fputs_(b, "}");
+}
+
 static int format_value(struct fbuf *b, cel_value v, const char **err)
 {
 	char tmp[96];
@@ -247,27 +272,7 @@ static int format_value(struct fbuf *b, cel_value v, const char **err)
 			if (rc)
 				return rc;
 		}
-		/* sort.SliceStable by key: stable merge of equal keys is not needed (keys are distinct
-		 * values, but 1 and "1" format alike: keep insertion order for those with a stable
-		 * insertion sort) */
-		for (size_t i = 1; i < n; i++) {
-			struct ent x = e[i];
-			size_t j = i;
-			while (j > 0 && cmp_ent(&e[j - 1], &x) > 0) {
-				e[j] = e[j - 1];
-				j--;
-			}
-			e[j] = x;
-		}
-		fputs_(b, "{");
-		for (size_t i = 0; i < n; i++) {
-			if (i)
-				fputs_(b, ", ");
-			fput(b, e[i].k, e[i].kn);
-			fputs_(b, ": ");
-			fput(b, e[i].v, e[i].vn);
-		}
-		fputs_(b, "}");
+		put_sorted_map(b, e, n, ": ");
 		break;
 	}
 	default:
@@ -634,20 +639,6 @@ static int v1_format_member(struct fbuf *b, cel_value v, const char **err)
 	return b->oom ? CEL_NOMEM : 0;
 }
 
-struct v1_ent {
-	char *k, *v;
-	size_t kn, vn;
-};
-
-static int v1_cmp_ent(const struct v1_ent *x, const struct v1_ent *y)
-{
-	size_t m = x->kn < y->kn ? x->kn : y->kn;
-	int c = memcmp(x->k, y->k, m);
-	if (c)
-		return c;
-	return x->kn < y->kn ? -1 : x->kn > y->kn;
-}
-
 /* One piece formatted into its own arena string. */
 static int v1_piece(struct cel_eval *ev, int (*fn)(struct fbuf *, cel_value, const char **), cel_value v,
 		    char **s, size_t *n, const char **err)
@@ -708,7 +699,7 @@ static int v1_format_string(struct fbuf *b, cel_value v, const char **err)
 	if (v.kind != CEL_MAP)
 		return v1_string_of(b, v, err);
 	size_t n = v.map->n;
-	struct v1_ent *e = n ? cel_alloc(b->ev, n * sizeof(*e)) : NULL;
+	struct ent *e = n ? cel_alloc(b->ev, n * sizeof(*e)) : NULL;
 	if (n && !e)
 		return CEL_NOMEM;
 	for (size_t i = 0; i < n; i++) {
@@ -718,25 +709,7 @@ static int v1_format_string(struct fbuf *b, cel_value v, const char **err)
 		if (rc)
 			return rc;
 	}
-	/* sort.SliceStable by the key strings (insertion sort: stable) */
-	for (size_t i = 1; i < n; i++) {
-		struct v1_ent x = e[i];
-		size_t j = i;
-		while (j > 0 && v1_cmp_ent(&e[j - 1], &x) > 0) {
-			e[j] = e[j - 1];
-			j--;
-		}
-		e[j] = x;
-	}
-	fputs_(b, "{");
-	for (size_t i = 0; i < n; i++) {
-		if (i)
-			fputs_(b, ", ");
-		fput(b, e[i].k, e[i].kn);
-		fputs_(b, ":");
-		fput(b, e[i].v, e[i].vn);
-	}
-	fputs_(b, "}");
+	put_sorted_map(b, e, n, ":");
 	return b->oom ? CEL_NOMEM : 0;
 }
 
