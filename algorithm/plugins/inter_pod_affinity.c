@@ -7,7 +7,10 @@
  * its nodes holding pods with pod (anti-)affinity) and leave topology-pair counts ((key, value) ->
  * count tables), so Filter and Score cost O(terms + node labels) per node. A node's count of pods
  * matching the incoming pod's terms is kept across cycles until its snapshot generation moves
- * (count_cache.h), so that part of both walks costs O(nodes) in steady state. PreScore goes further
+ * (count_cache.h), so that part of both walks costs O(nodes) in steady state. PreFilter's walk of
+ * the existing pods' required anti-affinity terms keeps each node's matched pairs the same way for
+ * pods alike (same namespace, labels and namespace labels; the last OWN_SLOTS of them: own_slot's
+ * anti_by_node), so it reads no term of a node whose generation did not move. PreScore goes further
  * for consecutive pods alike (same namespace, labels and namespace labels, same preferred terms):
  * the existing pods' matched terms are summed per node and kept (own_slot), and topologyScore
  * itself is kept and changed only by the nodes whose generation moved (agg_*), so its cycle reads
@@ -187,8 +190,9 @@ static void term_clause(const struct term *t, struct fw_pod_clause *out)
 
 /* ---------- Counts of the incoming pod's terms per node, kept across cycles ---------- */
 
-/* PreScore's existing pods' terms matched against the incoming pod, summed per topology key and
- * node, kept across cycles (own_cache_*, below PreScore's helpers). A slot is keyed by what those
+/* The existing pods' terms matched against the incoming pod, summed per topology key and node,
+ * kept across cycles: PreScore's (by_node, own_node below PreScore's helpers) and PreFilter's
+ * required anti-affinity (anti_by_node, anti_node). A slot is keyed by what those
  * terms read of the incoming pod: its namespace, its labels and its namespace's labels (copies,
  * their strings referenced so that their addresses stay theirs while compared). */
 #define OWN_SLOTS 4
@@ -207,8 +211,9 @@ struct own_slot {
 	struct ipa_agg *agg;                 /* PreScore's topologyScore kept for these pods (agg_*) */
 };
 
-/* What init stores: the count cache of PreFilter and PreScore and PreScore's existing-pod sums
- * (the scheduler thread only). */
+/* What init stores: the count cache of PreFilter and PreScore and the existing-pod sums of both
+ * (own_slot; PreFilter and PreScore run on the scheduler thread only, Filter and Score read only
+ * the cycle's own maps). */
 struct ipa_priv {
 	struct fw_count_cache counts;
 	struct own_slot own[OWN_SLOTS];
