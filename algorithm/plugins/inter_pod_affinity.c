@@ -7,7 +7,10 @@
  * its nodes holding pods with pod (anti-)affinity) and leave topology-pair counts ((key, value) ->
  * count tables), so Filter and Score cost O(terms + node labels) per node. A node's count of pods
  * matching the incoming pod's terms is kept across cycles until its snapshot generation moves
- * (count_cache.h), so that part of both walks costs O(nodes) in steady state. PreScore goes further
+ * (count_cache.h), so that part of both walks costs O(nodes) in steady state. PreFilter's walk of
+ * the existing pods' required anti-affinity terms keeps each node's matched pairs the same way for
+ * pods alike (same namespace, labels and namespace labels; the last OWN_SLOTS of them: own_slot's
+ * anti_by_node), so it reads no term of a node whose generation did not move. PreScore goes further
  * for consecutive pods alike (same namespace, labels and namespace labels, same preferred terms):
  * the existing pods' matched terms are summed per node and kept (own_slot), and topologyScore
  * itself is kept and changed only by the nodes whose generation moved (agg_*), so its cycle reads
@@ -187,8 +190,9 @@ static void term_clause(const struct term *t, struct fw_pod_clause *out)
 
 /* ---------- Counts of the incoming pod's terms per node, kept across cycles ---------- */
 
-/* PreScore's existing pods' terms matched against the incoming pod, summed per topology key and
- * node, kept across cycles (own_cache_*, below PreScore's helpers). A slot is keyed by what those
+/* The existing pods' terms matched against the incoming pod, summed per topology key and node,
+ * kept across cycles: PreScore's (by_node, own_node below PreScore's helpers) and PreFilter's
+ * required anti-affinity (anti_by_node, anti_node). A slot is keyed by what those
  * terms read of the incoming pod: its namespace, its labels and its namespace's labels (copies,
  * their strings referenced so that their addresses stay theirs while compared). */
 #define OWN_SLOTS 4
@@ -202,12 +206,14 @@ struct own_slot {
 	const char *ns;
 	struct api_labels labels, ns_labels; /* items malloc'd */
 	struct pmap by_node;                 /* const struct node_info * -> struct own_node * (malloc'd) */
+	struct pmap anti_by_node;            /* PreFilter's: node_info -> struct anti_node * (malloc'd) */
 	uint64_t used;                       /* round of the last use (LRU) */
 	struct ipa_agg *agg;                 /* PreScore's topologyScore kept for these pods (agg_*) */
 };
 
-/* What init stores: the count cache of PreFilter and PreScore and PreScore's existing-pod sums
- * (the scheduler thread only). */
+/* What init stores: the count cache of PreFilter and PreScore and the existing-pod sums of both
+ * (own_slot; PreFilter and PreScore run on the scheduler thread only, Filter and Score read only
+ * the cycle's own maps). */
 struct ipa_priv {
 	struct fw_count_cache counts;
 	struct own_slot own[OWN_SLOTS];
@@ -215,6 +221,8 @@ struct ipa_priv {
 };
 
 static void own_slot_drop(struct own_slot *s);
+static struct own_slot *own_slot_of(struct ipa_priv *p, const struct api_pod *pod, const struct api_labels *ns_labels,
+				    uint32_t n_nodes);
 static bool has_pod_affinity(const struct api_pod *p);
 static void agg_free(struct ipa_agg *a);
 
@@ -233,6 +241,7 @@ static void release(struct fw_pl *pl)
 		for (size_t i = 0; i < OWN_SLOTS; i++) {
 			own_slot_drop(&p->own[i]);
 			pmap_release(&p->own[i].by_node);
+			pmap_release(&p->own[i].anti_by_node);
 		}
 	}
 	free(p);
@@ -433,23 +442,104 @@ static const struct api_pod_affinity_term *req_aff(const struct api_pod *p, uint
 	return a ? a->required : NULL;
 }
 
-/* getExistingAntiAffinityCounts over the nodes having pods with required anti-affinity. */
-static int existing_anti_counts(struct filter_state *s, const struct fw_node_list *nodes, const struct api_pod *pod)
+/* Whether a node of the snapshot has pods with required anti-affinity (affinity = false) or with
+ * any pod (anti-)affinity (true): upstream's HavePodsWith*List not empty. */
+static bool any_node_with(const struct fw_node_list *nodes, bool affinity)
+{
+	if (nodes->has_pod_lists)
+		return affinity ? nodes->n_with_affinity > 0 : nodes->n_with_required_anti > 0;
+	for (uint32_t i = 0; i < nodes->n; i++) {
+		const struct node_info *ni = nodes->nodes[i];
+		if (ni->node && (affinity ? ni->n_pods_with_affinity : ni->n_pods_with_required_anti_affinity))
+			return true;
+	}
+	return false;
+}
+
+/* A node_info's existing pods' required anti-affinity terms matching the incoming pod, summed per
+ * topology pair, at a generation (PreFilter's part of an own_slot); n > OWN_KEYS: walk the node. */
+struct anti_node {
+	uint64_t generation;
+	uint32_t n; /* topology keys of the matching terms (pairs[] holds those the node has a label of) */
+	uint32_t n_pairs;
+	struct {
+		const char *key, *value; /* the node's, held while the generation holds */
+		int64_t sum;
+	} pairs[OWN_KEYS];
+};
+
+/* ni's pods' required anti-affinity terms matched against pod into s->existing_anti, from slot o
+ * while ni's generation holds (o NULL: walked). The walk sums per topology key before recording:
+ * a pair's count is the same as with one update per match, and only tp_get reads these counts. */
+static int existing_anti_node(struct filter_state *s, struct own_slot *o, const struct node_info *ni,
+			      const struct api_pod *pod)
+{
+	void **v = o && ni->generation ? pmap_ref(&o->anti_by_node, ni, NULL) : NULL;
+	struct anti_node *e = v ? *v : NULL;
+	if (e && e->generation == ni->generation && e->n <= OWN_KEYS) {
+		for (uint32_t i = 0; i < e->n_pairs; i++)
+			if (tp_add(s->existing_anti, e->pairs[i].key, e->pairs[i].value, e->pairs[i].sum) < 0)
+				return ERR_NOMEM;
+		return 0;
+	}
+	if (e && e->generation == ni->generation)
+		v = NULL; /* too many keys to keep: walked */
+	struct anti_node w = { .generation = ni->generation };
+	for (uint32_t k = 0; k < ni->n_pods; k++) {
+		const struct api_pod *ep = ni->pods[k].pod;
+		uint32_t n;
+		const struct api_pod_affinity_term *t = req_anti(ep, &n);
+		for (uint32_t j = 0; j < n; j++) {
+			if (!raw_matches(ep, &t[j], pod, s->ns_labels))
+				continue;
+			const char *key = t[j].topology_key;
+			uint32_t i = 0;
+			while (i < w.n && i < OWN_KEYS && w.pairs[i].key != key)
+				i++;
+			if (i < w.n && i < OWN_KEYS) {
+				w.pairs[i].sum++;
+			} else if (w.n < OWN_KEYS) {
+				w.pairs[w.n].key = key;
+				w.pairs[w.n++].sum = 1;
+			} else {
+				w.n = OWN_KEYS + 1; /* a fifth key and beyond: recorded as matched */
+				if (tp_record(s->existing_anti, ni->node, key, 1) < 0)
+					return ERR_NOMEM;
+			}
+		}
+	}
+	for (uint32_t i = 0; i < w.n && i < OWN_KEYS; i++) {
+		const char *value = api_labels_get(&ni->node->meta.labels, w.pairs[i].key);
+		if (!value)
+			continue; /* no pair on this node (upstream's update skips it) */
+		w.pairs[w.n_pairs].key = w.pairs[i].key;
+		w.pairs[w.n_pairs].value = value;
+		w.pairs[w.n_pairs++].sum = w.pairs[i].sum;
+		if (tp_add(s->existing_anti, w.pairs[i].key, value, w.pairs[i].sum) < 0)
+			return ERR_NOMEM;
+	}
+	if (!v || (!e && !(e = *v = malloc(sizeof(*e)))))
+		return 0; /* (out of memory: the slot stays NULL, retried next time) */
+	*e = w;
+	return 0;
+}
+
+/* getExistingAntiAffinityCounts over the nodes having pods with required anti-affinity; a node's
+ * part is kept across cycles for pods alike (same namespace, labels and namespace labels: all
+ * that those terms read of the pod) in their own_slot, while the node_info's generation holds. */
+static int existing_anti_counts(const struct fw_pl *pl, struct filter_state *s, const struct fw_node_list *nodes,
+				const struct api_pod *pod)
 {
 	bool l = nodes->has_pod_lists;
+	/* (out of memory: o NULL, walked) */
+	struct own_slot *o = pl->priv && any_node_with(nodes, false) ? own_slot_of(pl->priv, pod, s->ns_labels, nodes->n)
+								     : NULL;
 	for (uint32_t i = 0, n = l ? nodes->n_with_required_anti : nodes->n; i < n; i++) {
 		const struct node_info *ni = l ? nodes->with_required_anti[i] : nodes->nodes[i];
 		if (!ni->n_pods_with_required_anti_affinity || !ni->node)
 			continue;
-		for (uint32_t k = 0; k < ni->n_pods; k++) {
-			const struct api_pod *ep = ni->pods[k].pod;
-			uint32_t n;
-			const struct api_pod_affinity_term *t = req_anti(ep, &n);
-			for (uint32_t j = 0; j < n; j++)
-				if (raw_matches(ep, &t[j], pod, s->ns_labels) &&
-				    tp_record(s->existing_anti, ni->node, t[j].topology_key, 1) < 0)
-					return ERR_NOMEM;
-		}
+		if (existing_anti_node(s, o, ni, pod) < 0)
+			return ERR_NOMEM;
 	}
 	return 0;
 }
@@ -488,20 +578,6 @@ static int incoming_counts(const struct fw_pl *pl, struct fw_cycle *c, struct fi
 	return 0;
 }
 
-/* Whether a node of the snapshot has pods with required anti-affinity (affinity = false) or with
- * any pod (anti-)affinity (true): upstream's HavePodsWith*List not empty. */
-static bool any_node_with(const struct fw_node_list *nodes, bool affinity)
-{
-	if (nodes->has_pod_lists)
-		return affinity ? nodes->n_with_affinity > 0 : nodes->n_with_required_anti > 0;
-	for (uint32_t i = 0; i < nodes->n; i++) {
-		const struct node_info *ni = nodes->nodes[i];
-		if (ni->node && (affinity ? ni->n_pods_with_affinity : ni->n_pods_with_required_anti_affinity))
-			return true;
-	}
-	return false;
-}
-
 static enum fw_code pre_filter(const struct fw_pl *pl, struct fw_cycle *c, const struct api_pod *pod,
 			       struct fw_node_names *out, struct fw_status *st)
 {
@@ -522,7 +598,7 @@ static enum fw_code pre_filter(const struct fw_pl *pl, struct fw_cycle *c, const
 	    !(s->aff_counts = tp_new(c)) || !(s->anti_counts = tp_new(c)))
 		return fw_status_set(st, FW_ERROR, NAME ": out of memory");
 	uint32_t *cnt = s->n_anti ? fw_cycle_alloc(c, s->n_anti * sizeof(*cnt)) : NULL;
-	if ((s->n_anti && !cnt) || existing_anti_counts(s, nodes, pod) < 0 || incoming_counts(pl, c, s, nodes, cnt) < 0)
+	if ((s->n_anti && !cnt) || existing_anti_counts(pl, s, nodes, pod) < 0 || incoming_counts(pl, c, s, nodes, cnt) < 0)
 		return fw_status_set(st, FW_ERROR, NAME ": out of memory");
 	if (!s->existing_anti->n_pairs && !s->n_aff && !s->n_anti)
 		return FW_SKIP;
@@ -885,6 +961,9 @@ static void own_slot_clear(struct own_slot *s)
 	for (size_t it = 0; pmap_next(&s->by_node, &it, &k, &v);)
 		free(v);
 	pmap_clear(&s->by_node);
+	for (size_t it = 0; pmap_next(&s->anti_by_node, &it, &k, &v);)
+		free(v);
+	pmap_clear(&s->anti_by_node);
 }
 
 static void own_slot_drop(struct own_slot *s)
@@ -902,15 +981,17 @@ static void own_slot_drop(struct own_slot *s)
 	s->used_key = false;
 }
 
-/* The slot for the incoming pod of x over n_nodes nodes; NULL when out of memory. */
-static struct own_slot *own_slot_of(struct ipa_priv *p, const struct score_ctx *x, uint32_t n_nodes)
+/* The slot for pod (with its namespace's labels ns_labels) over n_nodes nodes; NULL when out of
+ * memory. PreFilter and PreScore of one pod share it. */
+static struct own_slot *own_slot_of(struct ipa_priv *p, const struct api_pod *pod, const struct api_labels *ns_labels,
+				    uint32_t n_nodes)
 {
-	const struct api_labels *labels = &x->pod->meta.labels, *ns_labels = x->ns_labels;
+	const struct api_labels *labels = &pod->meta.labels;
 	struct own_slot *s = NULL, *lru = NULL;
 	p->own_round++;
 	for (size_t i = 0; i < OWN_SLOTS && !s; i++) {
 		struct own_slot *o = &p->own[i];
-		if (o->used_key && o->ns == x->pod->meta.namespace && labels_eq(&o->labels, labels) &&
+		if (o->used_key && o->ns == pod->meta.namespace && labels_eq(&o->labels, labels) &&
 		    labels_eq(&o->ns_labels, ns_labels))
 			s = o;
 		else if (!lru || o->used < lru->used)
@@ -926,11 +1007,12 @@ static struct own_slot *own_slot_of(struct ipa_priv *p, const struct score_ctx *
 			free(s->labels.items);
 			return NULL;
 		}
-		s->ns = x->pod->meta.namespace;
+		s->ns = pod->meta.namespace;
 		intern_ref(s->ns);
 		s->used_key = true;
 		s->id = ++p->own_ids;
-	} else if (pmap_len(&s->by_node) > 2 * (size_t)n_nodes + 64) {
+	} else if (pmap_len(&s->by_node) > 2 * (size_t)n_nodes + 64 ||
+		   pmap_len(&s->anti_by_node) > 2 * (size_t)n_nodes + 64) {
 		own_slot_clear(s); /* entries of node_infos gone from the snapshot */
 	}
 	s->used = p->own_round;
@@ -1226,7 +1308,7 @@ static enum fw_code pre_score(const struct fw_pl *pl, struct fw_cycle *c, const 
 			return fw_status_set(st, FW_ERROR, NAME ": out of memory");
 	}
 	/* the existing pods' sums of the nodes whose generation did not move: kept (own_slot_of) */
-	struct own_slot *own = pl->priv ? own_slot_of(pl->priv, &x, nodes ? nodes->n : 0) : NULL;
+	struct own_slot *own = pl->priv ? own_slot_of(pl->priv, pod, x.ns_labels, nodes ? nodes->n : 0) : NULL;
 	/* topologyScore kept across cycles for pods alike (agg_update); else the walk */
 	struct ipa_agg *agg = own ? agg_of(own, &x, tc, n_pref) : NULL;
 	int arc = agg ? agg_update(agg, &x, own, tc, n_pref, nodes) : 1;

@@ -1458,6 +1458,98 @@ static void test_existing_terms_kept(void **state)
 	cc_env_free(&x);
 }
 
+/* PreFilter's existing pods' required anti-affinity counts kept across cycles (own_slot's
+ * anti_by_node): existing pods with required anti-affinity to color=yellow per host or zone.
+ * Expected by hand from upstream v1.37.2 filtering.go getExistingAntiAffinityCounts (an existing
+ * pod's term matching the incoming pod, namespace as the term's owner's when none is listed, adds
+ * one to its node's pair) and satisfyExistingPodsAntiAffinity (a node whose pair counts one fails
+ * with the existing-anti-affinity reason); PreFilter skips when nothing was counted and the pod has
+ * no required terms. Every cycle must see the current pods and node labels (generation) and its
+ * own pod (namespace, labels), whichever cycle the counts were kept from. */
+static void ex_check(struct cc_env *x, const char *step, const struct api_pod *pod, const char *w1, const char *w2)
+{
+	struct err e = { 0 };
+	char msg[256];
+	struct fw_node_list list;
+	assert_int_equal(cache_update_snapshot(x->cache, x->snap, &e), 0);
+	fw_node_list_from_snapshot(x->snap, &list);
+	fw_cycle_reset(x->v.c);
+	x->v.c->nodes = &list;
+	enum fw_code code = run_pre_filter(&x->v, pod, msg, sizeof(msg));
+	bool none = !w1[0] && !w2[0];
+	if (code != (none ? FW_SKIP : FW_SUCCESS))
+		fail_msg("%s: PreFilter got %s \"%s\", want %s", step, fw_code_str(code), msg,
+			 none ? "Skip" : "Success");
+	if (code == FW_SUCCESS) {
+		const char *want[2] = { w1, w2 };
+		for (int i = 0; i < 2; i++) {
+			const struct node_info *ni = snapshot_get(x->snap, intern_str(i ? "n2" : "n1"));
+			struct fw_status st;
+			fw_status_reset(&st);
+			code = x->v.pl->plugin->filter(x->v.pl, x->v.c, pod, ni, &st);
+			fw_status_message(&st, msg, sizeof(msg));
+			enum fw_code wc = want[i][0] ? FW_UNSCHEDULABLE : FW_SUCCESS;
+			if (code != wc || strcmp(msg, want[i][0] ? want[i] + 2 : ""))
+				fail_msg("%s: n%d: Filter got %s \"%s\", want \"%s\"", step, i + 1, fw_code_str(code),
+					 msg, want[i]);
+		}
+	}
+}
+
+static void test_existing_anti_kept(void **state)
+{
+	(void)state;
+	struct err e = { 0 };
+	struct cc_env x;
+	cc_env_init(&x);
+	struct api_pod *yellow = P(.name = "in-y", .labels = "color=yellow"),
+		       *blue = P(.name = "in-b", .labels = "color=blue"),
+		       *other = TOBJ_POD(.ns = "other", .name = "in-o", .labels = "color=yellow");
+	ex_check(&x, "empty", yellow, "", "");
+	cc_add(&x, P(.name = "e1", .node = "n1", .affinity = aff("N color In yellow @host")));
+	ex_check(&x, "e1 on n1", yellow, U_EXIST, "");
+	ex_check(&x, "no change", yellow, U_EXIST, "");
+	/* other labels or another namespace: e1's term (namespace default) does not match */
+	ex_check(&x, "blue incoming pod", blue, "", "");
+	ex_check(&x, "yellow pod of namespace other", other, "", "");
+	ex_check(&x, "yellow again", yellow, U_EXIST, "");
+	cc_add(&x, P(.name = "e2", .node = "n2", .affinity = aff("N color In yellow @host")));
+	ex_check(&x, "e2 on n2", yellow, U_EXIST, U_EXIST);
+	ex_check(&x, "blue, e2 on n2", blue, "", "");
+	struct api_pod *e1 = P(.name = "e1", .node = "n1", .affinity = aff("N color In yellow @host"));
+	assert_int_equal(cache_remove_pod(x.cache, e1, &e), 0);
+	ex_check(&x, "e1 removed", yellow, "", U_EXIST);
+	/* n2 relabelled host=n1: its pair moves to (host, n1), which n1 reads too */
+	struct api_node *old = TOBJ_NODE(.name = "n2", .labels = "host=n2,zone=z1"),
+			*moved = TOBJ_NODE(.name = "n2", .labels = "host=n1,zone=z1");
+	assert_int_equal(cache_update_node(x.cache, old, moved, &e), 0);
+	ex_check(&x, "n2 relabelled host=n1", yellow, U_EXIST, U_EXIST);
+	assert_int_equal(cache_update_node(x.cache, moved, old, &e), 0);
+	ex_check(&x, "n2 back to host=n2", yellow, "", U_EXIST);
+	/* a zone term on n1 (both nodes in z1), then five keys on n1 (more than a node keeps) */
+	cc_add(&x, P(.name = "e3", .node = "n1", .affinity = aff("N color In yellow @zone")));
+	ex_check(&x, "e3 (zone) on n1", yellow, U_EXIST, U_EXIST);
+	ex_check(&x, "e3 kept", yellow, U_EXIST, U_EXIST);
+	cc_add(&x, P(.name = "e5", .node = "n1",
+		     .affinity = aff("N color In yellow @k1; N color In yellow @k2; N color In yellow @k3; "
+				     "N color In yellow @k4; N color In blue @host")));
+	ex_check(&x, "e5 (five keys) on n1", blue, U_EXIST, "");
+	ex_check(&x, "e5 walked again", blue, U_EXIST, "");
+	ex_check(&x, "yellow with e5", yellow, U_EXIST, U_EXIST);
+	ex_check(&x, "yellow with e5 again", yellow, U_EXIST, U_EXIST);
+	struct api_pod *e3 = P(.name = "e3", .node = "n1", .affinity = aff("N color In yellow @zone"));
+	assert_int_equal(cache_remove_pod(x.cache, e3, &e), 0);
+	ex_check(&x, "e3 removed", yellow, "", U_EXIST);
+	api_pod_unref(e1);
+	api_pod_unref(e3);
+	api_node_unref(old);
+	api_node_unref(moved);
+	api_pod_unref(yellow);
+	api_pod_unref(blue);
+	api_pod_unref(other);
+	cc_env_free(&x);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1477,6 +1569,7 @@ int main(void)
 		cmocka_unit_test(test_count_cache_many_terms),
 		cmocka_unit_test(test_existing_terms_cancel),
 		cmocka_unit_test(test_existing_terms_kept),
+		cmocka_unit_test(test_existing_anti_kept),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
