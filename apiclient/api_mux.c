@@ -32,7 +32,9 @@
  * thread only, except curl_multi_wakeup, which libcurl makes safe from any thread. Each waiting
  * submitter has its own condition variable (on its stack), so a completion wakes one thread,
  * not all 64. */
+#include <poll.h>
 #include <pthread.h>
+#include <sys/select.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,6 +48,19 @@
 /* How long the muxer sleeps in curl_multi_poll at most when nothing happens (libcurl's own
  * timers, e.g. a transfer's timeout, shorten it; a submission wakes it at once). */
 #define MUX_POLL_MS 1000
+/* libcurl 7.88 (Debian 12's) spins over HTTP/2 when flow control holds a transfer's body while
+ * the socket stays writable: it asks to be polled for writing, curl_multi_poll returns at once,
+ * and curl_multi_perform sends nothing (curl issues #7821 and #12640, fixed in 8.6's
+ * adjust_pollset). Measured: a 3 MiB body the server did not read made 470,000 rounds in a
+ * second; DefaultTopologySpreading_5000Nodes' binds made 40,000 rounds a second (80 per bind),
+ * half of csched's CPU in the runs where it happened. After MUX_SPIN_ROUNDS rounds in a row that
+ * return within MUX_INSTANT_NS for a ready socket and move nothing (no transfer added or
+ * finished), the muxer waits for what can end a flow-control stop, the server's bytes (a
+ * WINDOW_UPDATE is a read), for at most MUX_PAUSE_MS, and keeps doing so until a poll waits or
+ * a transfer moves. A submission meanwhile waits at most MUX_PAUSE_MS. */
+#define MUX_INSTANT_NS 20000
+#define MUX_SPIN_ROUNDS 16
+#define MUX_PAUSE_MS 1
 
 /* One submitted transfer; lives on the submitter's stack until done. */
 struct mux_req {
@@ -66,7 +81,7 @@ struct api_mux {
 	bool stopping;
 
 	/* written by the muxer thread, read by anyone (api_mux_stats) */
-	atomic_uint_fast64_t n_requests, n_connects, n_http2;
+	atomic_uint_fast64_t n_requests, n_connects, n_http2, n_polls, n_pauses;
 };
 
 /* Marks r done with result and wakes its submitter. */
@@ -134,27 +149,65 @@ static void reap_done(struct api_mux *x, int *active)
 	}
 }
 
+/* The spin guard's pause (see MUX_SPIN_ROUNDS): waits until one of the multi handle's sockets
+ * that libcurl reads from is readable, or MUX_PAUSE_MS. */
+static void wait_readable(struct api_mux *x)
+{
+	fd_set rd, wr, ex;
+	int maxfd = -1;
+	FD_ZERO(&rd);
+	FD_ZERO(&wr);
+	FD_ZERO(&ex);
+	struct pollfd p[16];
+	nfds_t n = 0;
+	if (curl_multi_fdset(x->m, &rd, &wr, &ex, &maxfd) == CURLM_OK)
+		for (int fd = 0; fd <= maxfd && n < sizeof p / sizeof p[0]; fd++)
+			if (FD_ISSET(fd, &rd))
+				p[n++] = (struct pollfd){.fd = fd, .events = POLLIN};
+	(void)poll(p, n, MUX_PAUSE_MS); /* EINTR or nothing to wait for: the next round tells */
+}
+
 static void *mux_main(void *arg)
 {
 	struct api_mux *x = arg;
 	int active = 0;
+	int spins = 0;        /* rounds in a row that found the socket ready and did nothing */
+	bool instant = false; /* the last curl_multi_poll returned at once for a socket */
+	bool paused = false;  /* the last wait was the spin guard's: stay there until a transfer moves */
 	for (;;) {
+		int before = active;
 		add_submitted(x, &active);
+		bool added = active != before;
 		int running = 0;
 		CURLMcode mc = curl_multi_perform(x->m, &running);
 		if (mc)
 			LOG_WARN("api mux: curl_multi_perform: %s", curl_multi_strerror(mc));
+		before = active;
 		reap_done(x, &active);
+		bool finished = active != before;
 		pthread_mutex_lock(&x->lock);
 		bool quit = x->stopping && !x->submitted && active == 0;
 		bool more = x->submitted != NULL;
 		pthread_mutex_unlock(&x->lock);
 		if (quit)
 			break;
+		spins = (instant || paused) && !added && !finished && !more ? spins + 1 : 0;
 		if (more)
 			continue;
+		atomic_fetch_add(&x->n_polls, 1);
+		if (spins >= MUX_SPIN_ROUNDS) {
+			atomic_fetch_add(&x->n_pauses, 1);
+			wait_readable(x);
+			paused = true;
+			instant = false;
+			continue;
+		}
+		paused = false;
 		/* woken early by curl_multi_wakeup (a submission, the stop) or by a socket */
-		mc = curl_multi_poll(x->m, NULL, 0, MUX_POLL_MS, NULL);
+		int nfds = 0;
+		int64_t t0 = mono_ns();
+		mc = curl_multi_poll(x->m, NULL, 0, MUX_POLL_MS, &nfds);
+		instant = nfds > 0 && mono_ns() - t0 < MUX_INSTANT_NS;
 		if (mc) {
 			LOG_WARN("api mux: curl_multi_poll: %s", curl_multi_strerror(mc));
 			sleep_ns(10 * NSEC_PER_MSEC); /* not a busy loop if the poll keeps failing */
@@ -224,6 +277,8 @@ void api_mux_stats(struct api_mux *x, struct api_mux_stats *out)
 	out->requests = (uint64_t)atomic_load(&x->n_requests);
 	out->connects = (uint64_t)atomic_load(&x->n_connects);
 	out->http2 = (uint64_t)atomic_load(&x->n_http2);
+	out->polls = (uint64_t)atomic_load(&x->n_polls);
+	out->pauses = (uint64_t)atomic_load(&x->n_pauses);
 }
 
 CURLcode api__mux_perform(struct api_mux *x, CURL *h)
