@@ -16,7 +16,8 @@
  * whether it multiplexes instead of opening one each. A server that does not negotiate h2 (or a
  * plain http:// server) gets HTTP/1.1, one request per connection at a time, at most max_conns
  * connections (CURLMOPT_MAX_HOST_CONNECTIONS; further transfers wait inside libcurl for a free
- * one, within their own timeout).
+ * one, within their own timeout). At most max(MUX_MAX_ACTIVE, max_conns) transfers are in the
+ * multi handle at once; later ones wait in the muxer, oldest first, their timeout counting.
  *
  * Everything of a request but the network stays on the submitting thread, unchanged: the rate
  * limiter, the credential (exec plugin runs, 401 retry), the per-request timeout and deadline
