@@ -308,7 +308,7 @@ static CURLcode conn_perform(struct api_conn *c)
 {
 	/* A muxed connection's transfer runs on the muxer's multi handle and connection. */
 	if (c->mux)
-		return api__mux_perform(c->mux, c->h);
+		return api__mux_perform(c->mux, c->h, c->timeout_ms, c->errbuf);
 	/* Without a stop flag nothing needs the loop below. A bulk connection keeps to its multi
 	 * handle even then: the connection cache belongs to the multi handle that runs the
 	 * transfer, so mixing both would open a second connection. */
@@ -455,6 +455,7 @@ static int set_timeouts(struct api_conn *c, const struct req *r, struct err *e)
 		if (timeout_ms <= 0 || left_ms < timeout_ms)
 			timeout_ms = (long)left_ms;
 	}
+	c->timeout_ms = r->stream ? 0 : timeout_ms;
 	if (r->stream) {
 		curl_easy_setopt(c->h, CURLOPT_TIMEOUT_MS, 0L);
 		curl_easy_setopt(c->h, CURLOPT_LOW_SPEED_LIMIT, 1L);

@@ -16,7 +16,8 @@
  * whether it multiplexes instead of opening one each. A server that does not negotiate h2 (or a
  * plain http:// server) gets HTTP/1.1, one request per connection at a time, at most max_conns
  * connections (CURLMOPT_MAX_HOST_CONNECTIONS; further transfers wait inside libcurl for a free
- * one, within their own timeout).
+ * one, within their own timeout). At most max(MUX_MAX_ACTIVE, max_conns) transfers are in the
+ * multi handle at once; later ones wait in the muxer, oldest first, their timeout counting.
  *
  * Everything of a request but the network stays on the submitting thread, unchanged: the rate
  * limiter, the credential (exec plugin runs, 401 retry), the per-request timeout and deadline
@@ -32,7 +33,9 @@
  * thread only, except curl_multi_wakeup, which libcurl makes safe from any thread. Each waiting
  * submitter has its own condition variable (on its stack), so a completion wakes one thread,
  * not all 64. */
+#include <poll.h>
 #include <pthread.h>
+#include <sys/select.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,10 +49,37 @@
 /* How long the muxer sleeps in curl_multi_poll at most when nothing happens (libcurl's own
  * timers, e.g. a transfer's timeout, shorten it; a submission wakes it at once). */
 #define MUX_POLL_MS 1000
+/* libcurl 7.88 (Debian 12's) spins over HTTP/2: with flow control holding a transfer's body it
+ * asks to be polled for a writable socket and then sends nothing (curl issues #7821 and #12640,
+ * fixed in 8.6's adjust_pollset), and under load it also returns from curl_multi_poll at once
+ * round after round with nothing to do. Measured: a 3 MiB body the server did not read made
+ * 470,000-580,000 rounds in a second; DefaultTopologySpreading_5000Nodes' binds 20,000-40,000
+ * rounds a second (40-80 per bind), half of csched's CPU in the runs where it happened. So after
+ * MUX_SPIN_ROUNDS rounds in a row whose poll returned within MUX_INSTANT_NS and that moved
+ * nothing (no transfer added or finished, nothing submitted), the muxer throttles itself for
+ * MUX_THROTTLE_MS: each round waits for the server's bytes only (what ends a flow-control stop:
+ * a WINDOW_UPDATE is a read), and at least MUX_PAUSE_MS when they are there at once, so at most
+ * ~1000 rounds a second; libcurl runs after every wait, so a completion or a submission waits at
+ * most MUX_PAUSE_MS more. */
+#define MUX_INSTANT_NS 20000
+#define MUX_SPIN_ROUNDS 16
+#define MUX_PAUSE_MS 1
+#define MUX_THROTTLE_MS 100
+/* Transfers in the multi handle at once, at least (max_conns if more); the rest wait in the
+ * muxer, oldest first. libcurl 7.88 does O(transfers) work in every round, for HTTP/2 too: its
+ * pollset lists the connection's socket once per transfer (a poll of 65 entries with 64 binds
+ * in flight, all the same socket) and curl_multi_perform visits every transfer. The API server
+ * on the benchmarks' 2 CPUs serves a handful of requests at a time, so 16 in flight keep it as
+ * busy as 64 (the HTTP/1.1 fallback had max_conns = 16 connections already). */
+#define MUX_MAX_ACTIVE 16
+#define MUX_WAIT_CHECK_MS 10
 
 /* One submitted transfer; lives on the submitter's stack until done. */
 struct mux_req {
 	CURL *h;
+	long timeout_ms;      /* 0 = none */
+	int64_t submitted_ns; /* CLOCK_MONOTONIC */
+	char *errbuf;         /* the submitter's, CURL_ERROR_SIZE */
 	CURLcode result;
 	bool done; /* under mux->lock */
 	pthread_cond_t cond;
@@ -61,12 +91,16 @@ struct api_mux {
 	pthread_t thread;
 	bool thread_started;
 
+	int max_active;            /* transfers in the multi handle at most (MUX_MAX_ACTIVE) */
+	struct mux_req *wait_head; /* taken from submitted, waiting for a slot, oldest first */
+	struct mux_req *wait_tail; /* (both the muxer thread's only) */
+
 	pthread_mutex_t lock; /* guards the fields below and every mux_req's done (leaf lock) */
 	struct mux_req *submitted; /* not yet added to m, newest first */
 	bool stopping;
 
 	/* written by the muxer thread, read by anyone (api_mux_stats) */
-	atomic_uint_fast64_t n_requests, n_connects, n_http2;
+	atomic_uint_fast64_t n_requests, n_connects, n_http2, n_polls, n_throttles;
 };
 
 /* Marks r done with result and wakes its submitter. */
@@ -79,7 +113,9 @@ static void complete(struct api_mux *x, struct mux_req *r, CURLcode result)
 	pthread_mutex_unlock(&x->lock);
 }
 
-/* Adds the transfers submitted since the last call to the multi handle. */
+/* Moves the transfers submitted since the last call to the end of the waiting list, then adds
+ * waiting ones to the multi handle while fewer than max_active are in it; a waiting transfer
+ * whose timeout has passed fails without being run. */
 static void add_submitted(struct api_mux *x, int *active)
 {
 	pthread_mutex_lock(&x->lock);
@@ -94,9 +130,38 @@ static void add_submitted(struct api_mux *x, int *active)
 		rev = list;
 		list = n;
 	}
-	while (rev) {
-		struct mux_req *r = rev;
-		rev = r->next;
+	if (rev) {
+		if (x->wait_tail)
+			x->wait_tail->next = rev;
+		else
+			x->wait_head = rev;
+		while (rev->next)
+			rev = rev->next;
+		x->wait_tail = rev;
+	}
+	int64_t now = mono_ns();
+	struct mux_req **pp = &x->wait_head, *prev = NULL;
+	while (*pp) {
+		struct mux_req *r = *pp;
+		long waited_ms = (long)((now - r->submitted_ns) / NSEC_PER_MSEC);
+		bool expired = r->timeout_ms > 0 && waited_ms >= r->timeout_ms;
+		if (!expired && *active >= x->max_active) {
+			prev = r;
+			pp = &r->next;
+			continue;
+		}
+		*pp = r->next; /* out of the waiting list */
+		if (x->wait_tail == r)
+			x->wait_tail = prev;
+		r->next = NULL;
+		if (expired) {
+			snprintf(r->errbuf, CURL_ERROR_SIZE, "waited %ld ms for one of the muxer's %d transfer slots",
+				 waited_ms, x->max_active);
+			complete(x, r, CURLE_OPERATION_TIMEDOUT);
+			continue;
+		}
+		if (r->timeout_ms > 0) /* what is left of it; at least 1 ms (0 would mean none) */
+			curl_easy_setopt(r->h, CURLOPT_TIMEOUT_MS, r->timeout_ms - waited_ms);
 		curl_easy_setopt(r->h, CURLOPT_PRIVATE, (void *)r);
 		CURLMcode mc = curl_multi_add_handle(x->m, r->h);
 		if (mc) {
@@ -134,27 +199,72 @@ static void reap_done(struct api_mux *x, int *active)
 	}
 }
 
+/* A throttled round's wait (see MUX_SPIN_ROUNDS): until one of the sockets libcurl reads from
+ * is readable, for at most MUX_PAUSE_MS, and MUX_PAUSE_MS in all when one is readable at once. */
+static void wait_throttled(struct api_mux *x)
+{
+	fd_set rd, wr, ex;
+	int maxfd = -1;
+	FD_ZERO(&rd);
+	FD_ZERO(&wr);
+	FD_ZERO(&ex);
+	struct pollfd p[16];
+	nfds_t n = 0;
+	if (curl_multi_fdset(x->m, &rd, &wr, &ex, &maxfd) == CURLM_OK)
+		for (int fd = 0; fd <= maxfd && n < sizeof p / sizeof p[0]; fd++)
+			if (FD_ISSET(fd, &rd))
+				p[n++] = (struct pollfd){.fd = fd, .events = POLLIN};
+	int64_t t0 = mono_ns();
+	(void)poll(p, n, MUX_PAUSE_MS); /* EINTR or nothing to wait for: the next round tells */
+	int64_t left = MUX_PAUSE_MS * NSEC_PER_MSEC - (mono_ns() - t0);
+	if (left > MUX_PAUSE_MS * NSEC_PER_MSEC - MUX_INSTANT_NS)
+		sleep_ns(left); /* readable at once: libcurl does not read it either */
+}
+
 static void *mux_main(void *arg)
 {
 	struct api_mux *x = arg;
 	int active = 0;
+	int spins = 0;             /* rounds in a row whose poll returned at once and moved nothing */
+	bool instant = false;      /* the last curl_multi_poll returned at once */
+	int64_t throttle_end = 0;  /* CLOCK_MONOTONIC ns: throttled rounds until then */
 	for (;;) {
+		int before = active;
 		add_submitted(x, &active);
+		bool added = active != before;
 		int running = 0;
 		CURLMcode mc = curl_multi_perform(x->m, &running);
 		if (mc)
 			LOG_WARN("api mux: curl_multi_perform: %s", curl_multi_strerror(mc));
+		before = active;
 		reap_done(x, &active);
+		bool finished = active != before;
 		pthread_mutex_lock(&x->lock);
-		bool quit = x->stopping && !x->submitted && active == 0;
+		bool quit = x->stopping && !x->submitted && !x->wait_head && active == 0;
 		bool more = x->submitted != NULL;
 		pthread_mutex_unlock(&x->lock);
 		if (quit)
 			break;
-		if (more)
+		spins = instant && !added && !finished && !more ? spins + 1 : 0;
+		if (more || (finished && x->wait_head)) /* new work, or slots for the waiting ones */
 			continue;
+		atomic_fetch_add(&x->n_polls, 1);
+		if (spins >= MUX_SPIN_ROUNDS) {
+			spins = 0;
+			throttle_end = mono_ns() + MUX_THROTTLE_MS * NSEC_PER_MSEC;
+			atomic_fetch_add(&x->n_throttles, 1);
+		}
+		if (throttle_end && mono_ns() < throttle_end) {
+			wait_throttled(x);
+			instant = false;
+			continue;
+		}
+		throttle_end = 0;
 		/* woken early by curl_multi_wakeup (a submission, the stop) or by a socket */
-		mc = curl_multi_poll(x->m, NULL, 0, MUX_POLL_MS, NULL);
+		int64_t t0 = mono_ns();
+		/* transfers waiting for a slot: look at their timeouts every MUX_WAIT_CHECK_MS */
+		mc = curl_multi_poll(x->m, NULL, 0, x->wait_head ? MUX_WAIT_CHECK_MS : MUX_POLL_MS, NULL);
+		instant = mono_ns() - t0 < MUX_INSTANT_NS;
 		if (mc) {
 			LOG_WARN("api mux: curl_multi_poll: %s", curl_multi_strerror(mc));
 			sleep_ns(10 * NSEC_PER_MSEC); /* not a busy loop if the poll keeps failing */
@@ -174,6 +284,7 @@ struct api_mux *api_mux_new(int max_conns, struct err *e)
 		err_set(e, ERR_NOMEM, "api mux: out of memory");
 		return NULL;
 	}
+	x->max_active = max_conns < MUX_MAX_ACTIVE ? MUX_MAX_ACTIVE : max_conns;
 	pthread_mutex_init(&x->lock, NULL);
 	if (!(x->m = curl_multi_init())) {
 		err_set(e, ERR_NOMEM, "api mux: cannot create a curl multi handle");
@@ -224,11 +335,13 @@ void api_mux_stats(struct api_mux *x, struct api_mux_stats *out)
 	out->requests = (uint64_t)atomic_load(&x->n_requests);
 	out->connects = (uint64_t)atomic_load(&x->n_connects);
 	out->http2 = (uint64_t)atomic_load(&x->n_http2);
+	out->polls = (uint64_t)atomic_load(&x->n_polls);
+	out->throttles = (uint64_t)atomic_load(&x->n_throttles);
 }
 
-CURLcode api__mux_perform(struct api_mux *x, CURL *h)
+CURLcode api__mux_perform(struct api_mux *x, CURL *h, long timeout_ms, char *errbuf)
 {
-	struct mux_req r = {.h = h};
+	struct mux_req r = {.h = h, .timeout_ms = timeout_ms, .submitted_ns = mono_ns(), .errbuf = errbuf};
 	if (pthread_cond_init(&r.cond, NULL))
 		return CURLE_OUT_OF_MEMORY;
 	pthread_mutex_lock(&x->lock);

@@ -67,6 +67,7 @@ struct api_conn {
 	bool framed; /* the stream is protobuf frames (4-byte big-endian length + payload), not lines */
 	const char *accept; /* api__conn_set_accept, or NULL (JSON); borrowed */
 	int64_t deadline_ns; /* api_conn_set_deadline: CLOCK_MONOTONIC, 0 = none */
+	long timeout_ms;     /* the current request's CURLOPT_TIMEOUT_MS (set_timeouts) */
 };
 
 /* api_conn.c: one piece of a 2xx stream body (as libcurl delivers it) into c->body, every line it
@@ -75,8 +76,11 @@ struct api_conn {
 bool api__stream_write(struct api_conn *c, const char *p, size_t n);
 
 /* api_mux.c: runs the transfer set up on h on the muxer's thread and connection; returns
- * libcurl's result once it is complete (h is then out of the muxer's multi handle). */
-CURLcode api__mux_perform(struct api_mux *mux, CURL *h);
+ * libcurl's result once it is complete (h is then out of the muxer's multi handle). timeout_ms
+ * (0 = none) is h's CURLOPT_TIMEOUT_MS, counted from here: time spent waiting for one of the
+ * muxer's transfer slots counts, and a transfer that waits all of it fails with
+ * CURLE_OPERATION_TIMEDOUT and a message in errbuf (CURL_ERROR_SIZE bytes, the submitter's). */
+CURLcode api__mux_perform(struct api_mux *mux, CURL *h, long timeout_ms, char *errbuf);
 
 /* errors (api_client.c): an HTTP status >= 400, a libcurl failure -> ERR_* with a message */
 int api__http_error(const char *method, const char *path, long status, const char *body, size_t len,

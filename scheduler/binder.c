@@ -486,8 +486,9 @@ void sched_binder_stop(struct sched_binder *b)
 	if (b->mux) {
 		struct api_mux_stats st;
 		api_mux_stats(b->mux, &st);
-		LOG_V(2, "binder: %" PRIu64 " requests over %" PRIu64 " connections (%" PRIu64 " over HTTP/2)",
-		      st.requests, st.connects, st.http2);
+		LOG_V(2, "binder: %" PRIu64 " requests over %" PRIu64 " connections (%" PRIu64 " over HTTP/2); %" PRIu64
+		      " waits for the network, throttled %" PRIu64 " times (libcurl spinning)",
+		      st.requests, st.connects, st.http2, st.polls, st.throttles);
 	}
 	api_mux_free(b->mux);
 	b->mux = NULL;

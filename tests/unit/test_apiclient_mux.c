@@ -337,6 +337,7 @@ struct hang_arg {
 	struct api_mux *mux;
 	int rc;
 	int64_t took_ms;
+	char msg[ERR_MSG_MAX];
 };
 
 static void *hang_main(void *arg)
@@ -348,6 +349,7 @@ static void *hang_main(void *arg)
 	int64_t t0 = mono_ns();
 	h->rc = api_request(conn, "POST", "/hang", NULL, "{}", 2, NULL, &e);
 	h->took_ms = (mono_ns() - t0) / 1000000;
+	snprintf(h->msg, sizeof h->msg, "%s", e.msg);
 	api_conn_free(conn);
 	return NULL;
 }
@@ -393,6 +395,44 @@ static void test_timeout_and_cut(void **state)
 	free(srv);
 }
 
+/* At most MUX_MAX_ACTIVE (16) transfers run at once; a 17th waits in the muxer, and its timeout
+ * counts while it waits: here the 16 hang for 3 s and the 17th, with 300 ms, fails at ~300 ms
+ * with the muxer's message instead of starting late. */
+static void test_waiting_for_a_slot_counts_against_the_timeout(void **state)
+{
+	(void)state;
+	struct server *srv = server_start();
+	struct api_client *slow = client_for(srv->port, 3000), *quick = client_for(srv->port, 300);
+	struct err e = {0};
+	struct api_mux *mux = api_mux_new(2, &e);
+	assert_non_null(mux);
+	enum { N = 16 };
+	struct hang_arg h[N + 1];
+	pthread_t t[N + 1];
+	for (int i = 0; i < N; i++) {
+		h[i] = (struct hang_arg){.client = slow, .mux = mux};
+		assert_int_equal(pthread_create(&t[i], NULL, hang_main, &h[i]), 0);
+	}
+	sleep_ns(200 * NSEC_PER_MSEC); /* the 16 are in the muxer's multi handle */
+	h[N] = (struct hang_arg){.client = quick, .mux = mux};
+	assert_int_equal(pthread_create(&t[N], NULL, hang_main, &h[N]), 0);
+	pthread_join(t[N], NULL);
+	assert_int_equal(h[N].rc, ERR_TRANSPORT);
+	assert_true(h[N].took_ms >= 300);
+	assert_true(h[N].took_ms < 1500);
+	assert_non_null(strstr(h[N].msg, "for one of the muxer's 16 transfer slots"));
+	for (int i = 0; i < N; i++) {
+		pthread_join(t[i], NULL);
+		assert_int_equal(h[i].rc, ERR_TRANSPORT);
+		assert_null(strstr(h[i].msg, "transfer slots"));
+	}
+	api_mux_free(mux);
+	api_client_free(slow);
+	api_client_free(quick);
+	server_stop(srv);
+	free(srv);
+}
+
 static void test_bad_arguments(void **state)
 {
 	(void)state;
@@ -417,6 +457,7 @@ int main(void)
 		cmocka_unit_test(test_concurrent_requests_share_bounded_connections),
 		cmocka_unit_test(test_http_results),
 		cmocka_unit_test(test_timeout_and_cut),
+		cmocka_unit_test(test_waiting_for_a_slot_counts_against_the_timeout),
 		cmocka_unit_test(test_bad_arguments),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);

@@ -97,10 +97,11 @@ struct api_mux;
 struct api_mux *api_mux_new(int max_conns, struct err *e);
 void api_mux_free(struct api_mux *mux);
 struct api_conn *api_conn_new_mux(struct api_client *c, struct api_mux *mux, struct err *e);
-/* Counts since api_mux_new: transfers completed, network connections they opened, and
- * transfers that went over HTTP/2. */
+/* Counts since api_mux_new: transfers completed, network connections they opened, transfers
+ * that went over HTTP/2, the muxer's waits for the network, and how often its spin guard
+ * throttled it (api_mux.c MUX_SPIN_ROUNDS). */
 struct api_mux_stats {
-	uint64_t requests, connects, http2;
+	uint64_t requests, connects, http2, polls, throttles;
 };
 void api_mux_stats(struct api_mux *mux, struct api_mux_stats *out);
 /* Bounds every later request on conn (not streams) by deadline_ns (CLOCK_MONOTONIC; 0 = none):
