@@ -202,6 +202,8 @@ int cel_env_add_overloads(struct cel_env *env, const struct cel_overload *ovs, s
 /* The strings extension's version the environment asks for (cel_env_options.strings_version,
  * 0 meaning CEL_STRINGS_VERSION_KUBERNETES). */
 uint32_t cel_env_strings_version(const struct cel_env *env);
+/* cel_env_options.spec_semantics of the environment ev evaluates in. */
+bool cel_eval_spec_semantics(const struct cel_eval *ev);
 
 /* Library registration functions (cel/lib_<name>.c). */
 int cel_lib_strings_register(struct cel_env *env, struct err *e);  /* strings ext at cel_env_strings_version */

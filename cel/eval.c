@@ -27,6 +27,8 @@
 #include "eval_internal.h"
 #include "time_internal.h"
 
+bool cel_eval_spec_semantics(const struct cel_eval *ev) { return ev->env && ev->env->opts.spec_semantics; }
+
 static cel_value eval(struct cel_eval *ev, const struct cel_node *n);
 
 #define IS_ERR(v) ((v).kind == CEL_ERROR)

@@ -7,7 +7,9 @@
  *
  * Parsing, printing and the address predicates are Go's net/netip (ParseAddr, ParsePrefix,
  * Addr.String with RFC 5952 "::" compression, IsGlobalUnicast, ...), with Go's error messages;
- * zones and IPv4-mapped IPv6 addresses are rejected as the libraries reject them. */
+ * zones and IPv4-mapped IPv6 addresses are rejected as the libraries reject them (with
+ * cel_env_options.spec_semantics, cel-spec's network_ext: an IPv4-mapped address is its IPv4
+ * address). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -394,8 +396,11 @@ bool cel_lib_parse_addr(const char *s, size_t n, bool *v6, char *msg, size_t cap
 
 /* ---- the libraries' parsing ---- */
 
-/* parseIPAddr (ip.go): the error message in m. */
-static bool parse_ip(const char *s, size_t n, struct addr *a, struct msg *m)
+/* parseIPAddr (ip.go): the error message in m. spec: cel-spec's network_ext, which rejects
+ * the dotted form ip('::ffff:192.168.0.1') (parse_invalid_ipv4_in_ipv6) but takes the hex form
+ * as the IPv4 address, ip('::ffff:c0a8:1') == ip('192.168.0.1') (ipv4_equals_ipv6): so a mapped
+ * address written without a dot is unmapped (netip's Addr.Unmap) instead of rejected. */
+static bool parse_ip(const char *s, size_t n, struct addr *a, struct msg *m, bool spec)
 {
 	bool zone;
 	struct msg inner;
@@ -413,6 +418,13 @@ static bool parse_ip(const char *s, size_t n, struct addr *a, struct msg *m)
 		quote_into(m, s, n);
 		cat(m, " with zone value is not allowed");
 		return false;
+	}
+	if (is_4in6(a) && spec && !memchr(s, '.', n)) {
+		uint8_t v4[4];
+		memcpy(v4, a->b + 12, 4);
+		memset(a, 0, sizeof(*a));
+		memcpy(a->b, v4, 4);
+		return true;
 	}
 	if (is_4in6(a)) {
 		m->s[0] = 0;
@@ -567,17 +579,17 @@ static int fn_ip(struct cel_eval *ev, const cel_value *a, size_t n, cel_value *o
 	(void)n;
 	struct addr ad;
 	struct msg m;
-	if (!parse_ip(a[0].s, a[0].n, &ad, &m))
+	if (!parse_ip(a[0].s, a[0].n, &ad, &m, cel_eval_spec_semantics(ev)))
 		return cel_error(ev, out, "%s", m.s);
 	return new_ip(ev, &ad, out);
 }
 
 static int fn_is_ip(struct cel_eval *ev, const cel_value *a, size_t n, cel_value *out)
 {
-	(void)ev, (void)n;
+	(void)n;
 	struct addr ad;
 	struct msg m;
-	*out = cel_bool(parse_ip(a[0].s, a[0].n, &ad, &m));
+	*out = cel_bool(parse_ip(a[0].s, a[0].n, &ad, &m, cel_eval_spec_semantics(ev)));
 	return 0;
 }
 
@@ -586,7 +598,7 @@ static int fn_is_canonical(struct cel_eval *ev, const cel_value *a, size_t n, ce
 	(void)n;
 	struct addr ad;
 	struct msg m;
-	if (!parse_ip(a[0].s, a[0].n, &ad, &m))
+	if (!parse_ip(a[0].s, a[0].n, &ad, &m, cel_eval_spec_semantics(ev)))
 		return cel_error(ev, out, "%s", m.s);
 	char s[64];
 	size_t len = addr_string(&ad, s, sizeof(s));
@@ -659,7 +671,7 @@ static int fn_contains_ip(struct cel_eval *ev, const cel_value *a, size_t n, cel
 		/* cidrContainsIP(arg, stringToIP(other)) answers a failed parse with
 		 * MaybeNoSuchOverloadErr(arg): the parse error is lost */
 		struct msg m;
-		if (!parse_ip(a[1].s, a[1].n, &ad, &m))
+		if (!parse_ip(a[1].s, a[1].n, &ad, &m, cel_eval_spec_semantics(ev)))
 			return cel_error(ev, out, "no such overload");
 	} else {
 		ad = *IPA(a[1]);

@@ -77,6 +77,18 @@ static bool match_at(const int32_t *r, const int32_t *sub, size_t m)
 	return true;
 }
 
+/* indexOf / lastIndexOf with a non-empty substring and an offset at or past the end: cel-go
+ * returns -1 (ext/strings.go indexOfOffset: "If the offset exceeds the length, return -1 rather
+ * than error"; lastIndexOfOffset alike); cel-spec's string_ext tests (indexof_out_of_range,
+ * lastindexof_out_of_range) want the error, which cel_env_options.spec_semantics gives. */
+static int past_end(struct cel_eval *ev, int64_t off, cel_value *out)
+{
+	if (cel_eval_spec_semantics(ev))
+		return cel_error(ev, out, "index out of range: %lld", (long long)off);
+	*out = cel_int(-1);
+	return 0;
+}
+
 static int fn_index_of(struct cel_eval *ev, const cel_value *a, size_t n, cel_value *out)
 {
 	int64_t off = n > 2 ? a[2].i : 0;
@@ -90,10 +102,8 @@ static int fn_index_of(struct cel_eval *ev, const cel_value *a, size_t n, cel_va
 		*out = cel_int((uint64_t)off > nr ? (int64_t)nr : off);
 		return 0;
 	}
-	if ((uint64_t)off >= nr) {
-		*out = cel_int(-1);
-		return 0;
-	}
+	if ((uint64_t)off >= nr)
+		return past_end(ev, off, out);
 	for (int64_t i = off; i < (int64_t)nr - ((int64_t)ns - 1); i++)
 		if (match_at(r + i, sub, ns)) {
 			*out = cel_int(i);
@@ -129,10 +139,8 @@ static int fn_last_index_of(struct cel_eval *ev, const cel_value *a, size_t n, c
 		*out = cel_int((uint64_t)off > nr ? (int64_t)nr : off);
 		return 0;
 	}
-	if ((uint64_t)off >= nr) {
-		*out = cel_int(-1);
-		return 0;
-	}
+	if ((uint64_t)off >= nr)
+		return past_end(ev, off, out);
 	if (off > (int64_t)nr - (int64_t)ns)
 		off = (int64_t)nr - (int64_t)ns;
 	for (int64_t i = off; i >= 0; i--)

@@ -391,7 +391,8 @@ static int run_test(const struct tp_node *t, char *msg, size_t cap)
 		return -1;
 	}
 	const struct tp_node *ex = tp_get(t, "expr"), *ct = tp_get(t, "container"), *dm = tp_get(t, "disable_macros");
-	struct cel_env_options opts = { .strings_version = CEL_STRINGS_VERSION_LATEST };
+	/* cel-spec's semantics where cel-go departs from them (cel_env_options.spec_semantics) */
+	struct cel_env_options opts = { .strings_version = CEL_STRINGS_VERSION_LATEST, .spec_semantics = true };
 	opts.container = ct ? ct->sval : NULL;
 	opts.disable_macros = dm && dm->sval && !strcmp(dm->sval, "true");
 	const struct tp_node *dc = tp_get(t, "disable_check");

@@ -31,16 +31,21 @@ struct lcase {
 	uint64_t cost;    /* the runtime cost cel-go counts, or 0: not checked */
 };
 
-/* strings_version 0: Kubernetes' version 2 */
-static struct cel_env *new_env_ver(bool optimize, uint32_t strings_version)
+/* strings_version 0: Kubernetes' version 2; spec: cel_env_options.spec_semantics */
+static struct cel_env *new_env_spec(bool optimize, uint32_t strings_version, bool spec)
 {
 	struct err e = { 0 };
 	struct cel_env *env = cel_env_new(&(struct cel_env_options){
-		.cost_limit = 0, .optimize = optimize, .strings_version = strings_version });
+		.cost_limit = 0, .optimize = optimize, .strings_version = strings_version, .spec_semantics = spec });
 	assert_non_null(env);
 	if (cel_env_add_kubernetes(env, &e) != 0)
 		fail_msg("cel_env_add_kubernetes: %s", e.msg);
 	return env;
+}
+
+static struct cel_env *new_env_ver(bool optimize, uint32_t strings_version)
+{
+	return new_env_spec(optimize, strings_version, false);
 }
 
 static struct cel_env *new_env_opt(bool optimize) { return new_env_ver(optimize, 0); }
@@ -77,9 +82,10 @@ static int eval(struct cel_env *env, struct cel_eval *ev, const char *expr, cel_
 	return 0;
 }
 
-static void run_cases_ver(const char *table, const struct lcase *cs, size_t n, bool optimize, uint32_t version)
+static void run_cases_spec(const char *table, const struct lcase *cs, size_t n, bool optimize, uint32_t version,
+			   bool spec)
 {
-	struct cel_env *env = new_env_ver(optimize, version);
+	struct cel_env *env = new_env_spec(optimize, version, spec);
 	struct cel_eval *ev = cel_eval_new(), *ev2 = cel_eval_new();
 	assert_non_null(ev);
 	assert_non_null(ev2);
@@ -128,6 +134,11 @@ static void run_cases_ver(const char *table, const struct lcase *cs, size_t n, b
 	cel_env_free(env);
 	if (failures)
 		fail_msg("%s: %d of %zu cases failed", table, failures, n);
+}
+
+static void run_cases_ver(const char *table, const struct lcase *cs, size_t n, bool optimize, uint32_t version)
+{
+	run_cases_spec(table, cs, n, optimize, version, false);
 }
 
 static void run_cases_in(const char *table, const struct lcase *cs, size_t n, bool optimize)
@@ -1204,6 +1215,52 @@ static void test_strings_versions(void **state)
 	run_cases_ver("strings_v3_cases (latest)", strings_v3_cases, 8, false, CEL_STRINGS_VERSION_LATEST);
 }
 
+/* ---- cel_env_options.spec_semantics: where cel-go departs from cel-spec ---- */
+
+/* Both ways, at Kubernetes' strings version and the latest. cel-go (ext/strings.go
+ * indexOfOffset / lastIndexOfOffset, v0.29.2 and v0.32.0: "If the offset exceeds the length,
+ * return -1 rather than error"; ext/network.go and apiserver library/ip.go: "IPv4-mapped IPv6
+ * address %q is not allowed") without it; cel-spec's string_ext.textproto (value_errors
+ * indexof_out_of_range, lastindexof_out_of_range) and network_ext.textproto (ipv4
+ * ipv4_equals_ipv6, ipv4_not_equals_ipv6) with it. */
+static const struct lcase cel_go_cases[] = {
+	{ "'tacocat'.indexOf('a', 30)", "-1", NULL, 0 },
+	{ "'tacocat'.lastIndexOf('a', 30)", "-1", NULL, 0 },
+	{ "'tacocat'.indexOf('a', 7)", "-1", NULL, 0 },
+	{ "'tacocat'.indexOf('', 30)", "7", NULL, 0 },
+	{ "'tacocat'.indexOf('a', -1)", NULL, "index out of range: -1", 0 },
+	{ "ip('::ffff:c0a8:1')", NULL, "IPv4-mapped IPv6 address \"::ffff:c0a8:1\" is not allowed", 0 },
+	{ "isIP('::ffff:c0a8:1')", "false", NULL, 0 },
+	{ "ip('192.168.0.1').family()", "4", NULL, 0 },
+};
+static const struct lcase spec_cases[] = {
+	{ "'tacocat'.indexOf('a', 30)", NULL, "index out of range: 30", 0 },
+	{ "'tacocat'.lastIndexOf('a', 30)", NULL, "index out of range: 30", 0 },
+	{ "'tacocat'.indexOf('a', 7)", NULL, "index out of range: 7", 0 },
+	{ "'tacocat'.indexOf('a', 6)", "-1", NULL, 0 },
+	{ "'tacocat'.lastIndexOf('a', 6)", "5", NULL, 0 },
+	{ "'tacocat'.indexOf('', 3)", "3", NULL, 0 },
+	{ "'tacocat'.indexOf('a', -1)", NULL, "index out of range: -1", 0 },
+	{ "ip('::ffff:c0a8:1') == ip('192.168.0.1')", "true", NULL, 0 },
+	{ "ip('::ffff:c0a8:1') == ip('192.168.10.1')", "false", NULL, 0 },
+	{ "ip('::ffff:c0a8:1').family()", "4", NULL, 0 },
+	{ "string(ip('::ffff:c0a8:1'))", "'192.168.0.1'", NULL, 0 },
+	{ "isIP('::ffff:c0a8:1')", "true", NULL, 0 },
+	{ "ip('::1').family()", "6", NULL, 0 },
+	{ "ip('::ffff:192.168.0.1')", NULL, "IPv4-mapped IPv6 address \"::ffff:192.168.0.1\" is not allowed", 0 },
+};
+
+static void test_spec_semantics(void **state)
+{
+	(void)state;
+	run_cases_spec("cel_go_cases (k8s)", cel_go_cases, ARRAY_SIZE(cel_go_cases), false, 0, false);
+	run_cases_spec("cel_go_cases (latest)", cel_go_cases, ARRAY_SIZE(cel_go_cases), false,
+		       CEL_STRINGS_VERSION_LATEST, false);
+	run_cases_spec("spec_cases (k8s)", spec_cases, ARRAY_SIZE(spec_cases), false, 0, true);
+	run_cases_spec("spec_cases (latest)", spec_cases, ARRAY_SIZE(spec_cases), false, CEL_STRINGS_VERSION_LATEST,
+		       true);
+}
+
 /* ---- Kubernetes' format library ---- */
 
 /* apiserver pkg/cel/library/format_test.go TestFormat (generated from its cases, with the
@@ -1394,6 +1451,7 @@ int main(void)
 		cmocka_unit_test(test_url),
 		cmocka_unit_test(test_strings),
 		cmocka_unit_test(test_strings_versions),
+		cmocka_unit_test(test_spec_semantics),
 		cmocka_unit_test(test_named_format),
 		cmocka_unit_test(test_bound_values),
 		cmocka_unit_test(test_k8s_costs),

@@ -173,6 +173,13 @@ struct cel_env_options {
 	 * 0 (no format, no quote) is not offered. CEL_STRINGS_VERSION_LATEST is cel-go's default,
 	 * every version, as cel-go's conformance runner uses it. */
 	uint32_t strings_version;
+	/* Follow cel-spec where cel-go (the version Kubernetes builds, v0.29.2, and later) departs
+	 * from it: `indexOf` / `lastIndexOf` with an offset past the end of the string (non-empty
+	 * substring) is the error "index out of range: N", not -1; `ip()` accepts an IPv4-mapped
+	 * IPv6 address and yields the IPv4 address (cel-spec's network_ext), where Kubernetes'
+	 * library rejects it. Off in every Kubernetes and DRA environment (what users' selectors
+	 * see); on only for cel-spec's conformance tests (tests/cel/conformance.c). */
+	bool spec_semantics;
 };
 
 #define CEL_STRINGS_VERSION_KUBERNETES 2u
