@@ -1381,13 +1381,16 @@ static const struct lcase k8s_cost_cases[] = {
 	{ "'hello'.matches('^h.*o$')", "true", NULL, 2 },
 };
 
-/* Costs where csched's evaluator differed from cel-go's tracker (apiserver v0.37.2's
- * StoredExpressions environment, cel-go v0.29.2 with OptTrackCost, run side by side with csched
- * over the same expressions in stop 29): cel-go charges a call whose argument is an error
- * (quantity("abc").asInteger(): quantity 1 + asInteger 1), does not fold string() of a library
- * value built from a constant, does not charge sortBy's expansion its accumulator list, and
- * does not fold a double division inside a format argument list. The values are checked
- * elsewhere; the error cases are errors in both. */
+/* Values and runtime costs as apiserver v0.37.2's base environment (StoredExpressions, cel-go
+ * v0.29.2, OptOptimize and OptTrackCost with Kubernetes' CostEstimator) gives them, each
+ * expression evaluated there: cel-go charges a call whose argument is an error
+ * (quantity("abc").asInteger(): quantity 1 + asInteger 1); it precomputes list and map literals
+ * and conversions of literals only, not of folded computations ([1.0/3.0] is built at run time,
+ * 10 + 1; string(ip(...)) is ip 2 + string 1); a select or index chain on something other than
+ * a variable is a relative attribute costing 1 besides its qualifiers, unless optional (a call
+ * there) or on a ternary (a conditional attribute). A failing conversion of a literal,
+ * `[int('x')]`, is a compile error there as here; of a computed value, `int('x' + 'y')`, an
+ * evaluation error. */
 static const struct lcase k8s_cost_diff_cases[] = {
 	{ "quantity('abc').asInteger()", NULL, "~", 2 },
 	{ "url('../x').getScheme()", NULL, "~", 2 },
@@ -1423,6 +1426,8 @@ static const struct lcase k8s_cost_diff_cases[] = {
 	{ "(true ? [1] : [2])[0]", "1", NULL, 1 },
 	{ "[1, 2][?0].orValue(5)", "1", NULL, 2 },
 	{ "has({'a': 1}.a)", "true", NULL, 1 },
+	{ "int('x' + 'y')", NULL, "type conversion error from 'string' to 'int'", 2 },
+	{ "[int('x')]", NULL, "type conversion error from 'string' to 'int'", 0 },
 	{ "'tacocat'.lowerAscii()", "'tacocat'", NULL, 1 },
 	{ "[1, 2, 3, 4, 5, 6].slice(1, 4)", "[2, 3, 4]", NULL, 14 },
 };
