@@ -795,6 +795,28 @@ static cel_value map_lit(struct cel_eval *ev, const struct cel_node *n)
 	return cel_map_value(m);
 }
 
+/* 1 when a select or index n is the first of a chain on something that is not a variable
+ * (`[1, 2][0]`, `{'a': 1}.a`, `f(x)[0]`): cel-go plans the chain as a relative attribute, which
+ * costs 1 itself besides its qualifiers (apiserver v0.37.2's base environment: `[1, 2][0]` 2,
+ * `[[1], [1 + 1]][1][0]` 24, `{'a': 1}.a` 2), where a chain on a variable costs the variable's
+ * 1 and a qualifier's 1 each, as here. Not for `.?` / `[?`, which cel-go evaluates as calls
+ * (`[1, 2][?0].orValue(5)` 2), nor on a ternary, a conditional attribute
+ * (`(true ? [1] : [2])[0]` 1). */
+static uint64_t relative_root(const struct cel_node *n)
+{
+	if (n->flags & CEL_NF_OPT)
+		return 0;
+	const struct cel_node *operand = n->args[0];
+	switch (operand->kind) {
+	case CEL_N_VAR: case CEL_N_LOCAL: case CEL_N_SELECT: case CEL_N_INDEX: case CEL_N_COND:
+		return 0;
+	case CEL_N_FOLDED:
+		return operand->flags & CEL_NF_QUALIFIER ? 0 : 1;
+	default:
+		return 1;
+	}
+}
+
 static cel_value eval(struct cel_eval *ev, const struct cel_node *n)
 {
 	if (ev->cancelled)
@@ -820,7 +842,7 @@ static cel_value eval(struct cel_eval *ev, const struct cel_node *n)
 		cel_value t = eval(ev, n->args[0]);
 		if (IS_ERR(t))
 			return t;
-		if (cost(ev, 1))
+		if (cost(ev, 1 + relative_root(n)))
 			return cancelled(ev);
 		return select_field(ev, n, t);
 	}
@@ -837,7 +859,7 @@ static cel_value eval(struct cel_eval *ev, const struct cel_node *n)
 		cel_value k = eval(ev, n->args[1]);
 		if (IS_ERR(k))
 			return k;
-		if (cost(ev, 1))
+		if (cost(ev, 1 + relative_root(n)))
 			return cancelled(ev);
 		if (c.kind == CEL_OPTIONAL)
 			return opt_access(ev, c, k);
@@ -982,6 +1004,14 @@ static cel_value eval(struct cel_eval *ev, const struct cel_node *n)
 
 static bool is_const(const struct cel_node *n) { return n->kind == CEL_N_CONST || n->kind == CEL_N_FOLDED; }
 
+/* What cel-go's planner sees as a constant (InterpretableConst): a literal, or what its
+ * OptOptimize precomputed. cel-go folds nothing else: `1 + 2` stays a call, so `[1 + 2]`
+ * is built at run time (cost 10 + 1) and `string(1 + 2)` converts at run time (2). */
+static bool go_const(const struct cel_node *n)
+{
+	return n->kind == CEL_N_CONST || (n->kind == CEL_N_FOLDED && (n->flags & CEL_NF_PRECOMPUTED));
+}
+
 /* cel-go overloads.IsTypeConversionFunction: the conversions OptOptimize folds. */
 static bool is_conversion(const char *name)
 {
@@ -997,7 +1027,7 @@ static bool is_conversion(const char *name)
  * primitives other than bytes. */
 static bool set_literal(const struct cel_node *n)
 {
-	if (!is_const(n) || n->val.kind != CEL_LIST)
+	if (!go_const(n) || n->val.kind != CEL_LIST)
 		return false;
 	for (uint32_t i = 0; i < n->val.list->n; i++) {
 		uint8_t k = n->val.list->items[i].kind;
@@ -1015,16 +1045,20 @@ struct folder {
 };
 
 /* Folds n's subtree bottom-up. With optimize (cel-go's OptOptimize, as Kubernetes evaluates),
- * the cost of what cel-go's decOptimize precomputes is 0 at run time: constant list and map
- * literals, conversions of constants (whose failure is a compile error there), and `x in L`
- * for a constant list L of primitives (a set lookup). */
+ * the cost of what cel-go's decOptimize precomputes is 0 at run time: list and map literals of
+ * literals, conversions of literals (whose failure is a compile error there), and `x in L` for
+ * such a list L of primitives (a set lookup); "literals" counting those precomputed nodes
+ * again, but no other folded node: cel-go folds no calls, so a folded `1.0/3.0` or `ip('...')`
+ * keeps its cost and makes its list or conversion an ordinary one (`'%s'.format([1.0/3.0])`
+ * 12, `string(ip('192.168.0.1'))` 3, as apiserver v0.37.2's base environment counts). */
 static void fold(struct folder *f, struct cel_node *n)
 {
 	struct cel_eval *fe = &f->ev;
-	bool all = true;
+	bool all = true, lits = true;
 	for (uint16_t i = 0; i < n->nargs; i++) {
 		fold(f, n->args[i]);
 		all = all && is_const(n->args[i]);
+		lits = lits && go_const(n->args[i]);
 	}
 	if (n->comp) {
 		/* comprehension, bind and optMap bodies: fold inside, never the node itself */
@@ -1054,15 +1088,20 @@ static void fold(struct folder *f, struct cel_node *n)
 	fe->mem_limit = arena_used(fe->arena) + ((size_t)1 << 20);
 	cel_value v = eval(fe, n);
 	bool conversion = n->kind == CEL_N_CALL && !(n->flags & CEL_NF_RECV) && n->nargs == 1 && is_conversion(n->name);
-	if (v.kind == CEL_ERROR && f->optimize && conversion && !fe->cancelled && !f->bad) {
+	if (v.kind == CEL_ERROR && f->optimize && conversion && lits && !fe->cancelled && !f->bad) {
 		f->bad = n;
 		f->bad_val = v;
 	}
 	if (v.kind == CEL_ERROR || fe->cancelled || fe->oom)
 		return;
 	uint64_t c = fe->cost;
-	if (f->optimize && (n->kind == CEL_N_LIST || n->kind == CEL_N_MAP || conversion))
+	bool precomputed = f->optimize && lits && (n->kind == CEL_N_LIST || n->kind == CEL_N_MAP || conversion);
+	if ((n->kind == CEL_N_SELECT || n->kind == CEL_N_INDEX) && !(n->flags & CEL_NF_OPT))
+		n->flags |= CEL_NF_QUALIFIER;
+	if (precomputed) {
 		c = 0;
+		n->flags |= CEL_NF_PRECOMPUTED;
+	}
 	n->kind = CEL_N_FOLDED;
 	n->val = v;
 	n->fold_cost = c;

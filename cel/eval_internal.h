@@ -87,6 +87,12 @@ enum {
 	CEL_NF_ROOT = 1 << 2, /* a leading '.' on an identifier */
 	CEL_NF_FLAT = 1 << 3, /* optFlatMap */
 	CEL_NF_FREE = 1 << 4, /* `in` a constant set: costs nothing (cel-go OptOptimize) */
+	/* a folded list or map literal, or conversion, whose parts are all literals (or such nodes
+	 * again): what cel-go's OptOptimize precomputes, free at run time (see eval.c fold) */
+	CEL_NF_PRECOMPUTED = 1 << 5,
+	/* a folded select or index (not optional): still part of an attribute chain for the cost
+	 * of a select or index on it (eval.c relative_root) */
+	CEL_NF_QUALIFIER = 1 << 6,
 };
 
 enum cel_macro {

@@ -1381,10 +1381,62 @@ static const struct lcase k8s_cost_cases[] = {
 	{ "'hello'.matches('^h.*o$')", "true", NULL, 2 },
 };
 
+/* Values and runtime costs as apiserver v0.37.2's base environment (StoredExpressions, cel-go
+ * v0.29.2, OptOptimize and OptTrackCost with Kubernetes' CostEstimator) gives them, each
+ * expression evaluated there: cel-go charges a call whose argument is an error
+ * (quantity("abc").asInteger(): quantity 1 + asInteger 1); it precomputes list and map literals
+ * and conversions of literals only, not of folded computations ([1.0/3.0] is built at run time,
+ * 10 + 1; string(ip(...)) is ip 2 + string 1); a select or index chain on something other than
+ * a variable is a relative attribute costing 1 besides its qualifiers, unless optional (a call
+ * there) or on a ternary (a conditional attribute). A failing conversion of a literal,
+ * `[int('x')]`, is a compile error there as here; of a computed value, `int('x' + 'y')`, an
+ * evaluation error. */
+static const struct lcase k8s_cost_diff_cases[] = {
+	{ "quantity('abc').asInteger()", NULL, "~", 2 },
+	{ "url('../x').getScheme()", NULL, "~", 2 },
+	{ "quantity('abc') == quantity('1')", NULL, "~", 3 },
+	{ "string(ip('192.168.0.1'))", "'192.168.0.1'", NULL, 3 },
+	{ "string(cidr('192.168.0.0/24').masked())", "'192.168.0.0/24'", NULL, 4 },
+	{ "[].sortBy(x, x)", "[]", NULL, 14 },
+	{ "[3, 1, 2].sortBy(x, x)", "[1, 2, 3]", NULL, 71 },
+	{ "'<%s>'.format([1.0/3.0])", "'<0.3333333333333333>'", NULL, 12 },
+	{ "'<%s>'.format([1.0/2.0])", "'<0.5>'", NULL, 12 },
+	{ "'<%s>'.format([1.5])", "'<1.5>'", NULL, 1 },
+	{ "'<%s>'.format([1 + 2])", "'<3>'", NULL, 12 },
+	{ "[1.0/3.0].size()", "1", NULL, 12 },
+	{ "[1.0/3.0][0] > 0.0", "true", NULL, 14 },
+	{ "1.0/3.0 > 0.0", "true", NULL, 2 },
+	{ "1 + 2 > 0", "true", NULL, 2 },
+	{ "string(1.0/3.0)", "'0.3333333333333333'", NULL, 2 },
+	{ "string(1 + 2)", "'3'", NULL, 2 },
+	{ "ip('192.168.0.1').family()", "4", NULL, 3 },
+	{ "quantity('1Mi').isInteger()", "true", NULL, 2 },
+	{ "cidr('192.168.0.0/24').masked() == cidr('192.168.0.0/24')", "true", NULL, 6 },
+	{ "[1, 2][0] > 0", "true", NULL, 3 },
+	{ "[1 + 1][0] > 0", "true", NULL, 14 },
+	{ "[1 + 1][0]", "2", NULL, 13 },
+	{ "[1, 2][0]", "1", NULL, 2 },
+	{ "{'a': 1 + 1}['a']", "2", NULL, 33 },
+	{ "{'a': 1}['a']", "1", NULL, 2 },
+	{ "[1.0/3.0][0]", "1.0/3.0", NULL, 13 },
+	{ "[[1], [1 + 1]][1][0]", "2", NULL, 24 },
+	{ "{'a': 1}.a", "1", NULL, 2 },
+	{ "{'a': {'b': 1 + 1}}.a.b", "2", NULL, 64 },
+	{ "[1, 2].map(x, x * 2)[0]", "2", NULL, 31 },
+	{ "(true ? [1] : [2])[0]", "1", NULL, 1 },
+	{ "[1, 2][?0].orValue(5)", "1", NULL, 2 },
+	{ "has({'a': 1}.a)", "true", NULL, 1 },
+	{ "int('x' + 'y')", NULL, "type conversion error from 'string' to 'int'", 2 },
+	{ "[int('x')]", NULL, "type conversion error from 'string' to 'int'", 0 },
+	{ "'tacocat'.lowerAscii()", "'tacocat'", NULL, 1 },
+	{ "[1, 2, 3, 4, 5, 6].slice(1, 4)", "[2, 3, 4]", NULL, 14 },
+};
+
 static void test_k8s_costs(void **state)
 {
 	(void)state;
 	RUN_K8S(k8s_cost_cases);
+	RUN_K8S(k8s_cost_diff_cases);
 }
 
 /* ---- caller-owned values: cel_quantity_new / cel_semver_new ---- */
