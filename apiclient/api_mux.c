@@ -211,7 +211,7 @@ static void wait_throttled(struct api_mux *x)
 	struct pollfd p[16];
 	nfds_t n = 0;
 	if (curl_multi_fdset(x->m, &rd, &wr, &ex, &maxfd) == CURLM_OK)
-		for (int fd = 0; fd <= maxfd && n < sizeof p / sizeof p[0]; fd++)
+		for (int fd = 0; fd <= maxfd && fd < FD_SETSIZE && n < sizeof p / sizeof p[0]; fd++)
 			if (FD_ISSET(fd, &rd))
 				p[n++] = (struct pollfd){.fd = fd, .events = POLLIN};
 	int64_t t0 = mono_ns();
