@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/pmap.h"
 #include "dra_internal.h"
 #include "plugin_helpers.h"
 
@@ -28,12 +29,23 @@
 
 enum { DEV_MATCH = 1, DEV_ALLOCATED = 2, DEV_ERROR = 4 };
 
+/* What the slices published for one node name hold for a class. */
+struct dra_node_sum {
+	int64_t match, alloc;
+	bool err;
+};
+
 /* One backed resource: its class and what it makes of each device. */
 struct dra_score_class {
 	struct api_device_class *class; /* a reference */
 	uint8_t *dev;                   /* per device (by the scores' dev_off): DEV_* */
 	uint32_t *n_match, *n_alloc;    /* per slice: devices matching, and allocated among them */
 	bool *err;                      /* per slice: some device's check failed */
+	/* the sums of the slices the scores' by_name takes, per node name (interned) -> an entry
+	 * of sums, so that a node's Score does not walk every node's slices */
+	struct pmap by_node;
+	struct dra_node_sum *sums;
+	uint32_t n_sums;
 };
 
 struct fw_dra_scores {
@@ -41,6 +53,10 @@ struct fw_dra_scores {
 	struct api_resource_slice **slices; /* references */
 	uint32_t *dev_off;                  /* per slice: its first device's index */
 	uint32_t n_dev;
+	/* The slices outside the classes' by_node (all nodes, a node selector, per-device node
+	 * selection): each is tested on every node. */
+	uint32_t n_other;
+	uint32_t *other;
 	uint32_t n;
 	struct dra_score_class *cls;
 };
@@ -56,7 +72,10 @@ void fw_dra_scores_free(struct fw_dra_scores *d)
 		free(k->n_match);
 		free(k->n_alloc);
 		free(k->err);
+		pmap_release(&k->by_node);
+		free(k->sums);
 	}
+	free(d->other);
 	free(d->cls);
 	for (uint32_t i = 0; i < d->n_slices; i++)
 		api_resource_slice_unref(d->slices[i]);
@@ -142,6 +161,13 @@ out:
 	return rc;
 }
 
+/* Whether slice s is on exactly the nodes named its nodeName (upstream's slice-level test
+ * then only compares names): summed per node name in PreScore. */
+static bool by_name(const struct api_resource_slice *s)
+{
+	return !s->per_device_node_selection && !s->all_nodes && s->node_name && s->node_name[0];
+}
+
 int fw_dra_scores_new(const struct fw_pl *pl, struct dra_cel_cache *cc, struct api_device_class *const *classes,
 		      uint32_t n, struct fw_dra_scores **out, struct err *e)
 {
@@ -160,9 +186,13 @@ int fw_dra_scores_new(const struct fw_pl *pl, struct dra_cel_cache *cc, struct a
 		goto nomem;
 	if (!(d->dev_off = calloc(d->n_slices ? d->n_slices : 1, sizeof(*d->dev_off))))
 		goto nomem;
+	if (!(d->other = calloc(d->n_slices ? d->n_slices : 1, sizeof(*d->other))))
+		goto nomem;
 	for (uint32_t si = 0; si < d->n_slices; si++) {
 		d->dev_off[si] = d->n_dev;
 		d->n_dev += d->slices[si]->n_devices;
+		if (!by_name(d->slices[si]))
+			d->other[d->n_other++] = si;
 	}
 	for (uint32_t i = 0; i < d->n; i++) {
 		struct dra_score_class *k = &d->cls[i];
@@ -170,7 +200,9 @@ int fw_dra_scores_new(const struct fw_pl *pl, struct dra_cel_cache *cc, struct a
 		k->n_match = calloc(d->n_slices ? d->n_slices : 1, sizeof(*k->n_match));
 		k->n_alloc = calloc(d->n_slices ? d->n_slices : 1, sizeof(*k->n_alloc));
 		k->err = calloc(d->n_slices ? d->n_slices : 1, sizeof(*k->err));
-		if (!k->dev || !k->n_match || !k->n_alloc || !k->err)
+		k->sums = calloc(d->n_slices ? d->n_slices : 1, sizeof(*k->sums));
+		pmap_init(&k->by_node);
+		if (!k->dev || !k->n_match || !k->n_alloc || !k->err || !k->sums)
 			goto nomem;
 		if ((rc = eval_class(d, k, cc, e)) < 0)
 			goto fail;
@@ -188,6 +220,18 @@ int fw_dra_scores_new(const struct fw_pl *pl, struct dra_cel_cache *cc, struct a
 				k->n_match[si]++;
 				k->n_alloc[si] += (*f & DEV_ALLOCATED) != 0;
 			}
+			if (!by_name(s))
+				continue;
+			bool added;
+			void **slot = pmap_ref(&k->by_node, s->node_name, &added);
+			if (!slot)
+				goto nomem;
+			if (added)
+				*slot = &k->sums[k->n_sums++];
+			struct dra_node_sum *sum = *slot;
+			sum->match += k->n_match[si];
+			sum->alloc += k->n_alloc[si];
+			sum->err |= k->err[si];
 		}
 	}
 	dra_allocated_state_free(st);
@@ -227,7 +271,16 @@ bool fw_dra_scores_node(const struct fw_dra_scores *d, uint32_t i, const struct 
 	const struct dra_score_class *k = &d->cls[i];
 	int64_t cap = 0, alloc = 0;
 	*capacity = *allocated = 0;
-	for (uint32_t si = 0; si < d->n_slices; si++) {
+	/* node names are interned: the slices published for this node by name */
+	const struct dra_node_sum *own = pmap_get(&k->by_node, ni->name);
+	if (own) {
+		if (own->err)
+			return false;
+		cap = own->match;
+		alloc = own->alloc;
+	}
+	for (uint32_t oi = 0; oi < d->n_other; oi++) {
+		uint32_t si = d->other[oi];
 		const struct api_resource_slice *s = d->slices[si];
 		if (!s->per_device_node_selection) {
 			if (!slice_on_node(s, ni))

@@ -434,6 +434,26 @@ static const struct calc_case calc_cases[] = {
 	    "[{\"key\":\"zone\",\"operator\":\"In\",\"values\":[\"us-west\"]}]}]},\"devices\":[" DEV("s-1") "]}}" },
 	  1,
 	  0 },
+	/* not upstream cases: two pools published for the node add up; an error in one fails both */
+	{ "two slices of the node",
+	  PLAIN_NODE,
+	  ER,
+	  { "C:" CLASS_ER, "S:" SLICE(NODE, DEV("device-1") "," DEV("device-2")),
+	    "S:{\"metadata\":{\"name\":\"second\"},\"spec\":{\"driver\":\"" DRIVER "\",\"pool\":{\"name\":\"second\","
+	    "\"generation\":0,\"resourceSliceCount\":1},\"nodeName\":\"" NODE "\",\"devices\":[" DEV("device-1") "]}}",
+	    "R:" ALLOCATED("test-claim", "second", "device-1", "") },
+	  3,
+	  1 },
+	{ "CEL runtime error in the node's other slice",
+	  PLAIN_NODE,
+	  ER,
+	  { "C:{\"metadata\":{\"name\":\"" CLASS "\"},\"spec\":{\"extendedResourceName\":\"" ER "\",\"selectors\":"
+	    "[{\"cel\":{\"expression\":\"device.attributes['" DRIVER "'].model == 'x'\"}}]}}",
+	    "S:{\"metadata\":{\"name\":\"second\"},\"spec\":{\"driver\":\"" DRIVER "\",\"pool\":{\"name\":\"second\","
+	    "\"generation\":0,\"resourceSliceCount\":1},\"nodeName\":\"" NODE "\",\"devices\":[" DEV("device-2") "]}}",
+	    "S:" SLICE(NODE, "{\"name\":\"device-1\",\"attributes\":{\"model\":{\"string\":\"x\"}}}") },
+	  0,
+	  0 },
 	/* deviceMatchesClass's error (a CEL runtime error on a device available on the node) fails
 	 * calculateDRAResourceTotals: the resource is not scored from DRA there */
 	{ "CEL runtime error on a device of the node",
