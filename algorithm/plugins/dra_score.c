@@ -9,7 +9,9 @@
  * Upstream evaluates the class selectors per node and device inside Score, keeping the devices
  * that matched in a cache for the plugin's lifetime; here PreScore evaluates them once per device
  * (fw_dra_scores_new) and Score only adds up, per node, the devices of the slices (or, with
- * per-device node selection, the devices) available there. A device whose check fails (a CEL
+ * per-device node selection, the devices) available there: the slices published for a node by
+ * name are summed per node name beforehand, so a node tests only the allNodes, node-selector and
+ * per-device slices besides its own sums. A device whose check fails (a CEL
  * compile or runtime error, an attribute that does not convert) fails upstream's whole
  * calculation on the nodes it is available on, which then score the resource as a device-plugin
  * resource the node lacks (not at all): fw_dra_scores_node returns false there.
