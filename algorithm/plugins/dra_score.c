@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "algorithm/framework.h"
 #include "common/pmap.h"
 #include "dra_internal.h"
 #include "plugin_helpers.h"
@@ -361,4 +362,23 @@ int fw_dra_scoring_cache(const char *const *names, uint32_t n, struct dra_cel_ca
 		break;
 	}
 	return 0;
+}
+
+bool fw_pl_scores_device_resources(const struct fw_pl *pl)
+{
+	uint32_t n = 0;
+	const struct cfg_resource_weight *r = NULL;
+	if (pl->plugin == &fw_plugin_node_resources_fit && pl->args) {
+		const struct cfg_fit_args *a = pl->args;
+		n = a->n_resources;
+		r = a->resources;
+	} else if (pl->plugin == &fw_plugin_balanced_allocation && pl->args) {
+		const struct cfg_balanced_args *a = pl->args;
+		n = a->n_resources;
+		r = a->resources;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		if (r[i].name && dra_extended_name(r[i].name))
+			return true;
+	return false; /* the defaults, cpu and memory, are not */
 }
