@@ -314,7 +314,7 @@ uint32_t fw_res_refs(const char *const *names, const int64_t *pod_req, const int
 			kind = FW_RES_SCALAR;
 		else
 			continue; /* (0, 0) on every node: skipped by every scorer */
-		out[k++] = (struct fw_res_ref){ kind, name, pod_req[i], weights ? weights[i] : 1 };
+		out[k++] = (struct fw_res_ref){ kind, name, pod_req[i], weights ? weights[i] : 1, -1 };
 	}
 	return k;
 }
@@ -342,8 +342,9 @@ enum fw_code fw_pre_score_if_not_configured(const struct fw_pl *pl, struct fw_cy
 	return pl->plugin->pre_score(pl, c, pod, nodes, n, st);
 }
 
-int fw_pod_res_refs_new(struct fw_cycle *c, const struct api_pod *pod, enum node_res_kind kind, const char *const *names,
-			const int64_t *weights, uint32_t n, const struct fw_pod_res_refs **out)
+int fw_pod_res_refs_new(const struct fw_pl *pl, struct dra_cel_cache *cc, struct fw_cycle *c, const struct api_pod *pod,
+			enum node_res_kind kind, const char *const *names, const int64_t *weights, uint32_t n,
+			const struct fw_pod_res_refs **out)
 {
 	struct fw_pod_res_refs *s = fw_cycle_alloc(c, sizeof(*s));
 	int64_t *req = fw_cycle_alloc(c, n * sizeof(*req));
@@ -353,12 +354,15 @@ int fw_pod_res_refs_new(struct fw_cycle *c, const struct api_pod *pod, enum node
 	if (node_res_of_pod(pod, kind, &r) < 0)
 		return ERR_INVALID;
 	s->requests_none = true;
+	s->dra = NULL;
 	for (uint32_t i = 0; i < n; i++) {
 		req[i] = fw_res_get(&r, names[i]);
 		s->requests_none &= req[i] == 0;
 	}
 	node_res_release(&r);
 	s->n = fw_res_refs(names, req, weights, n, s->res);
+	if (cc && fw_dra_scores_attach(pl, cc, c, s) < 0)
+		return ERR_NOMEM;
 	*out = s;
 	return 0;
 }

@@ -92,6 +92,7 @@ struct fw_res_ref {
 	const char *name; /* interned */
 	int64_t pod_req;
 	int64_t weight;
+	int32_t dra; /* DRAExtendedResource: the resource's index in the state's dra, else -1 */
 };
 /* Resolves the interned names[0..n) with the pod's requests pod_req[0..n) and weights (NULL = 1)
  * into out (room for n), in order, leaving out the names fw_resource_alloc_req scores as (0, 0) on
@@ -101,16 +102,54 @@ uint32_t fw_res_refs(const char *const *names, const int64_t *pod_req, const int
 		     struct fw_res_ref *out);
 /* A resource-scoring plugin's PreScore state: the pod's requests of the plugin's resources,
  * resolved by fw_res_refs once per pod. */
+struct fw_dra_scores;
 struct fw_pod_res_refs {
 	uint32_t n;
 	struct fw_res_ref *res;
 	bool requests_none; /* the pod requests none of the resources */
+	/* DRAExtendedResource (upstream draPreScoreState): the devices behind the resources a
+	 * DeviceClass backs (fw_dra_scores_new; freed with the cycle), NULL when none is */
+	const struct fw_dra_scores *dra;
 };
+struct dra_cel_cache;
 /* Builds it in the cycle arena for names[0..n) (interned) with weights (NULL = 1), the pod's
- * requests taken as node_res_of_pod(pod, kind). Returns 0, ERR_NOMEM, or ERR_INVALID when the
- * pod's requests cannot be computed. */
-int fw_pod_res_refs_new(struct fw_cycle *c, const struct api_pod *pod, enum node_res_kind kind, const char *const *names,
-			const int64_t *weights, uint32_t n, const struct fw_pod_res_refs **out);
+ * requests taken as node_res_of_pod(pod, kind). With cc (the plugin's compiled class selectors;
+ * NULL: DRA-backed resources are not looked at), the scalar resources the pod requests that a
+ * DeviceClass backs (fw_extended_resource_class of pl) get their devices counted
+ * (upstream getDRAPreScoredParams). Returns 0, ERR_NOMEM, or ERR_INVALID when the pod's
+ * requests cannot be computed. */
+int fw_pod_res_refs_new(const struct fw_pl *pl, struct dra_cel_cache *cc, struct fw_cycle *c, const struct api_pod *pod,
+			enum node_res_kind kind, const char *const *names, const int64_t *weights, uint32_t n,
+			const struct fw_pod_res_refs **out);
+
+/* ---------- DRA-backed extended resources in scoring (algorithm/plugins/dra_score.c) ---------- */
+
+/* The devices classes[0..n) match on every ResourceSlice of pl's listers, and which of them are
+ * allocated (the profile's DynamicResources tracker: dra_gather_allocated_for), evaluated once:
+ * *out new (fw_dra_scores_free). 0 or ERR_NOMEM with e. */
+int fw_dra_scores_new(const struct fw_pl *pl, struct dra_cel_cache *cc, struct api_device_class *const *classes,
+		      uint32_t n, struct fw_dra_scores **out, struct err *e);
+void fw_dra_scores_free(struct fw_dra_scores *d); /* NULL is a no-op */
+/* upstream getDRAPreScoredParams for the PreScore state s (fw_pod_res_refs_new, cycle c): the
+ * scalar resources s scores that a DeviceClass backs get their index in s->dra, built once here
+ * and freed with the cycle (a resource the pod does not request is scored nowhere, so it needs no
+ * devices). 0 or ERR_NOMEM. */
+int fw_dra_scores_attach(const struct fw_pl *pl, struct dra_cel_cache *cc, struct fw_cycle *c,
+			 struct fw_pod_res_refs *s);
+/* A resource-scoring plugin's compiled class selectors: *out a new cache (dra_cel_cache_free)
+ * when any of names[0..n) may be a DRA-backed extended resource (upstream
+ * IsDRAExtendedResourceName), else NULL. 0 or ERR_NOMEM with e. */
+int fw_dra_scoring_cache(const char *const *names, uint32_t n, struct dra_cel_cache **out, struct err *e);
+/* upstream calculateDRAResourceTotals on node ni for class i: the matching devices available on
+ * the node and how many of them are allocated; false (both 0) when a device's check failed there
+ * (upstream's error: the resource is then not scored from DRA on ni). */
+bool fw_dra_scores_node(const struct fw_dra_scores *d, uint32_t i, const struct node_info *ni, int64_t *capacity,
+			int64_t *allocated);
+/* upstream calculateResourceAllocatableRequest with DRAExtendedResource: fw_res_ref_alloc_req,
+ * except that a resource the node's allocatable lacks (0) and a DeviceClass backs is counted in
+ * devices when the node has any. */
+static inline void fw_res_ref_alloc_req_dra(const struct fw_pod_res_refs *s, const struct node_info *ni,
+					    const struct fw_res_ref *ref, bool use_requested, int64_t *alloc, int64_t *req);
 static inline void fw_res_ref_alloc_req(const struct node_info *ni, const struct fw_res_ref *ref,
 					bool use_requested, int64_t *alloc, int64_t *req)
 {
@@ -132,6 +171,18 @@ static inline void fw_res_ref_alloc_req(const struct node_info *ni, const struct
 		*alloc = api_resources_scalar(a, ref->name);
 		*req = node_res_scalar(&ni->requested, ref->name) + ref->pod_req;
 		break;
+	}
+}
+
+static inline void fw_res_ref_alloc_req_dra(const struct fw_pod_res_refs *s, const struct node_info *ni,
+					    const struct fw_res_ref *ref, bool use_requested, int64_t *alloc, int64_t *req)
+{
+	fw_res_ref_alloc_req(ni, ref, use_requested, alloc, req);
+	int64_t cap, allocated;
+	if (*alloc == 0 && ref->dra >= 0 && s->dra && fw_dra_scores_node(s->dra, (uint32_t)ref->dra, ni, &cap, &allocated) &&
+	    cap > 0) {
+		*alloc = cap;
+		*req = allocated + ref->pod_req;
 	}
 }
 

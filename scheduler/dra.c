@@ -5,8 +5,9 @@
  * ResourceSlices and DeviceClasses).
  *
  * The informers exist only when a profile runs a plugin that needs them: DynamicResources (its
- * upstream constructor takes the DRA manager, which informs all four kinds) or one registering
- * events for their kinds. DeviceTaintRules are informed only when the server serves them
+ * upstream constructor takes the DRA manager, which informs all four kinds), one registering
+ * events for their kinds, or NodeResourcesFit / BalancedAllocation scoring an extended resource
+ * DRA may back (claims, slices and classes: fw_pl_scores_device_resources). DeviceTaintRules are informed only when the server serves them
  * (upstream: the DRADeviceTaintRules gate, on in v1.37, makes the scheduler inform them; a
  * server with the API off answers 404, which csched takes as "no rules" rather than an informer
  * that never syncs). Upstream's ResourceSliceTracker applies the rules to the slices and reports
@@ -72,8 +73,13 @@ unsigned sched_dra_kinds(const struct scheduler *s)
 		for (int ep = 0; ep < CFG_EP_COUNT; ep++) {
 			uint32_t n = 0;
 			const struct fw_pl *const *pls = fw_profile_plugins(s->profiles[i].fw, (enum cfg_ext_point)ep, &n);
-			for (uint32_t j = 0; j < n; j++)
+			for (uint32_t j = 0; j < n; j++) {
 				kinds |= sched_dra_kinds_of(pls[j]->plugin);
+				/* scoring an extended resource DRA may back counts its devices */
+				if (fw_pl_scores_device_resources(pls[j]))
+					kinds |= SCHED_DRA_RESOURCE_CLAIM | SCHED_DRA_RESOURCE_SLICE |
+						 SCHED_DRA_DEVICE_CLASS;
+			}
 		}
 	}
 	return kinds;

@@ -8,10 +8,16 @@
 #include <stdlib.h>
 
 #include "common/intern.h"
+#include "dra_allocator.h"
 
 struct balanced_priv {
 	uint32_t n;
 	const char **names; /* interned */
+	/* DRAExtendedResource: the DeviceClass selectors compiled for scoring, made when a scored
+	 * resource may be DRA-backed (NULL otherwise). Upstream's NewBalancedAllocation gives its
+	 * scorer no CEL cache, so v1.37.2 dereferences nil (and the scheduler panics) on a backing
+	 * class with selectors; csched evaluates them as NodeResourcesFit does (docs/config.md). */
+	struct dra_cel_cache *cel;
 };
 
 static int init(struct fw_pl *pl, struct err *e)
@@ -32,7 +38,7 @@ static int init(struct fw_pl *pl, struct err *e)
 			return err_set(e, ERR_NOMEM, "out of memory");
 	}
 	p->n = n;
-	return 0;
+	return fw_dra_scoring_cache(p->names, n, &p->cel, e);
 }
 
 static void release(struct fw_pl *pl)
@@ -41,6 +47,7 @@ static void release(struct fw_pl *pl)
 	if (!p)
 		return;
 	free(p->names);
+	dra_cel_cache_free(p->cel);
 	free(p);
 	pl->priv = NULL;
 }
@@ -53,7 +60,7 @@ static enum fw_code pre_score(const struct fw_pl *pl, struct fw_cycle *c, const 
 	(void)n;
 	const struct balanced_priv *p = pl->priv;
 	const struct fw_pod_res_refs *s;
-	int rc = fw_pod_res_refs_new(c, pod, NODE_RES_REQUESTS, p->names, NULL, p->n, &s);
+	int rc = fw_pod_res_refs_new(pl, p->cel, c, pod, NODE_RES_REQUESTS, p->names, NULL, p->n, &s);
 	if (rc < 0)
 		return fw_status_set(st, FW_ERROR, rc == ERR_NOMEM ? "NodeResourcesBalancedAllocation: out of memory"
 								   : "NodeResourcesBalancedAllocation: computing pod requests failed");
@@ -66,10 +73,11 @@ static enum fw_code pre_score(const struct fw_pl *pl, struct fw_cycle *c, const 
 
 /* The fraction of resource ref used on ni, with or without the pod's request (capped at 1);
  * false when the resource is not scored on ni (allocatable 0). */
-static bool fraction(const struct node_info *ni, const struct fw_res_ref *ref, bool with_pod, double *f)
+static bool fraction(const struct fw_pod_res_refs *s, const struct node_info *ni, const struct fw_res_ref *ref,
+		     bool with_pod, double *f)
 {
 	int64_t alloc, req;
-	fw_res_ref_alloc_req(ni, ref, true, &alloc, &req);
+	fw_res_ref_alloc_req_dra(s, ni, ref, true, &alloc, &req);
 	if (alloc == 0)
 		return false;
 	if (!with_pod)
@@ -90,7 +98,7 @@ static void balances(const struct fw_pod_res_refs *s, const struct node_info *ni
 	uint32_t k = 0;
 	for (uint32_t i = 0; i < s->n; i++) {
 		int64_t alloc, req;
-		fw_res_ref_alloc_req(ni, &s->res[i], true, &alloc, &req);
+		fw_res_ref_alloc_req_dra(s, ni, &s->res[i], true, &alloc, &req);
 		if (alloc == 0)
 			continue;
 		for (int w = 0; w < 2; w++) {
@@ -110,7 +118,7 @@ static void balances(const struct fw_pod_res_refs *s, const struct node_info *ni
 		} else if (k > 2) {
 			double mean = total[w] / k, sum = 0, f;
 			for (uint32_t i = 0; i < s->n; i++)
-				if (fraction(ni, &s->res[i], w == 0, &f))
+				if (fraction(s, ni, &s->res[i], w == 0, &f))
 					sum = sum + (f - mean) * (f - mean);
 			std = sqrt(sum / k);
 		}

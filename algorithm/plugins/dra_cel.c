@@ -530,10 +530,44 @@ int dra_cel_eval_device(struct dra_cel_eval *ev, const struct dra_cel_entry *ent
 
 /* ---------- dra_device_matches ---------- */
 
+enum dra_result dra_bound_device_matches(struct dra_cel_cache *cc, struct dra_cel_eval *ev,
+					 const struct dra_bound_device *b, const struct api_resource_slice *s,
+					 const struct api_dra_device *d, const char *const *exprs, uint32_t n, struct err *e)
+{
+	if (e)
+		e->msg[0] = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		const char *cerr;
+		struct dra_cel_entry *ent = dra_cel_get(cc, exprs[i], &cerr, e);
+		if (!ent)
+			return DRA_ERROR;
+		if (cerr) {
+			err_set(e, ERR_INVALID, "selector #%u: CEL compile error: %s", i, cerr);
+			dra_cel_entry_release(cc, ent);
+			return DRA_ERROR;
+		}
+		int rc = dra_cel_eval_device(ev, ent, b, e);
+		dra_cel_entry_release(cc, ent);
+		if (rc < 0) {
+			char msg[ERR_MSG_MAX];
+			snprintf(msg, sizeof(msg), "%s", e ? e->msg : "");
+			err_set(e, ERR_INVALID, "selector #%u on device %s/%s/%s: CEL runtime error: %s", i, s->driver,
+				s->pool_name, d->name, msg);
+			return DRA_ERROR;
+		}
+		if (!rc) {
+			if (e)
+				e->msg[0] = 0;
+			return DRA_UNSCHEDULABLE;
+		}
+	}
+	return DRA_ALLOCATED;
+}
+
 enum dra_result dra_device_matches(struct dra_cel_cache *cc, const struct api_resource_slice *s,
 				   const struct api_dra_device *d, const char *const *exprs, uint32_t n, struct err *e)
 {
-	enum dra_result res = DRA_ALLOCATED;
+	enum dra_result res;
 	struct dra_bound_device *b = NULL;
 	struct dra_cel_eval *ev = NULL;
 	if (e)
@@ -546,41 +580,7 @@ enum dra_result dra_device_matches(struct dra_cel_cache *cc, const struct api_re
 		return DRA_ERROR;
 	}
 	b = dra_bound_device_new(s->driver, d, e);
-	if (!b) {
-		res = DRA_ERROR;
-		goto out;
-	}
-	for (uint32_t i = 0; i < n; i++) {
-		const char *cerr;
-		struct dra_cel_entry *ent = dra_cel_get(cc, exprs[i], &cerr, e);
-		if (!ent) {
-			res = DRA_ERROR;
-			goto out;
-		}
-		if (cerr) {
-			err_set(e, ERR_INVALID, "selector #%u: CEL compile error: %s", i, cerr);
-			dra_cel_entry_release(cc, ent);
-			res = DRA_ERROR;
-			goto out;
-		}
-		int rc = dra_cel_eval_device(ev, ent, b, e);
-		dra_cel_entry_release(cc, ent);
-		if (rc < 0) {
-			char msg[ERR_MSG_MAX];
-			snprintf(msg, sizeof(msg), "%s", e ? e->msg : "");
-			err_set(e, ERR_INVALID, "selector #%u on device %s/%s/%s: CEL runtime error: %s", i, s->driver,
-				s->pool_name, d->name, msg);
-			res = DRA_ERROR;
-			goto out;
-		}
-		if (!rc) {
-			if (e)
-				e->msg[0] = 0;
-			res = DRA_UNSCHEDULABLE;
-			goto out;
-		}
-	}
-out:
+	res = b ? dra_bound_device_matches(cc, ev, b, s, d, exprs, n, e) : DRA_ERROR;
 	dra_bound_device_free(b);
 	dra_cel_eval_free(ev);
 	return res;

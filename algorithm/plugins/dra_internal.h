@@ -148,6 +148,22 @@ void dra_cel_eval_free(struct dra_cel_eval *ev);
 int dra_cel_eval_device(struct dra_cel_eval *ev, const struct dra_cel_entry *ent, const struct dra_bound_device *b,
 			struct err *e);
 
+/* dra_device_matches (dra_allocator.h) over a device already bound (b, of device d of slice s)
+ * with the caller's evaluation state ev: no allocation per device. */
+enum dra_result dra_bound_device_matches(struct dra_cel_cache *cc, struct dra_cel_eval *ev,
+					 const struct dra_bound_device *b, const struct api_resource_slice *s,
+					 const struct api_dra_device *d, const char *const *exprs, uint32_t n, struct err *e);
+
+/* ---------- The allocated state outside DynamicResources (dynamic_resources.c) ---------- */
+
+struct fw_pl;
+/* upstream SharedDRAManager().ResourceClaims().GatherAllocatedState() for a plugin of a profile
+ * other than DynamicResources (NodeResourcesFit's and BalancedAllocation's DRA-backed extended
+ * resources): the profile's DynamicResources tracker (informer claims, assumed claims, in-flight
+ * allocations) when the profile runs that plugin, else the devices of the claims in pl's claim
+ * lister. New (dra_allocated_state_free), or NULL with e on out of memory. */
+struct dra_allocated_state *dra_gather_allocated_for(const struct fw_pl *pl, struct err *e);
+
 /* ---------- Node matching (dra_pools.c) ---------- */
 
 /* upstream NodeMatches(node, nodeName, allNodes, nodeSelector) */

@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "algorithm/framework.h"
 #include "common/arena.h"
 #include "common/clock.h"
 #include "common/intern.h"
@@ -37,6 +38,7 @@
 #include "common/map.h"
 #include "common/strbuf.h"
 #include "dra_allocator.h"
+#include "dra_internal.h"
 #include "plugin_helpers.h"
 
 #define NAME "DynamicResources"
@@ -737,6 +739,47 @@ out:
 		node_alloc_unref(holders[i]);
 	free(holders);
 	free(allocs);
+	return g.st;
+}
+
+/* The profile's DynamicResources instance (at whichever extension point it runs), or NULL. */
+static const struct fw_pl *dynamic_resources_of(const struct fw_profile *prof)
+{
+	for (int ep = 0; ep < CFG_EP_COUNT; ep++) {
+		uint32_t n;
+		const struct fw_pl *const *pls = fw_profile_plugins(prof, (enum cfg_ext_point)ep, &n);
+		for (uint32_t i = 0; i < n; i++)
+			if (pls[i]->plugin == &fw_plugin_dynamic_resources && pls[i]->priv)
+				return pls[i];
+	}
+	return NULL;
+}
+
+static int gather_claim_only(void *arg, const struct api_resource_claim *c)
+{
+	struct gather *g = arg;
+	if (c->allocation && dra_allocated_state_add(g->st, c->allocation) < 0)
+		return g->rc = ERR_NOMEM;
+	return 0;
+}
+
+struct dra_allocated_state *dra_gather_allocated_for(const struct fw_pl *pl, struct err *e)
+{
+	const struct fw_pl *dr = dynamic_resources_of(pl->profile);
+	if (dr) {
+		bool tracked;
+		struct dra_allocated_state *st = tracked_allocated(dr->priv, &tracked, e);
+		return tracked ? st : gather_allocated(dr, e);
+	}
+	/* upstream's DRA manager exists without the plugin, but nothing is assumed or in flight */
+	struct gather g = { .st = dra_allocated_state_new() };
+	if (g.st)
+		fw_each_resource_claim(pl, gather_claim_only, &g);
+	if (!g.st || g.rc < 0) {
+		dra_allocated_state_free(g.st);
+		err_set(e, ERR_NOMEM, "gather allocation state: out of memory");
+		return NULL;
+	}
 	return g.st;
 }
 

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "common/intern.h"
+#include "dra_allocator.h"
 
 #define MAX_UTILIZATION 100
 #define MAX_CUSTOM_PRIORITY_SCORE 10
@@ -23,6 +24,9 @@ struct fit_priv {
 	struct { int64_t utilization, score; } *shape; /* score scaled to 0..100 */
 	uint32_t n_ignored, n_ignored_groups;
 	const char **ignored, **ignored_groups; /* borrowed from the args */
+	/* DRAExtendedResource: the DeviceClass selectors compiled for scoring (upstream NewFit's
+	 * cel.NewCache(10)), made when a scored resource may be DRA-backed; NULL otherwise */
+	struct dra_cel_cache *cel;
 };
 
 /* scoringStrategy.resources (default cpu and memory, weight 1). */
@@ -49,7 +53,7 @@ static int init_resources(struct fit_priv *p, const struct cfg_fit_args *a, stru
 				       i, (long long)p->res_weights[i]);
 	}
 	p->n_res = n;
-	return 0;
+	return fw_dra_scoring_cache(p->res_names, n, &p->cel, e);
 }
 
 /* scoringStrategy.requestedToCapacityRatio.shape, scores scaled to 0..100. */
@@ -106,6 +110,7 @@ static void release(struct fw_pl *pl)
 	free(p->res_names);
 	free(p->res_weights);
 	free(p->shape);
+	dra_cel_cache_free(p->cel);
 	free(p);
 	pl->priv = NULL;
 }
@@ -328,7 +333,7 @@ static enum fw_code pre_score(const struct fw_pl *pl, struct fw_cycle *c, const 
 	(void)n;
 	const struct fit_priv *p = pl->priv;
 	const struct fw_pod_res_refs *s;
-	int rc = fw_pod_res_refs_new(c, pod, NODE_RES_FIT_SCORE, p->res_names, p->res_weights, p->n_res, &s);
+	int rc = fw_pod_res_refs_new(pl, p->cel, c, pod, NODE_RES_FIT_SCORE, p->res_names, p->res_weights, p->n_res, &s);
 	if (rc < 0)
 		return fw_status_set(st, FW_ERROR, rc == ERR_NOMEM ? "NodeResourcesFit: out of memory"
 								   : "NodeResourcesFit: computing pod requests failed");
@@ -361,7 +366,7 @@ static enum fw_code score(const struct fw_pl *pl, const struct fw_cycle *c, cons
 	int64_t num = 0, den = 0;
 	for (uint32_t i = 0; i < s->n; i++) {
 		int64_t alloc, req, rs;
-		fw_res_ref_alloc_req(ni, &s->res[i], false, &alloc, &req);
+		fw_res_ref_alloc_req_dra(s, ni, &s->res[i], false, &alloc, &req);
 		if (alloc == 0)
 			continue;
 		int64_t w = s->res[i].weight;

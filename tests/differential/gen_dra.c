@@ -314,12 +314,17 @@ static void gen_classes(struct dra *d)
 		add_obj(g, GEN_DRA_CLASS, &sb);
 	}
 	/* DRAExtendedResource: pods asking for example.com/gpu get it through the special claim
-	 * on nodes that do not advertise it */
+	 * on nodes that do not advertise it. Where the configuration scores example.com/gpu, the
+	 * class has no selectors: upstream's BalancedAllocation then counts the devices without CEL
+	 * (with a selector it dereferences its nil CEL cache and the scheduler panics), so both
+	 * NodeResourcesFit's and BalancedAllocation's scoring of the DRA-backed resource compare. */
 	if (gen_d_pct(g, 15)) {
 		struct strbuf sb = STRBUF_INIT;
 		strbuf_puts(&sb, "{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"DeviceClass\",\"metadata\":{\"name\":\"gpu-ext\","
-				 "\"uid\":\"uid-class-gpu-ext\"},\"spec\":{\"selectors\":[{\"cel\":{\"expression\":"
-				 "\"device.driver == \\\"" GPU "\\\"\"}}],\"extendedResourceName\":\"example.com/gpu\"}}");
+				 "\"uid\":\"uid-class-gpu-ext\"},\"spec\":{");
+		if (!strstr(g->config, "example.com/gpu"))
+			strbuf_puts(&sb, "\"selectors\":[{\"cel\":{\"expression\":\"device.driver == \\\"" GPU "\\\"\"}}],");
+		strbuf_puts(&sb, "\"extendedResourceName\":\"example.com/gpu\"}}");
 		add_obj(g, GEN_DRA_CLASS, &sb);
 		d->ext_class = true;
 	}
@@ -606,17 +611,15 @@ static void small_pod(struct gen *g)
 
 /* Where the class backing example.com/gpu exists, the small pending pod asks for 1-2 of them in
  * 60% of the states (in 30% of those an init container too, 1-3), so that the special claim is
- * built, allocated beside the pod's own claims and compared with the oracle's. Not where the
- * configuration scores example.com/gpu (scoringStrategy or BalancedAllocation resources): there
- * upstream's BalancedAllocation dereferences its nil CEL cache (v1.37.2 resource_allocation.go
- * deviceMatchesClass: NewBalancedAllocation gives its scorer none, unlike NodeResourcesFit's) and
- * the scheduler panics, and csched does not score a DRA-backed resource (docs/config.md). */
+ * built, allocated beside the pod's own claims and compared with the oracle's, and where the
+ * configuration scores example.com/gpu (scoringStrategy and BalancedAllocation resources), the
+ * devices behind it are scored (gen_classes leaves that class without selectors). */
 static void ext_requests(struct dra *d)
 {
 	struct gen *g = d->g;
 	/* small_pod's one container, whose requests end with its memory */
 	const char *mem = strstr(g->pod, "\"cpu\":\"100m\",\"memory\":\"64Mi\"}}}]");
-	if (!d->ext_class || !mem || strstr(g->config, "example.com/gpu") || !gen_d_pct(g, 60))
+	if (!d->ext_class || !mem || !gen_d_pct(g, 60))
 		return;
 	mem += strlen("\"cpu\":\"100m\",");
 	struct strbuf sb = STRBUF_INIT;

@@ -965,6 +965,42 @@ static void test_dra_kinds(void **state)
 	assert_true((kinds != 0) == (s->dra != NULL));
 	assert_true((kinds != 0) == (sched_dra_informer(s->dra, API_KIND_DEVICE_TAINT_RULE) != NULL));
 	sched_free(s);
+	/* without DynamicResources: NodeResourcesFit's DeviceClass events only, unless it or
+	 * BalancedAllocation scores a resource name DRA may back, whose devices it then counts
+	 * (upstream's DRA manager informs claims and slices whatever the profile runs) */
+	static const char *const disabled = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+					    "profiles:\n- schedulerName: csched\n  plugins:\n    multiPoint:\n      disabled:\n"
+					    "      - name: DynamicResources\n";
+	static const struct {
+		const char *args;
+		unsigned want;
+	} c[] = {
+		{ "", SCHED_DRA_DEVICE_CLASS },
+		{ "  pluginConfig:\n  - name: NodeResourcesFit\n    args:\n      scoringStrategy:\n        type: LeastAllocated\n"
+		  "        resources:\n        - name: cpu\n          weight: 1\n        - name: example.com/gpu\n          weight: 1\n",
+		  SCHED_DRA_DEVICE_CLASS | SCHED_DRA_RESOURCE_CLAIM | SCHED_DRA_RESOURCE_SLICE },
+		{ "  pluginConfig:\n  - name: NodeResourcesBalancedAllocation\n    args:\n      resources:\n"
+		  "      - name: deviceclass.resource.kubernetes.io/gpu\n        weight: 1\n",
+		  SCHED_DRA_DEVICE_CLASS | SCHED_DRA_RESOURCE_CLAIM | SCHED_DRA_RESOURCE_SLICE },
+		{ "  pluginConfig:\n  - name: NodeResourcesBalancedAllocation\n    args:\n      resources:\n"
+		  "      - name: cpu\n        weight: 1\n      - name: hugepages-2Mi\n        weight: 1\n",
+		  SCHED_DRA_DEVICE_CLASS },
+	};
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		char yaml[1024];
+		snprintf(yaml, sizeof(yaml), "%s%s", disabled, c[i].args);
+		struct config cfg;
+		memset(&cfg, 0, sizeof(cfg));
+		if (config_load_buffer(&cfg, fw_registry(), "t.yaml", yaml, strlen(yaml), &e) < 0)
+			fail_msg("config %zu: %s", i, e.msg);
+		struct sched_options oc = { .cfg = &cfg, .client = client, .binders = 1 };
+		if (!(s = sched_new(&oc, &e)))
+			fail_msg("config %zu: sched_new: %s", i, e.msg);
+		if (sched_dra_kinds(s) != c[i].want)
+			fail_msg("config %zu: kinds 0x%x, want 0x%x", i, sched_dra_kinds(s), c[i].want);
+		sched_free(s);
+		config_free(&cfg);
+	}
 	api_client_free(client);
 }
 

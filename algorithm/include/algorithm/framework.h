@@ -439,6 +439,12 @@ void fw_run_post_bind(const struct fw_profile *p, struct fw_cycle *c, const stru
 int fw_profile_call_bind(const struct fw_profile *p, const struct api_pod *pod, const char *node_name,
 			 struct err *e);
 
+/* Whether pl is NodeResourcesFit or NodeResourcesBalancedAllocation scoring a resource name a
+ * DeviceClass may back (DRAExtendedResource: an extended resource or
+ * deviceclass.resource.kubernetes.io/<class>): its Score then reads the ResourceSlice and
+ * ResourceClaim stores (upstream's DRA manager), which the scheduler must inform. */
+bool fw_pl_scores_device_resources(const struct fw_pl *pl);
+
 /* ---------- DRA devices outside a cycle (csched devices, algorithm/dra_devices.c) ----------
  * The structured allocator's own device checks (algorithm/plugins/dra_allocator.h), for tools
  * that show an operator what the scheduler would see. */
