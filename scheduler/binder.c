@@ -14,11 +14,18 @@
  * first, so the cache and the queue stay consistent.
  *
  * The pool grows on demand up to its maximum: a push that finds more queued jobs than idle and
- * starting workers starts one more thread. A bind is one synchronous request, so binds in flight =
- * busy workers, and the binding rate is at most workers / server latency: with 16 workers and the
- * 60-150 ms a loaded server took per bind, binds fell up to 3000 pods (p50 8.5 s) behind the
- * scheduling loop (upstream runs each binding cycle in its own goroutine). Threads stay until stop;
- * an idle one costs its stack and its libcurl handle (the connection is the muxer's).
+ * starting workers starts one more thread, while fewer than SCHED_BINDER_ACTIVE workers are not
+ * parked. A bind is one synchronous request, so binds in flight = busy workers; the muxer runs
+ * at most 16 transfers at once (as many as its HTTP/1.1 connections), so a 17th busy worker only
+ * waits for a slot there, holding its stack, its libcurl handle and its binding cycle: with 64
+ * such workers csched's peak RSS at 500 nodes was 27.3 MiB, with 16 it is 23.2, at the same
+ * rate. (Before the muxer each worker had its own connection: with 16 of them and the 60-150 ms a
+ * loaded server took per bind, binds fell 3000 pods behind the loop, hence 64 then.) A worker
+ * that waits without the network (WaitOnPermit, a PreBind polling for a volume or a device, up to
+ * minutes) parks itself (sched_binder_park) and stops counting, so such waits never hold up the
+ * other pods' binds (upstream runs each binding cycle in its own goroutine); the pool's maximum
+ * (64 by default) bounds them. Threads stay until stop; an idle one costs its stack and its
+ * libcurl handle (the connection is the muxer's).
  *
  * The loop waits (sched_binder_wait_room) while SCHED_BIND_QUEUE_PER_THREAD jobs per possible
  * worker wait for one: a binding cycle keeps its scheduling cycle's state (~10-20 KB with the
@@ -56,6 +63,7 @@ struct job {
 struct sched_binder {
 	struct scheduler *s;
 	int max_threads;
+	int max_active; /* workers not parked: SCHED_BINDER_ACTIVE, or max_threads if fewer */
 	struct api_mux *mux; /* made by start, freed by stop after the workers; NULL: one connection each */
 	pthread_t *threads; /* max_threads slots */
 
@@ -71,12 +79,15 @@ struct sched_binder {
 	uint32_t n_waiting; /* workers waiting for a job (a signalled one counts until it wakes) */
 	uint32_t n_starting; /* workers created that have not yet reached their first wait */
 	int n_started;
+	int n_parked; /* workers in a wait without the network (sched_binder_park) */
 	bool started, stopping;
 	bool spawn_failed; /* logged once */
 };
 
 /* The connection of the binder thread running the current job (NULL on other threads). */
 static _Thread_local struct api_conn *tl_conn;
+/* The binder whose worker this thread is (NULL on other threads). */
+static _Thread_local struct sched_binder *tl_binder;
 
 struct api_conn *sched_binder_conn(void)
 {
@@ -209,7 +220,9 @@ static void run_bind(struct scheduler *s, struct sched_bind_job *j)
 	fw_status_reset(&st);
 	if (j->permit_wait) {
 		/* No csched plugin allows a waiting pod early, so WaitOnPermit ends at the timeout. */
+		sched_binder_park(true);
 		sleep_ns(j->permit_timeout_ms * NSEC_PER_MSEC);
+		sched_binder_park(false);
 		code = fw_status_setf(&st, FW_UNSCHEDULABLE, "rejected due to timeout after waiting %" PRId64 "ms at plugin %s",
 				      j->permit_timeout_ms, j->permit_plugin ? j->permit_plugin : "");
 		st.plugin = j->permit_plugin;
@@ -287,6 +300,7 @@ static void *worker_main(void *arg)
 	tl_conn = b->mux ? api_conn_new_mux(b->s->client, b->mux, &e) : api_conn_new(b->s->client, &e);
 	if (!tl_conn)
 		LOG_ERROR("binder: no connection (%s): binds will fail and be retried", e.msg);
+	tl_binder = b;
 	pthread_mutex_lock(&b->lock);
 	b->n_starting--;
 	for (;;) {
@@ -305,6 +319,7 @@ static void *worker_main(void *arg)
 	pthread_mutex_unlock(&b->lock);
 	api_conn_free(tl_conn);
 	tl_conn = NULL;
+	tl_binder = NULL;
 	return NULL;
 }
 
@@ -322,6 +337,7 @@ struct sched_binder *sched_binder_new(struct scheduler *s, int max_threads, stru
 	}
 	b->s = s;
 	b->max_threads = max_threads;
+	b->max_active = max_threads < SCHED_BINDER_ACTIVE ? max_threads : SCHED_BINDER_ACTIVE;
 	pthread_mutex_init(&b->lock, NULL);
 	pthread_cond_init(&b->cond, NULL);
 	mono_cond_init(&b->room);
@@ -340,18 +356,33 @@ static int spawn_locked(struct sched_binder *b)
 }
 
 /* Starts one more worker if queued jobs outnumber the workers that will take one without help:
- * the idle ones (woken or not) and the ones still starting. Counting only the idle ones started
- * a thread for every push that came before the last started one ran (a new thread needs a
- * scheduler tick, the loop pushes the next pod sooner), so the pool overshot the binds in
- * flight, each thread costing its stack and a libcurl handle (and, before the muxer, a TLS
- * connection: ~85 KB in all).
+ * the idle ones (woken or not) and the ones still starting, and fewer than max_active workers
+ * are not parked. Counting only the idle ones started a thread for every push that came before
+ * the last started one ran (a new thread needs a scheduler tick, the loop pushes the next pod
+ * sooner), so the pool overshot the binds in flight, each thread costing its stack and a libcurl
+ * handle (and, before the muxer, a TLS connection: ~85 KB in all).
  * Caller holds b->lock. */
 static int grow_locked(struct sched_binder *b)
 {
 	if (!b->started || b->stopping || b->n_started >= b->max_threads ||
-	    b->n_jobs <= b->n_waiting + b->n_starting)
+	    b->n_started - b->n_parked >= b->max_active || b->n_jobs <= b->n_waiting + b->n_starting)
 		return 0;
 	return spawn_locked(b);
+}
+
+void sched_binder_park(bool parked)
+{
+	struct sched_binder *b = tl_binder;
+	if (!b)
+		return;
+	pthread_mutex_lock(&b->lock);
+	if (parked) {
+		b->n_parked++;
+		(void)grow_locked(b); /* a failure is retried by the next push, which logs it */
+	} else {
+		b->n_parked--;
+	}
+	pthread_mutex_unlock(&b->lock);
 }
 
 int sched_binder_start(struct sched_binder *b, struct err *e)
@@ -368,7 +399,7 @@ int sched_binder_start(struct sched_binder *b, struct err *e)
 	/* One worker at least; more for the jobs queued before the start. */
 	if (b->n_started == 0)
 		rc = spawn_locked(b);
-	while (rc == 0 && b->n_started < b->max_threads && b->n_jobs > (uint32_t)b->n_started)
+	while (rc == 0 && b->n_started < b->max_active && b->n_jobs > (uint32_t)b->n_started)
 		rc = spawn_locked(b);
 	if (rc && b->n_started == 0)
 		b->started = false;

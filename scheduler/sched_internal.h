@@ -20,9 +20,14 @@
 
 /* Spare cycle states kept per profile for reuse (a pod's cycle lives until its bind ends). */
 #define SCHED_SPARE_CYCLES 64
-/* The loop schedules the next pod only while fewer than this many jobs per binder thread (the
- * pool's maximum) wait for a worker: see binder.c. */
+/* The loop schedules the next pod only while fewer than this many jobs per active binder worker
+ * wait for a worker: see binder.c. */
 #define SCHED_BIND_QUEUE_PER_THREAD 4
+/* Binder workers using the network at once (not parked, sched_binder_park): the binder's muxer
+ * runs at most 16 transfers at once (apiclient/api_mux.c MUX_MAX_ACTIVE), and a server without
+ * HTTP/2 gets 16 connections (binder.c BINDER_HTTP1_CONNS); a 17th worker would only wait there
+ * with its stack, libcurl handle and binding cycle (4 MiB of peak RSS at 500 nodes for 48 of them). */
+#define SCHED_BINDER_ACTIVE 16
 
 /* One profile: its framework instance and a stack of spare cycle states (one is in use per pod
  * between the loop and the end of its binding, so several exist at once). */
@@ -95,7 +100,7 @@ struct scheduler {
 				  * built on first use) get no sink and gather per pod */
 	struct sched_events *events;
 	struct sched_binder *binder;
-	uint32_t bind_queue_max; /* SCHED_BIND_QUEUE_PER_THREAD x the binder's maximum threads */
+	uint32_t bind_queue_max; /* SCHED_BIND_QUEUE_PER_THREAD x the binder's active workers */
 	struct sched_preempt *preempt; /* the preemption executor (preemption.c) */
 
 	struct snapshot *snap; /* scheduler thread only */
@@ -159,7 +164,8 @@ int sched_unreserve_and_forget(struct scheduler *s, struct sched_profile *prof, 
 /* ---------- binder.c ---------- */
 
 /* A pool of at most max_threads workers, started on demand (one at start, another whenever a
- * job finds every worker busy). */
+ * job finds every worker busy), of which at most SCHED_BINDER_ACTIVE are not parked
+ * (sched_binder_park). */
 struct sched_binder *sched_binder_new(struct scheduler *s, int max_threads, struct err *e);
 int sched_binder_start(struct sched_binder *b, struct err *e);
 /* Hands a pod to the binders (takes job; never blocks on I/O). */
@@ -175,6 +181,11 @@ uint32_t sched_binder_pending(struct sched_binder *b);
 uint32_t sched_binder_binds_pending(struct sched_binder *b);
 /* Worker threads started since the last start (the pool grows on demand up to its maximum). */
 int sched_binder_threads(struct sched_binder *b);
+/* Called by a binder worker around a wait that needs no network (WaitOnPermit, a PreBind's
+ * polling for a volume or a device): while parked it does not count against the
+ * SCHED_BINDER_ACTIVE workers, so another may start for the queued jobs. No-op on other
+ * threads. */
+void sched_binder_park(bool parked);
 /* Waits up to timeout_ns while max or more jobs wait for a worker (queued, not yet taken): true
  * when fewer do, false on timeout or stop. The scheduling loop calls it before each pod. */
 bool sched_binder_wait_room(struct sched_binder *b, uint32_t max, int64_t timeout_ns);

@@ -716,7 +716,7 @@ struct scheduler *sched_new(const struct sched_options *o, struct err *e)
 	if (!(s->events = sched_events_new(&eo, e)))
 		goto fail;
 	int binders = o->binders > 0 ? o->binders : SCHED_DEFAULT_BINDERS;
-	s->bind_queue_max = SCHED_BIND_QUEUE_PER_THREAD * (uint32_t)binders;
+	s->bind_queue_max = SCHED_BIND_QUEUE_PER_THREAD * (uint32_t)(binders < SCHED_BINDER_ACTIVE ? binders : SCHED_BINDER_ACTIVE);
 	if (!(s->binder = sched_binder_new(s, binders, e)))
 		goto fail;
 	if (!(s->preempt = sched_preempt_new(s, e)))

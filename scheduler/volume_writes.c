@@ -42,13 +42,13 @@ struct api_node *sched_volume_node(void *ctx, const char *name)
 bool sched_volume_sleep(void *ctx, int64_t ms)
 {
 	struct scheduler *s = ctx;
-	while (ms > 0) {
-		if (atomic_load(&s->stop))
-			return false;
+	sched_binder_park(true); /* PreBind's polls: other binds go on meanwhile */
+	while (ms > 0 && !atomic_load(&s->stop)) {
 		int64_t step = ms < 100 ? ms : 100;
 		struct timespec ts = { .tv_sec = 0, .tv_nsec = step * 1000000L };
 		nanosleep(&ts, NULL);
 		ms -= step;
 	}
+	sched_binder_park(false);
 	return !atomic_load(&s->stop);
 }

@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -211,11 +213,19 @@ static void test_binding_error_moves_with_assumed_pod(void **state)
 }
 
 /* The binder pool (binder.c) against a scheduler whose may_bind says no after a pause: every
- * status patch is then a slow no-op, so the jobs in flight are known without a server. */
+ * status patch is then a slow no-op, so the jobs in flight are known without a server. With
+ * pool_parks set, the pause is a parked one (as WaitOnPermit's and PreBind's polls are). */
+static atomic_bool pool_parks;
+
 static bool slow_may_bind(void *ctx)
 {
 	(void)ctx;
+	bool park = atomic_load(&pool_parks);
+	if (park)
+		sched_binder_park(true);
 	sleep_ns(20 * NSEC_PER_MSEC);
+	if (park)
+		sched_binder_park(false);
 	return false;
 }
 
@@ -292,6 +302,47 @@ static void test_pool_grows_for_a_burst(void **state)
 	sched_binder_stop(f->s->binder);
 }
 
+/* A burst larger than SCHED_BINDER_ACTIVE: the pool stops at 16 workers (the muxer's transfer
+ * slots), not one per job up to its maximum of 64 (each extra one a stack, a libcurl handle and a
+ * binding cycle waiting for a slot). */
+static void test_pool_active_workers_capped(void **state)
+{
+	struct fixture *f = *state;
+	struct err e = { 0 };
+	atomic_store(&pool_parks, false);
+	assert_int_equal(sched_binder_start(f->s->binder, &e), 0);
+	for (int i = 0; i < 48; i++)
+		push_patch(f, i);
+	wait_drained(f);
+	int n = sched_binder_threads(f->s->binder);
+	print_message("burst of 48: %d workers\n", n);
+	assert_true(n > 1);
+	assert_true(n <= SCHED_BINDER_ACTIVE);
+	sched_binder_stop(f->s->binder);
+}
+
+/* Workers waiting without the network (parked) do not count: a burst of 48 jobs that each park
+ * runs on more than 16 workers, so a long WaitOnPermit or PreBind poll never holds up the other
+ * pods' binds. */
+static void test_pool_parked_workers_do_not_count(void **state)
+{
+	struct fixture *f = *state;
+	struct err e = { 0 };
+	atomic_store(&pool_parks, true);
+	assert_int_equal(sched_binder_start(f->s->binder, &e), 0);
+	for (int i = 0; i < 48; i++)
+		push_patch(f, i);
+	wait_drained(f);
+	int n = sched_binder_threads(f->s->binder);
+	print_message("burst of 48 parking jobs: %d workers\n", n);
+	assert_true(n > SCHED_BINDER_ACTIVE);
+	assert_true(n <= 48);
+	sched_binder_stop(f->s->binder);
+	atomic_store(&pool_parks, false);
+	sched_binder_park(true); /* not a binder thread: nothing happens */
+	sched_binder_park(false);
+}
+
 /* The scheduling loop's wait for room in the binder's queue (binder.c): false on timeout while
  * the queue is full (not started: nothing takes a job), true as soon as workers take jobs (well
  * before the timeout: a taken job signals the waiter), and a stop wakes a waiter at once. */
@@ -350,6 +401,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_binding_error_moves_with_assumed_pod, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pool_sequential_jobs_one_worker, setup_pool, teardown),
 		cmocka_unit_test_setup_teardown(test_pool_grows_for_a_burst, setup_pool, teardown),
+		cmocka_unit_test_setup_teardown(test_pool_active_workers_capped, setup_pool, teardown),
+		cmocka_unit_test_setup_teardown(test_pool_parked_workers_do_not_count, setup_pool, teardown),
 		cmocka_unit_test_setup_teardown(test_wait_room, setup_pool, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
