@@ -27,7 +27,7 @@
  * (64 by default) bounds them. Threads stay until stop; an idle one costs its stack and its
  * libcurl handle (the connection is the muxer's).
  *
- * The loop waits (sched_binder_wait_room) while SCHED_BIND_QUEUE_PER_THREAD jobs per possible
+ * The loop waits (sched_binder_wait_room) while SCHED_BIND_QUEUE_PER_THREAD jobs per active
  * worker wait for one: a binding cycle keeps its scheduling cycle's state (~10-20 KB with the
  * assumed pod) until it ends, and a loop that schedules faster than the server binds (30 us a
  * cycle against ~1 ms a bind) ran 15,500 pods ahead in PreemptionAsync_5000Nodes (333 MiB);
