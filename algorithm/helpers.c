@@ -216,6 +216,11 @@ bool fw_is_scalar_resource(const char *name)
 
 #define DEVICE_CLASS_PREFIX "deviceclass.resource.kubernetes.io/"
 
+bool fw_is_dra_extended_resource(const char *name)
+{
+	return fw_is_extended_resource(name) || has_prefix(name, DEVICE_CLASS_PREFIX);
+}
+
 struct er_pick {
 	const char *name; /* interned */
 	const struct api_device_class *best;

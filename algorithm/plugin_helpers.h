@@ -64,6 +64,9 @@ bool fw_tolerations_tolerate(const struct api_toleration *t, uint32_t n, const s
  * "requests."; scalar = extended, hugepages-NAME, names containing "kubernetes.io/", attachable-volumes-NAME. */
 bool fw_is_extended_resource(const char *name);
 bool fw_is_scalar_resource(const char *name);
+/* upstream schedutil.IsDRAExtendedResourceName: an extended resource name or a DeviceClass's
+ * implicit one (deviceclass.resource.kubernetes.io/<class>). */
+bool fw_is_dra_extended_resource(const char *name);
 /* DRAExtendedResource (upstream extendedresourcecache.ExtendedResourceCache.GetDeviceClass): the
  * DeviceClass that backs the extended resource name (new reference: api_device_class_unref), or
  * NULL. deviceclass.resource.kubernetes.io/<class> names <class>; any other name the class whose

@@ -26,7 +26,6 @@
 #include "dra_internal.h"
 #include "plugin_helpers.h"
 
-#define DEVICE_CLASS_PREFIX "deviceclass.resource.kubernetes.io/"
 /* upstream cel.NewCache(10, ...) of NewFit */
 #define CEL_CACHE_SIZE 10
 
@@ -314,12 +313,6 @@ static void dra_scores_release(void *arg)
 	fw_dra_scores_free(arg);
 }
 
-/* upstream schedutil.IsDRAExtendedResourceName */
-static bool dra_extended_name(const char *name)
-{
-	return fw_is_extended_resource(name) || strncmp(name, DEVICE_CLASS_PREFIX, strlen(DEVICE_CLASS_PREFIX)) == 0;
-}
-
 int fw_dra_scores_attach(const struct fw_pl *pl, struct dra_cel_cache *cc, struct fw_cycle *c, struct fw_pod_res_refs *s)
 {
 	struct api_device_class **classes = fw_cycle_alloc(c, (s->n ? s->n : 1) * sizeof(*classes));
@@ -329,7 +322,7 @@ int fw_dra_scores_attach(const struct fw_pl *pl, struct dra_cel_cache *cc, struc
 		return ERR_NOMEM;
 	for (uint32_t i = 0; i < s->n; i++) {
 		struct fw_res_ref *r = &s->res[i];
-		if (r->kind != FW_RES_SCALAR || !dra_extended_name(r->name) ||
+		if (r->kind != FW_RES_SCALAR || !fw_is_dra_extended_resource(r->name) ||
 		    !(classes[n] = fw_extended_resource_class(pl, r->name)))
 			continue;
 		r->dra = (int32_t)n++;
@@ -355,7 +348,7 @@ int fw_dra_scoring_cache(const char *const *names, uint32_t n, struct dra_cel_ca
 {
 	*out = NULL;
 	for (uint32_t i = 0; i < n; i++) {
-		if (!dra_extended_name(names[i]))
+		if (!fw_is_dra_extended_resource(names[i]))
 			continue;
 		if (!(*out = dra_cel_cache_new(CEL_CACHE_SIZE)))
 			return err_set(e, ERR_NOMEM, "out of memory");
@@ -378,7 +371,7 @@ bool fw_pl_scores_device_resources(const struct fw_pl *pl)
 		r = a->resources;
 	}
 	for (uint32_t i = 0; i < n; i++)
-		if (r[i].name && dra_extended_name(r[i].name))
+		if (r[i].name && fw_is_dra_extended_resource(r[i].name))
 			return true;
 	return false; /* the defaults, cpu and memory, are not */
 }

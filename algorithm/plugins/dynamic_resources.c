@@ -843,7 +843,6 @@ static struct api_device_class *class_lookup(void *ctx, const char *name)
 
 /* upstream specialClaimInMemName: not a valid object name, so no real claim has it */
 #define SPECIAL_CLAIM_NAME "<extended-resources>"
-#define DEVICE_CLASS_PREFIX "deviceclass.resource.kubernetes.io/"
 /* upstream waitForExtendedClaimInAssumeCache: polled every second for
  * AssumeExtendedResourceTimeoutDefaultSeconds */
 #define EXT_ASSUME_POLL_MS 1000
@@ -858,15 +857,6 @@ static bool is_special_claim(const struct api_resource_claim *c)
 static bool has_ext_claim(const struct dr_state *s)
 {
 	return s->n > s->n_user;
-}
-
-/* upstream schedutil.IsDRAExtendedResourceName: an extended resource name (v1helper: not native,
- * i.e. a '/' outside "kubernetes.io/", and no "requests." prefix) or a class's implicit name. */
-static bool is_dra_extended_name(const char *name)
-{
-	if (strncmp(name, DEVICE_CLASS_PREFIX, strlen(DEVICE_CLASS_PREFIX)) == 0)
-		return true;
-	return strchr(name, '/') && !strstr(name, "kubernetes.io/") && strncmp(name, "requests.", 9) != 0;
 }
 
 static int cmp_ext_req(const void *a, const void *b)
@@ -890,7 +880,7 @@ static int ext_requests(const struct fw_pl *pl, struct fw_cycle *c, const struct
 	if (node_res_of_pod(pod, NODE_RES_REQUESTS, &r) < 0)
 		return -1;
 	for (uint32_t i = 0; i < r.n_scalar; i++) {
-		if (!r.scalar[i].value || !is_dra_extended_name(r.scalar[i].name))
+		if (!r.scalar[i].value || !fw_is_dra_extended_resource(r.scalar[i].name))
 			continue;
 		if (!v && !(v = fw_cycle_alloc(c, r.n_scalar * sizeof(*v)))) {
 			mapped = -1;
