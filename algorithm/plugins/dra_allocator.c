@@ -4,14 +4,15 @@
  * order, so that the first allocation found is the one upstream finds.
  *
  * DESIGN: what depends on the slices alone (grouped by pool, pools prepared, the CEL views) is
- * an immutable refcounted dra_inventory, built once and kept by the CEL cache for the next pod's
- * allocator while the slice objects stay the same; the plugin asks per node, from several Filter
- * threads, and the allocator is read-only afterwards (its search-step count is an atomic). The
- * CEL views of the devices are the CEL cache's, shared with every other pod's allocator and
- * built lazily there (dra_cel.c). Everything one dra_allocator_allocate call needs
- * lives in a struct alloc on its stack, as upstream's per-call allocator struct, and a scratch
- * arena with CEL evaluation state that the call takes from the allocator's free list and gives
- * back reset (scratch_lock, a leaf lock, guards the list; a scratch is one call's at a time). */
+ * an immutable refcounted dra_inventory, built once and kept by the CEL cache for the next
+ * pod's allocator while the slice objects stay the same; the plugin asks per node, from several
+ * Filter threads, and the allocator is read-only afterwards (its search-step count is an
+ * atomic). The CEL views of the devices are the CEL cache's, shared with every other pod's
+ * allocator: each cached selector's result per device, remembered on first evaluation
+ * (dra_cel.c). Everything one dra_allocator_allocate call needs lives in a struct alloc on its
+ * stack, as upstream's per-call allocator struct, and a scratch arena with CEL evaluation state
+ * that the call takes from the allocator's free list and gives back reset (scratch_lock, a leaf
+ * lock, guards the list; a scratch is one call's at a time). */
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -280,12 +281,13 @@ struct dra_allocator *dra_allocator_new(const struct dra_features *f, const stru
 	return a;
 }
 
-/* The device bound for CEL: the cache's view, shared with every other pod's allocator (built on
- * first use). NULL on out of memory. */
-static const struct dra_device_view *bound_device(struct dra_allocator *a, uint32_t sno,
-						  const struct api_resource_slice *s, const struct api_dra_device *d)
+/* Selector ent on device d of slice number sno through the cache's views, shared with every
+ * other pod's allocator (a cached selector's result is remembered there). */
+static int eval_device(struct dra_allocator *a, uint32_t sno, const struct api_resource_slice *s,
+		       const struct api_dra_device *d, struct dra_cel_eval *ev, const struct dra_cel_entry *ent,
+		       struct err *e)
 {
-	return dra_slice_views_device(a->inv->views[sno], (uint32_t)(d - s->devices));
+	return dra_slice_views_eval(a->inv->views[sno], (uint32_t)(d - s->devices), ev, ent, e);
 }
 
 /* ---------- One allocation ---------- */
@@ -511,17 +513,10 @@ static int selectors_match(struct alloc *al, uint32_t claim, const struct devref
 				dra_cel_entry_release(al->a->cc, ent);
 			return rc;
 		}
-		const struct dra_device_view *b = bound_device(al->a, d->sno, d->slice, d->dev);
-		int rc;
 		struct err re; /* not = { 0 }: zeroing its message buffer per device was 10% of a search */
 		re.code = re.http_status = 0;
 		re.msg[0] = 0;
-		if (!b)
-			rc = err_set(&re, ERR_NOMEM, "out of memory");
-		else if (b->err)
-			rc = err_set(&re, ERR_INVALID, "%s", b->err);
-		else
-			rc = dra_cel_eval_device(al->ev, ent, b->dev, &re);
+		int rc = eval_device(al->a, d->sno, d->slice, d->dev, al->ev, ent, &re);
 		if (release)
 			dra_cel_entry_release(al->a->cc, ent);
 		if (rc < 0) {
