@@ -43,7 +43,7 @@ const struct dra_features dra_features_default = {
 };
 
 struct node_groups {
-	uint32_t n;
+	uint32_t n, cap;
 	uint32_t *idx;
 };
 
@@ -142,6 +142,7 @@ void dra_allocator_free(struct dra_allocator *a)
 	free(a);
 }
 
+/* The group of s's (driver, pool), made (without its slices array) on first sight. */
 static int group_of(struct dra_inventory *a, struct dra_dmap *gi, const struct api_resource_slice *s, uint32_t *g)
 {
 	/* keyed (driver, pool, driver): the map wants three pointers */
@@ -151,21 +152,17 @@ static int group_of(struct dra_inventory *a, struct dra_dmap *gi, const struct a
 	memset(&a->groups[*g], 0, sizeof(a->groups[0]));
 	a->groups[*g].driver = s->driver;
 	a->groups[*g].pool = s->pool_name;
-	a->groups[*g].slices = calloc(a->n_slices, sizeof(*a->groups[*g].slices));
-	if (!a->groups[*g].slices)
-		return ERR_NOMEM;
 	return dra_dmap_put(gi, s->driver, s->pool_name, s->driver, *g);
 }
 
+/* Sized to what the node has (usually one pool): room for every group on every node is
+ * quadratic in the nodes (1 MB at 500 nodes with a pool each). */
 static int add_node_group(struct dra_inventory *a, const char *node, uint32_t g)
 {
 	struct node_groups *ng = map_get(&a->by_node, node);
 	if (!ng) {
 		ng = calloc(1, sizeof(*ng));
-		if (!ng || !(ng->idx = calloc(a->n_groups ? a->n_groups : 1, sizeof(*ng->idx))) ||
-		    map_put(&a->by_node, node, ng, NULL) < 0) {
-			if (ng)
-				free(ng->idx);
+		if (!ng || map_put(&a->by_node, node, ng, NULL) < 0) {
 			free(ng);
 			return ERR_NOMEM;
 		}
@@ -173,6 +170,14 @@ static int add_node_group(struct dra_inventory *a, const char *node, uint32_t g)
 	for (uint32_t i = 0; i < ng->n; i++)
 		if (ng->idx[i] == g)
 			return 0;
+	if (ng->n == ng->cap) {
+		uint32_t cap = ng->cap ? 2 * ng->cap : 1;
+		uint32_t *idx = realloc(ng->idx, cap * sizeof(*idx));
+		if (!idx)
+			return ERR_NOMEM;
+		ng->idx = idx;
+		ng->cap = cap;
+	}
 	ng->idx[ng->n++] = g;
 	return 0;
 }
@@ -181,6 +186,7 @@ static struct dra_inventory *inventory_new(const struct dra_features *f, struct 
 					   uint32_t n, struct dra_cel_cache *cc, struct err *e)
 {
 	struct dra_inventory *a = calloc(1, sizeof(*a));
+	uint32_t *gno = NULL; /* per slice: its group */
 	struct dra_dmap gi;
 	dra_dmap_init(&gi);
 	if (!a)
@@ -193,7 +199,8 @@ static struct dra_inventory *inventory_new(const struct dra_features *f, struct 
 	a->views = calloc(n ? n : 1, sizeof(*a->views));
 	a->groups = calloc(n ? n : 1, sizeof(*a->groups));
 	a->shared_groups = calloc(n ? n : 1, sizeof(*a->shared_groups));
-	if (!a->slices || !a->views || !a->groups || !a->shared_groups)
+	gno = calloc(n ? n : 1, sizeof(*gno));
+	if (!a->slices || !a->views || !a->groups || !a->shared_groups || !gno)
 		goto nomem;
 	for (uint32_t i = 0; i < n; i++) {
 		a->slices[a->n_slices++] = api_resource_slice_ref(slices[i]);
@@ -201,11 +208,21 @@ static struct dra_inventory *inventory_new(const struct dra_features *f, struct 
 				 (const char *)slices[i], i) < 0)
 			goto nomem;
 	}
+	/* grouped in two passes, so that each group's array holds exactly its slices (room for
+	 * every slice in every group is quadratic: 2 MB at 500 nodes with a pool each) */
+	for (uint32_t i = 0; i < n; i++) {
+		if (group_of(a, &gi, slices[i], &gno[i]) < 0)
+			goto nomem;
+		a->groups[gno[i]].n++;
+	}
+	for (uint32_t g = 0; g < a->n_groups; g++) {
+		if (!(a->groups[g].slices = calloc(a->groups[g].n, sizeof(*a->groups[g].slices))))
+			goto nomem;
+		a->groups[g].n = 0;
+	}
 	for (uint32_t i = 0; i < n; i++) {
 		const struct api_resource_slice *s = slices[i];
-		uint32_t g;
-		if (group_of(a, &gi, s, &g) < 0)
-			goto nomem;
+		uint32_t g = gno[i];
 		struct dra_pool_group *grp = &a->groups[g];
 		grp->slices[grp->n++] = s;
 		if (!s->node_name || !s->node_name[0]) {
@@ -216,11 +233,9 @@ static struct dra_inventory *inventory_new(const struct dra_features *f, struct 
 	}
 	for (uint32_t i = 0; i < n; i++) {
 		const struct api_resource_slice *s = slices[i];
-		uint32_t g;
 		if (!s->node_name || !s->node_name[0])
 			continue;
-		(void)dra_dmap_get(&gi, s->driver, s->pool_name, s->driver, &g);
-		if (!a->groups[g].has_shared && add_node_group(a, s->node_name, g) < 0)
+		if (!a->groups[gno[i]].has_shared && add_node_group(a, s->node_name, gno[i]) < 0)
 			goto nomem;
 	}
 	a->pools_arena = arena_new(0);
@@ -233,11 +248,13 @@ static struct dra_inventory *inventory_new(const struct dra_features *f, struct 
 		if (dra_pool_group_prepare(&a->f, &a->groups[g], a->pools_arena) < 0)
 			goto nomem;
 	dra_dmap_release(&gi);
+	free(gno);
 	return a;
 nomem:
 	err_set(e, ERR_NOMEM, "dra allocator: out of memory");
 fail:
 	dra_dmap_release(&gi);
+	free(gno);
 	dra_inventory_unref(a);
 	return NULL;
 }
