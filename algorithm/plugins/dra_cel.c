@@ -9,15 +9,23 @@
  * releases them. Programs are evaluated without the lock, each thread with its own evaluation
  * state and activation.
  *
- * The CEL view of a device (upstream DeviceMatches binds it per call) depends on its slice only,
- * and slices are immutable: the cache keeps one dra_slice_views per decoded ResourceSlice object
- * (keyed by its pointer, holding a reference so that the pointer is not reused), shared by every
- * pod's allocator and every Filter thread. views_lock guards the map; each views' bind_lock
- * guards building its devices, published with release/acquire atomics and never changed after.
- * Views of slices nobody else holds (the informer replaced or deleted them) are dropped by a
- * sweep when the map has grown to twice its live size. views_lock also guards the last
- * allocator inventory built (dra_allocator.c), which the next pod's allocator reuses while the
- * slice objects are the same. */
+ * A selector's result on a device depends on the device and the selector only (upstream
+ * DeviceMatches binds the device per call; evaluation is deterministic), and slices are
+ * immutable: the cache keeps one dra_slice_views per decoded ResourceSlice object (keyed by its
+ * pointer, holding a reference so that the pointer is not reused), shared by every pod's
+ * allocator and every Filter thread. It remembers, per device, the result of each cached
+ * selector (an entry's id is its bit: cached entries are never evicted) in one atomic word per
+ * 32 entries, so the device's CEL view (~2 KB of maps and values for a device with a dozen
+ * attributes) is built once per selector and freed at once instead of kept for every device of
+ * the cluster. Errors are not remembered (rare, and their text would have to be kept).
+ * Selectors the cache does not keep (past max_entries) have no bit: for them the view is built
+ * on first use and kept, as all views were before, so that they do not bind the device per
+ * evaluation; each views' bind_lock guards building those, published with release/acquire
+ * atomics and never changed after. views_lock guards the map. Views of slices nobody else holds
+ * (the informer replaced or deleted them) are dropped by a sweep when the map has grown to
+ * twice its live size. views_lock also guards the last allocator inventory built
+ * (dra_allocator.c), which the next pod's allocator reuses while the slice objects are the
+ * same. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -35,6 +43,7 @@ struct dra_cel_entry {
 	struct cel_program *prog;  /* NULL: compile_err */
 	char *compile_err;         /* owned */
 	bool cached;
+	uint32_t id; /* cached: its number (< max_entries), its bit in the views' remembered results */
 };
 
 struct dra_cel_cache {
@@ -166,6 +175,7 @@ struct dra_cel_entry *dra_cel_get(struct dra_cel_cache *cc, const char *expr, co
 		ent = compile_locked(cc, expr);
 		/* upstream caches successful compilations only; a failed one is compiled again */
 		if (ent && ent->prog && map_len(&cc->entries) < cc->max_entries) {
+			ent->id = (uint32_t)map_len(&cc->entries);
 			if (map_put(&cc->entries, ent->expr, ent, NULL) == 0)
 				ent->cached = true;
 		}
@@ -323,20 +333,36 @@ fail:
 
 /* ---------- Device views per ResourceSlice ---------- */
 
+/* A device's kept view, or why it could not be bound (err; dev NULL). */
+struct dra_device_view {
+	struct dra_bound_device *dev;
+	char *err;
+};
+
 struct dra_slice_views {
 	int refs; /* atomic */
 	struct api_resource_slice *slice; /* a reference: the decoded slice the views were built from */
+	uint32_t memo_words;              /* per device: one per 32 entries the cache can keep */
+	/* [device * memo_words + id / 32]: bit id % 32 set when cached entry id's result on the
+	 * device is known, bit 32 + id % 32 when it matched; set together by one atomic or */
+	_Atomic uint64_t *memo;
 	pthread_mutex_t bind_lock;        /* guards building dev[] entries; leaf */
-	_Atomic(struct dra_device_view *) *dev; /* per device of slice, built on first use */
+	_Atomic(struct dra_device_view *) *dev; /* per device of slice, built on first use by an
+						   entry the cache does not keep */
 };
 
-static struct dra_slice_views *views_new(struct api_resource_slice *s)
+static struct dra_slice_views *views_new(struct api_resource_slice *s, uint32_t max_entries)
 {
 	struct dra_slice_views *v = calloc(1, sizeof(*v));
+	size_t nd = s->n_devices ? s->n_devices : 1;
 	if (!v)
 		return NULL;
-	v->dev = calloc(s->n_devices ? s->n_devices : 1, sizeof(*v->dev));
-	if (!v->dev) {
+	v->memo_words = (max_entries + 31) / 32;
+	v->dev = calloc(nd, sizeof(*v->dev));
+	v->memo = calloc(nd * (v->memo_words ? v->memo_words : 1), sizeof(*v->memo));
+	if (!v->dev || !v->memo) {
+		free(v->dev);
+		free(v->memo);
 		free(v);
 		return NULL;
 	}
@@ -359,6 +385,7 @@ void dra_slice_views_unref(struct dra_slice_views *v)
 		}
 	}
 	free(v->dev);
+	free(v->memo);
 	pthread_mutex_destroy(&v->bind_lock);
 	api_resource_slice_unref(v->slice);
 	free(v);
@@ -401,7 +428,7 @@ int dra_cel_views_acquire(struct dra_cel_cache *cc, struct api_resource_slice *c
 		struct api_resource_slice *s = slices[i]->base ? slices[i]->base : slices[i];
 		/* a NULL value: an earlier views_new ran out of memory (a pmap has no deletion) */
 		void **slot = pmap_ref(&cc->views, s, NULL);
-		if (!slot || (!*slot && !(*slot = views_new(s)))) {
+		if (!slot || (!*slot && !(*slot = views_new(s, cc->max_entries)))) {
 			rc = err_set(e, ERR_NOMEM, "ResourceSlice %s: device views: out of memory", s->meta.name);
 			break;
 		}
@@ -451,7 +478,8 @@ uint32_t dra_cel_views_len(struct dra_cel_cache *cc)
 	return n;
 }
 
-const struct dra_device_view *dra_slice_views_device(struct dra_slice_views *v, uint32_t i)
+/* Device i's kept view, built on first use. NULL on out of memory. */
+static const struct dra_device_view *kept_view(struct dra_slice_views *v, uint32_t i)
 {
 	struct dra_device_view *dv = atomic_load_explicit(&v->dev[i], memory_order_acquire);
 	if (dv)
@@ -470,6 +498,14 @@ const struct dra_device_view *dra_slice_views_device(struct dra_slice_views *v, 
 	}
 	pthread_mutex_unlock(&v->bind_lock);
 	return dv;
+}
+
+uint32_t dra_slice_views_kept(struct dra_slice_views *v)
+{
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < v->slice->n_devices; i++)
+		n += atomic_load_explicit(&v->dev[i], memory_order_acquire) != NULL;
+	return n;
 }
 
 /* ---------- Evaluation ---------- */
@@ -528,30 +564,71 @@ int dra_cel_eval_device(struct dra_cel_eval *ev, const struct dra_cel_entry *ent
 	return rc < 0 ? rc : ERR_INVALID;
 }
 
+int dra_slice_views_eval(struct dra_slice_views *v, uint32_t i, struct dra_cel_eval *ev,
+			 const struct dra_cel_entry *ent, struct err *e)
+{
+	_Atomic uint64_t *w = NULL;
+	uint64_t known = 0, match = 0;
+	int rc;
+	if (ent->cached) {
+		w = &v->memo[(size_t)i * v->memo_words + ent->id / 32];
+		known = UINT64_C(1) << (ent->id % 32);
+		match = known << 32;
+		uint64_t m = atomic_load_explicit(w, memory_order_relaxed);
+		if (m & known)
+			return (m & match) != 0;
+	}
+	/* a view kept for an uncached entry serves a cached one as well */
+	const struct dra_device_view *dv = atomic_load_explicit(&v->dev[i], memory_order_acquire);
+	if (!dv && !ent->cached && !(dv = kept_view(v, i)))
+		return err_set(e, ERR_NOMEM, "bind device %s: out of memory", v->slice->devices[i].name);
+	if (dv) {
+		rc = dv->err ? err_set(e, ERR_INVALID, "%s", dv->err) : dra_cel_eval_device(ev, ent, dv->dev, e);
+	} else {
+		/* bound for this evaluation only: its result is remembered below */
+		struct err be;
+		be.code = 0;
+		be.msg[0] = 0;
+		struct dra_bound_device *b = dra_bound_device_new(v->slice->driver, &v->slice->devices[i], &be);
+		if (!b)
+			return err_set(e, be.code ? be.code : ERR_NOMEM, "%s", be.msg);
+		rc = dra_cel_eval_device(ev, ent, b, e);
+		dra_bound_device_free(b);
+	}
+	if (rc >= 0 && w)
+		atomic_fetch_or_explicit(w, known | (rc ? match : 0), memory_order_relaxed);
+	return rc;
+}
+
 /* ---------- dra_device_matches ---------- */
 
-enum dra_result dra_bound_device_matches(struct dra_cel_cache *cc, struct dra_cel_eval *ev,
-					 const struct dra_bound_device *b, const struct api_resource_slice *s,
-					 const struct api_dra_device *d, const char *const *exprs, uint32_t n, struct err *e)
+/* dra_bound_device_matches over b, or over device i of v when v is set. */
+static enum dra_result matches(struct dra_cel_cache *cc, struct dra_cel_eval *ev, struct dra_slice_views *v, uint32_t i,
+			       const struct dra_bound_device *b, const struct api_resource_slice *s,
+			       const struct api_dra_device *d, const char *const *exprs, uint32_t n, struct err *e)
 {
 	if (e)
 		e->msg[0] = 0;
-	for (uint32_t i = 0; i < n; i++) {
+	for (uint32_t k = 0; k < n; k++) {
 		const char *cerr;
-		struct dra_cel_entry *ent = dra_cel_get(cc, exprs[i], &cerr, e);
+		struct dra_cel_entry *ent = dra_cel_get(cc, exprs[k], &cerr, e);
 		if (!ent)
 			return DRA_ERROR;
 		if (cerr) {
-			err_set(e, ERR_INVALID, "selector #%u: CEL compile error: %s", i, cerr);
+			err_set(e, ERR_INVALID, "selector #%u: CEL compile error: %s", k, cerr);
 			dra_cel_entry_release(cc, ent);
 			return DRA_ERROR;
 		}
-		int rc = dra_cel_eval_device(ev, ent, b, e);
+		int rc = v ? dra_slice_views_eval(v, i, ev, ent, e) : dra_cel_eval_device(ev, ent, b, e);
 		dra_cel_entry_release(cc, ent);
 		if (rc < 0) {
+			/* binding the view ran out of memory: the caller's out of memory (as a kept view
+			 * that could not be made was) */
+			if (v && e && e->code == ERR_NOMEM)
+				return DRA_ERROR;
 			char msg[ERR_MSG_MAX];
 			snprintf(msg, sizeof(msg), "%s", e ? e->msg : "");
-			err_set(e, ERR_INVALID, "selector #%u on device %s/%s/%s: CEL runtime error: %s", i, s->driver,
+			err_set(e, ERR_INVALID, "selector #%u on device %s/%s/%s: CEL runtime error: %s", k, s->driver,
 				s->pool_name, d->name, msg);
 			return DRA_ERROR;
 		}
@@ -562,6 +639,19 @@ enum dra_result dra_bound_device_matches(struct dra_cel_cache *cc, struct dra_ce
 		}
 	}
 	return DRA_ALLOCATED;
+}
+
+enum dra_result dra_bound_device_matches(struct dra_cel_cache *cc, struct dra_cel_eval *ev,
+					 const struct dra_bound_device *b, const struct api_resource_slice *s,
+					 const struct api_dra_device *d, const char *const *exprs, uint32_t n, struct err *e)
+{
+	return matches(cc, ev, NULL, 0, b, s, d, exprs, n, e);
+}
+
+enum dra_result dra_slice_views_matches(struct dra_cel_cache *cc, struct dra_cel_eval *ev, struct dra_slice_views *v,
+					uint32_t i, const char *const *exprs, uint32_t n, struct err *e)
+{
+	return matches(cc, ev, v, i, NULL, v->slice, &v->slice->devices[i], exprs, n, e);
 }
 
 enum dra_result dra_device_matches(struct dra_cel_cache *cc, const struct api_resource_slice *s,

@@ -87,6 +87,9 @@ int dra_capacity_consumed(const struct api_dra_device_request *r, const struct a
 
 /* ---------- CEL (dra_cel.c) ---------- */
 
+struct dra_cel_entry;
+struct dra_cel_eval;
+
 /* A device bound as upstream's DeviceMatches binds it (owns its CEL maps and objects). */
 struct dra_bound_device;
 /* NULL with e on out of memory or an attribute that does not convert (upstream: "attribute x:
@@ -94,14 +97,10 @@ struct dra_bound_device;
 struct dra_bound_device *dra_bound_device_new(const char *driver, const struct api_dra_device *d, struct err *e);
 void dra_bound_device_free(struct dra_bound_device *b);
 
-/* The CEL views of one ResourceSlice's devices, kept by the cache across pods (refcounted,
- * immutable once built). */
+/* The CEL views of one ResourceSlice's devices, kept by the cache across pods (refcounted):
+ * each cached selector's result per device, and the device's view where an uncached selector
+ * needed it (dra_cel.c's DESIGN). */
 struct dra_slice_views;
-/* A device's view, or why it could not be bound (err; dev NULL). */
-struct dra_device_view {
-	struct dra_bound_device *dev;
-	char *err;
-};
 /* out[i]: a reference to the views of slices[i] (of its base for a DeviceTaintRules copy: the
  * view has no taints), made on first sight of the slice. 0, or ERR_NOMEM with e (out untouched
  * past what was released). Thread-safe. */
@@ -110,9 +109,18 @@ int dra_cel_views_acquire(struct dra_cel_cache *cc, struct api_resource_slice *c
 void dra_slice_views_unref(struct dra_slice_views *v);
 /* How many slices the cache keeps views for (tests: that dropped slices' views go). */
 uint32_t dra_cel_views_len(struct dra_cel_cache *cc);
-/* Device i of the views' slice (the same index in a DeviceTaintRules copy), bound on first use.
- * NULL on out of memory. Thread-safe. */
-const struct dra_device_view *dra_slice_views_device(struct dra_slice_views *v, uint32_t i);
+/* Selector ent (from v's cache) on device i of the views' slice (the same index in a
+ * DeviceTaintRules copy), as dra_cel_eval_device on the device bound as DeviceMatches binds it:
+ * 1 match, 0 no match, negative with e (the device's bind error as ERR_INVALID, the runtime error,
+ * or ERR_NOMEM). A cached entry's result is remembered: the device is bound for it once.
+ * Thread-safe. */
+int dra_slice_views_eval(struct dra_slice_views *v, uint32_t i, struct dra_cel_eval *ev,
+			 const struct dra_cel_entry *ent, struct err *e);
+/* dra_bound_device_matches on device i of the views' slice (through dra_slice_views_eval). */
+enum dra_result dra_slice_views_matches(struct dra_cel_cache *cc, struct dra_cel_eval *ev, struct dra_slice_views *v,
+					uint32_t i, const char *const *exprs, uint32_t n, struct err *e);
+/* How many devices of v have a kept view (tests: cached selectors keep none). */
+uint32_t dra_slice_views_kept(struct dra_slice_views *v);
 
 /* The allocator's slice-derived part (dra_allocator.c): pools grouped and prepared, CEL views.
  * Immutable, refcounted. */

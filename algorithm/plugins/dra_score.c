@@ -125,27 +125,24 @@ static int eval_class(struct fw_dra_scores *d, struct dra_score_class *k, struct
 			if (!dc->n_selectors) {
 				f = DEV_MATCH; /* upstream's fast path: a class without selectors takes every device */
 			} else {
-				const struct dra_device_view *dv = dra_slice_views_device(views[si], j);
-				struct dra_bound_device *own = NULL;
-				const struct dra_bound_device *b = dv ? dv->dev : NULL;
 				struct err me = { 0 };
-				if (!dv) {
-					rc = err_set(e, ERR_NOMEM, "DRA extended resource scoring: out of memory");
-					goto out;
-				}
-				if (b && dev->allow_multiple_allocations) {
+				enum dra_result r;
+				if (dev->allow_multiple_allocations) {
+					/* bound with allowMultipleAllocations false: not the views' binding */
 					struct api_dra_device copy = *dev;
 					copy.allow_multiple_allocations = false;
-					if (!(own = dra_bound_device_new(s->driver, &copy, &me)) && me.code == ERR_NOMEM) {
+					struct dra_bound_device *own = dra_bound_device_new(s->driver, &copy, &me);
+					if (!own && me.code == ERR_NOMEM) {
 						rc = err_set(e, ERR_NOMEM, "DRA extended resource scoring: out of memory");
 						goto out;
 					}
-					b = own;
+					r = own ? dra_bound_device_matches(cc, ev, own, s, dev, dc->selectors, dc->n_selectors,
+									   &me)
+						: DRA_ERROR;
+					dra_bound_device_free(own);
+				} else {
+					r = dra_slice_views_matches(cc, ev, views[si], j, dc->selectors, dc->n_selectors, &me);
 				}
-				enum dra_result r = b ? dra_bound_device_matches(cc, ev, b, s, dev, dc->selectors,
-										 dc->n_selectors, &me)
-						      : DRA_ERROR;
-				dra_bound_device_free(own);
 				if (r == DRA_ERROR && me.code == ERR_NOMEM) {
 					rc = err_set(e, ERR_NOMEM, "DRA extended resource scoring: out of memory");
 					goto out;

@@ -1682,17 +1682,37 @@ static void test_dra_taints(void **state)
 	api_device_taint_rule_unref(other);
 }
 
-/* The CEL views of a slice's devices are built once per slice object and shared by every
- * allocator (every pod) and by a DeviceTaintRules copy of the slice; the views of a slice that
- * nobody else holds any more are dropped. */
+#define BAD_VERSION "attribute driverVersion: parse semantic version: cel_semver_new: semver \"x.y\": No Major.Minor.Patch elements found"
+
+/* Evaluates expr (compiled by cc) on device i of v: 1, 0 or negative with e. */
+static int views_eval(struct dra_cel_cache *cc, struct dra_cel_eval *ev, struct dra_slice_views *v, uint32_t i,
+		      const char *expr, struct err *e)
+{
+	const char *cerr = NULL;
+	struct dra_cel_entry *ent = dra_cel_get(cc, expr, &cerr, e);
+	assert_non_null(ent);
+	assert_null(cerr);
+	int rc = dra_slice_views_eval(v, i, ev, ent, e);
+	dra_cel_entry_release(cc, ent);
+	return rc;
+}
+
+/* The CEL views of a slice's devices are made once per slice object and shared by every
+ * allocator (every pod) and by a DeviceTaintRules copy of the slice; a cached selector's result
+ * per device is remembered there without keeping the device's bound view, an uncached one keeps
+ * the view; errors are given again; another slice object (an update) starts afresh; the views of
+ * a slice that nobody else holds any more are dropped. */
 static void test_dra_slice_views(void **state)
 {
 	(void)state;
-	enum { OTHERS = 70 };
-	struct dra_cel_cache *cc = dra_cel_cache_new(16);
+	enum { OTHERS = 70, MANY = 40 };
+	struct dra_cel_cache *cc = dra_cel_cache_new(MANY + 8);
+	struct dra_cel_eval *ev = dra_cel_eval_new(cc);
+	assert_non_null(ev);
 	struct err e = { 0 };
 	struct api_resource_slice *s = slice_json(SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA,
-		DEVX("device-1", ATTRS(A_INT("numa", 1))) "," DEV("device-2")));
+		DEVX("device-1", ATTRS(A_INT("numa", 1))) "," DEV("device-2") ","
+		DEVX("device-3", ATTRS(A_VER("driverVersion", "x.y")))));
 	char *rj = unquote("{`metadata`:{`name`:`rule`},`spec`:{`deviceSelector`:{`device`:`device-1`},"
 			   "`taint`:{`key`:`k`,`effect`:`NoSchedule`}}}");
 	struct api_device_taint_rule *rule = api_device_taint_rule_decode_json(rj, strlen(rj), &e);
@@ -1708,12 +1728,70 @@ static void test_dra_slice_views(void **state)
 	assert_ptr_equal(v[0], v[1]); /* the copy binds as its base */
 	assert_int_equal(dra_cel_views_acquire(cc, &s, 1, w, &e), 0);
 	assert_ptr_equal(w[0], v[0]); /* a second pod: the same views */
-	const struct dra_device_view *d0 = dra_slice_views_device(v[0], 0);
-	assert_non_null(d0);
-	assert_null(d0->err);
-	assert_ptr_equal(dra_slice_views_device(w[0], 0), d0); /* built once */
-	assert_ptr_not_equal(dra_slice_views_device(w[0], 1), d0);
 	assert_int_equal(dra_cel_views_len(cc), 1);
+
+	const char *numa1 = "'numa' in device.attributes['driver-a'] && device.attributes['driver-a'].numa == 1";
+	for (int round = 0; round < 2; round++) { /* the second round answers from what the first remembered */
+		assert_int_equal(views_eval(cc, ev, v[0], 0, numa1, &e), 1);
+		assert_int_equal(views_eval(cc, ev, w[0], 1, numa1, &e), 0);
+		/* errors are not remembered: the same text each time */
+		assert_true(views_eval(cc, ev, v[0], 1, "device.attributes['driver-a'].numa == 1", &e) < 0);
+		assert_non_null(strstr(e.msg, "no such key: numa. consider using CEL optional chaining"));
+		assert_int_equal(views_eval(cc, ev, v[0], 2, "true", &e), ERR_INVALID);
+		assert_string_equal(e.msg, BAD_VERSION);
+		/* results past the first 32 entries (the views' second word per device) */
+		for (int k = 0; k < MANY; k++) {
+			char expr[96];
+			snprintf(expr, sizeof(expr), "'numa' in device.attributes['driver-a'] && device.attributes['driver-a'].numa == %d", k);
+			assert_int_equal(views_eval(cc, ev, v[0], 0, expr, &e), k == 1);
+			assert_int_equal(views_eval(cc, ev, v[0], 1, expr, &e), 0);
+		}
+	}
+	assert_int_equal(dra_slice_views_kept(v[0]), 0); /* cached selectors keep no bound device */
+	/* dra_slice_views_matches: upstream selectorsMatch's outcomes, as dra_device_matches */
+	const char *ok[] = { "device.driver == 'driver-a'", numa1 };
+	assert_int_equal(dra_slice_views_matches(cc, ev, v[0], 0, ok, 2, &e), DRA_ALLOCATED);
+	assert_int_equal(dra_slice_views_matches(cc, ev, v[0], 1, ok, 2, &e), DRA_UNSCHEDULABLE);
+	assert_string_equal(e.msg, "");
+	assert_int_equal(dra_slice_views_matches(cc, ev, v[0], 2, ok, 2, &e), DRA_ERROR);
+	assert_string_equal(e.msg, "selector #0 on device driver-a/pool-1/device-3: CEL runtime error: " BAD_VERSION);
+
+	/* an updated slice is another object: nothing remembered for it */
+	struct api_resource_slice *s2 = slice_json(SLICE("slice-1", ON("node-1"), POOL(PA, 1, 1), DA,
+		DEVX("device-1", ATTRS(A_INT("numa", 2))) "," DEV("device-2")));
+	struct dra_slice_views *v2[1];
+	assert_int_equal(dra_cel_views_acquire(cc, &s2, 1, v2, &e), 0);
+	assert_ptr_not_equal(v2[0], v[0]);
+	assert_int_equal(views_eval(cc, ev, v2[0], 0, numa1, &e), 0);
+	assert_int_equal(views_eval(cc, ev, v[0], 0, numa1, &e), 1);
+	dra_slice_views_unref(v2[0]);
+	api_resource_slice_unref(s2);
+
+	/* a cache that keeps one entry: the second selector is compiled per call and binds the device
+	 * into a kept view, which the cached one then uses too */
+	struct dra_cel_cache *small = dra_cel_cache_new(1);
+	struct dra_cel_eval *sev = dra_cel_eval_new(small);
+	struct dra_slice_views *sv[1];
+	assert_non_null(small);
+	assert_non_null(sev);
+	assert_int_equal(dra_cel_views_acquire(small, &s, 1, sv, &e), 0);
+	assert_int_equal(views_eval(small, sev, sv[0], 0, "device.driver == 'driver-a'", &e), 1); /* cached */
+	assert_int_equal(dra_slice_views_kept(sv[0]), 0);
+	for (int round = 0; round < 2; round++) {
+		assert_int_equal(views_eval(small, sev, sv[0], 0, numa1, &e), 1); /* not cached */
+		assert_int_equal(dra_slice_views_kept(sv[0]), round ? 3 : 1);
+		assert_int_equal(views_eval(small, sev, sv[0], 1, numa1, &e), 0);
+		assert_int_equal(dra_slice_views_kept(sv[0]), round ? 3 : 2);
+		assert_int_equal(views_eval(small, sev, sv[0], 2, numa1, &e), ERR_INVALID);
+		assert_string_equal(e.msg, BAD_VERSION);
+		assert_int_equal(dra_slice_views_kept(sv[0]), 3);
+	}
+	assert_int_equal(views_eval(small, sev, sv[0], 1, "device.driver == 'driver-a'", &e), 1);
+	assert_int_equal(views_eval(small, sev, sv[0], 1, "device.driver == 'driver-b'", &e), 0);
+	dra_slice_views_unref(sv[0]);
+	dra_cel_eval_free(sev);
+	dra_cel_cache_free(small);
+
 	/* the slice goes (deleted by the informer): only the cache holds it now */
 	dra_slice_views_unref(v[0]);
 	dra_slice_views_unref(v[1]);
@@ -1733,10 +1811,11 @@ static void test_dra_slice_views(void **state)
 	assert_int_equal(dra_cel_views_acquire(cc, others, OTHERS, ov, &e), 0);
 	assert_int_equal(dra_cel_views_len(cc), OTHERS);
 	for (int i = 0; i < OTHERS; i++) {
-		assert_non_null(dra_slice_views_device(ov[i], 0));
+		assert_int_equal(views_eval(cc, ev, ov[i], 0, "device.driver == 'driver-a'", &e), 1);
 		dra_slice_views_unref(ov[i]);
 		api_resource_slice_unref(others[i]);
 	}
+	dra_cel_eval_free(ev);
 	dra_cel_cache_free(cc);
 }
 
