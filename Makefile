@@ -5,7 +5,8 @@
 #                under valgrind
 #   make demo    the main job on an embedded default: local control plane, simulated nodes, a workload
 #   make bench   benchmarks side by side with the upstream kube-scheduler (not part of make test),
-#                from a Release build of their own in build-bench
+#                from a Release build of their own in build-bench; BENCH_ARGS: tests/bench/run's
+#                options (make bench-scale: the 15,000-node start-up and failover run)
 #   make soak    churn soak against a local control plane, SOAK_MINUTES (default 30; not in make test)
 #   make differential  csched vs upstream's own scheduler code on SEEDS random states (needs Go)
 #   make differential-dra  the same on DRA_SEEDS random DRA states (devices, claims)
@@ -25,7 +26,7 @@ DEPS := cmake make gcc pkg-config libcurl4-openssl-dev libssl-dev libyajl-dev li
 	libcmocka-dev valgrind openssl curl ca-certificates util-linux procps python3 python3-yaml iproute2 \
 	clang libclang-rt-14-dev libfuzzer-14-dev
 
-.PHONY: all deps build test test-unit test-integration test-asan test-tsan test-valgrind cluster demo bench soak clean \
+.PHONY: all deps build test test-unit test-integration test-asan test-tsan test-valgrind cluster demo bench bench-scale soak clean \
 	differential differential-dra fuzz cel-conformance
 
 all: build
@@ -165,7 +166,11 @@ soak: build cluster
 bench: deps cluster
 	@cmake -S . -B $(BENCH_BUILD) -DCMAKE_BUILD_TYPE=Release >/dev/null
 	@cmake --build $(BENCH_BUILD) -j $(JOBS) --target csched bench_cycle bench_ceiling bench_noop_extender
-	BUILD=$(BENCH_BUILD) tests/bench/run
+	BUILD=$(BENCH_BUILD) tests/bench/run $(BENCH_ARGS)
+
+# Start-up at scale (15,000 nodes, 150,000 pods) and the leader failover: 10-25 minutes.
+bench-scale:
+	@$(MAKE) bench BENCH_ARGS="-w Startup_15000Nodes_150000Pods -s csched,upstream --no-cycle"
 
 clean:
 	rm -rf $(BUILD) build-asan build-tsan $(BENCH_BUILD) build-fuzz

@@ -5,11 +5,14 @@
  * server, the watch path and an HTTP client allow on this machine.
  *
  * It talks HTTP with libcurl and parses JSON with yajl directly (no csched module), so it measures
- * the server rather than csched's own client code.
+ * the server rather than csched's own client code. With --kube-api-content-type=
+ * application/vnd.kubernetes.protobuf it lists and watches the pods in protobuf, as csched's and
+ * upstream's informers do by default (the server encodes each watch event once per format it is
+ * asked for), reading only the few fields it needs from the wire format; bindings stay JSON.
  *
  * Usage: bench_ceiling --server=https://127.0.0.1:PORT --token-file=FILE --cacert=FILE
  *                      [--scheduler-name=ceiling] [--kube-api-qps=5000] [--kube-api-burst=5000]
- *                      [--workers=64]
+ *                      [--workers=64] [--kube-api-content-type=application/json]
  * Runs until SIGTERM or SIGINT, then prints how many pods it bound.
  *
  * DESIGN: the main thread lists the nodes once (benchmarks create them before the ceiling starts),
@@ -33,10 +36,13 @@
 #include <curl/curl.h>
 #include <yajl/yajl_tree.h>
 
+#define PB_MEDIA "application/vnd.kubernetes.protobuf"
+
 struct opts {
 	const char *server, *token_file, *cacert, *sched_name;
 	double qps;
 	int burst, workers;
+	bool protobuf; /* list and watch the pods in protobuf */
 };
 
 struct pod_ref {
@@ -229,17 +235,110 @@ static bool fifo_pop(struct pod_fifo *f, struct pod_ref *out)
 	return ok;
 }
 
+/* ---------- protobuf (just what the ceiling reads) ----------
+ *
+ * apimachinery's envelope: a body is "k8s\0" + runtime.Unknown{2: raw}; a watch stream is frames
+ * of a 4-byte big-endian length + metav1.WatchEvent{1: type, 2: RawExtension{1: raw = envelope}}.
+ * Read: PodList{1: ListMeta{2: resourceVersion}, 2: items}; Pod{1: ObjectMeta{1: name, 3:
+ * namespace, 6: resourceVersion}, 2: PodSpec{10: nodeName}} (the field numbers of the pinned
+ * k8s.io/api and apimachinery generated.proto). */
+
+struct pb_slice {
+	const unsigned char *p;
+	size_t n;
+};
+
+static bool pb_varint(struct pb_slice *r, uint64_t *v)
+{
+	*v = 0;
+	for (int shift = 0; shift < 64 && r->n; shift += 7) {
+		unsigned char b = *r->p++;
+		r->n--;
+		*v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80))
+			return true;
+	}
+	return false;
+}
+
+/* The next field of r: 1 with its number and, for a length-delimited one, its bytes in *val
+ * (others are skipped, *val empty); 0 at the end; -1 on malformed input. */
+static int pb_next(struct pb_slice *r, uint32_t *field, struct pb_slice *val)
+{
+	uint64_t key, len;
+	if (!r->n)
+		return 0;
+	if (!pb_varint(r, &key) || key >> 3 == 0 || key >> 3 > UINT32_MAX)
+		return -1;
+	*field = (uint32_t)(key >> 3);
+	*val = (struct pb_slice){ NULL, 0 };
+	switch (key & 7) {
+	case 0:
+		return pb_varint(r, &len) ? 1 : -1;
+	case 1:
+	case 5: {
+		size_t w = (key & 7) == 1 ? 8 : 4;
+		if (r->n < w)
+			return -1;
+		r->p += w;
+		r->n -= w;
+		return 1;
+	}
+	case 2:
+		if (!pb_varint(r, &len) || len > r->n)
+			return -1;
+		*val = (struct pb_slice){ r->p, (size_t)len };
+		r->p += len;
+		r->n -= len;
+		return 1;
+	default:
+		return -1;
+	}
+}
+
+/* The first length-delimited field number f of msg (empty when absent). */
+static struct pb_slice pb_get(struct pb_slice msg, uint32_t f)
+{
+	struct pb_slice v;
+	uint32_t got;
+	while (pb_next(&msg, &got, &v) > 0)
+		if (got == f && v.p)
+			return v;
+	return (struct pb_slice){ NULL, 0 };
+}
+
+/* The object inside an envelope ("k8s\0" + Unknown): its raw bytes; empty when not one. */
+static struct pb_slice pb_unwrap(struct pb_slice env)
+{
+	if (env.n < 4 || memcmp(env.p, "k8s\0", 4) != 0)
+		return (struct pb_slice){ NULL, 0 };
+	return pb_get((struct pb_slice){ env.p + 4, env.n - 4 }, 2);
+}
+
 /* ---------- watch ---------- */
 
 struct watch_ctx {
 	struct ceiling *c;
-	struct buf line; /* the partial line carried between callbacks */
+	struct buf line; /* the partial line (JSON) or frame (protobuf) carried between callbacks */
 };
 
 static const char *str_at(yajl_val v, const char **path)
 {
 	yajl_val s = yajl_tree_get(v, path, yajl_t_string);
 	return s ? YAJL_GET_STRING(s) : NULL;
+}
+
+/* Queues ns/name (copied) for a binder. */
+static void queue_pod(struct ceiling *c, const char *ns, size_t ns_len, const char *name, size_t name_len)
+{
+	struct pod_ref r = { strndup(ns, ns_len), strndup(name, name_len) };
+	if (r.ns && r.name) {
+		atomic_fetch_add(&c->seen, 1);
+		fifo_push(&c->fifo, r);
+	} else {
+		free(r.ns);
+		free(r.name);
+	}
 }
 
 static void watch_event(struct ceiling *c, const char *line)
@@ -262,17 +361,49 @@ static void watch_event(struct ceiling *c, const char *line)
 		c->rv[0] = 0; /* e.g. 410 Gone: the next watch starts from the current state */
 	else if (rv)
 		snprintf(c->rv, sizeof(c->rv), "%s", rv);
-	if (type && !strcmp(type, "ADDED") && ns && name && !(node && *node)) {
-		struct pod_ref r = { strdup(ns), strdup(name) };
-		if (r.ns && r.name) {
-			atomic_fetch_add(&c->seen, 1);
-			fifo_push(&c->fifo, r);
-		} else {
-			free(r.ns);
-			free(r.name);
-		}
-	}
+	if (type && !strcmp(type, "ADDED") && ns && name && !(node && *node))
+		queue_pod(c, ns, strlen(ns), name, strlen(name));
 	yajl_tree_free(ev);
+}
+
+/* One protobuf WatchEvent (a frame's payload), as watch_event. */
+static void watch_event_pb(struct ceiling *c, struct pb_slice ev)
+{
+	struct pb_slice type = pb_get(ev, 1);
+	struct pb_slice pod = pb_unwrap(pb_get(pb_get(ev, 2), 1));
+	struct pb_slice meta = pb_get(pod, 1);
+	struct pb_slice ns = pb_get(meta, 3), name = pb_get(meta, 1), rv = pb_get(meta, 6);
+	struct pb_slice node = pb_get(pb_get(pod, 2), 10);
+	if (type.n == 5 && !memcmp(type.p, "ERROR", 5))
+		c->rv[0] = 0; /* e.g. 410 Gone: the next watch starts from the current state */
+	else if (rv.n && rv.n < sizeof(c->rv))
+		snprintf(c->rv, sizeof(c->rv), "%.*s", (int)rv.n, (const char *)rv.p);
+	if (type.n == 5 && !memcmp(type.p, "ADDED", 5) && ns.n && name.n && !node.n)
+		queue_pod(c, (const char *)ns.p, ns.n, (const char *)name.p, name.n);
+}
+
+/* Protobuf watch stream: frames of a 4-byte big-endian length and a WatchEvent. */
+static size_t on_watch_frames(char *p, size_t size, size_t n, void *ctx)
+{
+	struct watch_ctx *w = ctx;
+	size_t len = size * n, off = 0;
+	if (!buf_append(&w->line, p, len))
+		return 0;
+	while (w->line.len - off >= 4) {
+		const unsigned char *f = (const unsigned char *)w->line.data + off;
+		size_t flen = (size_t)f[0] << 24 | (size_t)f[1] << 16 | (size_t)f[2] << 8 | f[3];
+		if (flen > 64u << 20) {
+			fprintf(stderr, "bench_ceiling: watch frame of %zu bytes\n", flen);
+			return 0;
+		}
+		if (w->line.len - off - 4 < flen)
+			break;
+		watch_event_pb(w->c, (struct pb_slice){ f + 4, flen });
+		off += 4 + flen;
+	}
+	memmove(w->line.data, w->line.data + off, w->line.len - off);
+	w->line.len -= off;
+	return len;
 }
 
 static size_t on_watch_body(char *p, size_t size, size_t n, void *ctx)
@@ -304,11 +435,50 @@ static int on_progress(void *ctx, curl_off_t a, curl_off_t b, curl_off_t c2, cur
  * the existing pods as ADDED events in key order, whose resourceVersions are not increasing:
  * resuming from the last one after the server ended such a watch early lost pods (measured: 16 of
  * 1000 initial pods never bound). Returns 0 or -1. */
+static int list_pods_pb(struct ceiling *c, CURL *h, const char *url)
+{
+	struct buf b = { 0 };
+	int rc = -1;
+	long status = http_get(h, url, &b);
+	curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, 0L); /* the watch that follows has none */
+	if (status != 200) {
+		if (status >= 0)
+			fprintf(stderr, "bench_ceiling: GET %s: HTTP %ld\n", url, status);
+		goto out;
+	}
+	struct pb_slice list = pb_unwrap((struct pb_slice){ (const unsigned char *)b.data, b.len });
+	struct pb_slice rv = pb_get(pb_get(list, 1), 2), it;
+	uint32_t f;
+	int more;
+	if (!list.p || !rv.n || rv.n >= sizeof(c->rv)) {
+		fprintf(stderr, "bench_ceiling: pod list is not a protobuf PodList with a resourceVersion\n");
+		goto out;
+	}
+	while ((more = pb_next(&list, &f, &it)) > 0) {
+		if (f != 2 || !it.p)
+			continue;
+		struct pb_slice meta = pb_get(it, 1), ns = pb_get(meta, 3), name = pb_get(meta, 1);
+		if (ns.n && name.n)
+			queue_pod(c, (const char *)ns.p, ns.n, (const char *)name.p, name.n);
+	}
+	if (more < 0) {
+		fprintf(stderr, "bench_ceiling: malformed protobuf pod list\n");
+		goto out;
+	}
+	snprintf(c->rv, sizeof(c->rv), "%.*s", (int)rv.n, (const char *)rv.p);
+	rc = 0;
+out:
+	free(b.data);
+	return rc;
+}
+
 static int list_pods(struct ceiling *c, CURL *h, const char *sel)
 {
 	char url[1024];
 	int rc = -1;
 	snprintf(url, sizeof(url), "%s/api/v1/pods?fieldSelector=%s", c->o.server, sel);
+	if (c->o.protobuf)
+		return list_pods_pb(c, h, url);
 	yajl_val doc = get_json(h, url, "pod list");
 	curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, 0L); /* the watch that follows has none */
 	if (!doc)
@@ -326,16 +496,8 @@ static int list_pods(struct ceiling *c, CURL *h, const char *sel)
 	for (size_t i = 0; i < YAJL_GET_ARRAY(items)->len; i++) {
 		yajl_val it = YAJL_GET_ARRAY(items)->values[i];
 		const char *ns = str_at(it, ns_p), *name = str_at(it, name_p);
-		if (!ns || !name)
-			continue;
-		struct pod_ref r = { strdup(ns), strdup(name) };
-		if (r.ns && r.name) {
-			atomic_fetch_add(&c->seen, 1);
-			fifo_push(&c->fifo, r);
-		} else {
-			free(r.ns);
-			free(r.name);
-		}
+		if (ns && name)
+			queue_pod(c, ns, strlen(ns), name, strlen(name));
 	}
 	snprintf(c->rv, sizeof(c->rv), "%s", rv);
 	rc = 0;
@@ -354,6 +516,13 @@ static void *watcher(void *arg)
 	char *sel = NULL;
 	if (!h)
 		goto out;
+	if (c->o.protobuf) {
+		/* this handle only lists and watches: protobuf answers, as client-go's protobuf clients ask */
+		curl_slist_free_all(hdrs);
+		hdrs = curl_slist_append(NULL, c->auth);
+		hdrs = curl_slist_append(hdrs, "Accept: " PB_MEDIA ", application/json");
+		curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdrs);
+	}
 	char raw[512];
 	snprintf(raw, sizeof(raw), "spec.schedulerName=%s,spec.nodeName=", c->o.sched_name);
 	sel = curl_easy_escape(h, raw, 0);
@@ -370,7 +539,7 @@ static void *watcher(void *arg)
 		snprintf(url, sizeof(url), "%s/api/v1/pods?watch=1&allowWatchBookmarks=true&timeoutSeconds=3600"
 			 "&fieldSelector=%s&resourceVersion=%s", c->o.server, sel, c->rv);
 		curl_easy_setopt(h, CURLOPT_URL, url);
-		curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_watch_body);
+		curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, c->o.protobuf ? on_watch_frames : on_watch_body);
 		curl_easy_setopt(h, CURLOPT_WRITEDATA, &w);
 		curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
 		curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_progress);
@@ -529,6 +698,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			o->burst = atoi(v);
 		else if ((v = flag_value(argv[i], "--workers")))
 			o->workers = atoi(v);
+		else if ((v = flag_value(argv[i], "--kube-api-content-type")) &&
+			 (!strcmp(v, PB_MEDIA) || !strcmp(v, "application/json")))
+			o->protobuf = !strcmp(v, PB_MEDIA);
 		else {
 			fprintf(stderr, "bench_ceiling: unknown argument '%s'\n", argv[i]);
 			return -1;
@@ -536,7 +708,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	}
 	if (!o->server || !o->token_file || !o->cacert || o->workers < 1 || o->workers > 1024 || o->burst < 1) {
 		fprintf(stderr, "usage: bench_ceiling --server=URL --token-file=FILE --cacert=FILE [--scheduler-name=N] "
-				"[--kube-api-qps=Q] [--kube-api-burst=B >= 1] [--workers=1..1024]\n");
+				"[--kube-api-qps=Q] [--kube-api-burst=B >= 1] [--workers=1..1024] "
+				"[--kube-api-content-type=application/json|" PB_MEDIA "]\n");
 		return -1;
 	}
 	return 0;
@@ -587,7 +760,8 @@ int main(int argc, char **argv)
 	}
 	watching = true;
 	fprintf(stderr, "bench_ceiling: binding pods of scheduler %s round-robin over %zu nodes with %d binders "
-			"(qps %.0f, burst %d)\n", c->o.sched_name, c->n_nodes, c->o.workers, c->o.qps, c->o.burst);
+			"(qps %.0f, burst %d; pods watched in %s)\n", c->o.sched_name, c->n_nodes, c->o.workers, c->o.qps,
+		c->o.burst, c->o.protobuf ? "protobuf" : "JSON");
 	int sig = 0;
 	while (sigwait(&sigs, &sig) != 0)
 		;

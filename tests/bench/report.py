@@ -11,8 +11,9 @@ import os
 import re
 import sys
 
-ORDER = ["csched", "csched-explain", "upstream", "ceiling"]
-COLORS = {"csched": "tab:blue", "csched-explain": "tab:cyan", "upstream": "tab:orange", "ceiling": "tab:gray"}
+ORDER = ["csched", "csched-explain", "upstream", "ceiling", "ceiling-pb"]
+COLORS = {"csched": "tab:blue", "csched-explain": "tab:cyan", "upstream": "tab:orange", "ceiling": "tab:gray",
+          "ceiling-pb": "tab:brown"}
 TARGETS = ("Targets (reported, not asserted): SchedulingBasic 5000 nodes >= 2x upstream and >= 90% "
            "of the ceiling; cycle-only >= 20,000 pods/s at 5000 nodes; CPU seconds <= 1/4 and peak "
            "RSS <= 1/5 of upstream. Pod affinity and topology spreading workloads (issue 14): end to "
