@@ -27,6 +27,7 @@ Verdict (exit 1 on any failure):
 Writes a JSON summary (--out) with every sample.
 """
 import argparse
+import collections
 import json
 import os
 import re
@@ -157,6 +158,11 @@ class Churn:
         self.lock = threading.Lock()  # guards everything below
         self.created = {}             # name -> creation time (monotonic)
         self.deleted_by_us = set()
+        # per reaper, (creation time, name) oldest first: a reaper takes what is due from the
+        # front instead of scanning every pod ever created (16 reapers scanning 100,000 names
+        # ten times a second took the driver's CPU and the GIL, and creation fell from 200 to
+        # ~45 pods/s after ten minutes)
+        self.due = [collections.deque() for _ in range(max(1, a.reapers))]
         self.errors = []
         self.stop = threading.Event()
         self.seq = 0
@@ -197,7 +203,9 @@ class Churn:
             try:
                 self.api.request("POST", f"/api/v1/namespaces/{NS}/pods", self.pod_body(name), ok=(201,))
                 with self.lock:
-                    self.created[name] = time.monotonic()
+                    now = time.monotonic()
+                    self.created[name] = now
+                    self.due[hash(name) % len(self.due)].append((now, name))
                 if (k * 7919) % 100 < self.a.delete_early * 100:
                     with self.lock:
                         self.deleted_by_us.add(name)
@@ -212,13 +220,17 @@ class Churn:
             elif d < -1:
                 t = time.monotonic()  # behind by more than a second: do not burst
 
-    def reaper(self, wid, nworkers):
+    def reaper(self, wid):
         """Deletes every pod LIFETIME s after its creation (pods are split among the reapers)."""
+        due = self.due[wid]
         while not self.stop.wait(0.1):
             now = time.monotonic()
             with self.lock:
-                old = [n for n, t in self.created.items()
-                       if now - t >= self.a.lifetime and n not in self.deleted_by_us and hash(n) % nworkers == wid]
+                old = []
+                while due and now - due[0][0] >= self.a.lifetime:
+                    n = due.popleft()[1]
+                    if n not in self.deleted_by_us:
+                        old.append(n)
                 self.deleted_by_us.update(old)
             for n in old:
                 if self.stop.is_set():
@@ -310,7 +322,7 @@ def main():
     t0 = time.monotonic()
     samples = []  # [t, rss KiB, fds, threads, pods created so far, pods live]
     threads = [threading.Thread(target=churn.creator, args=(i, a.creators), daemon=True) for i in range(a.creators)]
-    threads += [threading.Thread(target=churn.reaper, args=(i, a.reapers), daemon=True) for i in range(a.reapers)]
+    threads += [threading.Thread(target=churn.reaper, args=(i,), daemon=True) for i in range(a.reapers)]
     threads += [threading.Thread(target=churn.node_churner, daemon=True)]
     time.sleep(1)  # csched's informers list first
     for t in threads:
