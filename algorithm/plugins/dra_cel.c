@@ -508,6 +508,15 @@ uint32_t dra_slice_views_kept(struct dra_slice_views *v)
 	return n;
 }
 
+uint32_t dra_slice_views_remembered(struct dra_slice_views *v, uint32_t i)
+{
+	uint32_t n = 0;
+	for (uint32_t k = 0; k < v->memo_words; k++)
+		n += (uint32_t)__builtin_popcountll(atomic_load_explicit(&v->memo[(size_t)i * v->memo_words + k],
+									  memory_order_relaxed) & UINT32_MAX);
+	return n;
+}
+
 /* ---------- Evaluation ---------- */
 
 struct dra_cel_eval {

@@ -121,6 +121,8 @@ enum dra_result dra_slice_views_matches(struct dra_cel_cache *cc, struct dra_cel
 					uint32_t i, const char *const *exprs, uint32_t n, struct err *e);
 /* How many devices of v have a kept view (tests: cached selectors keep none). */
 uint32_t dra_slice_views_kept(struct dra_slice_views *v);
+/* How many cached selectors' results device i of v remembers (tests: that results are kept). */
+uint32_t dra_slice_views_remembered(struct dra_slice_views *v, uint32_t i);
 
 /* The allocator's slice-derived part (dra_allocator.c): pools grouped and prepared, CEL views.
  * Immutable, refcounted. */

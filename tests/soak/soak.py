@@ -156,7 +156,7 @@ class Churn:
         self.pod_tmpl = load_template("pod-default")
         self.node_tmpl = load_template("node-default")
         self.lock = threading.Lock()  # guards everything below
-        self.created = {}             # name -> creation time (monotonic)
+        self.created = set()          # every pod name created (their times are in due)
         self.deleted_by_us = set()
         # per reaper, (creation time, name) oldest first: a reaper takes what is due from the
         # front instead of scanning every pod ever created (16 reapers scanning 100,000 names
@@ -203,9 +203,8 @@ class Churn:
             try:
                 self.api.request("POST", f"/api/v1/namespaces/{NS}/pods", self.pod_body(name), ok=(201,))
                 with self.lock:
-                    now = time.monotonic()
-                    self.created[name] = now
-                    self.due[hash(name) % len(self.due)].append((now, name))
+                    self.created.add(name)
+                    self.due[hash(name) % len(self.due)].append((time.monotonic(), name))
                 if (k * 7919) % 100 < self.a.delete_early * 100:
                     with self.lock:
                         self.deleted_by_us.add(name)

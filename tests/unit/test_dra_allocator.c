@@ -1748,6 +1748,11 @@ static void test_dra_slice_views(void **state)
 		}
 	}
 	assert_int_equal(dra_slice_views_kept(v[0]), 0); /* cached selectors keep no bound device */
+	/* what the first round remembered: the 40 selectors of the loop (numa1 is its k == 1) on
+	 * device-1 and device-2, nothing of the errors (device-3 does not bind) */
+	assert_int_equal(dra_slice_views_remembered(v[0], 0), MANY);
+	assert_int_equal(dra_slice_views_remembered(w[0], 1), MANY);
+	assert_int_equal(dra_slice_views_remembered(v[0], 2), 0);
 	/* dra_slice_views_matches: upstream selectorsMatch's outcomes, as dra_device_matches */
 	const char *ok[] = { "device.driver == 'driver-a'", numa1 };
 	assert_int_equal(dra_slice_views_matches(cc, ev, v[0], 0, ok, 2, &e), DRA_ALLOCATED);
