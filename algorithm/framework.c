@@ -462,6 +462,7 @@ void fw_profile_free(struct fw_profile *p)
 	free(p->scratch_state);
 	free(p->scratch_feasible);
 	free(p->scratch_scores);
+	free(p->scratch_totals);
 	free(p->scratch_node_scores);
 	free(p->scratch_nodes);
 	free(p->scratch_call_ticks);
@@ -586,10 +587,12 @@ struct fw_cleanup {
 };
 
 /* First block of a cycle arena. A cycle stays alive with its pod until the bind returns, so
- * hundreds can exist at once: 64 KiB each made the cycles the largest item of the heap. Most
- * cycles (the default plugins, thousands of nodes, few failures) fit in 8 KiB; the others grow
- * a second block. */
-#define CYCLE_ARENA_BLOCK (8 * 1024)
+ * hundreds can exist at once (207 at the peak of SchedulingBasic_500Nodes): 64 KiB each made the
+ * cycles the largest item of the heap, and 8 KiB still 1.8 MB. The per-node arrays of the
+ * scheduling algorithm live in the profile's scratch, so a cycle of the default plugins uses
+ * ~830 bytes at 500 or 5000 nodes (bench_cycle); plugins with per-node state (topology spreading
+ * at 5000 nodes: ~9 KB) and failures grow more blocks, freed when the cycle is reset. */
+#define CYCLE_ARENA_BLOCK 1024
 
 struct fw_cycle *fw_cycle_new(const struct fw_profile *p)
 {

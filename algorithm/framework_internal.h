@@ -124,6 +124,8 @@ struct fw_profile {
 	int64_t *scratch_scores;                     /* Score: [plugin][feasible node] */
 	size_t scratch_node_scores_cap;              /* entries in scratch_node_scores */
 	struct fw_node_score *scratch_node_scores;   /* NormalizeScore's input and output */
+	size_t scratch_totals_cap;                   /* entries in scratch_totals */
+	int64_t *scratch_totals;                     /* per scored node (score.c totals_room) */
 };
 
 /* The nominated pods that count on one node this cycle. */

@@ -266,6 +266,16 @@ static int raw_room(int64_t **buf, size_t *cap, size_t n)
 	return 0;
 }
 
+/* Room for n per-node totals: the profile's scratch (the scheduler thread's; a cycle's arena
+ * waits for its bind with the pod, hundreds at once when binds lag, so per-node arrays there were
+ * most of each one), or the cycle arena's for an explain record, which keeps them. */
+static int64_t *totals_room(struct fw_profile *p, struct fw_cycle *c, uint32_t n)
+{
+	if (c->record)
+		return fw_cycle_alloc(c, (n ? n : 1) * sizeof(int64_t));
+	return raw_room(&p->scratch_totals, &p->scratch_totals_cap, n ? n : 1) < 0 ? NULL : p->scratch_totals;
+}
+
 /* The cycle's raw scores (upstream NodePluginScores.RawScores), which the batch state keeps for
  * a later rescore's normalization (batch.c). */
 static int keep_raw(struct fw_batch *b, const struct score_job *j)
@@ -378,7 +388,7 @@ int fw_prioritize_and_select(struct fw_profile *p, struct fw_cycle *c, const str
 			     const struct node_info *const *nodes, uint32_t n, struct fw_schedule_result *res,
 			     struct err *e)
 {
-	int64_t *totals = fw_cycle_alloc(c, n * sizeof(*totals));
+	int64_t *totals = totals_room(p, c, n);
 	if (!totals || sorted_scratch(p, n) < 0)
 		return err_set(e, ERR_NOMEM, "profile %s: scoring: out of memory", p->name);
 	int64_t *randomizer = NULL;
@@ -405,7 +415,7 @@ int fw_prioritize_and_select(struct fw_profile *p, struct fw_cycle *c, const str
 		r->scored = true;
 		r->n_scored = n;
 		r->nodes = nodes;
-		r->totals = totals; /* the cycle arena's: select_host only reads them */
+		r->totals = totals; /* the cycle arena's (totals_room): select_host only reads them */
 		r->randomized = randomizer != NULL;
 	}
 	res->suggested_host = select_host(p, nodes, totals, randomizer, n);
@@ -451,7 +461,7 @@ enum fw_batch_flush fw_batch_rescore(struct fw_profile *p, struct fw_cycle *c, c
 	}
 	if (j.n_pl)
 		memcpy(b->cur_raw, j.scores, (size_t)j.n_pl * n * sizeof(*b->cur_raw));
-	int64_t *totals = fw_cycle_alloc(c, n * sizeof(*totals));
+	int64_t *totals = totals_room(p, c, n);
 	if (!totals) {
 		*rc = err_set(e, ERR_NOMEM, "profile %s: rescoring: out of memory", p->name);
 		return FW_FLUSH_NONE;

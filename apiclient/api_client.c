@@ -15,7 +15,13 @@
  * carries one request at a time, so HTTP/2's multiplexing bought nothing. The binder threads are
  * the exception: up to 64 of them, each blocked in one request, share one HTTP/2 connection
  * driven by a single muxer thread (api_mux.c, api_conn_new_mux), which is that cheapest case and
- * saves a TCP + TLS connection per thread.
+ * saves a TCP + TLS connection per thread. So do the informers of the quiet kinds (volumes,
+ * owners, DRA, namespaces, PDBs, PVCs: api_informer_options.shared_connection), on a second
+ * muxer the client makes on first use (api__client_watch_mux): ~20 TLS connections, their multi
+ * handles and OpenSSL state were the largest per-process item of csched's heap left. The pods'
+ * and nodes' informers keep a connection each: they carry the load (150,000 pods listed at
+ * start-up, an event per pod created, bound and deleted), and their decoding runs on their own
+ * threads, not on the muxer's.
  *
  * Credentials: a static token, a token file re-read when it changes (stat: inode, mtime, size)
  * or at least every minute (service-account tokens rotate), or an exec plugin whose result is
@@ -212,6 +218,7 @@ struct api_client *api_client_new(struct api_config *cfg, struct err *e)
 	c->cfg = *cfg;
 	memset(cfg, 0, sizeof(*cfg));
 	pthread_mutex_init(&c->cred_lock, NULL);
+	pthread_mutex_init(&c->watch_lock, NULL);
 	struct api_config *k = &c->cfg;
 	/* client-go takes "host:port" to mean https; a path prefix (Rancher) is kept, a trailing
 	 * slash dropped so that server + "/api/v1/..." is right. */
@@ -261,6 +268,8 @@ void api_client_free(struct api_client *c)
 {
 	if (!c)
 		return;
+	api_mux_free(atomic_load(&c->watch_mux)); /* its informers were stopped: it is idle */
+	pthread_mutex_destroy(&c->watch_lock);
 	api_config_release(&c->cfg);
 	api_limiter_free(c->limiter);
 	if (c->file_token)
@@ -269,6 +278,25 @@ void api_client_free(struct api_client *c)
 	api__exec_result_release(&c->exec);
 	pthread_mutex_destroy(&c->cred_lock);
 	free(c);
+}
+
+struct api_mux *api__client_watch_mux(struct api_client *c, struct err *e)
+{
+	struct api_mux *x = atomic_load(&c->watch_mux);
+	if (x)
+		return x;
+	pthread_mutex_lock(&c->watch_lock);
+	if (!(x = atomic_load(&c->watch_mux))) {
+		x = api_mux_new(WATCH_MUX_CONNS, e);
+		atomic_store(&c->watch_mux, x);
+	}
+	pthread_mutex_unlock(&c->watch_lock);
+	return x;
+}
+
+void api__client_watch_wake(struct api_client *c)
+{
+	api__mux_wake(atomic_load(&c->watch_mux));
 }
 
 const char *api_client_server(const struct api_client *c)

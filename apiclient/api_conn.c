@@ -308,7 +308,7 @@ static CURLcode conn_perform(struct api_conn *c)
 {
 	/* A muxed connection's transfer runs on the muxer's multi handle and connection. */
 	if (c->mux)
-		return api__mux_perform(c->mux, c->h, c->timeout_ms, c->errbuf);
+		return api__mux_perform(c->mux, c->h, c->timeout_ms, c->errbuf, c->stop);
 	/* Without a stop flag nothing needs the loop below. A bulk connection keeps to its multi
 	 * handle even then: the connection cache belongs to the multi handle that runs the
 	 * transfer, so mixing both would open a second connection. */

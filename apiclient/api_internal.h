@@ -85,6 +85,12 @@ bool api__json_skip_has(const void *list, const char *key, size_t len);
 /* Gives a new connection (before its first request) the large receive buffer of one that reads
  * LIST pages and watch streams. */
 int api__conn_bulk(struct api_conn *conn, struct err *e);
+/* api_client.c: the client's muxer for the informers' shared connection
+ * (api_informer_options.shared_connection), made on first use (at most WATCH_MUX_CONNS HTTP/1.1
+ * connections when h2 is refused); freed by api_client_free. NULL on error (e set).
+ * api__client_watch_wake wakes it, if it exists, to end the streams whose stop flag is set. */
+struct api_mux *api__client_watch_mux(struct api_client *c, struct err *e);
+void api__client_watch_wake(struct api_client *c);
 
 /* A GET whose 2xx body is passed to on_data piece by piece as it arrives instead of being
  * collected (a LIST page into api__json_feed). A non-zero return of on_data aborts the transfer

@@ -28,6 +28,14 @@
  * A connection cut mid-transfer fails every transfer on it with libcurl's error, as the
  * per-thread connections failed their one transfer; the next transfers open a new connection.
  *
+ * Streams: the informers that api_informer_options.shared_connection puts here (the client's
+ * watch muxer, api__client_watch_mux) run their LISTs and watches as such transfers, as
+ * client-go's informers share one HTTP/2 connection; their write callbacks (the decoding of
+ * events) run on the muxer thread. A watch never ends by itself, so a transfer submitted with a
+ * stop flag is ended by the muxer the round after the flag is set (api__mux_wake makes that
+ * round happen at once): it leaves the multi handle and completes with
+ * CURLE_ABORTED_BY_CALLBACK, whether it was running or waiting for a slot.
+ *
  * Locking: lock guards the submission list, the stopping flag and every request's done flag;
  * it is a leaf lock, never held while libcurl runs. The multi handle is touched by the muxer
  * thread only, except curl_multi_wakeup, which libcurl makes safe from any thread. Each waiting
@@ -77,13 +85,15 @@
 /* One submitted transfer; lives on the submitter's stack until done. */
 struct mux_req {
 	CURL *h;
+	const atomic_bool *stop; /* set: end the transfer (streams); NULL = none */
 	long timeout_ms;      /* 0 = none */
 	int64_t submitted_ns; /* CLOCK_MONOTONIC */
 	char *errbuf;         /* the submitter's, CURL_ERROR_SIZE */
 	CURLcode result;
 	bool done; /* under mux->lock */
 	pthread_cond_t cond;
-	struct mux_req *next;
+	struct mux_req *next;               /* submitted or waiting list */
+	struct mux_req *run_prev, *run_next; /* in the multi handle: the running list */
 };
 
 struct api_mux {
@@ -94,6 +104,7 @@ struct api_mux {
 	int max_active;            /* transfers in the multi handle at most (MUX_MAX_ACTIVE) */
 	struct mux_req *wait_head; /* taken from submitted, waiting for a slot, oldest first */
 	struct mux_req *wait_tail; /* (both the muxer thread's only) */
+	struct mux_req *running;   /* in the multi handle (the muxer thread's only) */
 
 	pthread_mutex_t lock; /* guards the fields below and every mux_req's done (leaf lock) */
 	struct mux_req *submitted; /* not yet added to m, newest first */
@@ -111,6 +122,31 @@ static void complete(struct api_mux *x, struct mux_req *r, CURLcode result)
 	r->done = true;
 	pthread_cond_signal(&r->cond);
 	pthread_mutex_unlock(&x->lock);
+}
+
+static bool stopped(const struct mux_req *r)
+{
+	return r->stop && atomic_load(r->stop);
+}
+
+static void running_add(struct api_mux *x, struct mux_req *r)
+{
+	r->run_prev = NULL;
+	r->run_next = x->running;
+	if (x->running)
+		x->running->run_prev = r;
+	x->running = r;
+}
+
+static void running_remove(struct api_mux *x, struct mux_req *r)
+{
+	if (r->run_prev)
+		r->run_prev->run_next = r->run_next;
+	else
+		x->running = r->run_next;
+	if (r->run_next)
+		r->run_next->run_prev = r->run_prev;
+	r->run_prev = r->run_next = NULL;
 }
 
 /* Moves the transfers submitted since the last call to the end of the waiting list, then adds
@@ -145,7 +181,8 @@ static void add_submitted(struct api_mux *x, int *active)
 		struct mux_req *r = *pp;
 		long waited_ms = (long)((now - r->submitted_ns) / NSEC_PER_MSEC);
 		bool expired = r->timeout_ms > 0 && waited_ms >= r->timeout_ms;
-		if (!expired && *active >= x->max_active) {
+		bool halted = stopped(r);
+		if (!expired && !halted && *active >= x->max_active) {
 			prev = r;
 			pp = &r->next;
 			continue;
@@ -154,6 +191,11 @@ static void add_submitted(struct api_mux *x, int *active)
 		if (x->wait_tail == r)
 			x->wait_tail = prev;
 		r->next = NULL;
+		if (halted) {
+			snprintf(r->errbuf, CURL_ERROR_SIZE, "stopped");
+			complete(x, r, CURLE_ABORTED_BY_CALLBACK);
+			continue;
+		}
 		if (expired) {
 			snprintf(r->errbuf, CURL_ERROR_SIZE, "waited %ld ms for one of the muxer's %d transfer slots",
 				 waited_ms, x->max_active);
@@ -169,7 +211,26 @@ static void add_submitted(struct api_mux *x, int *active)
 			complete(x, r, CURLE_OUT_OF_MEMORY);
 			continue;
 		}
+		running_add(x, r);
 		(*active)++;
+	}
+}
+
+/* Ends the running transfers whose stop flag is set (streams: see DESIGN). */
+static void end_stopped(struct api_mux *x, int *active)
+{
+	struct mux_req *r = x->running;
+	while (r) {
+		struct mux_req *next = r->run_next;
+		if (stopped(r)) {
+			/* also drops a completion libcurl may have queued for it */
+			curl_multi_remove_handle(x->m, r->h);
+			running_remove(x, r);
+			(*active)--;
+			snprintf(r->errbuf, CURL_ERROR_SIZE, "stopped");
+			complete(x, r, CURLE_ABORTED_BY_CALLBACK);
+		}
+		r = next;
 	}
 }
 
@@ -194,6 +255,7 @@ static void reap_done(struct api_mux *x, int *active)
 			atomic_fetch_add(&x->n_http2, 1);
 		/* removed before the submitter may touch (or free) the handle again */
 		curl_multi_remove_handle(x->m, h);
+		running_remove(x, r);
 		(*active)--;
 		complete(x, r, result);
 	}
@@ -238,6 +300,7 @@ static void *mux_main(void *arg)
 			LOG_WARN("api mux: curl_multi_perform: %s", curl_multi_strerror(mc));
 		before = active;
 		reap_done(x, &active);
+		end_stopped(x, &active);
 		bool finished = active != before;
 		pthread_mutex_lock(&x->lock);
 		bool quit = x->stopping && !x->submitted && !x->wait_head && active == 0;
@@ -339,9 +402,15 @@ void api_mux_stats(struct api_mux *x, struct api_mux_stats *out)
 	out->throttles = (uint64_t)atomic_load(&x->n_throttles);
 }
 
-CURLcode api__mux_perform(struct api_mux *x, CURL *h, long timeout_ms, char *errbuf)
+void api__mux_wake(struct api_mux *x)
 {
-	struct mux_req r = {.h = h, .timeout_ms = timeout_ms, .submitted_ns = mono_ns(), .errbuf = errbuf};
+	if (x)
+		curl_multi_wakeup(x->m);
+}
+
+CURLcode api__mux_perform(struct api_mux *x, CURL *h, long timeout_ms, char *errbuf, const atomic_bool *stop)
+{
+	struct mux_req r = {.h = h, .stop = stop, .timeout_ms = timeout_ms, .submitted_ns = mono_ns(), .errbuf = errbuf};
 	if (pthread_cond_init(&r.cond, NULL))
 		return CURLE_OUT_OF_MEMORY;
 	pthread_mutex_lock(&x->lock);
@@ -356,7 +425,8 @@ CURLcode api__mux_perform(struct api_mux *x, CURL *h, long timeout_ms, char *err
 	curl_multi_wakeup(x->m);
 	pthread_mutex_lock(&x->lock);
 	/* no timeout here: the muxer completes every transfer it took, within the handle's own
-	 * timeout (CURLOPT_TIMEOUT_MS) or at its stop, which waits for them */
+	 * timeout (CURLOPT_TIMEOUT_MS), at its stop flag, or at the muxer's stop, which waits for
+	 * them */
 	while (!r.done)
 		pthread_cond_wait(&r.cond, &x->lock);
 	pthread_mutex_unlock(&x->lock);

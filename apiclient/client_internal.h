@@ -29,6 +29,9 @@
 #define TOKEN_FILE_REREAD_NS (60LL * 1000000000LL)
 #define MAX_RETRY_AFTER 10              /* client-go's maxRetries for 429 / Retry-After */
 #define MAX_RETRY_AFTER_S 10
+/* The informers' shared muxer over HTTP/1.1 (a server without h2): one connection per stream,
+ * more than the shared informers csched runs (~20). */
+#define WATCH_MUX_CONNS 64
 
 struct api_client {
 	struct api_config cfg; /* immutable after api_client_new */
@@ -43,6 +46,9 @@ struct api_client {
 	struct api__exec_result exec; /* cached exec credential */
 	bool exec_valid;
 	uint64_t exec_gen;         /* bumped by every successful plugin run */
+
+	pthread_mutex_t watch_lock;  /* guards watch_mux's creation; leaf lock */
+	struct api_mux *_Atomic watch_mux; /* api__client_watch_mux; NULL until first used */
 };
 
 struct api_conn {
@@ -79,8 +85,11 @@ bool api__stream_write(struct api_conn *c, const char *p, size_t n);
  * libcurl's result once it is complete (h is then out of the muxer's multi handle). timeout_ms
  * (0 = none) is h's CURLOPT_TIMEOUT_MS, counted from here: time spent waiting for one of the
  * muxer's transfer slots counts, and a transfer that waits all of it fails with
- * CURLE_OPERATION_TIMEDOUT and a message in errbuf (CURL_ERROR_SIZE bytes, the submitter's). */
-CURLcode api__mux_perform(struct api_mux *mux, CURL *h, long timeout_ms, char *errbuf);
+ * CURLE_OPERATION_TIMEDOUT and a message in errbuf (CURL_ERROR_SIZE bytes, the submitter's).
+ * stop (NULL = none): once it is set, the muxer ends the transfer (CURLE_ABORTED_BY_CALLBACK) at
+ * its next round; api__mux_wake makes that round come at once. */
+CURLcode api__mux_perform(struct api_mux *mux, CURL *h, long timeout_ms, char *errbuf, const atomic_bool *stop);
+void api__mux_wake(struct api_mux *mux); /* NULL: nothing */
 
 /* errors (api_client.c): an HTTP status >= 400, a libcurl failure -> ERR_* with a message */
 int api__http_error(const char *method, const char *path, long status, const char *body, size_t len,

@@ -1,7 +1,10 @@
 /* List + watch of one resource kind (contract in informer.h).
  *
  * DESIGN
- * One thread per informer, with its own api_conn. The loop is:
+ * One thread per informer, with its own api_conn: its own network connection, or, with
+ * api_informer_options.shared_connection, a transfer on the client's watch muxer (one HTTP/2
+ * connection for all such informers; api_mux.c), whose thread then runs the decoding below
+ * while the informer's thread waits for the transfer. The loop is:
  *
  *   (re)LIST page by page (limit/continue) -> store diff -> handlers
  *        |  resourceVersion of the list
@@ -28,8 +31,9 @@
  * objects it passes stay alive (it owns the store's references and drops a replaced or removed
  * object only after the handler returned). Readers (get/len/foreach) take inf->lock.
  *
- * Stopping: api_informer_stop sets inf->stop, which api_stream checks at least every 200 ms and
- * the backoff sleep waits on (a condition variable), then joins. A LIST request in flight is
+ * Stopping: api_informer_stop sets inf->stop, which api_stream checks at least every 200 ms (a
+ * shared connection's muxer at once: the stop wakes it) and the backoff sleep waits on (a
+ * condition variable), then joins. A LIST request in flight is
  * not interruptible: stop waits for it (bounded by the client's request timeout).
  * After stop, start resumes from the kept store and resourceVersion (no relist unless one was due). */
 #include "apiclient/informer.h"
@@ -453,7 +457,10 @@ static void *informer_main(void *arg)
 		int rc;
 		if (!conn) {
 			err_clear(&e);
-			conn = api_conn_new(inf->client, &e);
+			struct api_mux *mux = inf->shared ? api__client_watch_mux(inf->client, &e) : NULL;
+			conn = !inf->shared ? api_conn_new(inf->client, &e)
+			       : mux	    ? api_conn_new_mux(inf->client, mux, &e)
+					    : NULL;
 			if (conn && api__conn_bulk(conn, &e) < 0) {
 				api_conn_free(conn);
 				conn = NULL;
@@ -623,6 +630,7 @@ struct api_informer *api_informer_new(struct api_client *c, enum api_kind kind, 
 		inf->h = *h;
 	inf->page_size = opt && opt->page_size > 0 ? opt->page_size : INFORMER_DEFAULT_PAGE;
 	inf->stream_list = !(opt && opt->paged_list);
+	inf->shared = opt && opt->shared_connection;
 	inf->min_watch_timeout_s = opt && opt->min_watch_timeout_s > 0 ? opt->min_watch_timeout_s
 								       : INFORMER_DEFAULT_WATCH_S;
 	if (opt && opt->field_selector && *opt->field_selector &&
@@ -676,6 +684,8 @@ void api_informer_stop(struct api_informer *inf)
 	atomic_store(&inf->stop, true);
 	pthread_cond_broadcast(&inf->cond);
 	pthread_mutex_unlock(&inf->lock);
+	if (inf->shared)
+		api__client_watch_wake(inf->client); /* ends its stream now, not at the next event */
 	pthread_join(inf->thread, NULL);
 	inf->running = false;
 }

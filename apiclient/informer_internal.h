@@ -57,6 +57,7 @@ struct api_informer {
 	/* Sync with a streaming list (WatchList) first; false after the server refused one (4xx) or
 	 * with api_informer_options.paged_list. */
 	bool stream_list;
+	bool shared; /* api_informer_options.shared_connection */
 	struct api_informer_handlers h;
 	uint64_t rng; /* xorshift state; informer thread only */
 

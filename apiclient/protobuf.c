@@ -75,14 +75,7 @@ static struct yajl_val_s v_true = {.type = yajl_t_true}, v_false = {.type = yajl
 
 struct api__pb *api__pb_new(void)
 {
-	struct api__pb *p = calloc(1, sizeof(*p));
-	if (!p)
-		return NULL;
-	if (!(p->a = arena_new(PB_ARENA))) {
-		free(p);
-		return NULL;
-	}
-	return p;
+	return calloc(1, sizeof(struct api__pb)); /* the arena: reset, on first use */
 }
 
 void api__pb_free(struct api__pb *p)
@@ -123,8 +116,12 @@ static int nomem(struct api__pb *p)
 	return p->rc;
 }
 
+/* Readies the arena for an object: made on first use (most of csched's ~20 informers watch
+ * kinds a cluster may have none of), reset, or replaced by one sized for the last object. */
 static int reset(struct api__pb *p)
 {
+	if (!p->a && !(p->a = arena_new(PB_ARENA)))
+		return nomem(p);
 	if (arena_overflowed(p->a)) {
 		size_t need = arena_footprint(p->a);
 		struct arena *n = arena_new(need <= PB_ARENA_KEEP_MAX ? need : PB_ARENA);

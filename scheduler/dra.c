@@ -226,7 +226,8 @@ struct sched_dra *sched_dra_new(struct api_client *c, unsigned kinds, struct que
 			continue;
 		d->hctx[i] = (struct dra_handler_ctx){ d, i };
 		struct api_informer_handlers h = { on_add, on_update, on_delete, NULL, &d->hctx[i] };
-		if (!(d->inf[i] = api_informer_new(c, d_kinds[i], NULL, &h, e))) {
+		struct api_informer_options o = { .shared_connection = true };
+		if (!(d->inf[i] = api_informer_new(c, d_kinds[i], &o, &h, e))) {
 			sched_dra_free(d);
 			return NULL;
 		}

@@ -35,9 +35,12 @@
 #define EV_MAINT_NS 1000000000LL    /* maintenance pass period */
 #define EV_BUSY_POLL_NS 20000000LL  /* how often busy() is asked while it says yes */
 
+/* Thousands can wait at once (a burst's Scheduled events wait for its binds: 2,000 on
+ * Quick_100Nodes), so the uid, type, reason and note are kept once, in the key, and split out
+ * when the entry is sent (key_split). */
 struct ev_entry {
-	char *key; /* points into buf */
-	const char *ns, *name, *uid, *type, *reason, *action, *controller, *note; /* into buf */
+	const char *key; /* uid \x1f type \x1f reason \x1f note; points into buf */
+	const char *ns, *name, *action, *controller; /* into buf */
 	int32_t count;      /* observations so far */
 	int32_t sent_count; /* count when last taken for sending; 0 = never */
 	int64_t first_us, last_us;  /* wall clock, first and last observation */
@@ -154,30 +157,42 @@ static void drop_oldest_locked(struct sched_events *ev)
 	}
 }
 
-static struct ev_entry *entry_new(const struct api_pod *pod, const char *type, const char *reason,
-				  const char *action, const char *controller, const char *note)
+/* The size of a key (sched_events_record's snprintf bounds it). */
+#define EV_KEY_MAX (SCHED_EVENTS_NOTE_MAX + 512)
+
+/* key's uid, type, reason and note, split at the first three separators (a note may hold one)
+ * into buf, which receives a copy. */
+static void key_split(const char *key, char *buf, size_t size, char *parts[4])
 {
-	const char *parts[] = { pod->meta.uid ? pod->meta.uid : "", type, reason, note };
-	const char *fields[] = { pod->meta.namespace ? pod->meta.namespace : "", pod->meta.name ? pod->meta.name : "",
-				 parts[0], type, reason, action, controller, note };
+	snprintf(buf, size, "%s", key);
+	char *p = buf;
+	for (int i = 0; i < 4; i++) {
+		parts[i] = p;
+		char *sep = i < 3 ? strchr(p, '\x1f') : NULL;
+		if (sep) {
+			*sep = '\0';
+			p = sep + 1;
+		} else {
+			p += strlen(p); /* a key without all its parts (cannot happen): "" for the rest */
+		}
+	}
+}
+
+/* An entry for key (made by sched_events_record from the uid, type, reason and note). */
+static struct ev_entry *entry_new(const struct api_pod *pod, const char *key, const char *action,
+				  const char *controller)
+{
+	const char *fields[] = { key, pod->meta.namespace ? pod->meta.namespace : "",
+				 pod->meta.name ? pod->meta.name : "", action, controller };
 	size_t need = 0;
-	for (size_t i = 0; i < 4; i++)
-		need += strlen(parts[i]) + 1;
-	for (size_t i = 0; i < 8; i++)
+	for (size_t i = 0; i < 5; i++)
 		need += strlen(fields[i]) + 1;
 	struct ev_entry *x = calloc(1, sizeof(*x) + need);
 	if (!x)
 		return NULL;
 	char *p = x->buf;
-	x->key = p;
-	for (size_t i = 0; i < 4; i++) {
-		size_t n = strlen(parts[i]);
-		memcpy(p, parts[i], n);
-		p += n;
-		*p++ = i < 3 ? '\x1f' : '\0';
-	}
-	const char **dst[] = { &x->ns, &x->name, &x->uid, &x->type, &x->reason, &x->action, &x->controller, &x->note };
-	for (size_t i = 0; i < 8; i++) {
+	const char **dst[] = { &x->key, &x->ns, &x->name, &x->action, &x->controller };
+	for (size_t i = 0; i < 5; i++) {
 		size_t n = strlen(fields[i]);
 		memcpy(p, fields[i], n + 1);
 		*dst[i] = p;
@@ -189,7 +204,7 @@ static struct ev_entry *entry_new(const struct api_pod *pod, const char *type, c
 void sched_events_record(struct sched_events *ev, const struct api_pod *pod, const char *type, const char *reason,
 			 const char *action, const char *controller, const char *fmt, ...)
 {
-	char raw[2048], note[SCHED_EVENTS_NOTE_MAX + 1], key[SCHED_EVENTS_NOTE_MAX + 512];
+	char raw[2048], note[SCHED_EVENTS_NOTE_MAX + 1], key[EV_KEY_MAX];
 	va_list ap;
 	if (!ev || !pod)
 		return;
@@ -236,7 +251,7 @@ void sched_events_record(struct sched_events *ev, const struct api_pod *pod, con
 		map_del(&ev->map, x->key);
 		free(x);
 	}
-	if (!(x = entry_new(pod, type, reason, action, controller, note))) {
+	if (!(x = entry_new(pod, key, action, controller))) {
 		pthread_mutex_unlock(&ev->lock);
 		atomic_fetch_add(&ev->dropped, 1);
 		LOG_ERROR("events: out of memory recording %s for %s/%s", reason, pod->meta.namespace, pod->meta.name);
@@ -306,7 +321,7 @@ static void *sender_main(void *arg)
 	int64_t next_maint = api_now_ns() + EV_MAINT_NS;
 	int64_t busy_interval = (ev->o.busy_interval_ms > 0 ? ev->o.busy_interval_ms : 1000) * 1000000LL;
 	int64_t last_send = INT64_MIN / 2; /* monotonic; long ago */
-	char reporting_instance[300];
+	char reporting_instance[300], key_copy[EV_KEY_MAX];
 
 	if (ev->o.client && !ev->o.send && !(conn = api_conn_new(ev->o.client, &e)))
 		LOG_ERROR("events: no connection (%s): events will be counted as errors", e.msg);
@@ -343,6 +358,9 @@ static void *sender_main(void *arg)
 		}
 		last_send = now;
 		struct ev_entry *x = fifo_pop_locked(ev);
+		/* the key never changes: copied here, split in the copy */
+		char *parts[4];
+		key_split(x->key, key_copy, sizeof(key_copy), parts);
 		x->sent_count = x->count;
 		x->last_sent_ns = now;
 		x->sending = true;
@@ -350,12 +368,12 @@ static void *sender_main(void *arg)
 			.namespace = x->ns,
 			.regarding_kind = "Pod",
 			.regarding_name = x->name,
-			.regarding_uid = x->uid,
+			.regarding_uid = parts[0],
 			.regarding_api_version = "v1",
-			.type = x->type,
-			.reason = x->reason,
+			.type = parts[1],
+			.reason = parts[2],
 			.action = x->action,
-			.note = x->note,
+			.note = parts[3],
 			.reporting_controller = x->controller,
 			.reporting_instance = reporting_instance,
 			.count = x->count,

@@ -3,10 +3,11 @@
  *
  * DESIGN: the set of families is fixed (a static descriptor table mirroring upstream's
  * pkg/scheduler/metrics/metrics.go). Each family owns an insert-only, open-addressing table of
- * series keyed by its label values. Observers find their series without a lock: slots are
- * atomic pointers published with release stores, and a series is never moved or freed before
- * sched_metrics_free. Only the first observation of a new label set takes the family's mutex to
- * insert it. A series' values are relaxed atomics: counters and histogram buckets are uint64
+ * series keyed by its label values (its slots in chunks allocated on first use, so that a few
+ * series take a few hundred bytes, not a page each). Observers find their series without a
+ * lock: slots and chunks are atomic pointers published with release stores, and a series is
+ * never moved or freed before sched_metrics_free. Only the first observation of a new label set
+ * takes the family's mutex to insert it. A series' values are relaxed atomics: counters and histogram buckets are uint64
  * adds, a histogram's sum is a CAS loop on the bits of a double. Buckets are stored
  * non-cumulatively (summed at render time). Lock order: refresh_lock (metrics_render.c), then a
  * family's insert_lock. */
@@ -150,12 +151,34 @@ static struct series *series_alloc(const struct family *f, uint32_t hash, const 
 	return s;
 }
 
+/* Slot i's series, or NULL. */
+static struct series *slot_load(struct family *f, size_t i)
+{
+	_Atomic(struct series *) *c = atomic_load_explicit(&f->chunks[i / SLOT_CHUNK], memory_order_acquire);
+	return c ? atomic_load_explicit(&c[i % SLOT_CHUNK], memory_order_acquire) : NULL;
+}
+
+/* Publishes s in empty slot i (insert_lock held); false when out of memory. */
+static bool slot_store(struct family *f, size_t i, struct series *s)
+{
+	_Atomic(struct series *) *c = atomic_load_explicit(&f->chunks[i / SLOT_CHUNK], memory_order_relaxed);
+	if (!c) {
+		if (!(c = calloc(SLOT_CHUNK, sizeof(*c))))
+			return false;
+		for (size_t k = 0; k < SLOT_CHUNK; k++)
+			atomic_init(&c[k], NULL);
+		atomic_store_explicit(&f->chunks[i / SLOT_CHUNK], c, memory_order_release);
+	}
+	atomic_store_explicit(&c[i % SLOT_CHUNK], s, memory_order_release);
+	return true;
+}
+
 /* Probes for v; returns the series or NULL and, in *slot, where the probe ended. */
 static struct series *family_probe(struct family *f, const char *const *v, uint32_t hash, size_t *slot)
 {
 	size_t mask = TABLE_SLOTS - 1, i = hash & mask;
 	for (;;) {
-		struct series *s = atomic_load_explicit(&f->slots[i], memory_order_acquire);
+		struct series *s = slot_load(f, i);
 		if (!s || (s->hash == hash && labels_equal(s, v, f->d->nlabels))) {
 			*slot = i;
 			return s;
@@ -184,9 +207,13 @@ struct series *sched_metrics_family_series(struct sched_metrics *m, struct famil
 	if (!s) {
 		size_t n = atomic_load_explicit(&f->nseries, memory_order_relaxed);
 		if (n < SCHED_METRICS_MAX_SERIES && (s = series_alloc(f, hash, v))) {
-			f->list[n] = s;
-			atomic_store_explicit(&f->nseries, n + 1, memory_order_release);
-			atomic_store_explicit(&f->slots[slot], s, memory_order_release);
+			if (slot_store(f, slot, s)) {
+				f->list[n] = s;
+				atomic_store_explicit(&f->nseries, n + 1, memory_order_release);
+			} else {
+				free(s);
+				s = NULL;
+			}
 		}
 	}
 	pthread_mutex_unlock(&f->insert_lock);
@@ -438,9 +465,9 @@ struct sched_metrics *sched_metrics_new(void)
 		f->d = &family_descs[i];
 		pthread_mutex_init(&f->insert_lock, NULL);
 		atomic_init(&f->nseries, 0);
-		/* f->slots: calloc's zeroes are NULL pointers, lock-free atomics have no other state.
-		 * Not writing them leaves the 1.6 MB of tables as untouched (non-resident) pages of
-		 * calloc's mmap, except the few slots that get series. */
+		/* f->chunks and f->list: calloc's zeroes are NULL pointers, lock-free atomics have no
+		 * other state. Not writing them leaves the lists as untouched (non-resident) pages of
+		 * calloc's mmap, except their first. */
 		/* computed as Go's ExponentialBuckets does (repeated multiplication), so the
 		 * boundaries print exactly as upstream's */
 		double b = f->d->bucket_start;
@@ -466,6 +493,8 @@ void sched_metrics_free(struct sched_metrics *m)
 		size_t n = atomic_load(&f->nseries);
 		for (size_t j = 0; j < n; j++)
 			free(f->list[j]);
+		for (size_t j = 0; j < TABLE_SLOTS / SLOT_CHUNK; j++)
+			free((void *)atomic_load(&f->chunks[j]));
 		pthread_mutex_destroy(&f->insert_lock);
 	}
 	pthread_mutex_destroy(&m->refresh_lock);

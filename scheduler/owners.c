@@ -117,8 +117,9 @@ struct sched_owners *sched_owners_new(struct api_client *c, struct err *e)
 	pthread_mutex_init(&o->lock, NULL);
 	map_init(&o->by_ns);
 	struct api_informer_handlers sh = { on_svc_add, on_svc_update, on_svc_delete, NULL, o };
+	struct api_informer_options io = { .shared_connection = true };
 	for (int i = 0; i < 4; i++)
-		if (!(o->inf[i] = api_informer_new(c, kinds[i], NULL, i == 0 ? &sh : NULL, e))) {
+		if (!(o->inf[i] = api_informer_new(c, kinds[i], &io, i == 0 ? &sh : NULL, e))) {
 			sched_owners_free(o);
 			return NULL;
 		}

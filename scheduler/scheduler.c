@@ -687,19 +687,21 @@ struct scheduler *sched_new(const struct sched_options *o, struct err *e)
 	free(qprofs);
 	qprofs = NULL;
 
+	/* pods and nodes: a connection each (the load); the quiet kinds share one (HTTP/2) */
 	struct api_informer_options pio = { .field_selector = POD_FIELD_SELECTOR };
+	struct api_informer_options shared = { .shared_connection = true };
 	struct api_informer_handlers ph;
 	sched_pod_handlers(s, &ph);
 	struct api_informer_handlers nh = { on_node_add, on_node_update, on_node_delete, NULL, s };
 	struct api_informer_handlers vh = { on_pvc_add, on_pvc_update, on_pvc_delete, NULL, s };
 	if (!(s->pod_inf = api_informer_new(s->client, API_KIND_POD, &pio, &ph, e)) ||
 	    !(s->node_inf = api_informer_new(s->client, API_KIND_NODE, NULL, &nh, e)) ||
-	    !(s->pvc_inf = api_informer_new(s->client, API_KIND_PVC, NULL, &vh, e)) ||
-	    !(s->ns_inf = api_informer_new(s->client, API_KIND_NAMESPACE, NULL, NULL, e)))
+	    !(s->pvc_inf = api_informer_new(s->client, API_KIND_PVC, &shared, &vh, e)) ||
+	    !(s->ns_inf = api_informer_new(s->client, API_KIND_NAMESPACE, &shared, NULL, e)))
 		goto fail;
 	if (sched_owners_needed(cfg) && !(s->owners = sched_owners_new(s->client, e)))
 		goto fail;
-	if (sched_pdbs_needed(cfg) && !(s->pdb_inf = api_informer_new(s->client, API_KIND_PDB, NULL, NULL, e)))
+	if (sched_pdbs_needed(cfg) && !(s->pdb_inf = api_informer_new(s->client, API_KIND_PDB, &shared, NULL, e)))
 		goto fail;
 	unsigned vol_kinds = sched_volume_kinds(s);
 	if (vol_kinds && !(s->volumes = sched_volumes_new(s->client, vol_kinds, s->queue, e)))

@@ -246,7 +246,8 @@ struct sched_volumes *sched_volumes_new(struct api_client *c, unsigned kinds, st
 			continue;
 		v->hctx[i] = (struct handler_ctx){ v, i };
 		struct api_informer_handlers h = { on_add, on_update, on_delete, NULL, &v->hctx[i] };
-		if (!(v->inf[i] = api_informer_new(c, v_kinds[i], NULL, &h, e))) {
+		struct api_informer_options o = { .shared_connection = true };
+		if (!(v->inf[i] = api_informer_new(c, v_kinds[i], &o, &h, e))) {
 			sched_volumes_free(v);
 			return NULL;
 		}

@@ -6,7 +6,10 @@
  *  - binds in flight when that connection is cut do not hang: each ends within its timeout, in
  *    success (libcurl resent it on a new connection: nothing had reached the server) or in
  *    ERR_TRANSPORT, as a bind on a per-thread connection does; a retry of the failed ones
- *    succeeds over a new connection and no pod is bound twice. */
+ *    succeeds over a new connection and no pod is bound twice;
+ *  - informers with shared_connection (the client's watch muxer) list and watch over one TCP
+ *    connection, see what is created after their sync, resume after that connection is cut,
+ *    and stop without waiting for an event. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -26,6 +29,8 @@
 #include <yajl/yajl_tree.h>
 
 #include "apiclient/api_client.h"
+#include "apiclient/informer.h"
+#include "apiclient/api_types.h"
 #include "harness.h"
 #include "testutil.h"
 
@@ -559,6 +564,65 @@ static void test_held_body_does_not_spin(void **state)
 	relay_stop(relay);
 }
 
+/* Polls inf's store for namespace name for up to 20 s. */
+static bool namespace_seen(struct api_informer *inf, const char *name)
+{
+	for (int i = 0; i < 2000; i++) {
+		struct api_namespace *ns = api_informer_get(inf, NULL, name);
+		if (ns) {
+			api_namespace_unref(ns);
+			return true;
+		}
+		struct timespec ts = {0, 10 * 1000 * 1000};
+		nanosleep(&ts, NULL);
+	}
+	return false;
+}
+
+#define SHARED_INFORMERS 4
+
+static void test_shared_informers_one_connection(void **state)
+{
+	(void)state;
+	struct err e = {0};
+	struct relay *relay = relay_start(fx->cluster.apiserver_port);
+	struct api_client *cl = relay_client(relay, 30000);
+	static const enum api_kind kinds[SHARED_INFORMERS] = {API_KIND_NAMESPACE, API_KIND_PV, API_KIND_STORAGE_CLASS,
+							      API_KIND_PVC};
+	struct api_informer_options o = {.shared_connection = true};
+	struct api_informer *inf[SHARED_INFORMERS];
+	for (int i = 0; i < SHARED_INFORMERS; i++) {
+		if (!(inf[i] = api_informer_new(cl, kinds[i], &o, NULL, &e)) || api_informer_start(inf[i], &e))
+			fail_msg("informer %d: %s", i, e.msg);
+	}
+	for (int i = 0; i < SHARED_INFORMERS; i++)
+		assert_true(api_informer_wait_synced(inf[i], 30000));
+	/* four watches at once over one TCP connection: HTTP/2 streams (HTTP/1.1 needs four) */
+	assert_int_equal(relay_connections(relay), 1);
+	assert_non_null(api_informer_get(inf[0], NULL, "mux")); /* listed (made by the setup) */
+	api_namespace_unref(api_informer_get(inf[0], NULL, "mux"));
+	if (harness_create_namespace(fx->conn, "mux-shared-1", &e))
+		fail_msg("namespace: %s", e.msg);
+	assert_true(namespace_seen(inf[0], "mux-shared-1")); /* watched */
+
+	/* the connection cut: every stream on it breaks; the informers reconnect and resume */
+	relay_set(relay, false, true);
+	if (harness_create_namespace(fx->conn, "mux-shared-2", &e))
+		fail_msg("namespace: %s", e.msg);
+	assert_true(namespace_seen(inf[0], "mux-shared-2"));
+	int after_cut = relay_connections(relay);
+	assert_true(after_cut >= 2);
+	struct api_informer_stats st;
+	api_informer_stats(inf[0], &st);
+	assert_true(st.watch_errors + st.relists >= 1);
+
+	/* stopping ends each one's stream (nothing else would: no event comes) */
+	for (int i = 0; i < SHARED_INFORMERS; i++)
+		api_informer_free(inf[i]);
+	api_client_free(cl);
+	relay_stop(relay);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -566,6 +630,7 @@ int main(void)
 		cmocka_unit_test(test_sequential_binds_do_not_spin),
 		cmocka_unit_test(test_held_body_does_not_spin),
 		cmocka_unit_test(test_cut_connection_fails_or_resends_in_flight_binds),
+		cmocka_unit_test(test_shared_informers_one_connection),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

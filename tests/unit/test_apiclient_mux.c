@@ -133,6 +133,16 @@ static void *conn_main(void *arg)
 			while (recv(fd, &c, 1, 0) > 0)
 				;
 			break;
+		} else if (!strcmp(path, "/stream")) {
+			/* a watch: one event, then nothing until the client goes (no length: the body
+			 * ends with the connection) */
+			const char head[] = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n"
+					    "{\"type\":\"ADDED\"}\n";
+			send_all(fd, head, sizeof head - 1);
+			char c;
+			while (recv(fd, &c, 1, 0) > 0)
+				;
+			break;
 		} else if (!strcmp(path, "/cut")) {
 			break; /* closes the connection without an answer */
 		} else {
@@ -433,6 +443,122 @@ static void test_waiting_for_a_slot_counts_against_the_timeout(void **state)
 	free(srv);
 }
 
+struct streamer {
+	struct api_client *client;
+	struct api_mux *mux;
+	atomic_bool stop;
+	atomic_int lines;
+	int rc;
+};
+
+static int on_stream_line(void *ctx, char *line, size_t len)
+{
+	struct streamer *st = ctx;
+	if (len && strstr(line, "ADDED"))
+		atomic_fetch_add(&st->lines, 1);
+	return 0;
+}
+
+static void *streamer_main(void *arg)
+{
+	struct streamer *st = arg;
+	struct err e = {0};
+	struct api_conn *conn = api_conn_new_mux(st->client, st->mux, &e);
+	st->rc = conn ? api_stream(conn, "/stream", on_stream_line, st, &st->stop, &e) : -1;
+	api_conn_free(conn);
+	return NULL;
+}
+
+/* A stream (a watch) on a muxer's connection delivers its lines on the muxer's thread, leaves the
+ * muxer free for other requests while it is open, and ends (ERR_STOPPED) once its stop flag is set,
+ * though the server never ends it; the muxer can then be freed. Twenty streams at once over
+ * HTTP/1.1, each holding a connection and a transfer slot (api_mux_new(32): 32 of each). */
+#define STREAMERS 20
+static void test_streams_stop(void **state)
+{
+	(void)state;
+	struct server *srv = server_start();
+	struct api_client *c = client_for(srv->port, 0);
+	struct err e = {0};
+	struct api_mux *mux = api_mux_new(32, &e);
+	assert_non_null(mux);
+	struct streamer *st = calloc(STREAMERS, sizeof(*st));
+	pthread_t t[STREAMERS];
+	assert_non_null(st);
+	for (int i = 0; i < STREAMERS; i++) {
+		st[i].client = c;
+		st[i].mux = mux;
+		atomic_init(&st[i].stop, false);
+		atomic_init(&st[i].lines, 0);
+		assert_int_equal(pthread_create(&t[i], NULL, streamer_main, &st[i]), 0);
+	}
+	for (int i = 0; i < STREAMERS; i++)
+		for (int k = 0; k < 500 && atomic_load(&st[i].lines) == 0; k++)
+			sleep_ns(10 * NSEC_PER_MSEC);
+	for (int i = 0; i < STREAMERS; i++)
+		assert_int_equal(atomic_load(&st[i].lines), 1);
+	struct api_conn *conn = api_conn_new_mux(c, mux, &e);
+	assert_non_null(conn);
+	assert_int_equal(api_request(conn, "POST", "/ok", NULL, "{}", 2, NULL, &e), 0);
+	api_conn_free(conn);
+	for (int i = 0; i < STREAMERS; i++)
+		atomic_store(&st[i].stop, true);
+	for (int i = 0; i < STREAMERS; i++) {
+		pthread_join(t[i], NULL);
+		assert_int_equal(st[i].rc, ERR_STOPPED);
+	}
+	free(st);
+	api_mux_free(mux);
+	api_client_free(c);
+	server_stop(srv);
+	free(srv);
+}
+
+/* One HTTP/1.1 connection (max_conns 1): the first stream holds it, the next 15 wait inside
+ * libcurl for it (in the multi handle, where no callback of theirs runs), the 17th waits for a
+ * transfer slot in the muxer. Stopping a waiting one ends it at once, whichever wait it is in,
+ * while the first goes on. */
+#define WAITERS 17
+static void test_waiting_streams_stop(void **state)
+{
+	(void)state;
+	struct server *srv = server_start();
+	struct api_client *c = client_for(srv->port, 0);
+	struct err e = {0};
+	struct api_mux *mux = api_mux_new(1, &e);
+	assert_non_null(mux);
+	struct streamer *st = calloc(WAITERS, sizeof(*st));
+	pthread_t t[WAITERS];
+	assert_non_null(st);
+	for (int i = 0; i < WAITERS; i++) {
+		st[i].client = c;
+		st[i].mux = mux;
+		atomic_init(&st[i].stop, false);
+		atomic_init(&st[i].lines, 0);
+		assert_int_equal(pthread_create(&t[i], NULL, streamer_main, &st[i]), 0);
+		if (i == 0) /* the first has the connection before the others come */
+			for (int k = 0; k < 500 && atomic_load(&st[0].lines) == 0; k++)
+				sleep_ns(10 * NSEC_PER_MSEC);
+	}
+	assert_int_equal(atomic_load(&st[0].lines), 1);
+	sleep_ns(200 * NSEC_PER_MSEC); /* the others are in their waits */
+	for (int i = 1; i < WAITERS; i++) /* ended at the muxer's next round (within a second) */
+		atomic_store(&st[i].stop, true);
+	for (int i = 1; i < WAITERS; i++) {
+		pthread_join(t[i], NULL);
+		assert_int_equal(st[i].rc, ERR_STOPPED);
+		assert_int_equal(atomic_load(&st[i].lines), 0); /* never ran */
+	}
+	atomic_store(&st[0].stop, true);
+	pthread_join(t[0], NULL);
+	assert_int_equal(st[0].rc, ERR_STOPPED);
+	free(st);
+	api_mux_free(mux);
+	api_client_free(c);
+	server_stop(srv);
+	free(srv);
+}
+
 static void test_bad_arguments(void **state)
 {
 	(void)state;
@@ -458,6 +584,8 @@ int main(void)
 		cmocka_unit_test(test_http_results),
 		cmocka_unit_test(test_timeout_and_cut),
 		cmocka_unit_test(test_waiting_for_a_slot_counts_against_the_timeout),
+		cmocka_unit_test(test_streams_stop),
+		cmocka_unit_test(test_waiting_streams_stop),
 		cmocka_unit_test(test_bad_arguments),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);

@@ -20,7 +20,8 @@
 #include "testobj.h"
 
 struct sent {
-	char name[64], type[16], reason[32], action[32], note[1100], controller[32], instance[64], kind[8], apiv[8];
+	char name[64], uid[64], ns[32], type[16], reason[32], action[32], note[1100], controller[32], instance[64],
+		kind[8], apiv[8];
 	int32_t count;
 	int64_t first_us, last_us;
 	int64_t at_ns;
@@ -52,6 +53,8 @@ static int sink_send(void *ctx, const struct api_event *ev, struct err *e)
 	if (s->n < 64) {
 		struct sent *x = &s->v[s->n++];
 		snprintf(x->name, sizeof(x->name), "%s", ev->regarding_name);
+		snprintf(x->uid, sizeof(x->uid), "%s", ev->regarding_uid);
+		snprintf(x->ns, sizeof(x->ns), "%s", ev->namespace);
 		snprintf(x->type, sizeof(x->type), "%s", ev->type);
 		snprintf(x->reason, sizeof(x->reason), "%s", ev->reason);
 		snprintf(x->action, sizeof(x->action), "%s", ev->action);
@@ -115,10 +118,12 @@ static void test_aggregation_and_fields(void **state)
 	sched_events_record(ev, b, "Normal", "Scheduled", "Binding", "csched", "Successfully assigned ns/b to n1");
 	/* same pod and reason, other note: a distinct event */
 	sched_events_record(ev, a, "Warning", "FailedScheduling", "Scheduling", "csched", "other");
+	/* a separator in the note stays in the note (the entry keeps it in its key) */
+	sched_events_record(ev, b, "Warning", "FailedScheduling", "Scheduling", "csched", "x\x1fy");
 	assert_int_equal(sched_events_start(ev, NULL), 0);
-	assert_true(wait_count(&s, 3, 10000));
+	assert_true(wait_count(&s, 4, 10000));
 	usleep(100 * 1000);
-	assert_int_equal(sink_count(&s), 3);
+	assert_int_equal(sink_count(&s), 4);
 
 	const struct {
 		const char *name, *type, *reason, *action, *note;
@@ -127,9 +132,14 @@ static void test_aggregation_and_fields(void **state)
 		{ "a", "Warning", "FailedScheduling", "Scheduling", "0/3 nodes are available: 3 Insufficient cpu.", 5 },
 		{ "b", "Normal", "Scheduled", "Binding", "Successfully assigned ns/b to n1", 1 },
 		{ "a", "Warning", "FailedScheduling", "Scheduling", "other", 1 },
+		{ "b", "Warning", "FailedScheduling", "Scheduling", "x\x1fy", 1 },
 	};
-	for (size_t i = 0; i < 3; i++) {
+	for (size_t i = 0; i < 4; i++) {
+		char uid[64];
+		snprintf(uid, sizeof uid, "uid-%s", want[i].name);
 		assert_string_equal(s.v[i].name, want[i].name);
+		assert_string_equal(s.v[i].uid, uid);
+		assert_string_equal(s.v[i].ns, "ns");
 		assert_string_equal(s.v[i].type, want[i].type);
 		assert_string_equal(s.v[i].reason, want[i].reason);
 		assert_string_equal(s.v[i].action, want[i].action);
@@ -144,9 +154,9 @@ static void test_aggregation_and_fields(void **state)
 	assert_true(s.v[0].first_us < s.v[0].last_us);
 	struct sched_events_stats st;
 	sched_events_stats(ev, &st);
-	assert_int_equal(st.recorded, 7);
+	assert_int_equal(st.recorded, 8);
 	assert_int_equal(st.aggregated, 4);
-	assert_int_equal(st.sent, 3);
+	assert_int_equal(st.sent, 4);
 	assert_int_equal(st.dropped, 0);
 	sched_events_free(ev);
 	api_pod_unref(a);

@@ -549,6 +549,18 @@ static void test_series_cap(void **state)
 	assert_true(find(text, "csched_metrics_dropped_observations_total", NULL, 0) == 20);
 	assert_true(find(text, "scheduler_schedule_attempts_total", (const char *[]){"result=scheduled", "profile=p0"},
 			 2) == 1);
+	/* every series of the full table found again (slots spread over all the chunks) */
+	for (int i = 0; i < SCHED_METRICS_MAX_SERIES; i++) {
+		snprintf(name, sizeof name, "p%d", i);
+		sched_metrics_schedule_attempt(m, SCHED_METRICS_SCHEDULED, name, 0.01);
+	}
+	free(text);
+	text = render(m);
+	assert_true(find(text, "scheduler_schedule_attempts_total", (const char *[]){"result=scheduled", "profile=p4095"},
+			 2) == 2);
+	assert_true(find(text, "scheduler_schedule_attempts_total", (const char *[]){"result=scheduled", "profile=p2047"},
+			 2) == 2);
+	assert_true(find(text, "csched_metrics_dropped_observations_total", NULL, 0) == 20);
 	double v;
 	assert_false(prom_find(text, "scheduler_schedule_attempts_total",
 			       (const char *[]){"result=scheduled", "profile=p4100"}, 2, &v));

@@ -91,8 +91,10 @@ void api_conn_free(struct api_conn *conn);
  * HTTP/2 connection (ALPN over TLS), or, when the server does not negotiate h2, over at most
  * max_conns HTTP/1.1 connections. A connection made by api_conn_new_mux behaves as one of
  * api_conn_new (same requests, timeouts, retries, credentials, errors) but has no network
- * connection of its own: its thread blocks while the muxer runs the transfer. Not for
- * api_stream. Free the muxer after every request on its connections has returned. */
+ * connection of its own: its thread blocks while the muxer runs the transfer. A stream
+ * (api_stream) runs there too; it ends at the muxer's next round (within a second) once its
+ * stop flag is set. Free the muxer
+ * after every request on its connections has returned. */
 struct api_mux;
 struct api_mux *api_mux_new(int max_conns, struct err *e);
 void api_mux_free(struct api_mux *mux);

@@ -1,12 +1,16 @@
 /* List + watch of one resource kind, delivering typed objects to handlers.
  *
- * THREADS: each informer runs one thread with its own connection. It LISTs page by page
- * (limit/continue), then WATCHes from the list's resourceVersion with allowWatchBookmarks and a
- * randomized timeoutSeconds, and resumes from the last resourceVersion after a broken stream
- * (jittered backoff). On 410 Gone it relists and delivers the difference against its store:
- * adds, updates and the deletes that happened in the gap. Handlers run on the informer thread,
- * one at a time, in event order; they must not block for long and must take their own
- * references to objects they keep. An object that fails to decode is logged and skipped. */
+ * THREADS: each informer runs one thread with its own connection (or, with
+ * api_informer_options.shared_connection, its streams on the client's one shared connection).
+ * It LISTs page by page (limit/continue), then WATCHes from the list's resourceVersion with
+ * allowWatchBookmarks and a randomized timeoutSeconds, and resumes from the last resourceVersion
+ * after a broken stream (jittered backoff). On 410 Gone it relists and delivers the difference
+ * against its store: adds, updates and the deletes that happened in the gap. Handlers run on the
+ * informer thread (a shared informer's events and listed items: on the shared connection's
+ * muxer thread, while its own thread waits), one at a time, in event order; they must not block
+ * for long (a shared informer's would hold up every other one's stream), must not wait for
+ * another shared informer's events, and must take their own references to objects they keep.
+ * An object that fails to decode is logged and skipped. */
 #ifndef CSCHED_INFORMER_H
 #define CSCHED_INFORMER_H
 
@@ -56,6 +60,11 @@ struct api_informer_options {
 	 * server refuses it or the stream ends before its initial events do. */
 	bool paged_list;
 	int min_watch_timeout_s;    /* watch timeoutSeconds drawn from [min, 2*min); 0 = 300 */
+	/* LIST and watch over the client's one shared connection (HTTP/2 streams, as client-go's
+	 * informers; HTTP/1.1 connections when the server refuses h2), decoded on its muxer's
+	 * thread. For the quiet kinds: a network connection less each. Default: a connection of
+	 * the informer's own, decoded on its thread (the busy kinds: pods, nodes). */
+	bool shared_connection;
 };
 
 struct api_informer;
