@@ -56,6 +56,7 @@ struct fw_pool {
 	int parallelism;
 	int n_threads;
 	int max_helpers; /* active helpers at most: min(n_threads, usable CPUs - 1) */
+	atomic_bool inline_only; /* fw_pool_set_inline */
 	pthread_t *threads;
 
 	/* lock guards nothing but sleeping: helpers wait on work_cv for a new seq (or closing), the
@@ -345,7 +346,8 @@ static void pool_run(struct fw_pool *p, size_t n, void (*fn)(void *ctx, size_t i
 {
 	if (!n)
 		return;
-	if (!p || !p->max_helpers || n < FW_POOL_MIN_PARALLEL) {
+	if (!p || !p->max_helpers || n < FW_POOL_MIN_PARALLEL ||
+	    atomic_load_explicit(&p->inline_only, memory_order_relaxed)) {
 		run_inline(n, fn, fn_w, ctx, stop);
 		return;
 	}
@@ -392,6 +394,12 @@ static void pool_run(struct fw_pool *p, size_t n, void (*fn)(void *ctx, size_t i
 	int joined = want - (left > 0 ? left : 0);
 	wait_helpers(p, joined);
 	p->running = false;
+}
+
+void fw_pool_set_inline(struct fw_pool *p, bool inline_only)
+{
+	if (p)
+		atomic_store_explicit(&p->inline_only, inline_only, memory_order_relaxed);
 }
 
 void fw_pool_run(struct fw_pool *p, size_t n, void (*fn)(void *ctx, size_t i), void *ctx, _Atomic bool *stop)

@@ -479,6 +479,14 @@ void queue_close(struct queue *q)
 
 /* ---------- Metrics ---------- */
 
+uint32_t queue_active_len(struct queue *q)
+{
+	pthread_mutex_lock(&q->lock);
+	uint32_t n = (uint32_t)q->active.n;
+	pthread_mutex_unlock(&q->lock);
+	return n;
+}
+
 void queue_counts(struct queue *q, struct queue_counts *out)
 {
 	memset(out, 0, sizeof(*out));

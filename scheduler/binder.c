@@ -481,6 +481,14 @@ bool sched_binder_wait_room(struct sched_binder *b, uint32_t max, int64_t timeou
 	return room;
 }
 
+uint32_t sched_binder_queued(struct sched_binder *b)
+{
+	pthread_mutex_lock(&b->lock);
+	uint32_t n = b->n_jobs;
+	pthread_mutex_unlock(&b->lock);
+	return n;
+}
+
 int sched_binder_threads(struct sched_binder *b)
 {
 	pthread_mutex_lock(&b->lock);

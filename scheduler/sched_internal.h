@@ -189,6 +189,8 @@ void sched_binder_park(bool parked);
 /* Waits up to timeout_ns while max or more jobs wait for a worker (queued, not yet taken): true
  * when fewer do, false on timeout or stop. The scheduling loop calls it before each pod. */
 bool sched_binder_wait_room(struct sched_binder *b, uint32_t max, int64_t timeout_ns);
+/* Jobs queued that no worker has taken yet. */
+uint32_t sched_binder_queued(struct sched_binder *b);
 /* A patch job for pod (copies of its namespace and name) that takes body, or NULL on out of
  * memory (body freed). */
 struct sched_patch_job *sched_patch_job_new(const struct api_pod *pod, char *body, size_t len);

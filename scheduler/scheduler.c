@@ -417,6 +417,11 @@ static void *loop_main(void *arg)
 		if (queue_pop(s->queue, &qpi) < 0)
 			break; /* closed */
 		atomic_store(&s->busy_since_ns, api_now_ns());
+		/* The pool's helpers only while the loop is the limit: pods wait behind this one and
+		 * the binder's workers have taken every bind so far. Otherwise a shorter cycle gains
+		 * nothing, and the hand-over and the helper's spin are CPU that the API server lacks
+		 * on a small machine. */
+		fw_pool_set_inline(s->pool, queue_active_len(s->queue) == 0 || sched_binder_queued(s->binder) > 0);
 		sched_schedule_one(s, ls, qpi);
 	}
 	atomic_store(&s->busy_since_ns, 0);

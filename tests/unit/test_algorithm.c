@@ -469,13 +469,17 @@ static void test_pool_worker_index(void **state)
 			j.worker_of = calloc(n + 1, sizeof(*j.worker_of));
 			assert_non_null(j.seen);
 			assert_non_null(j.worker_of);
+			/* every other round inline (fw_pool_set_inline): the caller alone */
+			bool inline_only = round % 2 == 1;
+			fw_pool_set_inline(pool, inline_only);
 			fw_pool_run_w(pool, n, worker_fn, &j, NULL);
+			fw_pool_set_inline(pool, false);
 			for (size_t i = 0; i < n; i++)
 				if (j.seen[i] != 1)
 					fail_msg("case %zu: index %zu ran %d times", k, i, j.seen[i]);
 			assert_int_equal(atomic_load(&j.clash), 0);
 			/* the caller is worker 0, and runs inline loops alone */
-			if (n && (n < 128 || workers == 1))
+			if (n && (n < 128 || workers == 1 || inline_only))
 				for (size_t i = 0; i < n; i++)
 					assert_int_equal(j.worker_of[i], 0);
 			free(j.seen);

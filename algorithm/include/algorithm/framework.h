@@ -486,5 +486,8 @@ int fw_pool_workers(const struct fw_pool *p);
  * fw_pool_workers(p); no two threads of one loop share a worker index. */
 void fw_pool_run_w(struct fw_pool *p, size_t n, void (*fn)(void *ctx, int worker, size_t i), void *ctx,
 		   _Atomic bool *stop);
+/* While inline is true, the loops run on the caller alone (the scheduler sets it when no pod
+ * waits behind the one it schedules: see scheduler.c loop_main). The results are the same. */
+void fw_pool_set_inline(struct fw_pool *p, bool inline_only);
 
 #endif

@@ -201,6 +201,8 @@ struct queue_counts {
 	uint32_t nominated;
 };
 void queue_counts(struct queue *q, struct queue_counts *out);
+/* The pods in activeQ now (cheap: the scheduling loop asks after each pop). */
+uint32_t queue_active_len(struct queue *q);
 
 enum queue_tier { QUEUE_TIER_NONE, QUEUE_TIER_ACTIVE, QUEUE_TIER_BACKOFF, QUEUE_TIER_UNSCHEDULABLE,
 		  QUEUE_TIER_GATED, QUEUE_TIER_IN_FLIGHT };
