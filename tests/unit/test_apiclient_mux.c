@@ -469,6 +469,19 @@ static void *streamer_main(void *arg)
 	return NULL;
 }
 
+/* Starts streamer i on mux (first: the caller waits until its line came, so that it holds the
+ * connection before the others start). */
+static void streamer_start(struct streamer *st, pthread_t *t, struct api_client *c, struct api_mux *mux, bool first)
+{
+	st->client = c;
+	st->mux = mux;
+	atomic_init(&st->stop, false);
+	atomic_init(&st->lines, 0);
+	assert_int_equal(pthread_create(t, NULL, streamer_main, st), 0);
+	for (int k = 0; first && k < 500 && atomic_load(&st->lines) == 0; k++)
+		sleep_ns(10 * NSEC_PER_MSEC);
+}
+
 /* A stream (a watch) on a muxer's connection delivers its lines on the muxer's thread, leaves the
  * muxer free for other requests while it is open, and ends (ERR_STOPPED) once its stop flag is set,
  * though the server never ends it; the muxer can then be freed. Twenty streams at once over
@@ -485,13 +498,8 @@ static void test_streams_stop(void **state)
 	struct streamer *st = calloc(STREAMERS, sizeof(*st));
 	pthread_t t[STREAMERS];
 	assert_non_null(st);
-	for (int i = 0; i < STREAMERS; i++) {
-		st[i].client = c;
-		st[i].mux = mux;
-		atomic_init(&st[i].stop, false);
-		atomic_init(&st[i].lines, 0);
-		assert_int_equal(pthread_create(&t[i], NULL, streamer_main, &st[i]), 0);
-	}
+	for (int i = 0; i < STREAMERS; i++)
+		streamer_start(&st[i], &t[i], c, mux, false);
 	for (int i = 0; i < STREAMERS; i++)
 		for (int k = 0; k < 500 && atomic_load(&st[i].lines) == 0; k++)
 			sleep_ns(10 * NSEC_PER_MSEC);
@@ -530,16 +538,8 @@ static void test_waiting_streams_stop(void **state)
 	struct streamer *st = calloc(WAITERS, sizeof(*st));
 	pthread_t t[WAITERS];
 	assert_non_null(st);
-	for (int i = 0; i < WAITERS; i++) {
-		st[i].client = c;
-		st[i].mux = mux;
-		atomic_init(&st[i].stop, false);
-		atomic_init(&st[i].lines, 0);
-		assert_int_equal(pthread_create(&t[i], NULL, streamer_main, &st[i]), 0);
-		if (i == 0) /* the first has the connection before the others come */
-			for (int k = 0; k < 500 && atomic_load(&st[0].lines) == 0; k++)
-				sleep_ns(10 * NSEC_PER_MSEC);
-	}
+	for (int i = 0; i < WAITERS; i++)
+		streamer_start(&st[i], &t[i], c, mux, i == 0);
 	assert_int_equal(atomic_load(&st[0].lines), 1);
 	sleep_ns(200 * NSEC_PER_MSEC); /* the others are in their waits */
 	for (int i = 1; i < WAITERS; i++) /* ended at the muxer's next round (within a second) */
