@@ -173,8 +173,6 @@ bool api__json_skip_has(const void *list, const char *key, size_t len)
 
 /* ---------- building ---------- */
 
-/* Resets *a for the next document (or item), first growing its first block to what the last one
- * needed. */
 /* Makes *a ready for a document: made on first use (an informer reading protobuf parses JSON
  * only for an error's Status, if ever: ~20 informers x 12 KB), reset, or replaced by one sized
  * for what the last document needed. */

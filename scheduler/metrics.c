@@ -7,10 +7,10 @@
  * series take a few hundred bytes, not a page each). Observers find their series without a
  * lock: slots and chunks are atomic pointers published with release stores, and a series is
  * never moved or freed before sched_metrics_free. Only the first observation of a new label set
- * takes the family's mutex to insert it. A series' values are relaxed atomics: counters and histogram buckets are uint64
- * adds, a histogram's sum is a CAS loop on the bits of a double. Buckets are stored
- * non-cumulatively (summed at render time). Lock order: refresh_lock (metrics_render.c), then a
- * family's insert_lock. */
+ * takes the family's mutex to insert it. A series' values are relaxed atomics: counters and
+ * histogram buckets are uint64 adds, a histogram's sum is a CAS loop on the bits of a double.
+ * Buckets are stored non-cumulatively (summed at render time). Lock order: refresh_lock
+ * (metrics_render.c), then a family's insert_lock. */
 #include "metrics_internal.h"
 
 #include <math.h>
