@@ -599,8 +599,9 @@ static void test_shared_informers_one_connection(void **state)
 		assert_true(api_informer_wait_synced(inf[i], 30000));
 	/* four watches at once over one TCP connection: HTTP/2 streams (HTTP/1.1 needs four) */
 	assert_int_equal(relay_connections(relay), 1);
-	assert_non_null(api_informer_get(inf[0], NULL, "mux")); /* listed (made by the setup) */
-	api_namespace_unref(api_informer_get(inf[0], NULL, "mux"));
+	struct api_namespace *listed = api_informer_get(inf[0], NULL, "mux"); /* made by the setup */
+	assert_non_null(listed);
+	api_namespace_unref(listed);
 	if (harness_create_namespace(fx->conn, "mux-shared-1", &e))
 		fail_msg("namespace: %s", e.msg);
 	assert_true(namespace_seen(inf[0], "mux-shared-1")); /* watched */
