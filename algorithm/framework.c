@@ -587,8 +587,8 @@ struct fw_cleanup {
 };
 
 /* First block of a cycle arena. A cycle stays alive with its pod until the bind returns, so
- * hundreds can exist at once (207 at the peak of SchedulingBasic_500Nodes): 64 KiB each made the
- * cycles the largest item of the heap, and 8 KiB still 1.8 MB. The per-node arrays of the
+ * hundreds can exist at once (SchedulingBasic_500Nodes peaks at ~200 pods created but not yet
+ * bound): 64 KiB each made the cycles the largest item of the heap, and 8 KiB still ~1.8 MB. The per-node arrays of the
  * scheduling algorithm live in the profile's scratch, so a cycle of the default plugins uses
  * ~830 bytes at 500 or 5000 nodes (bench_cycle); plugins with per-node state (topology spreading
  * at 5000 nodes: ~9 KB) and failures grow more blocks, freed when the cycle is reset. */
