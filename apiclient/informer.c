@@ -457,10 +457,11 @@ static void *informer_main(void *arg)
 		int rc;
 		if (!conn) {
 			err_clear(&e);
-			struct api_mux *mux = inf->shared ? api__client_watch_mux(inf->client, &e) : NULL;
-			conn = !inf->shared ? api_conn_new(inf->client, &e)
-			       : mux	    ? api_conn_new_mux(inf->client, mux, &e)
-					    : NULL;
+			struct api_mux *mux = NULL;
+			if (!inf->shared)
+				conn = api_conn_new(inf->client, &e);
+			else if ((mux = api__client_watch_mux(inf->client, &e)))
+				conn = api_conn_new_mux(inf->client, mux, &e);
 			if (conn && api__conn_bulk(conn, &e) < 0) {
 				api_conn_free(conn);
 				conn = NULL;
